@@ -1,0 +1,3 @@
+"""Paretoscope: throughput-versus-interactivity Pareto analysis of LLM inference sweeps."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,1 @@
+"""JSON API routers under /api."""

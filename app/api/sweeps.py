@@ -1,0 +1,129 @@
+"""JSON twins of the sweep pages, and the upload endpoint."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, File, Query, Request, UploadFile
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
+
+from app import uploads
+from app.domain.columns import POINT_COLUMN_NAMES, REQUEST_COLUMNS, SWEEP_COLUMN_NAMES
+from app.ingest import UploadFile as RawFile
+from app.queries import sweeps as q
+from app.web.deps import SessionDep, SettingsDep, WriteDep
+from app.web.errors import AppError
+from app.web.sweep_forms import SweepQuery, sweep_changes
+
+router = APIRouter(prefix="/api", tags=["sweeps"])
+
+
+@router.get("/sweeps", name="api_sweeps_list")
+def api_sweeps_list(session: SessionDep, params: Annotated[SweepQuery, Query()]) -> dict[str, Any]:
+    """List sweeps with filters and pagination."""
+    rows, total = q.list_sweeps(session, params.filters(), params.page, params.per_page)
+    counts = q.point_counts(session, [s.id for s in rows])
+    return {
+        "sweeps": [q.sweep_summary(s, counts.get(s.id, 0)) for s in rows],
+        "total": total,
+        "page": params.page,
+        "per_page": params.per_page,
+    }
+
+
+@router.post("/sweeps", name="api_sweeps_create", status_code=201, dependencies=[WriteDep])
+async def api_sweeps_create(
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+    files: Annotated[list[UploadFile], File(description="One or more result files")],
+) -> Response:
+    """Upload sweeps; identical content answers with the existing sweep (created: false)."""
+    raw = await read_uploads(files, settings.max_upload_bytes)
+    form = await request.form()
+    fields = {k: str(form.get(k)) for k in SWEEP_COLUMN_NAMES if form.get(k) is not None}
+    saved = uploads.store(session, raw, fields)
+    status = 201 if any(s.created for s in saved) else 200
+    return JSONResponse({"sweeps": uploads.saved_json(saved, session)}, status_code=status)
+
+
+async def read_uploads(files: list[UploadFile], limit_bytes: int) -> list[RawFile]:
+    raw: list[RawFile] = []
+    total = 0
+    for f in files:
+        data = await f.read()
+        total += len(data)
+        if total > limit_bytes:
+            raise AppError(
+                413,
+                "Upload too large",
+                f"{f.filename}: the upload exceeds the limit of {limit_bytes / 1048576:g} MB "
+                "(PARETOSCOPE_MAX_UPLOAD_MB)",
+            )
+        raw.append(RawFile(f.filename or "upload", data))
+    return raw
+
+
+@router.get("/sweeps/{sweep_id}", name="api_sweep_detail")
+def api_sweep_detail(sweep_id: int, session: SessionDep) -> dict[str, Any]:
+    """One sweep with every stored column of its points."""
+    sweep = q.get_sweep(session, sweep_id)
+    samples = q.sample_counts(session, [p.id for p in sweep.points])
+    data = q.sweep_summary(sweep, len(sweep.points))
+    data["points"] = [q.point_dict(p, samples.get(p.id, 0)) for p in sweep.points]
+    return data
+
+
+@router.patch("/sweeps/{sweep_id}", name="api_sweep_update", dependencies=[WriteDep])
+def api_sweep_update(sweep_id: int, body: dict[str, Any], session: SessionDep) -> dict[str, Any]:
+    """Edit sweep metadata (sweep-level columns only)."""
+    sweep = q.update_sweep(session, sweep_id, sweep_changes(body))
+    session.commit()
+    return q.sweep_summary(sweep, len(sweep.points))
+
+
+@router.delete("/sweeps/{sweep_id}", name="api_sweep_delete", dependencies=[WriteDep])
+def api_sweep_delete(sweep_id: int, session: SessionDep) -> Response:
+    """Delete a sweep with its points and request samples."""
+    q.delete_sweep(session, sweep_id)
+    session.commit()
+    return Response(status_code=204)
+
+
+@router.get("/templates/sweep.csv", name="api_template_sweep", response_class=PlainTextResponse)
+def api_template_sweep() -> Response:
+    """Canonical points CSV: the header and one example row."""
+    header = [*SWEEP_COLUMN_NAMES, *POINT_COLUMN_NAMES]
+    example = {
+        "sweep": "my-sweep",
+        "hardware": "H100",
+        "num_gpus": "8",
+        "model": "llama-3.1-70b",
+        "engine": "vllm",
+        "precision": "fp8",
+        "isl": "1024",
+        "osl": "1024",
+        "concurrency": "16",
+        "tpot_p50_ms": "25.1",
+        "tpot_p90_ms": "28.4",
+        "ttft_p90_ms": "180",
+        "output_tok_s": "5120",
+    }
+    body = ",".join(header) + "\n" + ",".join(example.get(c, "") for c in header) + "\n"
+    return _csv(body, "sweep.csv")
+
+
+@router.get("/templates/requests.csv", name="api_template_requests")
+def api_template_requests() -> Response:
+    """Canonical per-request CSV: the header and two example rows."""
+    header = ",".join(c.name for c in REQUEST_COLUMNS)
+    rows = "my-sweep,16,,120.5,3050.2,128,1024,true\nmy-sweep,16,,,,,1024,false\n"
+    return _csv(header + "\n" + rows, "requests.csv")
+
+
+def _csv(body: str, filename: str) -> Response:
+    return Response(
+        body,
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )

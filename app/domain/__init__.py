@@ -1,0 +1,1 @@
+"""Pure domain math: no web, no database, no settings imports. Units live in names."""

@@ -1,0 +1,62 @@
+"""Canonical CSV and JSON exports of stored sweeps (they re-import to the same sweeps)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+from app.domain.columns import POINT_COLUMN_NAMES, SWEEP_COLUMN_NAMES
+from app.models import Sweep
+from app.queries.sweeps import point_dict, sweep_summary
+
+FORMULA_PREFIXES = ("=", "+", "-", "@")
+
+
+def neutralise(cell: str) -> str:
+    """Spreadsheet apps run cells that start with = + - @; a leading quote makes them text."""
+    if cell.startswith(FORMULA_PREFIXES) and not _is_number(cell):
+        return "'" + cell
+    return cell
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return "inf" if value == float("inf") else repr(value)
+    if hasattr(value, "isoformat"):
+        return str(value.isoformat())
+    return neutralise(str(value))
+
+
+def sweeps_csv(sweeps: list[Sweep]) -> str:
+    """One row per point with the sweep-level columns repeated; extra fields are not exported."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([*SWEEP_COLUMN_NAMES, *POINT_COLUMN_NAMES])
+    for sweep in sweeps:
+        meta = [
+            _cell(sweep.name if c == "sweep" else getattr(sweep, c)) for c in SWEEP_COLUMN_NAMES
+        ]
+        for point in sweep.points:
+            writer.writerow([*meta, *(_cell(getattr(point, c)) for c in POINT_COLUMN_NAMES)])
+    return out.getvalue()
+
+
+def sweeps_json(sweeps: list[Sweep]) -> str:
+    docs = []
+    for sweep in sweeps:
+        doc = sweep_summary(sweep, len(sweep.points))
+        doc["points"] = [point_dict(p) for p in sweep.points]
+        docs.append(doc)
+    return json.dumps({"sweeps": docs}, indent=2)

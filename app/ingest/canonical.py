@@ -1,0 +1,318 @@
+"""Canonical CSV: one row per point (sweeps) or one row per request (request samples).
+
+Parsed with Polars against the explicit schema of `app.domain.columns`; every problem is reported
+with the file, the row (the header is row 1) and the column.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from typing import Any
+
+import polars as pl
+
+from app.domain.columns import (
+    COLUMNS_BY_NAME,
+    LATENCY_COLUMN_NAMES,
+    POINT_COLUMN_NAMES,
+    REQUEST_COLUMNS,
+    SOURCE_KINDS,
+    STATS,
+    SWEEP_COLUMN_NAMES,
+    THROUGHPUT_COLUMN_NAMES,
+    TPOT_COLUMN_NAMES,
+)
+from app.ingest.errors import IngestError, RowError
+from app.ingest.parsed import ParsedPoint, ParsedSweep
+
+FORMAT_SWEEPS = "canonical CSV (points)"
+FORMAT_REQUESTS = "canonical CSV (per-request samples)"
+NULL_VALUES = ["", "NA", "N/A", "null", "None"]
+POLARS_TYPES: dict[str, pl.DataType] = {
+    "str": pl.String(),
+    "int": pl.Int64(),
+    "float": pl.Float64(),
+    "date": pl.Date(),
+    "bool": pl.Boolean(),
+}
+REQUEST_TYPES = {c.name: c.kind for c in REQUEST_COLUMNS}
+NON_NEGATIVE = (
+    *LATENCY_COLUMN_NAMES,
+    *THROUGHPUT_COLUMN_NAMES,
+    "duration_s",
+    "input_len",
+    "output_len",
+    "num_requests",
+    "num_failed",
+    "achieved_concurrency",
+    "isl",
+    "osl",
+)
+POSITIVE = ("num_gpus", "concurrency", "request_rate", "num_prefill_gpus", "num_decode_gpus")
+
+
+def looks_like_canonical(header: list[str]) -> bool:
+    known = set(SWEEP_COLUMN_NAMES) | set(POINT_COLUMN_NAMES) | set(REQUEST_TYPES)
+    return bool(known & set(header))
+
+
+def is_request_header(header: list[str]) -> bool:
+    return {"ttft_ms", "e2el_ms", "ok"} <= set(header)
+
+
+def read_frame(file: str, text: str) -> pl.DataFrame:
+    """Every cell as a string; types are applied column by column so errors can name the cell."""
+    try:
+        header = next(iter(pl.read_csv(io.StringIO(text), n_rows=0).columns), None)
+        frame = pl.read_csv(
+            io.StringIO(text),
+            infer_schema=False,
+            null_values=NULL_VALUES,
+            raise_if_empty=True,
+        )
+    except pl.exceptions.NoDataError as exc:
+        raise IngestError.one(file, "the file is empty") from exc
+    except pl.exceptions.PolarsError as exc:
+        raise IngestError.one(file, f"not a readable CSV ({_first_line(exc)})") from exc
+    if header is None or not looks_like_canonical(frame.columns):
+        raise IngestError.one(
+            file,
+            "not a canonical CSV: the header names none of the known columns "
+            "(see /api/templates/sweep.csv)",
+            row=1,
+        )
+    duplicated = {c for c in frame.columns if frame.columns.count(c) > 1}
+    if duplicated:
+        raise IngestError.one(file, f"duplicate columns {sorted(duplicated)}", row=1)
+    return frame.with_columns(pl.col(pl.String).str.strip_chars())
+
+
+def typed_frame(
+    file: str, frame: pl.DataFrame, kinds: dict[str, str], errors: list[RowError]
+) -> pl.DataFrame:
+    """Cast known columns to their explicit types, recording each cell that does not parse."""
+    casts = []
+    for name in frame.columns:
+        kind = kinds.get(name)
+        if kind is None or kind == "str":
+            continue
+        raw = pl.col(name)
+        if kind == "float":
+            typed = raw.str.replace_all(r"^\+", "").cast(pl.Float64, strict=False)
+        elif kind == "int":
+            as_float = raw.cast(pl.Float64, strict=False)
+            typed = (
+                pl.when(as_float == as_float.round(0)).then(as_float).cast(pl.Int64, strict=False)
+            )
+        elif kind == "bool":
+            lowered = raw.str.to_lowercase()
+            typed = (
+                pl.when(lowered.is_in(["true", "1", "yes", "ok"]))
+                .then(True)
+                .when(lowered.is_in(["false", "0", "no", "failed", "error"]))
+                .then(False)
+                .otherwise(None)
+            )
+        else:
+            typed = raw.str.to_date("%Y-%m-%d", strict=False)
+        casts.append(typed.alias(name))
+    typed_df = frame.with_columns(casts) if casts else frame
+    expected = {"float": "a number", "int": "a whole number", "bool": "true or false"}
+    for name in frame.columns:
+        kind = kinds.get(name)
+        if kind in (None, "str"):
+            continue
+        bad = frame.select(pl.int_range(pl.len()).alias("i"), pl.col(name).alias("raw")).filter(
+            pl.col("raw").is_not_null() & typed_df[name].is_null()
+        )
+        for i, raw in bad.head(5).iter_rows():
+            want = expected.get(kind or "", "a date (YYYY-MM-DD)")
+            errors.append(RowError(file, f"{raw!r} is not {want}", row=i + 2, column=name))
+    return typed_df
+
+
+def check_values(file: str, rows: list[dict[str, Any]], errors: list[RowError]) -> None:
+    for i, row in enumerate(rows):
+        line = i + 2
+        for name in NON_NEGATIVE:
+            value = row.get(name)
+            if value is None:
+                continue
+            if isinstance(value, float) and not math.isfinite(value):
+                errors.append(RowError(file, f"{value} is not a finite number", line, name))
+            elif value < 0:
+                errors.append(RowError(file, f"{value} is negative", line, name))
+        for name in POSITIVE:
+            value = row.get(name)
+            if value is None:
+                continue
+            if isinstance(value, float) and math.isnan(value):
+                errors.append(RowError(file, "NaN is not a number", line, name))
+            elif value <= 0:
+                errors.append(RowError(file, f"{value} must be greater than 0", line, name))
+            elif name != "request_rate" and isinstance(value, float) and math.isinf(value):
+                errors.append(RowError(file, f"{value} is not a finite number", line, name))
+        for stat in STATS:
+            ttft, e2el = row.get(f"ttft_{stat}_ms"), row.get(f"e2el_{stat}_ms")
+            if ttft is not None and e2el is not None and ttft > e2el:
+                errors.append(
+                    RowError(
+                        file,
+                        f"TTFT {stat} {ttft} ms is above E2EL {stat} {e2el} ms",
+                        line,
+                        f"ttft_{stat}_ms",
+                    )
+                )
+        kind = row.get("source_kind")
+        if kind is not None and kind not in SOURCE_KINDS:
+            errors.append(
+                RowError(file, f"{kind!r} is not one of {SOURCE_KINDS}", line, "source_kind")
+            )
+
+
+def parse_sweeps_csv(file: str, text: str, defaults: dict[str, Any]) -> list[ParsedSweep]:
+    """Canonical points CSV → sweeps; `defaults` fill sweep-level values the file leaves empty."""
+    frame = read_frame(file, text)
+    errors: list[RowError] = []
+    kinds = {name: c.kind for name, c in COLUMNS_BY_NAME.items()}
+    typed = typed_frame(file, frame, kinds, errors)
+    rows = typed.to_dicts()
+    for row in rows:
+        for key, value in defaults.items():
+            if row.get(key) in (None, ""):
+                row[key] = value
+    _check_required(file, frame.columns, rows, defaults, errors)
+    check_values(file, rows, errors)
+    if errors:
+        raise IngestError(errors)
+    return _group_sweeps(file, rows, errors)
+
+
+def _check_required(
+    file: str,
+    columns: list[str],
+    rows: list[dict[str, Any]],
+    defaults: dict[str, Any],
+    errors: list[RowError],
+) -> None:
+    for name in ("sweep", "hardware", "num_gpus", "output_tok_s"):
+        if name not in columns and defaults.get(name) in (None, ""):
+            hint = "" if name == "output_tok_s" else f" and no {name} field was given"
+            errors.append(RowError(file, f"required column {name!r} is missing{hint}", row=1))
+    if "concurrency" not in columns and "request_rate" not in columns:
+        errors.append(RowError(file, "needs a 'concurrency' or a 'request_rate' column", row=1))
+    if not set(TPOT_COLUMN_NAMES) & set(columns):
+        errors.append(
+            RowError(file, f"needs at least one TPOT statistic ({', '.join(TPOT_COLUMN_NAMES)})", 1)
+        )
+    if errors:
+        return
+    for i, row in enumerate(rows):
+        line = i + 2
+        for name in ("sweep", "hardware", "num_gpus", "output_tok_s"):
+            if row.get(name) in (None, ""):
+                errors.append(RowError(file, "required value is empty", line, name))
+        if row.get("concurrency") is None and row.get("request_rate") is None:
+            errors.append(RowError(file, "neither concurrency nor request_rate is set", line))
+        if all(row.get(c) is None for c in TPOT_COLUMN_NAMES):
+            errors.append(RowError(file, "no TPOT statistic is set", line, "tpot_p50_ms"))
+
+
+def _group_sweeps(
+    file: str, rows: list[dict[str, Any]], errors: list[RowError]
+) -> list[ParsedSweep]:
+    sweeps: dict[str, ParsedSweep] = {}
+    for i, row in enumerate(rows):
+        line = i + 2
+        name = str(row["sweep"])
+        meta = {k: row.get(k) for k in SWEEP_COLUMN_NAMES if row.get(k) not in (None, "")}
+        point = ParsedPoint(
+            values={k: row[k] for k in POINT_COLUMN_NAMES if row.get(k) is not None},
+            row=line,
+            extra={
+                k: v
+                for k, v in row.items()
+                if k not in COLUMNS_BY_NAME and v is not None and not k.startswith("__")
+            },
+        )
+        sweep = sweeps.get(name)
+        if sweep is None:
+            sweeps[name] = ParsedSweep(meta, [point], file, FORMAT_SWEEPS, first_row=line)
+            continue
+        for key in SWEEP_COLUMN_NAMES:
+            have, new = sweep.meta.get(key), meta.get(key)
+            if new is not None and have is not None and new != have:
+                errors.append(
+                    RowError(
+                        file,
+                        f"sweep {name!r} has {key} {have!r} on row {sweep.first_row} "
+                        f"but {new!r} here",
+                        line,
+                        key,
+                    )
+                )
+            elif new is not None:
+                sweep.meta[key] = new
+        sweep.points.append(point)
+    if errors:
+        raise IngestError(errors)
+    return list(sweeps.values())
+
+
+def parse_requests_csv(file: str, text: str) -> pl.DataFrame:
+    """Canonical per-request CSV → typed frame (sweep, concurrency, request_rate, samples)."""
+    frame = read_frame(file, text)
+    errors: list[RowError] = []
+    for name in ("sweep", "ttft_ms", "e2el_ms", "output_len", "ok"):
+        if name not in frame.columns:
+            errors.append(RowError(file, f"required column {name!r} is missing", row=1))
+    if "concurrency" not in frame.columns and "request_rate" not in frame.columns:
+        errors.append(RowError(file, "needs a 'concurrency' or a 'request_rate' column", row=1))
+    if errors:
+        raise IngestError(errors)
+    typed = typed_frame(file, frame, REQUEST_TYPES, errors)
+    for name in ("concurrency", "request_rate", "input_len"):
+        if name not in typed.columns:
+            typed = typed.with_columns(pl.lit(None, POLARS_TYPES[REQUEST_TYPES[name]]).alias(name))
+    checks = {
+        "sweep": (pl.col("sweep").is_null(), "required value is empty"),
+        "ok": (pl.col("ok").is_null(), "required value is empty"),
+        "ttft_ms": (
+            pl.col("ok") & (pl.col("ttft_ms").is_null() | ~pl.col("ttft_ms").is_finite()),
+            "a successful request needs a finite TTFT",
+        ),
+        "e2el_ms": (
+            pl.col("ok") & (pl.col("e2el_ms").is_null() | ~pl.col("e2el_ms").is_finite()),
+            "a successful request needs a finite E2EL",
+        ),
+        "output_len": (
+            pl.col("ok") & (pl.col("output_len").is_null() | (pl.col("output_len") < 1)),
+            "a successful request needs an output length of at least 1",
+        ),
+    }
+    negative = {
+        name: (pl.col(name) < 0, "is negative")
+        for name in ("ttft_ms", "e2el_ms", "output_len", "input_len")
+    }
+    above = {"ttft_ms ": (pl.col("ttft_ms") > pl.col("e2el_ms"), "TTFT is above E2EL")}
+    for column, (condition, message) in {**checks, **negative, **above}.items():
+        bad = typed.with_row_index("i").filter(condition.fill_null(False)).head(5)
+        for i in bad["i"].to_list():
+            errors.append(RowError(file, message, row=i + 2, column=column.strip()))
+    if errors:
+        raise IngestError(errors)
+    return typed.select(
+        "sweep",
+        "concurrency",
+        "request_rate",
+        "ttft_ms",
+        "e2el_ms",
+        "output_len",
+        "input_len",
+        "ok",
+    ).with_row_index("__row", offset=2)
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

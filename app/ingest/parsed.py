@@ -1,0 +1,65 @@
+"""What every importer produces: sweeps of canonical points, before anything is stored."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.domain.columns import POINT_COLUMN_NAMES, SWEEP_COLUMN_NAMES
+
+SAMPLE_FIELDS: tuple[str, ...] = ("ttft_ms", "e2el_ms", "output_len", "input_len", "ok")
+
+
+@dataclass
+class ParsedPoint:
+    values: dict[str, Any]  # canonical point columns; absent means not measured
+    row: int | None = None  # where it came from, for error messages
+    extra: dict[str, Any] = field(default_factory=dict)
+    samples: list[tuple[Any, ...]] | None = None  # rows of SAMPLE_FIELDS
+
+
+@dataclass
+class ParsedSweep:
+    meta: dict[str, Any]  # canonical sweep columns; absent means unknown
+    points: list[ParsedPoint]
+    source_file: str
+    source_format: str  # what the file was recognised as, e.g. "canonical CSV"
+    first_row: int | None = None
+
+    @property
+    def name(self) -> str:
+        return str(self.meta.get("sweep") or "")
+
+    def missing_meta(
+        self, required: tuple[str, ...] = ("sweep", "hardware", "num_gpus")
+    ) -> list[str]:
+        return [k for k in required if self.meta.get(k) in (None, "")]
+
+    def content_hash(self) -> str:
+        """Stable digest of what would be stored; the same content always hashes the same."""
+        doc = {
+            "meta": {k: _norm(self.meta.get(k)) for k in SWEEP_COLUMN_NAMES},
+            "points": [
+                {
+                    "v": {k: _norm(p.values.get(k)) for k in POINT_COLUMN_NAMES},
+                    "x": p.extra,
+                    "s": [[_norm(v) for v in s] for s in (p.samples or [])],
+                }
+                for p in self.points
+            ],
+        }
+        text = json.dumps(doc, sort_keys=True, default=str, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _norm(value: Any) -> Any:
+    if isinstance(value, float):
+        if math.isinf(value):
+            return "inf"
+        if value.is_integer():
+            return int(value)
+        return repr(value)
+    return value

@@ -1,0 +1,58 @@
+"""Application factory: settings in, FastAPI app out."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+
+from app import __version__
+from app.db import make_engine, make_sessionmaker, session_scope
+from app.settings import PROJECT_ROOT, Settings, get_settings
+from app.web import errors
+
+
+def create_app(settings: Settings | None = None, *, migrate: bool = True) -> FastAPI:
+    settings = settings or get_settings()
+    engine = make_engine(settings.database_url)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if migrate:
+            from app.migrate import upgrade_to_head
+            from app.seed import seed_if_empty
+
+            upgrade_to_head(settings.database_url)
+            if settings.seed_on_start:
+                with session_scope(app.state.sessionmaker) as session:
+                    seed_if_empty(session)
+        yield
+        engine.dispose()
+
+    app = FastAPI(
+        title="Paretoscope",
+        version=__version__,
+        description="Throughput-versus-interactivity Pareto analysis of LLM inference sweeps.",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.engine = engine
+    app.state.sessionmaker = make_sessionmaker(engine)
+    app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
+    errors.install(app)
+
+    from app.api import sweeps as api_sweeps
+    from app.web import pages, sweeps, uploads
+
+    app.include_router(api_sweeps.router)
+    app.include_router(pages.router)
+    app.include_router(sweeps.router)
+    app.include_router(uploads.router)
+    return app
+
+
+def serve_app() -> FastAPI:
+    """uvicorn factory for `paretoscope serve`: the CLI has already migrated and seeded."""
+    return create_app(migrate=False)

@@ -1,0 +1,241 @@
+"""SQLAlchemy 2 tables (product.md §3). Missing measurements are NULL, never 0."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Date,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    func,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map = {dict[str, Any]: JSON}
+
+
+class Sweep(Base):
+    """One system configuration measured at several load levels."""
+
+    __tablename__ = "sweep"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(300))
+    hardware: Mapped[str] = mapped_column(String(100), index=True)
+    num_gpus: Mapped[int] = mapped_column(Integer)
+    num_prefill_gpus: Mapped[int | None] = mapped_column(Integer)
+    num_decode_gpus: Mapped[int | None] = mapped_column(Integer)
+    model: Mapped[str | None] = mapped_column(String(200), index=True)
+    engine: Mapped[str | None] = mapped_column(String(100))
+    engine_version: Mapped[str | None] = mapped_column(String(100))
+    precision: Mapped[str | None] = mapped_column(String(50))
+    spec_decode: Mapped[str | None] = mapped_column(String(100))
+    isl: Mapped[int | None] = mapped_column(Integer)
+    osl: Mapped[int | None] = mapped_column(Integer)
+    workload: Mapped[str | None] = mapped_column(String(200))
+    source_kind: Mapped[str] = mapped_column(String(20), default="measured")
+    source_tool: Mapped[str | None] = mapped_column(String(100))
+    source_file: Mapped[str | None] = mapped_column(String(500))
+    notes: Mapped[str | None] = mapped_column(Text)
+    measured_at: Mapped[dt.date | None] = mapped_column(Date)
+    created_at: Mapped[dt.datetime] = mapped_column(
+        DateTime(timezone=True), server_default=func.now()
+    )
+    content_hash: Mapped[str] = mapped_column(String(64), unique=True)
+
+    points: Mapped[list[Point]] = relationship(
+        back_populates="sweep",
+        cascade="all, delete-orphan",
+        passive_deletes=True,
+        order_by="Point.position",
+    )
+
+
+class Point(Base):
+    """One load level of a sweep; latencies in ms, throughputs for the whole deployment."""
+
+    __tablename__ = "point"
+    __table_args__ = (Index("ix_point_sweep_position", "sweep_id", "position"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    sweep_id: Mapped[int] = mapped_column(ForeignKey("sweep.id", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)
+    concurrency: Mapped[float | None] = mapped_column(Float)
+    request_rate: Mapped[float | None] = mapped_column(Float)
+    achieved_concurrency: Mapped[float | None] = mapped_column(Float)
+    num_requests: Mapped[int | None] = mapped_column(Integer)
+    num_failed: Mapped[int | None] = mapped_column(Integer)
+    duration_s: Mapped[float | None] = mapped_column(Float)
+    input_len: Mapped[float | None] = mapped_column(Float)
+    output_len: Mapped[float | None] = mapped_column(Float)
+    ttft_mean_ms: Mapped[float | None] = mapped_column(Float)
+    ttft_p50_ms: Mapped[float | None] = mapped_column(Float)
+    ttft_p90_ms: Mapped[float | None] = mapped_column(Float)
+    ttft_p95_ms: Mapped[float | None] = mapped_column(Float)
+    ttft_p99_ms: Mapped[float | None] = mapped_column(Float)
+    tpot_mean_ms: Mapped[float | None] = mapped_column(Float)
+    tpot_p50_ms: Mapped[float | None] = mapped_column(Float)
+    tpot_p90_ms: Mapped[float | None] = mapped_column(Float)
+    tpot_p95_ms: Mapped[float | None] = mapped_column(Float)
+    tpot_p99_ms: Mapped[float | None] = mapped_column(Float)
+    itl_mean_ms: Mapped[float | None] = mapped_column(Float)
+    itl_p50_ms: Mapped[float | None] = mapped_column(Float)
+    itl_p90_ms: Mapped[float | None] = mapped_column(Float)
+    itl_p95_ms: Mapped[float | None] = mapped_column(Float)
+    itl_p99_ms: Mapped[float | None] = mapped_column(Float)
+    e2el_mean_ms: Mapped[float | None] = mapped_column(Float)
+    e2el_p50_ms: Mapped[float | None] = mapped_column(Float)
+    e2el_p90_ms: Mapped[float | None] = mapped_column(Float)
+    e2el_p95_ms: Mapped[float | None] = mapped_column(Float)
+    e2el_p99_ms: Mapped[float | None] = mapped_column(Float)
+    output_tok_s: Mapped[float] = mapped_column(Float)
+    total_tok_s: Mapped[float | None] = mapped_column(Float)
+    requests_per_s: Mapped[float | None] = mapped_column(Float)
+    goodput_requests_per_s: Mapped[float | None] = mapped_column(Float)
+    goodput_slo: Mapped[str | None] = mapped_column(String(200))
+    extra: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+
+    sweep: Mapped[Sweep] = relationship(back_populates="points")
+
+
+class RequestSample(Base):
+    """One request of a point, when the tool saved per-request data."""
+
+    __tablename__ = "request_sample"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    point_id: Mapped[int] = mapped_column(ForeignKey("point.id", ondelete="CASCADE"), index=True)
+    ttft_ms: Mapped[float | None] = mapped_column(Float)
+    e2el_ms: Mapped[float | None] = mapped_column(Float)
+    output_len: Mapped[int | None] = mapped_column(Integer)
+    input_len: Mapped[int | None] = mapped_column(Integer)
+    ok: Mapped[bool] = mapped_column(Boolean)
+
+
+class Hardware(Base):
+    """GPU catalog row: memory, bandwidth, dense TFLOPS, power."""
+
+    __tablename__ = "hardware"
+
+    key: Mapped[str] = mapped_column(String(50), primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    vendor: Mapped[str | None] = mapped_column(String(50))
+    memory_gb: Mapped[float | None] = mapped_column(Float)
+    memory_kind: Mapped[str | None] = mapped_column(String(50))
+    mem_bw_tb_s: Mapped[float | None] = mapped_column(Float)
+    bf16_tflops: Mapped[float | None] = mapped_column(Float)
+    fp8_tflops: Mapped[float | None] = mapped_column(Float)
+    fp4_tflops: Mapped[float | None] = mapped_column(Float)
+    tdp_w: Mapped[float | None] = mapped_column(Float)
+    allin_kw: Mapped[float | None] = mapped_column(Float)
+    source: Mapped[str | None] = mapped_column(Text)
+
+
+class ModelSpec(Base):
+    """Model architecture for roofline math."""
+
+    __tablename__ = "model_spec"
+
+    key: Mapped[str] = mapped_column(String(100), primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    total_params_b: Mapped[float] = mapped_column(Float)
+    active_params_b: Mapped[float] = mapped_column(Float)
+    layers: Mapped[int] = mapped_column(Integer)
+    d_model: Mapped[int | None] = mapped_column(Integer)
+    kv_heads: Mapped[int | None] = mapped_column(Integer)
+    head_dim: Mapped[int | None] = mapped_column(Integer)
+    kv_lora_rank: Mapped[int | None] = mapped_column(Integer)
+    rope_dim: Mapped[int | None] = mapped_column(Integer)
+    experts: Mapped[int | None] = mapped_column(Integer)
+    top_k: Mapped[int | None] = mapped_column(Integer)
+    source: Mapped[str | None] = mapped_column(Text)
+
+
+class PricingProfile(Base):
+    """Rental ($/GPU-hour) or ownership (capex, life, cost of capital, power, colo) pricing."""
+
+    __tablename__ = "pricing_profile"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    key: Mapped[str | None] = mapped_column(String(100), unique=True)
+    name: Mapped[str] = mapped_column(String(200))
+    kind: Mapped[str] = mapped_column(String(20))
+    hardware: Mapped[str | None] = mapped_column(String(50), index=True)
+    usd_per_gpu_hour: Mapped[float | None] = mapped_column(Float)
+    capex_usd: Mapped[float | None] = mapped_column(Float)
+    life_years: Mapped[float | None] = mapped_column(Float)
+    cost_of_capital: Mapped[float | None] = mapped_column(Float)
+    power_kw: Mapped[float | None] = mapped_column(Float)
+    pue: Mapped[float | None] = mapped_column(Float)
+    usd_per_kwh: Mapped[float | None] = mapped_column(Float)
+    colo_usd_per_kw_month: Mapped[float | None] = mapped_column(Float)
+    other_opex_pct_per_year: Mapped[float | None] = mapped_column(Float)
+    utilization: Mapped[float] = mapped_column(Float, default=1.0)
+    tier: Mapped[str | None] = mapped_column(String(50))
+    as_of: Mapped[dt.date | None] = mapped_column(Date)
+    source: Mapped[str | None] = mapped_column(Text)
+
+
+class SloPreset(Base):
+    """Named SLO: limits in ms at a percentile, plus a per-request attainment target."""
+
+    __tablename__ = "slo_preset"
+
+    key: Mapped[str] = mapped_column(String(100), primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    ttft_ms: Mapped[float | None] = mapped_column(Float)
+    tpot_ms: Mapped[float | None] = mapped_column(Float)
+    e2el_ms: Mapped[float | None] = mapped_column(Float)
+    percentile: Mapped[str] = mapped_column(String(10), default="p90")
+    attainment: Mapped[float] = mapped_column(Float, default=0.9)
+    source: Mapped[str | None] = mapped_column(Text)
+    notes: Mapped[str | None] = mapped_column(Text)
+
+
+class VendorClaim(Base):
+    """A vendor's throughput claim, with what it measures and its source."""
+
+    __tablename__ = "vendor_claim"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    vendor: Mapped[str] = mapped_column(String(200))
+    hardware: Mapped[str] = mapped_column(String(50))
+    gpu_scope: Mapped[str] = mapped_column(String(20))  # gpu | node | rack
+    scope_gpus: Mapped[int] = mapped_column(Integer, default=1)
+    model: Mapped[str | None] = mapped_column(String(200))
+    precision: Mapped[str | None] = mapped_column(String(50))
+    value_tok_s: Mapped[float] = mapped_column(Float)
+    measures: Mapped[str] = mapped_column(String(20))  # per_user | per_gpu | system
+    token_basis: Mapped[str] = mapped_column(String(20))  # output | total
+    interactivity_tok_s_user: Mapped[float | None] = mapped_column(Float)
+    batch: Mapped[int | None] = mapped_column(Integer)
+    isl: Mapped[int | None] = mapped_column(Integer)
+    osl: Mapped[int | None] = mapped_column(Integer)
+    spec_decode: Mapped[str | None] = mapped_column(String(100))
+    source_url: Mapped[str | None] = mapped_column(Text)
+    claimed_at: Mapped[dt.date | None] = mapped_column(Date)
+    notes: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[dt.datetime] = mapped_column(
+        DateTime(timezone=True), server_default=func.now()
+    )

@@ -1,0 +1,1 @@
+"""Data access: functions of a Session; no web imports."""

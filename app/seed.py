@@ -1,0 +1,91 @@
+"""Seed catalogs (hardware, pricing, SLO presets, model specs) and sweeps from seed_data/."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Date, Float, Integer, func, select
+from sqlalchemy.orm import Session
+
+from app.ingest import UploadFile, parse_upload
+from app.models import Base, Hardware, ModelSpec, PricingProfile, SloPreset, Sweep
+from app.queries.sweeps import save_parsed
+from app.settings import PROJECT_ROOT
+
+SEED_DIR = PROJECT_ROOT / "seed_data"
+CATALOGS: tuple[tuple[str, type[Base]], ...] = (
+    ("hardware.csv", Hardware),
+    ("models.csv", ModelSpec),
+    ("slo_presets.csv", SloPreset),
+    ("pricing.csv", PricingProfile),
+)
+
+
+def seed_if_empty(session: Session) -> bool:
+    """Seed a brand-new database; leave one that has any data alone."""
+    has_data = session.scalar(select(func.count()).select_from(Sweep)) or session.scalar(
+        select(func.count()).select_from(Hardware)
+    )
+    if has_data:
+        return False
+    seed(session)
+    return True
+
+
+def seed(session: Session, seed_dir: Path = SEED_DIR) -> dict[str, int]:
+    """Upsert every catalog by key and add every seed sweep not already stored."""
+    counts: dict[str, int] = {}
+    for filename, model in CATALOGS:
+        path = seed_dir / filename
+        if path.exists():
+            counts[model.__tablename__] = _upsert_catalog(session, model, path)
+    sweep_dir = seed_dir / "sweeps"
+    files = (
+        [UploadFile(p.name, p.read_bytes()) for p in sorted(sweep_dir.glob("*.csv"))]
+        if sweep_dir.exists()
+        else []
+    )
+    if files:
+        saved = save_parsed(session, parse_upload(files, {}))
+        counts["sweeps"] = sum(1 for s in saved if s.created)
+    session.flush()
+    return counts
+
+
+def _upsert_catalog(session: Session, model: type[Base], path: Path) -> int:
+    table = model.__table__
+    key_column = "key"
+    n = 0
+    with path.open(newline="", encoding="utf-8") as handle:
+        for raw in csv.DictReader(handle):
+            values = {
+                name: _typed(table.c[name].type, value)
+                for name, value in raw.items()
+                if name in table.c and name != "id"
+            }
+            existing = session.scalar(
+                select(model).where(getattr(model, key_column) == values[key_column])
+            )
+            if existing is None:
+                session.add(model(**values))
+            else:
+                for name, value in values.items():
+                    setattr(existing, name, value)
+            n += 1
+    return n
+
+
+def _typed(column_type: Any, value: str | None) -> Any:
+    if value is None or value.strip() == "":
+        return None
+    value = value.strip()
+    if isinstance(column_type, Integer):
+        return int(float(value))
+    if isinstance(column_type, Float):
+        return float(value)
+    if isinstance(column_type, Date):
+        return dt.date.fromisoformat(value)
+    return value

@@ -1,0 +1,1 @@
+"""Server-rendered pages (Jinja2 + htmx fragments)."""

@@ -1,0 +1,78 @@
+"""One place decides how an error is shown: JSON under /api, a fragment for htmx, else a page."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from app.ingest.errors import IngestError
+from app.queries.sweeps import NotFound
+
+log = logging.getLogger("paretoscope")
+
+
+class AppError(Exception):
+    def __init__(
+        self, status: int, title: str, message: str, errors: list[dict[str, object]] | None = None
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.title = title
+        self.message = message
+        self.errors = errors or []
+
+
+def install(app: FastAPI) -> None:
+    @app.exception_handler(AppError)
+    async def _app_error(request: Request, exc: AppError) -> Response:
+        return render_error(request, exc)
+
+    @app.exception_handler(IngestError)
+    async def _ingest_error(request: Request, exc: IngestError) -> Response:
+        errors = [e.as_dict() for e in exc.errors]
+        return render_error(request, AppError(422, "Invalid input", str(exc), errors))
+
+    @app.exception_handler(NotFound)
+    async def _not_found(request: Request, exc: NotFound) -> Response:
+        return render_error(request, AppError(404, "Not found", str(exc)))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        return render_error(request, AppError(exc.status_code, "Error", str(exc.detail)))
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation_error(request: Request, exc: RequestValidationError) -> Response:
+        errors = [
+            {
+                "field": ".".join(str(p) for p in e.get("loc", ()) if p not in ("query", "body")),
+                "message": e.get("msg", ""),
+            }
+            for e in exc.errors()
+        ]
+        message = "; ".join(f"{e['field']}: {e['message']}" for e in errors)
+        return render_error(request, AppError(422, "Invalid request", message, errors))
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> Response:
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return render_error(
+            request, AppError(500, "Internal error", "Something went wrong on the server.")
+        )
+
+
+def render_error(request: Request, exc: AppError) -> Response:
+    if request.url.path.startswith("/api/") or "application/json" in request.headers.get(
+        "accept", ""
+    ):
+        body = {"detail": exc.message, "errors": exc.errors}
+        return JSONResponse(body, status_code=exc.status)
+    from app.web.templating import templates
+
+    name = (
+        "errors/_inline.html" if request.headers.get("hx-request") == "true" else "errors/page.html"
+    )
+    return templates.TemplateResponse(request, name, {"error": exc}, status_code=exc.status)

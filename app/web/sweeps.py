@@ -1,0 +1,81 @@
+"""Sweep pages: the list with filters and pagination, a sweep's points, edit and delete."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import RedirectResponse, Response
+
+from app.domain.columns import COLUMNS_BY_NAME, POINT_COLUMN_NAMES
+from app.queries import sweeps as q
+from app.web.deps import HtmxDep, SessionDep, SettingsDep, check_write_token
+from app.web.sweep_forms import EDITABLE, SweepQuery, sweep_changes
+from app.web.templating import render
+
+router = APIRouter(include_in_schema=False)
+
+
+@router.get("/sweeps", name="sweeps_list")
+def sweeps_list(
+    request: Request, session: SessionDep, htmx: HtmxDep, params: Annotated[SweepQuery, Query()]
+) -> Response:
+    """Every stored sweep, filtered and paginated; htmx gets only the table."""
+    rows, total = q.list_sweeps(session, params.filters(), params.page, params.per_page)
+    context = {
+        "sweeps": rows,
+        "counts": q.point_counts(session, [s.id for s in rows]),
+        "total": total,
+        "params": params,
+        "pages": max(1, -(-total // params.per_page)),
+        "facets": q.facet_values(session),
+    }
+    name = "sweeps/_table.html" if htmx else "sweeps/list.html"
+    return render(request, name, context)
+
+
+@router.get("/sweeps/{sweep_id}", name="sweep_detail")
+def sweep_detail(
+    request: Request, sweep_id: int, session: SessionDep, settings: SettingsDep
+) -> Response:
+    """A sweep's metadata and every point."""
+    sweep = q.get_sweep(session, sweep_id)
+    samples = q.sample_counts(session, [p.id for p in sweep.points])
+    shown = [c for c in POINT_COLUMN_NAMES if any(getattr(p, c) is not None for p in sweep.points)]
+    context = {
+        "sweep": sweep,
+        "samples": samples,
+        "columns": [COLUMNS_BY_NAME[c] for c in shown],
+        "editable": [COLUMNS_BY_NAME[c] for c in EDITABLE],
+        "needs_token": settings.write_token is not None,
+    }
+    return render(request, "sweeps/detail.html", context)
+
+
+@router.post("/sweeps/{sweep_id}/edit", name="sweep_edit")
+async def sweep_edit(
+    request: Request, sweep_id: int, session: SessionDep, settings: SettingsDep
+) -> Response:
+    """Save metadata edits from the form, then show the sweep again."""
+    form = await request.form()
+    check_write_token(settings, _str(form.get("write_token")))
+    changes = sweep_changes({k: _str(form.get(k)) for k in EDITABLE if k in form})
+    q.update_sweep(session, sweep_id, changes)
+    session.commit()
+    return RedirectResponse(f"/sweeps/{sweep_id}", status_code=303)
+
+
+@router.post("/sweeps/{sweep_id}/delete", name="sweep_delete")
+async def sweep_delete(
+    request: Request, sweep_id: int, session: SessionDep, settings: SettingsDep
+) -> Response:
+    """Delete the sweep, then go back to the list."""
+    form = await request.form()
+    check_write_token(settings, _str(form.get("write_token")))
+    q.delete_sweep(session, sweep_id)
+    session.commit()
+    return RedirectResponse("/sweeps", status_code=303)
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) else None

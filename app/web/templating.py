@@ -1,0 +1,69 @@
+"""Jinja2 environment and number formatting: every number is shown with its unit."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from fastapi import Request
+from fastapi.templating import Jinja2Templates
+from starlette.responses import Response
+
+from app import __version__
+from app.settings import PROJECT_ROOT
+
+templates = Jinja2Templates(directory=PROJECT_ROOT / "templates")
+
+NAV = (
+    ("explore", "/", "Explore"),
+    ("sweeps", "/sweeps", "Sweeps"),
+    ("upload", "/upload", "Upload"),
+    ("compare", "/compare", "Compare"),
+    ("claims", "/claims", "Claims"),
+    ("pricing", "/pricing", "Pricing"),
+    ("metrics", "/metrics", "Metrics"),
+)
+
+
+def fmt_num(value: Any, digits: int | None = None) -> str:
+    """Thousands separators and sensible precision; missing values show an en dash."""
+    if value is None or value == "":
+        return "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        if math.isinf(value):
+            return "∞"
+        if math.isnan(value):
+            return "–"
+        if digits is None:
+            size = abs(value)
+            digits = 0 if size >= 1000 else 1 if size >= 100 else 2 if size >= 1 else 4
+        return f"{value:,.{digits}f}"
+    return str(value)
+
+
+def fmt_unit(value: Any, unit: str, digits: int | None = None) -> str:
+    text = fmt_num(value, digits)
+    return text if text == "–" or not unit else f"{text} {unit}"
+
+
+def fmt_usd(value: Any, digits: int = 4) -> str:
+    if value is None:
+        return "–"
+    return f"${value:,.{digits}f}"
+
+
+templates.env.filters["num"] = fmt_num
+templates.env.filters["unit"] = fmt_unit
+templates.env.filters["usd"] = fmt_usd
+templates.env.globals["nav"] = NAV
+templates.env.globals["version"] = __version__
+
+
+def render(
+    request: Request, name: str, context: dict[str, Any], status_code: int = 200
+) -> Response:
+    return templates.TemplateResponse(request, name, context, status_code=status_code)

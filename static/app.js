@@ -1,0 +1,33 @@
+// Paretoscope page glue: draw every [data-figure] with Plotly, on load and after htmx swaps,
+// and show upload progress. No other inline script on any page.
+(function () {
+  "use strict";
+
+  function drawFigures(root) {
+    if (!window.Plotly) return;
+    root.querySelectorAll("[data-figure]").forEach(function (el) {
+      var source = document.getElementById(el.dataset.figure);
+      if (!source) return;
+      var fig = JSON.parse(source.textContent);
+      var config = Object.assign({ responsive: true, displaylogo: false }, fig.config || {});
+      window.Plotly.react(el, fig.data, fig.layout, config);
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", function () { drawFigures(document); });
+  document.addEventListener("htmx:afterSettle", function (evt) { drawFigures(evt.detail.elt || document); });
+
+  // Upload progress: htmx reports XHR upload progress for multipart posts.
+  document.addEventListener("htmx:xhr:progress", function (evt) {
+    var bar = document.getElementById("upload-progress");
+    if (!bar || !evt.detail.lengthComputable) return;
+    bar.hidden = false;
+    bar.value = Math.round((evt.detail.loaded / evt.detail.total) * 100);
+  });
+  document.addEventListener("htmx:afterRequest", function () {
+    var bar = document.getElementById("upload-progress");
+    if (bar) { bar.hidden = true; bar.value = 0; }
+  });
+
+  window.paretoscope = { drawFigures: drawFigures };
+})();
