@@ -54,14 +54,15 @@ def _typed(kind: str, raw: str) -> Any:
 
 
 def preview(files: list[UploadFile], fields: Mapping[str, str | None]) -> list[ParsedSweep]:
-    return parse_upload(files, parse_defaults(fields))
+    """Parse without requiring sweep name, hardware or GPU count: the preview asks for them."""
+    return parse_upload(files, parse_defaults(fields), require_meta=False)
 
 
 def store(
     session: Session, files: list[UploadFile], fields: Mapping[str, str | None]
 ) -> list[q.SavedSweep]:
     """Parse every file and store every sweep in one transaction, or nothing at all."""
-    parsed = preview(files, fields)
+    parsed = parse_upload(files, parse_defaults(fields))
     try:
         saved = q.save_parsed(session, parsed)
         session.commit()

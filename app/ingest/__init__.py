@@ -45,7 +45,9 @@ def decode_text(file: str, data: bytes) -> str:
         ) from exc
 
 
-def parse_upload(files: list[UploadFile], defaults: dict[str, Any]) -> list[ParsedSweep]:
+def parse_upload(
+    files: list[UploadFile], defaults: dict[str, Any], require_meta: bool = True
+) -> list[ParsedSweep]:
     """Parse every file; per-request files attach to the points of sweeps in the same upload."""
     if not files:
         raise IngestError.one("(upload)", "no file was uploaded")
@@ -53,7 +55,7 @@ def parse_upload(files: list[UploadFile], defaults: dict[str, Any]) -> list[Pars
     errors: list[RowError] = []
     for upload in files:
         try:
-            recognised.append(_recognise(upload, defaults))
+            recognised.append(_recognise(upload, defaults, require_meta))
         except IngestError as exc:
             errors.extend(exc.errors)
     if errors:
@@ -72,13 +74,13 @@ def parse_upload(files: list[UploadFile], defaults: dict[str, Any]) -> list[Pars
     return sweeps
 
 
-def _recognise(upload: UploadFile, defaults: dict[str, Any]) -> _Recognised:
+def _recognise(upload: UploadFile, defaults: dict[str, Any], require_meta: bool) -> _Recognised:
     text = decode_text(upload.name, upload.data)
     header = canonical.read_frame(upload.name, text).columns
     if canonical.is_request_header(header):
         frame = canonical.parse_requests_csv(upload.name, text)
         return _Recognised(upload.name, canonical.FORMAT_REQUESTS, [], frame)
-    sweeps = canonical.parse_sweeps_csv(upload.name, text, defaults)
+    sweeps = canonical.parse_sweeps_csv(upload.name, text, defaults, require_meta)
     return _Recognised(upload.name, canonical.FORMAT_SWEEPS, sweeps)
 
 

@@ -49,6 +49,7 @@ NON_NEGATIVE = (
     "isl",
     "osl",
 )
+REQUIRED_META = ("sweep", "hardware", "num_gpus")
 POSITIVE = ("num_gpus", "concurrency", "request_rate", "num_prefill_gpus", "num_decode_gpus")
 
 
@@ -171,8 +172,14 @@ def check_values(file: str, rows: list[dict[str, Any]], errors: list[RowError]) 
             )
 
 
-def parse_sweeps_csv(file: str, text: str, defaults: dict[str, Any]) -> list[ParsedSweep]:
-    """Canonical points CSV → sweeps; `defaults` fill sweep-level values the file leaves empty."""
+def parse_sweeps_csv(
+    file: str, text: str, defaults: dict[str, Any], require_meta: bool = True
+) -> list[ParsedSweep]:
+    """Canonical points CSV → sweeps; `defaults` fill sweep-level values the file leaves empty.
+
+    With `require_meta=False` (the upload preview) missing sweep name, hardware and GPU count
+    are left for the user to fill instead of being errors.
+    """
     frame = read_frame(file, text)
     errors: list[RowError] = []
     kinds = {name: c.kind for name, c in COLUMNS_BY_NAME.items()}
@@ -182,7 +189,8 @@ def parse_sweeps_csv(file: str, text: str, defaults: dict[str, Any]) -> list[Par
         for key, value in defaults.items():
             if row.get(key) in (None, ""):
                 row[key] = value
-    _check_required(file, frame.columns, rows, defaults, errors)
+    required = REQUIRED_META + ("output_tok_s",) if require_meta else ("output_tok_s",)
+    _check_required(file, frame.columns, rows, defaults, required, errors)
     check_values(file, rows, errors)
     if errors:
         raise IngestError(errors)
@@ -194,9 +202,10 @@ def _check_required(
     columns: list[str],
     rows: list[dict[str, Any]],
     defaults: dict[str, Any],
+    required: tuple[str, ...],
     errors: list[RowError],
 ) -> None:
-    for name in ("sweep", "hardware", "num_gpus", "output_tok_s"):
+    for name in required:
         if name not in columns and defaults.get(name) in (None, ""):
             hint = "" if name == "output_tok_s" else f" and no {name} field was given"
             errors.append(RowError(file, f"required column {name!r} is missing{hint}", row=1))
@@ -210,7 +219,7 @@ def _check_required(
         return
     for i, row in enumerate(rows):
         line = i + 2
-        for name in ("sweep", "hardware", "num_gpus", "output_tok_s"):
+        for name in required:
             if row.get(name) in (None, ""):
                 errors.append(RowError(file, "required value is empty", line, name))
         if row.get("concurrency") is None and row.get("request_rate") is None:
@@ -225,7 +234,7 @@ def _group_sweeps(
     sweeps: dict[str, ParsedSweep] = {}
     for i, row in enumerate(rows):
         line = i + 2
-        name = str(row["sweep"])
+        name = str(row.get("sweep") or "")
         meta = {k: row.get(k) for k in SWEEP_COLUMN_NAMES if row.get(k) not in (None, "")}
         point = ParsedPoint(
             values={k: row[k] for k in POINT_COLUMN_NAMES if row.get(k) is not None},

@@ -138,7 +138,9 @@ BAD_UPLOADS = [
         ["bad.csv", "not UTF-8", "row 2"],
         id="not-utf8",
     ),
-    pytest.param(b'{"completed": 10, "duration": 3.5}', ["bad.csv", "not a canonical CSV"], id="json"),
+    pytest.param(
+        b'{"completed": 10, "duration": 3.5}', ["bad.csv", "not a canonical CSV"], id="json"
+    ),
     pytest.param(b"\x89PNG\r\n\x1a\n\x00\x00\x00", ["bad.csv", "binary"], id="binary"),
     pytest.param(
         b"sweep,hardware,num_gpus,concurrency,tpot_p50_ms,output_tok_s\nx,H100,8,1,5,1,7,7\n",

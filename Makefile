@@ -1,0 +1,46 @@
+# Paretoscope: `make run` serves the dashboard, `make test` checks everything. Both bootstrap .venv.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+
+.PHONY: run test lint fmt bench seed clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# Re-install whenever pyproject.toml changes.
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $(VENV)/.installed $@
+
+## run: create .venv, install, migrate, seed an empty database, serve on http://127.0.0.1:8000
+run: $(VENV)/.installed
+	$(BIN)/paretoscope serve
+
+## test: ruff (lint + format check), mypy, then pytest
+test: $(VENV)/.installed-test
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+## fmt: apply ruff's fixes and formatting
+fmt: $(VENV)/.installed-test
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+## bench: speed and size targets, each beside a baseline measured in the same run
+bench: $(VENV)/.installed-test
+	$(BIN)/python -m bench
+
+## seed: load seed_data/ into the configured database (idempotent)
+seed: $(VENV)/.installed
+	$(BIN)/paretoscope seed
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
