@@ -43,13 +43,19 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     errors.install(app)
 
+    from app.api import pricing as api_pricing
     from app.api import sweeps as api_sweeps
-    from app.web import pages, sweeps, uploads
+    from app.web import pages, pricing, sweeps, uploads
 
-    app.include_router(api_sweeps.router)
-    app.include_router(pages.router)
-    app.include_router(sweeps.router)
-    app.include_router(uploads.router)
+    for router in (
+        api_sweeps.router,
+        api_pricing.router,
+        pages.router,
+        sweeps.router,
+        uploads.router,
+        pricing.router,
+    ):
+        app.include_router(router)
     return app
 
 

@@ -1,0 +1,98 @@
+"""Pricing profiles: create, read, update, delete; each answer shows the hourly cost breakdown."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+from fastapi.responses import Response
+
+from app.domain.cost import break_even_api_prices
+from app.models import Hardware
+from app.queries import pricing as q
+from app.schemas import PricingIn
+from app.web.deps import SessionDep, WriteDep
+from app.web.errors import AppError
+
+router = APIRouter(prefix="/api", tags=["pricing"])
+
+
+@router.get("/pricing", name="api_pricing_list")
+def api_pricing_list(session: SessionDep, hardware: str | None = None) -> dict[str, Any]:
+    """Every pricing profile (optionally for one GPU) with its hourly cost breakdown."""
+    return {"profiles": [q.profile_dict(p) for p in q.list_profiles(session, hardware)]}
+
+
+@router.post("/pricing", name="api_pricing_create", status_code=201, dependencies=[WriteDep])
+def api_pricing_create(body: PricingIn, session: SessionDep) -> dict[str, Any]:
+    """Create a rental or ownership profile."""
+    profile = q.save_profile(session, checked(session, body))
+    session.commit()
+    return q.profile_dict(profile)
+
+
+@router.get("/pricing/{profile_id}", name="api_pricing_detail")
+def api_pricing_detail(profile_id: int, session: SessionDep) -> dict[str, Any]:
+    """One profile with its hourly cost breakdown."""
+    return q.profile_dict(q.get_profile(session, profile_id))
+
+
+@router.put("/pricing/{profile_id}", name="api_pricing_update", dependencies=[WriteDep])
+def api_pricing_update(profile_id: int, body: PricingIn, session: SessionDep) -> dict[str, Any]:
+    """Replace a profile's values."""
+    profile = q.save_profile(session, checked(session, body, profile_id), profile_id)
+    session.commit()
+    return q.profile_dict(profile)
+
+
+@router.delete("/pricing/{profile_id}", name="api_pricing_delete", dependencies=[WriteDep])
+def api_pricing_delete(profile_id: int, session: SessionDep) -> Response:
+    """Delete a profile."""
+    q.delete_profile(session, profile_id)
+    session.commit()
+    return Response(status_code=204)
+
+
+@router.get("/hardware", name="api_hardware_list", tags=["catalog"])
+def api_hardware_list(session: SessionDep) -> dict[str, Any]:
+    """The hardware catalog: memory, bandwidth, dense TFLOPS, power."""
+    rows = q.hardware_catalog(session)
+    columns = [c.name for c in Hardware.__table__.columns]
+    return {"hardware": [{c: getattr(h, c) for c in columns} for h in rows]}
+
+
+@router.get("/pricing/{profile_id}/break-even", name="api_break_even")
+def api_break_even(
+    profile_id: int,
+    session: SessionDep,
+    output_tok_s_per_gpu: Annotated[float, Query(ge=0, allow_inf_nan=False)],
+    input_tok_s_per_gpu: Annotated[float, Query(ge=0, allow_inf_nan=False)] = 0.0,
+    output_to_input_ratio: Annotated[float, Query(ge=0, allow_inf_nan=False)] = 4.0,
+) -> dict[str, Any]:
+    """API prices ($/Mtok in and out) at which serving on this profile breaks even."""
+    profile = q.get_profile(session, profile_id)
+    cost = q.hourly_cost(profile)
+    hourly = cost["usd_per_useful_gpu_hour"] or 0.0
+    prices = break_even_api_prices(
+        hourly, input_tok_s_per_gpu, output_tok_s_per_gpu, output_to_input_ratio
+    )
+    return {
+        "profile_id": profile.id,
+        "usd_per_useful_gpu_hour": hourly,
+        "output_to_input_ratio": output_to_input_ratio,
+        "usd_per_mtok_input": None if prices is None else prices[0],
+        "usd_per_mtok_output": None if prices is None else prices[1],
+    }
+
+
+def checked(session: SessionDep, body: PricingIn, profile_id: int | None = None) -> dict[str, Any]:
+    """Profile values after checks that need the database (known hardware, unique key)."""
+    if body.hardware and body.hardware not in q.hardware_keys(session):
+        raise AppError(
+            422, "Invalid input", f"hardware: {body.hardware!r} is not in the hardware catalog"
+        )
+    if body.key:
+        clash = [p for p in q.list_profiles(session) if p.key == body.key and p.id != profile_id]
+        if clash:
+            raise AppError(422, "Invalid input", f"key: {body.key!r} is already used")
+    return body.model_dump()

@@ -1,0 +1,127 @@
+"""Pricing profiles and the hardware catalog; a profile's hourly cost by component."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.domain.cost import OwnershipInputs, ownership_breakdown, usd_per_useful_hour
+from app.models import Hardware, PricingProfile
+from app.queries.sweeps import NotFound
+
+PROFILE_FIELDS: tuple[str, ...] = (
+    "key",
+    "name",
+    "kind",
+    "hardware",
+    "usd_per_gpu_hour",
+    "capex_usd",
+    "life_years",
+    "cost_of_capital",
+    "power_kw",
+    "pue",
+    "usd_per_kwh",
+    "colo_usd_per_kw_month",
+    "other_opex_pct_per_year",
+    "utilization",
+    "tier",
+    "as_of",
+    "source",
+)
+
+
+def list_profiles(session: Session, hardware: str | None = None) -> list[PricingProfile]:
+    query = select(PricingProfile)
+    if hardware:
+        query = query.where(PricingProfile.hardware == hardware)
+    order = (PricingProfile.hardware, PricingProfile.as_of.desc(), PricingProfile.name)
+    return list(session.scalars(query.order_by(*order)).all())
+
+
+def get_profile(session: Session, profile_id: int) -> PricingProfile:
+    profile = session.get(PricingProfile, profile_id)
+    if profile is None:
+        raise NotFound(f"pricing profile {profile_id} does not exist")
+    return profile
+
+
+def get_profiles(session: Session, profile_ids: list[int]) -> list[PricingProfile]:
+    found = {
+        p.id: p
+        for p in session.scalars(select(PricingProfile).where(PricingProfile.id.in_(profile_ids)))
+    }
+    missing = [i for i in profile_ids if i not in found]
+    if missing:
+        raise NotFound(f"pricing profile {missing[0]} does not exist")
+    return [found[i] for i in profile_ids]
+
+
+def save_profile(
+    session: Session, values: dict[str, Any], profile_id: int | None = None
+) -> PricingProfile:
+    profile = PricingProfile() if profile_id is None else get_profile(session, profile_id)
+    for name, value in values.items():
+        setattr(profile, name, value)
+    if profile_id is None:
+        session.add(profile)
+    session.flush()
+    return profile
+
+
+def delete_profile(session: Session, profile_id: int) -> None:
+    session.delete(get_profile(session, profile_id))
+    session.flush()
+
+
+def hardware_catalog(session: Session) -> list[Hardware]:
+    return list(session.scalars(select(Hardware).order_by(Hardware.vendor, Hardware.key)).all())
+
+
+def hardware_keys(session: Session) -> set[str]:
+    return set(session.scalars(select(Hardware.key)).all())
+
+
+def hourly_cost(profile: PricingProfile) -> dict[str, float | None]:
+    """USD per GPU-hour by component; `per_useful_hour` divides by utilization."""
+    if profile.kind == "ownership":
+        breakdown = ownership_breakdown(ownership_inputs(profile))
+        parts: dict[str, float | None] = {
+            "capital_usd_per_hour": breakdown.capital_usd_per_hour,
+            "power_usd_per_hour": breakdown.power_usd_per_hour,
+            "colo_usd_per_hour": breakdown.colo_usd_per_hour,
+            "opex_usd_per_hour": breakdown.opex_usd_per_hour,
+        }
+        total = breakdown.total_usd_per_gpu_hour
+    else:
+        parts = {"rental_usd_per_hour": profile.usd_per_gpu_hour}
+        total = profile.usd_per_gpu_hour or 0.0
+    return {
+        **parts,
+        "total_usd_per_gpu_hour": total,
+        "utilization": profile.utilization,
+        "usd_per_useful_gpu_hour": usd_per_useful_hour(total, profile.utilization),
+    }
+
+
+def ownership_inputs(profile: PricingProfile) -> OwnershipInputs:
+    return OwnershipInputs(
+        capex_usd=profile.capex_usd or 0.0,
+        life_years=profile.life_years or 0.0,
+        cost_of_capital=profile.cost_of_capital or 0.0,
+        power_kw=profile.power_kw or 0.0,
+        pue=profile.pue or 1.0,
+        usd_per_kwh=profile.usd_per_kwh or 0.0,
+        colo_usd_per_kw_month=profile.colo_usd_per_kw_month or 0.0,
+        other_opex_pct_per_year=profile.other_opex_pct_per_year or 0.0,
+    )
+
+
+def profile_dict(profile: PricingProfile) -> dict[str, Any]:
+    data: dict[str, Any] = {"id": profile.id}
+    for name in PROFILE_FIELDS:
+        value = getattr(profile, name)
+        data[name] = value.isoformat() if hasattr(value, "isoformat") else value
+    data["hourly_cost"] = hourly_cost(profile)
+    return data

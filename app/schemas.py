@@ -1,0 +1,55 @@
+"""Pydantic shapes that cross the API boundary (inputs validated here, outputs are plain dicts)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+OWNERSHIP_REQUIRED = (
+    "capex_usd",
+    "life_years",
+    "cost_of_capital",
+    "power_kw",
+    "pue",
+    "usd_per_kwh",
+)
+
+
+class PricingIn(BaseModel):
+    """A rental ($/GPU-hour) or ownership (capex-based) pricing profile."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=200)
+    kind: Literal["rental", "ownership"]
+    hardware: str | None = Field(default=None, description="GPU key from the catalog")
+    key: str | None = Field(default=None, max_length=100)
+    usd_per_gpu_hour: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    capex_usd: float | None = Field(default=None, ge=0, allow_inf_nan=False, description="per GPU")
+    life_years: float | None = Field(default=None, gt=0, le=30, allow_inf_nan=False)
+    cost_of_capital: float | None = Field(
+        default=None, ge=0, lt=1, allow_inf_nan=False, description="fraction per year, 0.10 = 10 %"
+    )
+    power_kw: float | None = Field(
+        default=None, ge=0, allow_inf_nan=False, description="IT kW per GPU"
+    )
+    pue: float | None = Field(default=None, ge=1, le=3, allow_inf_nan=False)
+    usd_per_kwh: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    colo_usd_per_kw_month: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    other_opex_pct_per_year: float | None = Field(default=None, ge=0, le=100, allow_inf_nan=False)
+    utilization: float = Field(default=1.0, gt=0, le=1, allow_inf_nan=False)
+    tier: str | None = None
+    as_of: dt.date | None = None
+    source: str | None = None
+
+    @model_validator(mode="after")
+    def _kind_needs_its_fields(self) -> PricingIn:
+        if self.kind == "rental" and self.usd_per_gpu_hour is None:
+            raise ValueError("a rental profile needs usd_per_gpu_hour")
+        if self.kind == "ownership":
+            missing = [f for f in OWNERSHIP_REQUIRED if getattr(self, f) is None]
+            if missing:
+                raise ValueError(f"an ownership profile needs {', '.join(missing)}")
+        return self

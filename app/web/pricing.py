@@ -1,0 +1,127 @@
+"""Pricing page: the hardware catalog and pricing profiles (rental and ownership), editable."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse, Response
+from pydantic import ValidationError
+
+from app.api.pricing import api_break_even, checked
+from app.queries import pricing as q
+from app.schemas import PricingIn
+from app.web.deps import SessionDep, SettingsDep, check_write_token
+from app.web.errors import AppError
+from app.web.templating import render
+
+router = APIRouter(include_in_schema=False)
+NUMBER_FIELDS = (
+    "usd_per_gpu_hour",
+    "capex_usd",
+    "life_years",
+    "cost_of_capital",
+    "power_kw",
+    "pue",
+    "usd_per_kwh",
+    "colo_usd_per_kw_month",
+    "other_opex_pct_per_year",
+    "utilization",
+)
+
+
+@router.get("/pricing", name="pricing_page")
+def pricing_page(request: Request, session: SessionDep, settings: SettingsDep) -> Response:
+    """Catalog, profiles with hourly breakdown, a form for a new profile, break-even calculator."""
+    return render(request, "pricing/index.html", _context(request, session, settings))
+
+
+@router.post("/pricing", name="pricing_create")
+async def pricing_create(request: Request, session: SessionDep, settings: SettingsDep) -> Response:
+    """Create a profile from the form."""
+    return await _save(request, session, settings, None)
+
+
+@router.post("/pricing/{profile_id}", name="pricing_update")
+async def pricing_update(
+    request: Request, profile_id: int, session: SessionDep, settings: SettingsDep
+) -> Response:
+    """Update a profile from the form."""
+    return await _save(request, session, settings, profile_id)
+
+
+@router.post("/pricing/{profile_id}/delete", name="pricing_delete")
+async def pricing_delete(
+    request: Request, profile_id: int, session: SessionDep, settings: SettingsDep
+) -> Response:
+    """Delete a profile."""
+    form = await request.form()
+    token = form.get("write_token")
+    check_write_token(settings, token if isinstance(token, str) else None)
+    q.delete_profile(session, profile_id)
+    session.commit()
+    return RedirectResponse("/pricing", status_code=303)
+
+
+async def _save(
+    request: Request, session: SessionDep, settings: SettingsDep, profile_id: int | None
+) -> Response:
+    form = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
+    check_write_token(settings, form.pop("write_token", None))
+    values: dict[str, Any] = {k: (v.strip() or None) for k, v in form.items()}
+    if values.get("utilization") is None:
+        values.pop("utilization", None)
+    try:
+        body = PricingIn.model_validate(values)
+        saved = q.save_profile(session, checked(session, body, profile_id), profile_id)
+    except (ValidationError, AppError) as exc:
+        session.rollback()
+        errors = _messages(exc)
+        context = {**_context(request, session, settings), "form": values, "form_errors": errors}
+        context["editing"] = profile_id
+        return render(request, "pricing/index.html", context, status_code=422)
+    session.commit()
+    return RedirectResponse(f"/pricing#profile-{saved.id}", status_code=303)
+
+
+def _messages(exc: ValidationError | AppError) -> list[str]:
+    if isinstance(exc, AppError):
+        return [exc.message]
+    out = []
+    for e in exc.errors():
+        field = ".".join(str(p) for p in e["loc"])
+        out.append(f"{field}: {e['msg']}" if field else str(e["msg"]).removeprefix("Value error, "))
+    return out
+
+
+def _context(request: Request, session: SessionDep, settings: SettingsDep) -> dict[str, Any]:
+    profiles = q.list_profiles(session)
+    params = request.query_params
+    break_even = None
+    if params.get("be_profile") and params.get("be_output"):
+        try:
+            break_even = api_break_even(
+                int(params["be_profile"]),
+                session,
+                output_tok_s_per_gpu=float(params["be_output"]),
+                input_tok_s_per_gpu=float(params.get("be_input") or 0),
+                output_to_input_ratio=float(params.get("be_ratio") or 4),
+            )
+        except (ValueError, LookupError):
+            break_even = {"error": "Enter a profile and non-negative throughputs."}
+    editing, form = None, {}
+    if (edit := params.get("edit", "")).isdigit():
+        profile = q.get_profile(session, int(edit))
+        editing, form = profile.id, q.profile_dict(profile)
+    return {
+        "hardware": q.hardware_catalog(session),
+        "profiles": profiles,
+        "costs": {p.id: q.hourly_cost(p) for p in profiles},
+        "needs_token": settings.write_token is not None,
+        "form": form,
+        "form_errors": [],
+        "editing": editing,
+        "break_even": break_even,
+        "be": dict(params),
+        "number_fields": NUMBER_FIELDS,
+    }
