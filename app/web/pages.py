@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
-from fastapi.responses import RedirectResponse
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse, Response
 from sqlalchemy import text
 
+from app.definitions import DEFINITIONS, definitions_json
 from app.web.deps import SessionDep
+from app.web.templating import render
 
 router = APIRouter()
 
@@ -22,3 +26,15 @@ def healthz(session: SessionDep) -> dict[str, str]:
     """Liveness and database reachability."""
     session.execute(text("SELECT 1"))
     return {"status": "ok"}
+
+
+@router.get("/metrics", include_in_schema=False, name="metrics_page")
+def metrics_page(request: Request) -> Response:
+    """Every definition with its formula."""
+    return render(request, "metrics/index.html", {"definitions": DEFINITIONS})
+
+
+@router.get("/api/metrics", name="api_metrics", tags=["metrics"])
+def api_metrics() -> dict[str, Any]:
+    """Every definition with its formula (the Metrics page's JSON twin)."""
+    return {"definitions": definitions_json()}

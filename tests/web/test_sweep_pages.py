@@ -129,3 +129,13 @@ def test_a_malformed_query_parameter_is_a_clear_4xx(client: TestClient) -> None:
 
 def test_healthz_reports_ok(client: TestClient) -> None:
     assert client.get("/healthz").json() == {"status": "ok"}
+
+
+def test_the_metrics_page_and_its_json_twin_list_the_same_definitions(client: TestClient) -> None:
+    page = soup(client.get("/metrics"))
+    ids = [s["id"] for s in page.select("section.definition")]
+    api = client.get("/api/metrics").json()["definitions"]
+    assert ids == [d["id"] for d in api]
+    assert {"interactivity", "slo-percentile", "slo-requests", "cost", "roofline"} <= set(ids)
+    formula = page.select_one("#cost .formula").text
+    assert "3600 × goodput tok/s/GPU × utilization" in formula

@@ -1,0 +1,118 @@
+"""Every definition the numbers use, with its formula: rendered on /metrics and served as JSON."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Definition:
+    id: str
+    title: str
+    formula: str
+    text: str
+
+
+DEFINITIONS: tuple[Definition, ...] = (
+    Definition(
+        "interactivity",
+        "Interactivity (x axis)",
+        "interactivity [tok/s/user] = 1000 ÷ TPOT_ms at the chosen statistic",
+        "TPOT is the per-request time per output token after the first, (E2EL − TTFT) ÷ (n − 1). "
+        "The default statistic is the median (p50), as InferenceX uses. p90 or p99 TPOT give the "
+        "interactivity of the slowest 10 % or 1 % of users, not a 90th-percentile speed. TTFT is "
+        "excluded. ITL pooled over tokens is not TPOT and is never used in its place.",
+    ),
+    Definition(
+        "throughput",
+        "Throughput per GPU (y axis)",
+        "tok/s/GPU = deployment tok/s ÷ all GPUs of the deployment",
+        "Token basis: output tokens by default; total (input + output) or input "
+        "(total − output) on request. Disaggregated serving counts prefill and decode GPUs. "
+        "Every chart and table names the basis it uses.",
+    ),
+    Definition(
+        "pareto",
+        "Pareto frontier",
+        "P dominates Q ⇔ x_P ≥ x_Q ∧ y_P ≥ y_Q, one strictly",
+        "Per sweep, the points no other point of the sweep dominates (higher interactivity and "
+        "higher throughput are both better). Ties on x keep the highest y. Dominated points are "
+        "drawn faded.",
+    ),
+    Definition(
+        "value-at",
+        "Value at an interactivity x*",
+        "staircase: y of the frontier point with the smallest x ≥ x*",
+        "Staircase is guaranteed: a measured configuration delivers it. Linear, log-linear "
+        "(geometric) and monotone (Steffen, as d3.curveMonotoneX) interpolation between the two "
+        "neighbouring frontier points are estimates and labelled so. Outside the measured range "
+        "there is no value (never extrapolated).",
+    ),
+    Definition(
+        "slo-percentile",
+        "SLO read-off, percentile mode",
+        "point passes ⇔ p_q(TTFT) ≤ T_ttft ∧ p_q(TPOT) ≤ T_tpot ∧ p_q(E2EL) ≤ T_e2el",
+        "Only the limits given are checked; equality passes. A percentile the tool did not measure "
+        "makes the point unknown, never passing. Goodput = the highest throughput per GPU among "
+        "measured points that pass, with that point's concurrency and interactivity. An optional "
+        "interpolated estimate between the last passing and the first failing load is labelled. "
+        "Separate percentiles only bound the share of requests meeting all limits (Fréchet): "
+        "P90 TTFT and P90 TPOT ⇒ between 80 % and 90 % of requests meet both.",
+    ),
+    Definition(
+        "slo-requests",
+        "SLO read-off, per-request mode",
+        "attainment = good ÷ issued; token goodput = Σ output tokens of good requests ÷ duration "
+        "÷ GPUs",
+        "A request is good iff it succeeded and meets every limit (TPOT = (E2EL − TTFT) ÷ (n − 1), "
+        "0 when n ≤ 1). Failed requests count as misses. A point "
+        "meets the SLO iff attainment ≥ the "
+        "target (default 0.9). Goodput = the best token goodput among points that meet it; on the "
+        "total basis input and output tokens of good requests count. Request goodput = good ÷ "
+        "duration.",
+    ),
+    Definition(
+        "cost",
+        "Cost per million tokens",
+        "$/Mtok = hourly cost per GPU × 10⁶ ÷ (3600 × goodput tok/s/GPU × utilization)",
+        "The token basis follows the throughput basis. Utilization is the share of paid hours "
+        "spent serving at that throughput.",
+    ),
+    Definition(
+        "ownership",
+        "Ownership hourly cost",
+        "capex × CRF(r, n) ÷ 8760 + kW × PUE × $/kWh + colo $/kW-month × kW ÷ 730 "
+        "+ opex %/yr × capex ÷ 8760; CRF = r(1+r)ⁿ ÷ ((1+r)ⁿ − 1)",
+        "Per GPU. Straight-line capital (capex ÷ n ÷ 8760) when r = 0. Colocation is billed on IT "
+        "kW; PUE applies to the electricity bill.",
+    ),
+    Definition(
+        "tokens-per-mw",
+        "Tokens per MW and energy per token",
+        "tok/s/MW = tok/s/GPU × 1000 ÷ all-in kW per GPU; J/tok = all-in W ÷ tok/s/GPU",
+        "All-in provisioned power per GPU (GPU, host, network and facility overhead), as "
+        "SemiAnalysis uses.",
+    ),
+    Definition(
+        "break-even",
+        "Break-even API price",
+        "p_in = C ÷ (3600·10⁻⁶ × (tok/s_in + k × tok/s_out)), p_out = k × p_in",
+        "The input and output prices per Mtok (output k times input) at which the revenue of one "
+        "GPU-hour equals its cost C per useful hour.",
+    ),
+    Definition(
+        "roofline",
+        "Decode roofline (physics limit)",
+        "per-user ceiling at batch B = BW ÷ (weight bytes + B × context × KV bytes/token); "
+        "aggregate = B × that; compute bound = FLOPS ÷ (2 × active params)",
+        "Decode reads every (active) weight and the KV cache once per step, so memory bandwidth "
+        "caps the per-user token rate. Speculative decoding "
+        "multiplies by the mean accepted length. "
+        "MoE batches touch the union of experts: 1 − (1 − k/E)^B of the routed weights.",
+    ),
+)
+
+
+def definitions_json() -> list[dict[str, Any]]:
+    return [asdict(d) for d in DEFINITIONS]
