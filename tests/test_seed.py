@@ -56,3 +56,12 @@ def test_seeded_prices_carry_their_date_and_source(session: Session) -> None:
     assert (h100.usd_per_gpu_hour, str(h100.as_of)) == (1.3, "2026-04-03")
     assert "InferenceX" in (h100.source or "")
     assert all(p.source for p in session.query(PricingProfile))
+
+
+def test_seeded_mlperf_presets_are_the_o16_limits_at_p99(session: Session) -> None:
+    seed(session)
+    server = session.get(SloPreset, "mlperf-llama2-70b")
+    interactive = session.get(SloPreset, "mlperf-llama2-70b-interactive")
+    assert server is not None and interactive is not None
+    assert (server.percentile, server.ttft_ms, server.tpot_ms) == ("p99", 2000, 200)
+    assert (interactive.percentile, interactive.ttft_ms, interactive.tpot_ms) == ("p99", 450, 40)

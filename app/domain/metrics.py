@@ -1,0 +1,132 @@
+"""Per-request and per-point metric definitions: TPOT, interactivity, token basis, percentiles.
+
+Pure math: imports only the standard library (no web, database or settings modules).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Literal
+
+Basis = Literal["output", "total", "input"]
+BASES: tuple[Basis, ...] = ("output", "total", "input")
+BASIS_LABELS: dict[Basis, str] = {
+    "output": "output tokens",
+    "total": "input + output tokens",
+    "input": "input tokens",
+}
+
+
+def interactivity_tok_s_user(tpot_ms: float | None) -> float | None:
+    """Per-user token rate 1000 / TPOT in tok/s/user; None if TPOT is missing, NaN or ≤ 0."""
+    if tpot_ms is None or math.isnan(tpot_ms) or tpot_ms <= 0:
+        return None
+    return 1000.0 / tpot_ms
+
+
+def request_tpot_ms(ttft_ms: float, e2el_ms: float, output_len: int) -> float:
+    """One request's TPOT (E2EL − TTFT)/(n − 1) in ms; 0 when n ≤ 1 (vLLM goodput rule)."""
+    if output_len <= 1:
+        return 0.0
+    return (e2el_ms - ttft_ms) / (output_len - 1)
+
+
+def e2el_ms_from(ttft_ms: float, tpot_ms: float, output_len: int) -> float:
+    """End-to-end latency TTFT + (n − 1)·TPOT in ms; TTFT alone when n ≤ 1."""
+    return ttft_ms + max(output_len - 1, 0) * tpot_ms
+
+
+def user_rate_tok_s(output_len: int, e2el_ms: float) -> float | None:
+    """User-perceived rate n / E2EL in tok/s (TTFT included); None when E2EL ≤ 0."""
+    if e2el_ms <= 0:
+        return None
+    return output_len * 1000.0 / e2el_ms
+
+
+def deployment_tok_s(
+    output_tok_s: float | None, total_tok_s: float | None, basis: Basis
+) -> float | None:
+    """Deployment tok/s on a token basis (input = total − output); None if a value is missing."""
+    if basis == "output":
+        return _finite(output_tok_s)
+    if basis == "total":
+        return _finite(total_tok_s)
+    if basis == "input":
+        out, total = _finite(output_tok_s), _finite(total_tok_s)
+        if out is None or total is None or total < out:
+            return None
+        return total - out
+    raise ValueError(f"unknown token basis {basis!r}; expected one of {BASES}")
+
+
+def tok_s_per_gpu(deployment_tok_s: float | None, num_gpus: int) -> float | None:
+    """Deployment tok/s divided by all its GPUs; None if throughput is missing or num_gpus ≤ 0."""
+    value = _finite(deployment_tok_s)
+    if value is None or num_gpus <= 0:
+        return None
+    return value / num_gpus
+
+
+def output_tok_s_from_total(total_tok_s: float, isl: float, osl: float) -> float:
+    """Output share total·OSL/(ISL + OSL) in tok/s, assuming nominal lengths for every request."""
+    if isl < 0 or osl < 0 or isl + osl <= 0:
+        raise ValueError("ISL and OSL must be ≥ 0 and not both 0")
+    return total_tok_s * osl / (isl + osl)
+
+
+def percentile_linear(values: Sequence[float], q: float) -> float:
+    """q-th percentile (q in [0, 100]) with linear interpolation, as numpy.percentile's default.
+
+    Raises ValueError on an empty sequence, a NaN value or q outside [0, 100].
+    """
+    if not values:
+        raise ValueError("percentile of an empty sequence")
+    if not 0.0 <= q <= 100.0:
+        raise ValueError(f"percentile must be in [0, 100], got {q}")
+    if any(math.isnan(v) for v in values):
+        raise ValueError("percentile of a sequence containing NaN")
+    ordered = sorted(values)
+    n = len(ordered)
+    # Same arithmetic as numpy's "linear" method: virtual index (n − 1)·q/100, then numpy's _lerp.
+    virtual = (n - 1) * (q / 100.0)
+    below = min(max(math.floor(virtual), 0), n - 1)
+    above = min(below + 1, n - 1)
+    gamma = virtual - below
+    a, b = ordered[below], ordered[above]
+    diff = b - a
+    if gamma >= 0.5:
+        return b - diff * (1.0 - gamma)
+    return a + diff * gamma
+
+
+def frechet_bounds(attainments: Sequence[float]) -> tuple[float, float]:
+    """Share meeting all K conditions given each one's share q: [max(0, Σq − (K−1)), min q].
+
+    Every share must be in [0, 1]; no conditions gives (1, 1).
+    """
+    if any(not 0.0 <= q <= 1.0 for q in attainments):
+        raise ValueError("attainments must be in [0, 1]")
+    if not attainments:
+        return (1.0, 1.0)
+    lower = max(0.0, math.fsum(attainments) - (len(attainments) - 1))
+    return (lower, min(attainments))
+
+
+def format_number(value: float, decimals: int = 2) -> str:
+    """Plain human number for reasons and labels: at most `decimals` decimals, no trailing zeros."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "∞" if value > 0 else "−∞"
+    text = f"{value:.{decimals}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
+def _finite(value: float | None) -> float | None:
+    """The value if it is a finite number, else None."""
+    if value is None or not math.isfinite(value):
+        return None
+    return value

@@ -1,0 +1,109 @@
+"""One measured load level of a sweep: latency statistics, load and throughputs as plain floats.
+
+Pure math: imports only the standard library (no web, database or settings modules).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from app.domain.columns import STATS
+from app.domain.metrics import Basis, deployment_tok_s, interactivity_tok_s_user, tok_s_per_gpu
+
+Stat = Literal["mean", "p50", "p90", "p95", "p99"]
+Metric = Literal["ttft", "tpot", "e2el"]
+METRICS: tuple[Metric, ...] = ("ttft", "tpot", "e2el")
+METRIC_LABELS: dict[Metric, str] = {"ttft": "TTFT", "tpot": "TPOT", "e2el": "E2EL"}
+
+
+@dataclass(frozen=True)
+class LatencyStats:
+    """One latency metric of a point in ms at each statistic; None where the source did not say."""
+
+    mean: float | None = None
+    p50: float | None = None
+    p90: float | None = None
+    p95: float | None = None
+    p99: float | None = None
+
+    def get(self, stat: Stat) -> float | None:
+        """Value at `stat` in ms; NaN is reported as None (not measured)."""
+        value: float | None = getattr(self, stat)
+        return None if value is None or math.isnan(value) else value
+
+
+@dataclass(frozen=True)
+class PointMetrics:
+    """One measured load level; throughputs are for the whole deployment (all num_gpus)."""
+
+    point_id: int
+    num_gpus: int
+    concurrency: float | None = None
+    request_rate: float | None = None
+    duration_s: float | None = None
+    ttft_ms: LatencyStats = field(default_factory=LatencyStats)
+    tpot_ms: LatencyStats = field(default_factory=LatencyStats)
+    e2el_ms: LatencyStats = field(default_factory=LatencyStats)
+    output_tok_s: float | None = None
+    total_tok_s: float | None = None
+    requests_per_s: float | None = None
+    num_requests: int | None = None
+    num_failed: int | None = None
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, object]) -> PointMetrics:
+        """From canonical columns (ttft_p90_ms, output_tok_s, …) plus point_id and num_gpus."""
+
+        def stats(metric: str) -> LatencyStats:
+            return LatencyStats(*(float_or_none(row.get(f"{metric}_{stat}_ms")) for stat in STATS))
+
+        return cls(
+            point_id=int_or_none(row.get("point_id")) or 0,
+            num_gpus=int_or_none(row.get("num_gpus")) or 0,
+            concurrency=float_or_none(row.get("concurrency")),
+            request_rate=float_or_none(row.get("request_rate")),
+            duration_s=float_or_none(row.get("duration_s")),
+            ttft_ms=stats("ttft"),
+            tpot_ms=stats("tpot"),
+            e2el_ms=stats("e2el"),
+            output_tok_s=float_or_none(row.get("output_tok_s")),
+            total_tok_s=float_or_none(row.get("total_tok_s")),
+            requests_per_s=float_or_none(row.get("requests_per_s")),
+            num_requests=int_or_none(row.get("num_requests")),
+            num_failed=int_or_none(row.get("num_failed")),
+        )
+
+    def latency(self, metric: Metric) -> LatencyStats:
+        """The stats of TTFT, TPOT or E2EL."""
+        return {"ttft": self.ttft_ms, "tpot": self.tpot_ms, "e2el": self.e2el_ms}[metric]
+
+    def interactivity_tok_s_user(self, stat: Stat = "p50") -> float | None:
+        """1000 / TPOT at `stat` in tok/s/user; None if that TPOT is missing or ≤ 0."""
+        return interactivity_tok_s_user(self.tpot_ms.get(stat))
+
+    def tok_s_per_gpu(self, basis: Basis) -> float | None:
+        """Throughput per GPU on a token basis; None if missing or the GPU count is unknown."""
+        return tok_s_per_gpu(
+            deployment_tok_s(self.output_tok_s, self.total_tok_s, basis), self.num_gpus
+        )
+
+    def load(self) -> float | None:
+        """Concurrency, else request rate (req/s); None if neither was recorded."""
+        return self.concurrency if self.concurrency is not None else self.request_rate
+
+
+def float_or_none(value: object) -> float | None:
+    """A finite-or-infinite float from a number, None for None, NaN, bools and other types."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    result = float(value)
+    return None if math.isnan(result) else result
+
+
+def int_or_none(value: object) -> int | None:
+    """An int from an integral number, else None."""
+    number = float_or_none(value)
+    return int(number) if number is not None and math.isfinite(number) else None

@@ -1,0 +1,93 @@
+"""Per-request goodput counting (vLLM/DistServe semantics), vectorised over request samples.
+
+Pure math: imports only the standard library and polars (no web, database or settings modules).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import polars as pl
+
+from app.domain.metrics import Basis
+from app.domain.point import Metric, float_or_none, int_or_none
+
+SAMPLE_SCHEMA: dict[str, pl.DataType] = {
+    "point_id": pl.Int64(),
+    "ttft_ms": pl.Float64(),
+    "e2el_ms": pl.Float64(),
+    "output_len": pl.Int64(),
+    "input_len": pl.Int64(),
+    "ok": pl.Boolean(),
+}
+
+
+@dataclass(frozen=True)
+class RequestStats:
+    """Per-request counts of one point: issued includes failures; goodputs over the wall time."""
+
+    issued: int
+    good: int
+    attainment: float
+    goodput_tok_s_per_gpu: float
+    goodput_requests_per_s: float
+
+
+def request_tpot_expr() -> pl.Expr:
+    """Request TPOT in ms, (E2EL − TTFT)/(n − 1); 0 when n ≤ 1 (vLLM rule); null if n is null."""
+    n = pl.col("output_len")
+    return (
+        pl.when(n > 1)
+        .then((pl.col("e2el_ms") - pl.col("ttft_ms")) / (n - 1))
+        .when(n.is_not_null())
+        .then(pl.lit(0.0))
+    )
+
+
+def request_goodput_frame(
+    samples: pl.DataFrame, limits: Sequence[tuple[Metric, float]]
+) -> pl.DataFrame:
+    """Per point_id: issued, good, output and input tokens of good requests, in one group_by.
+
+    A request is good iff ok and every (metric, limit ms) holds with equality passing; nulls
+    (failed requests, missing values) never count as good. Columns: see SAMPLE_SCHEMA.
+    """
+    good = pl.col("ok").fill_null(False)
+    for metric, limit in limits:
+        value = request_tpot_expr() if metric == "tpot" else pl.col(f"{metric}_ms")
+        good = good & (value <= limit).fill_null(False)
+    return (
+        samples.lazy()
+        .with_columns(good=good)
+        .group_by("point_id")
+        .agg(
+            issued=pl.len(),
+            good=pl.col("good").sum(),
+            good_output_tokens=pl.col("output_len").filter(pl.col("good")).sum(),
+            good_input_tokens=pl.col("input_len").filter(pl.col("good")).sum(),
+        )
+        .collect()
+    )
+
+
+def request_stats(
+    row: Mapping[str, object], duration_s: float, num_gpus: int, basis: Basis
+) -> RequestStats:
+    """Attainment = good ÷ issued; token goodput = good tokens (basis) ÷ duration_s ÷ num_gpus."""
+    if not duration_s > 0 or num_gpus <= 0:
+        raise ValueError("duration_s and num_gpus must be > 0")
+    issued = int_or_none(row.get("issued")) or 0
+    if issued <= 0:
+        raise ValueError("a point needs at least one issued request")
+    good = int_or_none(row.get("good")) or 0
+    out_tokens = float_or_none(row.get("good_output_tokens")) or 0.0
+    in_tokens = float_or_none(row.get("good_input_tokens")) or 0.0
+    tokens = {"output": out_tokens, "total": out_tokens + in_tokens, "input": in_tokens}[basis]
+    return RequestStats(
+        issued=issued,
+        good=good,
+        attainment=good / issued,
+        goodput_tok_s_per_gpu=tokens / duration_s / num_gpus,
+        goodput_requests_per_s=good / duration_s,
+    )
