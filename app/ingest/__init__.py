@@ -1,31 +1,32 @@
-"""Upload pipeline: bytes of one or more files → validated sweeps, chosen by content, not name."""
+"""Upload pipeline: bytes of one or more files → validated sweeps, chosen by content, not name.
+
+Canonical CSV (points and per-request samples) is handled here; every benchmark tool's native
+format has an importer in `app.ingest.tools`, found by `registry.importers()`.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
 
+from app.domain.columns import TPOT_COLUMN_NAMES
 from app.ingest import canonical
 from app.ingest.errors import IngestError, RowError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
+from app.ingest.source import SourceFile, expand
 
 __all__ = ["IngestError", "ParsedSweep", "RowError", "UploadFile", "parse_upload"]
+
+REQUIRED_META = ("sweep", "hardware", "num_gpus")
 
 
 @dataclass(frozen=True)
 class UploadFile:
     name: str
     data: bytes
-
-
-@dataclass
-class _Recognised:
-    file: str
-    fmt: str
-    sweeps: list[ParsedSweep]
-    requests: pl.DataFrame | None = None
 
 
 def decode_text(file: str, data: bytes) -> str:
@@ -46,24 +47,57 @@ def decode_text(file: str, data: bytes) -> str:
 
 
 def parse_upload(
-    files: list[UploadFile], defaults: dict[str, Any], require_meta: bool = True
+    files: list[UploadFile], defaults: Mapping[str, Any], require_meta: bool = True
 ) -> list[ParsedSweep]:
-    """Parse every file; per-request files attach to the points of sweeps in the same upload."""
+    """Parse every file; per-request files attach to the points of sweeps in the same upload.
+
+    With `require_meta=False` (the preview) a missing sweep name, hardware or GPU count is left
+    for the user to fill instead of being an error.
+    """
     if not files:
         raise IngestError.one("(upload)", "no file was uploaded")
-    recognised: list[_Recognised] = []
+    from app.ingest.registry import importers
+
     errors: list[RowError] = []
+    sources: list[SourceFile] = []
     for upload in files:
         try:
-            recognised.append(_recognise(upload, defaults, require_meta))
+            sources.extend(expand(upload.name, upload.data))
+        except IngestError as exc:
+            errors.extend(exc.errors)
+    tools = importers()
+    sweeps: list[ParsedSweep] = []
+    requests: list[tuple[str, pl.DataFrame]] = []
+    claimed: dict[int, list[SourceFile]] = {}
+    for source in sources:
+        try:
+            kind = _canonical_kind(source)
+            if kind == "requests":
+                requests.append(
+                    (source.name, canonical.parse_requests_csv(source.name, source.text))
+                )
+            elif kind == "points":
+                sweeps.extend(
+                    canonical.parse_sweeps_csv(
+                        source.name, source.text, dict(defaults), require_meta
+                    )
+                )
+            else:
+                index = next((i for i, t in enumerate(tools) if t.sniff(source)), None)
+                if index is None:
+                    raise IngestError.one(source.name, _unrecognised(source, tools))
+                claimed.setdefault(index, []).append(source)
+        except IngestError as exc:
+            errors.extend(exc.errors)
+    for index, group in claimed.items():
+        try:
+            sweeps.extend(_finish(tools[index].parse(group, defaults), defaults, require_meta))
         except IngestError as exc:
             errors.extend(exc.errors)
     if errors:
         raise IngestError(errors)
-    sweeps = [s for r in recognised for s in r.sweeps]
-    for r in recognised:
-        if r.requests is not None:
-            _attach_requests(r.file, r.requests, sweeps, errors)
+    for name, frame in requests:
+        _attach_requests(name, frame, sweeps, errors)
     if errors:
         raise IngestError(errors)
     if not sweeps:
@@ -74,14 +108,61 @@ def parse_upload(
     return sweeps
 
 
-def _recognise(upload: UploadFile, defaults: dict[str, Any], require_meta: bool) -> _Recognised:
-    text = decode_text(upload.name, upload.data)
-    header = canonical.read_frame(upload.name, text).columns
+def _canonical_kind(source: SourceFile) -> str | None:
+    """'points' or 'requests' for a canonical CSV, None for anything else."""
+    head = source.data[:4096].lstrip()
+    if head[:1] in (b"{", b"[") or not source.data.strip():
+        return None if source.data.strip() else "points"  # empty: let canonical say so
+    first_line = source.text.split("\n", 1)[0]
+    header = [c.strip().strip('"') for c in first_line.split(",")]
     if canonical.is_request_header(header):
-        frame = canonical.parse_requests_csv(upload.name, text)
-        return _Recognised(upload.name, canonical.FORMAT_REQUESTS, [], frame)
-    sweeps = canonical.parse_sweeps_csv(upload.name, text, defaults, require_meta)
-    return _Recognised(upload.name, canonical.FORMAT_SWEEPS, sweeps)
+        return "requests"
+    if canonical.looks_like_canonical(header):
+        return "points"
+    return None
+
+
+def _unrecognised(source: SourceFile, tools: list[Any]) -> str:
+    names = ", ".join(["canonical CSV", *(t.name for t in tools)])
+    if source.data[:1] in (b"{", b"[") and source.json_error:
+        return f"not valid JSON ({source.json_error}); expected one of: {names}"
+    return f"not a recognised result file; expected one of: {names}"
+
+
+def _finish(
+    sweeps: list[ParsedSweep], defaults: Mapping[str, Any], require_meta: bool
+) -> list[ParsedSweep]:
+    """Fill what importers left open from the form, then apply the checks canonical CSV gets."""
+    errors: list[RowError] = []
+    for sweep in sweeps:
+        for key, value in defaults.items():
+            if sweep.meta.get(key) in (None, ""):
+                sweep.meta[key] = value
+        missing = sweep.missing_meta(REQUIRED_META) if require_meta else []
+        for key in missing:
+            errors.append(
+                RowError(sweep.source_file, f"the file does not say {key}; give the {key} field")
+            )
+        rows = [{**sweep.meta, **p.values} for p in sweep.points]
+        point_errors: list[RowError] = []
+        canonical.check_values(sweep.source_file, rows, point_errors)
+        # Canonical row numbers mean nothing here: name the point by its load instead.
+        for e in point_errors:
+            point = sweep.points[(e.row or 2) - 2]
+            errors.append(
+                RowError(e.file, f"point {_load(point)}: {e.message}", point.row, e.column)
+            )
+        if not any(p.values.get(c) is not None for p in sweep.points for c in TPOT_COLUMN_NAMES):
+            errors.append(RowError(sweep.source_file, "no TPOT statistic in the file"))
+    if errors:
+        raise IngestError(errors)
+    return sweeps
+
+
+def _load(point: ParsedPoint) -> str:
+    if point.values.get("concurrency") is not None:
+        return f"at concurrency {point.values['concurrency']:g}"
+    return f"at rate {point.values.get('request_rate')}"
 
 
 def _attach_requests(
@@ -97,26 +178,27 @@ def _attach_requests(
                 RowError(file, f"no sweep named {name!r} in this upload", first_row, "sweep")
             )
             continue
-        point = _find_point(sweep.points, concurrency, rate)
-        if point is None:
-            load = f"concurrency {concurrency}" if concurrency is not None else f"rate {rate}"
+        matches = _matching_points(sweep.points, concurrency, rate)
+        load = f"concurrency {concurrency}" if concurrency is not None else f"rate {rate}"
+        if len(matches) != 1:
+            problem = "no point" if not matches else f"{len(matches)} points"
             errors.append(
-                RowError(file, f"sweep {name!r} has no point at {load}", first_row, "concurrency")
+                RowError(file, f"sweep {name!r} has {problem} at {load}", first_row, "concurrency")
             )
             continue
+        point = matches[0]
         if point.samples is not None:
-            errors.append(RowError(file, f"sweep {name!r} has two points at this load", first_row))
+            errors.append(RowError(file, f"samples for {load} given twice", first_row))
             continue
         point.samples = list(
             group.select("ttft_ms", "e2el_ms", "output_len", "input_len", "ok").iter_rows()
         )
 
 
-def _find_point(points: list[ParsedPoint], concurrency: Any, rate: Any) -> ParsedPoint | None:
-    matches = [
+def _matching_points(points: list[ParsedPoint], concurrency: Any, rate: Any) -> list[ParsedPoint]:
+    return [
         p
         for p in points
         if (concurrency is None or p.values.get("concurrency") == concurrency)
         and (rate is None or p.values.get("request_rate") == rate)
     ]
-    return matches[0] if len(matches) == 1 else None

@@ -63,3 +63,17 @@ def _norm(value: Any) -> Any:
             return int(value)
         return repr(value)
     return value
+
+
+def make_samples(
+    ttft_ms: list[float | None],
+    e2el_ms: list[float | None],
+    output_len: list[int | None],
+    input_len: list[int | None],
+    ok: list[bool],
+) -> list[tuple[Any, ...]]:
+    """Request samples of one point from parallel columns (ms and tokens; None where failed)."""
+    n = len(ok)
+    if not (len(ttft_ms) == len(e2el_ms) == len(output_len) == len(input_len) == n):
+        raise ValueError("request sample columns differ in length")
+    return list(zip(ttft_ms, e2el_ms, output_len, input_len, ok, strict=True))

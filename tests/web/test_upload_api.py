@@ -139,7 +139,9 @@ BAD_UPLOADS = [
         id="not-utf8",
     ),
     pytest.param(
-        b'{"completed": 10, "duration": 3.5}', ["bad.csv", "not a canonical CSV"], id="json"
+        b'{"completed": 10, "duration": 3.5}',
+        ["bad.csv", "not a recognised result file"],
+        id="json",
     ),
     pytest.param(b"\x89PNG\r\n\x1a\n\x00\x00\x00", ["bad.csv", "binary"], id="binary"),
     pytest.param(

@@ -1,0 +1,44 @@
+"""The importer protocol and the registry that picks an importer by content, not by name."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from app.ingest.parsed import ParsedSweep
+from app.ingest.source import SourceFile
+
+
+class Importer(Protocol):
+    """Turns the files it recognises into sweeps of canonical points."""
+
+    name: str  # e.g. "vLLM bench serve"
+    priority: int  # lower is asked first; specific formats before generic ones
+
+    def sniff(self, file: SourceFile) -> bool:
+        """True if this file is this tool's output (decided by content)."""
+        ...
+
+    def parse(self, files: list[SourceFile], defaults: Mapping[str, Any]) -> list[ParsedSweep]:
+        """All files of this tool in one upload → sweeps (several files may form one sweep).
+
+        Raise IngestError naming file, row or key on bad content. Fill sweep meta with what
+        the files say (model, GPU counts, ...) and `defaults` where they are silent. Put
+        every source field without a canonical column into the point's `extra`.
+        """
+        ...
+
+
+def importers() -> list[Importer]:
+    """Every IMPORTER in app.ingest.tools, in priority order."""
+    from app.ingest import tools
+
+    found: list[Importer] = []
+    for module in pkgutil.iter_modules(tools.__path__):
+        loaded = importlib.import_module(f"{tools.__name__}.{module.name}")
+        importer = getattr(loaded, "IMPORTER", None)
+        if importer is not None:
+            found.append(importer)
+    return sorted(found, key=lambda i: (i.priority, i.name))
