@@ -1,0 +1,89 @@
+"""Small helpers the tool importers share: typed reads that name the file and key on failure."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from app.ingest.errors import IngestError
+
+# Canonical statistic → the keys tools use for it (first present wins).
+STAT_ALIASES: dict[str, tuple[str, ...]] = {
+    "mean": ("mean", "avg", "average"),
+    "p50": ("p50", "median", "50"),
+    "p90": ("p90", "90"),
+    "p95": ("p95", "95"),
+    "p99": ("p99", "99"),
+}
+
+
+def number(value: Any, file: str, key: str, *, allow_inf: bool = False) -> float | None:
+    """A float from a JSON value; None stays None; strings like "inf" or "1,234.5" are accepted.
+
+    Anything else (lists, dicts, words, NaN, or ±inf unless allowed) raises an IngestError that
+    names the file and the key.
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise IngestError.one(file, f"key {key!r}: expected a number, got {value!r}")
+    if isinstance(value, int | float):
+        result = float(value)
+    elif isinstance(value, str):
+        try:
+            result = float(value.replace(",", "").strip())
+        except ValueError:
+            raise IngestError.one(file, f"key {key!r}: expected a number, got {value!r}") from None
+    else:
+        kind = type(value).__name__
+        raise IngestError.one(file, f"key {key!r}: expected a number, got a {kind}")
+    if math.isnan(result) or (math.isinf(result) and not allow_inf):
+        raise IngestError.one(file, f"key {key!r}: {value!r} is not a finite number")
+    return result
+
+
+def integer(value: Any, file: str, key: str) -> int | None:
+    result = number(value, file, key)
+    if result is None:
+        return None
+    if not result.is_integer():
+        raise IngestError.one(file, f"key {key!r}: expected a whole number, got {value!r}")
+    return int(result)
+
+
+def require(obj: Any, keys: tuple[str, ...], file: str, where: str = "") -> Mapping[str, Any]:
+    """The object as a mapping that has every key; otherwise an error naming the missing key."""
+    place = f" in {where}" if where else ""
+    if not isinstance(obj, Mapping):
+        raise IngestError.one(file, f"expected a JSON object{place}, got {type(obj).__name__}")
+    for key in keys:
+        if key not in obj:
+            raise IngestError.one(file, f"required key {key!r} is missing{place}")
+    return obj
+
+
+def stats_into(
+    values: dict[str, Any],
+    metric: str,
+    source: Mapping[str, Any] | None,
+    file: str,
+    key: str,
+    *,
+    scale: float = 1.0,
+) -> None:
+    """Copy mean/p50/p90/p95/p99 of `source` (a tool's stats object) into `{metric}_{stat}_ms`.
+
+    `scale` converts to ms (1000 for seconds). Statistics the tool did not measure stay absent.
+    """
+    if source is None:
+        return
+    if not isinstance(source, Mapping):
+        raise IngestError.one(file, f"key {key!r}: expected an object of statistics")
+    for stat, aliases in STAT_ALIASES.items():
+        for alias in aliases:
+            if alias in source and source[alias] is not None:
+                value = number(source[alias], file, f"{key}.{alias}")
+                if value is not None:
+                    values[f"{metric}_{stat}_ms"] = value * scale
+                break
