@@ -44,12 +44,14 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
     errors.install(app)
 
     from app.api import pricing as api_pricing
+    from app.api import readoff as api_readoff
     from app.api import sweeps as api_sweeps
     from app.web import pages, pricing, sweeps, uploads
 
     for router in (
         api_sweeps.router,
         api_pricing.router,
+        api_readoff.router,
         pages.router,
         sweeps.router,
         uploads.router,

@@ -1,0 +1,180 @@
+"""One Explore/read-off computation: frontiers, SLO read-offs and costs for a set of sweeps.
+
+Glue between queries (rows in) and the pure domain functions (numbers out); no web imports.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import polars as pl
+from sqlalchemy.orm import Session
+
+from app.domain.cost import usd_per_mtok
+from app.domain.estimate import estimate_tok_s_per_gpu
+from app.domain.metrics import Basis
+from app.domain.pareto import Interpolation, pareto_frontier
+from app.domain.point import PointMetrics, Stat
+from app.domain.slo import Readoff, Slo, percentile_readoff, request_readoff
+from app.queries import points as point_queries
+from app.queries import pricing as pricing_queries
+from app.queries.points import SweepPoints
+
+Mode = Literal["percentile", "requests"]
+
+
+@dataclass(frozen=True)
+class Params:
+    slo: Slo
+    mode: Mode = "percentile"
+    basis: Basis = "output"
+    stat: Stat = "p50"
+    interpolation: Interpolation = "staircase"
+
+
+@dataclass(frozen=True)
+class Price:
+    """An hourly price per GPU: a stored profile (profile_id) or an inline price (None)."""
+
+    profile_id: int | None
+    name: str
+    hardware: str | None
+    usd_per_gpu_hour: float
+    utilization: float = 1.0
+
+    def applies_to(self, hardware: str) -> bool:
+        return self.hardware is None or self.hardware.lower() == hardware.lower()
+
+
+@dataclass(frozen=True)
+class Cost:
+    price: Price
+    usd_per_mtok: float | None
+    reason: str | None = None
+
+
+@dataclass
+class SweepAnalysis:
+    meta: dict[str, Any]
+    rows: list[dict[str, Any]]
+    points: list[PointMetrics]
+    xs: list[float | None]  # interactivity, tok/s/user
+    ys: list[float | None]  # tok/s per GPU on the basis
+    frontier: list[int]  # indices into points, x ascending
+    readoff: Readoff
+    estimate_tok_s_per_gpu: float | None
+    costs: list[Cost] = field(default_factory=list)
+
+    @property
+    def dominated(self) -> list[int]:
+        on_front = set(self.frontier)
+        return [i for i in range(len(self.points)) if i not in on_front and self.plotted(i)]
+
+    def plotted(self, i: int) -> bool:
+        x, y = self.xs[i], self.ys[i]
+        return x is not None and y is not None and x > 0
+
+    def excluded_reason(self, i: int, params: Params) -> str | None:
+        if self.xs[i] is None:
+            return f"TPOT {params.stat} not measured"
+        if self.ys[i] is None:
+            return f"no {params.basis} throughput"
+        return None
+
+
+def analyse(
+    sweeps: list[SweepPoints],
+    params: Params,
+    prices: list[Price],
+    samples: pl.DataFrame | None = None,
+) -> list[SweepAnalysis]:
+    """Frontier, read-off and costs of each sweep, in the order given."""
+    return [_one(s, params, prices, samples) for s in sweeps]
+
+
+def _one(
+    sweep: SweepPoints, params: Params, prices: list[Price], samples: pl.DataFrame | None
+) -> SweepAnalysis:
+    points = [PointMetrics.from_row(r) for r in sweep.rows]
+    xs = [p.interactivity_tok_s_user(params.stat) for p in points]
+    ys = [p.tok_s_per_gpu(params.basis) for p in points]
+    frontier = pareto_frontier(xs, ys)
+    if params.mode == "requests":
+        ids = [p.point_id for p in points]
+        mine = samples.filter(pl.col("point_id").is_in(ids)) if samples is not None else None
+        readoff = request_readoff(
+            mine if mine is not None else pl.DataFrame(),
+            points,
+            params.slo,
+            params.basis,
+            params.stat,
+        )
+    else:
+        readoff = percentile_readoff(points, params.slo, params.basis, params.stat)
+    estimate_y = _estimate(readoff, points, params, frontier, xs, ys)
+    analysis = SweepAnalysis(sweep.meta, sweep.rows, points, xs, ys, frontier, readoff, estimate_y)
+    analysis.costs = [_cost(analysis, price) for price in prices]
+    return analysis
+
+
+def _estimate(
+    readoff: Readoff,
+    points: list[PointMetrics],
+    params: Params,
+    frontier: list[int],
+    xs: list[float | None],
+    ys: list[float | None],
+) -> float | None:
+    estimate = readoff.estimate
+    if estimate is None:
+        return None
+    by_id = {p.point_id: p for p in points}
+    y0 = by_id[estimate.between[0]].tok_s_per_gpu(params.basis)
+    y1 = by_id[estimate.between[1]].tok_s_per_gpu(params.basis)
+    front_xs = [float(xs[i] or 0) for i in frontier]
+    front_ys = [float(ys[i] or 0) for i in frontier]
+    value = estimate_tok_s_per_gpu(estimate, params.interpolation, y0, y1, front_xs, front_ys)
+    goodput = readoff.goodput_tok_s_per_gpu
+    # An estimate is only worth showing where it says more than the measured goodput.
+    return value if value is not None and goodput is not None and value > goodput else None
+
+
+def _cost(analysis: SweepAnalysis, price: Price) -> Cost:
+    hardware = str(analysis.meta.get("hardware") or "")
+    if not price.applies_to(hardware):
+        return Cost(price, None, f"price is for {price.hardware}, not {hardware}")
+    goodput = analysis.readoff.goodput_tok_s_per_gpu
+    if goodput is None:
+        return Cost(price, None, "no goodput at this SLO")
+    return Cost(price, usd_per_mtok(price.usd_per_gpu_hour, goodput, price.utilization))
+
+
+def prices_for(
+    session: Session, profile_ids: list[int], usd_per_gpu_hour: float | None
+) -> list[Price]:
+    """Stored profiles (their total hourly cost) plus an optional inline rental price."""
+    prices = []
+    for profile in pricing_queries.get_profiles(session, profile_ids):
+        total = pricing_queries.hourly_cost(profile)["total_usd_per_gpu_hour"] or 0.0
+        prices.append(Price(profile.id, profile.name, profile.hardware, total, profile.utilization))
+    if usd_per_gpu_hour is not None:
+        prices.append(Price(None, f"${usd_per_gpu_hour:g}/GPU-hour", None, usd_per_gpu_hour))
+    return prices
+
+
+def run(
+    session: Session,
+    sweep_ids: list[int],
+    params: Params,
+    profile_ids: list[int],
+    usd_per_gpu_hour: float | None,
+) -> tuple[list[SweepAnalysis], list[Price]]:
+    """Load the sweeps (and samples in per-request mode), then analyse them."""
+    sweeps = point_queries.sweeps_with_points(session, sweep_ids)
+    samples = None
+    if params.mode == "requests":
+        ids = [r["point_id"] for s in sweeps for r in s.rows]
+        samples = point_queries.samples_frame(session, ids)
+    prices = prices_for(session, profile_ids, usd_per_gpu_hour)
+    return analyse(sweeps, params, prices, samples), prices

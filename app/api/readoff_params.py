@@ -1,0 +1,50 @@
+"""Query parameters of a read-off (SLO, axes, pricing), shared by /api/readoff and the pages."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from app.analysis import Params
+from app.domain.slo import Slo
+
+
+class ReadoffQuery(BaseModel):
+    """SLO limits in ms (a limit not given is not checked), axis choices and prices."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    ttft_ms: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    tpot_ms: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    min_tok_s_user: float | None = Field(
+        default=None, gt=0, allow_inf_nan=False, description="instead of tpot_ms: 1000/value"
+    )
+    e2el_ms: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    percentile: Literal["p50", "p90", "p95", "p99"] = "p90"
+    mode: Literal["percentile", "requests"] = "percentile"
+    attainment: float = Field(default=0.9, gt=0, le=1, allow_inf_nan=False)
+    basis: Literal["output", "total", "input"] = "output"
+    stat: Literal["mean", "p50", "p90", "p95", "p99"] = Field(
+        default="p50", description="TPOT statistic of the x axis"
+    )
+    pricing: list[int] = Field(default_factory=list, description="pricing profile ids")
+    usd_per_gpu_hour: float | None = Field(
+        default=None, gt=0, allow_inf_nan=False, description="an inline rental price"
+    )
+    interpolation: Literal["staircase", "linear", "loglinear", "steffen"] = "staircase"
+
+    @model_validator(mode="after")
+    def _one_tpot_limit(self) -> ReadoffQuery:
+        if self.tpot_ms is not None and self.min_tok_s_user is not None:
+            raise ValueError("give tpot_ms or min_tok_s_user, not both")
+        return self
+
+    def slo(self) -> Slo:
+        tpot = self.tpot_ms
+        if self.min_tok_s_user is not None:
+            tpot = 1000.0 / self.min_tok_s_user
+        return Slo(self.ttft_ms, tpot, self.e2el_ms, self.percentile, self.attainment)
+
+    def params(self) -> Params:
+        return Params(self.slo(), self.mode, self.basis, self.stat, self.interpolation)

@@ -1,0 +1,240 @@
+"""/api/readoff and /api/frontier: exact numbers on sweeps uploaded through the API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from tests.factories import post_files
+
+# Oracle O11: p90 TPOT ≤ 35 ms and p90 TTFT ≤ 300 ms; tok/s/GPU = output_tok_s / 8.
+O11 = (
+    b"sweep,hardware,num_gpus,concurrency,tpot_p50_ms,tpot_p90_ms,ttft_p90_ms,output_tok_s,"
+    b"requests_per_s\n"
+    b"o11,H100,8,8,18,20,150,16000,2.0\n"
+    b"o11,H100,8,16,25,28,180,25600,3.2\n"
+    b"o11,H100,8,32,38,42,260,38400,4.8\n"
+    b"o11,H100,8,64,60,70,600,48000,6.0\n"
+)
+
+# Oracle O9: 7 successful requests and 1 failure in 4.0 s on one GPU.
+O9_POINTS = (
+    b"sweep,hardware,num_gpus,concurrency,duration_s,tpot_p50_ms,output_tok_s\n"
+    b"o9,H100,1,8,4.0,40,88.0\n"
+)
+O9_REQUESTS = (
+    b"sweep,concurrency,ttft_ms,e2el_ms,output_len,input_len,ok\n"
+    b"o9,8,120,3090,100,10,true\n"
+    b"o9,8,180,4140,100,10,true\n"
+    b"o9,8,250,3220,100,10,true\n"
+    b"o9,8,100,6040,100,10,true\n"
+    b"o9,8,190,190,1,10,true\n"
+    b"o9,8,150,2150,51,10,true\n"
+    b"o9,8,300,8220,100,10,true\n"
+    b"o9,8,,,,10,false\n"
+)
+
+
+def upload(client: TestClient, *files: tuple[str, bytes]) -> list[int]:
+    response = post_files(client, *files)
+    assert response.status_code == 201, response.text
+    return [s["id"] for s in response.json()["sweeps"]]
+
+
+def readoff(client: TestClient, **params: Any) -> dict[str, Any]:
+    response = client.get("/api/readoff", params=params)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def test_o11_goodput_is_the_best_measured_point_and_the_estimate_interpolates(
+    client: TestClient,
+) -> None:
+    [sweep] = upload(client, ("o11.csv", O11))
+    body = readoff(client, sweep=sweep, tpot_ms=35, ttft_ms=300, interpolation="linear")
+    [result] = body["results"]
+    assert result["meets_slo"] is True
+    assert result["reason"] is None
+    assert result["goodput_tok_s_per_gpu"] == 3200.0
+    assert result["goodput_requests_per_s"] == 3.2
+    assert result["operating_point"]["concurrency"] == 16
+    assert result["operating_point"]["interactivity_tok_s_user"] == pytest.approx(1000 / 25)
+    assert result["estimate"]["tok_s_per_gpu"] == pytest.approx(4000.0)
+    assert result["estimate"]["load"] == pytest.approx(24.0)
+    assert result["estimate"]["label"] == "interpolated"
+    assert body["slo"]["description"] == "p90 TTFT ≤ 300 ms, p90 TPOT ≤ 35 ms"
+
+
+def test_staircase_gives_no_estimate_and_loglinear_is_geometric(client: TestClient) -> None:
+    [sweep] = upload(client, ("o11.csv", O11))
+    plain = readoff(client, sweep=sweep, tpot_ms=35, ttft_ms=300)["results"][0]
+    assert plain["estimate"] is None
+    geo = readoff(client, sweep=sweep, tpot_ms=35, ttft_ms=300, interpolation="loglinear")
+    assert geo["results"][0]["estimate"]["tok_s_per_gpu"] == pytest.approx(
+        3200 * (4800 / 3200) ** 0.5
+    )
+
+
+def test_a_limit_equal_to_the_measured_percentile_passes(client: TestClient) -> None:
+    [sweep] = upload(client, ("o11.csv", O11))
+    result = readoff(client, sweep=sweep, tpot_ms=42, ttft_ms=260)["results"][0]
+    assert result["goodput_tok_s_per_gpu"] == 4800.0
+    assert result["operating_point"]["concurrency"] == 32
+
+
+def test_min_tok_s_user_is_a_tpot_limit_of_1000_over_it(client: TestClient) -> None:
+    [sweep] = upload(client, ("o11.csv", O11))
+    body = readoff(client, sweep=sweep, min_tok_s_user=25)  # TPOT ≤ 40 ms
+    assert body["slo"]["tpot_ms"] == 40.0
+    assert body["results"][0]["goodput_tok_s_per_gpu"] == 3200.0
+
+
+def test_a_missing_percentile_makes_points_unknown_never_passing(client: TestClient) -> None:
+    data = (
+        b"sweep,hardware,num_gpus,concurrency,tpot_p50_ms,tpot_p90_ms,output_tok_s\n"
+        b"gap,H100,1,1,10,12,100\ngap,H100,1,2,11,13,180\n"
+    )
+    [sweep] = upload(client, ("gap.csv", data))
+    result = readoff(client, sweep=sweep, tpot_ms=50, ttft_ms=1000)["results"][0]
+    assert result["meets_slo"] is False
+    assert result["goodput_tok_s_per_gpu"] is None
+    assert result["reason"] == "2 points unknown: p90 TTFT not measured"
+    assert [p["status"] for p in result["points"]] == ["unknown", "unknown"]
+    # Without a TTFT limit nothing unmeasured is checked.
+    assert readoff(client, sweep=sweep, tpot_ms=50)["results"][0]["goodput_tok_s_per_gpu"] == 180
+
+
+def test_a_sweep_where_no_point_passes_says_why(client: TestClient) -> None:
+    [sweep] = upload(client, ("o11.csv", O11))
+    result = readoff(client, sweep=sweep, ttft_ms=100)["results"][0]
+    assert result["meets_slo"] is False
+    assert (
+        result["reason"] == "no point meets the SLO: lightest load fails p90 TTFT 150 ms > 100 ms"
+    )
+    assert result["costs"] == []
+
+
+def test_non_monotone_sweeps_take_the_best_passing_point_not_the_last(client: TestClient) -> None:
+    data = (
+        b"sweep,hardware,num_gpus,concurrency,tpot_p50_ms,tpot_p90_ms,output_tok_s\n"
+        b"wobble,H100,2,4,10,12,1000\nwobble,H100,2,8,12,14,1800\n"
+        b"wobble,H100,2,16,13,15,1500\nwobble,H100,2,32,30,40,2500\n"
+    )
+    [sweep] = upload(client, ("wobble.csv", data))
+    result = readoff(client, sweep=sweep, tpot_ms=20)["results"][0]
+    assert result["goodput_tok_s_per_gpu"] == 900.0
+    assert result["operating_point"]["concurrency"] == 8
+    frontier = client.get("/api/frontier", params={"sweep": sweep}).json()["sweeps"][0]
+    assert [p["concurrency"] for p in frontier["frontier"]] == [32, 8, 4]
+    assert [p["concurrency"] for p in frontier["dominated"]] == [16]
+    assert frontier["frontier"][0]["x"] == pytest.approx(1000 / 30)
+    assert frontier["frontier"][0]["y"] == 1250.0
+
+
+def test_o9_per_request_mode_counts_failures_as_misses(client: TestClient) -> None:
+    [sweep] = upload(client, ("o9.csv", O9_POINTS), ("o9.requests.csv", O9_REQUESTS))
+    params = {"sweep": sweep, "ttft_ms": 200, "tpot_ms": 50, "mode": "requests"}
+    strict = readoff(client, **params)["results"][0]
+    assert strict["meets_slo"] is False
+    assert strict["points"][0]["attainment"] == 0.5
+    assert strict["reason"].startswith("no point meets the SLO: lightest load fails attainment 50")
+    loose = readoff(client, **params, attainment=0.5)["results"][0]
+    assert loose["meets_slo"] is True
+    assert loose["goodput_tok_s_per_gpu"] == pytest.approx(63.0)
+    assert loose["goodput_requests_per_s"] == pytest.approx(1.0)
+
+
+def test_per_request_mode_without_samples_is_unknown(client: TestClient) -> None:
+    [sweep] = upload(client, ("o11.csv", O11))
+    result = readoff(client, sweep=sweep, tpot_ms=35, mode="requests")["results"][0]
+    assert result["meets_slo"] is False
+    assert result["reason"] == "4 points unknown: no request samples"
+
+
+def test_costs_under_rental_and_ownership_profiles_and_an_inline_price(
+    client: TestClient,
+) -> None:
+    [sweep] = upload(client, ("o11.csv", O11))
+    rental = client.post(
+        "/api/pricing", json={"name": "r", "kind": "rental", "usd_per_gpu_hour": 2.0}
+    ).json()
+    owned = client.post(
+        "/api/pricing",
+        json={
+            "name": "o",
+            "kind": "ownership",
+            "capex_usd": 40000,
+            "life_years": 4,
+            "cost_of_capital": 0.1,
+            "power_kw": 1.0,
+            "pue": 1.3,
+            "usd_per_kwh": 0.08,
+            "colo_usd_per_kw_month": 150,
+            "utilization": 0.7,
+        },
+    ).json()
+    body = readoff(
+        client,
+        sweep=sweep,
+        tpot_ms=35,
+        ttft_ms=300,
+        pricing=[rental["id"], owned["id"]],
+        usd_per_gpu_hour=1.3,
+    )
+    costs = body["results"][0]["costs"]
+    assert [c["profile_id"] for c in costs] == [rental["id"], owned["id"], None]
+    # $/Mtok = hourly × 1e6 / (3600 × 3200 × utilization)
+    assert costs[0]["usd_per_mtok"] == pytest.approx(2.0 * 1e6 / (3600 * 3200))
+    assert costs[1]["usd_per_mtok"] == pytest.approx(1.749985 * 1e6 / (3600 * 3200 * 0.7), rel=1e-6)
+    assert costs[2]["usd_per_mtok"] == pytest.approx(1.3 * 1e6 / (3600 * 3200))
+
+
+def test_a_profile_for_other_hardware_prices_nothing(client: TestClient, session: Any) -> None:
+    from app.models import Hardware
+
+    session.add(Hardware(key="B200", name="B200"))
+    session.commit()
+    [sweep] = upload(client, ("o11.csv", O11))
+    other = client.post(
+        "/api/pricing",
+        json={"name": "b", "kind": "rental", "hardware": "B200", "usd_per_gpu_hour": 3},
+    ).json()
+    cost = readoff(client, sweep=sweep, tpot_ms=35, pricing=other["id"])["results"][0]["costs"][0]
+    assert cost["usd_per_mtok"] is None
+    assert cost["reason"] == "price is for B200, not H100"
+
+
+def test_the_total_basis_uses_total_throughput(client: TestClient) -> None:
+    data = (
+        b"sweep,hardware,num_gpus,concurrency,tpot_p50_ms,tpot_p90_ms,output_tok_s,total_tok_s\n"
+        b"t,H100,2,4,10,12,1000,9000\n"
+    )
+    [sweep] = upload(client, ("t.csv", data))
+    for basis, expected in (("output", 500.0), ("total", 4500.0), ("input", 4000.0)):
+        result = readoff(client, sweep=sweep, tpot_ms=20, basis=basis)["results"][0]
+        assert result["goodput_tok_s_per_gpu"] == expected
+
+
+@pytest.mark.parametrize(
+    ("params", "fragment"),
+    [
+        ({"sweep": 999}, "sweep 999 does not exist"),
+        ({}, "sweep"),
+        ({"sweep": "abc"}, "sweep"),
+        ({"sweep": 1, "tpot_ms": -5}, "tpot_ms"),
+        ({"sweep": 1, "percentile": "p42"}, "percentile"),
+        ({"sweep": 1, "tpot_ms": 40, "min_tok_s_user": 25}, "not both"),
+        ({"sweep": 1, "pricing": 12345}, "pricing profile 12345 does not exist"),
+        ({"sweep": 1, "attainment": 1.5}, "attainment"),
+        ({"sweep": 1, "interpolation": "cubic"}, "interpolation"),
+    ],
+)
+def test_bad_parameters_are_a_clear_4xx(
+    client: TestClient, params: dict[str, Any], fragment: str
+) -> None:
+    upload(client, ("o11.csv", O11))
+    response = client.get("/api/readoff", params=params)
+    assert 400 <= response.status_code < 500
+    assert fragment in response.json()["detail"]
