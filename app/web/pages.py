@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import RedirectResponse, Response
+from fastapi.responses import Response
 from sqlalchemy import text
 
 from app.definitions import DEFINITIONS, definitions_json
@@ -13,12 +13,6 @@ from app.web.deps import SessionDep
 from app.web.templating import render
 
 router = APIRouter()
-
-
-@router.get("/", include_in_schema=False, name="home")
-def home() -> RedirectResponse:
-    """Until Explore exists, the sweep list is the front page."""
-    return RedirectResponse("/sweeps", status_code=307)
 
 
 @router.get("/healthz", name="healthz", tags=["health"])

@@ -1,0 +1,208 @@
+"""Plotly figure specs as plain dicts (no Plotly import): the templates serialise them as JSON."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from app.analysis import Params, SweepAnalysis
+from app.domain.slo import Slo
+
+# Okabe–Ito: distinguishable with the common forms of colour blindness.
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000", "#F0E442")
+SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross", "x")
+BASIS_WORDS = {"output": "Output", "total": "Total (input + output)", "input": "Input"}
+
+
+def colour(i: int) -> str:
+    return PALETTE[i % len(PALETTE)]
+
+
+def symbol(i: int) -> str:
+    return SYMBOLS[(i // len(PALETTE)) % len(SYMBOLS)]
+
+
+def pareto_figure(
+    results: list[SweepAnalysis],
+    params: Params,
+    *,
+    log_x: bool = False,
+    log_y: bool = False,
+    frontier_only: bool = False,
+    extra_traces: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """Frontier lines, faded dominated points, read-off stars, and the SLO's interactivity floor."""
+    traces: list[dict[str, Any]] = []
+    for i, result in enumerate(results):
+        traces.extend(_sweep_traces(i, result, params, frontier_only))
+    traces.extend(extra_traces or [])
+    xs = [x for r in results for x in r.xs if x is not None and x > 0]
+    layout: dict[str, Any] = {
+        "margin": {"l": 70, "r": 20, "t": 30, "b": 60},
+        "hovermode": "closest",
+        "legend": {"orientation": "h", "y": -0.2, "itemclick": "toggle"},
+        "xaxis": {
+            "title": {
+                "text": (
+                    f'<a href="/metrics#interactivity">Interactivity (tok/s/user)'
+                    f" = 1000 / {params.stat} TPOT</a>"
+                )
+            },
+            "type": "log" if log_x else "linear",
+            "rangemode": "tozero",
+            "zeroline": False,
+        },
+        "yaxis": {
+            "title": {
+                "text": (
+                    f'<a href="/metrics#throughput">{BASIS_WORDS[params.basis]} tok/s per GPU</a>'
+                )
+            },
+            "type": "log" if log_y else "linear",
+            "rangemode": "tozero",
+        },
+        "shapes": [],
+        "annotations": [],
+        "uirevision": "explore",
+    }
+    _slo_floor(layout, params.slo, xs, log_x)
+    return {"data": traces, "layout": layout, "config": {"toImageButtonOptions": {"scale": 2}}}
+
+
+def _sweep_traces(
+    i: int, result: SweepAnalysis, params: Params, frontier_only: bool
+) -> list[dict[str, Any]]:
+    name = str(result.meta["name"])
+    group = f"sweep-{result.meta['id']}"
+    base: dict[str, Any] = {"legendgroup": group, "type": "scatter"}
+    hover = [_hover(result, k, params) for k in range(len(result.points))]
+    front = result.frontier
+    traces: list[dict[str, Any]] = [
+        {
+            **base,
+            "name": name,
+            "mode": "lines+markers",
+            "x": [result.xs[k] for k in front],
+            "y": [result.ys[k] for k in front],
+            "text": [hover[k] for k in front],
+            "hovertemplate": "%{text}<extra></extra>",
+            "line": {"color": colour(i), "width": 2},
+            "marker": {"color": colour(i), "size": 8, "symbol": symbol(i)},
+        }
+    ]
+    dominated = result.dominated
+    if dominated and not frontier_only:
+        traces.append(
+            {
+                **base,
+                "name": f"{name} (dominated)",
+                "showlegend": False,
+                "mode": "markers",
+                "x": [result.xs[k] for k in dominated],
+                "y": [result.ys[k] for k in dominated],
+                "text": [hover[k] + "<br><i>dominated</i>" for k in dominated],
+                "hovertemplate": "%{text}<extra></extra>",
+                "marker": {"color": colour(i), "size": 7, "symbol": symbol(i), "opacity": 0.3},
+            }
+        )
+    op = result.readoff.operating_point
+    if op is not None and op.interactivity_tok_s_user is not None:
+        traces.append(
+            {
+                **base,
+                "name": f"{name} · goodput at SLO",
+                "showlegend": False,
+                "mode": "markers",
+                "x": [op.interactivity_tok_s_user],
+                "y": [op.tok_s_per_gpu],
+                "hovertemplate": (
+                    f"<b>{name}</b><br>goodput at SLO: %{{y:,.1f}} tok/s/GPU"
+                    f"<br>at %{{x:,.1f}} tok/s/user<extra></extra>"
+                ),
+                "marker": {
+                    "color": colour(i),
+                    "size": 18,
+                    "symbol": "star",
+                    "line": {"color": "#000", "width": 1.5},
+                },
+            }
+        )
+    return traces
+
+
+def _hover(result: SweepAnalysis, k: int, params: Params) -> str:
+    meta, row = result.meta, result.rows[k]
+    lines = [f"<b>{meta['name']}</b>", f"{meta['hardware']} × {meta['num_gpus']}"]
+    system = " · ".join(str(meta[f]) for f in ("engine", "precision") if meta.get(f))
+    if system:
+        lines.append(system)
+    if row.get("concurrency") is not None:
+        lines.append(f"concurrency {row['concurrency']:g}")
+    if row.get("request_rate") is not None:
+        rate = row["request_rate"]
+        lines.append("rate ∞" if math.isinf(rate) else f"rate {rate:g} req/s")
+    x, y = result.xs[k], result.ys[k]
+    if x is not None and y is not None:
+        lines.append(f"{x:,.1f} tok/s/user · {y:,.1f} tok/s/GPU ({params.basis})")
+    for metric in ("ttft", "tpot", "e2el"):
+        parts = [
+            f"{stat} {row[f'{metric}_{stat}_ms']:,.1f}"
+            for stat in ("p50", "p90", "p99")
+            if row.get(f"{metric}_{stat}_ms") is not None
+        ]
+        if parts:
+            lines.append(f"{metric.upper()} ms: " + ", ".join(parts))
+    return "<br>".join(lines)
+
+
+def _slo_floor(layout: dict[str, Any], slo: Slo, xs: list[float], log_x: bool) -> None:
+    """Shade interactivities below the SLO's minimum (from its TPOT limit)."""
+    floor = slo.min_tok_s_user
+    if floor is None or not xs:
+        return
+    low = min(min(xs), floor) / 2 if log_x else 0.0
+
+    def pos(value: float) -> float:
+        return math.log10(value) if log_x else value
+
+    layout["shapes"].append(
+        {
+            "type": "rect",
+            "xref": "x",
+            "yref": "paper",
+            "x0": pos(low) if log_x else low,
+            "x1": pos(floor),
+            "y0": 0,
+            "y1": 1,
+            "fillcolor": "rgba(213, 94, 0, 0.08)",
+            "line": {"width": 0},
+            "layer": "below",
+        }
+    )
+    layout["shapes"].append(
+        {
+            "type": "line",
+            "xref": "x",
+            "yref": "paper",
+            "x0": pos(floor),
+            "x1": pos(floor),
+            "y0": 0,
+            "y1": 1,
+            "line": {"color": "#D55E00", "width": 1.5, "dash": "dot"},
+        }
+    )
+    layout["annotations"].append(
+        {
+            "xref": "x",
+            "yref": "paper",
+            "x": pos(floor),
+            "y": 1,
+            "yanchor": "bottom",
+            "xanchor": "left",
+            "showarrow": False,
+            "font": {"size": 11, "color": "#A04000"},
+            "text": (
+                f"SLO: ≥ {floor:,.1f} tok/s/user ({slo.percentile} TPOT ≤ {slo.tpot_ms:g} ms)"
+            ),
+        }
+    )

@@ -1,0 +1,229 @@
+"""Explore's URL state: filters, series, axes, SLO (presets) and prices, resolved to one view.
+
+Everything the page shows comes from the query string, so every view can be shared and the
+back button works; `canonical_query()` is what the address bar shows after an update.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlencode
+
+from pydantic import Field, ValidationError
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+from starlette.datastructures import QueryParams
+
+from app.api.readoff_params import ReadoffQuery
+from app.models import PricingProfile, SloPreset, Sweep
+from app.queries import points as point_queries
+from app.web.errors import AppError
+
+FILTERS = ("model", "hardware", "engine", "precision", "isl", "osl", "source_kind")
+SLO_FIELDS = ("ttft_ms", "tpot_ms", "min_tok_s_user", "e2el_ms", "percentile", "attainment")
+DEFAULT_PRESET = "chat-interactive"
+DEFAULT_PRICE_SET = "costr@2026-09-08"
+DEFAULT_SERIES = 8
+MAX_SERIES = 20
+
+
+class ExploreQuery(ReadoffQuery):
+    model: str | None = None
+    hardware: str | None = None
+    engine: str | None = None
+    precision: str | None = None
+    isl: int | None = None
+    osl: int | None = None
+    source_kind: str | None = None
+    sweep: list[int] = Field(default_factory=list)
+    picked: bool = False  # the series picker was used, so an empty selection means none
+    preset: str | None = None
+    applied_preset: str | None = None
+    price_set: str | None = None
+    logx: bool = False
+    logy: bool = False
+    frontier_only: bool = False
+
+
+@dataclass
+class PriceColumn:
+    label: str
+    profile_ids: list[int]  # a price set has one profile per GPU; a cell uses the one that applies
+    inline: bool = False
+
+
+@dataclass
+class ExploreState:
+    query: ExploreQuery
+    candidates: list[Sweep]
+    selected: list[int]
+    presets: list[SloPreset]
+    preset_key: str  # the preset the limits equal, or "" for custom limits
+    profiles: list[PricingProfile]
+    price_sets: list[tuple[str, str]]  # (key, label)
+    price_columns: list[PriceColumn] = field(default_factory=list)
+
+    @property
+    def profile_ids(self) -> list[int]:
+        return [i for c in self.price_columns for i in c.profile_ids]
+
+    def canonical_query(self) -> str:
+        data = self.query.model_dump(exclude_none=True, exclude_defaults=True)
+        data["sweep"] = self.selected
+        data["picked"] = True
+        data["preset"] = self.preset_key or "custom"
+        data.pop("applied_preset", None)
+        pairs: list[tuple[str, Any]] = []
+        for key, value in data.items():
+            if isinstance(value, list):
+                pairs.extend((key, v) for v in value)
+            elif isinstance(value, bool):
+                if value:
+                    pairs.append((key, "1"))
+            else:
+                pairs.append((key, value))
+        return urlencode(pairs)
+
+
+def parse(params: QueryParams) -> ExploreQuery:
+    """The query string without empty fields (an empty form field means 'not given')."""
+    data: dict[str, Any] = {}
+    for key, value in params.multi_items():
+        if value == "":
+            continue
+        if key in ("sweep", "pricing"):
+            data.setdefault(key, []).append(value)
+        else:
+            data[key] = value
+    try:
+        return ExploreQuery.model_validate(data)
+    except ValidationError as exc:
+        message = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}".lstrip(": ") for e in exc.errors()
+        )
+        raise AppError(422, "Invalid request", message) from exc
+
+
+def resolve(session: Session, query: ExploreQuery) -> ExploreState:
+    """Apply presets and defaults, pick the series, expand price sets into profiles."""
+    presets = list(session.scalars(select(SloPreset).order_by(SloPreset.key)).all())
+    by_key = {p.key: p for p in presets}
+    query = _apply_preset(query, by_key)
+    filters = {f: getattr(query, f) for f in FILTERS}
+    candidates = _candidates(session, filters)
+    if query.sweep:
+        selected = list(dict.fromkeys(query.sweep))[:MAX_SERIES]
+    elif query.picked:
+        selected = []
+    else:
+        selected = _default_series(candidates)
+    profiles = list(
+        session.scalars(
+            select(PricingProfile).order_by(PricingProfile.hardware, PricingProfile.name)
+        ).all()
+    )
+    state = ExploreState(
+        query=query,
+        candidates=candidates,
+        selected=selected,
+        presets=presets,
+        preset_key=_matching_preset(query, by_key),
+        profiles=profiles,
+        price_sets=_price_sets(profiles),
+    )
+    state.price_columns = _price_columns(state)
+    return state
+
+
+def _default_series(candidates: list[Sweep]) -> list[int]:
+    """The largest group sharing model and ISL/OSL: comparable curves, never mixed workloads."""
+    groups: dict[tuple[Any, ...], list[int]] = {}
+    for sweep in candidates:
+        groups.setdefault((sweep.model, sweep.isl, sweep.osl), []).append(sweep.id)
+    if not groups:
+        return []
+    best = max(groups.values(), key=lambda ids: (len(ids), max(ids)))
+    return best[:DEFAULT_SERIES]
+
+
+def _apply_preset(query: ExploreQuery, presets: dict[str, SloPreset]) -> ExploreQuery:
+    given = query.model_fields_set
+    first_visit = not (given & {*SLO_FIELDS, "preset", "applied_preset", "picked"})
+    key = DEFAULT_PRESET if first_visit and query.preset is None else query.preset
+    preset = presets.get(key or "")
+    changes: dict[str, Any] = {}
+    if preset is not None and (first_visit or key != query.applied_preset):
+        changes = {
+            "ttft_ms": preset.ttft_ms,
+            "tpot_ms": preset.tpot_ms,
+            "min_tok_s_user": None,
+            "e2el_ms": preset.e2el_ms,
+            "percentile": preset.percentile,
+            "attainment": preset.attainment,
+            "preset": preset.key,
+        }
+    if first_visit and query.price_set is None and not query.pricing:
+        changes["price_set"] = DEFAULT_PRICE_SET
+    return query.model_copy(update=changes) if changes else query
+
+
+def _matching_preset(query: ExploreQuery, presets: dict[str, SloPreset]) -> str:
+    """The preset whose limits the current ones equal; "" when the user set their own."""
+    preset = presets.get(query.preset or "")
+    if preset is None:
+        return ""
+    slo = query.slo()
+    same = (
+        slo.ttft_ms == preset.ttft_ms
+        and slo.tpot_ms == preset.tpot_ms
+        and slo.e2el_ms == preset.e2el_ms
+        and slo.percentile == preset.percentile
+        and slo.attainment == preset.attainment
+    )
+    return preset.key if same else ""
+
+
+def _candidates(session: Session, filters: dict[str, Any]) -> list[Sweep]:
+    ids = point_queries.sweep_ids_matching(session, filters, limit=200)
+    if not ids:
+        return []
+    rows = session.scalars(select(Sweep).where(Sweep.id.in_(ids))).all()
+    by_id = {s.id: s for s in rows}
+    return [by_id[i] for i in ids]
+
+
+def _price_sets(profiles: list[PricingProfile]) -> list[tuple[str, str]]:
+    """Tiers with a date that cover several GPUs, e.g. InferenceX 3-year rental, Sep 2026."""
+    seen: dict[str, str] = {}
+    labels = {
+        "costh": "owning (hyperscaler)",
+        "costn": "owning (neocloud)",
+        "costr": "3-year rental",
+    }
+    for p in profiles:
+        if p.tier in labels and p.as_of is not None:
+            key = f"{p.tier}@{p.as_of.isoformat()}"
+            seen[key] = f"InferenceX {labels[p.tier]} · {p.as_of:%b %Y}"
+    return sorted(seen.items(), key=lambda kv: kv[0], reverse=True)
+
+
+def _price_columns(state: ExploreState) -> list[PriceColumn]:
+    query = state.query
+    columns: list[PriceColumn] = []
+    labels = dict(state.price_sets)
+    if query.price_set in labels:
+        tier, as_of = (query.price_set or "").split("@")
+        ids = [
+            p.id
+            for p in state.profiles
+            if p.tier == tier and p.as_of is not None and p.as_of.isoformat() == as_of
+        ]
+        columns.append(PriceColumn(labels[query.price_set or ""], ids))
+    names = {p.id: p.name for p in state.profiles}
+    for profile_id in query.pricing:
+        if profile_id in names:
+            columns.append(PriceColumn(names[profile_id], [profile_id]))
+    if query.usd_per_gpu_hour is not None:
+        columns.append(PriceColumn(f"${query.usd_per_gpu_hour:g}/GPU-hour", [], inline=True))
+    return columns
