@@ -96,10 +96,11 @@ def analyse(
 def _one(
     sweep: SweepPoints, params: Params, prices: list[Price], samples: pl.DataFrame | None
 ) -> SweepAnalysis:
-    points = [PointMetrics.from_row(r) for r in sweep.rows]
-    xs = [p.interactivity_tok_s_user(params.stat) for p in points]
-    ys = [p.tok_s_per_gpu(params.basis) for p in points]
-    frontier = pareto_frontier(xs, ys)
+    points = _point_metrics(sweep)
+    key = ("axes", sweep.meta["num_gpus"], params.stat, params.basis)
+    if key not in sweep.derived:
+        sweep.derived[key] = _axes(points, params)
+    xs, ys, frontier = sweep.derived[key]
     if params.mode == "requests":
         ids = [p.point_id for p in points]
         mine = samples.filter(pl.col("point_id").is_in(ids)) if samples is not None else None
@@ -116,6 +117,26 @@ def _one(
     analysis = SweepAnalysis(sweep.meta, sweep.rows, points, xs, ys, frontier, readoff, estimate_y)
     analysis.costs = [_cost(analysis, price) for price in prices]
     return analysis
+
+
+def _point_metrics(sweep: SweepPoints) -> list[PointMetrics]:
+    """Domain points of a sweep; the GPU count comes from the sweep, which may be edited."""
+    num_gpus = sweep.meta["num_gpus"]
+    key = ("points", num_gpus)
+    if key not in sweep.derived:
+        sweep.derived[key] = [
+            PointMetrics.from_row({**r, "num_gpus": num_gpus}) for r in sweep.rows
+        ]
+    points: list[PointMetrics] = sweep.derived[key]
+    return points
+
+
+def _axes(
+    points: list[PointMetrics], params: Params
+) -> tuple[list[float | None], list[float | None], list[int]]:
+    xs = [p.interactivity_tok_s_user(params.stat) for p in points]
+    ys = [p.tok_s_per_gpu(params.basis) for p in points]
+    return xs, ys, pareto_frontier(xs, ys)
 
 
 def _estimate(

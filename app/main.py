@@ -12,6 +12,7 @@ from app import __version__
 from app.db import make_engine, make_sessionmaker, session_scope
 from app.settings import PROJECT_ROOT, Settings, get_settings
 from app.web import errors
+from app.web.timing import ServerTimingMiddleware
 
 
 def create_app(settings: Settings | None = None, *, migrate: bool = True) -> FastAPI:
@@ -40,6 +41,7 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
     app.state.settings = settings
     app.state.engine = engine
     app.state.sessionmaker = make_sessionmaker(engine)
+    app.add_middleware(ServerTimingMiddleware)
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     errors.install(app)
 

@@ -69,11 +69,11 @@ def slo_json(query: ReadoffQuery, params: Params) -> dict[str, Any]:
     }
 
 
-def result_json(result: SweepAnalysis) -> dict[str, Any]:
+def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, Any]:
     readoff: Readoff = result.readoff
     op = readoff.operating_point
     estimate = readoff.estimate
-    return {
+    data = {
         "sweep_id": result.meta["id"],
         "name": result.meta["name"],
         "hardware": result.meta["hardware"],
@@ -112,7 +112,9 @@ def result_json(result: SweepAnalysis) -> dict[str, Any]:
             }
             for c in result.costs
         ],
-        "points": [
+    }
+    if with_points:
+        data["points"] = [
             {
                 "point_id": v.point_id,
                 "status": v.status,
@@ -120,8 +122,8 @@ def result_json(result: SweepAnalysis) -> dict[str, Any]:
                 "attainment": v.attainment,
             }
             for v in readoff.verdicts
-        ],
-    }
+        ]
+    return data
 
 
 def frontier_json(result: SweepAnalysis, params: Params) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 import polars as pl
@@ -96,6 +97,11 @@ class Slo:
 
     def limits(self) -> tuple[tuple[Metric, float], ...]:
         """The set limits as (metric, ms) pairs in TTFT, TPOT, E2EL order."""
+        return self._limits
+
+    @cached_property
+    def _limits(self) -> tuple[tuple[Metric, float], ...]:
+        # Read once per point of every read-off: computed once per SLO.
         values = (self.ttft_ms, self.tpot_ms, self.e2el_ms)
         return tuple((m, v) for m, v in zip(METRICS, values, strict=True) if v is not None)
 
@@ -129,13 +135,27 @@ class Check:
 
 @dataclass(frozen=True)
 class Verdict:
-    """Whether one point meets the SLO, with a human reason naming metric, value and limit."""
+    """Whether one point meets the SLO; `reason` names metric, value and limit.
+
+    The reason is built on demand: read-offs over thousands of points only format the few
+    reasons anyone shows.
+    """
 
     point_id: int
     status: Status
-    reason: str
     checks: tuple[Check, ...] = ()
     requests: RequestStats | None = None
+    note: str | None = None  # a reason that is not a list of checks (per-request, unknown)
+
+    @property
+    def reason(self) -> str:
+        if self.note is not None:
+            return self.note
+        if self.status == "pass":
+            return "; ".join(c.describe() for c in self.checks) or "no limits set"
+        fails = [c.describe() for c in self.checks if c.status == "fail"]
+        unknowns = [c.describe() for c in self.checks if c.status == "unknown"]
+        return "; ".join(fails + unknowns)
 
     @property
     def attainment(self) -> float | None:
@@ -185,19 +205,21 @@ class Readoff:
 
 def point_verdict(point: PointMetrics, slo: Slo) -> Verdict:
     """Check each limit at the SLO percentile (equality passes); missing = unknown, never pass."""
-    checks: list[Check] = []
+    checks = []
+    failed = unknown = False
     for metric, limit in slo.limits():
         value = point.latency(metric).get(slo.percentile)
-        status: Status = "unknown" if value is None else ("pass" if value <= limit else "fail")
+        if value is None:
+            status: Status = "unknown"
+            unknown = True
+        elif value <= limit:
+            status = "pass"
+        else:
+            status = "fail"
+            failed = True
         checks.append(Check(metric, slo.percentile, value, limit, status))
-    fails = [c.describe() for c in checks if c.status == "fail"]
-    unknowns = [c.describe() for c in checks if c.status == "unknown"]
-    if fails:
-        return Verdict(point.point_id, "fail", "; ".join(fails + unknowns), tuple(checks))
-    if unknowns:
-        return Verdict(point.point_id, "unknown", "; ".join(unknowns), tuple(checks))
-    reason = "; ".join(c.describe() for c in checks) or "no limits set"
-    return Verdict(point.point_id, "pass", reason, tuple(checks))
+    overall: Status = "fail" if failed else "unknown" if unknown else "pass"
+    return Verdict(point.point_id, overall, tuple(checks))
 
 
 def percentile_readoff(
@@ -277,18 +299,18 @@ def _request_verdict(
 ) -> Verdict:
     """Attainment verdict of one point from its aggregated sample row."""
     if row is None or not int_or_none(row.get("issued")):
-        return Verdict(point.point_id, "unknown", "no request samples")
+        return Verdict(point.point_id, "unknown", note="no request samples")
     if point.duration_s is None or not point.duration_s > 0:
-        return Verdict(point.point_id, "unknown", "benchmark duration not recorded")
+        return Verdict(point.point_id, "unknown", note="benchmark duration not recorded")
     if point.num_gpus <= 0:
-        return Verdict(point.point_id, "unknown", "GPU count not recorded")
+        return Verdict(point.point_id, "unknown", note="GPU count not recorded")
     stats = request_stats(row, point.duration_s, point.num_gpus, basis)
     passed = stats.attainment >= slo.attainment
     reason = (
         f"attainment {format_number(stats.attainment * 100, 1)} % {'≥' if passed else '<'} "
         f"{format_number(slo.attainment * 100, 1)} % ({stats.good} of {stats.issued} requests good)"
     )
-    return Verdict(point.point_id, "pass" if passed else "fail", reason, requests=stats)
+    return Verdict(point.point_id, "pass" if passed else "fail", requests=stats, note=reason)
 
 
 def _point_goodput(point: PointMetrics, verdict: Verdict, basis: Basis) -> float | None:

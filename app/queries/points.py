@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
@@ -28,13 +30,47 @@ SWEEP_META = (
     "osl",
     "source_kind",
     "measured_at",
+    "content_hash",
 )
+CACHE_SWEEPS = 1024
 
 
 @dataclass
 class SweepPoints:
     meta: dict[str, Any]
-    rows: list[dict[str, Any]]  # canonical point columns plus point_id and num_gpus
+    rows: list[dict[str, Any]]  # canonical point columns plus point_id
+    derived: dict[Any, Any] = field(default_factory=dict)  # per-process memo of derived values
+
+
+class _PointCache:
+    """Points never change after upload (only sweep metadata does), so rows are cached per
+    (database, sweep id, content hash) in each process; a re-used id has another hash."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._rows: OrderedDict[tuple[str, int, str], list[dict[str, Any]]] = OrderedDict()
+        self._derived: dict[tuple[str, int, str], dict[Any, Any]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, int, str]) -> tuple[list[dict[str, Any]], dict[Any, Any]] | None:
+        with self._lock:
+            rows = self._rows.get(key)
+            if rows is None:
+                return None
+            self._rows.move_to_end(key)
+            return rows, self._derived[key]
+
+    def put(self, key: tuple[str, int, str], rows: list[dict[str, Any]]) -> dict[Any, Any]:
+        with self._lock:
+            self._rows[key] = rows
+            derived = self._derived.setdefault(key, {})
+            while len(self._rows) > self.size:
+                old, _ = self._rows.popitem(last=False)
+                self._derived.pop(old, None)
+            return derived
+
+
+_cache = _PointCache(CACHE_SWEEPS)
 
 
 def sweeps_with_points(session: Session, sweep_ids: list[int]) -> list[SweepPoints]:
@@ -48,6 +84,24 @@ def sweeps_with_points(session: Session, sweep_ids: list[int]) -> list[SweepPoin
     missing = [i for i in sweep_ids if i not in metas]
     if missing:
         raise NotFound(f"sweep {missing[0]} does not exist")
+    ordered = list(dict.fromkeys(sweep_ids))
+    database = str(session.get_bind().engine.url)
+    cached = {i: _cache.get((database, i, metas[i]["content_hash"])) for i in ordered}
+    fetched = _fetch_rows(session, [i for i, hit in cached.items() if hit is None])
+    out = []
+    for i in ordered:
+        key = (database, i, metas[i]["content_hash"])
+        hit = cached[i]
+        if hit is None:
+            rows = fetched.get(i, [])
+            hit = (rows, _cache.put(key, rows))
+        out.append(SweepPoints(metas[i], hit[0], hit[1]))
+    return out
+
+
+def _fetch_rows(session: Session, sweep_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
+    if not sweep_ids:
+        return {}
     columns = ("id", "sweep_id", *POINT_COLUMN_NAMES)
     point_rows = session.execute(
         select(*(getattr(Point, c) for c in columns))
@@ -58,9 +112,8 @@ def sweeps_with_points(session: Session, sweep_ids: list[int]) -> list[SweepPoin
     for row in point_rows:
         data = dict(zip(columns, row, strict=True))
         data["point_id"] = data.pop("id")
-        data["num_gpus"] = metas[data["sweep_id"]]["num_gpus"]
         by_sweep[data["sweep_id"]].append(data)
-    return [SweepPoints(metas[i], by_sweep[i]) for i in dict.fromkeys(sweep_ids)]
+    return by_sweep
 
 
 def samples_frame(session: Session, point_ids: list[int]) -> pl.DataFrame:

@@ -97,7 +97,7 @@ def test_a_missing_percentile_makes_points_unknown_never_passing(client: TestCli
         b"gap,H100,1,1,10,12,100\ngap,H100,1,2,11,13,180\n"
     )
     [sweep] = upload(client, ("gap.csv", data))
-    result = readoff(client, sweep=sweep, tpot_ms=50, ttft_ms=1000)["results"][0]
+    result = readoff(client, sweep=sweep, tpot_ms=50, ttft_ms=1000, points=True)["results"][0]
     assert result["meets_slo"] is False
     assert result["goodput_tok_s_per_gpu"] is None
     assert result["reason"] == "2 points unknown: p90 TTFT not measured"
@@ -135,7 +135,7 @@ def test_non_monotone_sweeps_take_the_best_passing_point_not_the_last(client: Te
 
 def test_o9_per_request_mode_counts_failures_as_misses(client: TestClient) -> None:
     [sweep] = upload(client, ("o9.csv", O9_POINTS), ("o9.requests.csv", O9_REQUESTS))
-    params = {"sweep": sweep, "ttft_ms": 200, "tpot_ms": 50, "mode": "requests"}
+    params = {"sweep": sweep, "ttft_ms": 200, "tpot_ms": 50, "mode": "requests", "points": True}
     strict = readoff(client, **params)["results"][0]
     assert strict["meets_slo"] is False
     assert strict["points"][0]["attainment"] == 0.5
