@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -96,7 +97,9 @@ def test_db_upgrade_and_seed_report_what_they_did(
 
 
 def test_the_console_script_is_installed() -> None:
-    exe = shutil.which("paretoscope") or str(Path(__file__).parents[1] / ".venv/bin/paretoscope")
+    beside_python = Path(sys.executable).parent / "paretoscope"
+    exe = str(beside_python) if beside_python.exists() else shutil.which("paretoscope")
+    assert exe, "the paretoscope console script is not installed"
     result = subprocess.run([exe, "--help"], capture_output=True, text=True, check=True)
     for command in ("serve", "import", "export", "db", "seed"):
         assert command in result.stdout

@@ -25,7 +25,10 @@ def api_readoff(
     """Per sweep: does it meet the SLO, its goodput and operating point, and $/Mtok per price."""
     params = query.params()
     results, _ = analysis.run(session, _ids(sweep), params, query.pricing, query.usd_per_gpu_hour)
-    return {"slo": slo_json(query, params), "results": [result_json(r) for r in results]}
+    return {
+        "slo": slo_json(query, params),
+        "results": [result_json(r, with_points=query.points) for r in results],
+    }
 
 
 @router.get("/frontier", name="api_frontier")

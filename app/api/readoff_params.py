@@ -33,6 +33,7 @@ class ReadoffQuery(BaseModel):
         default=None, gt=0, allow_inf_nan=False, description="an inline rental price"
     )
     interpolation: Literal["staircase", "linear", "loglinear", "steffen"] = "staircase"
+    points: bool = Field(default=False, description="add every point's verdict and reason")
 
     @model_validator(mode="after")
     def _one_tpot_limit(self) -> ReadoffQuery:
