@@ -11,7 +11,7 @@ from typing import Any, Literal
 import polars as pl
 from sqlalchemy.orm import Session
 
-from app.domain.cost import usd_per_mtok
+from app.domain.cost import tok_s_per_mw, usd_per_mtok
 from app.domain.estimate import estimate_tok_s_per_gpu
 from app.domain.metrics import Basis
 from app.domain.pareto import Interpolation, pareto_frontier
@@ -65,6 +65,12 @@ class SweepAnalysis:
     readoff: Readoff
     estimate_tok_s_per_gpu: float | None
     costs: list[Cost] = field(default_factory=list)
+    allin_kw: float | None = None  # all-in power per GPU from the hardware catalog
+
+    @property
+    def tok_s_per_mw(self) -> float | None:
+        goodput = self.readoff.goodput_tok_s_per_gpu
+        return None if self.allin_kw is None else tok_s_per_mw(goodput, self.allin_kw)
 
     @property
     def dominated(self) -> list[int]:
@@ -198,4 +204,8 @@ def run(
         ids = [r["point_id"] for s in sweeps for r in s.rows]
         samples = point_queries.samples_frame(session, ids)
     prices = prices_for(session, profile_ids, usd_per_gpu_hour)
-    return analyse(sweeps, params, prices, samples), prices
+    results = analyse(sweeps, params, prices, samples)
+    power = pricing_queries.allin_kw_by_hardware(session)
+    for result in results:
+        result.allin_kw = power.get(str(result.meta["hardware"]).lower())
+    return results, prices

@@ -102,6 +102,7 @@ def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, A
             "between_point_ids": list(estimate.between),
             "label": estimate.label,
         },
+        "tok_s_per_mw": result.tok_s_per_mw,
         "joint_attainment_bounds": readoff.joint_attainment_bounds,
         "note": readoff.note,
         "costs": [

@@ -79,6 +79,12 @@ def hardware_catalog(session: Session) -> list[Hardware]:
     return list(session.scalars(select(Hardware).order_by(Hardware.vendor, Hardware.key)).all())
 
 
+def allin_kw_by_hardware(session: Session) -> dict[str, float]:
+    """All-in kW per GPU by lower-cased hardware key, where the catalog knows it."""
+    rows = session.execute(select(Hardware.key, Hardware.allin_kw)).all()
+    return {key.lower(): kw for key, kw in rows if kw is not None}
+
+
 def hardware_keys(session: Session) -> set[str]:
     return set(session.scalars(select(Hardware.key)).all())
 

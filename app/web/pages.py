@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import Response
+from fastapi.responses import RedirectResponse, Response
 from sqlalchemy import text
 
 from app.definitions import DEFINITIONS, definitions_json
@@ -32,3 +32,9 @@ def metrics_page(request: Request) -> Response:
 def api_metrics() -> dict[str, Any]:
     """Every definition with its formula (the Metrics page's JSON twin)."""
     return {"definitions": definitions_json()}
+
+
+@router.get("/favicon.ico", include_in_schema=False)
+def favicon() -> RedirectResponse:
+    """Browsers ask for /favicon.ico whatever the page says."""
+    return RedirectResponse("/static/favicon.svg", status_code=301)

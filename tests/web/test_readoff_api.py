@@ -238,3 +238,13 @@ def test_bad_parameters_are_a_clear_4xx(
     response = client.get("/api/readoff", params=params)
     assert 400 <= response.status_code < 500
     assert fragment in response.json()["detail"]
+
+
+def test_tokens_per_mw_use_the_catalogs_all_in_power(client: TestClient, session: Any) -> None:
+    from app.models import Hardware
+
+    session.add(Hardware(key="H100", name="H100", allin_kw=1.6))
+    session.commit()
+    [sweep] = upload(client, ("o11.csv", O11))
+    result = readoff(client, sweep=sweep, tpot_ms=35, ttft_ms=300)["results"][0]
+    assert result["tok_s_per_mw"] == pytest.approx(3200 * 1000 / 1.6)
