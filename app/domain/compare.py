@@ -1,0 +1,125 @@
+"""Comparing two systems across interactivity: throughput and cost ratios where both were measured.
+
+Pure math: imports only the standard library and app.domain (no web, database or settings).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from app.domain.metrics import format_number
+from app.domain.pareto import Interpolation, value_at
+
+# Interactivities (tok/s/user) people quote: InferenceX reads DeepSeek at ~35, chat at 25–50, etc.
+HEADLINE_POINTS: tuple[float, ...] = (10, 20, 35, 50, 75, 100, 150, 200, 300)
+
+
+@dataclass(frozen=True)
+class Frontier:
+    """A sweep's frontier: x strictly increasing (tok/s/user), y tok/s per GPU."""
+
+    xs: tuple[float, ...]
+    ys: tuple[float, ...]
+
+    @property
+    def x_range(self) -> tuple[float, float] | None:
+        return (self.xs[0], self.xs[-1]) if self.xs else None
+
+
+@dataclass(frozen=True)
+class RatioPoint:
+    x_tok_s_user: float
+    a_tok_s_per_gpu: float
+    b_tok_s_per_gpu: float
+
+    @property
+    def throughput_ratio(self) -> float:
+        """A ÷ B of tok/s per GPU: > 1 means A serves more per GPU at this interactivity."""
+        return self.a_tok_s_per_gpu / self.b_tok_s_per_gpu
+
+    def cost_ratio(self, a_usd_per_gpu_hour: float, b_usd_per_gpu_hour: float) -> float:
+        """A ÷ B of $/Mtok with each system's own hourly price per useful GPU-hour."""
+        return (a_usd_per_gpu_hour / self.a_tok_s_per_gpu) / (
+            b_usd_per_gpu_hour / self.b_tok_s_per_gpu
+        )
+
+
+@dataclass(frozen=True)
+class RatioCurve:
+    points: tuple[RatioPoint, ...]
+    shared_range: tuple[float, float] | None
+    reason: str | None  # why there is no curve
+
+
+def shared_range(a: Frontier, b: Frontier) -> tuple[float, float] | None:
+    """The interactivities both frontiers cover, or None when they do not overlap."""
+    ra, rb = a.x_range, b.x_range
+    if ra is None or rb is None:
+        return None
+    lo, hi = max(ra[0], rb[0]), min(ra[1], rb[1])
+    return (lo, hi) if lo <= hi else None
+
+
+def no_overlap_reason(a: Frontier, b: Frontier, a_name: str = "A", b_name: str = "B") -> str:
+    ra, rb = a.x_range, b.x_range
+    if ra is None or rb is None:
+        missing = a_name if ra is None else b_name
+        return f"{missing} has no frontier (no point with both TPOT and throughput)"
+    return (
+        f"no shared interactivity range: {a_name} covers {_span(ra)}, {b_name} covers {_span(rb)}"
+        " tok/s/user"
+    )
+
+
+def ratio_curve(
+    a: Frontier, b: Frontier, method: Interpolation = "staircase", samples: int = 40
+) -> RatioCurve:
+    """A ÷ B at the frontier x of either sweep inside the shared range, plus an even grid.
+
+    Each value is `value_at` of that sweep's frontier with `method`, so a ratio is exactly the
+    quotient of the two read-offs at that interactivity; nothing is extrapolated.
+    """
+    span = shared_range(a, b)
+    if span is None:
+        return RatioCurve((), None, no_overlap_reason(a, b))
+    lo, hi = span
+    grid = {x for x in (*a.xs, *b.xs) if lo <= x <= hi}
+    if samples > 1 and hi > lo:
+        grid |= {lo + (hi - lo) * i / (samples - 1) for i in range(samples)}
+    grid.add(lo)
+    points = []
+    for x in sorted(grid):
+        pair = values_at(a, b, x, method)
+        if pair is not None:
+            points.append(RatioPoint(x, *pair))
+    reason = None if points else "no interactivity where both have a positive throughput"
+    return RatioCurve(tuple(points), span, reason)
+
+
+def values_at(
+    a: Frontier, b: Frontier, x: float, method: Interpolation = "staircase"
+) -> tuple[float, float] | None:
+    """Both frontiers' tok/s per GPU at x, or None when either has no positive value there."""
+    ya = value_at(a.xs, a.ys, x, method).y
+    yb = value_at(b.xs, b.ys, x, method).y
+    if ya is None or yb is None or not ya > 0 or not yb > 0:
+        return None
+    return ya, yb
+
+
+def headline_points(span: tuple[float, float] | None) -> list[float]:
+    """Interactivities to state 'A is N× B' at: the quoted ones inside the range, plus its ends."""
+    if span is None:
+        return []
+    lo, hi = span
+    inside = [x for x in HEADLINE_POINTS if lo <= x <= hi]
+    return sorted({lo, *inside, hi})
+
+
+def _span(r: tuple[float, float]) -> str:
+    return f"[{format_number(r[0], 1)}, {format_number(r[1], 1)}]"
+
+
+def finite_or_none(value: float | None) -> float | None:
+    return value if value is not None and math.isfinite(value) else None
