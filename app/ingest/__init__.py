@@ -71,8 +71,13 @@ def parse_upload(
     claimed: dict[int, list[SourceFile]] = {}
     for source in sources:
         try:
-            kind = _canonical_kind(source)
-            if kind == "requests":
+            # Tools first: their markers are specific (a vLLM summary.csv also names
+            # request_rate), while canonical CSV is recognised by any known column.
+            index = next((i for i, t in enumerate(tools) if t.sniff(source)), None)
+            kind = None if index is not None else _canonical_kind(source)
+            if index is not None:
+                claimed.setdefault(index, []).append(source)
+            elif kind == "requests":
                 requests.append(
                     (source.name, canonical.parse_requests_csv(source.name, source.text))
                 )
@@ -83,10 +88,7 @@ def parse_upload(
                     )
                 )
             else:
-                index = next((i for i, t in enumerate(tools) if t.sniff(source)), None)
-                if index is None:
-                    raise IngestError.one(source.name, _unrecognised(source, tools))
-                claimed.setdefault(index, []).append(source)
+                raise IngestError.one(source.name, _unrecognised(source, tools))
         except IngestError as exc:
             errors.extend(exc.errors)
     for index, group in claimed.items():
