@@ -15,7 +15,7 @@ import polars as pl
 from app.domain.columns import TPOT_COLUMN_NAMES
 from app.ingest import canonical
 from app.ingest.errors import IngestError, RowError
-from app.ingest.parsed import ParsedPoint, ParsedSweep
+from app.ingest.parsed import ParsedPoint, ParsedSweep, name_sweeps
 from app.ingest.source import SourceFile, expand
 
 __all__ = ["IngestError", "ParsedSweep", "RowError", "UploadFile", "parse_upload"]
@@ -136,6 +136,8 @@ def _finish(
 ) -> list[ParsedSweep]:
     """Fill what importers left open from the form, then apply the checks canonical CSV gets."""
     errors: list[RowError] = []
+    given = defaults.get("sweep")
+    name_sweeps(sweeps, str(given) if given else None)
     for sweep in sweeps:
         for key, value in defaults.items():
             if sweep.meta.get(key) in (None, ""):
@@ -145,6 +147,16 @@ def _finish(
             errors.append(
                 RowError(sweep.source_file, f"the file does not say {key}; give the {key} field")
             )
+        for point in sweep.points:
+            if point.values.get("output_tok_s") is None:
+                errors.append(
+                    RowError(
+                        sweep.source_file,
+                        f"point {_load(point)}: the file gives no output token throughput",
+                        point.row,
+                        "output_tok_s",
+                    )
+                )
         rows = [{**sweep.meta, **p.values} for p in sweep.points]
         point_errors: list[RowError] = []
         canonical.check_values(sweep.source_file, rows, point_errors)

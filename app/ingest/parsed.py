@@ -65,6 +65,20 @@ def _norm(value: Any) -> Any:
     return value
 
 
+def name_sweeps(sweeps: list[ParsedSweep], given: str | None) -> None:
+    """A name the user gave wins (suffixed by the file's own name when an upload holds several);
+    equal names in one upload get a counter so each sweep stays recognisable."""
+    if given:
+        for sweep in sweeps:
+            sweep.meta["sweep"] = given if len(sweeps) == 1 else f"{given} · {sweep.name}"
+    seen: dict[str, int] = {}
+    for sweep in sweeps:
+        count = seen.get(sweep.name, 0) + 1
+        seen[sweep.name] = count
+        if count > 1:
+            sweep.meta["sweep"] = f"{sweep.name} ({count})"
+
+
 def make_samples(
     ttft_ms: list[float | None],
     e2el_ms: list[float | None],

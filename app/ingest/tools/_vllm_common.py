@@ -16,7 +16,7 @@ from typing import Any
 
 from app.ingest.common import integer, number
 from app.ingest.errors import IngestError
-from app.ingest.parsed import ParsedPoint, ParsedSweep, make_samples
+from app.ingest.parsed import ParsedPoint, make_samples
 
 # Statistic prefix → canonical statistic; anything else (std, p99.9, p25, ...) stays in `extra`.
 CANONICAL_STAT = {
@@ -234,21 +234,6 @@ def point_order(point: ParsedPoint) -> tuple[float, float, float]:
         rate if rate is not None else -1.0,
         float(point.extra.get("run_number") or 0),
     )
-
-
-def name_sweeps(sweeps: list[ParsedSweep], defaults: Mapping[str, Any]) -> None:
-    """A form-given name wins (suffixed by the readable default when one upload has several);
-    equal names in one upload get a counter so each sweep stays recognisable."""
-    given = text(defaults.get("sweep"))
-    if given:
-        for sweep in sweeps:
-            sweep.meta["sweep"] = given if len(sweeps) == 1 else f"{given} · {sweep.name}"
-    seen: dict[str, int] = {}
-    for sweep in sweeps:
-        count = seen.get(sweep.name, 0) + 1
-        seen[sweep.name] = count
-        if count > 1:
-            sweep.meta["sweep"] = f"{sweep.name} ({count})"
 
 
 def gpu_key(hw: str) -> str:

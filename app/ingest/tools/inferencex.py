@@ -50,7 +50,6 @@ from app.ingest.tools._vllm_common import (
     gpu_key,
     model_basename,
     model_name,
-    name_sweeps,
     num,
     point_order,
     require_keys,
@@ -118,7 +117,6 @@ class InferenceXImporter:
                 key = repr([_norm(rec.data.get(k)) for k in CONFIG_KEYS])
                 groups.setdefault(key, []).append(rec)
         sweeps = [_sweep(group) for group in groups.values()]
-        name_sweeps(sweeps, defaults)
         return sweeps
 
 

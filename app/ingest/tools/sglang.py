@@ -57,7 +57,6 @@ from app.ingest.tools._vllm_common import (
     latency_stats,
     model_basename,
     model_name,
-    name_sweeps,
     num,
     point_order,
     request_samples,
@@ -116,7 +115,6 @@ class SglangImporter:
             for rec in _lines(file):
                 groups.setdefault(_config_key(rec), []).append(rec)
             sweeps.extend(_sweep(group) for group in groups.values())
-        name_sweeps(sweeps, defaults)
         return sweeps
 
 

@@ -67,7 +67,6 @@ from app.ingest.tools._vllm_common import (
     latency_stats,
     model_basename,
     model_name,
-    name_sweeps,
     num,
     point_order,
     request_samples,
@@ -155,7 +154,6 @@ class VllmImporter:
         for rec in runs:
             groups.setdefault(_config_key(rec, linked), []).append(rec)
         sweeps = [_sweep(group) for group in groups.values()]
-        name_sweeps(sweeps, defaults)
         return sweeps
 
 

@@ -1,0 +1,165 @@
+"""AIPerf's per-request `profile_export.jsonl` → request samples of the run's point.
+
+Record layout (ai-dynamo/aiperf `common/models/record_models.py` `MetricRecordInfo`, and the
+"Working with profile exports" tutorial): one JSON object per line,
+
+    {"metadata": {"session_num", "x_request_id", "x_correlation_id", "conversation_id",
+                  "turn_index", "request_start_ns", "request_ack_ns", "request_end_ns",
+                  "worker_id", "record_processor_id", "benchmark_phase", "was_cancelled", ...},
+     "metrics": {"time_to_first_token": {"value": 255.9, "unit": "ms"},
+                 "request_latency": {...},
+                 "input_sequence_length": {"value": 550, "unit": "tokens"},
+                 "output_sequence_length": {...}, "inter_token_latency": {...},
+                 "inter_chunk_latency": {"value": [4.9, 5.3, ...], "unit": "ms"}, ...},
+     "error": null | {"code": 499, "type": "RequestCancellationError", "message": "..."}}
+
+A request failed when `error` is set (its metrics hold at most `error_isl`). Warm-up records
+(`benchmark_phase` "warmup"), when present, are skipped. Times are converted by their `unit`.
+The file states no load level, so it is attached to the aggregate export of the same run: the one
+in the same folder, or the only one in the upload; alone it is refused.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from app.ingest.common import integer, number
+from app.ingest.errors import IngestError
+from app.ingest.parsed import make_samples
+from app.ingest.source import SourceFile
+from app.ingest.tools._genai_common import TIME_SCALE_MS, Built
+
+METADATA_MARKERS = ("request_start_ns", "x_request_id", "benchmark_phase", "session_num")
+
+
+def is_records(file: SourceFile) -> bool:
+    """True for an AIPerf profile_export.jsonl (judged by its first record). Never raises."""
+    head = file.data[:256].lstrip(b"\xef\xbb\xbf").lstrip()
+    if not head.startswith(b"{") or b'"metadata"' not in head:
+        return False
+    try:
+        first = json.loads(file.data.lstrip(b"\xef\xbb\xbf").split(b"\n", 1)[0])
+    except ValueError:
+        return False
+    if not isinstance(first, dict) or not {"metadata", "metrics"} <= first.keys():
+        return False
+    meta = first["metadata"]
+    return isinstance(meta, dict) and any(k in meta for k in METADATA_MARKERS)
+
+
+@dataclass
+class Records:
+    file: SourceFile
+    samples: list[tuple[Any, ...]]
+    ok: int
+    failed: int
+
+
+def read_records(file: SourceFile) -> Records:
+    ttft: list[float | None] = []
+    e2el: list[float | None] = []
+    out_len: list[int | None] = []
+    in_len: list[int | None] = []
+    ok: list[bool] = []
+    for line, text in enumerate(file.text.splitlines(), start=1):
+        if not text.strip():
+            continue
+        try:
+            record = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise IngestError.one(file.name, f"not valid JSON ({exc.msg})", row=line) from None
+        if not isinstance(record, Mapping) or "metadata" not in record or "metrics" not in record:
+            raise IngestError.one(
+                file.name, "required keys 'metadata' and 'metrics' are missing", row=line
+            )
+        meta = record["metadata"]
+        if isinstance(meta, Mapping) and meta.get("benchmark_phase") == "warmup":
+            continue
+        metrics = record["metrics"] or {}
+        if not isinstance(metrics, Mapping):
+            raise IngestError.one(file.name, "key 'metrics': expected an object", row=line)
+        good = record.get("error") is None
+        get = _Reader(file.name, line, metrics)
+        ttft.append(get.time("time_to_first_token") if good else None)
+        e2el.append(get.time("request_latency") if good else None)
+        out_len.append(get.tokens("output_sequence_length") if good else None)
+        isl = get.tokens("input_sequence_length")
+        in_len.append(isl if isl is not None else get.tokens("error_isl"))
+        ok.append(good)
+    if not ok:
+        raise IngestError.one(file.name, "holds no profiling records")
+    samples = make_samples(ttft, e2el, out_len, in_len, ok)
+    return Records(file, samples, sum(ok), len(ok) - sum(ok))
+
+
+@dataclass
+class _Reader:
+    file: str
+    line: int
+    metrics: Mapping[str, Any]
+
+    def _value(self, key: str) -> tuple[Any, Any]:
+        entry = self.metrics.get(key)
+        if entry is None:
+            return None, None
+        if not isinstance(entry, Mapping) or "value" not in entry:
+            raise IngestError.one(
+                self.file, f"key 'metrics.{key}': expected {{value, unit}}", row=self.line
+            )
+        return entry["value"], entry.get("unit")
+
+    def time(self, key: str) -> float | None:
+        raw, unit = self._value(key)
+        try:
+            value = number(raw, self.file, f"metrics.{key}.value")
+        except IngestError as exc:
+            raise IngestError.one(self.file, exc.errors[0].message, row=self.line) from None
+        if value is None:
+            return None
+        unit = (unit or "ms").lower()
+        if unit not in TIME_SCALE_MS:
+            raise IngestError.one(
+                self.file, f"key 'metrics.{key}.unit': {unit!r} is not a time unit", row=self.line
+            )
+        return value * TIME_SCALE_MS[unit]
+
+    def tokens(self, key: str) -> int | None:
+        raw, _ = self._value(key)
+        try:
+            return integer(raw, self.file, f"metrics.{key}.value")
+        except IngestError as exc:
+            raise IngestError.one(self.file, exc.errors[0].message, row=self.line) from None
+
+
+def attach(records: list[Records], built: list[Built]) -> None:
+    """Give each point the samples of its run; refuse what cannot be matched unambiguously."""
+    taken: dict[int, str] = {}
+    for rec in records:
+        same_folder = [b for b in built if b.run.file.folder == rec.file.folder]
+        target = same_folder if len(same_folder) == 1 else built if len(built) == 1 else []
+        if len(target) != 1:
+            problem = "no" if not built else f"{len(same_folder) or len(built)}"
+            raise IngestError.one(
+                rec.file.name,
+                f"per-request records need their run's profile_export_aiperf.json (or .csv) in "
+                f"the same folder of the upload; found {problem} candidates",
+            )
+        point = target[0].point
+        if id(point) in taken:
+            raise IngestError.one(
+                rec.file.name,
+                f"{taken[id(point)]} already gives the requests of {target[0].run.file.name}",
+            )
+        expected = point.values.get("num_requests")
+        if expected is not None and expected != rec.ok:
+            raise IngestError.one(
+                rec.file.name,
+                f"holds {rec.ok} successful requests, but {target[0].run.file.name} reports "
+                f"request_count {expected}: not the same run",
+            )
+        taken[id(point)] = rec.file.name
+        point.samples = rec.samples
+        point.extra["per_request_failed"] = rec.failed

@@ -1,0 +1,233 @@
+"""NVIDIA AIPerf (`aiperf profile`, ai-dynamo/aiperf; GenAI-Perf's successor).
+
+Reads, per run (one artifact directory = one load level):
+
+* `profile_export_aiperf.json`: GenAI-Perf's `{metric: {unit, avg, ..., p1..p99}}` shape plus
+  `benchmark_duration`, `total_isl`/`total_osl`, `goodput`/`good_request_count` (null without
+  `--goodput`), `error_request_count` (null when no request failed), `error_summary`,
+  `start_time`, `telemetry_data` (DCGM per endpoint and GPU, with `gpu_name`) and `input_config`
+  (`loadgen.concurrency` / `loadgen.request_rate`, `endpoint.model_names`, `input.prompt`);
+* `profile_export_aiperf.csv`: the multi-block CSV (see `_nvidia_csv`); no config, so the load
+  comes from the artifact directory name (`<model>-openai-<endpoint>-concurrency8`);
+* `profile_export.jsonl`: one record per request → request samples (see `_aiperf_records`);
+* `inputs.json` (the prompts sent) is recognised and skipped, so a whole artifact directory can be
+  uploaded as an archive; a JSON and a CSV of the same run give one point (the JSON wins).
+
+Told apart from GenAI-Perf by content (benchmark-formats.md §8 rule 1): any AIPerf-only key
+(`goodput`, `telemetry_data`, `benchmark_duration`, ...), `input_config.loadgen`, or the
+`request_count` unit "requests". Versions: every AIPerf release with `profile_export_aiperf.json`
+(the file names no version, so none is shown).
+
+Mapping (§3b, §8): `time_to_first_token` → ttft_*, `inter_token_latency` (per request (latency −
+TTFT)/(OSL − 1), `metrics/types/inter_token_latency_metric.py`) → tpot_*, `inter_chunk_latency`
+(every chunk gap, pooled) → itl_*, `request_latency` → e2el_*, `output_token_throughput` →
+output_tok_s, `request_throughput` → requests_per_s, `benchmark_duration` → duration_s,
+(`total_isl` + `total_osl`) / duration → total_tok_s (AIPerf's own totals; its output throughput
+is `total_osl` / duration), `request_count` → num_requests, `error_request_count` (null with an
+empty `error_summary` = 0) → num_failed, `output_sequence_length` (content + reasoning tokens)
+→ output_len, `goodput` → goodput_requests_per_s with the `--goodput` spec (input_config or
+`cli_command`) as goodput_slo. Pre-filled meta: model, isl/osl (synthetic prompts only),
+measured_at (start_time). The GPU model and count in the telemetry describe the node, not the
+deployment (fixture: 8 A100s, one used), so hardware and num_gpus are left to the form; the
+names and counts are kept in `extra`. The whole JSON document is kept in `extra`, with the API
+key and headers redacted.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from app.ingest.common import integer, number
+from app.ingest.errors import IngestError
+from app.ingest.parsed import ParsedPoint, ParsedSweep
+from app.ingest.source import SourceFile
+from app.ingest.tools._aiperf_records import attach, is_records, read_records
+from app.ingest.tools._genai_common import (
+    Built,
+    Run,
+    avg,
+    common_values,
+    config_number,
+    config_value,
+    first_name,
+    json_kind,
+    metric,
+    parse_date,
+    positive_int,
+    run_label,
+    safe_json,
+    slo_text,
+    sweeps_from,
+    time_scale,
+)
+from app.ingest.tools._nvidia_csv import csv_built, csv_kind
+
+TOOL = "AIPerf"
+SOURCE_TOOL = "aiperf profile"
+FORMATS = {"json": "profile_export_aiperf.json", "csv": "profile_export_aiperf.csv"}
+STEMS = ("profile_export_aiperf", "_aiperf", "profile_export")
+NOTES = [
+    "tpot_* = inter_token_latency: per request (request_latency - TTFT) / (OSL - 1)",
+    "itl_* = inter_chunk_latency: every gap between stream chunks, pooled over requests",
+]
+_CLI_GOODPUT = re.compile(r"--goodput(?:\s+|=)(\"[^\"]*\"|'[^']*'|\S+)")
+
+
+def aiperf_values(
+    stats: Mapping[str, Any], file: str, values: dict[str, Any], extra: dict[str, Any]
+) -> None:
+    """AIPerf-only columns, read the same way from the JSON document and the CSV blocks."""
+    duration = metric(stats, "benchmark_duration", file)
+    if duration is not None:
+        seconds = number(duration.get("avg"), file, "benchmark_duration.avg")
+        if seconds is not None:
+            seconds *= time_scale(duration, "benchmark_duration", file, "sec") / 1000.0
+            values["duration_s"] = seconds
+            isl, osl = avg(stats, "total_isl", file), avg(stats, "total_osl", file)
+            if isl is not None and osl is not None and seconds > 0:
+                values["total_tok_s"] = (isl + osl) / seconds
+    errors = avg(stats, "error_request_count", file)
+    if errors is not None:
+        values["num_failed"] = integer(errors, file, "error_request_count.avg")
+    elif "error_request_count" in stats and isinstance(stats.get("error_summary"), list):
+        values["num_failed"] = sum(
+            integer(e.get("count"), file, "error_summary.count") or 0
+            for e in stats["error_summary"]
+            if isinstance(e, Mapping)
+        )
+    goodput = avg(stats, "goodput", file)
+    if goodput is not None:
+        values["goodput_requests_per_s"] = goodput
+        extra["goodput_slo_note"] = "the file reports goodput but not its SLO"
+    extra.setdefault("import_notes", []).extend(NOTES)
+
+
+def telemetry_hint(doc: Mapping[str, Any]) -> dict[str, Any]:
+    endpoints = config_value(doc, "telemetry_data.endpoints")
+    if not isinstance(endpoints, Mapping):
+        return {}
+    names: set[str] = set()
+    count = busy = 0
+    for endpoint in endpoints.values():
+        gpus = endpoint.get("gpus") if isinstance(endpoint, Mapping) else None
+        for gpu in gpus.values() if isinstance(gpus, Mapping) else ():
+            if not isinstance(gpu, Mapping):
+                continue
+            count += 1
+            if isinstance(gpu.get("gpu_name"), str):
+                names.add(gpu["gpu_name"])
+            used = config_value(gpu, "metrics.gpu_memory_used.avg")
+            busy += isinstance(used, int | float) and used > 0
+    return {
+        "telemetry_gpu_count": count,
+        "telemetry_gpus_with_memory_used": busy,
+        "telemetry_gpu_names": sorted(names),
+    }
+
+
+def build_json(file: SourceFile) -> Built:
+    doc = file.json()
+    name = file.name
+    config = doc.get("input_config") or {}
+    if not isinstance(config, Mapping):
+        raise IngestError.one(name, "key 'input_config': expected an object")
+    values = common_values(doc, name)
+    extra: dict[str, Any] = {}
+    aiperf_values(doc, name, values, extra)
+    for column, path in (
+        ("concurrency", "loadgen.concurrency"),
+        ("request_rate", "loadgen.request_rate"),
+    ):
+        value = config_number(config, path, name)
+        if value is not None:
+            values[column] = value
+    if "goodput_requests_per_s" in values:
+        spec = config_value(config, "input.goodput") or config.get("goodput")
+        cli = config.get("cli_command")
+        if not spec and isinstance(cli, str) and (match := _CLI_GOODPUT.search(cli)):
+            spec = match[1].strip("\"'")
+        if slo := slo_text(spec):
+            values["goodput_slo"] = slo
+            extra.pop("goodput_slo_note", None)
+    hint = telemetry_hint(doc)
+    if hint:
+        extra.update(hint)
+        extra["import_notes"].append(
+            "hardware and num_gpus not taken from telemetry: DCGM lists every GPU of the node "
+            f"({hint['telemetry_gpu_count']} here, {hint['telemetry_gpus_with_memory_used']} "
+            "with memory in use)"
+        )
+    model = first_name(config_value(config, "endpoint.model_names")) or first_name(
+        config.get("model_names")
+    )
+    meta: dict[str, Any] = {"source_tool": SOURCE_TOOL, "model": model}
+    if not config_value(config, "input.file"):
+        meta["isl"] = positive_int(config_number(config, "input.prompt.input_tokens.mean", name))
+    meta["osl"] = positive_int(config_number(config, "input.prompt.output_tokens.mean", name))
+    meta["measured_at"] = parse_date(doc.get("start_time"))
+    meta = {k: v for k, v in meta.items() if v is not None}
+    notes = extra.pop("import_notes")
+    extra.update(safe_json(doc))
+    extra["import_notes"] = notes
+    run = Run(file, "json", doc, config, extra)
+    label = run_label(file, STEMS)
+    url = config_value(config, "endpoint.url")
+    group = (model, meta.get("isl"), meta.get("osl"), str(url), label)
+    return Built(run, ParsedPoint(values=values, extra=extra), meta, label, group)
+
+
+def is_inputs(file: SourceFile) -> bool:
+    """AIPerf's `inputs.json` (the prompts sent, per session), skipped on import. Never raises."""
+    head = file.data[:256].lstrip(b"\xef\xbb\xbf").lstrip()
+    if not head.startswith(b"{") or b'"data"' not in head:
+        return False
+    try:
+        doc = file.json()
+    except Exception:
+        return False
+    items = doc.get("data") if isinstance(doc, dict) and doc.keys() == {"data"} else None
+    return (
+        isinstance(items, list)
+        and bool(items)
+        and isinstance(items[0], dict)
+        and {"session_id", "payloads"} <= items[0].keys()
+    )
+
+
+class AIPerfImporter:
+    name = TOOL
+    priority = 55
+
+    def sniff(self, file: SourceFile) -> bool:
+        try:
+            return (
+                csv_kind(file) == "aiperf"
+                or json_kind(file) == "aiperf"
+                or is_records(file)
+                or is_inputs(file)
+            )
+        except Exception:
+            return False
+
+    def parse(self, files: list[SourceFile], defaults: Mapping[str, Any]) -> list[ParsedSweep]:
+        csvs = [f for f in files if csv_kind(f) == "aiperf"]
+        jsonl = [f for f in files if f not in csvs and is_records(f)]
+        jsons = [f for f in files if f not in csvs and f not in jsonl and not is_inputs(f)]
+        if not jsons and not csvs:
+            raise IngestError.one(
+                ", ".join(f.name for f in files),
+                "AIPerf inputs.json / profile_export.jsonl need the run's "
+                "profile_export_aiperf.json (or .csv) in the same upload",
+            )
+        built = [build_json(f) for f in jsons]
+        covered = {(f.folder, f.basename.rsplit(".", 1)[0]) for f in jsons}
+        for f in csvs:
+            if (f.folder, f.basename.rsplit(".", 1)[0]) not in covered:
+                built.append(csv_built(f, SOURCE_TOOL, STEMS, aiperf_values))
+        attach([read_records(f) for f in jsonl], built)
+        return sweeps_from(built, TOOL, FORMATS, defaults, "profile_export.jsonl")
+
+
+IMPORTER = AIPerfImporter()
