@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from sqlalchemy.orm import Session
 
-from app import analysis, charts
+from app import analysis, charts, charts_compare
 from app.analysis import SweepAnalysis
 from app.queries import sweeps as sweep_queries
-from app.web import explore_state
+from app.web import explore_state, views
 from app.web.deps import SessionDep
 from app.web.explore_state import ExploreState, PriceColumn
 from app.web.templating import render
@@ -24,13 +23,19 @@ router = APIRouter()
 def explore(request: Request, session: SessionDep) -> Response:
     """The Explore page; an htmx update gets only the view and the canonical URL to push."""
     context = explore_context(session, explore_state.parse(request.query_params))
+    return render_view(request, "explore", context)
+
+
+def render_view(request: Request, page: str, context: dict[str, Any]) -> Response:
+    """Full page, or (for an htmx update) the swappable view plus the URL to push."""
     partial = request.headers.get("hx-request") == "true" and not request.headers.get(
         "hx-history-restore-request"
     )
     if not partial:
-        return render(request, "explore/index.html", context)
-    response = render(request, "explore/_view.html", context)
-    response.headers["HX-Push-Url"] = "/?" + context["state"].canonical_query()
+        return render(request, f"{page}/index.html", context)
+    response = render(request, f"{page}/_view.html", context)
+    path = "/" if page == "explore" else f"/{page}"
+    response.headers["HX-Push-Url"] = f"{path}?" + context["state"].canonical_query()
     return response
 
 
@@ -51,15 +56,13 @@ def api_explore(request: Request, session: SessionDep) -> dict[str, Any]:
         ],
         "results": [result_json(r) for r in context["results"]],
         "figure": context["figure"],
+        "sensitivity": context["sensitivity_figure"],
     }
 
 
 def explore_context(session: Session, query: explore_state.ExploreQuery) -> dict[str, Any]:
-    state = explore_state.resolve(session, query)
-    params = state.query.params()
-    results, _ = analysis.run(
-        session, state.selected, params, state.profile_ids, state.query.usd_per_gpu_hour
-    )
+    view = views.build(session, query)
+    state, params, results = view.state, view.params, view.results
     figure = charts.pareto_figure(
         results,
         params,
@@ -67,12 +70,20 @@ def explore_context(session: Session, query: explore_state.ExploreQuery) -> dict
         log_y=state.query.logy,
         frontier_only=state.query.frontier_only,
     )
+    series = view.sensitivity(session)
+    sens = None
+    if series:
+        sens = charts_compare.sensitivity_figure(
+            series, state.query.sensitivity, params.slo.percentile, costs=False
+        )
     return {
         "state": state,
         "params": params,
         "results": results,
         "figure": figure,
-        "figure_json": json.dumps(figure, separators=(",", ":")),
+        "figure_json": views.figure_json(figure),
+        "sensitivity_figure": sens,
+        "sensitivity_json": views.figure_json(sens) if sens else None,
         "cells": {r.meta["id"]: price_cells(r, state.price_columns) for r in results},
         "colours": {sid: charts.colour(i) for i, sid in enumerate(state.selected)},
         "facets": sweep_queries.facet_values(session),

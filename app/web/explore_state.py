@@ -7,7 +7,7 @@ back button works; `canonical_query()` is what the address bar shows after an up
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlencode
 
 from pydantic import Field, ValidationError
@@ -44,6 +44,7 @@ class ExploreQuery(ReadoffQuery):
     logx: bool = False
     logy: bool = False
     frontier_only: bool = False
+    sensitivity: Literal["tpot", "ttft", "e2el", "off"] = "tpot"
 
 
 @dataclass

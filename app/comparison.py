@@ -1,0 +1,138 @@
+"""Compare and SLO-sensitivity glue: analysed sweeps in, ratio curves and sensitivity series out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import polars as pl
+
+from app.analysis import Params, Price, SweepAnalysis
+from app.domain.compare import Frontier, RatioCurve, headline_points, ratio_curve, values_at
+from app.domain.cost import usd_per_mtok
+from app.domain.point import Metric
+from app.domain.sensitivity import (
+    SensitivityStep,
+    percentile_limits,
+    request_limits,
+    sensitivity,
+)
+
+
+@dataclass(frozen=True)
+class PriceGroup:
+    """One price column: a price set (one profile per GPU), a profile, or an inline price."""
+
+    label: str
+    prices: tuple[Price, ...]
+
+    def for_hardware(self, hardware: str) -> Price | None:
+        return next((p for p in self.prices if p.applies_to(hardware)), None)
+
+
+@dataclass(frozen=True)
+class Headline:
+    x_tok_s_user: float
+    throughput_ratio: float | None
+    cost_ratios: tuple[float | None, ...]  # one per price group
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A system (a) against the baseline (b)."""
+
+    a: SweepAnalysis
+    b: SweepAnalysis
+    curve: RatioCurve
+    cost_curves: tuple[tuple[float | None, ...], ...]  # per price group, per curve point
+    headlines: tuple[Headline, ...]
+    slo_ratio: float | None  # a's goodput ÷ b's goodput at the current SLO
+    slo_cost_ratios: tuple[float | None, ...]
+
+
+def frontier_of(result: SweepAnalysis) -> Frontier:
+    xs = tuple(float(result.xs[i] or 0.0) for i in result.frontier)
+    ys = tuple(float(result.ys[i] or 0.0) for i in result.frontier)
+    return Frontier(xs, ys)
+
+
+def pairs(results: list[SweepAnalysis], groups: list[PriceGroup], params: Params) -> list[Pair]:
+    """Every sweep after the first against the first (the baseline)."""
+    if len(results) < 2:
+        return []
+    base = results[0]
+    return [_pair(a, base, groups, params) for a in results[1:]]
+
+
+def _pair(a: SweepAnalysis, b: SweepAnalysis, groups: list[PriceGroup], params: Params) -> Pair:
+    fa, fb = frontier_of(a), frontier_of(b)
+    curve = ratio_curve(fa, fb, params.interpolation)
+    hw_a, hw_b = str(a.meta["hardware"]), str(b.meta["hardware"])
+    hourly = [_hourly(g.for_hardware(hw_a), g.for_hardware(hw_b)) for g in groups]
+    cost_curves = tuple(
+        tuple(None if h is None else p.cost_ratio(*h) for p in curve.points) for h in hourly
+    )
+    headlines = []
+    for x in headline_points(curve.shared_range):
+        pair = values_at(fa, fb, x, params.interpolation)
+        ratio = None if pair is None else pair[0] / pair[1]
+        costs = tuple(
+            None if pair is None or h is None else (h[0] / pair[0]) / (h[1] / pair[1])
+            for h in hourly
+        )
+        headlines.append(Headline(x, ratio, costs))
+    ga, gb = a.readoff.goodput_tok_s_per_gpu, b.readoff.goodput_tok_s_per_gpu
+    slo_ratio = ga / gb if ga and gb else None
+    slo_costs = tuple(
+        None if h is None or not ga or not gb else (h[0] / ga) / (h[1] / gb) for h in hourly
+    )
+    return Pair(a, b, curve, cost_curves, tuple(headlines), slo_ratio, slo_costs)
+
+
+def _hourly(pa: Price | None, pb: Price | None) -> tuple[float, float] | None:
+    """Each system's cost per useful GPU-hour, when both have a price."""
+    if pa is None or pb is None:
+        return None
+    return pa.usd_per_gpu_hour / pa.utilization, pb.usd_per_gpu_hour / pb.utilization
+
+
+@dataclass(frozen=True)
+class SensitivitySeries:
+    result: SweepAnalysis
+    steps: tuple[SensitivityStep, ...]
+    costs: tuple[float | None, ...]  # $/Mtok per step under the first applicable price
+
+
+Mode = Literal["percentile", "requests"]
+
+
+def sensitivity_series(
+    results: list[SweepAnalysis],
+    params: Params,
+    metric: Metric,
+    group: PriceGroup | None,
+    samples: pl.DataFrame | None,
+) -> list[SensitivitySeries]:
+    """Goodput (and $/Mtok) of each sweep as the `metric` limit tightens, others held."""
+    if params.mode == "requests" and samples is not None:
+        limits = request_limits(samples, metric)
+    else:
+        limits = percentile_limits([r.points for r in results], metric, params.slo.percentile)
+    out = []
+    for result in results:
+        mine = None
+        if params.mode == "requests" and samples is not None:
+            ids = [p.point_id for p in result.points]
+            mine = samples.filter(pl.col("point_id").is_in(ids))
+        steps = sensitivity(
+            result.points, params.slo, metric, limits, params.basis, params.stat, mine
+        )
+        price = group.for_hardware(str(result.meta["hardware"])) if group else None
+        costs = tuple(
+            None
+            if price is None
+            else usd_per_mtok(price.usd_per_gpu_hour, s.goodput_tok_s_per_gpu, price.utilization)
+            for s in steps
+        )
+        out.append(SensitivitySeries(result, tuple(steps), costs))
+    return out

@@ -1,0 +1,61 @@
+"""What Explore and Compare share: resolve the URL state, analyse, and build price groups."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from app import analysis, comparison
+from app.analysis import Params, Price, SweepAnalysis
+from app.comparison import PriceGroup, SensitivitySeries
+from app.queries import points as point_queries
+from app.web import explore_state
+from app.web.explore_state import ExploreQuery, ExploreState
+
+
+@dataclass
+class View:
+    state: ExploreState
+    params: Params
+    results: list[SweepAnalysis]
+    groups: list[PriceGroup]
+
+    def sensitivity(self, session: Session) -> list[SensitivitySeries]:
+        metric = self.state.query.sensitivity
+        if metric == "off" or not self.results:
+            return []
+        samples = None
+        if self.params.mode == "requests":
+            ids = [p.point_id for r in self.results for p in r.points]
+            samples = point_queries.samples_frame(session, ids)
+        group = self.groups[0] if self.groups else None
+        return comparison.sensitivity_series(self.results, self.params, metric, group, samples)
+
+
+def build(session: Session, query: ExploreQuery) -> View:
+    state = explore_state.resolve(session, query)
+    params = state.query.params()
+    results, prices = analysis.run(
+        session, state.selected, params, state.profile_ids, state.query.usd_per_gpu_hour
+    )
+    return View(state, params, results, price_groups(state, prices))
+
+
+def price_groups(state: ExploreState, prices: list[Price]) -> list[PriceGroup]:
+    groups = []
+    for column in state.price_columns:
+        chosen = tuple(
+            p
+            for p in prices
+            if (column.inline and p.profile_id is None) or p.profile_id in column.profile_ids
+        )
+        groups.append(PriceGroup(column.label, chosen))
+    return groups
+
+
+def figure_json(figure: dict[str, Any]) -> str:
+    import json
+
+    return json.dumps(figure, separators=(",", ":"))
