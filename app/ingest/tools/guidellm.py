@@ -1,0 +1,156 @@
+"""guidellm (vllm-project/guidellm) results: `benchmarks.json`, `benchmarks.yaml`, `benchmarks.csv`.
+
+One file holds a whole sweep: every element of `benchmarks[]` (one CSV row) is one load level.
+Layouts read (detected by content, see benchmark-formats.md §5):
+
+* 0.2-0.3: `{"benchmarks": [...]}`, each with `args.strategy`, `run_stats`, `metrics` and a
+  benchmark-level `request_totals`; model in `worker.backend_model`.
+* 0.4-0.7 (`metadata.version` 1): top-level `args` (model in `args.model`), benchmarks with
+  `config.strategy`, `scheduler_metrics` and `metrics.request_totals`.
+* 0.8+ (`metadata.version` 2): top-level `config.spec` (model in `config.spec.backend.model`).
+* CSV (0.4+ writer `outputs/csv.py`): a 3-row header (group, field or `Successful <units>`,
+  statistic), one row per benchmark; `Percentiles` is one string
+  `[min, p001, p01, p05, p10, p25, p75, p90, p95, p99, max]`.
+
+Metric semantics (TPOT = `inter_token_latency_ms`, not `time_per_output_token_ms`) are
+documented in `_guidellm_benchmark.py`. Sampled per-request stats (`requests.successful` /
+`errored`) become request samples when the report kept them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import yaml
+
+from app.ingest.common import number
+from app.ingest.errors import IngestError
+from app.ingest.parsed import ParsedPoint, ParsedSweep
+from app.ingest.source import SourceFile
+from app.ingest.tools._guidellm_benchmark import (
+    benchmark_point,
+    dig,
+    json_safe,
+    load_rank,
+    obj,
+    sweep_name,
+    synthetic_lengths,
+)
+from app.ingest.tools._guidellm_csv import is_guidellm_csv, parse_csv
+
+_YAML_BENCHMARKS = re.compile(rb"^benchmarks:", re.MULTILINE)
+_LAYOUTS = {None: "0.2-0.3 layout", 1: "0.4-0.7 layout", 2: "0.8+ layout"}
+
+
+class GuidellmImporter:
+    name = "guidellm"
+    priority = 72
+
+    def sniff(self, file: SourceFile) -> bool:
+        try:
+            return _kind(file) is not None
+        except Exception:
+            return False
+
+    def parse(self, files: list[SourceFile], defaults: Mapping[str, Any]) -> list[ParsedSweep]:
+        sweeps = []
+        for file in files:
+            kind = _kind(file)
+            if kind == "csv":
+                sweeps.append(parse_csv(file))
+            else:
+                doc = _load(file, kind or "json")
+                sweeps.append(parse_report(file, doc, kind or "json"))
+        return sweeps
+
+
+def _kind(file: SourceFile) -> str | None:
+    """'json', 'yaml' or 'csv' when the file is a guidellm report, else None (cheap checks)."""
+    data = file.data
+    head = data[:4096].lstrip()
+    if head[:1] == b"{":
+        if b'"benchmarks"' not in data or b"generative_benchmark" not in data:
+            return None
+        doc = file.json()
+        if doc is None:
+            return "json" if file.json_error else None  # broken: parse() says why
+        benchmarks = doc.get("benchmarks") if isinstance(doc, Mapping) else None
+        if isinstance(benchmarks, list) and any(
+            isinstance(b, Mapping) and b.get("type_") == "generative_benchmark" for b in benchmarks
+        ):
+            return "json"
+        return None
+    if is_guidellm_csv(head):
+        return "csv"
+    if b"generative_benchmark" in data and _YAML_BENCHMARKS.search(data):
+        return "yaml"
+    return None
+
+
+def _load(file: SourceFile, kind: str) -> Mapping[str, Any]:
+    if kind == "yaml":
+        try:
+            doc = yaml.load(file.text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f" at line {mark.line + 1}" if mark is not None else ""
+            problem = getattr(exc, "problem", None) or "unreadable"
+            raise IngestError.one(file.name, f"not valid YAML ({problem}{where})") from exc
+    else:
+        doc = file.json()
+        if doc is None and file.json_error:
+            raise IngestError.one(file.name, f"not valid JSON ({file.json_error})")
+    if not isinstance(doc, Mapping):
+        raise IngestError.one(file.name, "expected a guidellm report object at the top level")
+    return doc
+
+
+def parse_report(file: SourceFile, doc: Mapping[str, Any], kind: str) -> ParsedSweep:
+    """A guidellm report (JSON or YAML, any layout) → one sweep."""
+    benchmarks = doc.get("benchmarks")
+    if not isinstance(benchmarks, list) or not benchmarks:
+        raise IngestError.one(file.name, "required key 'benchmarks' is missing or empty")
+    metadata = obj(doc.get("metadata"))
+    layout = metadata.get("version")
+    keyed: list[tuple[tuple[int, float], ParsedPoint]] = []
+    for i, bench in enumerate(benchmarks):
+        point, strategy = benchmark_point(file.name, bench, i)
+        point.row = i
+        point.extra["report"] = json_safe({k: v for k, v in doc.items() if k != "benchmarks"})
+        keyed.append((load_rank(point.values, strategy), point))
+    points = [p for _, p in sorted(keyed, key=lambda kp: kp[0])]
+    version = metadata.get("guidellm_version")
+    tool = f"guidellm {version}" if version else f"guidellm ({_LAYOUTS.get(layout, 'layout')})"
+    meta = report_meta(file, doc, benchmarks)
+    return ParsedSweep(meta, points, file.name, f"{tool} benchmarks.{kind}")
+
+
+def report_meta(file: SourceFile, doc: Mapping[str, Any], benchmarks: list[Any]) -> dict[str, Any]:
+    """Sweep meta the report states: model, nominal ISL/OSL of synthetic data, date, name."""
+    first = benchmarks[0] if isinstance(benchmarks[0], Mapping) else {}
+    config = obj(doc.get("config"))
+    spec = obj(config.get("spec"))
+    args = obj(doc.get("args"))
+    model = (
+        dig(spec, "backend", "model")
+        or args.get("model")
+        or dig(first, "config", "backend", "model")
+        or dig(first, "worker", "backend_model")
+    )
+    meta: dict[str, Any] = {"source_tool": "guidellm"}
+    if model:
+        meta["model"] = str(model)
+    data = spec.get("data") or args.get("data") or dig(first, "request_loader", "data")
+    meta.update(synthetic_lengths(data))
+    start = first.get("start_time") or dig(first, "run_stats", "start_time")
+    when = number(start, file.name, "benchmarks[0].start_time") if start is not None else None
+    if when:
+        meta["measured_at"] = dt.datetime.fromtimestamp(when, tz=dt.UTC).date()
+    meta["sweep"] = sweep_name(model, file.basename.rsplit(".", 1)[0])
+    return meta
+
+
+IMPORTER = GuidellmImporter()
