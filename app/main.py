@@ -48,13 +48,14 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
     from app.api import pricing as api_pricing
     from app.api import readoff as api_readoff
     from app.api import sweeps as api_sweeps
-    from app.web import explore, pages, pricing, sweeps, uploads
+    from app.web import compare, explore, pages, pricing, sweeps, uploads
 
     for router in (
         api_sweeps.router,
         api_pricing.router,
         api_readoff.router,
         explore.router,
+        compare.router,
         pages.router,
         sweeps.router,
         uploads.router,

@@ -106,7 +106,9 @@ def parse(params: QueryParams) -> ExploreQuery:
         raise AppError(422, "Invalid request", message) from exc
 
 
-def resolve(session: Session, query: ExploreQuery) -> ExploreState:
+def resolve(
+    session: Session, query: ExploreQuery, default_series: int = DEFAULT_SERIES
+) -> ExploreState:
     """Apply presets and defaults, pick the series, expand price sets into profiles."""
     presets = list(session.scalars(select(SloPreset).order_by(SloPreset.key)).all())
     by_key = {p.key: p for p in presets}
@@ -118,7 +120,7 @@ def resolve(session: Session, query: ExploreQuery) -> ExploreState:
     elif query.picked:
         selected = []
     else:
-        selected = _default_series(candidates)
+        selected = _default_series(candidates)[:default_series]
     profiles = list(
         session.scalars(
             select(PricingProfile).order_by(PricingProfile.hardware, PricingProfile.name)

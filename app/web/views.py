@@ -34,8 +34,10 @@ class View:
         return comparison.sensitivity_series(self.results, self.params, metric, group, samples)
 
 
-def build(session: Session, query: ExploreQuery) -> View:
-    state = explore_state.resolve(session, query)
+def build(
+    session: Session, query: ExploreQuery, default_series: int = explore_state.DEFAULT_SERIES
+) -> View:
+    state = explore_state.resolve(session, query, default_series)
     params = state.query.params()
     results, prices = analysis.run(
         session, state.selected, params, state.profile_ids, state.query.usd_per_gpu_hour

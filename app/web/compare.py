@@ -1,0 +1,112 @@
+"""Compare (/compare): two or more systems as ratios across interactivity and under each price."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+from sqlalchemy.orm import Session
+
+from app import charts, charts_compare, comparison
+from app.web import explore_state, views
+from app.web.deps import SessionDep
+from app.web.explore import render_view
+
+router = APIRouter()
+
+
+@router.get("/compare", name="compare", include_in_schema=False)
+def compare(request: Request, session: SessionDep) -> Response:
+    """Ratio curves, headline ratios at several operating points, and SLO sensitivity."""
+    context = compare_context(session, explore_state.parse(request.query_params))
+    return render_view(request, "compare", context)
+
+
+@router.get("/api/compare", name="api_compare", tags=["analysis"])
+def api_compare(request: Request, session: SessionDep) -> dict[str, Any]:
+    """The Compare page as JSON: every pair's ratio curve, headlines and read-off ratio."""
+    context = compare_context(session, explore_state.parse(request.query_params))
+    groups: list[comparison.PriceGroup] = context["groups"]
+    return {
+        "query": context["state"].canonical_query(),
+        "baseline": context["results"][0].meta["id"] if context["results"] else None,
+        "price_columns": [g.label for g in groups],
+        "pairs": [pair_json(p, groups) for p in context["pairs"]],
+        "figures": {
+            "throughput_ratio": context["ratio_figure"],
+            "cost_ratio": context["cost_figure"],
+            "sensitivity": context["sensitivity_figure"],
+        },
+    }
+
+
+def compare_context(session: Session, query: explore_state.ExploreQuery) -> dict[str, Any]:
+    # Two systems make a comparison by default; more are each compared against the first.
+    view = views.build(session, query, default_series=2)
+    pairs = comparison.pairs(view.results, view.groups, view.params)
+    ratio_figure = charts_compare.throughput_ratio_figure(pairs, view.params.slo)
+    cost_figure = charts_compare.cost_ratio_figure(pairs, view.groups, view.params.slo)
+    series = view.sensitivity(session)
+    sens = (
+        charts_compare.sensitivity_figure(
+            series, view.state.query.sensitivity, view.params.slo.percentile, costs=False
+        )
+        if series
+        else None
+    )
+    cost_sens = (
+        charts_compare.sensitivity_figure(
+            series, view.state.query.sensitivity, view.params.slo.percentile, costs=True
+        )
+        if series and view.groups
+        else None
+    )
+    return {
+        "state": view.state,
+        "params": view.params,
+        "results": view.results,
+        "groups": view.groups,
+        "pairs": pairs,
+        "ratio_figure": ratio_figure,
+        "cost_figure": cost_figure,
+        "sensitivity_figure": sens,
+        "ratio_json": views.figure_json(ratio_figure),
+        "cost_json": views.figure_json(cost_figure),
+        "sensitivity_json": views.figure_json(sens) if sens else None,
+        "cost_sensitivity_json": views.figure_json(cost_sens) if cost_sens else None,
+        "colours": {sid: charts.colour(i) for i, sid in enumerate(view.state.selected)},
+    }
+
+
+def pair_json(pair: comparison.Pair, groups: list[comparison.PriceGroup]) -> dict[str, Any]:
+    return {
+        "a": {"sweep_id": pair.a.meta["id"], "name": pair.a.meta["name"]},
+        "b": {"sweep_id": pair.b.meta["id"], "name": pair.b.meta["name"]},
+        "shared_range_tok_s_user": pair.curve.shared_range,
+        "reason": pair.curve.reason,
+        "curve": [
+            {
+                "x_tok_s_user": p.x_tok_s_user,
+                "a_tok_s_per_gpu": p.a_tok_s_per_gpu,
+                "b_tok_s_per_gpu": p.b_tok_s_per_gpu,
+                "throughput_ratio": p.throughput_ratio,
+                "cost_ratios": [curve[i] for curve in pair.cost_curves],
+            }
+            for i, p in enumerate(pair.curve.points)
+        ],
+        "headlines": [
+            {
+                "x_tok_s_user": h.x_tok_s_user,
+                "throughput_ratio": h.throughput_ratio,
+                "cost_ratios": dict(zip([g.label for g in groups], h.cost_ratios, strict=True)),
+            }
+            for h in pair.headlines
+        ],
+        "at_slo": {
+            "a_goodput_tok_s_per_gpu": pair.a.readoff.goodput_tok_s_per_gpu,
+            "b_goodput_tok_s_per_gpu": pair.b.readoff.goodput_tok_s_per_gpu,
+            "throughput_ratio": pair.slo_ratio,
+            "cost_ratios": dict(zip([g.label for g in groups], pair.slo_cost_ratios, strict=True)),
+        },
+    }

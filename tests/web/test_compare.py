@@ -1,0 +1,126 @@
+"""/compare and /api/compare: ratios equal the quotient of the two read-offs at each interactivity."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from bs4 import BeautifulSoup
+from fastapi.testclient import TestClient
+
+from tests.factories import post_files
+
+# Frontiers (x = 1000 / p50 TPOT, y = output tok/s ÷ 1 GPU):
+# A: (20, 5000) (40, 4000) (50, 2000); B: (25, 2500) (40, 2000) (100, 500)
+TWO = (
+    b"sweep,hardware,num_gpus,concurrency,tpot_p50_ms,tpot_p90_ms,ttft_p90_ms,output_tok_s\n"
+    b"A,H100,1,64,50,60,200,5000\nA,H100,1,16,25,30,150,4000\nA,H100,1,4,20,24,100,2000\n"
+    b"B,H200,1,64,40,48,200,2500\nB,H200,1,16,25,30,150,2000\nB,H200,1,4,10,12,100,500\n"
+)
+FAR = (
+    b"sweep,hardware,num_gpus,concurrency,tpot_p50_ms,output_tok_s\n"
+    b"C,H100,1,1,2,100\nC,H100,1,2,4,180\n"
+)
+
+
+def ids(client: TestClient, data: bytes) -> list[int]:
+    return [s["id"] for s in post_files(client, ("two.csv", data)).json()["sweeps"]]
+
+
+def compare(client: TestClient, **params: Any) -> dict[str, Any]:
+    response = client.get("/api/compare", params={"picked": 1, "preset": "custom", **params})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def test_ratios_are_the_quotient_of_the_staircase_read_offs(client: TestClient) -> None:
+    a, b = ids(client, TWO)
+    [pair] = compare(client, sweep=[b, a])["pairs"]  # B is the baseline
+    assert (pair["a"]["name"], pair["b"]["name"]) == ("A", "B")
+    assert pair["shared_range_tok_s_user"] == [25.0, 50.0]
+    at = {round(p["x_tok_s_user"], 6): p for p in pair["curve"]}
+    # x = 25: A reads 4000 (its point at 40), B reads 2500 → 1.6
+    assert at[25.0]["a_tok_s_per_gpu"] == 4000.0
+    assert at[25.0]["b_tok_s_per_gpu"] == 2500.0
+    assert at[25.0]["throughput_ratio"] == 1.6
+    # x = 40: both have a point → 4000 / 2000
+    assert at[40.0]["throughput_ratio"] == 2.0
+    # x = 50: A 2000 (its point at 50), B 500 (its point at 100)
+    assert at[50.0]["throughput_ratio"] == 4.0
+    headlines = {h["x_tok_s_user"]: h["throughput_ratio"] for h in pair["headlines"]}
+    assert headlines == {25.0: 1.6, 35.0: 2.0, 50.0: 4.0}
+
+
+def test_linear_ratios_match_linear_read_offs(client: TestClient) -> None:
+    a, b = ids(client, TWO)
+    [pair] = compare(client, sweep=[b, a], interpolation="linear")["pairs"]
+    at = {round(p["x_tok_s_user"], 6): p for p in pair["curve"]}
+    # x = 40 is a point of both: no interpolation needed
+    assert at[40.0]["throughput_ratio"] == 2.0
+    # x = 35: A 5000 + (15/20)(4000 − 5000) = 4250; B 2500 + (10/15)(2000 − 2500) = 2166.67
+    headline = {h["x_tok_s_user"]: h["throughput_ratio"] for h in pair["headlines"]}
+    assert headline[35.0] == pytest.approx(4250.0 / (2500 - 500 * 10 / 15))
+
+
+def test_cost_ratios_price_each_system_with_its_own_gpu(client: TestClient) -> None:
+    a, b = ids(client, TWO)
+    for hw, price in (("H100", 2.0), ("H200", 3.0)):
+        client.post("/api/pricing", json={"name": hw, "kind": "rental", "usd_per_gpu_hour": price})
+    [pair] = compare(client, sweep=[b, a], usd_per_gpu_hour=2.5)["pairs"]
+    at = {round(p["x_tok_s_user"], 6): p for p in pair["curve"]}
+    # One inline price for both: the cost ratio is the inverse throughput ratio.
+    assert at[40.0]["cost_ratios"] == [pytest.approx(0.5)]
+
+
+def test_the_read_off_ratio_at_the_slo_is_the_goodput_quotient(client: TestClient) -> None:
+    a, b = ids(client, TWO)
+    [pair] = compare(client, sweep=[b, a], tpot_ms=30, ttft_ms=150)["pairs"]
+    at_slo = pair["at_slo"]
+    assert at_slo["a_goodput_tok_s_per_gpu"] == 4000.0
+    assert at_slo["b_goodput_tok_s_per_gpu"] == 2000.0
+    assert at_slo["throughput_ratio"] == 2.0
+
+
+def test_sweeps_that_do_not_overlap_have_no_ratio_and_the_reason(client: TestClient) -> None:
+    a, _ = ids(client, TWO)
+    [c] = ids(client, FAR)
+    [pair] = compare(client, sweep=[a, c])["pairs"]
+    assert pair["curve"] == []
+    assert pair["headlines"] == []
+    assert pair["reason"] == (
+        "no shared interactivity range: A covers [250, 500], B covers [20, 50] tok/s/user"
+    )
+    page = BeautifulSoup(
+        client.get("/compare", params={"sweep": [a, c], "picked": 1}).text, "html.parser"
+    )
+    assert "no shared interactivity range" in page.select_one(".no-overlap").text
+
+
+def test_the_page_states_the_headline_at_several_operating_points(client: TestClient) -> None:
+    a, b = ids(client, TWO)
+    page = BeautifulSoup(
+        client.get("/compare", params={"sweep": [b, a], "picked": 1, "tpot_ms": 30}).text,
+        "html.parser",
+    )
+    rows = page.select("#headlines .headline-table tbody tr")
+    assert rows[0].select_one("td").text.startswith("At your SLO")
+    assert [r.select_one("td.ratio").text for r in rows[1:]] == ["1.60×", "2.00×", "4.00×"]
+    assert page.select_one("#ratio-figure") is not None
+
+
+def test_one_system_alone_asks_for_another(client: TestClient) -> None:
+    a, _ = ids(client, TWO)
+    page = BeautifulSoup(
+        client.get("/compare", params={"sweep": a, "picked": 1}).text, "html.parser"
+    )
+    assert "Pick two or more systems" in page.select_one(".results .empty").text
+
+
+def test_sensitivity_steps_through_the_measured_tpot_values(client: TestClient) -> None:
+    a, b = ids(client, TWO)
+    figure = compare(client, sweep=[b, a], ttft_ms=1000)["figures"]["sensitivity"]
+    by_name = {t["name"]: t for t in figure["data"]}
+    # p90 TPOT values measured across both sweeps: 12 24 30 48 60
+    assert by_name["A"]["x"] == [12.0, 24.0, 30.0, 48.0, 60.0]
+    assert by_name["A"]["y"] == [None, 2000.0, 4000.0, 4000.0, 5000.0]
+    assert by_name["B"]["y"] == [500.0, 500.0, 2000.0, 2500.0, 2500.0]
