@@ -1,4 +1,4 @@
-"""/compare and /api/compare: ratios equal the quotient of the two read-offs at each interactivity."""
+"""/compare and /api/compare: each ratio is the quotient of two read-offs at one interactivity."""
 
 from __future__ import annotations
 
