@@ -5,9 +5,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+import zipfile
 from typing import Any
 
 from app.domain.columns import POINT_COLUMN_NAMES, SWEEP_COLUMN_NAMES
+from app.ingest.parsed import SAMPLE_FIELDS
 from app.models import Sweep
 from app.queries.sweeps import point_dict, sweep_summary
 
@@ -32,6 +34,8 @@ def _is_number(text: str) -> bool:
 def _cell(value: Any) -> str:
     if value is None:
         return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
     if isinstance(value, float):
         return "inf" if value == float("inf") else repr(value)
     if hasattr(value, "isoformat"):
@@ -50,6 +54,48 @@ def sweeps_csv(sweeps: list[Sweep]) -> str:
         ]
         for point in sweep.points:
             writer.writerow([*meta, *(_cell(getattr(point, c)) for c in POINT_COLUMN_NAMES)])
+    return out.getvalue()
+
+
+def requests_csv(sweeps: list[Sweep], samples: dict[int, list[tuple[Any, ...]]]) -> str:
+    """Canonical per-request CSV of every point that has samples (keyed by point id)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["sweep", "concurrency", "request_rate", *SAMPLE_FIELDS])
+    for sweep in sweeps:
+        for point in sweep.points:
+            for row in samples.get(point.id, ()):
+                writer.writerow(
+                    [
+                        _cell(sweep.name),
+                        _cell(point.concurrency),
+                        _cell(point.request_rate),
+                        *(
+                            ("true" if v else "false") if isinstance(v, bool) else _cell(v)
+                            for v in row
+                        ),
+                    ]
+                )
+    return out.getvalue()
+
+
+def sweeps_zip(sweeps: list[Sweep], samples: dict[int, list[tuple[Any, ...]]]) -> bytes:
+    """points.csv, plus requests.csv when any point has samples: re-imports as the same sweeps."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("points.csv", sweeps_csv(sweeps))
+        if any(samples.values()):
+            archive.writestr("requests.csv", requests_csv(sweeps, samples))
+    return buffer.getvalue()
+
+
+def rows_csv(header: list[str], rows: list[list[Any]]) -> str:
+    """Any table as CSV, with every text cell neutralised."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(header)
+    for row in rows:
+        writer.writerow([_cell(v) for v in row])
     return out.getvalue()
 
 

@@ -45,17 +45,20 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     errors.install(app)
 
+    from app.api import exports as api_exports
     from app.api import pricing as api_pricing
     from app.api import readoff as api_readoff
     from app.api import sweeps as api_sweeps
-    from app.web import compare, explore, pages, pricing, sweeps, uploads
+    from app.web import compare, explore, pages, pricing, reports, sweeps, uploads
 
     for router in (
         api_sweeps.router,
         api_pricing.router,
         api_readoff.router,
+        api_exports.router,
         explore.router,
         compare.router,
+        reports.router,
         pages.router,
         sweeps.router,
         uploads.router,

@@ -24,7 +24,9 @@ def api_readoff(
 ) -> dict[str, Any]:
     """Per sweep: does it meet the SLO, its goodput and operating point, and $/Mtok per price."""
     params = query.params()
-    results, _ = analysis.run(session, _ids(sweep), params, query.pricing, query.usd_per_gpu_hour)
+    results, _ = analysis.run(
+        session, sweep_ids(sweep), params, query.pricing, query.usd_per_gpu_hour
+    )
     return {
         "slo": slo_json(query, params),
         "results": [result_json(r, with_points=query.points) for r in results],
@@ -39,7 +41,7 @@ def api_frontier(
 ) -> dict[str, Any]:
     """Each sweep's Pareto frontier and dominated points, with x (tok/s/user) and y (tok/s/GPU)."""
     params = query.params()
-    results, _ = analysis.run(session, _ids(sweep), params, [], None)
+    results, _ = analysis.run(session, sweep_ids(sweep), params, [], None)
     return {
         "stat": params.stat,
         "basis": params.basis,
@@ -49,7 +51,8 @@ def api_frontier(
     }
 
 
-def _ids(sweep: list[int]) -> list[int]:
+def sweep_ids(sweep: list[int]) -> list[int]:
+    """Distinct ids in order; at least one."""
     if not sweep:
         raise AppError(422, "Invalid request", "sweep: give at least one sweep id")
     return list(dict.fromkeys(sweep))

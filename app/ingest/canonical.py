@@ -86,7 +86,9 @@ def read_frame(file: str, text: str) -> pl.DataFrame:
     duplicated = {c for c in frame.columns if frame.columns.count(c) > 1}
     if duplicated:
         raise IngestError.one(file, f"duplicate columns {sorted(duplicated)}", row=1)
-    return frame.with_columns(pl.col(pl.String).str.strip_chars())
+    # Exports neutralise formula-like text with a leading quote; reading undoes exactly that,
+    # so an exported sweep imports back unchanged.
+    return frame.with_columns(pl.col(pl.String).str.strip_chars().str.replace(r"^'([=+\-@])", "$1"))
 
 
 def typed_frame(

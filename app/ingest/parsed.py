@@ -11,6 +11,9 @@ from typing import Any
 from app.domain.columns import POINT_COLUMN_NAMES, SWEEP_COLUMN_NAMES
 
 SAMPLE_FIELDS: tuple[str, ...] = ("ttft_ms", "e2el_ms", "output_len", "input_len", "ok")
+HASHED_META: tuple[str, ...] = tuple(
+    k for k in SWEEP_COLUMN_NAMES if k not in ("source_tool", "source_kind")
+)
 
 
 @dataclass
@@ -39,13 +42,16 @@ class ParsedSweep:
         return [k for k in required if self.meta.get(k) in (None, "")]
 
     def content_hash(self) -> str:
-        """Stable digest of what would be stored; the same content always hashes the same."""
+        """Digest of the canonical content: the same measurements and description hash the same.
+
+        Provenance (which tool, file or kind) and the tool's extra fields are left out, so a
+        sweep exported as canonical CSV imports back as the same sweep.
+        """
         doc = {
-            "meta": {k: _norm(self.meta.get(k)) for k in SWEEP_COLUMN_NAMES},
+            "meta": {k: _norm(self.meta.get(k)) for k in HASHED_META},
             "points": [
                 {
                     "v": {k: _norm(p.values.get(k)) for k in POINT_COLUMN_NAMES},
-                    "x": p.extra,
                     "s": [[_norm(v) for v in s] for s in (p.samples or [])],
                 }
                 for p in self.points

@@ -1,0 +1,90 @@
+"""Exports: canonical CSV, zip and JSON of sweeps, and read-off tables as CSV."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+from fastapi.responses import Response
+
+from app import analysis, exports
+from app.api.readoff import SweepIds, sweep_ids
+from app.api.readoff_params import ReadoffQuery
+from app.queries import sweeps as q
+from app.web.deps import SessionDep
+
+router = APIRouter(prefix="/api/export", tags=["exports"])
+
+READOFF_HEADER = [
+    "sweep_id", "sweep", "hardware", "num_gpus", "model", "engine", "precision", "slo", "mode",
+    "basis", "meets_slo", "goodput_tok_s_per_gpu", "goodput_requests_per_s", "concurrency",
+    "request_rate", "interactivity_tok_s_user", "estimate_tok_s_per_gpu", "tok_s_per_mw",
+    "reason",
+]  # fmt: skip
+
+
+@router.get("/sweeps.csv", name="export_sweeps_csv")
+def export_sweeps_csv(session: SessionDep, sweep: SweepIds) -> Response:
+    """Canonical points CSV of the sweeps (imports back as the same sweeps)."""
+    sweeps = [q.get_sweep(session, i) for i in sweep_ids(sweep)]
+    return _download(exports.sweeps_csv(sweeps), "sweeps.csv", "text/csv; charset=utf-8")
+
+
+@router.get("/requests.csv", name="export_requests_csv")
+def export_requests_csv(session: SessionDep, sweep: SweepIds) -> Response:
+    """Canonical per-request CSV of the sweeps' request samples."""
+    sweeps = [q.get_sweep(session, i) for i in sweep_ids(sweep)]
+    samples = q.samples_by_point(session, [p.id for s in sweeps for p in s.points])
+    text = exports.requests_csv(sweeps, samples)
+    return _download(text, "requests.csv", "text/csv; charset=utf-8")
+
+
+@router.get("/sweeps.zip", name="export_sweeps_zip")
+def export_sweeps_zip(session: SessionDep, sweep: SweepIds) -> Response:
+    """points.csv and requests.csv together: everything needed to import the sweeps again."""
+    sweeps = [q.get_sweep(session, i) for i in sweep_ids(sweep)]
+    samples = q.samples_by_point(session, [p.id for s in sweeps for p in s.points])
+    return _download(exports.sweeps_zip(sweeps, samples), "sweeps.zip", "application/zip")
+
+
+@router.get("/sweeps.json", name="export_sweeps_json")
+def export_sweeps_json(session: SessionDep, sweep: SweepIds) -> Response:
+    """Sweeps with every stored column of their points, as JSON."""
+    sweeps = [q.get_sweep(session, i) for i in sweep_ids(sweep)]
+    return _download(exports.sweeps_json(sweeps), "sweeps.json", "application/json")
+
+
+@router.get("/readoff.csv", name="export_readoff_csv")
+def export_readoff_csv(
+    session: SessionDep, sweep: SweepIds, query: Annotated[ReadoffQuery, Query()]
+) -> Response:
+    """The read-off table: one row per sweep, one $/Mtok column per price."""
+    params = query.params()
+    results, prices = analysis.run(
+        session, sweep_ids(sweep), params, query.pricing, query.usd_per_gpu_hour
+    )
+    header = [*READOFF_HEADER, *(f"usd_per_mtok {p.name}" for p in prices)]
+    rows = [_readoff_row(r, params) for r in results]
+    return _download(exports.rows_csv(header, rows), "readoff.csv", "text/csv; charset=utf-8")
+
+
+def _readoff_row(result: analysis.SweepAnalysis, params: analysis.Params) -> list[Any]:
+    meta, readoff = result.meta, result.readoff
+    op = readoff.operating_point
+    return [
+        meta["id"], meta["name"], meta["hardware"], meta["num_gpus"], meta["model"],
+        meta["engine"], meta["precision"], params.slo.describe(), params.mode, params.basis,
+        readoff.meets_slo, readoff.goodput_tok_s_per_gpu, readoff.goodput_requests_per_s,
+        op.concurrency if op else None, op.request_rate if op else None,
+        op.interactivity_tok_s_user if op else None, result.estimate_tok_s_per_gpu,
+        result.tok_s_per_mw, readoff.reason,
+        *(c.usd_per_mtok for c in result.costs),
+    ]  # fmt: skip
+
+
+def _download(body: str | bytes, filename: str, media_type: str) -> Response:
+    return Response(
+        body,
+        media_type=media_type,
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )
