@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from app.analysis import Params, SweepAnalysis
+from app.analysis import Cost, Params, SweepAnalysis
+from app.domain.repeats import spreads
 from app.domain.slo import Slo
+
+if TYPE_CHECKING:
+    from app.history import ConfigHistory
 
 # Okabe–Ito: distinguishable with the common forms of colour blindness.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000", "#F0E442")
@@ -105,6 +109,7 @@ def _sweep_traces(
                 "marker": {"color": colour(i), "size": 7, "symbol": symbol(i), "opacity": 0.3},
             }
         )
+    traces.extend(_spread_traces(i, result, base))
     op = result.readoff.operating_point
     if op is not None and op.interactivity_tok_s_user is not None:
         traces.append(
@@ -128,6 +133,78 @@ def _sweep_traces(
             }
         )
     return traces
+
+
+def _spread_traces(i: int, result: SweepAnalysis, base: dict[str, Any]) -> list[dict[str, Any]]:
+    """A shaded min–max box per load level that was run more than once (never averaged)."""
+    loads = [p.concurrency if p.concurrency is not None else p.request_rate for p in result.points]
+    out = []
+    for s in spreads(loads, result.xs, result.ys):
+        if None in (s.x_min, s.x_max, s.y_min, s.y_max):
+            continue
+        x0, x1, y0, y1 = s.x_min, s.x_max, s.y_min, s.y_max
+        out.append(
+            {
+                **base,
+                "name": f"{result.meta['name']} · {s.runs} runs at {s.load:g}",
+                "showlegend": False,
+                "mode": "lines",
+                "fill": "toself",
+                "x": [x0, x1, x1, x0, x0],
+                "y": [y0, y0, y1, y1, y0],
+                "line": {"color": colour(i), "width": 1, "dash": "dot"},
+                "opacity": 0.35,
+                "hoverinfo": "text",
+                "text": (
+                    f"{s.runs} runs at load {s.load:g}: {y0:,.1f}–{y1:,.1f} tok/s/GPU, "
+                    f"{x0:,.1f}–{x1:,.1f} tok/s/user"
+                ),
+            }
+        )
+    return out
+
+
+def history_figure(
+    groups: list[ConfigHistory], cells: dict[int, list[Cost | None]], *, cost: bool
+) -> dict[str, Any]:
+    """Goodput (or $/Mtok under the first price column) at the current SLO by date."""
+    traces = []
+    for i, group in enumerate(groups):
+        ys = []
+        for row in group.rows:
+            if cost:
+                first = (cells.get(row.result.meta["id"]) or [None])[0]
+                ys.append(first.usd_per_mtok if first else None)
+            else:
+                ys.append(row.result.readoff.goodput_tok_s_per_gpu)
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "lines+markers",
+                "name": group.label,
+                "x": [row.date.isoformat() for row in group.rows],
+                "y": ys,
+                "text": [str(row.result.meta["name"]) for row in group.rows],
+                "hovertemplate": "%{text}<br>%{x}: %{y:,.2f}<extra></extra>",
+                "line": {"color": colour(i)},
+                "marker": {"color": colour(i), "size": 8, "symbol": symbol(i)},
+                "connectgaps": False,
+            }
+        )
+    title = "$/Mtok at your SLO" if cost else "Goodput at your SLO, tok/s per GPU"
+    return {
+        "data": traces,
+        "layout": {
+            "margin": {"l": 70, "r": 20, "t": 20, "b": 60},
+            "hovermode": "closest",
+            "legend": {"orientation": "h", "y": -0.25},
+            "xaxis": {
+                "title": {"text": "Measured date (upload date when not recorded)"},
+                "type": "date",
+            },
+            "yaxis": {"title": {"text": title}, "rangemode": "tozero"},
+        },
+    }
 
 
 def _hover(result: SweepAnalysis, k: int, params: Params) -> str:

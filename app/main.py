@@ -49,7 +49,7 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
     from app.api import pricing as api_pricing
     from app.api import readoff as api_readoff
     from app.api import sweeps as api_sweeps
-    from app.web import compare, explore, pages, pricing, reports, sweeps, uploads
+    from app.web import compare, explore, history, pages, pricing, reports, sweeps, uploads
 
     for router in (
         api_sweeps.router,
@@ -59,6 +59,7 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
         explore.router,
         compare.router,
         reports.router,
+        history.router,
         pages.router,
         sweeps.router,
         uploads.router,

@@ -19,6 +19,7 @@ NAV = (
     ("sweeps", "/sweeps", "Sweeps"),
     ("upload", "/upload", "Upload"),
     ("compare", "/compare", "Compare"),
+    ("history", "/history", "History"),
     ("claims", "/claims", "Claims"),
     ("pricing", "/pricing", "Pricing"),
     ("metrics", "/metrics", "Metrics"),

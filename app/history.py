@@ -1,0 +1,60 @@
+"""History: sweeps of one configuration over time, and repeated runs of a load as spreads."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+from app.analysis import SweepAnalysis
+from app.domain.repeats import Spread, spreads
+
+CONFIG_KEYS: tuple[str, ...] = ("hardware", "model", "engine", "precision", "isl", "osl")
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    result: SweepAnalysis
+    date: dt.date
+    date_source: str  # "measured" or "uploaded"
+
+
+@dataclass(frozen=True)
+class ConfigHistory:
+    config: dict[str, Any]
+    rows: tuple[HistoryRow, ...]  # oldest first
+
+    @property
+    def label(self) -> str:
+        parts = [str(self.config[k]) for k in CONFIG_KEYS if self.config.get(k) not in (None, "")]
+        isl, osl = self.config.get("isl"), self.config.get("osl")
+        if isl or osl:
+            parts = [p for p in parts if p not in (str(isl), str(osl))] + [f"{isl}/{osl}"]
+        return " · ".join(parts)
+
+
+def config_of(meta: dict[str, Any]) -> tuple[Any, ...]:
+    return tuple(meta.get(k) for k in CONFIG_KEYS)
+
+
+def histories(results: list[SweepAnalysis], created: dict[int, dt.datetime]) -> list[ConfigHistory]:
+    """Sweeps grouped by configuration, each group ordered by measured date (else upload date)."""
+    groups: dict[tuple[Any, ...], list[HistoryRow]] = {}
+    for result in results:
+        measured = result.meta.get("measured_at")
+        if measured is not None:
+            row = HistoryRow(result, measured, "measured")
+        else:
+            row = HistoryRow(result, created[result.meta["id"]].date(), "uploaded")
+        groups.setdefault(config_of(result.meta), []).append(row)
+    out = []
+    for key, rows in groups.items():
+        ordered = sorted(rows, key=lambda r: (r.date, r.result.meta["id"]))
+        out.append(ConfigHistory(dict(zip(CONFIG_KEYS, key, strict=True)), tuple(ordered)))
+    return sorted(out, key=lambda h: (-len(h.rows), h.label))
+
+
+def repeated_runs(result: SweepAnalysis) -> list[Spread]:
+    """Load levels of a sweep measured more than once, with their min–max spread."""
+    loads = [p.concurrency if p.concurrency is not None else p.request_rate for p in result.points]
+    return spreads(loads, result.xs, result.ys)

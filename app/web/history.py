@@ -1,0 +1,96 @@
+"""History (/history): goodput and $/Mtok of one configuration by date, and repeated-run spreads."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app import analysis, charts, history
+from app.models import Sweep
+from app.queries import points as point_queries
+from app.queries import sweeps as sweep_queries
+from app.web import explore_state, views
+from app.web.deps import SessionDep
+from app.web.explore import price_cells, render_view
+
+router = APIRouter()
+MAX_SWEEPS = 200
+
+
+@router.get("/history", name="history", include_in_schema=False)
+def history_page(request: Request, session: SessionDep) -> Response:
+    """Trend of goodput and $/Mtok at the current SLO, by measured date, per configuration."""
+    context = history_context(session, explore_state.parse(request.query_params))
+    return render_view(request, "history", context)
+
+
+@router.get("/api/history", name="api_history", tags=["analysis"])
+def api_history(request: Request, session: SessionDep) -> dict[str, Any]:
+    """The History page as JSON: per configuration, each sweep's date, goodput and costs."""
+    context = history_context(session, explore_state.parse(request.query_params))
+    return {
+        "query": context["state"].canonical_query(),
+        "configurations": [
+            {
+                "config": h.config,
+                "label": h.label,
+                "sweeps": [
+                    {
+                        "sweep_id": r.result.meta["id"],
+                        "name": r.result.meta["name"],
+                        "date": r.date.isoformat(),
+                        "date_source": r.date_source,
+                        "goodput_tok_s_per_gpu": r.result.readoff.goodput_tok_s_per_gpu,
+                        "reason": r.result.readoff.reason,
+                        "costs": [
+                            None if c is None else c.usd_per_mtok
+                            for c in context["cells"][r.result.meta["id"]]
+                        ],
+                        "repeated_runs": [
+                            {
+                                "load": s.load,
+                                "runs": s.runs,
+                                "tok_s_per_gpu": [s.y_min, s.y_max],
+                                "interactivity_tok_s_user": [s.x_min, s.x_max],
+                            }
+                            for s in context["spreads"][r.result.meta["id"]]
+                        ],
+                    }
+                    for r in h.rows
+                ],
+            }
+            for h in context["histories"]
+        ],
+        "price_columns": [c.label for c in context["state"].price_columns],
+        "figure": context["figure"],
+    }
+
+
+def history_context(session: Session, query: explore_state.ExploreQuery) -> dict[str, Any]:
+    state = explore_state.resolve(session, query)
+    filters = {f: getattr(state.query, f) for f in explore_state.FILTERS}
+    ids = point_queries.sweep_ids_matching(session, filters, limit=MAX_SWEEPS)
+    params = state.query.params()
+    results, _ = analysis.run(session, ids, params, state.profile_ids, state.query.usd_per_gpu_hour)
+    created = dict(
+        session.execute(select(Sweep.id, Sweep.created_at).where(Sweep.id.in_(ids))).all()
+    )
+    groups = history.histories(results, created)
+    cells = {r.meta["id"]: price_cells(r, state.price_columns) for r in results}
+    figure = charts.history_figure(groups, cells, cost=False)
+    cost_figure = charts.history_figure(groups, cells, cost=True) if state.price_columns else None
+    return {
+        "state": state,
+        "params": params,
+        "histories": groups,
+        "cells": cells,
+        "spreads": {r.meta["id"]: history.repeated_runs(r) for r in results},
+        "figure": figure,
+        "figure_json": views.figure_json(figure),
+        "cost_figure_json": views.figure_json(cost_figure) if cost_figure else None,
+        "facets": sweep_queries.facet_values(session),
+    }
