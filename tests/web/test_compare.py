@@ -124,3 +124,40 @@ def test_sensitivity_steps_through_the_measured_tpot_values(client: TestClient) 
     assert by_name["A"]["x"] == [12.0, 24.0, 30.0, 48.0, 60.0]
     assert by_name["A"]["y"] == [None, 2000.0, 4000.0, 4000.0, 5000.0]
     assert by_name["B"]["y"] == [500.0, 500.0, 2000.0, 2500.0, 2500.0]
+
+
+def test_sensitivity_in_per_request_mode_agrees_with_the_read_off(client: TestClient) -> None:
+    from tests.web.test_readoff_api import O9_POINTS, O9_REQUESTS
+
+    [sweep] = [
+        s["id"]
+        for s in post_files(client, ("o9.csv", O9_POINTS), ("o9.r.csv", O9_REQUESTS)).json()[
+            "sweeps"
+        ]
+    ]
+    params = {
+        "sweep": sweep,
+        "picked": 1,
+        "preset": "custom",
+        "mode": "requests",
+        "attainment": 0.5,
+        "ttft_ms": 200,
+    }
+    figure = client.get("/api/explore", params=params).json()["sensitivity"]
+    [trace] = figure["data"]
+    # Per-request TPOTs (ms) of the 7 successful requests: 30 40 30 60 0 40 80
+    assert trace["x"][0] == 0.0 and trace["x"][-1] == 80.0
+    for limit, goodput in zip(trace["x"], trace["y"], strict=True):
+        readoff = client.get(
+            "/api/readoff",
+            params={
+                "sweep": sweep,
+                "mode": "requests",
+                "attainment": 0.5,
+                "ttft_ms": 200,
+                "tpot_ms": limit,
+            },
+        ).json()["results"][0]
+        assert goodput == readoff["goodput_tok_s_per_gpu"]
+    # At TPOT ≤ 80 ms only TTFT fails r3 and r7: 100+100+100+1+51 tokens in 4 s
+    assert trace["y"][-1] == 88.0
