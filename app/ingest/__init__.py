@@ -21,6 +21,10 @@ from app.ingest.source import SourceFile, expand
 __all__ = ["IngestError", "ParsedSweep", "RowError", "UploadFile", "parse_upload"]
 
 REQUIRED_META = ("sweep", "hardware", "num_gpus")
+NO_TPOT_WARNING = (
+    "no TPOT statistic in the file: the sweep has no interactivity axis, so it is not drawn on "
+    "Pareto charts; read-offs can still use TTFT and E2EL limits"
+)
 
 
 @dataclass(frozen=True)
@@ -167,7 +171,9 @@ def _finish(
                 RowError(e.file, f"point {_load(point)}: {e.message}", point.row, e.column)
             )
         if not any(p.values.get(c) is not None for p in sweep.points for c in TPOT_COLUMN_NAMES):
-            errors.append(RowError(sweep.source_file, "no TPOT statistic in the file"))
+            # A tool that measured no per-request TPOT still gives TTFT, E2EL and throughput;
+            # its pooled ITL never stands in for TPOT, so the sweep simply has no x axis.
+            sweep.warnings.append(NO_TPOT_WARNING)
     if errors:
         raise IngestError(errors)
     return sweeps

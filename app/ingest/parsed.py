@@ -31,6 +31,7 @@ class ParsedSweep:
     source_file: str
     source_format: str  # what the file was recognised as, e.g. "canonical CSV"
     first_row: int | None = None
+    warnings: list[str] = field(default_factory=list)  # shown in the preview, kept in notes
 
     @property
     def name(self) -> str:

@@ -66,6 +66,8 @@ def _new_sweep(item: ParsedSweep, digest: str) -> Sweep:
     meta = {k: item.meta.get(k) for k in SWEEP_FIELDS}
     meta["source_kind"] = meta.get("source_kind") or "measured"
     meta["source_tool"] = meta.get("source_tool") or item.source_format
+    if item.warnings:
+        meta["notes"] = "\n".join([*filter(None, [meta.get("notes")]), *item.warnings])
     sweep = Sweep(name=item.name, source_file=item.source_file, content_hash=digest, **meta)
     sweep.points = [
         Point(position=i, extra=dict(p.extra), **p.values) for i, p in enumerate(item.points)

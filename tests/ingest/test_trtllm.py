@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from app.ingest import IngestError, ParsedSweep, UploadFile, parse_upload
+from app.ingest import NO_TPOT_WARNING, IngestError, ParsedSweep, UploadFile, parse_upload
 from app.ingest.source import SourceFile
 from app.ingest.tools.trtllm import IMPORTER
 
@@ -197,9 +197,9 @@ def test_reports_of_one_configuration_form_one_sweep_ordered_by_achieved_concurr
     assert sweeps[0].source_file == "run"
 
 
-def test_a_report_without_streaming_metrics_has_no_tpot_and_is_refused() -> None:
-    with pytest.raises(IngestError, match=r"report\.json: no TPOT statistic"):
-        upload((NAME, report(streaming_metrics=None)))
+def test_a_report_without_streaming_metrics_imports_with_a_no_tpot_warning() -> None:
+    [sweep] = upload((NAME, report(streaming_metrics=None)))
+    assert sweep.warnings == [NO_TPOT_WARNING]
 
 
 def test_sniff_claims_trtllm_reports_and_not_other_json() -> None:
