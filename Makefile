@@ -34,8 +34,12 @@ fmt: $(VENV)/.installed-test
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
+$(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[test,bench]'
+	touch $(VENV)/.installed $(VENV)/.installed-test $@
+
 ## bench: speed and size targets, each beside a baseline measured in the same run
-bench: $(VENV)/.installed-test
+bench: $(VENV)/.installed-bench
 	$(BIN)/python -m bench
 
 ## seed: load seed_data/ into the configured database (idempotent)

@@ -201,8 +201,7 @@ def run(
     sweeps = point_queries.sweeps_with_points(session, sweep_ids)
     samples = None
     if params.mode == "requests":
-        ids = [r["point_id"] for s in sweeps for r in s.rows]
-        samples = point_queries.samples_frame(session, ids)
+        samples = point_queries.sweeps_samples(session, sweeps)
     prices = prices_for(session, profile_ids, usd_per_gpu_hour)
     results = analyse(sweeps, params, prices, samples)
     power = pricing_queries.allin_kw_by_hardware(session)

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import sys
 
-from bench import explore_size, readoff_speed, request_goodput_speed
+from bench import explore_size, import_speed, readoff_speed, request_goodput_speed
 
 
 def main() -> int:
-    results = [*readoff_speed.run(), *request_goodput_speed.run(), *explore_size.run()]
+    results = [
+        *readoff_speed.run(),
+        *request_goodput_speed.run(),
+        *explore_size.run(),
+        *import_speed.run(),
+    ]
     width = max(len(r.name) for r in results)
     failed = 0
     for r in results:

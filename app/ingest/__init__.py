@@ -210,9 +210,7 @@ def _attach_requests(
         if point.samples is not None:
             errors.append(RowError(file, f"samples for {load} given twice", first_row))
             continue
-        point.samples = list(
-            group.select("ttft_ms", "e2el_ms", "output_len", "input_len", "ok").iter_rows()
-        )
+        point.samples = group.select("ttft_ms", "e2el_ms", "output_len", "input_len", "ok")
 
 
 def _matching_points(points: list[ParsedPoint], concurrency: Any, rate: Any) -> list[ParsedPoint]:

@@ -8,9 +8,19 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+import polars as pl
+
 from app.domain.columns import POINT_COLUMN_NAMES, SWEEP_COLUMN_NAMES
 
 SAMPLE_FIELDS: tuple[str, ...] = ("ttft_ms", "e2el_ms", "output_len", "input_len", "ok")
+SAMPLE_FRAME_SCHEMA: dict[str, pl.DataType] = {
+    "ttft_ms": pl.Float64(),
+    "e2el_ms": pl.Float64(),
+    "output_len": pl.Int64(),
+    "input_len": pl.Int64(),
+    "ok": pl.Boolean(),
+}
+Samples = list[tuple[Any, ...]] | pl.DataFrame
 HASHED_META: tuple[str, ...] = tuple(
     k for k in SWEEP_COLUMN_NAMES if k not in ("source_tool", "source_kind")
 )
@@ -21,7 +31,17 @@ class ParsedPoint:
     values: dict[str, Any]  # canonical point columns; absent means not measured
     row: int | None = None  # where it came from, for error messages
     extra: dict[str, Any] = field(default_factory=dict)
-    samples: list[tuple[Any, ...]] | None = None  # rows of SAMPLE_FIELDS
+    samples: Samples | None = None  # rows of SAMPLE_FIELDS, or a frame of those columns
+
+    @property
+    def sample_count(self) -> int:
+        return 0 if self.samples is None else len(self.samples)
+
+    def samples_frame(self) -> pl.DataFrame:
+        """The samples as a typed frame (a large canonical file stays columnar throughout)."""
+        if isinstance(self.samples, pl.DataFrame):
+            return self.samples.select(pl.col(c).cast(t) for c, t in SAMPLE_FRAME_SCHEMA.items())
+        return pl.DataFrame(self.samples or [], schema=SAMPLE_FRAME_SCHEMA, orient="row")
 
 
 @dataclass
@@ -53,13 +73,21 @@ class ParsedSweep:
             "points": [
                 {
                     "v": {k: _norm(p.values.get(k)) for k in POINT_COLUMN_NAMES},
-                    "s": [[_norm(v) for v in s] for s in (p.samples or [])],
+                    "s": _samples_digest(p),
                 }
                 for p in self.points
             ],
         }
         text = json.dumps(doc, sort_keys=True, default=str, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _samples_digest(point: ParsedPoint) -> str | None:
+    # CSV text of the typed frame: the same samples give the same bytes, whichever importer.
+    if not point.sample_count:
+        return None
+    text = point.samples_frame().write_csv(float_precision=None)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _norm(value: Any) -> Any:

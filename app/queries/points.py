@@ -120,17 +120,38 @@ def samples_frame(session: Session, point_ids: list[int]) -> pl.DataFrame:
     """Request samples of these points as a typed frame (empty when there are none)."""
     if not point_ids:
         return pl.DataFrame(schema=SAMPLE_SCHEMA)
-    rows = session.execute(
-        select(
-            RequestSample.point_id,
-            RequestSample.ttft_ms,
-            RequestSample.e2el_ms,
-            RequestSample.output_len,
-            RequestSample.input_len,
-            RequestSample.ok,
-        ).where(RequestSample.point_id.in_(point_ids))
-    ).all()
+    statement = select(
+        RequestSample.point_id,
+        RequestSample.ttft_ms,
+        RequestSample.e2el_ms,
+        RequestSample.output_len,
+        RequestSample.input_len,
+        RequestSample.ok,
+    ).where(RequestSample.point_id.in_(point_ids))
+    # Straight from the driver's cursor: no Row objects for possibly a million samples.
+    # The ids are integers from the database, so inlining them is safe.
+    sql = str(
+        statement.compile(
+            dialect=session.get_bind().dialect, compile_kwargs={"literal_binds": True}
+        )
+    )
+    rows = session.connection().exec_driver_sql(sql).fetchall()
     return pl.DataFrame(rows, schema=SAMPLE_SCHEMA, orient="row")
+
+
+def sweeps_samples(session: Session, sweeps: list[SweepPoints]) -> pl.DataFrame:
+    """Request samples of these sweeps; each sweep's frame is loaded once per process (cached
+    with its points, which never change)."""
+    frames = []
+    missing = [s for s in sweeps if "samples" not in s.derived]
+    if missing:
+        loaded = samples_frame(session, [r["point_id"] for s in missing for r in s.rows])
+        for sweep in missing:
+            ids = [r["point_id"] for r in sweep.rows]
+            sweep.derived["samples"] = loaded.filter(pl.col("point_id").is_in(ids))
+    for sweep in sweeps:
+        frames.append(sweep.derived["samples"])
+    return pl.concat(frames) if frames else pl.DataFrame(schema=SAMPLE_SCHEMA)
 
 
 def sweep_ids_matching(session: Session, filters: dict[str, Any], limit: int) -> list[int]:

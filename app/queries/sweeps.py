@@ -6,7 +6,8 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, func, insert, or_, select
+import polars as pl
+from sqlalchemy import delete, func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
@@ -76,15 +77,31 @@ def _new_sweep(item: ParsedSweep, digest: str) -> Sweep:
 
 
 def _insert_samples(session: Session, item: ParsedSweep, sweep: Sweep) -> None:
-    rows: list[dict[str, Any]] = []
-    for parsed_point, point in zip(item.points, sweep.points, strict=True):
-        for sample in parsed_point.samples or ():
-            rows.append({"point_id": point.id, **dict(zip(SAMPLE_FIELDS, sample, strict=True))})
-            if len(rows) >= SAMPLE_BATCH:
-                session.execute(insert(RequestSample), rows)
-                rows = []
-    if rows:
-        session.execute(insert(RequestSample), rows)
+    """Bulk insert: COPY on Postgres, executemany on SQLite; no ORM objects per sample."""
+    frames = [
+        p.samples_frame().with_columns(point_id=pl.lit(point.id, pl.Int64))
+        for p, point in zip(item.points, sweep.points, strict=True)
+        if p.sample_count
+    ]
+    if not frames:
+        return
+    columns = ("point_id", *SAMPLE_FIELDS)
+    frame = pl.concat(frames).select(columns)
+    connection = session.connection()
+    dbapi = connection.connection.dbapi_connection
+    cursor = dbapi.cursor()  # type: ignore[union-attr]
+    try:
+        if connection.dialect.name == "postgresql":
+            with cursor.copy(f"COPY request_sample ({', '.join(columns)}) FROM STDIN") as copy:
+                for row in frame.iter_rows():
+                    copy.write_row(row)
+        else:
+            marks = ", ".join("?" for _ in columns)
+            sql = f"INSERT INTO request_sample ({', '.join(columns)}) VALUES ({marks})"
+            for batch in frame.iter_slices(SAMPLE_BATCH):
+                cursor.executemany(sql, batch.rows())
+    finally:
+        cursor.close()
 
 
 def is_duplicate_race(exc: IntegrityError) -> bool:
