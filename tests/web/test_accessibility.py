@@ -1,0 +1,36 @@
+"""Every control on every page has a label, and every page names itself."""
+
+from __future__ import annotations
+
+import pytest
+from bs4 import BeautifulSoup, Tag
+from fastapi.testclient import TestClient
+from sqlalchemy.orm import Session
+
+from app.seed import seed
+
+PAGES = ["/", "/sweeps", "/sweeps/2", "/upload", "/compare", "/history", "/pricing", "/metrics"]
+
+
+def labelled(control: Tag, page: BeautifulSoup) -> bool:
+    if control.get("aria-label") or control.find_parent("label") is not None:
+        return True
+    control_id = control.get("id")
+    return bool(control_id and page.select_one(f'label[for="{control_id}"]'))
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_every_control_is_labelled(client: TestClient, session: Session, path: str) -> None:
+    seed(session)
+    session.commit()
+    page = BeautifulSoup(client.get(path).text, "html.parser")
+    controls = [
+        c
+        for c in page.select("input, select, textarea")
+        if c.get("type") not in ("hidden", "submit", "button")
+    ]
+    assert controls or path == "/metrics"
+    unlabelled = [str(c)[:80] for c in controls if not labelled(c, page)]
+    assert unlabelled == []
+    assert page.select_one("title").text.endswith("· Paretoscope")
+    assert page.select_one("nav[aria-label=Main] a[aria-current=page]") or path == "/sweeps/2"
