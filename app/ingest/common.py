@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -87,3 +89,45 @@ def stats_into(
                 if value is not None:
                     values[f"{metric}_{stat}_ms"] = value * scale
                 break
+
+
+# Keys whose values never go into `extra` (tool configs carry API keys and auth headers).
+SECRET_KEYS = frozenset(
+    {"api_key", "token", "hf_token", "access_key", "secret_key", "header", "headers"}
+)
+REDACTED = "(redacted)"
+_SECRET_ARGS = re.compile(r"(--api-key|--header|-H)(\s+|=)(\"[^\"]*\"|'[^']*'|\S+)")
+
+
+def json_safe(value: Any) -> Any:
+    """A copy fit for the JSON `extra` column: ±inf and NaN as strings (Postgres JSON refuses
+    them), dates as ISO strings, secrets redacted, anything else exotic as its text."""
+    if isinstance(value, Mapping):
+        return {
+            str(k): REDACTED if str(k).lower() in SECRET_KEYS and v else json_safe(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    if isinstance(value, dt.date | dt.datetime):
+        return value.isoformat()
+    if isinstance(value, str):
+        return _SECRET_ARGS.sub(rf'\1\2"{REDACTED}"', value)
+    if value is None or isinstance(value, int | float | bool):
+        return value
+    return str(value)
+
+
+# GPU keys of the hardware catalog, longest first so "GB200" is found before "B200".
+GPU_KEYS: tuple[str, ...] = (
+    "GB300", "GB200", "MI355X", "MI325X", "MI300X", "RTX4090", "B300", "B200", "H200", "H100",
+    "A100",
+)  # fmt: skip
+
+
+def hardware_key(name: str) -> str:
+    """A catalog key found in a device name ('NVIDIA-H100-80GB-HBM3' → 'H100'), else the name."""
+    squashed = re.sub(r"[^A-Z0-9]", "", name.upper())
+    return next((key for key in GPU_KEYS if key in squashed), name)

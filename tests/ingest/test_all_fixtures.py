@@ -1,4 +1,4 @@
-"""Every real result file in shared/fixtures imports through the API, the upload page and the CLI."""
+"""Every real result file in shared/fixtures imports through the API, the upload page and CLI."""
 
 from __future__ import annotations
 

@@ -65,8 +65,6 @@ SLO_NAMES = {
     "inter_token_latency": "tpot",
     "request_latency": "e2el",
 }
-SECRET_KEYS = frozenset({"api_key", "header", "headers"})
-_SECRET_ARGS = re.compile(r"(--api-key|--header|-H)(\s+|=)(\"[^\"]*\"|'[^']*'|\S+)")
 _LOAD_SUFFIX = re.compile(r"[-_](concurrency|request[-_]rate)(\d+(?:\.\d+)?)$")
 
 
@@ -209,22 +207,6 @@ def slo_text(spec: Any) -> str | None:
         except (TypeError, ValueError):
             parts.append(f"{name}:{value}")
     return " ".join(parts) or None
-
-
-def safe_json(value: Any) -> Any:
-    """A JSON-storable copy: non-finite floats as strings, secrets (API keys, headers) redacted."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    if isinstance(value, Mapping):
-        return {
-            str(k): ("(redacted)" if k in SECRET_KEYS and v else safe_json(v))
-            for k, v in value.items()
-        }
-    if isinstance(value, list | tuple):
-        return [safe_json(v) for v in value]
-    if isinstance(value, str):
-        return _SECRET_ARGS.sub(r'\1\2"(redacted)"', value)
-    return value
 
 
 def folder_load(folder: str) -> tuple[str, float] | None:

@@ -21,14 +21,13 @@ Field semantics, checked against the guidellm source (vllm-project/guidellm):
 
 from __future__ import annotations
 
-import datetime as dt
 import math
 from collections.abc import Mapping
 from typing import Any
 
 import yaml
 
-from app.ingest.common import integer, number, require
+from app.ingest.common import integer, json_safe, number, require
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, make_samples
 
@@ -60,21 +59,6 @@ TPOT_NOTE = (
     "tpot_* = guidellm inter_token_latency_ms (per-request (last-first)/(n-1), token-weighted); "
     "guidellm time_per_output_token_ms is kept in extra only (it includes TTFT in 0.4+)"
 )
-
-
-def json_safe(value: Any) -> Any:
-    """Plain JSON values only: ±inf/NaN become strings, dates ISO strings, tuples lists."""
-    if isinstance(value, Mapping):
-        return {str(k): json_safe(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [json_safe(v) for v in value]
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    if isinstance(value, dt.date | dt.datetime):
-        return value.isoformat()
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    return str(value)
 
 
 def percentile_name(key: str) -> str | None:

@@ -20,14 +20,12 @@ Semantics checked against kubernetes-sigs/inference-perf `inference_perf/reportg
 
 from __future__ import annotations
 
-import datetime as dt
-import math
 from collections.abc import Mapping
 from typing import Any
 
 import yaml
 
-from app.ingest.common import integer, number, require
+from app.ingest.common import integer, json_safe, number, require
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint
 from app.ingest.source import SourceFile
@@ -46,29 +44,10 @@ THROUGHPUT = {
     "requests_per_sec": "requests_per_s",
 }
 SLO_KEYS = {"request_latency": "e2el"}
-SECRET_KEYS = {"token", "api_key", "hf_token", "access_key", "secret_key"}
 TPOT_NOTE = (
     "tpot_* = inference-perf time_per_output_token (per request (last-first)/(n-1)); "
     "itl_* = pooled inter_token_latency gaps"
 )
-
-
-def json_safe(value: Any) -> Any:
-    """Plain JSON values only (±inf/NaN → strings, dates → ISO); secrets are masked."""
-    if isinstance(value, Mapping):
-        return {
-            str(k): "<redacted>" if str(k) in SECRET_KEYS and v else json_safe(v)
-            for k, v in value.items()
-        }
-    if isinstance(value, list | tuple):
-        return [json_safe(v) for v in value]
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    if isinstance(value, dt.date | dt.datetime):
-        return value.isoformat()
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    return str(value)
 
 
 def load_document(file: SourceFile) -> Any:

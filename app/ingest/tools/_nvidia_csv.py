@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.ingest.common import json_safe
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint
 from app.ingest.source import SourceFile
@@ -36,7 +37,6 @@ from app.ingest.tools._genai_common import (
     common_values,
     folder_load,
     run_label,
-    safe_json,
 )
 
 MISSING_CELLS = ("", "N/A", "NA", "n/a", "None", "null")
@@ -201,7 +201,7 @@ def csv_built(
         extra["other_rows"] = export.other
     more(export.stats, file.name, values, extra)
     extra["import_notes"] = notes + extra.get("import_notes", [])
-    run = Run(file, "csv", export.stats, {}, safe_json(extra))
+    run = Run(file, "csv", export.stats, {}, json_safe(extra))
     label = run_label(file, stems)
     point = ParsedPoint(values=values, extra=run.extra)
     return Built(run, point, {"source_tool": source_tool}, label, (None, None, None, label))

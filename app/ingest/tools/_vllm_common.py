@@ -7,7 +7,6 @@ every typed read can name the file, the row (JSONL line, JSON list item or CSV r
 from __future__ import annotations
 
 import datetime as dt
-import math
 import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -87,17 +86,6 @@ def require_keys(rec: Record, keys: tuple[str, ...]) -> None:
 
 def text(value: Any) -> str | None:
     return None if value is None or value == "" else str(value)
-
-
-def clean(value: Any) -> Any:
-    """JSON-safe copy for `extra`: ±inf and NaN become strings (Postgres JSON refuses them)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
-    if isinstance(value, Mapping):
-        return {str(k): clean(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [clean(v) for v in value]
-    return value
 
 
 def model_name(model: str) -> str:

@@ -39,7 +39,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from app.ingest.common import integer, number
+from app.ingest.common import integer, json_safe, number
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.source import SourceFile
@@ -57,7 +57,6 @@ from app.ingest.tools._genai_common import (
     parse_date,
     positive_int,
     run_label,
-    safe_json,
     slo_text,
     sweeps_from,
     time_scale,
@@ -169,7 +168,7 @@ def build_json(file: SourceFile) -> Built:
     meta["measured_at"] = parse_date(doc.get("start_time"))
     meta = {k: v for k, v in meta.items() if v is not None}
     notes = extra.pop("import_notes")
-    extra.update(safe_json(doc))
+    extra.update(json_safe(doc))
     extra["import_notes"] = notes
     run = Run(file, "json", doc, config, extra)
     label = run_label(file, STEMS)

@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from app.ingest.common import json_safe
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.source import SourceFile
@@ -46,7 +47,6 @@ from app.ingest.tools._genai_common import (
     json_kind,
     positive_int,
     run_label,
-    safe_json,
     slo_text,
     sweeps_from,
 )
@@ -137,7 +137,7 @@ def build_json(file: SourceFile) -> Built:
         osl = config_number(config, "output_tokens_mean", name)
     meta["osl"] = positive_int(osl)
     meta = {k: v for k, v in meta.items() if v is not None}
-    extra.update(safe_json(doc))
+    extra.update(json_safe(doc))
     extra["import_notes"] = notes
     run = Run(file, "json", doc, config, extra)
     label = run_label(file, STEMS)

@@ -26,14 +26,13 @@ from typing import Any
 
 import yaml
 
-from app.ingest.common import number
+from app.ingest.common import json_safe, number
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.source import SourceFile
 from app.ingest.tools._guidellm_benchmark import (
     benchmark_point,
     dig,
-    json_safe,
     load_rank,
     obj,
     sweep_name,

@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from app.ingest.common import json_safe
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.source import SourceFile
@@ -34,7 +35,6 @@ from app.ingest.tools._inference_perf_stage import (
     config_label,
     config_meta,
     goodput_slo,
-    json_safe,
     kind_of,
     load_document,
     stage_config,

@@ -40,12 +40,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from app.ingest.common import json_safe
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.source import SourceFile
 from app.ingest.tools._vllm_common import (
     Record,
-    clean,
     fail,
     gpu_key,
     model_basename,
@@ -238,7 +238,7 @@ def _point(rec: Record) -> ParsedPoint:
             used.add(key)
             if seconds is not None:
                 values[f"{match.group(2)}_{STATS[match.group(1)]}_ms"] = seconds * 1000
-    extra = {k: clean(v) for k, v in rec.data.items() if k not in used}
+    extra = {k: json_safe(v) for k, v in rec.data.items() if k not in used}
     return ParsedPoint(
         values={k: v for k, v in values.items() if v is not None}, row=rec.row, extra=extra
     )

@@ -36,7 +36,7 @@ from typing import Any
 
 import yaml
 
-from app.ingest.common import integer, number, require
+from app.ingest.common import hardware_key, integer, json_safe, number, require
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.source import SourceFile
@@ -62,19 +62,6 @@ THROUGHPUT = {
 }
 COLUMN_STATS = {"mean": "mean", "p50": "p50", "p90": "p90", "p95": "p95", "p99": "p99"}
 CANONICAL_METRICS = ("ttft", "tpot", "itl", "e2el")
-HARDWARE_KEYS = (
-    "GB300",
-    "GB200",
-    "B300",
-    "B200",
-    "H200",
-    "H100",
-    "A100",
-    "MI355X",
-    "MI325X",
-    "MI300X",
-    "RTX4090",
-)
 _YAML_KEYS = [
     re.compile(rb"^" + k + rb":", re.MULTILINE) for k in (b"run", b"scenario", b"results")
 ]
@@ -296,27 +283,6 @@ def _sweep(members: list[tuple[SourceFile, dict[str, Any], ParsedPoint]]) -> Par
     fmt = f"llm-d Benchmark Report v0.2 ({tool})" if tool else "llm-d Benchmark Report v0.2"
     source = (file.folder or file.name) if len(members) > 1 else file.name
     return ParsedSweep(dict(meta), [m[2] for m in members], source, fmt)
-
-
-def hardware_key(name: str) -> str:
-    """'NVIDIA-H100-80GB-HBM3' → 'H100' when a catalog key is in the name; else the name."""
-    squashed = re.sub(r"[^A-Z0-9]", "", name.upper())
-    return next((key for key in HARDWARE_KEYS if key in squashed), name)
-
-
-def json_safe(value: Any) -> Any:
-    """Plain JSON values only: ±inf/NaN become strings, dates ISO strings."""
-    if isinstance(value, Mapping):
-        return {str(k): json_safe(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [json_safe(v) for v in value]
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    if isinstance(value, dt.date | dt.datetime):
-        return value.isoformat()
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    return str(value)
 
 
 def _dig(obj: Any, *keys: str) -> Any:

@@ -43,7 +43,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from app.ingest.common import integer
+from app.ingest.common import integer, json_safe
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.source import SourceFile
@@ -52,7 +52,6 @@ from app.ingest.tools._vllm_common import (
     Record,
     at_row,
     check_completed,
-    clean,
     fail,
     latency_stats,
     model_basename,
@@ -249,7 +248,9 @@ def _point(rec: Record) -> ParsedPoint:
         used |= set(DETAIL_KEYS) | {"cached_tokens", "cached_tokens_details"}
     if d.get("request_rate") == "trace":
         used.discard("request_rate")
-    point.extra = {k: clean(v) for k, v in d.items() if k not in used and k != "generated_texts"}
+    point.extra = {
+        k: json_safe(v) for k, v in d.items() if k not in used and k != "generated_texts"
+    }
     return point
 
 

@@ -28,13 +28,11 @@ folder form one sweep.
 
 from __future__ import annotations
 
-import datetime as dt
 import math
-import re
 from collections.abc import Mapping
 from typing import Any
 
-from app.ingest.common import integer, number, require
+from app.ingest.common import hardware_key, integer, json_safe, number, require
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.source import SourceFile
@@ -57,19 +55,6 @@ PRECISIONS = {
     "w8a16": "int8",
     "int8": "int8",
 }
-HARDWARE_KEYS = (
-    "GB300",
-    "GB200",
-    "B300",
-    "B200",
-    "H200",
-    "H100",
-    "A100",
-    "MI355X",
-    "MI325X",
-    "MI300X",
-    "RTX4090",
-)
 GROUP_KEYS = ("model", "engine_version", "precision", "num_gpus", "hardware")
 
 
@@ -130,8 +115,7 @@ def _meta(file: SourceFile, doc: Mapping[str, Any]) -> dict[str, Any]:
         meta["num_gpus"] = world_size
     machine = doc.get("machine")
     if isinstance(machine, Mapping) and machine.get("name"):
-        squashed = re.sub(r"[^A-Z0-9]", "", str(machine["name"]).upper())
-        meta["hardware"] = next((k for k in HARDWARE_KEYS if k in squashed), str(machine["name"]))
+        meta["hardware"] = hardware_key(str(machine["name"]))
     dataset = doc.get("dataset")
     if isinstance(dataset, Mapping):
         for stats_key, column in (("isl_stats", "isl"), ("osl_stats", "osl")):
@@ -184,7 +168,7 @@ def _point(name: str, doc: Mapping[str, Any]) -> ParsedPoint:
             if streaming.get(key) is not None:
                 where = f"streaming_metrics.{key}"
                 _percentiles_into(values, extra, metric, streaming[key], name, where)
-    extra["report"] = _json_safe(doc)
+    extra["report"] = json_safe(doc)
     return ParsedPoint(values=values, extra=extra)
 
 
@@ -209,18 +193,6 @@ def _sweep(members: list[tuple[SourceFile, dict[str, Any], ParsedPoint]]) -> Par
     fmt = "trtllm-bench report JSON" + (f" (TensorRT-LLM {version})" if version else "")
     source = (file.folder or file.name) if len(members) > 1 else file.name
     return ParsedSweep(dict(meta), [m[2] for m in members], source, fmt)
-
-
-def _json_safe(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {str(k): _json_safe(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_json_safe(v) for v in value]
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    if isinstance(value, dt.date | dt.datetime):
-        return value.isoformat()
-    return value if value is None or isinstance(value, str | int | float | bool) else str(value)
 
 
 IMPORTER = TrtllmBenchImporter()

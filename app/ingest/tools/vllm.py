@@ -52,7 +52,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.domain.columns import COLUMNS_BY_NAME, SWEEP_COLUMN_NAMES
-from app.ingest.common import integer
+from app.ingest.common import integer, json_safe
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.source import SourceFile
@@ -63,7 +63,6 @@ from app.ingest.tools._vllm_common import (
     Record,
     at_row,
     check_completed,
-    clean,
     latency_stats,
     model_basename,
     model_name,
@@ -329,7 +328,7 @@ def _point(rec: Record) -> ParsedPoint:
             continue
         if key == "generated_texts":
             continue
-        extra[key] = clean(_cast(key, value))
+        extra[key] = json_safe(_cast(key, value))
     point.extra = extra
     return point
 
