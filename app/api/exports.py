@@ -10,6 +10,7 @@ from fastapi.responses import Response
 from app import analysis, exports
 from app.api.readoff import SweepIds, sweep_ids
 from app.api.readoff_params import ReadoffQuery
+from app.queries import points as point_queries
 from app.queries import sweeps as q
 from app.web.deps import SessionDep
 
@@ -34,7 +35,7 @@ def export_sweeps_csv(session: SessionDep, sweep: SweepIds) -> Response:
 def export_requests_csv(session: SessionDep, sweep: SweepIds) -> Response:
     """Canonical per-request CSV of the sweeps' request samples."""
     sweeps = [q.get_sweep(session, i) for i in sweep_ids(sweep)]
-    samples = q.samples_by_point(session, [p.id for s in sweeps for p in s.points])
+    samples = point_queries.samples_by_point(session, [p.id for s in sweeps for p in s.points])
     text = exports.requests_csv(sweeps, samples)
     return _download(text, "requests.csv", "text/csv; charset=utf-8")
 
@@ -43,7 +44,7 @@ def export_requests_csv(session: SessionDep, sweep: SweepIds) -> Response:
 def export_sweeps_zip(session: SessionDep, sweep: SweepIds) -> Response:
     """points.csv and requests.csv together: everything needed to import the sweeps again."""
     sweeps = [q.get_sweep(session, i) for i in sweep_ids(sweep)]
-    samples = q.samples_by_point(session, [p.id for s in sweeps for p in s.points])
+    samples = point_queries.samples_by_point(session, [p.id for s in sweeps for p in s.points])
     return _download(exports.sweeps_zip(sweeps, samples), "sweeps.zip", "application/zip")
 
 

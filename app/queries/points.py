@@ -120,14 +120,18 @@ def samples_frame(session: Session, point_ids: list[int]) -> pl.DataFrame:
     """Request samples of these points as a typed frame (empty when there are none)."""
     if not point_ids:
         return pl.DataFrame(schema=SAMPLE_SCHEMA)
-    statement = select(
-        RequestSample.point_id,
-        RequestSample.ttft_ms,
-        RequestSample.e2el_ms,
-        RequestSample.output_len,
-        RequestSample.input_len,
-        RequestSample.ok,
-    ).where(RequestSample.point_id.in_(point_ids))
+    statement = (
+        select(
+            RequestSample.point_id,
+            RequestSample.ttft_ms,
+            RequestSample.e2el_ms,
+            RequestSample.output_len,
+            RequestSample.input_len,
+            RequestSample.ok,
+        )
+        .where(RequestSample.point_id.in_(point_ids))
+        .order_by(RequestSample.id)
+    )
     # Straight from the driver's cursor: no Row objects for possibly a million samples.
     # The ids are integers from the database, so inlining them is safe.
     sql = str(
@@ -137,6 +141,14 @@ def samples_frame(session: Session, point_ids: list[int]) -> pl.DataFrame:
     )
     rows = session.connection().exec_driver_sql(sql).fetchall()
     return pl.DataFrame(rows, schema=SAMPLE_SCHEMA, orient="row")
+
+
+def samples_by_point(session: Session, point_ids: list[int]) -> dict[int, list[tuple[Any, ...]]]:
+    """Request samples as rows of (ttft_ms, e2el_ms, output_len, input_len, ok), by point."""
+    grouped: dict[int, list[tuple[Any, ...]]] = {}
+    for point_id, *values in samples_frame(session, point_ids).iter_rows():
+        grouped.setdefault(point_id, []).append(tuple(values))
+    return grouped
 
 
 def sweeps_samples(session: Session, sweeps: list[SweepPoints]) -> pl.DataFrame:

@@ -218,25 +218,3 @@ def _json_value(value: Any) -> Any:
     if isinstance(value, dt.datetime | dt.date):
         return value.isoformat()
     return value
-
-
-def samples_by_point(session: Session, point_ids: list[int]) -> dict[int, list[tuple[Any, ...]]]:
-    """Request samples as rows of SAMPLE_FIELDS, grouped by point, in stored order."""
-    if not point_ids:
-        return {}
-    rows = session.execute(
-        select(
-            RequestSample.point_id,
-            RequestSample.ttft_ms,
-            RequestSample.e2el_ms,
-            RequestSample.output_len,
-            RequestSample.input_len,
-            RequestSample.ok,
-        )
-        .where(RequestSample.point_id.in_(point_ids))
-        .order_by(RequestSample.id)
-    ).all()
-    grouped: dict[int, list[tuple[Any, ...]]] = {}
-    for point_id, *values in rows:
-        grouped.setdefault(point_id, []).append(tuple(values))
-    return grouped
