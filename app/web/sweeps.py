@@ -7,8 +7,12 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import RedirectResponse, Response
 
+from app import charts_sweep
 from app.domain.columns import COLUMNS_BY_NAME, POINT_COLUMN_NAMES
+from app.models import Point
+from app.queries import points as point_queries
 from app.queries import sweeps as q
+from app.web import views
 from app.web.deps import HtmxDep, SessionDep, SettingsDep, check_write_token
 from app.web.sweep_forms import EDITABLE, SweepQuery, sweep_changes
 from app.web.templating import render
@@ -42,9 +46,11 @@ def sweep_detail(
     sweep = q.get_sweep(session, sweep_id)
     samples = q.sample_counts(session, [p.id for p in sweep.points])
     shown = [c for c in POINT_COLUMN_NAMES if any(getattr(p, c) is not None for p in sweep.points)]
+    figures = sweep_figures(session, sweep.points, sweep.num_gpus, any(samples.values()))
     context = {
         "sweep": sweep,
         "samples": samples,
+        "figures": figures,
         "columns": [COLUMNS_BY_NAME[c] for c in shown],
         "editable": [COLUMNS_BY_NAME[c] for c in EDITABLE],
         "needs_token": settings.write_token is not None,
@@ -75,6 +81,21 @@ async def sweep_delete(
     q.delete_sweep(session, sweep_id)
     session.commit()
     return RedirectResponse("/sweeps", status_code=303)
+
+
+def sweep_figures(
+    session: SessionDep, points: list[Point], num_gpus: int, has_samples: bool
+) -> dict[str, str]:
+    """Figure JSON by element id: latency and throughput against load, per-request CDFs."""
+    figures = {
+        "latency-figure": charts_sweep.latency_figure(points),
+        "throughput-figure": charts_sweep.throughput_figure(points, num_gpus),
+    }
+    if has_samples:
+        samples = point_queries.samples_frame(session, [p.id for p in points])
+        figures["ttft-cdf-figure"] = charts_sweep.cdf_figure(points, samples, "ttft")
+        figures["tpot-cdf-figure"] = charts_sweep.cdf_figure(points, samples, "tpot")
+    return {k: views.figure_json(v) for k, v in figures.items() if v is not None}
 
 
 def _str(value: object) -> str | None:

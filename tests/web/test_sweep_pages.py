@@ -139,3 +139,23 @@ def test_the_metrics_page_and_its_json_twin_list_the_same_definitions(client: Te
     assert {"interactivity", "slo-percentile", "slo-requests", "cost", "roofline"} <= set(ids)
     formula = page.select_one("#cost .formula").text
     assert "3600 × goodput tok/s/GPU × utilization" in formula
+
+
+def test_the_detail_page_charts_latency_against_load_and_request_cdfs(client: TestClient) -> None:
+    from tests.web.test_readoff_api import O9_POINTS, O9_REQUESTS
+
+    sweep_id = post_files(client, ("o9.csv", O9_POINTS), ("o9.r.csv", O9_REQUESTS)).json()[
+        "sweeps"
+    ][0]["id"]
+    page = soup(client.get(f"/sweeps/{sweep_id}"))
+    import json
+
+    throughput = json.loads(page.select_one("#throughput-figure").string)
+    assert throughput["data"][0]["x"] == [8.0]
+    assert throughput["data"][0]["y"] == [88.0]
+    cdf = json.loads(page.select_one("#tpot-cdf-figure").string)["data"][0]
+    # Per-request TPOT of the 7 successful requests, sorted: 0 30 30 40 40 60 80 (ms)
+    assert cdf["x"] == [0.0, 30.0, 30.0, 40.0, 40.0, 60.0, 80.0]
+    assert cdf["y"][-1] == 1.0
+    [latency] = json.loads(page.select_one("#latency-figure").string)["data"]
+    assert (latency["name"], latency["y"]) == ("TPOT p50", [40.0])  # the only latency given
