@@ -70,7 +70,56 @@ def pareto_figure(
         "uirevision": "explore",
     }
     _slo_floor(layout, params.slo, xs, log_x)
+    _keep_claims_from_squashing(layout, traces, log_x, log_y)
     return {"data": traces, "layout": layout, "config": {"toImageButtonOptions": {"scale": 2}}}
+
+
+def _keep_claims_from_squashing(
+    layout: dict[str, Any], traces: list[dict[str, Any]], log_x: bool, log_y: bool
+) -> None:
+    """A claim far beyond the measurements ("3,000 tok/s per user") would shrink every curve to
+    a corner: the axes keep the measured range and such a claim becomes an arrow at the edge."""
+    claims = [t for t in traces if t.get("meta") == "claim"]
+    measured = [t for t in traces if t.get("meta") != "claim"]
+    xs = [x for t in measured for x in t.get("x", []) if isinstance(x, int | float) and x > 0]
+    ys = [y for t in measured for y in t.get("y", []) if isinstance(y, int | float) and y > 0]
+    if not claims or not xs or not ys:
+        return
+    x_hi, y_hi = max(xs) * 1.15, max(ys) * 1.15
+    off = []
+    for claim in claims:
+        cxs = [x for x in claim["x"] if x is not None]
+        cys = [y for y in claim["y"] if y is not None]
+        # A line claim states one axis only: a vertical line its x, a horizontal one its y.
+        cx = max(cxs, default=0.0) if len(set(cys)) != 1 or len(set(cxs)) == 1 else 0.0
+        cy = max(cys, default=0.0) if len(set(cxs)) != 1 or len(set(cys)) == 1 else 0.0
+        if claim.get("mode") == "lines" and len(set(cxs)) == 1:
+            cy = 0.0
+        if cx > x_hi or cy > y_hi:
+            off.append((claim, cx, cy))
+    if not off:
+        return
+
+    def pos(value: float, log: bool) -> float:
+        return math.log10(value) if log else value
+
+    layout["xaxis"]["range"] = [pos(min(xs) / 1.5, True) if log_x else 0, pos(x_hi, log_x)]
+    layout["yaxis"]["range"] = [pos(min(ys) / 1.5, True) if log_y else 0, pos(y_hi, log_y)]
+    for k, (claim, cx, cy) in enumerate(off):
+        at_x, at_y = min(cx, x_hi / 1.15 * 1.12), min(cy, y_hi / 1.15 * 1.12)
+        beyond = ", ".join(
+            f"{v:,.0f} {unit}"
+            for v, lim, unit in ((cx, x_hi, "tok/s/user"), (cy, y_hi, "tok/s/GPU"))
+            if v > lim
+        )
+        layout["annotations"].append(
+            {
+                "xref": "x", "yref": "y", "x": pos(at_x, log_x), "y": pos(at_y, log_y),
+                "text": f"{claim['name']} → off the chart ({beyond})",
+                "showarrow": True, "arrowhead": 2, "ax": -40, "ay": 30 + 28 * k,
+                "font": {"size": 11, "color": "#7F3C8D"}, "xanchor": "right",
+            }
+        )  # fmt: skip
 
 
 def _sweep_traces(

@@ -45,10 +45,12 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     errors.install(app)
 
+    from app.api import claims as api_claims
     from app.api import exports as api_exports
     from app.api import pricing as api_pricing
     from app.api import readoff as api_readoff
     from app.api import sweeps as api_sweeps
+    from app.web import claims as claims_pages
     from app.web import compare, explore, history, pages, pricing, reports, sweeps, uploads
 
     for router in (
@@ -56,6 +58,8 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
         api_pricing.router,
         api_readoff.router,
         api_exports.router,
+        api_claims.router,
+        claims_pages.router,
         explore.router,
         compare.router,
         reports.router,

@@ -11,7 +11,7 @@ from sqlalchemy import Date, Float, Integer, func, select
 from sqlalchemy.orm import Session
 
 from app.ingest import UploadFile, parse_upload
-from app.models import Base, Hardware, ModelSpec, PricingProfile, SloPreset, Sweep
+from app.models import Base, Hardware, ModelSpec, PricingProfile, SloPreset, Sweep, VendorClaim
 from app.queries.sweeps import save_parsed
 from app.settings import PROJECT_ROOT
 
@@ -21,7 +21,12 @@ CATALOGS: tuple[tuple[str, type[Base]], ...] = (
     ("models.csv", ModelSpec),
     ("slo_presets.csv", SloPreset),
     ("pricing.csv", PricingProfile),
+    ("claims.csv", VendorClaim),
 )
+# Columns that identify a seeded row; claims have an integer id, so they match on what they say.
+CATALOG_KEYS: dict[type[Base], tuple[str, ...]] = {
+    VendorClaim: ("vendor", "hardware", "value_tok_s", "measures", "source_url"),
+}
 
 
 def seed_if_empty(session: Session) -> bool:
@@ -57,7 +62,7 @@ def seed(session: Session, seed_dir: Path = SEED_DIR) -> dict[str, int]:
 
 def _upsert_catalog(session: Session, model: type[Base], path: Path) -> int:
     table = model.__table__
-    key_column = "key"
+    key_columns = CATALOG_KEYS.get(model, ("key",))
     n = 0
     with path.open(newline="", encoding="utf-8") as handle:
         for raw in csv.DictReader(handle):
@@ -67,7 +72,7 @@ def _upsert_catalog(session: Session, model: type[Base], path: Path) -> int:
                 if name in table.c and name != "id"
             }
             existing = session.scalar(
-                select(model).where(getattr(model, key_column) == values[key_column])
+                select(model).where(*(getattr(model, c) == values[c] for c in key_columns))
             )
             if existing is None:
                 session.add(model(**values))

@@ -1,4 +1,5 @@
-"""The interpolated SLO read-off under a chosen interpolation; staircase means no estimate.
+"""The interpolated SLO read-off: where a limit is crossed between two loads, and its value
+under a chosen interpolation (staircase means no estimate).
 
 Pure math: imports only the standard library (no web, database or settings modules).
 """
@@ -7,9 +8,29 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from app.domain.metrics import Basis, interactivity_tok_s_user
 from app.domain.pareto import Interpolation, value_at
-from app.domain.slo import Estimate
+from app.domain.point import PointMetrics, Stat
+
+if TYPE_CHECKING:  # only for annotations: slo imports this module
+    from app.domain.slo import Slo, Verdict
+
+ESTIMATE_LABEL = "interpolated"
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Interpolated goodput between the operating point and the next heavier (failing) point."""
+
+    tok_s_per_gpu: float
+    load: float | None
+    t: float
+    between: tuple[int, int]
+    interactivity_tok_s_user: float | None = None
+    label: str = ESTIMATE_LABEL
 
 
 def estimate_tok_s_per_gpu(
@@ -37,3 +58,57 @@ def estimate_tok_s_per_gpu(
     if estimate.interactivity_tok_s_user is None or not front_xs:
         return None
     return value_at(front_xs, front_ys, estimate.interactivity_tok_s_user, "steffen").y
+
+
+def load_order(points: Sequence[PointMetrics]) -> list[int]:
+    """Indices of points by load: concurrency if every point has it, else request rate if all do."""
+    for attr in ("concurrency", "request_rate"):
+        loads = [getattr(p, attr) for p in points]
+        if all(v is not None and not math.isnan(v) for v in loads):
+            return sorted(range(len(points)), key=lambda i: (loads[i], i))
+    return []
+
+
+def interpolated_estimate(
+    points: Sequence[PointMetrics],
+    verdicts: Sequence[Verdict],
+    i0: int,
+    slo: Slo,
+    basis: Basis,
+    x_stat: Stat,
+) -> Estimate | None:
+    """Throughput where the first limit is crossed between op and the next heavier point."""
+    order = load_order(points)
+    if i0 not in order or order.index(i0) + 1 >= len(order):
+        return None
+    i1 = order[order.index(i0) + 1]
+    p0, p1 = points[i0], points[i1]
+    y0, y1 = p0.tok_s_per_gpu(basis), p1.tok_s_per_gpu(basis)
+    if verdicts[i1].status != "fail" or y0 is None or y1 is None:
+        return None
+    pairs: list[tuple[float, float, float]] = []
+    for metric, limit in slo.limits():
+        m0, m1 = p0.latency(metric).get(slo.percentile), p1.latency(metric).get(slo.percentile)
+        if m0 is None or m1 is None:
+            return None  # cannot show the unmeasured metric stays within its limit
+        pairs.append((m0, m1, limit))
+    t = min((lim - m0) / (m1 - m0) for m0, m1, lim in pairs if m1 > lim)
+    # The crossing metric equals its limit at t up to rounding; allow 1e-9 relative slack.
+    if any(m0 + t * (m1 - m0) > lim * (1 + 1e-9) + 1e-12 for m0, m1, lim in pairs):
+        return None
+    y = y0 + t * (y1 - y0)
+    if not y > y0:
+        return None
+    l0, l1 = p0.load(), p1.load()
+    load = l0 + t * (l1 - l0) if l0 is not None and l1 is not None else None
+    tpot0, tpot1 = p0.tpot_ms.get(x_stat), p1.tpot_ms.get(x_stat)
+    x = None
+    if tpot0 is not None and tpot1 is not None:
+        x = interactivity_tok_s_user(tpot0 + t * (tpot1 - tpot0))
+    return Estimate(
+        tok_s_per_gpu=y,
+        load=load if load is not None and math.isfinite(load) else None,
+        t=t,
+        between=(p0.point_id, p1.point_id),
+        interactivity_tok_s_user=x,
+    )

@@ -13,6 +13,7 @@ from typing import Literal
 
 import polars as pl
 
+from app.domain.estimate import Estimate, interpolated_estimate, load_order
 from app.domain.metrics import Basis, format_number, frechet_bounds, interactivity_tok_s_user
 from app.domain.point import (
     METRIC_LABELS,
@@ -44,7 +45,6 @@ Percentile = Literal["p50", "p90", "p95", "p99"]
 Status = Literal["pass", "fail", "unknown"]
 Mode = Literal["percentile", "per_request"]
 PERCENTILE_VALUES: tuple[Percentile, ...] = ("p50", "p90", "p95", "p99")
-ESTIMATE_LABEL = "interpolated"
 PERCENTILE_MODE_NOTE = (
     "Percentile mode is a marginal check: each limited metric's percentile is compared with its "
     "limit separately. The share of requests meeting all limits at once is only bounded "
@@ -175,18 +175,6 @@ class OperatingPoint:
 
 
 @dataclass(frozen=True)
-class Estimate:
-    """Interpolated goodput between the operating point and the next heavier (failing) point."""
-
-    tok_s_per_gpu: float
-    load: float | None
-    t: float
-    between: tuple[int, int]
-    interactivity_tok_s_user: float | None = None
-    label: str = ESTIMATE_LABEL
-
-
-@dataclass(frozen=True)
 class Readoff:
     """Goodput of one sweep at an SLO; if nothing passes, meets_slo is False and reason says why."""
 
@@ -243,7 +231,7 @@ def percentile_readoff(
     op_index, op = best
     estimate = None
     if interpolate:
-        estimate = _interpolated_estimate(points, verdicts, op_index, slo, basis, x_stat)
+        estimate = interpolated_estimate(points, verdicts, op_index, slo, basis, x_stat)
     return Readoff(
         mode="percentile",
         basis=basis,
@@ -346,60 +334,6 @@ def _best_passing(
     return best[2], op
 
 
-def _load_order(points: Sequence[PointMetrics]) -> list[int]:
-    """Indices of points by load: concurrency if every point has it, else request rate if all do."""
-    for attr in ("concurrency", "request_rate"):
-        loads = [getattr(p, attr) for p in points]
-        if all(v is not None and not math.isnan(v) for v in loads):
-            return sorted(range(len(points)), key=lambda i: (loads[i], i))
-    return []
-
-
-def _interpolated_estimate(
-    points: Sequence[PointMetrics],
-    verdicts: Sequence[Verdict],
-    i0: int,
-    slo: Slo,
-    basis: Basis,
-    x_stat: Stat,
-) -> Estimate | None:
-    """Throughput where the first limit is crossed between op and the next heavier point."""
-    order = _load_order(points)
-    if i0 not in order or order.index(i0) + 1 >= len(order):
-        return None
-    i1 = order[order.index(i0) + 1]
-    p0, p1 = points[i0], points[i1]
-    y0, y1 = p0.tok_s_per_gpu(basis), p1.tok_s_per_gpu(basis)
-    if verdicts[i1].status != "fail" or y0 is None or y1 is None:
-        return None
-    pairs: list[tuple[float, float, float]] = []
-    for metric, limit in slo.limits():
-        m0, m1 = p0.latency(metric).get(slo.percentile), p1.latency(metric).get(slo.percentile)
-        if m0 is None or m1 is None:
-            return None  # cannot show the unmeasured metric stays within its limit
-        pairs.append((m0, m1, limit))
-    t = min((lim - m0) / (m1 - m0) for m0, m1, lim in pairs if m1 > lim)
-    # The crossing metric equals its limit at t up to rounding; allow 1e-9 relative slack.
-    if any(m0 + t * (m1 - m0) > lim * (1 + 1e-9) + 1e-12 for m0, m1, lim in pairs):
-        return None
-    y = y0 + t * (y1 - y0)
-    if not y > y0:
-        return None
-    l0, l1 = p0.load(), p1.load()
-    load = l0 + t * (l1 - l0) if l0 is not None and l1 is not None else None
-    tpot0, tpot1 = p0.tpot_ms.get(x_stat), p1.tpot_ms.get(x_stat)
-    x = None
-    if tpot0 is not None and tpot1 is not None:
-        x = interactivity_tok_s_user(tpot0 + t * (tpot1 - tpot0))
-    return Estimate(
-        tok_s_per_gpu=y,
-        load=load if load is not None and math.isfinite(load) else None,
-        t=t,
-        between=(p0.point_id, p1.point_id),
-        interactivity_tok_s_user=x,
-    )
-
-
 def _no_goodput(
     mode: Mode,
     basis: Basis,
@@ -430,7 +364,7 @@ def _no_pass_reason(
     """Why no point gives a goodput: lightest failing load, unknown points, missing throughput."""
     if not points:
         return "no measured points"
-    order = _load_order(points) or list(range(len(points)))
+    order = load_order(points) or list(range(len(points)))
     ordered = [verdicts[i] for i in order]
     parts: list[str] = []
     fails = [v for v in ordered if v.status == "fail"]

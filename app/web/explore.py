@@ -69,6 +69,7 @@ def explore_context(session: Session, query: explore_state.ExploreQuery) -> dict
         log_x=state.query.logx,
         log_y=state.query.logy,
         frontier_only=state.query.frontier_only,
+        extra_traces=physics_traces(session, state.query, results, params.basis),
     )
     series = view.sensitivity(session)
     sens = None
@@ -87,6 +88,7 @@ def explore_context(session: Session, query: explore_state.ExploreQuery) -> dict
         "cells": {r.meta["id"]: price_cells(r, state.price_columns) for r in results},
         "colours": {sid: charts.colour(i) for i, sid in enumerate(state.selected)},
         "facets": sweep_queries.facet_values(session),
+        "model_specs": physics_model_specs(session),
     }
 
 
@@ -104,3 +106,29 @@ def price_cells(result: SweepAnalysis, columns: list[PriceColumn]) -> list[analy
         chosen = applicable or match
         cells.append(chosen[0] if chosen else None)
     return cells
+
+
+def physics_traces(
+    session: Session, query: explore_state.ExploreQuery, results: list[SweepAnalysis], basis: str
+) -> list[dict[str, Any]]:
+    """Dashed physics limits (when a model spec is chosen) and vendor-claim markers."""
+    from app.roofline_series import explore_traces
+
+    return explore_traces(
+        session,
+        results,
+        model=query.roofline_model,
+        precision=query.roofline_precision,
+        ctx=query.roofline_ctx,
+        claims_mode=query.claims,
+        basis=basis,
+        log_x=query.logx,
+        log_y=query.logy,
+    )
+
+
+def physics_model_specs(session: Session) -> list[Any]:
+    """Model specs the physics-limit picker offers."""
+    from app.queries.catalog import model_specs
+
+    return list(model_specs(session))

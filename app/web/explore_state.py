@@ -45,6 +45,11 @@ class ExploreQuery(ReadoffQuery):
     logy: bool = False
     frontier_only: bool = False
     sensitivity: Literal["tpot", "ttft", "e2el", "off"] = "tpot"
+    # Physics limit and vendor claims (issue 5): a model spec turns the dashed ceilings on.
+    roofline_model: str | None = None
+    roofline_precision: Literal["bf16", "fp8", "fp4", "int8", "int4"] | None = None
+    roofline_ctx: int | None = Field(default=None, ge=1, le=10_000_000)
+    claims: Literal["matching", "all", "none"] = "matching"
 
 
 @dataclass

@@ -146,3 +146,16 @@ def test_a_malformed_parameter_is_a_clear_error_page(client: TestClient) -> None
     response = client.get("/?tpot_ms=fast")
     assert response.status_code == 422
     assert "tpot_ms" in soup(response.text).select_one("#error").text
+
+
+def test_a_claim_far_beyond_the_measurements_does_not_squash_the_chart(
+    client: TestClient, seeded: None
+) -> None:
+    fig = client.get("/api/explore", params={"sweep": [2, 3], "picked": 1}).json()["figure"]
+    claims = [t for t in fig["data"] if t.get("meta") == "claim"]
+    assert claims, "the O6 worked-example claims match the Llama 3.1 70B demo sweeps"
+    measured_x = [x for t in fig["data"] if t.get("meta") != "claim" for x in t["x"] if x]
+    assert fig["layout"]["xaxis"]["range"][1] == pytest.approx(max(measured_x) * 1.15)
+    arrows = [a["text"] for a in fig["layout"]["annotations"] if "off the chart" in a["text"]]
+    assert any("3,000 tok/s per user → off the chart (3,000 tok/s/user)" in a for a in arrows)
+    assert any("3,000 tok/s for the system → off the chart (3,000 tok/s/GPU)" in a for a in arrows)

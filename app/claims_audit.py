@@ -1,0 +1,280 @@
+"""A claim's audit: physics, placement among measured frontiers, what sweeps deliver at the SLO.
+
+Glue between the claim, the catalogs, analysis.run and the domain; the page and
+/api/claims/{id}/audit both show exactly what `audit` returns.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Literal
+
+from pydantic import Field
+from sqlalchemy.orm import Session
+
+from app import analysis, charts
+from app.analysis import SweepAnalysis
+from app.api.readoff import result_json, slo_json
+from app.api.readoff_params import ReadoffQuery
+from app.domain.claim_physics import check_physics
+from app.domain.claim_work import Physics
+from app.domain.claims import Claim, fmt, on_basis, open_questions, per_gpu_tok_s
+from app.domain.cost import usd_per_mtok
+from app.models import ModelSpec, SloPreset, VendorClaim
+from app.queries import catalog
+from app.queries import claims as claim_queries
+from app.queries import pricing as pricing_queries
+from app.roofline_series import bounds, ceiling_curve, claim_traces, claim_xy, roofline_trace
+
+Precision = Literal["bf16", "fp16", "fp8", "int8", "fp4", "int4", "fp32"]
+LIMITS = {"ttft_ms", "tpot_ms", "min_tok_s_user", "e2el_ms"}
+DEFAULT_PRESET = "chat-interactive"  # as Explore's first visit
+
+
+class AuditQuery(ReadoffQuery):
+    """Read-off parameters (as /api/readoff) plus the physics knobs of the audit."""
+
+    sweep: list[int] = Field(
+        default_factory=list, description="sweeps to compare; default: matching"
+    )
+    accepted_length: float | None = Field(
+        default=None,
+        ge=1,
+        le=64,
+        description="most tokens per step granted to speculative decoding",
+    )
+    params_b: float | None = Field(
+        default=None, gt=0, le=100_000, description="parameter count override in billions (O6: 70)"
+    )
+    kv_precision: Precision = "bf16"
+    logx: bool = Field(
+        default=False, description="log x axis; default: on when the claim is far out"
+    )
+    preset: str | None = Field(
+        default=None,
+        description=f"SLO preset key, custom (the limits given) or none (no limits); default:"
+        f" {DEFAULT_PRESET} when no limit is given",
+    )
+
+
+def apply_preset(session: Session, query: AuditQuery) -> tuple[AuditQuery, str | None]:
+    """A named preset sets the limits; none clears them; custom keeps the given ones; without
+    any of these or a limit, Explore's default preset applies."""
+    key = query.preset
+    if key == "custom" or (key is None and query.model_fields_set & LIMITS):
+        return query, None
+    if key == "none":
+        return query.model_copy(update=dict.fromkeys(LIMITS)), None
+    preset = session.get(SloPreset, key or DEFAULT_PRESET)
+    if preset is None:
+        return query, None
+    update = {
+        "ttft_ms": preset.ttft_ms,
+        "tpot_ms": preset.tpot_ms,
+        "min_tok_s_user": None,
+        "e2el_ms": preset.e2el_ms,
+        "percentile": preset.percentile,
+        "attainment": preset.attainment,
+    }
+    return query.model_copy(update=update), preset.key
+
+
+def physics_for(
+    session: Session,
+    claim: VendorClaim,
+    *,
+    params_b: float | None = None,
+    accepted_length: float | None = None,
+    kv_precision: str = "bf16",
+) -> Physics:
+    """The claim against the roofline of its catalog hardware and matched model spec."""
+    row = catalog.hardware_by_key(session, claim.hardware)
+    hw = catalog.hardware_spec(row) if row else None
+    spec = catalog.match_model_spec(session, claim.model)
+    missing = []
+    if row is None:
+        missing.append(f"hardware {claim.hardware!r} in the catalog")
+    elif hw is None:
+        missing.append(f"memory size and bandwidth of {row.key}")
+    if not claim.model:
+        missing.append("the model")
+    elif spec is None:
+        missing.append(f"a model spec for {claim.model!r} (add it to seed_data/models.csv)")
+    arch = None
+    if spec is not None:
+        try:
+            arch = catalog.model_arch(spec, params_b)
+        except ValueError as exc:
+            missing.append(f"a consistent model spec for {spec.key} ({exc})")
+    return check_physics(
+        claim_queries.domain_claim(claim),
+        arch,
+        hw,
+        missing=tuple(missing),
+        accepted_length=accepted_length,
+        kv_precision=kv_precision,
+    )
+
+
+def physics_json(physics: Physics) -> dict[str, Any]:
+    """The verdict and its arithmetic; each step also as shown (six significant digits)."""
+    data = dataclasses.asdict(physics)
+    for step in data["steps"]:
+        step["shown"] = "–" if step["value"] is None else fmt(step["value"])
+    return data
+
+
+def default_pricing(session: Session, hardware: str) -> list[int]:
+    """The newest profile for this GPU, preferring InferenceX 3-year rental (Explore's default)."""
+    profiles = [
+        p
+        for p in pricing_queries.list_profiles(session)
+        if (p.hardware or "").lower() == hardware.lower()
+    ]
+    if not profiles:
+        return []
+    best = max(profiles, key=lambda p: (p.tier == "costr", p.as_of is not None, p.as_of or 0))
+    return [best.id]
+
+
+def audit(session: Session, claim: VendorClaim, query: AuditQuery) -> dict[str, Any]:
+    """Physics, open questions, placement figure and the read-off of the compared sweeps."""
+    facts = claim_queries.domain_claim(claim)
+    spec = catalog.match_model_spec(session, claim.model)
+    physics = physics_for(
+        session,
+        claim,
+        params_b=query.params_b,
+        accepted_length=query.accepted_length,
+        kv_precision=query.kv_precision,
+    )
+    aliases = (spec.key, spec.name) if spec else ()
+    matched = claim_queries.matching_sweep_ids(session, claim, aliases)
+    sweep_ids = list(dict.fromkeys(query.sweep)) or matched
+    if "basis" not in query.model_fields_set:
+        query = query.model_copy(update={"basis": claim.token_basis})
+    query, preset = apply_preset(session, query)
+    pricing = list(query.pricing)
+    if not pricing and query.usd_per_gpu_hour is None:
+        pricing = default_pricing(session, claim.hardware)
+    params = query.params()
+    results, _ = analysis.run(session, sweep_ids, params, pricing, query.usd_per_gpu_hour)
+    figure = placement_figure(session, claim, spec, physics, results, query)
+    return {
+        "claim": claim_queries.claim_dict(claim),
+        "model_spec": None if spec is None else {"key": spec.key, "name": spec.name},
+        "physics": physics_json(physics),
+        "open_questions": open_questions(facts),
+        "sweeps": {"matching": matched, "compared": sweep_ids, "chosen": bool(query.sweep)},
+        "at_slo": {
+            "preset": preset,
+            "pricing": pricing,
+            "readoff": {
+                "slo": slo_json(query, params),
+                "results": [result_json(r) for r in results],
+            },
+            "comparisons": [compare(facts, claim, r, params.basis) for r in results],
+        },
+        "figure": figure,
+    }
+
+
+def compare(facts: Claim, claim: VendorClaim, result: SweepAnalysis, basis: str) -> dict[str, Any]:
+    """Claim ÷ goodput per GPU on one basis, and $/Mtok of both under each price."""
+    per_gpu, how = per_gpu_tok_s(facts)
+    claim_y = on_basis(per_gpu, facts, basis)
+    readoff = result.readoff
+    goodput = readoff.goodput_tok_s_per_gpu
+    reason = None
+    if claim_y is None:
+        reason = (
+            f"the claim counts {facts.token_basis} tokens and gives no ISL/OSL, so it cannot be"
+            f" put on the {basis} basis; choose basis={facts.token_basis}"
+        )
+    elif goodput is None and not any(y is not None for y in result.ys):
+        reason = (
+            f"the sweep has no {basis} throughput"
+            f"{' (total_tok_s)' if basis == 'total' else ''}, so its goodput on that basis is"
+            f" unknown; the claim counts {facts.token_basis} tokens"
+        )
+    elif goodput is None:
+        reason = readoff.reason or "no goodput at this SLO"
+    op = readoff.operating_point
+    user_ratio = None
+    if facts.measures == "per_user" and op and op.interactivity_tok_s_user:
+        user_ratio = facts.value_tok_s / op.interactivity_tok_s_user
+    costs = []
+    for cost in result.costs:
+        price = cost.price
+        applies = price.applies_to(claim.hardware)
+        claim_cost = usd_per_mtok(price.usd_per_gpu_hour, claim_y, price.utilization)
+        costs.append(
+            {
+                "name": price.name,
+                "profile_id": price.profile_id,
+                "usd_per_gpu_hour": price.usd_per_gpu_hour,
+                "claim_usd_per_mtok": claim_cost if applies else None,
+                "goodput_usd_per_mtok": cost.usd_per_mtok,
+                "reason": cost.reason if applies else f"price is for {price.hardware}",
+            }
+        )
+    return {
+        "sweep_id": result.meta["id"],
+        "name": result.meta["name"],
+        "basis": basis,
+        "claim_tok_s_per_gpu": claim_y,
+        "claim_per_gpu_from": how,
+        "goodput_tok_s_per_gpu": goodput,
+        "headline_inflation": claim_y / goodput if claim_y is not None and goodput else None,
+        "reason": reason,
+        "interactivity_at_goodput": op.interactivity_tok_s_user if op else None,
+        "per_user_inflation": user_ratio,
+        "costs": costs,
+    }
+
+
+def placement_figure(
+    session: Session,
+    claim: VendorClaim,
+    spec: ModelSpec | None,
+    physics: Physics,
+    results: list[SweepAnalysis],
+    query: AuditQuery,
+) -> dict[str, Any]:
+    """The compared sweeps' frontiers, the claim's physics limit (dashed) and the claim."""
+    params = query.params()
+    extra: list[dict[str, Any]] = []
+    row = catalog.hardware_by_key(session, claim.hardware)
+    hw = catalog.hardware_spec(row) if row else None
+    if spec is not None and hw is not None and row is not None and physics.context is not None:
+        curve = ceiling_curve(
+            catalog.model_arch(spec, query.params_b),
+            hw,
+            hardware=row.key,
+            model=spec.key,
+            gpus=physics.num_gpus,
+            precision=physics.weight_precision or "bf16",
+            kv_precision=physics.kv_precision,
+            ctx=physics.context.step_tokens,
+        )
+        if curve.points:
+            extra.append(roofline_trace(curve, "#555555"))
+    log_x = query.logx
+    if "logx" not in query.model_fields_set:
+        log_x = far_out(claim, params.basis, results, extra)
+    extent = bounds(results, extra, [claim], params.basis, log_x)
+    extra += claim_traces([claim], params.basis, extent, {claim.id: physics.verdict})
+    return charts.pareto_figure(results, params, log_x=log_x, extra_traces=extra)
+
+
+def far_out(
+    claim: VendorClaim,
+    basis: str,
+    results: list[SweepAnalysis],
+    traces: list[dict[str, Any]],
+) -> bool:
+    """Whether the claim's interactivity is over 5× everything else shown (then use log x)."""
+    x, _, _ = claim_xy(claim, basis)
+    others = [v for r in results for v in r.xs if v is not None and v > 0]
+    others += [v for t in traces for v in t.get("x", []) if v is not None and v > 0]
+    return x is not None and bool(others) and x > 5 * max(others)

@@ -1,0 +1,192 @@
+"""Claims pages: the list with a form (/claims) and a claim's audit (/claims/{id}).
+
+JSON twins: /api/claims and /api/claims/{id}/audit (same data, same query parameters).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse, Response
+from pydantic import ValidationError
+from sqlalchemy import func, or_, select
+from sqlalchemy.orm import Session
+
+from app.api.claims import checked
+from app.api.readoff_params import ReadoffQuery
+from app.claim_schemas import ClaimIn
+from app.claims_audit import AuditQuery, audit, physics_for
+from app.models import SloPreset, Sweep, VendorClaim
+from app.queries import catalog
+from app.queries import claims as q
+from app.queries import pricing as pricing_queries
+from app.settings import Settings
+from app.web.deps import SessionDep, SettingsDep, check_write_token
+from app.web.errors import AppError
+from app.web.templating import render
+
+router = APIRouter(include_in_schema=False)
+LIST_FIELDS = ("sweep", "pricing")
+
+
+@router.get("/claims", name="claims_page")
+def claims_page(request: Request, session: SessionDep, settings: SettingsDep) -> Response:
+    """Every claim with its physics verdict, and a form to add (or edit) one."""
+    form: dict[str, Any] = {}
+    editing = None
+    if (edit := request.query_params.get("edit", "")).isdigit():
+        claim = q.get_claim(session, int(edit))
+        editing, form = claim.id, q.form_values(claim)
+    context = _list_context(session, settings, form, [], editing)
+    return render(request, "claims/index.html", context)
+
+
+@router.post("/claims", name="claims_create")
+async def claims_create(request: Request, session: SessionDep, settings: SettingsDep) -> Response:
+    """Create a claim from the form, then show its audit."""
+    return await _save(request, session, settings, None)
+
+
+@router.post("/claims/{claim_id}", name="claims_update")
+async def claims_update(
+    request: Request, claim_id: int, session: SessionDep, settings: SettingsDep
+) -> Response:
+    """Update a claim from the form."""
+    q.get_claim(session, claim_id)
+    return await _save(request, session, settings, claim_id)
+
+
+@router.post("/claims/{claim_id}/delete", name="claims_delete")
+async def claims_delete(
+    request: Request, claim_id: int, session: SessionDep, settings: SettingsDep
+) -> Response:
+    """Delete a claim."""
+    token = (await request.form()).get("write_token")
+    check_write_token(settings, token if isinstance(token, str) else None)
+    q.delete_claim(session, claim_id)
+    session.commit()
+    return RedirectResponse("/claims", status_code=303)
+
+
+@router.get("/claims/{claim_id}", name="claim_audit_page")
+def claim_audit_page(request: Request, claim_id: int, session: SessionDep) -> Response:
+    """Physics, placement, the read-off at your SLO and the questions to ask the vendor."""
+    claim = q.get_claim(session, claim_id)
+    query = parse_audit_query(request)
+    data = audit(session, claim, query)
+    query_string = canonical(request)
+    context = {
+        "claim": claim,
+        "data": data,
+        "query": query,
+        "basis": data["at_slo"]["readoff"]["slo"]["basis"],
+        "json_url": f"/api/claims/{claim.id}/audit" + (f"?{query_string}" if query_string else ""),
+        "readoff_url": readoff_url(data, query),
+        "profiles": pricing_queries.list_profiles(session),
+        "presets": list(session.scalars(select(SloPreset).order_by(SloPreset.key))),
+        "candidates": _candidates(session, claim, data["sweeps"]["compared"]),
+    }
+    return render(request, "claims/audit.html", context)
+
+
+def parse_audit_query(request: Request) -> AuditQuery:
+    """The query string without empty fields; repeated sweep and pricing values form lists."""
+    data: dict[str, Any] = {}
+    for key, value in request.query_params.multi_items():
+        if value == "":
+            continue
+        if key in LIST_FIELDS:
+            data.setdefault(key, []).append(value)
+        else:
+            data[key] = value
+    try:
+        return AuditQuery.model_validate(data)
+    except ValidationError as exc:
+        errors: list[dict[str, object]] = [
+            {"field": ".".join(str(p) for p in e["loc"]), "message": e["msg"]} for e in exc.errors()
+        ]
+        message = "; ".join(f"{e['field']}: {e['message']}".lstrip(": ") for e in errors)
+        raise AppError(422, "Invalid request", message, errors) from exc
+
+
+def readoff_url(data: dict[str, Any], query: AuditQuery) -> str:
+    """/api/readoff with the audit's sweeps and read-off parameters: the numbers to agree with."""
+    at = data["at_slo"]
+    fields = ReadoffQuery.model_fields.keys() - {"pricing", "basis", "points"}
+    given = query.model_dump(include=set(fields), exclude_none=True, exclude_defaults=True)
+    pairs: list[tuple[str, Any]] = [("sweep", r["sweep_id"]) for r in at["readoff"]["results"]]
+    pairs += [("pricing", i) for i in at["pricing"]]
+    pairs += [(k, v) for k, v in given.items()]
+    pairs.append(("basis", at["readoff"]["slo"]["basis"]))
+    return "/api/readoff?" + urlencode(pairs)
+
+
+def canonical(request: Request) -> str:
+    return urlencode([(k, v) for k, v in request.query_params.multi_items() if v != ""])
+
+
+async def _save(
+    request: Request, session: Session, settings: Settings, claim_id: int | None
+) -> Response:
+    form = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
+    check_write_token(settings, form.pop("write_token", None))
+    values: dict[str, Any] = {k: (v.strip() or None) for k, v in form.items()}
+    for name in ("gpu_scope",):
+        if values.get(name) is None:
+            values.pop(name, None)
+    try:
+        body = ClaimIn.model_validate(values)
+        saved = q.save_claim(session, checked(session, body), claim_id)
+    except (ValidationError, AppError) as exc:
+        session.rollback()
+        shown = {k: v or "" for k, v in values.items()}
+        context = _list_context(session, settings, shown, _messages(exc), claim_id)
+        return render(request, "claims/index.html", context, status_code=422)
+    session.commit()
+    return RedirectResponse(f"/claims/{saved.id}", status_code=303)
+
+
+def _messages(exc: ValidationError | AppError) -> list[str]:
+    if isinstance(exc, AppError):
+        return [exc.message]
+    out = []
+    for e in exc.errors():
+        field = ".".join(str(p) for p in e["loc"])
+        text = str(e["msg"]).removeprefix("Value error, ")
+        if e["type"] == "missing" and field == "token_basis":
+            text = "say whether the number counts output tokens or input + output tokens"
+        out.append(f"{field}: {text}" if field else text)
+    return out
+
+
+def _list_context(
+    session: Session,
+    settings: Settings,
+    form: dict[str, Any],
+    errors: list[str],
+    editing: int | None,
+) -> dict[str, Any]:
+    claims = q.list_claims(session)
+    return {
+        "claims": claims,
+        "verdicts": {c.id: physics_for(session, c) for c in claims},
+        "hardware": catalog.hardware_keys(session),
+        "specs": catalog.model_specs(session),
+        "needs_token": settings.write_token is not None,
+        "form": form,
+        "form_errors": errors,
+        "editing": editing,
+    }
+
+
+def _candidates(session: Session, claim: VendorClaim, compared: list[int]) -> list[Sweep]:
+    """Sweeps to pick from: every sweep on the claim's hardware, plus those being compared."""
+    rows = session.scalars(
+        select(Sweep)
+        .where(or_(func.lower(Sweep.hardware) == claim.hardware.lower(), Sweep.id.in_(compared)))
+        .order_by(Sweep.id)
+        .limit(200)
+    ).all()
+    return list(rows)

@@ -1,0 +1,125 @@
+"""Real-browser fixtures: a uvicorn server on a free port and Debian's Chromium via Playwright.
+
+Without Chromium the tests are skipped with a message; CI sets PARETOSCOPE_REQUIRE_BROWSER=1,
+which turns that skip into a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.settings import PROJECT_ROOT
+
+ARTIFACTS = PROJECT_ROOT / "test-artifacts"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+
+
+def chromium_path() -> str | None:
+    configured = os.environ.get("PARETOSCOPE_CHROMIUM")
+    for candidate in (configured, "/usr/bin/chromium", shutil.which("chromium")):
+        if candidate and Path(candidate).exists():
+            return candidate
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if "tests/browser" in str(item.fspath):
+            item.add_marker(pytest.mark.browser)
+
+
+def _missing(reason: str) -> None:
+    if os.environ.get("PARETOSCOPE_REQUIRE_BROWSER") == "1":
+        pytest.fail(f"{reason}, and PARETOSCOPE_REQUIRE_BROWSER=1 requires the browser tests")
+    pytest.skip(f"{reason}: install Debian's chromium (apt-get install -y chromium) to run them")
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    executable = chromium_path()
+    if executable is None:
+        _missing("no Chromium found at /usr/bin/chromium or PARETOSCOPE_CHROMIUM")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _missing("the playwright package is not installed")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """`paretoscope serve` on a seeded SQLite database in a temporary folder."""
+    port = _free_port()
+    db = tmp_path_factory.mktemp("browser") / "browser.db"
+    env = {
+        **os.environ,
+        "PARETOSCOPE_DATABASE_URL": f"sqlite:///{db}",
+        "PARETOSCOPE_PORT": str(port),
+    }
+    env.pop("PARETOSCOPE_WRITE_TOKEN", None)
+    log = (tmp_path_factory.getbasetemp() / "server.log").open("w")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "app.cli", "serve", "--port", str(port)],
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(f"{url}/healthz", timeout=1)
+            break
+        except OSError:
+            if process.poll() is not None:
+                raise RuntimeError(f"server exited early; see {log.name}") from None
+            time.sleep(0.2)
+    else:
+        process.terminate()
+        raise RuntimeError("server did not answer /healthz within 60 s")
+    yield url
+    process.terminate()
+    process.wait(timeout=10)
+    log.close()
+
+
+@pytest.fixture
+def page(browser: Any, server: str) -> Iterator[Any]:
+    """A fresh page that records console errors and failed requests."""
+    context = browser.new_context(viewport={"width": 1440, "height": 900}, accept_downloads=True)
+    page = context.new_page()
+    page.problems = []
+    page.on("console", lambda m: page.problems.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: page.problems.append(str(e)))
+    page.on("requestfailed", lambda r: page.problems.append(f"failed {r.url}"))
+    page.base = server
+    yield page
+    context.close()

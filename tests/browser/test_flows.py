@@ -1,0 +1,155 @@
+"""The product as people use it, in Chromium: Explore, upload, the other pages, offline report."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tests.browser.conftest import ARTIFACTS
+from tests.conftest import FIXTURES
+
+VLLM = FIXTURES / "vllm" / "stellalee_openai-2.0qps-Qwen2.5-Coder-7B-Instruct-20260707-094353.json"
+CANONICAL = (
+    b"sweep,hardware,num_gpus,model,concurrency,tpot_p50_ms,tpot_p90_ms,ttft_p90_ms,output_tok_s\n"
+    b"browser-upload,H100,8,llama-3.1-70b,1,12,14,90,700\n"
+    b"browser-upload,H100,8,llama-3.1-70b,8,18,21,140,4400\n"
+)
+
+
+def wait_for_chart(page: Any, selector: str = "#pareto-chart") -> None:
+    page.wait_for_selector(f"{selector} .main-svg", timeout=15000)
+
+
+def goodputs(page: Any) -> list[str]:
+    return page.locator("#readoff-table td.goodput").all_inner_texts()
+
+
+def test_explore_renders_the_chart_and_the_slo_updates_in_place(page: Any) -> None:
+    page.goto(page.base + "/")
+    wait_for_chart(page)
+    assert page.locator("#pareto-chart .scatterlayer .trace").count() >= 6
+    before = goodputs(page)
+    assert len(before) == 6
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "explore.png"), full_page=True)
+
+    page.fill("#slo-tpot", "20")
+    page.press("#slo-tpot", "Enter")
+    page.wait_for_url(re.compile(r"tpot_ms=20"))
+    wait_for_chart(page)
+    after = goodputs(page)
+    assert after != before
+    assert page.input_value("#slo-preset") == "custom"
+
+    page.go_back()
+    page.wait_for_function("document.querySelector('#slo-tpot').value === '40.0'")
+    assert goodputs(page) == before
+    assert page.problems == []
+
+
+def test_changing_the_axis_statistic_redraws_without_a_full_load(page: Any) -> None:
+    page.goto(page.base + "/")
+    wait_for_chart(page)
+    page.evaluate("window.__marker = 'same page'")
+    page.select_option("#a-stat", "p90")
+    page.wait_for_url(re.compile(r"stat=p90"))
+    wait_for_chart(page)
+    assert page.evaluate("window.__marker") == "same page"
+    title = page.locator("#pareto-chart .g-xtitle").text_content()
+    assert "p90 TPOT" in title
+    assert page.problems == []
+
+
+def test_upload_a_vllm_file_and_a_canonical_csv_then_see_it_on_explore(page: Any) -> None:
+    page.goto(page.base + "/upload")
+    page.set_input_files(
+        "input[name=files]",
+        files=[
+            {"name": VLLM.name, "mimeType": "application/json", "buffer": VLLM.read_bytes()},
+            {"name": "mine.csv", "mimeType": "text/csv", "buffer": CANONICAL},
+        ],
+    )
+    page.wait_for_selector("#upload-preview article")
+    preview = page.inner_text("#upload-preview")
+    assert "recognised as vLLM bench serve" in preview
+    assert "recognised as canonical CSV (points)" in preview
+    assert "Missing: hardware, num_gpus" in preview
+    page.fill("input[name=hardware]", "RTX4090")
+    page.fill("input[name=num_gpus]", "1")
+    page.locator("input[name=num_gpus]").dispatch_event("change")
+    page.wait_for_function(
+        "!document.querySelector('#upload-preview').innerText.includes('Missing:')"
+    )
+    page.click("button[type=submit]")
+    page.wait_for_url(re.compile(r"/sweeps(\?|$)"))
+    assert "browser-upload" in page.inner_text("#sweeps-table")
+
+    page.goto(page.base + "/?model=llama-3.1-70b")
+    wait_for_chart(page)
+    page.locator(".series-list label", has_text="browser-upload").locator("input").check()
+    page.wait_for_selector("#readoff-table tbody tr >> text=browser-upload")
+    rows = page.locator("#readoff-table tbody tr", has_text="browser-upload")
+    assert rows.count() == 1
+    assert rows.locator("td.goodput").inner_text() == "550.0"  # 4400 tok/s over 8 GPUs
+    assert page.problems == []
+
+
+def test_compare_pricing_metrics_and_claims_render_their_numbers(page: Any) -> None:
+    page.goto(page.base + "/compare")
+    wait_for_chart(page, "#ratio-chart")
+    assert page.locator("#headlines .headline-table tbody tr").count() >= 2
+    assert re.search(r"\d\.\d\d×", page.inner_text("#headlines"))
+
+    page.goto(page.base + "/pricing")
+    first = page.locator("#profiles-table tbody tr").first
+    assert re.fullmatch(r"\$\d+\.\d{4}", first.locator("td").nth(7).inner_text())
+    assert page.locator("#hardware-table tbody tr").count() >= 10
+
+    page.goto(page.base + "/metrics")
+    assert "1000 ÷ TPOT_ms" in page.inner_text("#interactivity")
+
+    page.goto(page.base + "/claims")
+    assert page.locator("table tbody tr").count() >= 1
+    assert re.search(r"\d", page.inner_text("table tbody"))
+    assert page.problems == []
+
+
+def test_the_offline_report_opens_with_the_network_off(
+    browser: Any, page: Any, tmp_path: Any
+) -> None:
+    page.goto(page.base + "/")
+    wait_for_chart(page)
+    shown = goodputs(page)
+    with page.expect_download() as download:
+        page.click("text=offline HTML report")
+    path = tmp_path / "report.html"
+    download.value.save_as(path)
+    offline = browser.new_context(offline=True)
+    report = offline.new_page()
+    requests: list[str] = []
+    report.on("request", lambda r: requests.append(r.url))
+    report.goto(path.as_uri())
+    wait_for_chart(report)
+    assert goodputs(report) == shown
+    assert [u for u in requests if not u.startswith(("file:", "data:", "blob:"))] == []
+    offline.close()
+
+
+def test_the_chart_toolbar_downloads_a_png(page: Any) -> None:
+    page.goto(page.base + "/")
+    wait_for_chart(page)
+    page.hover("#pareto-chart")
+    with page.expect_download() as download:
+        page.click("#pareto-chart .modebar-btn[data-title='Download plot as a PNG']")
+    assert download.value.suggested_filename.endswith(".png")
+
+
+def test_every_control_is_reachable_by_keyboard(page: Any) -> None:
+    page.goto(page.base + "/")
+    wait_for_chart(page)
+    reached = set()
+    for _ in range(60):
+        page.keyboard.press("Tab")
+        reached.add(page.evaluate("document.activeElement.id || document.activeElement.name || ''"))
+    for control in ("slo-tpot", "slo-ttft", "slo-preset", "a-stat", "p-set"):
+        assert control in reached
