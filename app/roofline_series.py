@@ -206,7 +206,7 @@ def explore_traces(
     pairs = [(str(r.meta["hardware"]), r.meta.get("model")) for r in results]
     claims = claim_queries.claims_for(session, pairs, everything=claims_mode == "all")
     extent = bounds(results, traces, claims, basis, log_x, log_y)
-    from app.claims_audit import physics_for
+    from app.claims_audit import physics_for  # it draws with this module: import late
 
     verdicts = {c.id: physics_for(session, c).verdict for c in claims}
     return traces + claim_traces(claims, basis, extent, verdicts)

@@ -10,7 +10,10 @@ from sqlalchemy.orm import Session
 
 from app import analysis, charts, charts_compare
 from app.analysis import SweepAnalysis
+from app.api.readoff import result_json, slo_json
 from app.queries import sweeps as sweep_queries
+from app.queries.catalog import model_specs
+from app.roofline_series import explore_traces
 from app.web import explore_state, views
 from app.web.deps import SessionDep
 from app.web.explore_state import ExploreState, PriceColumn
@@ -44,8 +47,6 @@ def api_explore(request: Request, session: SessionDep) -> dict[str, Any]:
     """The Explore page as JSON: resolved state, the read-off rows and the Plotly figure."""
     context = explore_context(session, explore_state.parse(request.query_params))
     state: ExploreState = context["state"]
-    from app.api.readoff import result_json, slo_json
-
     return {
         "query": state.canonical_query(),
         "candidates": [{"id": s.id, "name": s.name} for s in state.candidates],
@@ -112,8 +113,6 @@ def physics_traces(
     session: Session, query: explore_state.ExploreQuery, results: list[SweepAnalysis], basis: str
 ) -> list[dict[str, Any]]:
     """Dashed physics limits (when a model spec is chosen) and vendor-claim markers."""
-    from app.roofline_series import explore_traces
-
     return explore_traces(
         session,
         results,
@@ -129,6 +128,4 @@ def physics_traces(
 
 def physics_model_specs(session: Session) -> list[Any]:
     """Model specs the physics-limit picker offers."""
-    from app.queries.catalog import model_specs
-
     return list(model_specs(session))
