@@ -153,3 +153,32 @@ def test_every_control_is_reachable_by_keyboard(page: Any) -> None:
         reached.add(page.evaluate("document.activeElement.id || document.activeElement.name || ''"))
     for control in ("slo-tpot", "slo-ttft", "slo-preset", "a-stat", "p-set"):
         assert control in reached
+
+
+def test_clicking_a_legend_entry_hides_that_series(page: Any) -> None:
+    page.goto(page.base + "/")
+    wait_for_chart(page)
+    visible = "document.querySelectorAll('#pareto-chart .scatterlayer .trace').length"
+    hidden = (
+        "Array.from(document.getElementById('pareto-chart').data)"
+        ".filter(t => t.visible === 'legendonly').length"
+    )
+    assert page.evaluate(hidden) == 0
+    page.locator("#pareto-chart .legend .traces").first.click()
+    page.wait_for_function(f"{hidden} > 0")
+    before = page.evaluate(visible)
+    page.locator("#pareto-chart .legend .traces").first.click()
+    page.wait_for_function(f"{hidden} === 0")
+    assert page.evaluate(visible) > before
+
+
+def test_the_layout_fits_a_laptop_screen(browser: Any, server: str) -> None:
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    page.goto(server + "/")
+    wait_for_chart(page)
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0
+    chart = page.locator("#pareto-chart").bounding_box()
+    assert chart is not None and chart["width"] > 700
+    context.close()
