@@ -129,6 +129,7 @@ def _sweep_traces(
     group = f"sweep-{result.meta['id']}"
     base: dict[str, Any] = {"legendgroup": group, "type": "scatter"}
     hover = [_hover(result, k, params) for k in range(len(result.points))]
+    template = _hover_header(result) + "<br>%{text}<extra></extra>"
     front = result.frontier
     traces: list[dict[str, Any]] = [
         {
@@ -138,7 +139,7 @@ def _sweep_traces(
             "x": [result.xs[k] for k in front],
             "y": [result.ys[k] for k in front],
             "text": [hover[k] for k in front],
-            "hovertemplate": "%{text}<extra></extra>",
+            "hovertemplate": template,
             "line": {"color": colour(i), "width": 2},
             "marker": {"color": colour(i), "size": 8, "symbol": symbol(i)},
         }
@@ -154,7 +155,7 @@ def _sweep_traces(
                 "x": [result.xs[k] for k in dominated],
                 "y": [result.ys[k] for k in dominated],
                 "text": [hover[k] + "<br><i>dominated</i>" for k in dominated],
-                "hovertemplate": "%{text}<extra></extra>",
+                "hovertemplate": template,
                 "marker": {"color": colour(i), "size": 7, "symbol": symbol(i), "opacity": 0.3},
             }
         )
@@ -256,12 +257,20 @@ def history_figure(
     }
 
 
-def _hover(result: SweepAnalysis, k: int, params: Params) -> str:
-    meta, row = result.meta, result.rows[k]
+def _hover_header(result: SweepAnalysis) -> str:
+    """What every point of a sweep shares, written once per trace rather than per point."""
+    meta = result.meta
     lines = [f"<b>{meta['name']}</b>", f"{meta['hardware']} × {meta['num_gpus']}"]
     system = " · ".join(str(meta[f]) for f in ("engine", "precision") if meta.get(f))
     if system:
         lines.append(system)
+    return "<br>".join(lines)
+
+
+def _hover(result: SweepAnalysis, k: int, params: Params) -> str:
+    """The point's own lines: load, position and latencies."""
+    row = result.rows[k]
+    lines = []
     if row.get("concurrency") is not None:
         lines.append(f"concurrency {row['concurrency']:g}")
     if row.get("request_rate") is not None:
