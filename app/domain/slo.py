@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
 
@@ -137,15 +137,22 @@ class Check:
 class Verdict:
     """Whether one point meets the SLO; `reason` names metric, value and limit.
 
-    The reason is built on demand: read-offs over thousands of points only format the few
-    reasons anyone shows.
+    The checks and the reason are built on demand from the point and the SLO: read-offs over
+    thousands of points only explain the few anyone shows.
     """
 
     point_id: int
     status: Status
-    checks: tuple[Check, ...] = ()
     requests: RequestStats | None = None
     note: str | None = None  # a reason that is not a list of checks (per-request, unknown)
+    point: PointMetrics | None = field(default=None, repr=False, compare=False)
+    slo: Slo | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def checks(self) -> tuple[Check, ...]:
+        if self.point is None or self.slo is None:
+            return ()
+        return tuple(_check(self.point, self.slo, m, limit) for m, limit in self.slo.limits())
 
     @property
     def reason(self) -> str:
@@ -193,21 +200,21 @@ class Readoff:
 
 def point_verdict(point: PointMetrics, slo: Slo) -> Verdict:
     """Check each limit at the SLO percentile (equality passes); missing = unknown, never pass."""
-    checks = []
     failed = unknown = False
     for metric, limit in slo.limits():
         value = point.latency(metric).get(slo.percentile)
         if value is None:
-            status: Status = "unknown"
             unknown = True
-        elif value <= limit:
-            status = "pass"
-        else:
-            status = "fail"
+        elif value > limit:
             failed = True
-        checks.append(Check(metric, slo.percentile, value, limit, status))
     overall: Status = "fail" if failed else "unknown" if unknown else "pass"
-    return Verdict(point.point_id, overall, tuple(checks))
+    return Verdict(point.point_id, overall, point=point, slo=slo)
+
+
+def _check(point: PointMetrics, slo: Slo, metric: Metric, limit: float) -> Check:
+    value = point.latency(metric).get(slo.percentile)
+    status: Status = "unknown" if value is None else "pass" if value <= limit else "fail"
+    return Check(metric, slo.percentile, value, limit, status)
 
 
 def percentile_readoff(
