@@ -25,6 +25,7 @@ from app.queries import catalog
 from app.queries import claims as claim_queries
 from app.queries import pricing as pricing_queries
 from app.roofline_series import bounds, ceiling_curve, claim_traces, claim_xy, roofline_trace
+from app.web.explore_state import preset_limits
 
 Precision = Literal["bf16", "fp16", "fp8", "int8", "fp4", "int4", "fp32"]
 LIMITS = {"ttft_ms", "tpot_ms", "min_tok_s_user", "e2el_ms"}
@@ -68,15 +69,7 @@ def apply_preset(session: Session, query: AuditQuery) -> tuple[AuditQuery, str |
     preset = session.get(SloPreset, key or DEFAULT_PRESET)
     if preset is None:
         return query, None
-    update = {
-        "ttft_ms": preset.ttft_ms,
-        "tpot_ms": preset.tpot_ms,
-        "min_tok_s_user": None,
-        "e2el_ms": preset.e2el_ms,
-        "percentile": preset.percentile,
-        "attainment": preset.attainment,
-    }
-    return query.model_copy(update=update), preset.key
+    return query.model_copy(update=preset_limits(preset)), preset.key
 
 
 def physics_for(

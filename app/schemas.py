@@ -15,6 +15,13 @@ OWNERSHIP_REQUIRED = (
     "pue",
     "usd_per_kwh",
 )
+OWNERSHIP_OPTIONAL = ("colo_usd_per_kw_month", "other_opex_pct_per_year")
+PRICING_NUMBER_FIELDS = (
+    "usd_per_gpu_hour",
+    *OWNERSHIP_REQUIRED,
+    *OWNERSHIP_OPTIONAL,
+    "utilization",
+)
 
 
 class PricingIn(BaseModel):

@@ -10,26 +10,10 @@ from sqlalchemy.orm import Session
 from app.domain.cost import OwnershipInputs, ownership_breakdown, usd_per_useful_hour
 from app.models import Hardware, PricingProfile
 from app.queries.sweeps import NotFound
+from app.schemas import PricingIn
 
-PROFILE_FIELDS: tuple[str, ...] = (
-    "key",
-    "name",
-    "kind",
-    "hardware",
-    "usd_per_gpu_hour",
-    "capex_usd",
-    "life_years",
-    "cost_of_capital",
-    "power_kw",
-    "pue",
-    "usd_per_kwh",
-    "colo_usd_per_kw_month",
-    "other_opex_pct_per_year",
-    "utilization",
-    "tier",
-    "as_of",
-    "source",
-)
+# Every field a profile is created with, in the order the API answers.
+PROFILE_FIELDS: tuple[str, ...] = tuple(PricingIn.model_fields)
 
 
 def list_profiles(session: Session, hardware: str | None = None) -> list[PricingProfile]:

@@ -162,18 +162,22 @@ def _apply_preset(query: ExploreQuery, presets: dict[str, SloPreset]) -> Explore
     preset = presets.get(key or "")
     changes: dict[str, Any] = {}
     if preset is not None and (first_visit or key != query.applied_preset):
-        changes = {
-            "ttft_ms": preset.ttft_ms,
-            "tpot_ms": preset.tpot_ms,
-            "min_tok_s_user": None,
-            "e2el_ms": preset.e2el_ms,
-            "percentile": preset.percentile,
-            "attainment": preset.attainment,
-            "preset": preset.key,
-        }
+        changes = {**preset_limits(preset), "preset": preset.key}
     if first_visit and query.price_set is None and not query.pricing:
         changes["price_set"] = DEFAULT_PRICE_SET
     return query.model_copy(update=changes) if changes else query
+
+
+def preset_limits(preset: SloPreset) -> dict[str, Any]:
+    """The query fields a preset sets (a TPOT limit replaces any minimum tok/s/user)."""
+    return {
+        "ttft_ms": preset.ttft_ms,
+        "tpot_ms": preset.tpot_ms,
+        "min_tok_s_user": None,
+        "e2el_ms": preset.e2el_ms,
+        "percentile": preset.percentile,
+        "attainment": preset.attainment,
+    }
 
 
 def _matching_preset(query: ExploreQuery, presets: dict[str, SloPreset]) -> str:

@@ -10,24 +10,13 @@ from pydantic import ValidationError
 
 from app.api.pricing import api_break_even, checked
 from app.queries import pricing as q
-from app.schemas import PricingIn
+from app.schemas import PRICING_NUMBER_FIELDS, PricingIn
 from app.web.deps import SessionDep, SettingsDep, check_write_token
 from app.web.errors import AppError
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
-NUMBER_FIELDS = (
-    "usd_per_gpu_hour",
-    "capex_usd",
-    "life_years",
-    "cost_of_capital",
-    "power_kw",
-    "pue",
-    "usd_per_kwh",
-    "colo_usd_per_kw_month",
-    "other_opex_pct_per_year",
-    "utilization",
-)
+NUMBER_FIELDS = PRICING_NUMBER_FIELDS
 
 
 @router.get("/pricing", name="pricing_page")
