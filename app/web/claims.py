@@ -24,9 +24,12 @@ from app.queries import claims as q
 from app.queries import pricing as pricing_queries
 from app.settings import Settings
 from app.web.deps import SessionDep, SettingsDep, check_write_token
-from app.web.errors import AppError
+from app.web.errors import AppError, form_errors
 from app.web.templating import render
 
+MISSING_HINTS = {
+    "token_basis": "say whether the number counts output tokens or input + output tokens"
+}
 router = APIRouter(include_in_schema=False)
 LIST_FIELDS = ("sweep", "pricing")
 
@@ -142,23 +145,10 @@ async def _save(
     except (ValidationError, AppError) as exc:
         session.rollback()
         shown = {k: v or "" for k, v in values.items()}
-        context = _list_context(session, settings, shown, _messages(exc), claim_id)
+        context = _list_context(session, settings, shown, form_errors(exc, MISSING_HINTS), claim_id)
         return render(request, "claims/index.html", context, status_code=422)
     session.commit()
     return RedirectResponse(f"/claims/{saved.id}", status_code=303)
-
-
-def _messages(exc: ValidationError | AppError) -> list[str]:
-    if isinstance(exc, AppError):
-        return [exc.message]
-    out = []
-    for e in exc.errors():
-        field = ".".join(str(p) for p in e["loc"])
-        text = str(e["msg"]).removeprefix("Value error, ")
-        if e["type"] == "missing" and field == "token_basis":
-            text = "say whether the number counts output tokens or input + output tokens"
-        out.append(f"{field}: {text}" if field else text)
-    return out
 
 
 def _list_context(

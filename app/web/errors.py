@@ -7,6 +7,7 @@ import logging
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.ingest.errors import IngestError
@@ -62,6 +63,22 @@ def install(app: FastAPI) -> None:
         return render_error(
             request, AppError(500, "Internal error", "Something went wrong on the server.")
         )
+
+
+def form_errors(
+    exc: ValidationError | AppError, missing_hints: dict[str, str] | None = None
+) -> list[str]:
+    """One line per problem, naming the field, for a form shown again with its errors."""
+    if isinstance(exc, AppError):
+        return [exc.message]
+    out = []
+    for e in exc.errors():
+        field = ".".join(str(p) for p in e["loc"])
+        text = str(e["msg"]).removeprefix("Value error, ")
+        if e["type"] == "missing" and missing_hints and field in missing_hints:
+            text = missing_hints[field]
+        out.append(f"{field}: {text}" if field else text)
+    return out
 
 
 def render_error(request: Request, exc: AppError) -> Response:

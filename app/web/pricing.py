@@ -12,7 +12,7 @@ from app.api.pricing import api_break_even, checked
 from app.queries import pricing as q
 from app.schemas import PRICING_NUMBER_FIELDS, PricingIn
 from app.web.deps import SessionDep, SettingsDep, check_write_token
-from app.web.errors import AppError
+from app.web.errors import AppError, form_errors
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
@@ -65,22 +65,12 @@ async def _save(
         saved = q.save_profile(session, checked(session, body, profile_id), profile_id)
     except (ValidationError, AppError) as exc:
         session.rollback()
-        errors = _messages(exc)
+        errors = form_errors(exc)
         context = {**_context(request, session, settings), "form": values, "form_errors": errors}
         context["editing"] = profile_id
         return render(request, "pricing/index.html", context, status_code=422)
     session.commit()
     return RedirectResponse(f"/pricing#profile-{saved.id}", status_code=303)
-
-
-def _messages(exc: ValidationError | AppError) -> list[str]:
-    if isinstance(exc, AppError):
-        return [exc.message]
-    out = []
-    for e in exc.errors():
-        field = ".".join(str(p) for p in e["loc"])
-        out.append(f"{field}: {e['msg']}" if field else str(e["msg"]).removeprefix("Value error, "))
-    return out
 
 
 def _context(request: Request, session: SessionDep, settings: SettingsDep) -> dict[str, Any]:
