@@ -9,6 +9,7 @@ from fastapi.responses import Response
 
 from app.domain.cost import break_even_api_prices
 from app.models import Hardware
+from app.queries import catalog
 from app.queries import pricing as q
 from app.schemas import PricingIn
 from app.web.deps import SessionDep, WriteDep
@@ -87,7 +88,7 @@ def api_break_even(
 
 def checked(session: SessionDep, body: PricingIn, profile_id: int | None = None) -> dict[str, Any]:
     """Profile values after checks that need the database (known hardware, unique key)."""
-    if body.hardware and body.hardware not in q.hardware_keys(session):
+    if body.hardware and body.hardware not in catalog.hardware_keys(session):
         raise AppError(
             422, "Invalid input", f"hardware: {body.hardware!r} is not in the hardware catalog"
         )

@@ -8,7 +8,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.domain.roofline import HardwareSpec, ModelArch
-from app.models import Hardware, ModelSpec
+from app.models import Hardware, ModelSpec, SloPreset
 
 
 def squash(text: str | None) -> str:
@@ -26,6 +26,10 @@ def hardware_by_key(session: Session, key: str | None) -> Hardware | None:
 
 def hardware_keys(session: Session) -> list[str]:
     return list(session.scalars(select(Hardware.key).order_by(Hardware.key)).all())
+
+
+def slo_presets(session: Session) -> list[SloPreset]:
+    return list(session.scalars(select(SloPreset).order_by(SloPreset.key)).all())
 
 
 def model_specs(session: Session) -> list[ModelSpec]:

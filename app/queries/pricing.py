@@ -69,10 +69,6 @@ def allin_kw_by_hardware(session: Session) -> dict[str, float]:
     return {key.lower(): kw for key, kw in rows if kw is not None}
 
 
-def hardware_keys(session: Session) -> set[str]:
-    return set(session.scalars(select(Hardware.key)).all())
-
-
 def hourly_cost(profile: PricingProfile) -> dict[str, float | None]:
     """USD per GPU-hour by component; `per_useful_hour` divides by utilization."""
     if profile.kind == "ownership":

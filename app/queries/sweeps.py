@@ -218,3 +218,24 @@ def _json_value(value: Any) -> Any:
     if isinstance(value, dt.datetime | dt.date):
         return value.isoformat()
     return value
+
+
+def sweeps_in_order(session: Session, sweep_ids: list[int]) -> list[Sweep]:
+    """The sweeps with these ids, in the order given (unknown ids are skipped)."""
+    if not sweep_ids:
+        return []
+    by_id = {s.id: s for s in session.scalars(select(Sweep).where(Sweep.id.in_(sweep_ids)))}
+    return [by_id[i] for i in sweep_ids if i in by_id]
+
+
+def created_at(session: Session, sweep_ids: list[int]) -> dict[int, dt.datetime]:
+    rows = session.execute(select(Sweep.id, Sweep.created_at).where(Sweep.id.in_(sweep_ids)))
+    return {row.id: row.created_at for row in rows}
+
+
+def sweeps_on_hardware(
+    session: Session, hardware: str, also: list[int], limit: int = 200
+) -> list[Sweep]:
+    """Every sweep on this hardware (any case), plus the sweeps with the ids in `also`."""
+    matches = or_(func.lower(Sweep.hardware) == hardware.lower(), Sweep.id.in_(also))
+    return list(session.scalars(select(Sweep).where(matches).order_by(Sweep.id).limit(limit)))

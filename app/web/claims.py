@@ -11,17 +11,17 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 from pydantic import ValidationError
-from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
 from app.api.claims import checked
 from app.api.readoff_params import ReadoffQuery
 from app.claim_schemas import ClaimIn
 from app.claims_audit import AuditQuery, audit, physics_for
-from app.models import SloPreset, Sweep, VendorClaim
+from app.models import Sweep, VendorClaim
 from app.queries import catalog
 from app.queries import claims as q
 from app.queries import pricing as pricing_queries
+from app.queries import sweeps as sweep_queries
 from app.settings import Settings
 from app.web.deps import SessionDep, SettingsDep, check_write_token
 from app.web.errors import AppError, form_errors
@@ -88,7 +88,7 @@ def claim_audit_page(request: Request, claim_id: int, session: SessionDep) -> Re
         "json_url": f"/api/claims/{claim.id}/audit" + (f"?{query_string}" if query_string else ""),
         "readoff_url": readoff_url(data, query),
         "profiles": pricing_queries.list_profiles(session),
-        "presets": list(session.scalars(select(SloPreset).order_by(SloPreset.key))),
+        "presets": catalog.slo_presets(session),
         "candidates": _candidates(session, claim, data["sweeps"]["compared"]),
     }
     return render(request, "claims/audit.html", context)
@@ -173,10 +173,4 @@ def _list_context(
 
 def _candidates(session: Session, claim: VendorClaim, compared: list[int]) -> list[Sweep]:
     """Sweeps to pick from: every sweep on the claim's hardware, plus those being compared."""
-    rows = session.scalars(
-        select(Sweep)
-        .where(or_(func.lower(Sweep.hardware) == claim.hardware.lower(), Sweep.id.in_(compared)))
-        .order_by(Sweep.id)
-        .limit(200)
-    ).all()
-    return list(rows)
+    return sweep_queries.sweeps_on_hardware(session, claim.hardware, compared)

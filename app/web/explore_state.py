@@ -11,13 +11,15 @@ from typing import Any, Literal
 from urllib.parse import urlencode
 
 from pydantic import Field, ValidationError
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 from starlette.datastructures import QueryParams
 
 from app.api.readoff_params import ReadoffQuery
 from app.models import PricingProfile, SloPreset, Sweep
+from app.queries import catalog
 from app.queries import points as point_queries
+from app.queries import pricing as pricing_queries
+from app.queries import sweeps as sweep_queries
 from app.web.errors import AppError
 
 FILTERS = ("model", "hardware", "engine", "precision", "isl", "osl", "source_kind")
@@ -115,7 +117,7 @@ def resolve(
     session: Session, query: ExploreQuery, default_series: int = DEFAULT_SERIES
 ) -> ExploreState:
     """Apply presets and defaults, pick the series, expand price sets into profiles."""
-    presets = list(session.scalars(select(SloPreset).order_by(SloPreset.key)).all())
+    presets = catalog.slo_presets(session)
     by_key = {p.key: p for p in presets}
     query = _apply_preset(query, by_key)
     filters = {f: getattr(query, f) for f in FILTERS}
@@ -126,11 +128,7 @@ def resolve(
         selected = []
     else:
         selected = _default_series(candidates)[:default_series]
-    profiles = list(
-        session.scalars(
-            select(PricingProfile).order_by(PricingProfile.hardware, PricingProfile.name)
-        ).all()
-    )
+    profiles = pricing_queries.list_profiles(session)
     state = ExploreState(
         query=query,
         candidates=candidates,
@@ -198,11 +196,7 @@ def _matching_preset(query: ExploreQuery, presets: dict[str, SloPreset]) -> str:
 
 def _candidates(session: Session, filters: dict[str, Any]) -> list[Sweep]:
     ids = point_queries.sweep_ids_matching(session, filters, limit=200)
-    if not ids:
-        return []
-    rows = session.scalars(select(Sweep).where(Sweep.id.in_(ids))).all()
-    by_id = {s.id: s for s in rows}
-    return [by_id[i] for i in ids]
+    return sweep_queries.sweeps_in_order(session, ids)
 
 
 def _price_sets(profiles: list[PricingProfile]) -> list[tuple[str, str]]:

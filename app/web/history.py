@@ -6,11 +6,9 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app import analysis, charts, history
-from app.models import Sweep
 from app.queries import points as point_queries
 from app.queries import sweeps as sweep_queries
 from app.web import explore_state, views
@@ -76,9 +74,7 @@ def history_context(session: Session, query: explore_state.ExploreQuery) -> dict
     ids = point_queries.sweep_ids_matching(session, filters, limit=MAX_SWEEPS)
     params = state.query.params()
     results, _ = analysis.run(session, ids, params, state.profile_ids, state.query.usd_per_gpu_hour)
-    created = dict(
-        session.execute(select(Sweep.id, Sweep.created_at).where(Sweep.id.in_(ids))).all()
-    )
+    created = sweep_queries.created_at(session, ids)
     groups = history.histories(results, created)
     cells = {r.meta["id"]: price_cells(r, state.price_columns) for r in results}
     figure = charts.history_figure(groups, cells, cost=False)
