@@ -220,32 +220,6 @@ def decode_step(
     )
 
 
-def decode_step_time_s(
-    arch: ModelArch,
-    hw: HardwareSpec,
-    batch: int,
-    ctx_tokens: int,
-    *,
-    weight_precision: str = "bf16",
-    kv_precision: str = "bf16",
-    num_gpus: int = 1,
-    bw_efficiency: float = 1.0,
-    mfu: float = 1.0,
-) -> float:
-    """Lower bound on one decode step in s, max(memory time, compute time); see decode_step."""
-    return decode_step(
-        arch,
-        hw,
-        batch,
-        ctx_tokens,
-        weight_precision=weight_precision,
-        kv_precision=kv_precision,
-        num_gpus=num_gpus,
-        bw_efficiency=bw_efficiency,
-        mfu=mfu,
-    ).step_s
-
-
 def max_batch(
     arch: ModelArch,
     hw: HardwareSpec,

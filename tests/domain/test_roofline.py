@@ -11,7 +11,6 @@ from app.domain.roofline import (
     compute_bound_tok_s,
     curve_batches,
     decode_step,
-    decode_step_time_s,
     expert_coverage,
     kv_bytes_per_token,
     max_batch,
@@ -111,8 +110,8 @@ def test_tensor_parallel_gpus_share_bandwidth_and_per_gpu_rate_divides() -> None
 
 
 def test_bandwidth_efficiency_slows_the_step() -> None:
-    full = decode_step_time_s(LLAMA_8B, H100, 1, 0)
-    assert decode_step_time_s(LLAMA_8B, H100, 1, 0, bw_efficiency=0.8) == pytest.approx(full / 0.8)
+    full = decode_step(LLAMA_8B, H100, 1, 0).step_s
+    assert decode_step(LLAMA_8B, H100, 1, 0, bw_efficiency=0.8).step_s == pytest.approx(full / 0.8)
 
 
 def test_apple_gpu_without_tflops_is_purely_bandwidth_bound() -> None:
