@@ -22,11 +22,12 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 run: $(VENV)/.installed
 	$(BIN)/paretoscope serve
 
-## test: ruff (lint + format check), mypy, then pytest
+## test: ruff (lint + format check), mypy, import-linter (layers), then pytest
 test: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 	$(BIN)/pytest $(PYTEST_ARGS)
 
 ## fmt: apply ruff's fixes and formatting

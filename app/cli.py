@@ -6,8 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from app.db import make_engine, make_sessionmaker, session_scope
 from app.settings import get_settings
+from app.store.db import make_engine, make_sessionmaker, session_scope
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -77,14 +77,14 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _upgrade() -> None:
-    from app.migrate import upgrade_to_head
+    from app.store.migrate import upgrade_to_head
 
     upgrade_to_head(get_settings().database_url)
 
 
 def _import(args: argparse.Namespace) -> int:
-    from app import uploads
     from app.ingest import IngestError, UploadFile
+    from app.services import uploads
 
     _upgrade()
     fields = {
@@ -121,8 +121,8 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from app import exports
-    from app.queries.sweeps import NotFound, get_sweep
+    from app.services import exports
+    from app.store.sweeps import NotFound, get_sweep
 
     factory = make_sessionmaker(make_engine(get_settings().database_url))
     with session_scope(factory) as session:
@@ -153,7 +153,7 @@ def _seed(args: argparse.Namespace) -> int:
 
 
 def _seed_database(*, if_empty: bool, only_if_enabled: bool = False) -> dict[str, int]:
-    from app.seed import seed, seed_if_empty
+    from app.services.seed import seed, seed_if_empty
 
     if only_if_enabled and not if_empty:
         return {}

@@ -9,10 +9,10 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from app import __version__
-from app.db import make_engine, make_sessionmaker, session_scope
+from app.http import errors
+from app.http.timing import ServerTimingMiddleware
 from app.settings import PROJECT_ROOT, Settings, get_settings
-from app.web import errors
-from app.web.timing import ServerTimingMiddleware
+from app.store.db import make_engine, make_sessionmaker, session_scope
 
 
 def create_app(settings: Settings | None = None, *, migrate: bool = True) -> FastAPI:
@@ -22,8 +22,8 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if migrate:
-            from app.migrate import upgrade_to_head
-            from app.seed import seed_if_empty
+            from app.services.seed import seed_if_empty
+            from app.store.migrate import upgrade_to_head
 
             upgrade_to_head(settings.database_url)
             if settings.seed_on_start:

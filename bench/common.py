@@ -14,8 +14,8 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from app.migrate import upgrade_to_head
 from app.settings import Settings
+from app.store.migrate import upgrade_to_head
 
 
 @dataclass(frozen=True)

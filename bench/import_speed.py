@@ -42,10 +42,10 @@ def write_files(folder: Path) -> tuple[Path, Path]:
 
 IMPORT = """
 import json, resource, sys, time
-from app.db import make_engine, make_sessionmaker
+from app.store.db import make_engine, make_sessionmaker
 from app.ingest import UploadFile
-from app.migrate import upgrade_to_head
-from app import uploads
+from app.store.migrate import upgrade_to_head
+from app.services import uploads
 url, points, requests = sys.argv[1:4]
 upgrade_to_head(url)
 session = make_sessionmaker(make_engine(url))()

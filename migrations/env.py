@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from alembic import context
 
-from app.db import make_engine
-from app.models import Base
 from app.settings import get_settings
+from app.store.db import make_engine
+from app.store.models import Base
 
 config = context.config
 target_metadata = Base.metadata

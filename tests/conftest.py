@@ -17,11 +17,11 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine, text
 from sqlalchemy.orm import Session
 
-from app.db import make_engine, make_sessionmaker
 from app.main import create_app
-from app.migrate import upgrade_to_head
-from app.models import Base
 from app.settings import PROJECT_ROOT, Settings
+from app.store.db import make_engine, make_sessionmaker
+from app.store.migrate import upgrade_to_head
+from app.store.models import Base
 
 FIXTURES = PROJECT_ROOT.parent / "shared" / "fixtures"
 DATA = Path(__file__).parent / "data"

@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.domain.columns import POINT_COLUMN_NAMES, SWEEP_COLUMN_NAMES
-from app.models import Point, RequestSample, Sweep
+from app.store.models import Point, RequestSample, Sweep
 
 FULL_HEADER = [*SWEEP_COLUMN_NAMES, *POINT_COLUMN_NAMES]
 

@@ -12,8 +12,8 @@ import pytest
 from sqlalchemy.orm import Session
 
 from app.cli import main
-from app.models import Point, Sweep
 from app.settings import get_settings
+from app.store.models import Point, Sweep
 from tests.factories import MINIMAL, count
 
 

@@ -6,8 +6,8 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import Engine, inspect
 
-from app.migrate import downgrade_to_base, upgrade_to_head
-from app.models import Base
+from app.store.migrate import downgrade_to_base, upgrade_to_head
+from app.store.models import Base
 
 
 def test_upgrade_head_matches_the_models(engine: Engine) -> None:

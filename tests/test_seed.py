@@ -6,8 +6,8 @@ import csv
 
 from sqlalchemy.orm import Session
 
-from app.models import Hardware, ModelSpec, PricingProfile, RequestSample, SloPreset, Sweep
-from app.seed import SEED_DIR, seed, seed_if_empty
+from app.services.seed import SEED_DIR, seed, seed_if_empty
+from app.store.models import Hardware, ModelSpec, PricingProfile, RequestSample, SloPreset, Sweep
 from tests.factories import count
 
 

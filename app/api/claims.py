@@ -8,10 +8,8 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy.orm import Session
 
-from app.claim_schemas import ClaimIn
-from app.claims_audit import AuditQuery, Precision, audit, physics_for
+from app.charts.roofline import placement_figure
 from app.domain.claims import DEFAULT_CONTEXT, weight_precision
 from app.domain.point import PointMetrics
 from app.domain.roofline import (
@@ -26,12 +24,15 @@ from app.domain.roofline import (
     prefill_flops,
     prefill_ttft_lower_bound_s,
 )
-from app.queries import catalog
-from app.queries import claims as q
-from app.queries import points as point_queries
-from app.roofline_series import ceiling_curve
-from app.web.deps import SessionDep, WriteDep
-from app.web.errors import AppError
+from app.http.deps import SessionDep, WriteDep
+from app.http.errors import AppError
+from app.schemas.claims import ClaimIn
+from app.services.catalog_checks import checked_claim
+from app.services.claims_audit import AuditQuery, Precision, audit
+from app.services.physics import ceiling_curve, physics_for
+from app.store import catalog
+from app.store import claims as q
+from app.store import points as point_queries
 
 router = APIRouter(prefix="/api", tags=["claims"])
 
@@ -50,7 +51,7 @@ def api_claims_list(session: SessionDep) -> dict[str, Any]:
 @router.post("/claims", name="api_claims_create", status_code=201, dependencies=[WriteDep])
 def api_claims_create(body: ClaimIn, session: SessionDep) -> dict[str, Any]:
     """Record a claim; the hardware must be in the catalog and the token basis stated."""
-    claim = q.save_claim(session, checked(session, body))
+    claim = q.save_claim(session, checked_claim(session, body))
     session.commit()
     return q.claim_dict(claim)
 
@@ -64,7 +65,7 @@ def api_claims_detail(claim_id: int, session: SessionDep) -> dict[str, Any]:
 @router.put("/claims/{claim_id}", name="api_claims_update", dependencies=[WriteDep])
 def api_claims_update(claim_id: int, body: ClaimIn, session: SessionDep) -> dict[str, Any]:
     """Replace a claim's values."""
-    claim = q.save_claim(session, checked(session, body), claim_id)
+    claim = q.save_claim(session, checked_claim(session, body), claim_id)
     session.commit()
     return q.claim_dict(claim)
 
@@ -83,19 +84,8 @@ def api_claims_audit(
 ) -> dict[str, Any]:
     """Physics verdict with its arithmetic, open questions, the Pareto placement, and what the
     matching sweeps deliver at the SLO (same parameters and numbers as /api/readoff)."""
-    return audit(session, q.get_claim(session, claim_id), query)
-
-
-def checked(session: Session, body: ClaimIn) -> dict[str, Any]:
-    """Claim values after the checks that need the catalog; hardware spelt as the catalog does."""
-    row = catalog.hardware_by_key(session, body.hardware)
-    if row is None:
-        known = ", ".join(catalog.hardware_keys(session)) or "none yet"
-        message = f"hardware: {body.hardware!r} is not in the hardware catalog (known: {known})"
-        raise AppError(
-            422, "Invalid input", message, [{"field": "hardware", "message": message[10:]}]
-        )
-    return {**body.model_dump(), "hardware": row.key}
+    result = audit(session, q.get_claim(session, claim_id), query)
+    return {**result.body, "figure": placement_figure(result.placement)}
 
 
 class RooflineQuery(BaseModel):

@@ -7,12 +7,12 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
-from app import analysis, exports
 from app.api.readoff import SweepIds, sweep_ids
-from app.api.readoff_params import ReadoffQuery
-from app.queries import points as point_queries
-from app.queries import sweeps as q
-from app.web.deps import SessionDep
+from app.http.deps import SessionDep
+from app.services import analysis, exports
+from app.services.readoff_query import ReadoffQuery
+from app.store import points as point_queries
+from app.store import sweeps as q
 
 router = APIRouter(prefix="/api/export", tags=["exports"])
 

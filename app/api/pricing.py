@@ -7,13 +7,11 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
-from app.domain.cost import break_even_api_prices
-from app.models import Hardware
-from app.queries import catalog
-from app.queries import pricing as q
-from app.schemas import PricingIn
-from app.web.deps import SessionDep, WriteDep
-from app.web.errors import AppError
+from app.http.deps import SessionDep, WriteDep
+from app.schemas.pricing import PricingIn
+from app.services.catalog_checks import break_even, checked_profile
+from app.store import pricing as q
+from app.store.models import Hardware
 
 router = APIRouter(prefix="/api", tags=["pricing"])
 
@@ -27,7 +25,7 @@ def api_pricing_list(session: SessionDep, hardware: str | None = None) -> dict[s
 @router.post("/pricing", name="api_pricing_create", status_code=201, dependencies=[WriteDep])
 def api_pricing_create(body: PricingIn, session: SessionDep) -> dict[str, Any]:
     """Create a rental or ownership profile."""
-    profile = q.save_profile(session, checked(session, body))
+    profile = q.save_profile(session, checked_profile(session, body))
     session.commit()
     return q.profile_dict(profile)
 
@@ -41,7 +39,7 @@ def api_pricing_detail(profile_id: int, session: SessionDep) -> dict[str, Any]:
 @router.put("/pricing/{profile_id}", name="api_pricing_update", dependencies=[WriteDep])
 def api_pricing_update(profile_id: int, body: PricingIn, session: SessionDep) -> dict[str, Any]:
     """Replace a profile's values."""
-    profile = q.save_profile(session, checked(session, body, profile_id), profile_id)
+    profile = q.save_profile(session, checked_profile(session, body, profile_id), profile_id)
     session.commit()
     return q.profile_dict(profile)
 
@@ -71,29 +69,6 @@ def api_break_even(
     output_to_input_ratio: Annotated[float, Query(ge=0, allow_inf_nan=False)] = 4.0,
 ) -> dict[str, Any]:
     """API prices ($/Mtok in and out) at which serving on this profile breaks even."""
-    profile = q.get_profile(session, profile_id)
-    cost = q.hourly_cost(profile)
-    hourly = cost["usd_per_useful_gpu_hour"] or 0.0
-    prices = break_even_api_prices(
-        hourly, input_tok_s_per_gpu, output_tok_s_per_gpu, output_to_input_ratio
+    return break_even(
+        session, profile_id, output_tok_s_per_gpu, input_tok_s_per_gpu, output_to_input_ratio
     )
-    return {
-        "profile_id": profile.id,
-        "usd_per_useful_gpu_hour": hourly,
-        "output_to_input_ratio": output_to_input_ratio,
-        "usd_per_mtok_input": None if prices is None else prices[0],
-        "usd_per_mtok_output": None if prices is None else prices[1],
-    }
-
-
-def checked(session: SessionDep, body: PricingIn, profile_id: int | None = None) -> dict[str, Any]:
-    """Profile values after checks that need the database (known hardware, unique key)."""
-    if body.hardware and body.hardware not in catalog.hardware_keys(session):
-        raise AppError(
-            422, "Invalid input", f"hardware: {body.hardware!r} is not in the hardware catalog"
-        )
-    if body.key:
-        clash = [p for p in q.list_profiles(session) if p.key == body.key and p.id != profile_id]
-        if clash:
-            raise AppError(422, "Invalid input", f"key: {body.key!r} is already used")
-    return body.model_dump()

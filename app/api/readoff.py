@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import math
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from app import analysis
-from app.analysis import Params, SweepAnalysis
-from app.api.readoff_params import ReadoffQuery
-from app.domain.slo import Readoff
-from app.web.deps import SessionDep
-from app.web.errors import AppError
+from app.http.deps import SessionDep
+from app.http.errors import AppError
+from app.services import analysis
+from app.services.readoff_json import frontier_json, result_json, slo_json
+from app.services.readoff_query import ReadoffQuery
 
 router = APIRouter(prefix="/api", tags=["analysis"])
 SweepIds = Annotated[list[int], Query(description="sweep id; repeat for several")]
@@ -56,107 +54,3 @@ def sweep_ids(sweep: list[int]) -> list[int]:
     if not sweep:
         raise AppError(422, "Invalid request", "sweep: give at least one sweep id")
     return list(dict.fromkeys(sweep))
-
-
-def slo_json(query: ReadoffQuery, params: Params) -> dict[str, Any]:
-    slo = params.slo
-    return {
-        "ttft_ms": slo.ttft_ms,
-        "tpot_ms": slo.tpot_ms,
-        "e2el_ms": slo.e2el_ms,
-        "min_tok_s_user": slo.min_tok_s_user,
-        "percentile": slo.percentile,
-        "mode": query.mode,
-        "attainment": slo.attainment,
-        "basis": params.basis,
-        "stat": params.stat,
-        "interpolation": params.interpolation,
-        "description": slo.describe(),
-    }
-
-
-def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, Any]:
-    readoff: Readoff = result.readoff
-    op = readoff.operating_point
-    estimate = readoff.estimate
-    data = {
-        "sweep_id": result.meta["id"],
-        "name": result.meta["name"],
-        "hardware": result.meta["hardware"],
-        "num_gpus": result.meta["num_gpus"],
-        "meets_slo": readoff.meets_slo,
-        "reason": readoff.reason,
-        "goodput_tok_s_per_gpu": readoff.goodput_tok_s_per_gpu,
-        "goodput_requests_per_s": readoff.goodput_requests_per_s,
-        "operating_point": None
-        if op is None
-        else {
-            "point_id": op.point_id,
-            "concurrency": op.concurrency,
-            "request_rate": _finite(op.request_rate),
-            "interactivity_tok_s_user": op.interactivity_tok_s_user,
-        },
-        "estimate": None
-        if estimate is None or result.estimate_tok_s_per_gpu is None
-        else {
-            "tok_s_per_gpu": result.estimate_tok_s_per_gpu,
-            "load": estimate.load,
-            "interactivity_tok_s_user": estimate.interactivity_tok_s_user,
-            "between_point_ids": list(estimate.between),
-            "label": estimate.label,
-        },
-        "tok_s_per_mw": result.tok_s_per_mw,
-        "joint_attainment_bounds": readoff.joint_attainment_bounds,
-        "note": readoff.note,
-        "costs": [
-            {
-                "profile_id": c.price.profile_id,
-                "name": c.price.name,
-                "usd_per_gpu_hour": c.price.usd_per_gpu_hour,
-                "utilization": c.price.utilization,
-                "usd_per_mtok": c.usd_per_mtok,
-                "reason": c.reason,
-            }
-            for c in result.costs
-        ],
-    }
-    if with_points:
-        data["points"] = [
-            {
-                "point_id": v.point_id,
-                "status": v.status,
-                "reason": v.reason,
-                "attainment": v.attainment,
-            }
-            for v in readoff.verdicts
-        ]
-    return data
-
-
-def frontier_json(result: SweepAnalysis, params: Params) -> dict[str, Any]:
-    def point(i: int) -> dict[str, Any]:
-        p = result.points[i]
-        return {
-            "point_id": p.point_id,
-            "concurrency": p.concurrency,
-            "request_rate": _finite(p.request_rate),
-            "x": result.xs[i],
-            "y": result.ys[i],
-        }
-
-    excluded = []
-    for i in range(len(result.points)):
-        reason = result.excluded_reason(i, params)
-        if reason is not None:
-            excluded.append({"point_id": result.points[i].point_id, "reason": reason})
-    return {
-        "sweep_id": result.meta["id"],
-        "name": result.meta["name"],
-        "frontier": [point(i) for i in result.frontier],
-        "dominated": [point(i) for i in result.dominated],
-        "excluded": excluded,
-    }
-
-
-def _finite(value: float | None) -> float | str | None:
-    return "inf" if value is not None and math.isinf(value) else value

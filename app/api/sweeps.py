@@ -7,13 +7,12 @@ from typing import Annotated, Any
 from fastapi import APIRouter, File, Query, Request, UploadFile
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
-from app import uploads
 from app.domain.columns import POINT_COLUMN_NAMES, REQUEST_COLUMNS, SWEEP_COLUMN_NAMES
-from app.ingest import UploadFile as RawFile
-from app.queries import sweeps as q
-from app.web.deps import SessionDep, SettingsDep, WriteDep
-from app.web.errors import AppError
-from app.web.sweep_forms import SweepQuery, sweep_changes
+from app.http.deps import SessionDep, SettingsDep, WriteDep
+from app.http.uploads import read_uploads
+from app.services import uploads
+from app.services.sweep_edits import SweepQuery, sweep_changes
+from app.store import sweeps as q
 
 router = APIRouter(prefix="/api", tags=["sweeps"])
 
@@ -45,23 +44,6 @@ async def api_sweeps_create(
     saved = uploads.store(session, raw, fields)
     status = 201 if any(s.created for s in saved) else 200
     return JSONResponse({"sweeps": uploads.saved_json(saved, session)}, status_code=status)
-
-
-async def read_uploads(files: list[UploadFile], limit_bytes: int) -> list[RawFile]:
-    raw: list[RawFile] = []
-    total = 0
-    for f in files:
-        data = await f.read()
-        total += len(data)
-        if total > limit_bytes:
-            raise AppError(
-                413,
-                "Upload too large",
-                f"{f.filename}: the upload exceeds the limit of {limit_bytes / 1048576:g} MB "
-                "(PARETOSCOPE_MAX_UPLOAD_MB)",
-            )
-        raw.append(RawFile(f.filename or "upload", data))
-    return raw
 
 
 @router.get("/sweeps/{sweep_id}", name="api_sweep_detail")

@@ -9,14 +9,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from app.domain.metrics import Basis, interactivity_tok_s_user
 from app.domain.pareto import Interpolation, value_at
 from app.domain.point import PointMetrics, Stat
-
-if TYPE_CHECKING:  # only for annotations: slo imports this module
-    from app.domain.slo import Slo, Verdict
+from app.domain.verdict import Slo, Verdict
 
 ESTIMATE_LABEL = "interpolated"
 

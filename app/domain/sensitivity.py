@@ -14,7 +14,8 @@ import polars as pl
 from app.domain.metrics import Basis
 from app.domain.point import Metric, PointMetrics, Stat
 from app.domain.request_goodput import request_tpot_expr
-from app.domain.slo import Percentile, Slo, percentile_readoff, request_readoff
+from app.domain.slo import percentile_readoff, request_readoff
+from app.domain.verdict import Percentile, Slo
 
 MAX_STEPS = 60
 

@@ -17,8 +17,9 @@ from app.ingest import canonical
 from app.ingest.errors import IngestError, RowError
 from app.ingest.parsed import ParsedPoint, ParsedSweep, name_sweeps
 from app.ingest.source import SourceFile, expand
+from app.ingest.text import decode_text
 
-__all__ = ["IngestError", "ParsedSweep", "RowError", "UploadFile", "parse_upload"]
+__all__ = ["IngestError", "decode_text", "ParsedSweep", "RowError", "UploadFile", "parse_upload"]
 
 REQUIRED_META = ("sweep", "hardware", "num_gpus")
 NO_TPOT_WARNING = (
@@ -31,23 +32,6 @@ NO_TPOT_WARNING = (
 class UploadFile:
     name: str
     data: bytes
-
-
-def decode_text(file: str, data: bytes) -> str:
-    """UTF-8 (a BOM is allowed); anything else is refused rather than guessed."""
-    if not data.strip():
-        raise IngestError.one(file, "the file is empty")
-    if b"\x00" in data[:65536]:
-        raise IngestError.one(file, "binary content: not a text file")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise IngestError.one(
-            file,
-            f"not UTF-8 text: byte 0x{data[exc.start]:02x} at offset {exc.start} cannot be decoded",
-            row=line,
-        ) from exc
 
 
 def parse_upload(

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.ingest.errors import IngestError
+from app.ingest.text import decode_text
 
 MAX_ARCHIVE_MEMBERS = 10_000
 IGNORED_SUFFIXES = (".pytorch.json", ".DS_Store", ".log", ".png", ".txt", ".md", ".html")
@@ -29,8 +30,6 @@ class SourceFile:
     @property
     def text(self) -> str:
         if self._text is None:
-            from app.ingest import decode_text
-
             self._text = decode_text(self.name, self.data)
         return self._text
 

@@ -13,19 +13,22 @@ from fastapi.responses import RedirectResponse, Response
 from pydantic import ValidationError
 from sqlalchemy.orm import Session
 
-from app.api.claims import checked
-from app.api.readoff_params import ReadoffQuery
-from app.claim_schemas import ClaimIn
-from app.claims_audit import AuditQuery, audit, physics_for
-from app.models import Sweep, VendorClaim
-from app.queries import catalog
-from app.queries import claims as q
-from app.queries import pricing as pricing_queries
-from app.queries import sweeps as sweep_queries
+from app.charts.roofline import placement_figure
+from app.http.deps import SessionDep, SettingsDep, check_write_token
+from app.http.errors import AppError, form_errors
+from app.http.templating import render
+from app.schemas.claims import ClaimIn
+from app.services.catalog_checks import checked_claim
+from app.services.claims_audit import AuditQuery, audit
+from app.services.errors import Invalid
+from app.services.physics import physics_for
+from app.services.readoff_query import ReadoffQuery
 from app.settings import Settings
-from app.web.deps import SessionDep, SettingsDep, check_write_token
-from app.web.errors import AppError, form_errors
-from app.web.templating import render
+from app.store import catalog
+from app.store import claims as q
+from app.store import pricing as pricing_queries
+from app.store import sweeps as sweep_queries
+from app.store.models import Sweep, VendorClaim
 
 MISSING_HINTS = {
     "token_basis": "say whether the number counts output tokens or input + output tokens"
@@ -78,7 +81,8 @@ def claim_audit_page(request: Request, claim_id: int, session: SessionDep) -> Re
     """Physics, placement, the read-off at your SLO and the questions to ask the vendor."""
     claim = q.get_claim(session, claim_id)
     query = parse_audit_query(request)
-    data = audit(session, claim, query)
+    result = audit(session, claim, query)
+    data = {**result.body, "figure": placement_figure(result.placement)}
     query_string = canonical(request)
     context = {
         "claim": claim,
@@ -141,8 +145,8 @@ async def _save(
             values.pop(name, None)
     try:
         body = ClaimIn.model_validate(values)
-        saved = q.save_claim(session, checked(session, body), claim_id)
-    except (ValidationError, AppError) as exc:
+        saved = q.save_claim(session, checked_claim(session, body), claim_id)
+    except (ValidationError, AppError, Invalid) as exc:
         session.rollback()
         shown = {k: v or "" for k, v in values.items()}
         context = _list_context(session, settings, shown, form_errors(exc, MISSING_HINTS), claim_id)

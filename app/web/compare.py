@@ -8,9 +8,11 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from sqlalchemy.orm import Session
 
-from app import charts, charts_compare, comparison
+from app.charts import compare as charts_compare
+from app.charts import pareto as charts
+from app.http.deps import SessionDep
+from app.services import comparison
 from app.web import explore_state, views
-from app.web.deps import SessionDep
 from app.web.explore import render_view
 
 router = APIRouter()

@@ -8,16 +8,19 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from sqlalchemy.orm import Session
 
-from app import analysis, charts, charts_compare
-from app.analysis import SweepAnalysis
-from app.api.readoff import result_json, slo_json
-from app.queries import sweeps as sweep_queries
-from app.queries.catalog import model_specs
-from app.roofline_series import explore_traces
+from app.charts import compare as charts_compare
+from app.charts import pareto as charts
+from app.charts.roofline import explore_traces
+from app.http.deps import SessionDep
+from app.http.templating import render
+from app.services import analysis
+from app.services.analysis import SweepAnalysis
+from app.services.physics import shown_physics
+from app.services.readoff_json import result_json, slo_json
+from app.store import sweeps as sweep_queries
+from app.store.catalog import model_specs
 from app.web import explore_state, views
-from app.web.deps import SessionDep
 from app.web.explore_state import ExploreState, PriceColumn
-from app.web.templating import render
 
 router = APIRouter()
 
@@ -113,13 +116,17 @@ def physics_traces(
     session: Session, query: explore_state.ExploreQuery, results: list[SweepAnalysis], basis: str
 ) -> list[dict[str, Any]]:
     """Dashed physics limits (when a model spec is chosen) and vendor-claim markers."""
-    return explore_traces(
+    shown = shown_physics(
         session,
         results,
         model=query.roofline_model,
         precision=query.roofline_precision,
         ctx=query.roofline_ctx,
         claims_mode=query.claims,
+    )
+    return explore_traces(
+        shown,
+        results,
         basis=basis,
         log_x=query.logx,
         log_y=query.logy,

@@ -14,13 +14,13 @@ from pydantic import Field, ValidationError
 from sqlalchemy.orm import Session
 from starlette.datastructures import QueryParams
 
-from app.api.readoff_params import ReadoffQuery
-from app.models import PricingProfile, SloPreset, Sweep
-from app.queries import catalog
-from app.queries import points as point_queries
-from app.queries import pricing as pricing_queries
-from app.queries import sweeps as sweep_queries
-from app.web.errors import AppError
+from app.http.errors import AppError
+from app.services.readoff_query import ReadoffQuery, preset_limits
+from app.store import catalog
+from app.store import points as point_queries
+from app.store import pricing as pricing_queries
+from app.store import sweeps as sweep_queries
+from app.store.models import PricingProfile, SloPreset, Sweep
 
 FILTERS = ("model", "hardware", "engine", "precision", "isl", "osl", "source_kind")
 SLO_FIELDS = ("ttft_ms", "tpot_ms", "min_tok_s_user", "e2el_ms", "percentile", "attainment")
@@ -164,18 +164,6 @@ def _apply_preset(query: ExploreQuery, presets: dict[str, SloPreset]) -> Explore
     if first_visit and query.price_set is None and not query.pricing:
         changes["price_set"] = DEFAULT_PRICE_SET
     return query.model_copy(update=changes) if changes else query
-
-
-def preset_limits(preset: SloPreset) -> dict[str, Any]:
-    """The query fields a preset sets (a TPOT limit replaces any minimum tok/s/user)."""
-    return {
-        "ttft_ms": preset.ttft_ms,
-        "tpot_ms": preset.tpot_ms,
-        "min_tok_s_user": None,
-        "e2el_ms": preset.e2el_ms,
-        "percentile": preset.percentile,
-        "attainment": preset.attainment,
-    }
 
 
 def _matching_preset(query: ExploreQuery, presets: dict[str, SloPreset]) -> str:

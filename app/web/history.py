@@ -8,11 +8,12 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from sqlalchemy.orm import Session
 
-from app import analysis, charts, history
-from app.queries import points as point_queries
-from app.queries import sweeps as sweep_queries
+from app.charts import pareto as charts
+from app.http.deps import SessionDep
+from app.services import analysis, history
+from app.store import points as point_queries
+from app.store import sweeps as sweep_queries
 from app.web import explore_state, views
-from app.web.deps import SessionDep
 from app.web.explore import price_cells, render_view
 
 router = APIRouter()

@@ -8,9 +8,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy import text
 
-from app.definitions import DEFINITIONS, definitions_json
-from app.web.deps import SessionDep
-from app.web.templating import render
+from app.domain.definitions import DEFINITIONS, definitions_json
+from app.http.deps import SessionDep
+from app.http.templating import render
 
 router = APIRouter()
 

@@ -8,12 +8,13 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 from pydantic import ValidationError
 
-from app.api.pricing import api_break_even, checked
-from app.queries import pricing as q
-from app.schemas import PRICING_NUMBER_FIELDS, PricingIn
-from app.web.deps import SessionDep, SettingsDep, check_write_token
-from app.web.errors import AppError, form_errors
-from app.web.templating import render
+from app.http.deps import SessionDep, SettingsDep, check_write_token
+from app.http.errors import AppError, form_errors
+from app.http.templating import render
+from app.schemas.pricing import PRICING_NUMBER_FIELDS, PricingIn
+from app.services import catalog_checks
+from app.services.errors import Invalid
+from app.store import pricing as q
 
 router = APIRouter(include_in_schema=False)
 NUMBER_FIELDS = PRICING_NUMBER_FIELDS
@@ -62,8 +63,10 @@ async def _save(
         values.pop("utilization", None)
     try:
         body = PricingIn.model_validate(values)
-        saved = q.save_profile(session, checked(session, body, profile_id), profile_id)
-    except (ValidationError, AppError) as exc:
+        saved = q.save_profile(
+            session, catalog_checks.checked_profile(session, body, profile_id), profile_id
+        )
+    except (ValidationError, AppError, Invalid) as exc:
         session.rollback()
         errors = form_errors(exc)
         context = {**_context(request, session, settings), "form": values, "form_errors": errors}
@@ -79,9 +82,9 @@ def _context(request: Request, session: SessionDep, settings: SettingsDep) -> di
     break_even = None
     if params.get("be_profile") and params.get("be_output"):
         try:
-            break_even = api_break_even(
-                int(params["be_profile"]),
+            break_even = catalog_checks.break_even(
                 session,
+                int(params["be_profile"]),
                 output_tok_s_per_gpu=float(params["be_output"]),
                 input_tok_s_per_gpu=float(params.get("be_input") or 0),
                 output_to_input_ratio=float(params.get("be_ratio") or 4),

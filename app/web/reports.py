@@ -8,13 +8,13 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
+from app.http.deps import SessionDep
+from app.http.errors import AppError
+from app.http.templating import render
 from app.settings import PROJECT_ROOT
 from app.web import explore_state
 from app.web.compare import compare_context
-from app.web.deps import SessionDep
-from app.web.errors import AppError
 from app.web.explore import explore_context
-from app.web.templating import render
 
 router = APIRouter()
 STATIC = PROJECT_ROOT / "static"

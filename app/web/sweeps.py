@@ -7,15 +7,15 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import RedirectResponse, Response
 
-from app import charts_sweep
+from app.charts import sweep as charts_sweep
 from app.domain.columns import COLUMNS_BY_NAME, POINT_COLUMN_NAMES
-from app.models import Point
-from app.queries import points as point_queries
-from app.queries import sweeps as q
+from app.http.deps import HtmxDep, SessionDep, SettingsDep, check_write_token
+from app.http.templating import render
+from app.services.sweep_edits import EDITABLE, SweepQuery, sweep_changes
+from app.store import points as point_queries
+from app.store import sweeps as q
+from app.store.models import Point
 from app.web import views
-from app.web.deps import HtmxDep, SessionDep, SettingsDep, check_write_token
-from app.web.sweep_forms import EDITABLE, SweepQuery, sweep_changes
-from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
 

@@ -6,12 +6,12 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.datastructures import UploadFile as StarletteUpload
 
-from app import uploads
-from app.api.sweeps import read_uploads
 from app.domain.columns import COLUMNS_BY_NAME
+from app.http.deps import HtmxDep, SessionDep, SettingsDep, check_write_token
+from app.http.templating import render
+from app.http.uploads import read_uploads
 from app.ingest import IngestError, UploadFile
-from app.web.deps import HtmxDep, SessionDep, SettingsDep, check_write_token
-from app.web.templating import render
+from app.services import uploads
 
 router = APIRouter(include_in_schema=False)
 META_FIELDS = ("sweep", "hardware", "num_gpus", "model", "engine", "precision", "isl", "osl")

@@ -7,10 +7,10 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from app import analysis, comparison
-from app.analysis import Params, Price, SweepAnalysis
-from app.comparison import PriceGroup, SensitivitySeries
-from app.queries import points as point_queries
+from app.services import analysis, comparison
+from app.services.analysis import Params, Price, SweepAnalysis
+from app.services.comparison import PriceGroup, SensitivitySeries
+from app.store import points as point_queries
 from app.web import explore_state
 from app.web.explore_state import ExploreQuery, ExploreState
 

@@ -9,8 +9,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
 from app.cli import main as cli_main
-from app.models import Sweep
 from app.settings import get_settings
+from app.store.models import Sweep
 from tests.conftest import FIXTURES
 from tests.factories import count
 

@@ -7,7 +7,7 @@ from bs4 import BeautifulSoup, Tag
 from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
-from app.seed import seed
+from app.services.seed import seed
 
 PAGES = [
     "/", "/sweeps", "/sweeps/2", "/upload", "/compare", "/history", "/pricing", "/metrics",

@@ -13,8 +13,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from app.models import VendorClaim
-from app.seed import SEED_DIR, seed
+from app.services.seed import SEED_DIR, seed
+from app.store.models import VendorClaim
 from tests.factories import post_files
 
 O6_PER_USER = {

@@ -10,7 +10,7 @@ from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
-from app.seed import seed
+from app.services.seed import seed
 from tests.factories import post_files
 from tests.web.test_readoff_api import O11
 

@@ -10,8 +10,8 @@ from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
-from app.exports import neutralise
-from app.models import RequestSample, Sweep
+from app.services.exports import neutralise
+from app.store.models import RequestSample, Sweep
 from tests.factories import FULL_HEADER, count, full_row, post_files, to_csv
 from tests.web.test_readoff_api import O9_POINTS, O9_REQUESTS, O11
 

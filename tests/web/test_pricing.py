@@ -7,7 +7,7 @@ from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
-from app.models import Hardware, PricingProfile
+from app.store.models import Hardware, PricingProfile
 
 O3_OWNERSHIP = {
     "name": "Own H100 (O3)",

@@ -192,7 +192,7 @@ def test_costs_under_rental_and_ownership_profiles_and_an_inline_price(
 
 
 def test_a_profile_for_other_hardware_prices_nothing(client: TestClient, session: Any) -> None:
-    from app.models import Hardware
+    from app.store.models import Hardware
 
     session.add(Hardware(key="B200", name="B200"))
     session.commit()
@@ -241,7 +241,7 @@ def test_bad_parameters_are_a_clear_4xx(
 
 
 def test_tokens_per_mw_use_the_catalogs_all_in_power(client: TestClient, session: Any) -> None:
-    from app.models import Hardware
+    from app.store.models import Hardware
 
     session.add(Hardware(key="H100", name="H100", allin_kw=1.6))
     session.commit()

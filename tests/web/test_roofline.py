@@ -11,7 +11,7 @@ from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
-from app.seed import SEED_DIR, seed
+from app.services.seed import SEED_DIR, seed
 from tests.factories import post_files
 
 # One H200 serving a 70B FP8 model; TPOT 20 ms at concurrency 1 (50 tok/s/user).

@@ -6,7 +6,7 @@ from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
-from app.models import Point, Sweep
+from app.store.models import Point, Sweep
 from tests.factories import MINIMAL, count, post_files
 
 THREE_SWEEPS = (

@@ -7,7 +7,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
 from app.domain.columns import POINT_COLUMN_NAMES
-from app.models import Point, RequestSample, Sweep
+from app.store.models import Point, RequestSample, Sweep
 from tests.factories import FULL_HEADER, MINIMAL, count, full_row, post_files, to_csv
 
 

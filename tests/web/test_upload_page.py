@@ -6,7 +6,7 @@ from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
-from app.models import Sweep
+from app.store.models import Sweep
 from tests.factories import MINIMAL, count
 
 BARE = b"concurrency,tpot_p50_ms,output_tok_s\n1,10,100\n8,14,700\n"

@@ -11,7 +11,8 @@ from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.ingest.errors import IngestError
-from app.queries.sweeps import NotFound
+from app.services.errors import Invalid
+from app.store.sweeps import NotFound
 
 log = logging.getLogger("paretoscope")
 
@@ -35,6 +36,11 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(IngestError)
     async def _ingest_error(request: Request, exc: IngestError) -> Response:
         errors = [e.as_dict() for e in exc.errors]
+        return render_error(request, AppError(422, "Invalid input", str(exc), errors))
+
+    @app.exception_handler(Invalid)
+    async def _invalid(request: Request, exc: Invalid) -> Response:
+        errors: list[dict[str, object]] = [{"field": exc.field, "message": exc.message}]
         return render_error(request, AppError(422, "Invalid input", str(exc), errors))
 
     @app.exception_handler(NotFound)
@@ -66,11 +72,11 @@ def install(app: FastAPI) -> None:
 
 
 def form_errors(
-    exc: ValidationError | AppError, missing_hints: dict[str, str] | None = None
+    exc: ValidationError | AppError | Invalid, missing_hints: dict[str, str] | None = None
 ) -> list[str]:
     """One line per problem, naming the field, for a form shown again with its errors."""
-    if isinstance(exc, AppError):
-        return [exc.message]
+    if isinstance(exc, AppError | Invalid):
+        return [str(exc) if isinstance(exc, Invalid) else exc.message]
     out = []
     for e in exc.errors():
         field = ".".join(str(p) for p in e["loc"])
@@ -87,7 +93,7 @@ def render_error(request: Request, exc: AppError) -> Response:
     ):
         body = {"detail": exc.message, "errors": exc.errors}
         return JSONResponse(body, status_code=exc.status)
-    from app.web.templating import templates
+    from app.http.templating import templates
 
     name = (
         "errors/_inline.html" if request.headers.get("hx-request") == "true" else "errors/page.html"

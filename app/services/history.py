@@ -6,8 +6,8 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
-from app.analysis import SweepAnalysis
 from app.domain.repeats import Spread, spreads
+from app.services.analysis import SweepAnalysis
 
 CONFIG_KEYS: tuple[str, ...] = ("hardware", "model", "engine", "precision", "isl", "osl")
 

@@ -7,7 +7,6 @@ from typing import Literal
 
 import polars as pl
 
-from app.analysis import Params, Price, SweepAnalysis
 from app.domain.compare import Frontier, RatioCurve, headline_points, ratio_curve, values_at
 from app.domain.cost import usd_per_mtok
 from app.domain.point import Metric
@@ -17,6 +16,7 @@ from app.domain.sensitivity import (
     request_limits,
     sensitivity,
 )
+from app.services.analysis import Params, Price, SweepAnalysis
 
 
 @dataclass(frozen=True)

@@ -5,12 +5,12 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from app.analysis import Cost, Params, SweepAnalysis
 from app.domain.repeats import spreads
 from app.domain.slo import Slo
+from app.services.analysis import Cost, Params, SweepAnalysis
 
 if TYPE_CHECKING:
-    from app.history import ConfigHistory
+    from app.services.history import ConfigHistory
 
 # Okabe–Ito: distinguishable with the common forms of colour blindness.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000", "#F0E442")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.charts import colour
-from app.comparison import Pair, PriceGroup, SensitivitySeries
+from app.charts.pareto import colour
 from app.domain.slo import Slo
+from app.services.comparison import Pair, PriceGroup, SensitivitySeries
 
 METRIC_NAMES = {"tpot": "TPOT", "ttft": "TTFT", "e2el": "E2EL"}
 

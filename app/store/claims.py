@@ -8,11 +8,11 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from app.claim_schemas import CLAIM_FIELDS
 from app.domain.claims import Claim
-from app.models import Sweep, VendorClaim
-from app.queries.catalog import models_match
-from app.queries.sweeps import NotFound
+from app.schemas.claims import CLAIM_FIELDS
+from app.store.catalog import models_match
+from app.store.models import Sweep, VendorClaim
+from app.store.sweeps import NotFound
 
 MAX_MATCHING_SWEEPS = 20
 

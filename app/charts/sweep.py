@@ -7,9 +7,9 @@ from typing import Any
 
 import polars as pl
 
-from app.charts import colour
+from app.charts.pareto import colour
 from app.domain.request_goodput import request_tpot_expr
-from app.models import Point
+from app.store.models import Point
 
 CDF_POINTS = 200
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from app.analysis import Params
 from app.domain.slo import Slo
+from app.services.analysis import Params
+from app.store.models import SloPreset
 
 
 class ReadoffQuery(BaseModel):
@@ -49,3 +50,15 @@ class ReadoffQuery(BaseModel):
 
     def params(self) -> Params:
         return Params(self.slo(), self.mode, self.basis, self.stat, self.interpolation)
+
+
+def preset_limits(preset: SloPreset) -> dict[str, Any]:
+    """The query fields a preset sets (a TPOT limit replaces any minimum tok/s/user)."""
+    return {
+        "ttft_ms": preset.ttft_ms,
+        "tpot_ms": preset.tpot_ms,
+        "min_tok_s_user": None,
+        "e2el_ms": preset.e2el_ms,
+        "percentile": preset.percentile,
+        "attainment": preset.attainment,
+    }

@@ -11,9 +11,17 @@ from sqlalchemy import Date, Float, Integer, func, select
 from sqlalchemy.orm import Session
 
 from app.ingest import UploadFile, parse_upload
-from app.models import Base, Hardware, ModelSpec, PricingProfile, SloPreset, Sweep, VendorClaim
-from app.queries.sweeps import save_parsed
 from app.settings import PROJECT_ROOT
+from app.store.models import (
+    Base,
+    Hardware,
+    ModelSpec,
+    PricingProfile,
+    SloPreset,
+    Sweep,
+    VendorClaim,
+)
+from app.store.sweeps import save_parsed
 
 SEED_DIR = PROJECT_ROOT / "seed_data"
 CATALOGS: tuple[tuple[str, type[Base]], ...] = (

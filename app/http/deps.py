@@ -9,8 +9,8 @@ from typing import Annotated
 from fastapi import Depends, Header, Request
 from sqlalchemy.orm import Session
 
+from app.http.errors import AppError
 from app.settings import Settings
-from app.web.errors import AppError
 
 
 def get_settings_dep(request: Request) -> Settings:

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from app.domain.columns import POINT_COLUMN_NAMES, SWEEP_COLUMN_NAMES
 from app.ingest.parsed import SAMPLE_FIELDS, ParsedSweep
-from app.models import Point, RequestSample, Sweep
+from app.store.models import Point, RequestSample, Sweep
 
 SWEEP_FIELDS: tuple[str, ...] = tuple(c for c in SWEEP_COLUMN_NAMES if c != "sweep")
 FILTER_FIELDS: tuple[str, ...] = ("model", "hardware", "engine", "precision", "source_kind")

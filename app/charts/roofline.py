@@ -3,70 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy.orm import Session
-
-from app.analysis import SweepAnalysis
-from app.charts import colour
-from app.domain.claims import DEFAULT_CONTEXT, on_basis, per_gpu_tok_s, weight_precision
-from app.domain.roofline import HardwareSpec, ModelArch, RooflinePoint, roofline_curve
-from app.models import VendorClaim
-from app.queries import catalog
-from app.queries import claims as claim_queries
+from app.charts.pareto import colour, pareto_figure
+from app.domain.claims import on_basis, per_gpu_tok_s
+from app.services.analysis import SweepAnalysis
+from app.services.claims_audit import Placement
+from app.services.physics import Curve, ShownPhysics
+from app.store import claims as claim_queries
+from app.store.models import VendorClaim
 
 CLAIM_COLOUR = "#7F3C8D"  # not in the sweep palette, so a claim never looks like a sweep
-MAX_CURVES = 8
 MEASURES_WORDS = {"per_user": "per user", "per_gpu": "per GPU", "system": "for the system"}
-
-
-@dataclass(frozen=True)
-class Curve:
-    """One ceiling curve: what it is for and its points (B = 1 … B_max)."""
-
-    hardware: str
-    gpus: int
-    model: str
-    precision: str
-    kv_precision: str
-    ctx: int
-    points: list[RooflinePoint]
-
-    @property
-    def name(self) -> str:
-        return (
-            f"Physics limit · {self.hardware} × {self.gpus} · {self.model} {self.precision}"
-            f" · ctx {self.ctx:,}"
-        )
-
-
-def ceiling_curve(
-    arch: ModelArch,
-    hw: HardwareSpec,
-    *,
-    hardware: str,
-    model: str,
-    gpus: int,
-    precision: str,
-    ctx: int,
-    kv_precision: str = "bf16",
-    accepted_length: float = 1.0,
-    efficiency: float = 1.0,
-    mem_frac: float = 0.9,
-) -> Curve:
-    points = roofline_curve(
-        arch,
-        hw,
-        max(ctx, 1),
-        weight_precision=precision,
-        kv_precision=kv_precision,
-        num_gpus=gpus,
-        bw_efficiency=efficiency,
-        accepted_length=accepted_length,
-        mem_frac=mem_frac,
-    )
-    return Curve(hardware, gpus, model, precision, kv_precision, ctx, points)
 
 
 def roofline_trace(curve: Curve, line_colour: str) -> dict[str, Any]:
@@ -185,69 +133,47 @@ def bounds(
 
 
 def explore_traces(
-    session: Session,
+    shown: ShownPhysics,
     results: list[SweepAnalysis],
     *,
-    model: str | None,
-    precision: str | None,
-    ctx: int | None,
-    claims_mode: str,
     basis: str,
     log_x: bool = False,
     log_y: bool = False,
 ) -> list[dict[str, Any]]:
-    """Ceiling curves per hardware × GPU count of the shown sweeps, then claim markers."""
-    traces = [
-        roofline_trace(curve, colour(i))
-        for i, curve in sweep_curves(session, results, model, precision, ctx)
-    ]
-    if claims_mode == "none":
+    """Ceiling curves coloured as their sweeps, then claim markers placed within the extent."""
+    traces = [roofline_trace(curve, colour(i)) for i, curve in shown.curves]
+    if not shown.claims:
         return traces
-    pairs = [(str(r.meta["hardware"]), r.meta.get("model")) for r in results]
-    claims = claim_queries.claims_for(session, pairs, everything=claims_mode == "all")
-    extent = bounds(results, traces, claims, basis, log_x, log_y)
-    from app.claims_audit import physics_for  # it draws with this module: import late
-
-    verdicts = {c.id: physics_for(session, c).verdict for c in claims}
-    return traces + claim_traces(claims, basis, extent, verdicts)
+    extent = bounds(results, traces, shown.claims, basis, log_x, log_y)
+    return traces + claim_traces(shown.claims, basis, extent, shown.verdicts)
 
 
-def sweep_curves(
-    session: Session,
+def placement_figure(placement: Placement) -> dict[str, Any]:
+    """A claim's audit chart: the compared sweeps' frontiers, its physics limit (dashed) and the
+    claim; log x when asked, or (by default) when the claim is far out."""
+    results, params, claim, ceiling = (
+        placement.results,
+        placement.params,
+        placement.claim,
+        placement.ceiling,
+    )
+    log_x = placement.log_x
+    extra = [roofline_trace(ceiling, "#555555")] if ceiling is not None else []
+    if log_x is None:
+        log_x = far_out(claim, params.basis, results, extra)
+    extent = bounds(results, extra, [claim], params.basis, log_x)
+    extra += claim_traces([claim], params.basis, extent, {claim.id: placement.verdict})
+    return pareto_figure(results, params, log_x=log_x, extra_traces=extra)
+
+
+def far_out(
+    claim: VendorClaim,
+    basis: str,
     results: list[SweepAnalysis],
-    model: str | None,
-    precision: str | None,
-    ctx: int | None,
-) -> list[tuple[int, Curve]]:
-    """One curve per distinct hardware × GPUs × precision × context, coloured as its sweep."""
-    spec = catalog.match_model_spec(session, model)
-    if spec is None:
-        return []
-    arch = catalog.model_arch(spec)
-    curves: list[tuple[int, Curve]] = []
-    seen: set[tuple[str, int, str, int]] = set()
-    for i, result in enumerate(results):
-        meta = result.meta
-        row = catalog.hardware_by_key(session, str(meta["hardware"]))
-        hw = catalog.hardware_spec(row) if row else None
-        if row is None or hw is None:
-            continue
-        weights = precision or weight_precision(meta.get("precision")) or "bf16"
-        context = ctx or _sweep_context(meta)
-        key = (row.key, int(meta["num_gpus"]), weights, context)
-        if key in seen or len(curves) >= MAX_CURVES:
-            continue
-        seen.add(key)
-        curve = ceiling_curve(
-            arch, hw, hardware=row.key, model=spec.key, gpus=key[1], precision=weights, ctx=context
-        )
-        if curve.points:
-            curves.append((i, curve))
-    return curves
-
-
-def _sweep_context(meta: dict[str, Any]) -> int:
-    isl, osl = meta.get("isl"), meta.get("osl")
-    if isl is not None and osl is not None:
-        return int(isl) + int(osl) // 2
-    return DEFAULT_CONTEXT
+    traces: list[dict[str, Any]],
+) -> bool:
+    """Whether the claim's interactivity is over 5× everything else shown (then use log x)."""
+    x, _, _ = claim_xy(claim, basis)
+    others = [v for r in results for v in r.xs if v is not None and v > 0]
+    others += [v for t in traces for v in t.get("x", []) if v is not None and v > 0]
+    return x is not None and bool(others) and x > 5 * max(others)

@@ -8,7 +8,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.domain.roofline import HardwareSpec, ModelArch
-from app.models import Hardware, ModelSpec, SloPreset
+from app.store.models import Hardware, ModelSpec, SloPreset
 
 
 def squash(text: str | None) -> str:

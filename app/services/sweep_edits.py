@@ -8,8 +8,8 @@ from pydantic import BaseModel, Field
 
 from app.domain.columns import SWEEP_COLUMN_NAMES
 from app.ingest import IngestError, RowError
-from app.queries.sweeps import SweepFilters
-from app.uploads import parse_defaults
+from app.services.uploads import parse_defaults
+from app.store.sweeps import SweepFilters
 
 REQUIRED_META = ("sweep", "hardware", "num_gpus")
 EDITABLE = tuple(c for c in SWEEP_COLUMN_NAMES if c != "source_tool")

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from app.domain.columns import COLUMNS_BY_NAME, SOURCE_KINDS, SWEEP_COLUMN_NAMES
 from app.ingest import IngestError, ParsedSweep, RowError, UploadFile, parse_upload
-from app.queries import sweeps as q
+from app.store import sweeps as q
 
 # Form fields and CLI options that fill sweep-level values a file leaves out.
 FORM_FIELDS: tuple[str, ...] = SWEEP_COLUMN_NAMES

@@ -1,31 +1,50 @@
 """A claim's audit: physics, placement among measured frontiers, what sweeps deliver at the SLO.
 
 Glue between the claim, the catalogs, analysis.run and the domain; the page and
-/api/claims/{id}/audit both show exactly what `audit` returns.
+/api/claims/{id}/audit both show exactly what `audit` returns, with the placement drawn by
+charts.roofline.placement_figure.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import Field
 from sqlalchemy.orm import Session
 
-from app import analysis, charts
-from app.analysis import SweepAnalysis
-from app.api.readoff import result_json, slo_json
-from app.api.readoff_params import ReadoffQuery
-from app.domain.claim_physics import check_physics
 from app.domain.claim_work import Physics
 from app.domain.claims import Claim, fmt, on_basis, open_questions, per_gpu_tok_s
 from app.domain.cost import usd_per_mtok
-from app.models import ModelSpec, SloPreset, VendorClaim
-from app.queries import catalog
-from app.queries import claims as claim_queries
-from app.queries import pricing as pricing_queries
-from app.roofline_series import bounds, ceiling_curve, claim_traces, claim_xy, roofline_trace
-from app.web.explore_state import preset_limits
+from app.services import analysis
+from app.services.analysis import Params, SweepAnalysis
+from app.services.physics import Curve, claim_ceiling, physics_for
+from app.services.readoff_json import result_json, slo_json
+from app.services.readoff_query import ReadoffQuery, preset_limits
+from app.store import catalog
+from app.store import claims as claim_queries
+from app.store import pricing as pricing_queries
+from app.store.models import SloPreset, VendorClaim
+
+
+@dataclass(frozen=True)
+class Placement:
+    """What the audit's chart draws: the compared sweeps, the claim and its ceiling."""
+
+    results: list[SweepAnalysis]
+    params: Params
+    claim: VendorClaim
+    ceiling: Curve | None
+    verdict: str
+    log_x: bool | None  # None: decide from where the claim lies
+
+
+@dataclass(frozen=True)
+class Audit:
+    body: dict[str, Any]
+    placement: Placement
+
 
 Precision = Literal["bf16", "fp16", "fp8", "int8", "fp4", "int4", "fp32"]
 LIMITS = {"ttft_ms", "tpot_ms", "min_tok_s_user", "e2el_ms"}
@@ -72,43 +91,6 @@ def apply_preset(session: Session, query: AuditQuery) -> tuple[AuditQuery, str |
     return query.model_copy(update=preset_limits(preset)), preset.key
 
 
-def physics_for(
-    session: Session,
-    claim: VendorClaim,
-    *,
-    params_b: float | None = None,
-    accepted_length: float | None = None,
-    kv_precision: str = "bf16",
-) -> Physics:
-    """The claim against the roofline of its catalog hardware and matched model spec."""
-    row = catalog.hardware_by_key(session, claim.hardware)
-    hw = catalog.hardware_spec(row) if row else None
-    spec = catalog.match_model_spec(session, claim.model)
-    missing = []
-    if row is None:
-        missing.append(f"hardware {claim.hardware!r} in the catalog")
-    elif hw is None:
-        missing.append(f"memory size and bandwidth of {row.key}")
-    if not claim.model:
-        missing.append("the model")
-    elif spec is None:
-        missing.append(f"a model spec for {claim.model!r} (add it to seed_data/models.csv)")
-    arch = None
-    if spec is not None:
-        try:
-            arch = catalog.model_arch(spec, params_b)
-        except ValueError as exc:
-            missing.append(f"a consistent model spec for {spec.key} ({exc})")
-    return check_physics(
-        claim_queries.domain_claim(claim),
-        arch,
-        hw,
-        missing=tuple(missing),
-        accepted_length=accepted_length,
-        kv_precision=kv_precision,
-    )
-
-
 def physics_json(physics: Physics) -> dict[str, Any]:
     """The verdict and its arithmetic; each step also as shown (six significant digits)."""
     data = dataclasses.asdict(physics)
@@ -130,8 +112,8 @@ def default_pricing(session: Session, hardware: str) -> list[int]:
     return [best.id]
 
 
-def audit(session: Session, claim: VendorClaim, query: AuditQuery) -> dict[str, Any]:
-    """Physics, open questions, placement figure and the read-off of the compared sweeps."""
+def audit(session: Session, claim: VendorClaim, query: AuditQuery) -> Audit:
+    """Physics, open questions, the read-off of the compared sweeps, and what to place them on."""
     facts = claim_queries.domain_claim(claim)
     spec = catalog.match_model_spec(session, claim.model)
     physics = physics_for(
@@ -152,8 +134,15 @@ def audit(session: Session, claim: VendorClaim, query: AuditQuery) -> dict[str, 
         pricing = default_pricing(session, claim.hardware)
     params = query.params()
     results, _ = analysis.run(session, sweep_ids, params, pricing, query.usd_per_gpu_hour)
-    figure = placement_figure(session, claim, spec, physics, results, query)
-    return {
+    placement = Placement(
+        results,
+        params,
+        claim,
+        claim_ceiling(session, claim, spec, physics, query.params_b),
+        physics.verdict,
+        query.logx if "logx" in query.model_fields_set else None,
+    )
+    body = {
         "claim": claim_queries.claim_dict(claim),
         "model_spec": None if spec is None else {"key": spec.key, "name": spec.name},
         "physics": physics_json(physics),
@@ -168,8 +157,8 @@ def audit(session: Session, claim: VendorClaim, query: AuditQuery) -> dict[str, 
             },
             "comparisons": [compare(facts, claim, r, params.basis) for r in results],
         },
-        "figure": figure,
     }
+    return Audit(body, placement)
 
 
 def compare(facts: Claim, claim: VendorClaim, result: SweepAnalysis, basis: str) -> dict[str, Any]:
@@ -224,50 +213,3 @@ def compare(facts: Claim, claim: VendorClaim, result: SweepAnalysis, basis: str)
         "per_user_inflation": user_ratio,
         "costs": costs,
     }
-
-
-def placement_figure(
-    session: Session,
-    claim: VendorClaim,
-    spec: ModelSpec | None,
-    physics: Physics,
-    results: list[SweepAnalysis],
-    query: AuditQuery,
-) -> dict[str, Any]:
-    """The compared sweeps' frontiers, the claim's physics limit (dashed) and the claim."""
-    params = query.params()
-    extra: list[dict[str, Any]] = []
-    row = catalog.hardware_by_key(session, claim.hardware)
-    hw = catalog.hardware_spec(row) if row else None
-    if spec is not None and hw is not None and row is not None and physics.context is not None:
-        curve = ceiling_curve(
-            catalog.model_arch(spec, query.params_b),
-            hw,
-            hardware=row.key,
-            model=spec.key,
-            gpus=physics.num_gpus,
-            precision=physics.weight_precision or "bf16",
-            kv_precision=physics.kv_precision,
-            ctx=physics.context.step_tokens,
-        )
-        if curve.points:
-            extra.append(roofline_trace(curve, "#555555"))
-    log_x = query.logx
-    if "logx" not in query.model_fields_set:
-        log_x = far_out(claim, params.basis, results, extra)
-    extent = bounds(results, extra, [claim], params.basis, log_x)
-    extra += claim_traces([claim], params.basis, extent, {claim.id: physics.verdict})
-    return charts.pareto_figure(results, params, log_x=log_x, extra_traces=extra)
-
-
-def far_out(
-    claim: VendorClaim,
-    basis: str,
-    results: list[SweepAnalysis],
-    traces: list[dict[str, Any]],
-) -> bool:
-    """Whether the claim's interactivity is over 5× everything else shown (then use log x)."""
-    x, _, _ = claim_xy(claim, basis)
-    others = [v for r in results for v in r.xs if v is not None and v > 0]
-    others += [v for t in traces for v in t.get("x", []) if v is not None and v > 0]
-    return x is not None and bool(others) and x > 5 * max(others)

@@ -8,9 +8,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.domain.cost import OwnershipInputs, ownership_breakdown, usd_per_useful_hour
-from app.models import Hardware, PricingProfile
-from app.queries.sweeps import NotFound
-from app.schemas import PricingIn
+from app.schemas.pricing import PricingIn
+from app.store.models import Hardware, PricingProfile
+from app.store.sweeps import NotFound
 
 # Every field a profile is created with, in the order the API answers.
 PROFILE_FIELDS: tuple[str, ...] = tuple(PricingIn.model_fields)

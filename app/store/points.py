@@ -13,8 +13,8 @@ from sqlalchemy.orm import Session
 
 from app.domain.columns import POINT_COLUMN_NAMES
 from app.domain.request_goodput import SAMPLE_SCHEMA
-from app.models import Point, RequestSample, Sweep
-from app.queries.sweeps import NotFound
+from app.store.models import Point, RequestSample, Sweep
+from app.store.sweeps import NotFound
 
 SWEEP_META = (
     "id",

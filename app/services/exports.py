@@ -10,8 +10,8 @@ from typing import Any
 
 from app.domain.columns import POINT_COLUMN_NAMES, SWEEP_COLUMN_NAMES
 from app.ingest.parsed import SAMPLE_FIELDS
-from app.models import Sweep
-from app.queries.sweeps import point_dict, sweep_summary
+from app.store.models import Sweep
+from app.store.sweeps import point_dict, sweep_summary
 
 FORMULA_PREFIXES = ("=", "+", "-", "@")
 

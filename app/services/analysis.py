@@ -17,9 +17,9 @@ from app.domain.metrics import Basis
 from app.domain.pareto import Interpolation, pareto_frontier
 from app.domain.point import PointMetrics, Stat
 from app.domain.slo import Readoff, Slo, percentile_readoff, request_readoff
-from app.queries import points as point_queries
-from app.queries import pricing as pricing_queries
-from app.queries.points import SweepPoints
+from app.store import points as point_queries
+from app.store import pricing as pricing_queries
+from app.store.points import SweepPoints
 
 Mode = Literal["percentile", "requests"]
 

@@ -1,0 +1,1 @@
+"""HTTP plumbing shared by the JSON API and the pages: dependencies, errors, middleware."""

@@ -1,0 +1,25 @@
+"""Uploaded files read into memory under the size limit, for the API and the upload page."""
+
+from __future__ import annotations
+
+from fastapi import UploadFile
+
+from app.http.errors import AppError
+from app.ingest import UploadFile as RawFile
+
+
+async def read_uploads(files: list[UploadFile], limit_bytes: int) -> list[RawFile]:
+    raw: list[RawFile] = []
+    total = 0
+    for f in files:
+        data = await f.read()
+        total += len(data)
+        if total > limit_bytes:
+            raise AppError(
+                413,
+                "Upload too large",
+                f"{f.filename}: the upload exceeds the limit of {limit_bytes / 1048576:g} MB "
+                "(PARETOSCOPE_MAX_UPLOAD_MB)",
+            )
+        raw.append(RawFile(f.filename or "upload", data))
+    return raw

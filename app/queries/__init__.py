@@ -1,1 +1,0 @@
-"""Data access: functions of a Session; no web imports."""

@@ -1,0 +1,1 @@
+"""Validated input shapes (pydantic) for pricing profiles and vendor claims."""

@@ -1,0 +1,65 @@
+"""Checks of claims and pricing profiles that need the catalogs, and break-even prices."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from app.domain.cost import break_even_api_prices
+from app.schemas.claims import ClaimIn
+from app.schemas.pricing import PricingIn
+from app.services.errors import Invalid
+from app.store import catalog
+from app.store import pricing as pricing_queries
+
+
+def checked_claim(session: Session, body: ClaimIn) -> dict[str, Any]:
+    """Claim values after the checks that need the catalog; hardware spelt as the catalog does."""
+    row = catalog.hardware_by_key(session, body.hardware)
+    if row is None:
+        known = ", ".join(catalog.hardware_keys(session)) or "none yet"
+        raise Invalid(
+            "hardware", f"{body.hardware!r} is not in the hardware catalog (known: {known})"
+        )
+    return {**body.model_dump(), "hardware": row.key}
+
+
+def checked_profile(
+    session: Session, body: PricingIn, profile_id: int | None = None
+) -> dict[str, Any]:
+    """Profile values after checks that need the database (known hardware, unique key)."""
+    if body.hardware and body.hardware not in catalog.hardware_keys(session):
+        raise Invalid("hardware", f"{body.hardware!r} is not in the hardware catalog")
+    if body.key:
+        clash = [
+            p
+            for p in pricing_queries.list_profiles(session)
+            if p.key == body.key and p.id != profile_id
+        ]
+        if clash:
+            raise Invalid("key", f"{body.key!r} is already used")
+    return body.model_dump()
+
+
+def break_even(
+    session: Session,
+    profile_id: int,
+    output_tok_s_per_gpu: float,
+    input_tok_s_per_gpu: float = 0.0,
+    output_to_input_ratio: float = 4.0,
+) -> dict[str, Any]:
+    """API prices ($/Mtok in and out) at which serving on this profile breaks even."""
+    profile = pricing_queries.get_profile(session, profile_id)
+    cost = pricing_queries.hourly_cost(profile)
+    hourly = cost["usd_per_useful_gpu_hour"] or 0.0
+    prices = break_even_api_prices(
+        hourly, input_tok_s_per_gpu, output_tok_s_per_gpu, output_to_input_ratio
+    )
+    return {
+        "profile_id": profile.id,
+        "usd_per_useful_gpu_hour": hourly,
+        "output_to_input_ratio": output_to_input_ratio,
+        "usd_per_mtok_input": None if prices is None else prices[0],
+        "usd_per_mtok_output": None if prices is None else prices[1],
+    }

@@ -1,0 +1,203 @@
+"""Physics of the shown systems: decode ceilings for sweeps and claims, and a claim's verdict.
+
+Joins the catalogs (hardware, model specs) with the domain roofline; the charts draw the result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from app.domain.claim_physics import check_physics
+from app.domain.claim_work import Physics
+from app.domain.claims import DEFAULT_CONTEXT, weight_precision
+from app.domain.roofline import HardwareSpec, ModelArch, RooflinePoint, roofline_curve
+from app.services.analysis import SweepAnalysis
+from app.store import catalog
+from app.store import claims as claim_queries
+from app.store.models import ModelSpec, VendorClaim
+
+MAX_CURVES = 8
+
+
+@dataclass(frozen=True)
+class Curve:
+    """One ceiling curve: what it is for and its points (B = 1 … B_max)."""
+
+    hardware: str
+    gpus: int
+    model: str
+    precision: str
+    kv_precision: str
+    ctx: int
+    points: list[RooflinePoint]
+
+    @property
+    def name(self) -> str:
+        return (
+            f"Physics limit · {self.hardware} × {self.gpus} · {self.model} {self.precision}"
+            f" · ctx {self.ctx:,}"
+        )
+
+
+@dataclass(frozen=True)
+class ShownPhysics:
+    """What Explore draws beside the sweeps: ceilings (with the index of the sweep whose colour
+    each takes), the claims to mark and each claim's physics verdict."""
+
+    curves: list[tuple[int, Curve]]
+    claims: list[VendorClaim]
+    verdicts: Mapping[int, str]
+
+
+def ceiling_curve(
+    arch: ModelArch,
+    hw: HardwareSpec,
+    *,
+    hardware: str,
+    model: str,
+    gpus: int,
+    precision: str,
+    ctx: int,
+    kv_precision: str = "bf16",
+    accepted_length: float = 1.0,
+    efficiency: float = 1.0,
+    mem_frac: float = 0.9,
+) -> Curve:
+    points = roofline_curve(
+        arch,
+        hw,
+        max(ctx, 1),
+        weight_precision=precision,
+        kv_precision=kv_precision,
+        num_gpus=gpus,
+        bw_efficiency=efficiency,
+        accepted_length=accepted_length,
+        mem_frac=mem_frac,
+    )
+    return Curve(hardware, gpus, model, precision, kv_precision, ctx, points)
+
+
+def physics_for(
+    session: Session,
+    claim: VendorClaim,
+    *,
+    params_b: float | None = None,
+    accepted_length: float | None = None,
+    kv_precision: str = "bf16",
+) -> Physics:
+    """The claim against the roofline of its catalog hardware and matched model spec."""
+    row = catalog.hardware_by_key(session, claim.hardware)
+    hw = catalog.hardware_spec(row) if row else None
+    spec = catalog.match_model_spec(session, claim.model)
+    missing = []
+    if row is None:
+        missing.append(f"hardware {claim.hardware!r} in the catalog")
+    elif hw is None:
+        missing.append(f"memory size and bandwidth of {row.key}")
+    if not claim.model:
+        missing.append("the model")
+    elif spec is None:
+        missing.append(f"a model spec for {claim.model!r} (add it to seed_data/models.csv)")
+    arch = None
+    if spec is not None:
+        try:
+            arch = catalog.model_arch(spec, params_b)
+        except ValueError as exc:
+            missing.append(f"a consistent model spec for {spec.key} ({exc})")
+    return check_physics(
+        claim_queries.domain_claim(claim),
+        arch,
+        hw,
+        missing=tuple(missing),
+        accepted_length=accepted_length,
+        kv_precision=kv_precision,
+    )
+
+
+def claim_ceiling(
+    session: Session,
+    claim: VendorClaim,
+    spec: ModelSpec | None,
+    physics: Physics,
+    params_b: float | None = None,
+) -> Curve | None:
+    """The ceiling of the claim's own deployment, when hardware, model and context are known."""
+    row = catalog.hardware_by_key(session, claim.hardware)
+    hw = catalog.hardware_spec(row) if row else None
+    if spec is None or hw is None or row is None or physics.context is None:
+        return None
+    curve = ceiling_curve(
+        catalog.model_arch(spec, params_b),
+        hw,
+        hardware=row.key,
+        model=spec.key,
+        gpus=physics.num_gpus,
+        precision=physics.weight_precision or "bf16",
+        kv_precision=physics.kv_precision,
+        ctx=physics.context.step_tokens,
+    )
+    return curve if curve.points else None
+
+
+def shown_physics(
+    session: Session,
+    results: list[SweepAnalysis],
+    *,
+    model: str | None,
+    precision: str | None,
+    ctx: int | None,
+    claims_mode: str,
+) -> ShownPhysics:
+    """Ceilings per hardware × GPU count of the shown sweeps, and the claims to mark."""
+    curves = sweep_curves(session, results, model, precision, ctx)
+    if claims_mode == "none":
+        return ShownPhysics(curves, [], {})
+    pairs = [(str(r.meta["hardware"]), r.meta.get("model")) for r in results]
+    claims = claim_queries.claims_for(session, pairs, everything=claims_mode == "all")
+    verdicts = {c.id: physics_for(session, c).verdict for c in claims}
+    return ShownPhysics(curves, claims, verdicts)
+
+
+def sweep_curves(
+    session: Session,
+    results: list[SweepAnalysis],
+    model: str | None,
+    precision: str | None,
+    ctx: int | None,
+) -> list[tuple[int, Curve]]:
+    """One curve per distinct hardware × GPUs × precision × context, coloured as its sweep."""
+    spec = catalog.match_model_spec(session, model)
+    if spec is None:
+        return []
+    arch = catalog.model_arch(spec)
+    curves: list[tuple[int, Curve]] = []
+    seen: set[tuple[str, int, str, int]] = set()
+    for i, result in enumerate(results):
+        meta = result.meta
+        row = catalog.hardware_by_key(session, str(meta["hardware"]))
+        hw = catalog.hardware_spec(row) if row else None
+        if row is None or hw is None:
+            continue
+        weights = precision or weight_precision(meta.get("precision")) or "bf16"
+        context = ctx or _sweep_context(meta)
+        key = (row.key, int(meta["num_gpus"]), weights, context)
+        if key in seen or len(curves) >= MAX_CURVES:
+            continue
+        seen.add(key)
+        curve = ceiling_curve(
+            arch, hw, hardware=row.key, model=spec.key, gpus=key[1], precision=weights, ctx=context
+        )
+        if curve.points:
+            curves.append((i, curve))
+    return curves
+
+
+def _sweep_context(meta: dict[str, Any]) -> int:
+    isl, osl = meta.get("isl"), meta.get("osl")
+    if isl is not None and osl is not None:
+        return int(isl) + int(osl) // 2
+    return DEFAULT_CONTEXT
