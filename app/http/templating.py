@@ -10,6 +10,7 @@ from fastapi.templating import Jinja2Templates
 from starlette.responses import Response
 
 from app import __version__
+from app.http.static import static_url
 from app.settings import PROJECT_ROOT
 
 templates = Jinja2Templates(directory=PROJECT_ROOT / "templates")
@@ -62,6 +63,7 @@ templates.env.filters["unit"] = fmt_unit
 templates.env.filters["usd"] = fmt_usd
 templates.env.globals["nav"] = NAV
 templates.env.globals["version"] = __version__
+templates.env.globals["static"] = static_url
 
 
 def render(
