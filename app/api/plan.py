@@ -1,0 +1,47 @@
+"""GET /api/plan: from demand at an SLO to replicas, GPUs, $/month and power per sweep."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+
+from app.charts import plan as charts
+from app.http.deps import SessionDep
+from app.http.errors import AppError
+from app.services import plan as planner
+from app.services.plan_query import PlanQuery
+from app.services.readoff_json import slo_json
+from app.services.readoff_query import ReadoffQuery
+
+router = APIRouter(prefix="/api", tags=["analysis"])
+SweepIds = Annotated[list[int], Query(description="sweep id; repeat for several")]
+
+
+class PlanParams(ReadoffQuery, PlanQuery):
+    """The read-off's SLO and prices plus the demand."""
+
+
+@router.get("/plan", name="api_plan")
+def api_plan(
+    session: SessionDep,
+    sweep: SweepIds,
+    query: Annotated[PlanParams, Query()],
+) -> dict[str, Any]:
+    """Per sweep: its read-off (as /api/readoff), replicas, GPUs, utilisation, $/month, kW."""
+    demand = query.demand()
+    if demand is None:
+        raise AppError(
+            422,
+            "Invalid request",
+            "give one demand: requests_per_s, output_tok_s or tokens_per_day",
+        )
+    ids = list(dict.fromkeys(sweep))
+    if not ids:
+        raise AppError(422, "Invalid request", "sweep: give at least one sweep id")
+    plan = planner.run(session, ids, query, demand)
+    return {
+        "slo": slo_json(query, plan.params),
+        **planner.plan_json(plan),
+        "figure": charts.cost_figure(plan),
+    }
