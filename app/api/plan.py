@@ -10,16 +10,12 @@ from app.charts import plan as charts
 from app.http.deps import SessionDep
 from app.http.errors import AppError
 from app.services import plan as planner
-from app.services.plan_query import PlanQuery
+from app.services import plan_json
+from app.services.plan_query import PlanParams
 from app.services.readoff_json import slo_json
-from app.services.readoff_query import ReadoffQuery
 
 router = APIRouter(prefix="/api", tags=["analysis"])
 SweepIds = Annotated[list[int], Query(description="sweep id; repeat for several")]
-
-
-class PlanParams(ReadoffQuery, PlanQuery):
-    """The read-off's SLO and prices plus the demand."""
 
 
 @router.get("/plan", name="api_plan")
@@ -42,6 +38,6 @@ def api_plan(
     plan = planner.run(session, ids, query, demand)
     return {
         "slo": slo_json(query, plan.params),
-        **planner.plan_json(plan),
+        **plan_json.plan_json(plan),
         "figure": charts.cost_figure(plan),
     }

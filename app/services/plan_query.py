@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from app.domain.plan import DEMAND_UNITS, Demand
+from app.services.readoff_query import ReadoffQuery
 
 
 class PlanQuery(BaseModel):
@@ -45,3 +46,7 @@ class PlanQuery(BaseModel):
             if value is not None:
                 return Demand(unit, float(value), self.peak_to_average, self.headroom)
         return None
+
+
+class PlanParams(ReadoffQuery, PlanQuery):
+    """/api/plan's and the CLI's parameters: the read-off's SLO and prices plus the demand."""
