@@ -104,8 +104,7 @@ def cost_figure(plan: Plan) -> dict[str, Any]:
 
 def _cheapest_cost_above(plan: Plan, demand_average: float) -> float:
     """The lowest $/month just above a crossover demand, where the marker sits."""
-    above = demand_average * (1 + 1e-9)
-    return min(o.step.cost(above, plan.demand.sizing_factor) for o in plan.options)
+    return min(o.step.cost_above(demand_average, plan.demand.sizing_factor) for o in plan.options)
 
 
 def _log10(value: float) -> float:

@@ -188,6 +188,11 @@ class StepOption:
     def cost(self, average: float, sizing_factor: float) -> float:
         return self.replicas(average, sizing_factor) * self.usd_per_month_per_replica
 
+    def cost_above(self, average: float, sizing_factor: float) -> float:
+        """$/month for a demand just above `average` (one more replica at a breakpoint)."""
+        ratio = average * sizing_factor / self.goodput_per_replica
+        return (math.floor(ratio * (1.0 + CEIL_SLACK)) + 1) * self.usd_per_month_per_replica
+
     def breakpoint(self, replicas: int, sizing_factor: float) -> float:
         """The largest average demand `replicas` replicas serve; one more replica above it."""
         return replicas * self.goodput_per_replica / sizing_factor

@@ -41,11 +41,11 @@ def plan_json(plan: Plan) -> dict[str, Any]:
     }
 
 
-def _option_json(option: Option, demand: Demand | None = None) -> dict[str, Any]:
-    """An option; with a demand, its $/month at that average demand, else at the given one."""
+def _option_json(option: Option, just_above: Demand | None = None) -> dict[str, Any]:
+    """An option with its $/month at the given demand, or just above another average demand."""
     monthly = option.cost.usd_per_month
-    if demand is not None:
-        monthly = option.step.cost(demand.average, demand.sizing_factor)
+    if just_above is not None:
+        monthly = option.step.cost_above(just_above.average, just_above.sizing_factor)
     return {
         "key": option.step.key,
         "label": option.label,
@@ -59,12 +59,12 @@ def _option_json(option: Option, demand: Demand | None = None) -> dict[str, Any]
 def _crossover_json(plan: Plan, c: Crossover) -> dict[str, Any]:
     """Just above c.demand the cheapest changes; each side's $/month is taken just above it."""
     d = plan.demand
-    above = Demand(d.unit, c.demand * (1 + 1e-9), d.peak_to_average, d.headroom)
+    at = Demand(d.unit, c.demand, d.peak_to_average, d.headroom)
     return {
         "demand": c.demand,
         "demand_multiple": c.demand / d.average,
-        "cheapest_below": _option_json(plan.option(c.from_key), above),
-        "cheapest_above": _option_json(plan.option(c.to_key), above),
+        "cheapest_below": _option_json(plan.option(c.from_key), at),
+        "cheapest_above": _option_json(plan.option(c.to_key), at),
     }
 
 

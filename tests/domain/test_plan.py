@@ -130,3 +130,10 @@ def test_too_many_steps_are_sampled_on_a_geometric_grid() -> None:
 
 def test_one_option_has_no_crossover() -> None:
     assert plan.crossovers([A], 2.0, 200.0, 1.0) == ([], True)
+
+
+def test_the_cost_just_above_a_breakpoint_adds_one_replica() -> None:
+    # At exactly 20 req/s A needs 2 replicas ($2,000); anything above needs 3 ($3,000).
+    assert A.cost(20.0, 1.0) == 2000.0
+    assert A.cost_above(20.0, 1.0) == 3000.0
+    assert A.cost_above(19.5, 1.0) == 2000.0
