@@ -81,7 +81,8 @@ def test_the_chart_reaches_the_page_only_as_escaped_json(client: TestClient) -> 
     assert lines[0]["name"].startswith(HOSTILE)  # intact after JSON decoding
     assert figure["layout"]["xaxis"]["type"] == "log"
     crossings = [li.get_text(" ", strip=True) for li in soup.select("#plan-crossovers li")]
-    assert [c.split(" req/s")[0] for c in crossings] == ["Above 20.00", "Above 25.00", "Above 40.00"]
+    starts = [c.split(" req/s")[0] for c in crossings]
+    assert starts == ["Above 20.00", "Above 25.00", "Above 40.00"]
 
 
 def test_the_json_link_gives_the_same_plan(client: TestClient) -> None:
