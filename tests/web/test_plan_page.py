@@ -57,9 +57,7 @@ def test_the_plan_page_marks_the_cheapest_option_and_explains_the_failing_one(
     assert "cheapest" in rows[small]["class"]
     assert rows[small].select_one(".cheapest-mark").get_text(strip=True) == "★ cheapest"
     assert rows[large].select_one(".cheapest-mark") is None
-    assert rows[small].select_one(".cost.cheapest").get_text(" ", strip=True).startswith(
-        "★ $2,920"
-    )
+    assert rows[small].select_one(".cost.cheapest").get_text(" ", strip=True).startswith("★ $2,920")
     assert rows[slow].select_one("td.status").get_text(" ", strip=True).startswith("fails SLO")
     assert "lightest load fails" in rows[slow].select_one(".reason").get_text()
     banner = soup.select_one("#plan-cheapest").get_text(" ", strip=True)
@@ -101,9 +99,7 @@ def test_an_htmx_update_swaps_the_view_and_pushes_the_named_demand(
     hx_client: TestClient,
 ) -> None:
     small, large, _ = upload(hx_client)
-    response = hx_client.get(
-        "/plan", params={"sweep": [small, large], **{**QUERY, "demand": "30"}}
-    )
+    response = hx_client.get("/plan", params={"sweep": [small, large], **{**QUERY, "demand": "30"}})
     assert response.status_code == 200
     assert "<html" not in response.text
     soup = BeautifulSoup(response.text, "html.parser")
