@@ -30,7 +30,9 @@ def cost_figure(plan: Plan) -> dict[str, Any]:
     for option in plan.options:
         xs, ys, exact = domain.step_curve(option.step, low, high, demand.sizing_factor)
         sweep_index = sweep_order.index(option.result.sweep_id)
-        price_index = option.result.costs.index(option.cost)
+        # Colour names the system; dash tells its prices apart (solid for its first).
+        mine = [o for o in plan.options if o.result is option.result]
+        price_index = mine.index(option)
         name = option.label + ("" if exact else " (sampled)")
         if option.cost.cheapest:
             name += " ★ cheapest at your demand"
