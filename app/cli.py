@@ -172,6 +172,7 @@ def _plan(args: argparse.Namespace) -> int:
     from app.services import plan as planner
     from app.services import plan_json
     from app.services.plan_query import PlanParams
+    from app.services.readoff_json import slo_json
     from app.store.sweeps import NotFound
 
     names = (
@@ -195,7 +196,7 @@ def _plan(args: argparse.Namespace) -> int:
         except NotFound as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
-        body = plan_json.plan_json(plan)
+        body = {"slo": slo_json(query, plan.params), **plan_json.plan_json(plan)}
     if args.format == "json":
         sys.stdout.write(json.dumps(body, indent=2) + "\n")
     else:

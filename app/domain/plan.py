@@ -213,7 +213,7 @@ def demand_range(average: float) -> tuple[float, float]:
 
 
 def step_curve(
-    option: StepOption, low: float, high: float, sizing_factor: float, max_steps: int = 400
+    option: StepOption, low: float, high: float, sizing_factor: float, max_steps: int = 250
 ) -> tuple[list[float], list[float], bool]:
     """Demands and $/month for an 'hv' step line from low to high; exact unless too many steps.
 
