@@ -17,6 +17,7 @@ PAIR = (
     f'"{HOSTILE}",H100,1,8,20,1000,10\n'
     "large,H200,2,8,20,2500,25\n"
     "slow,H100,1,8,90,500,5\n"
+    "norate,H100,1,8,20,500,\n"
 ).encode()
 QUERY = {
     "picked": "1",
@@ -44,28 +45,37 @@ def page(client: TestClient, **params: Any) -> BeautifulSoup:
 def test_the_plan_page_marks_the_cheapest_option_and_explains_the_failing_one(
     client: TestClient,
 ) -> None:
-    small, large, slow = upload(client)
-    soup = page(client, sweep=[small, large, slow], **QUERY)
+    small, large, slow, norate = upload(client)
+    soup = page(client, sweep=[small, large, slow, norate], **QUERY)
     rows = {int(tr["data-sweep"]): tr for tr in soup.select("#plan-table tbody tr")}
-    assert list(rows) == [small, large, slow]
+    assert list(rows) == [small, large, slow, norate]
     cells = {
         sid: [tr.select_one(f"td.{c}").get_text(" ", strip=True) for c in ("replicas", "gpus")]
         for sid, tr in rows.items()
     }
     # 20 req/s: small ⌈20/10⌉ = 2 replicas of 1 GPU, large ⌈20/25⌉ = 1 of 2 GPUs; both $2,920.
-    assert cells == {small: ["2", "2"], large: ["1", "2"], slow: ["–", "–"]}
+    assert cells == {
+        small: ["2", "2"],
+        large: ["1", "2"],
+        slow: ["–", "–"],
+        norate: ["–", "–"],
+    }
     assert "cheapest" in rows[small]["class"]
     assert rows[small].select_one(".cheapest-mark").get_text(strip=True) == "★ cheapest"
     assert rows[large].select_one(".cheapest-mark") is None
     assert rows[small].select_one(".cost.cheapest").get_text(" ", strip=True).startswith("★ $2,920")
     assert rows[slow].select_one("td.status").get_text(" ", strip=True).startswith("fails SLO")
     assert "lightest load fails" in rows[slow].select_one(".reason").get_text()
+    # Meeting the SLO without a measured request rate cannot be sized: unknown, with why.
+    status = rows[norate].select_one("td.status").get_text(" ", strip=True)
+    assert status.startswith("unknown")
+    assert "request throughput was not measured there" in status
     banner = soup.select_one("#plan-cheapest").get_text(" ", strip=True)
     assert "$2,920/month" in banner and "2 replicas" in banner
 
 
 def test_the_chart_reaches_the_page_only_as_escaped_json(client: TestClient) -> None:
-    small, large, _ = upload(client)
+    small, large, *_ = upload(client)
     response = client.get("/plan", params={"sweep": [small, large], **QUERY})
     assert HOSTILE not in response.text
     soup = BeautifulSoup(response.text, "html.parser")
@@ -84,7 +94,7 @@ def test_the_chart_reaches_the_page_only_as_escaped_json(client: TestClient) -> 
 
 
 def test_the_json_link_gives_the_same_plan(client: TestClient) -> None:
-    small, large, _ = upload(client)
+    small, large, *_ = upload(client)
     soup = page(client, sweep=[small, large], **QUERY)
     href = soup.find("a", string="This plan as JSON")["href"]
     body = client.get(href).json()
@@ -98,7 +108,7 @@ def test_the_json_link_gives_the_same_plan(client: TestClient) -> None:
 def test_an_htmx_update_swaps_the_view_and_pushes_the_named_demand(
     hx_client: TestClient,
 ) -> None:
-    small, large, _ = upload(hx_client)
+    small, large, *_ = upload(hx_client)
     response = hx_client.get("/plan", params={"sweep": [small, large], **{**QUERY, "demand": "30"}})
     assert response.status_code == 200
     assert "<html" not in response.text
