@@ -1,4 +1,4 @@
-"""The `paretoscope` command: serve, import, export, db upgrade, seed."""
+"""The `paretoscope` command: serve, import, export, plan, db upgrade, seed."""
 
 from __future__ import annotations
 
@@ -36,6 +36,8 @@ def main(argv: list[str] | None = None) -> int:
     exp.add_argument("--format", choices=("csv", "json"), default="csv")
     exp.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
 
+    _plan_parser(sub)
+
     db = sub.add_parser("db", help="database commands")
     db_sub = db.add_subparsers(dest="db_command", required=True)
     db_sub.add_parser("upgrade", help="migrate the database to the newest schema")
@@ -50,6 +52,7 @@ def main(argv: list[str] | None = None) -> int:
         "serve": _serve,
         "import": _import,
         "export": _export,
+        "plan": _plan,
         "db": _db,
         "seed": _seed,
     }[args.command]
@@ -136,6 +139,68 @@ def _export(args: argparse.Namespace) -> int:
         args.output.write_text(text, encoding="utf-8")
     else:
         sys.stdout.write(text)
+    return 0
+
+
+def _plan_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    plan = sub.add_parser(
+        "plan", help="replicas, GPUs, $/month and power to serve a demand at an SLO"
+    )
+    plan.add_argument("sweep_ids", nargs="+", type=int)
+    demand = plan.add_mutually_exclusive_group(required=True)
+    demand.add_argument("--requests-per-s", type=float, help="average demand, requests/s")
+    demand.add_argument("--output-tok-s", type=float, help="average demand, output tokens/s")
+    demand.add_argument("--tokens-per-day", type=float, help="average input + output tokens/day")
+    plan.add_argument("--peak-to-average", type=float, default=1.0, help="capacity serves peak")
+    plan.add_argument("--headroom", type=float, default=0.0, help="fraction kept free, e.g. 0.2")
+    for name in ("ttft-ms", "tpot-ms", "min-tok-s-user", "e2el-ms"):
+        plan.add_argument(f"--{name}", type=float, help="SLO limit (not checked when omitted)")
+    plan.add_argument("--percentile", default="p90")
+    plan.add_argument("--mode", default="percentile", help="percentile or requests")
+    plan.add_argument("--attainment", type=float, default=0.9)
+    plan.add_argument("--basis", default="output", help="tokens for $/Mtok: output|total|input")
+    plan.add_argument("--pricing", type=int, action="append", default=[], help="profile id")
+    plan.add_argument("--usd-per-gpu-hour", type=float, help="an inline rental price")
+    plan.add_argument("--format", choices=("text", "json"), default="text")
+
+
+def _plan(args: argparse.Namespace) -> int:
+    import json
+
+    from pydantic import ValidationError
+
+    from app.services import plan as planner
+    from app.services import plan_json
+    from app.services.plan_query import PlanParams
+    from app.services.readoff_json import slo_json
+    from app.store.sweeps import NotFound
+
+    names = (
+        "requests_per_s output_tok_s tokens_per_day peak_to_average headroom ttft_ms tpot_ms "
+        "min_tok_s_user e2el_ms percentile mode attainment basis pricing usd_per_gpu_hour"
+    ).split()
+    values = {n: getattr(args, n) for n in names if getattr(args, n) is not None}
+    try:
+        query = PlanParams.model_validate(values)
+    except ValidationError as exc:
+        for e in exc.errors():
+            field = ".".join(str(p) for p in e["loc"]).replace("_", "-")
+            print(f"error: {'--' + field + ': ' if field else ''}{e['msg']}", file=sys.stderr)
+        return 2
+    demand = query.demand()
+    assert demand is not None  # argparse requires one demand option
+    factory = make_sessionmaker(make_engine(get_settings().database_url))
+    with session_scope(factory) as session:
+        try:
+            plan = planner.run(session, list(dict.fromkeys(args.sweep_ids)), query, demand)
+        except NotFound as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        body = {"slo": slo_json(query, plan.params), **plan_json.plan_json(plan)}
+    if args.format == "json":
+        sys.stdout.write(json.dumps(body, indent=2) + "\n")
+    else:
+        sys.stdout.write(plan_json.plan_text(body))
     return 0
 
 

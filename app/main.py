@@ -53,21 +53,35 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
 
     from app.api import claims as api_claims
     from app.api import exports as api_exports
+    from app.api import plan as api_plan
     from app.api import pricing as api_pricing
     from app.api import readoff as api_readoff
     from app.api import sweeps as api_sweeps
     from app.web import claims as claims_pages
-    from app.web import compare, docs, explore, history, pages, pricing, reports, sweeps, uploads
+    from app.web import (
+        compare,
+        docs,
+        explore,
+        history,
+        pages,
+        plan,
+        pricing,
+        reports,
+        sweeps,
+        uploads,
+    )
 
     for router in (
         api_sweeps.router,
         api_pricing.router,
         api_readoff.router,
+        api_plan.router,
         api_exports.router,
         api_claims.router,
         claims_pages.router,
         explore.router,
         compare.router,
+        plan.router,
         reports.router,
         history.router,
         pages.router,

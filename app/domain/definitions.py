@@ -111,6 +111,85 @@ DEFINITIONS: tuple[Definition, ...] = (
         "multiplies by the mean accepted length. "
         "MoE batches touch the union of experts: 1 − (1 − k/E)^B of the routed weights.",
     ),
+    # Capacity planning (/plan, issue 16).
+    Definition(
+        "plan-demand",
+        "Plan: demand, peak and headroom",
+        "peak = average × peak_to_average; sized for = peak × (1 + headroom)",
+        "The demand you give is the average, in one unit: requests/s, output tokens/s, or tokens "
+        "per day (input + output tokens, averaged over the day). Capacity is sized for the peak. "
+        "Headroom is the fraction kept free on top of the peak: 0.25 sizes for 1.25 × peak, so "
+        "utilisation at peak is at most 1 ÷ 1.25 = 80 %. A demand in tokens becomes requests/s "
+        "with each sweep's measured mean lengths at its operating point (the length columns, "
+        "else tok/s ÷ req/s); without them the plan is unknown, never guessed.",
+    ),
+    Definition(
+        "plan-goodput",
+        "Plan: goodput per replica",
+        "goodput per replica [req/s] = the read-off's request goodput at the operating point; "
+        "in tokens: × output tokens per request, or × (input + output) × 86,400 for tokens/day",
+        "A replica is one whole deployment of the sweep: all num_gpus GPUs (prefill + decode "
+        "when disaggregated). The operating point and goodput are exactly the read-off's "
+        "(percentile mode: the point's measured req/s; per-request mode: good requests ÷ "
+        "duration).",
+    ),
+    Definition(
+        "plan-replicas",
+        "Plan: replicas and GPUs",
+        "replicas = ⌈peak × (1 + headroom) ÷ goodput per replica⌉; GPUs = replicas × num_gpus",
+        "Demand and goodput in the same unit. Replicas are whole, so cost against demand is a "
+        "step function.",
+    ),
+    Definition(
+        "plan-utilization",
+        "Plan: utilisation",
+        "utilisation at peak = peak ÷ (replicas × goodput per replica); at average = average ÷ "
+        "(replicas × goodput per replica)",
+        "The share of the fleet's goodput at the SLO that the demand uses.",
+    ),
+    Definition(
+        "plan-cost",
+        "Plan: $/month",
+        "$/month = $/GPU-hour × GPUs × 730 h",
+        "Every GPU is paid for every hour, busy or not. Rental: the profile's $/GPU-hour; "
+        "ownership: its hourly total (capital + power + colocation + opex), each component "
+        "also shown per month. A pricing profile's own utilisation is not used: the plan "
+        "computes utilisation from the demand. The cheapest option is the lowest $/month among "
+        "the systems that meet the SLO, over every price that applies to their hardware.",
+    ),
+    Definition(
+        "plan-usd-per-mtok",
+        "Plan: effective $/Mtok at average load",
+        "$/Mtok = $/month ÷ (average tok/s × 3600 × 730 ÷ 10⁶)",
+        "Tokens on the chosen basis (output, input, or total) at the average demand, so idle "
+        "capacity kept for the peak and the headroom is paid for by the tokens actually served.",
+    ),
+    Definition(
+        "plan-power",
+        "Plan: power",
+        "kW = catalog all-in kW per GPU × GPUs; MWh/month = kW × 730 ÷ 1000",
+        "Provisioned all-in power (GPU, host, network and facility share), not average draw.",
+    ),
+    Definition(
+        "plan-crossover",
+        "Plan: where the ranking flips",
+        "breakpoints of an option: average demand = k × goodput per replica ÷ (peak_to_average "
+        "× (1 + headroom)), k = 1, 2, …",
+        "$/month is drawn from 0.1× to 10× your demand. Costs are constant between consecutive "
+        "breakpoints of all options, so the cheapest option is decided on each of those "
+        "intervals exactly; a crossover is the demand above which another option is cheapest "
+        "(a tie keeps the one that was cheapest).",
+    ),
+    Definition(
+        "plan-status",
+        "Plan: pass, fail or unknown",
+        "pass ⇔ a point meets the SLO; fail ⇔ every point is a measured fail; else unknown",
+        "A system that fails at its lightest measured load cannot meet the SLO at any load the "
+        "sweep covers. A point whose SLO statistic was not measured (or has no request samples "
+        "in per-request mode) might pass, so the system is unknown with the reason, never a "
+        "fail. A system that meets the SLO but lacks the request throughput or the lengths the "
+        "demand unit needs is unknown too.",
+    ),
 )
 
 

@@ -22,6 +22,7 @@ NAV = (
     ("compare", "/compare", "Compare"),
     ("history", "/history", "History"),
     ("claims", "/claims", "Claims"),
+    ("plan", "/plan", "Plan"),
     ("pricing", "/pricing", "Pricing"),
     ("metrics", "/metrics", "Metrics"),
 )

@@ -1,0 +1,43 @@
+"""GET /api/plan: from demand at an SLO to replicas, GPUs, $/month and power per sweep."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+
+from app.charts import plan as charts
+from app.http.deps import SessionDep
+from app.http.errors import AppError
+from app.services import plan as planner
+from app.services import plan_json
+from app.services.plan_query import PlanParams
+from app.services.readoff_json import slo_json
+
+router = APIRouter(prefix="/api", tags=["analysis"])
+SweepIds = Annotated[list[int], Query(description="sweep id; repeat for several")]
+
+
+@router.get("/plan", name="api_plan")
+def api_plan(
+    session: SessionDep,
+    sweep: SweepIds,
+    query: Annotated[PlanParams, Query()],
+) -> dict[str, Any]:
+    """Per sweep: its read-off (as /api/readoff), replicas, GPUs, utilisation, $/month, kW."""
+    demand = query.demand()
+    if demand is None:
+        raise AppError(
+            422,
+            "Invalid request",
+            "give one demand: requests_per_s, output_tok_s or tokens_per_day",
+        )
+    ids = list(dict.fromkeys(sweep))
+    if not ids:
+        raise AppError(422, "Invalid request", "sweep: give at least one sweep id")
+    plan = planner.run(session, ids, query, demand)
+    return {
+        "slo": slo_json(query, plan.params),
+        **plan_json.plan_json(plan),
+        "figure": charts.cost_figure(plan),
+    }

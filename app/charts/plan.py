@@ -1,0 +1,117 @@
+"""Plotly spec (a plain dict) for Plan: $/month against demand, one step line per option."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from app.charts.pareto import colour
+from app.domain import plan as domain
+from app.services.plan import Plan
+
+UNIT_WORDS = {
+    "requests_per_s": "requests/s",
+    "output_tok_s": "output tokens/s",
+    "tokens_per_day": "tokens/day (input + output)",
+}
+DASHES = ("solid", "dash", "dot", "dashdot")
+
+
+def cost_figure(plan: Plan) -> dict[str, Any]:
+    """$/month against average demand from 0.1× to 10× the given demand (log x).
+
+    Replicas are whole, so each line is a step function ('hv': a level holds until the next
+    breakpoint). The given demand is a dotted vertical line; crossovers are marked.
+    """
+    demand = plan.demand
+    low, high = domain.demand_range(demand.average)
+    sweep_order = list(dict.fromkeys(o.result.sweep_id for o in plan.options))
+    traces: list[dict[str, Any]] = []
+    for option in plan.options:
+        xs, ys, exact = domain.step_curve(option.step, low, high, demand.sizing_factor)
+        sweep_index = sweep_order.index(option.result.sweep_id)
+        # Colour names the system; dash tells its prices apart (solid for its first).
+        mine = [o for o in plan.options if o.result is option.result]
+        price_index = mine.index(option)
+        name = option.label + ("" if exact else " (sampled)")
+        if option.cost.cheapest:
+            name += " ★ cheapest at your demand"
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "name": name,
+                "x": xs,
+                "y": ys,
+                "line": {
+                    "shape": "hv",
+                    "color": colour(sweep_index),
+                    "dash": DASHES[price_index % len(DASHES)],
+                    "width": 3 if option.cost.cheapest else 1.5,
+                },
+                "hovertemplate": f"{option.label}<br>%{{x:,.4g}} {UNIT_WORDS[demand.unit]}"
+                "<br>$%{y:,.0f}/month<extra></extra>",
+            }
+        )
+    if plan.crossovers:
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "name": "cheapest option changes",
+                "x": [c.demand for c in plan.crossovers],
+                "y": [_cheapest_cost_above(plan, c.demand) for c in plan.crossovers],
+                "marker": {"symbol": "line-ns-open", "size": 14, "color": "#D55E00"},
+                "hovertemplate": "above %{x:,.4g}: cheapest changes<extra></extra>",
+            }
+        )
+    return {
+        "data": traces,
+        "layout": {
+            "margin": {"l": 80, "r": 20, "t": 20, "b": 60},
+            "hovermode": "closest",
+            "legend": {"orientation": "h", "y": -0.25},
+            "xaxis": {
+                "title": {"text": f"average demand, {UNIT_WORDS[demand.unit]}"},
+                "type": "log",
+                "range": _log_range(low, high),
+            },
+            "yaxis": {"title": {"text": "$ per month"}, "rangemode": "tozero"},
+            "shapes": [
+                {
+                    "type": "line",
+                    "xref": "x",
+                    "x0": demand.average,
+                    "x1": demand.average,
+                    "yref": "paper",
+                    "y0": 0,
+                    "y1": 1,
+                    "line": {"color": "#888", "width": 1, "dash": "dot"},
+                }
+            ],
+            "annotations": [
+                {
+                    "x": _log10(demand.average),
+                    "xref": "x",
+                    "y": 1,
+                    "yref": "paper",
+                    "text": "your demand",
+                    "showarrow": False,
+                    "yanchor": "bottom",
+                }
+            ],
+        },
+    }
+
+
+def _cheapest_cost_above(plan: Plan, demand_average: float) -> float:
+    """The lowest $/month just above a crossover demand, where the marker sits."""
+    return min(o.step.cost_above(demand_average, plan.demand.sizing_factor) for o in plan.options)
+
+
+def _log10(value: float) -> float:
+    return math.log10(value)
+
+
+def _log_range(low: float, high: float) -> list[float]:
+    return [_log10(low), _log10(high)]

@@ -1,0 +1,262 @@
+"""A capacity plan: the read-off of /api/readoff per sweep, sized for a demand and priced per month.
+
+The operating point and goodput come from `analysis.run` with the same parameters /api/readoff
+uses, so a plan never disagrees with the read-off table.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from sqlalchemy.orm import Session
+
+from app.domain import plan as domain
+from app.domain.cost import HOURS_PER_MONTH
+from app.domain.plan import Crossover, Demand, RequestShape, Sizing, Status, StepOption
+from app.domain.point import float_or_none
+from app.services import analysis
+from app.services.analysis import Params, Price, SweepAnalysis
+from app.services.readoff_query import ReadoffQuery
+from app.store import pricing as pricing_queries
+from app.store import sweeps as sweep_queries
+
+# Ownership components of a profile's hourly cost, reported per month.
+OWNERSHIP_PARTS = (
+    "capital_usd_per_hour",
+    "power_usd_per_hour",
+    "colo_usd_per_hour",
+    "opex_usd_per_hour",
+)
+
+
+@dataclass
+class PlanCost:
+    """One price applied to one sweep's fleet."""
+
+    price: Price
+    kind: str  # rental, ownership or inline
+    usd_per_month: float | None = None
+    breakdown_usd_per_month: dict[str, float] | None = None
+    usd_per_mtok_average: float | None = None
+    reason: str | None = None
+    cheapest: bool = False
+
+
+@dataclass
+class PlanResult:
+    analysis: SweepAnalysis
+    status: Status
+    reason: str | None
+    shape: RequestShape
+    num_prefill_gpus: int | None
+    num_decode_gpus: int | None
+    goodput_requests_per_s_per_replica: float | None = None
+    goodput_per_replica: float | None = None  # in the demand unit
+    demand_requests_per_s_average: float | None = None
+    sizing: Sizing | None = None
+    kw: float | None = None
+    mwh_per_month: float | None = None
+    power_reason: str | None = None
+    costs: list[PlanCost] = field(default_factory=list)
+    cheapest: bool = False
+
+    @property
+    def sweep_id(self) -> int:
+        return int(self.analysis.meta["id"])
+
+    @property
+    def name(self) -> str:
+        return str(self.analysis.meta["name"])
+
+
+@dataclass(frozen=True)
+class Option:
+    """A line on the chart: one sweep under one price that meets the SLO."""
+
+    result: PlanResult
+    cost: PlanCost
+    step: StepOption
+
+    @property
+    def label(self) -> str:
+        return f"{self.result.name} · {self.cost.price.name}"
+
+
+@dataclass
+class Plan:
+    demand: Demand
+    params: Params
+    results: list[PlanResult]
+    options: list[Option]
+    crossovers: list[Crossover]
+    crossovers_exact: bool
+
+    @property
+    def cheapest(self) -> Option | None:
+        return next((o for o in self.options if o.cost.cheapest), None)
+
+    def option(self, key: str) -> Option:
+        return next(o for o in self.options if o.step.key == key)
+
+
+def run(session: Session, sweep_ids: list[int], query: ReadoffQuery, demand: Demand) -> Plan:
+    """Read off each sweep exactly as /api/readoff does, then size and price its fleet."""
+    params = query.params()
+    analyses, prices = analysis.run(
+        session, sweep_ids, params, query.pricing, query.usd_per_gpu_hour
+    )
+    kinds, hourly = _price_details(session, query.pricing)
+    split = {
+        s.id: (s.num_prefill_gpus, s.num_decode_gpus)
+        for s in sweep_queries.sweeps_in_order(session, sweep_ids)
+    }
+    results = []
+    for a in analyses:
+        prefill, decode = split.get(int(a.meta["id"]), (None, None))
+        result = _plan_one(a, params, demand, prefill, decode)
+        result.costs = [_cost(result, p, kinds, hourly, demand, params) for p in prices]
+        results.append(result)
+    options = _options(results, demand)
+    _mark_cheapest(options)
+    low, high = domain.demand_range(demand.average)
+    found, exact = domain.crossovers([o.step for o in options], low, high, demand.sizing_factor)
+    return Plan(demand, params, results, options, found, exact)
+
+
+def _plan_one(
+    a: SweepAnalysis,
+    params: Params,
+    demand: Demand,
+    prefill: int | None,
+    decode: int | None,
+) -> PlanResult:
+    readoff = a.readoff
+    op = readoff.operating_point
+    shape = _shape(a, op.point_id) if op is not None else RequestShape(None, None)
+    status = domain.plan_status(readoff.meets_slo, [v.status for v in readoff.verdicts])
+    result = PlanResult(a, status, readoff.reason, shape, prefill, decode)
+    _power(result, a)
+    if status != "pass":
+        return result
+    goodput = readoff.goodput_requests_per_s
+    if goodput is None or not goodput > 0:
+        return _unknown(result, "meets the SLO, but request throughput was not measured there")
+    per_request = domain.unit_per_request(demand.unit, shape)
+    if per_request is None:
+        return _unknown(result, f"meets the SLO, but {domain.missing_lengths(demand.unit)}")
+    gpus = int(a.meta["num_gpus"])
+    result.goodput_requests_per_s_per_replica = goodput
+    result.goodput_per_replica = goodput * per_request
+    result.demand_requests_per_s_average = demand.average / per_request
+    result.sizing = domain.size_fleet(demand, result.goodput_per_replica, gpus)
+    if a.allin_kw is not None:
+        result.kw = domain.fleet_kw(a.allin_kw, result.sizing.gpus)
+        result.mwh_per_month = domain.mwh_per_month(result.kw)
+    return result
+
+
+def _unknown(result: PlanResult, reason: str) -> PlanResult:
+    result.status = "unknown"
+    result.reason = reason
+    return result
+
+
+def _power(result: PlanResult, a: SweepAnalysis) -> None:
+    if a.allin_kw is None:
+        result.power_reason = f"the hardware catalog has no all-in kW for {a.meta['hardware']}"
+
+
+def _shape(a: SweepAnalysis, point_id: int) -> RequestShape:
+    """Mean tokens per request at the operating point: the length columns, else tok/s ÷ req/s."""
+    row = next(r for r in a.rows if r["point_id"] == point_id)
+    out = float_or_none(row.get("output_len"))
+    inp = float_or_none(row.get("input_len"))
+    rps = float_or_none(row.get("requests_per_s"))
+    out_tok_s = float_or_none(row.get("output_tok_s"))
+    total_tok_s = float_or_none(row.get("total_tok_s"))
+    if rps is not None and rps > 0 and math.isfinite(rps):
+        if out is None and out_tok_s is not None:
+            out = out_tok_s / rps
+        if inp is None and out_tok_s is not None and total_tok_s is not None:
+            inp = (total_tok_s - out_tok_s) / rps
+    return RequestShape(inp, out)
+
+
+def _price_details(
+    session: Session, profile_ids: list[int]
+) -> tuple[dict[int, str], dict[int, dict[str, float | None]]]:
+    profiles = pricing_queries.get_profiles(session, profile_ids)
+    kinds = {p.id: str(p.kind) for p in profiles}
+    hourly = {p.id: pricing_queries.hourly_cost(p) for p in profiles}
+    return kinds, hourly
+
+
+def _cost(
+    result: PlanResult,
+    price: Price,
+    kinds: dict[int, str],
+    hourly: dict[int, dict[str, float | None]],
+    demand: Demand,
+    params: Params,
+) -> PlanCost:
+    kind = "inline" if price.profile_id is None else kinds[price.profile_id]
+    cost = PlanCost(price, kind)
+    hardware = str(result.analysis.meta.get("hardware") or "")
+    if not price.applies_to(hardware):
+        cost.reason = f"price is for {price.hardware}, not {hardware}"
+        return cost
+    if result.sizing is None:
+        cost.reason = "no fleet: " + (result.reason or "not sized")
+        return cost
+    gpus = result.sizing.gpus
+    cost.usd_per_month = domain.usd_per_month(price.usd_per_gpu_hour, gpus)
+    if kind == "ownership" and price.profile_id is not None:
+        parts = hourly[price.profile_id]
+        cost.breakdown_usd_per_month = {
+            name.replace("_usd_per_hour", "_usd_per_month"): (parts[name] or 0.0)
+            * gpus
+            * HOURS_PER_MONTH
+            for name in OWNERSHIP_PARTS
+        }
+    tokens = result.shape.tokens(params.basis)
+    average_rps = result.demand_requests_per_s_average
+    if tokens is None or average_rps is None:
+        cost.reason = f"{params.basis} tokens per request not measured: no $/Mtok"
+    else:
+        cost.usd_per_mtok_average = domain.usd_per_mtok_at_average(
+            cost.usd_per_month, average_rps * tokens
+        )
+    return cost
+
+
+def _options(results: list[PlanResult], demand: Demand) -> list[Option]:
+    options = []
+    for r in results:
+        if r.status != "pass" or r.goodput_per_replica is None:
+            continue
+        gpus = int(r.analysis.meta["num_gpus"])
+        for i, c in enumerate(r.costs):
+            if c.usd_per_month is None:
+                continue
+            step = StepOption(
+                key=f"{r.sweep_id}:{i}",
+                goodput_per_replica=r.goodput_per_replica,
+                usd_per_month_per_replica=domain.usd_per_month(c.price.usd_per_gpu_hour, gpus),
+            )
+            options.append(Option(r, c, step))
+    return options
+
+
+def _mark_cheapest(options: list[Option]) -> None:
+    """The lowest $/month among options that meet the SLO (the first listed on a tie)."""
+    best: Option | None = None
+    for option in options:
+        monthly = option.cost.usd_per_month
+        if monthly is None:
+            continue
+        if best is None or monthly < (best.cost.usd_per_month or math.inf):
+            best = option
+    if best is not None:
+        best.cost.cheapest = True
+        best.result.cheapest = True

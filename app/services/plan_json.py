@@ -1,0 +1,180 @@
+"""A plan as JSON (/api/plan, `paretoscope plan --format json`) and as plain text (the CLI)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from app.domain import plan as domain
+from app.domain.cost import HOURS_PER_MONTH
+from app.domain.plan import Crossover, Demand
+from app.services.analysis import Params
+from app.services.plan import Option, Plan, PlanResult
+
+UNIT_WORDS = {
+    "requests_per_s": "req/s",
+    "output_tok_s": "output tok/s",
+    "tokens_per_day": "tok/day",
+}
+
+
+def plan_json(plan: Plan) -> dict[str, Any]:
+    """The plan as /api/plan answers it (the CLI's --format json too)."""
+    d = plan.demand
+    low, high = domain.demand_range(d.average)
+    cheapest = plan.cheapest
+    return {
+        "demand": {
+            "unit": d.unit,
+            "average": d.average,
+            "peak": d.peak,
+            "peak_to_average": d.peak_to_average,
+            "headroom": d.headroom,
+            "sized_for": d.peak * (1 + d.headroom),
+            "hours_per_month": HOURS_PER_MONTH,
+        },
+        "cheapest": None if cheapest is None else _option_json(cheapest),
+        "results": [_result_json(r, plan.params) for r in plan.results],
+        "chart_range": {"low": low, "high": high},
+        "crossovers": [_crossover_json(plan, c) for c in plan.crossovers],
+        "crossovers_exact": plan.crossovers_exact,
+    }
+
+
+def _option_json(option: Option, just_above: Demand | None = None) -> dict[str, Any]:
+    """An option with its $/month at the given demand, or just above another average demand."""
+    monthly = option.cost.usd_per_month
+    if just_above is not None:
+        monthly = option.step.cost_above(just_above.average, just_above.sizing_factor)
+    return {
+        "key": option.step.key,
+        "label": option.label,
+        "sweep_id": option.result.sweep_id,
+        "profile_id": option.cost.price.profile_id,
+        "price": option.cost.price.name,
+        "usd_per_month": monthly,
+    }
+
+
+def _crossover_json(plan: Plan, c: Crossover) -> dict[str, Any]:
+    """Just above c.demand the cheapest changes; each side's $/month is taken just above it."""
+    d = plan.demand
+    at = Demand(d.unit, c.demand, d.peak_to_average, d.headroom)
+    return {
+        "demand": c.demand,
+        "demand_multiple": c.demand / d.average,
+        "cheapest_below": _option_json(plan.option(c.from_key), at),
+        "cheapest_above": _option_json(plan.option(c.to_key), at),
+    }
+
+
+def _result_json(r: PlanResult, params: Params) -> dict[str, Any]:
+    a = r.analysis
+    op = a.readoff.operating_point
+    s = r.sizing
+    return {
+        "sweep_id": r.sweep_id,
+        "name": r.name,
+        "hardware": a.meta["hardware"],
+        "num_gpus": a.meta["num_gpus"],
+        "num_prefill_gpus": r.num_prefill_gpus,
+        "num_decode_gpus": r.num_decode_gpus,
+        "status": r.status,
+        "reason": r.reason,
+        "cheapest": r.cheapest,
+        "operating_point": None
+        if op is None
+        else {
+            "point_id": op.point_id,
+            "concurrency": op.concurrency,
+            "request_rate": None
+            if op.request_rate is None or math.isinf(op.request_rate)
+            else op.request_rate,
+            "interactivity_tok_s_user": op.interactivity_tok_s_user,
+        },
+        "goodput_tok_s_per_gpu": a.readoff.goodput_tok_s_per_gpu,
+        "goodput_requests_per_s": a.readoff.goodput_requests_per_s,
+        "input_tokens_per_request": r.shape.input_tokens,
+        "output_tokens_per_request": r.shape.output_tokens,
+        "goodput_requests_per_s_per_replica": r.goodput_requests_per_s_per_replica,
+        "goodput_per_replica": r.goodput_per_replica,
+        "demand_requests_per_s_average": r.demand_requests_per_s_average,
+        "replicas": None if s is None else s.replicas,
+        "gpus": None if s is None else s.gpus,
+        "utilization_peak": None if s is None else s.utilization_peak,
+        "utilization_average": None if s is None else s.utilization_average,
+        "kw": r.kw,
+        "mwh_per_month": r.mwh_per_month,
+        "power_reason": r.power_reason,
+        "basis": params.basis,
+        "costs": [
+            {
+                "profile_id": c.price.profile_id,
+                "name": c.price.name,
+                "kind": c.kind,
+                "usd_per_gpu_hour": c.price.usd_per_gpu_hour,
+                "usd_per_month": c.usd_per_month,
+                "breakdown_usd_per_month": c.breakdown_usd_per_month,
+                "usd_per_mtok_average": c.usd_per_mtok_average,
+                "cheapest": c.cheapest,
+                "reason": c.reason,
+            }
+            for c in r.costs
+        ],
+        # The cheapest applicable price for this sweep; the brief asks for a top-level figure.
+        "usd_per_month": min(
+            (c.usd_per_month for c in r.costs if c.usd_per_month is not None), default=None
+        ),
+    }
+
+
+def plan_text(body: dict[str, Any]) -> str:
+    """A plain table of a plan_json body: one line per system, then the cheapest and crossovers."""
+    d = body["demand"]
+    unit = UNIT_WORDS[d["unit"]]
+    lines = [
+        f"demand: {_num(d['average'])} {unit} average, peak {_num(d['peak'])} "
+        f"(× {_num(d['peak_to_average'])}), headroom {_num(d['headroom'] * 100)} %",
+        "",
+    ]
+    for r in body["results"]:
+        star = " ★ cheapest" if r["cheapest"] else ""
+        lines.append(f"[{r['status']}] sweep {r['sweep_id']}: {r['name']}{star}")
+        if r["replicas"] is None:
+            lines.append(f"    {r['reason']}")
+            continue
+        lines.append(
+            f"    {r['replicas']} replicas × {r['num_gpus']} GPUs = {r['gpus']} GPUs; "
+            f"goodput {_num(r['goodput_per_replica'])} {unit} per replica; utilisation "
+            f"{_num(r['utilization_peak'] * 100)} % at peak, "
+            f"{_num(r['utilization_average'] * 100)} % at average"
+        )
+        power = (
+            f"{_num(r['kw'])} kW, {_num(r['mwh_per_month'])} MWh/month"
+            if r["kw"] is not None
+            else r["power_reason"]
+        )
+        lines.append(f"    power: {power}")
+        for c in r["costs"]:
+            if c["usd_per_month"] is None:
+                continue
+            mark = " ★" if c["cheapest"] else ""
+            mtok = c["usd_per_mtok_average"]
+            per_mtok = "" if mtok is None else f", ${mtok:,.4f}/Mtok at average"
+            lines.append(f"    ${c['usd_per_month']:,.0f}/month{per_mtok} · {c['name']}{mark}")
+    cheapest = body["cheapest"]
+    lines.append("")
+    if cheapest is None:
+        lines.append("cheapest: none (no system meets the SLO with a price)")
+    else:
+        lines.append(f"cheapest: {cheapest['label']}, ${cheapest['usd_per_month']:,.0f}/month")
+    for c in body["crossovers"]:
+        lines.append(
+            f"above {_num(c['demand'])} {unit} ({_num(c['demand_multiple'])}× demand): "
+            f"{c['cheapest_above']['label']} is cheapest"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _num(value: float) -> str:
+    return f"{value:,.4g}" if abs(value) < 1000 else f"{value:,.0f}"

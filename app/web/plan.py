@@ -1,0 +1,94 @@
+"""Plan (/plan): from demand at an SLO to replicas, GPUs, $/month and power per system."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+from pydantic import ValidationError
+from sqlalchemy.orm import Session
+from starlette.datastructures import QueryParams
+
+from app.charts import plan as charts
+from app.domain.plan import DEMAND_UNITS
+from app.http.deps import SessionDep
+from app.http.errors import AppError
+from app.services import plan as planner
+from app.services.plan_query import PlanQuery
+from app.web import explore_state
+from app.web.explore import render_view
+from app.web.explore_state import ExploreQuery
+
+router = APIRouter()
+DEFAULT_DEMAND = {"requests_per_s": 10.0}  # a first visit shows a plan, not an empty form
+
+
+class PlanPageQuery(ExploreQuery, PlanQuery):
+    """Explore's URL state (series, SLO presets, price sets) plus the demand."""
+
+
+@router.get("/plan", name="plan", include_in_schema=False)
+def plan_page(request: Request, session: SessionDep) -> Response:
+    """Demand form, the plan table with the cheapest option marked, and $/month against demand."""
+    context = plan_context(session, parse(request.query_params))
+    return render_view(request, "plan", context)
+
+
+def parse(params: QueryParams) -> PlanPageQuery:
+    """The query string without empty fields; the form's `demand` + `demand_unit` pair becomes
+    the named demand (requests_per_s=…), so page URLs and /api/plan share parameter names."""
+    data: dict[str, Any] = {}
+    for key, value in params.multi_items():
+        if value == "":
+            continue
+        if key in ("sweep", "pricing"):
+            data.setdefault(key, []).append(value)
+        else:
+            data[key] = value
+    unit, value = data.pop("demand_unit", None), data.pop("demand", None)
+    if value is not None:
+        if unit not in DEMAND_UNITS:
+            raise AppError(422, "Invalid request", f"demand_unit: one of {', '.join(DEMAND_UNITS)}")
+        for other in DEMAND_UNITS:
+            data.pop(other, None)
+        data[unit] = value
+    if not any(u in data for u in DEMAND_UNITS):
+        data.update(DEFAULT_DEMAND)
+    try:
+        return PlanPageQuery.model_validate(data)
+    except ValidationError as exc:
+        message = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}".lstrip(": ") for e in exc.errors()
+        )
+        raise AppError(422, "Invalid request", message) from exc
+
+
+def plan_context(session: Session, query: PlanPageQuery) -> dict[str, Any]:
+    state = explore_state.resolve(session, query)
+    # resolve() keeps the query's class; it is typed as Explore's.
+    assert isinstance(state.query, PlanPageQuery)
+    resolved = state.query.model_copy(update={"pricing": state.profile_ids})
+    demand = resolved.demand()
+    assert demand is not None  # parse() fills a default demand
+    plan = planner.run(session, state.selected, resolved, demand) if state.selected else None
+    figure = charts.cost_figure(plan) if plan is not None and plan.options else None
+    return {
+        "state": state,
+        "demand": demand,
+        "plan": plan,
+        "figure": figure,
+        "api_url": "/api/plan?" + api_query(state.selected, resolved),
+    }
+
+
+def api_query(selected: list[int], query: PlanPageQuery) -> str:
+    """The same plan as /api/plan parameters: explicit limits and profile ids, no presets."""
+    fields = {*PlanQuery.model_fields, *explore_state.SLO_FIELDS}
+    fields |= {"mode", "basis", "stat", "interpolation", "usd_per_gpu_hour"}
+    data = query.model_dump(include=fields, exclude_none=True)
+    pairs: list[tuple[str, Any]] = [("sweep", i) for i in selected]
+    pairs += [(k, v) for k, v in data.items()]
+    pairs += [("pricing", i) for i in query.pricing]
+    return urlencode(pairs)

@@ -1,0 +1,80 @@
+"""`paretoscope plan`: text and JSON output against a real database; bad input exits 2."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.test_cli import cli  # noqa: F401  (the fixture)
+
+PAIR = (
+    b"sweep,hardware,num_gpus,concurrency,tpot_p50_ms,output_tok_s,requests_per_s\n"
+    b"small,H100,1,8,20,1000,10\n"
+    b"large,H200,2,8,20,2500,25\n"
+)
+SLO = ("--tpot-ms", 30, "--percentile", "p50", "--usd-per-gpu-hour", 2)
+
+
+@pytest.fixture
+def imported(cli: Callable[..., int], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: F811
+    path = tmp_path / "pair.csv"
+    path.write_bytes(PAIR)
+    assert cli("import", path) == 0
+    capsys.readouterr()
+
+
+@pytest.mark.usefixtures("imported")
+def test_plan_prints_each_fleet_and_the_cheapest(
+    cli: Callable[..., int],  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert cli("plan", 1, 2, "--requests-per-s", 30, *SLO) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "demand: 30 req/s average, peak 30 (× 1), headroom 0 %"
+    assert "[pass] sweep 1: small ★ cheapest" in out
+    assert (
+        "    3 replicas × 1 GPUs = 3 GPUs; goodput 10 req/s per replica; utilisation "
+        "100 % at peak, 100 % at average" in out
+    )
+    # 3 GPUs × $2 × 730 = $4,380; 30 req/s × (1000 ÷ 10 =) 100 output tokens = 3,000 tok/s
+    # = 7,884 Mtok/month ⇒ $4,380 ÷ 7,884 = $0.5556/Mtok.
+    assert "    $4,380/month, $0.5556/Mtok at average · $2/GPU-hour ★" in out
+    assert "cheapest: small · $2/GPU-hour, $4,380/month" in out
+
+
+@pytest.mark.usefixtures("imported")
+def test_plan_json_has_the_api_fields(
+    cli: Callable[..., int],  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert cli("plan", 1, 2, "--requests-per-s", 20, "--format", "json", *SLO) == 0
+    body = json.loads(capsys.readouterr().out)
+    assert [(r["sweep_id"], r["replicas"], r["gpus"]) for r in body["results"]] == [
+        (1, 2, 2),
+        (2, 1, 2),
+    ]
+    assert [c["demand"] for c in body["crossovers"]] == [20.0, 25.0, 40.0]
+
+
+@pytest.mark.usefixtures("imported")
+def test_plan_refuses_bad_input_with_exit_status_2(
+    cli: Callable[..., int],  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert cli("plan", 1, "--requests-per-s", 0) == 2
+    assert "error: --requests-per-s: Input should be greater than 0" in capsys.readouterr().err
+    assert cli("plan", 1, "--requests-per-s", 1, "--headroom", -1) == 2
+    assert "--headroom" in capsys.readouterr().err
+    assert cli("plan", 1, "--requests-per-s", 1, "--mode", "vibes") == 2
+    assert "--mode" in capsys.readouterr().err
+    assert cli("plan", 99, "--requests-per-s", 1) == 2
+    assert "error: sweep 99 does not exist" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        cli("plan", 1)  # no demand: argparse requires one
+    assert exc.value.code == 2
+    assert "one of the arguments --requests-per-s --output-tok-s --tokens-per-day" in (
+        capsys.readouterr().err
+    )
