@@ -91,7 +91,7 @@ def test_the_late_2024_fixtures_import_with_a_warning_that_they_lack_any_tpot() 
     for name, count in ((ONLINE, 2), (OFFLINE, 6), (DEEPSEEK, 1)):
         sweeps = upload((name, raw(name)))
         assert len(sweeps) == count
-        assert all(s.warnings == [NO_TPOT_WARNING] for s in sweeps)
+        assert all(s.warnings[0] == NO_TPOT_WARNING for s in sweeps)
         assert all(p.values.get("tpot_p50_ms") is None for s in sweeps for p in s.points)
 
 
