@@ -142,7 +142,8 @@ def point_label(point: ParsedPoint) -> str:
     """'at concurrency 8' / 'at rate 2.0': how a point is named in messages."""
     if point.values.get("concurrency") is not None:
         return f"at concurrency {point.values['concurrency']:g}"
-    return f"at rate {point.values.get('request_rate')}"
+    rate = point.values.get("request_rate")
+    return f"at rate {rate:g}" if isinstance(rate, int | float) else f"at rate {rate}"
 
 
 def sample_throughput_warnings(sweep: ParsedSweep) -> list[str]:

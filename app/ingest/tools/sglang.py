@@ -34,7 +34,12 @@ presence means the server was SGLang): engine "sglang", engine_version = `versio
 `speculative_algorithm`, num_gpus = tp_size × pp_size × dp_size, where dp_size does not multiply
 when `enable_dp_attention` is on (DP attention shards the same TP GPUs). A prefill/decode
 disaggregated server_info (`prefill`/`decode` lists or a disaggregation mode) describes only part
-of the deployment, so num_gpus is then left to the user.
+of the deployment, so num_gpus is then left to the user. Without server_info the engine comes from
+`backend` (`sglang*` → sglang, `vllm*` → vllm, …; see `_engines`) unless the user gave one.
+
+Samples: `--output-details` arrays hold every request of the run and only those (the warm-up
+requests bench_serving sends first are not in them), the same requests as the aggregates, so all
+are kept.
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ from app.ingest.common import integer, json_safe
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.source import SourceFile
+from app.ingest.tools._engines import fill_engine
 from app.ingest.tools._vllm_common import (
     DETAIL_KEYS,
     Record,
@@ -113,7 +119,10 @@ class SglangImporter:
             groups: dict[tuple[Any, ...], list[Record]] = {}
             for rec in _lines(file):
                 groups.setdefault(_config_key(rec), []).append(rec)
-            sweeps.extend(_sweep(group) for group in groups.values())
+            for group in groups.values():
+                sweep = _sweep(group)
+                fill_engine(sweep.meta, (r.data.get("backend") for r in group), defaults)
+                sweeps.append(sweep)
         return sweeps
 
 
