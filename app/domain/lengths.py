@@ -52,7 +52,8 @@ def check_lengths(
         if configured is None or configured <= 0 or measured is None:
             continue
         gap = measured / configured - 1.0
-        if abs(gap) > LENGTH_TOLERANCE:
+        # Compared in tokens, not as a ratio, so exactly 10 % off is still within tolerance.
+        if abs(measured - configured) > LENGTH_TOLERANCE * configured:
             sign = "+" if gap > 0 else "−"
             parts.append(
                 f"{label} configured {configured}, measured mean {format_number(measured, 1)} "
