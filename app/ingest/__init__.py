@@ -19,6 +19,7 @@ from app.ingest.parsed import (
     NO_TPOT_WARNING,
     ParsedPoint,
     ParsedSweep,
+    drop_warnings_from_notes,
     import_warnings,
     name_sweeps,
 )
@@ -107,6 +108,7 @@ def parse_upload(
         )
     for sweep in sweeps:
         sweep.warnings.extend(w for w in import_warnings(sweep) if w not in sweep.warnings)
+        drop_warnings_from_notes(sweep)
     return sweeps
 
 

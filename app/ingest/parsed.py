@@ -191,3 +191,16 @@ def import_warnings(sweep: ParsedSweep) -> list[str]:
     if note:
         warnings.append(note)
     return warnings
+
+
+def drop_warnings_from_notes(sweep: ParsedSweep) -> None:
+    """Remove note lines that repeat one of the sweep's warnings.
+
+    Storing appends the warnings to the notes, so an exported sweep brings them back in its
+    notes; without this, re-importing it would double them and hash as a different sweep.
+    """
+    notes = sweep.meta.get("notes")
+    if not isinstance(notes, str) or not sweep.warnings:
+        return
+    kept = [line for line in notes.split("\n") if line not in sweep.warnings]
+    sweep.meta["notes"] = "\n".join(kept) or None
