@@ -176,3 +176,23 @@ def test_the_upload_stores_the_25_measured_samples_and_the_read_off_counts_24_go
     ).json()["results"][0]
     first = readoff["points"][0]
     assert first["attainment"] == pytest.approx(0.96)
+    assert first["status"] == "pass"
+    assert "(24 of 25 requests good)" in first["reason"]
+    # Goodput of the 24 good measured requests over the 720 s window, on 1 GPU.
+    assert readoff["goodput_tok_s_per_gpu"] == pytest.approx(24 * 1200 / 720)
+    assert readoff["goodput_requests_per_s"] == pytest.approx(24 / 720)
+
+
+def test_the_0_4_to_0_5_scheduler_info_timings_place_a_request_too() -> None:
+    doc = report(timings=False)
+    bench = doc["benchmarks"][0]
+    t0 = bench["scheduler_metrics"]["measure_start_time"]
+    listed = bench["requests"]["successful"]
+    # Warm-up request: only its resolve timings; cool-down: its request timings.
+    listed[0]["scheduler_info"] = {"scheduler_timings": {"resolve_start": t0 - 300.0}}
+    listed[0]["scheduler_info"]["scheduler_timings"]["resolve_end"] = t0 - 180.0
+    listed[-1]["scheduler_info"] = {
+        "request_timings": {"request_start": t0 + WINDOW_S + 30, "request_end": t0 + WINDOW_S + 150}
+    }
+    window = one_sweep(doc).points[0].extra["samples_window"]
+    assert (window["listed"], window["kept"]) == (30, 28)

@@ -253,24 +253,30 @@ def measurement_window(bench: Mapping[str, Any]) -> tuple[float, float] | None:
 
 def request_times(req: Mapping[str, Any]) -> tuple[float | None, float | None]:
     """(start, end) of a listed request, as guidellm's `request_start_time`/`request_end_time`
-    compute them: the request's own timings, else the worker's resolve timings."""
-    timings = obj(dig(req, "info", "timings") or dig(req, "scheduler_info", "request_timings"))
+    compute them: the request's own timings, else the worker's resolve timings.
 
-    def first(*values: Any) -> float | None:
+    Where they sit: computed `request_start_time`/`request_end_time` (0.8+), `info.timings`
+    (0.6+), `scheduler_info.request_timings` / `.scheduler_timings` (0.4-0.5), `start_time` /
+    `end_time` (0.2-0.3).
+    """
+    holders = [
+        obj(dig(req, *path))
+        for path in (
+            ("info", "timings"),
+            ("info", "request_timings"),
+            ("scheduler_info", "request_timings"),
+            ("info", "scheduler_timings"),
+            ("scheduler_info", "scheduler_timings"),
+        )
+    ]
+
+    def first(own: str, timed: str, resolved: str, legacy: str) -> float | None:
+        values = [req.get(own), *(h.get(timed) for h in holders)]
+        values += [*(h.get(resolved) for h in holders), req.get(legacy)]
         return next((float(v) for v in values if isinstance(v, int | float)), None)
 
-    start = first(
-        req.get("request_start_time"),
-        timings.get("request_start"),
-        timings.get("resolve_start"),
-        req.get("start_time"),
-    )
-    end = first(
-        req.get("request_end_time"),
-        timings.get("request_end"),
-        timings.get("resolve_end"),
-        req.get("end_time"),
-    )
+    start = first("request_start_time", "request_start", "resolve_start", "start_time")
+    end = first("request_end_time", "request_end", "resolve_end", "end_time")
     return start, end
 
 

@@ -19,10 +19,10 @@ No goodput (SGLang has none). `--output-details` arrays (`ttfts` and `itls` in s
 e2el = ttft + Σ itls (SGLang's own latency also counts the wait for the final `[DONE]` chunk, so
 a TPOT recomputed from samples can be a little lower than the file's).
 
-A line with no TPOT statistic (the late-2024 files of the fixtures have only `median_itl_ms`) still
-parses, but the shared upload checks refuse the sweep with "no TPOT statistic": a pooled ITL is not
-a TPOT and cannot be turned into one, and without `mean_ttft_ms` or per-request data no TPOT can be
-derived.
+A line with no TPOT statistic (the late-2024 files of the fixtures have only `median_itl_ms`)
+imports with TTFT, E2EL and throughput and the shared "no TPOT statistic" warning: a pooled ITL is
+not a TPOT and cannot be turned into one, and without `mean_ttft_ms` or per-request data no TPOT
+can be derived.
 
 Sweeps: lines of one file with the same configuration (tag, backend, dataset, random ISL/OSL and
 range ratio, ShareGPT output length, server) form one sweep, ordered by load; files are never
