@@ -272,6 +272,15 @@ def test_the_csv_export_gives_the_same_point_rounded() -> None:
     assert sweep.source_format == "AIPerf profile_export_aiperf.csv"
 
 
+def test_the_csv_telemetry_gpu_name_fills_the_hardware_unless_the_form_gives_one() -> None:
+    name = f"{RUN_DIR}/profile_export_aiperf.csv"
+    data = aiperf_csv(DOC)
+    [sweep] = parse_upload([UploadFile(name, data)], {}, require_meta=False)
+    assert sweep.meta["hardware"] == "NVIDIA A100-SXM4-80GB"
+    assert "num_gpus" not in sweep.meta
+    assert only(parse((name, data))).meta["hardware"] == "A100"  # DEFAULTS give A100
+
+
 def test_per_request_records_become_samples_of_their_run() -> None:
     def mutate(d: dict[str, Any]) -> None:
         d["error_request_count"] = {"unit": "requests", "avg": 1.0}

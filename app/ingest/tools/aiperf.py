@@ -31,10 +31,10 @@ empty `error_summary` = 0) → num_failed, `output_sequence_length` (content + r
 `cli_command`) as goodput_slo. Pre-filled meta: model, isl/osl (synthetic prompts only),
 measured_at (start_time), and hardware: the telemetry's `gpu_name` as DCGM writes it (e.g.
 "NVIDIA A100-SXM4-80GB"; the upload matches it to a catalog key) when every GPU reports the same
-name and the user gave no hardware. The GPU count in the telemetry describes the node, not the
-deployment (fixture: 8 A100s, one used), so num_gpus is left to the form; the names and counts
-are kept in `extra`. The whole JSON document is kept in `extra`, with the API
-key and headers redacted.
+name and the user gave no hardware (from the CSV: its telemetry tables' `GPU Name` column). The
+GPU count in the telemetry describes the node, not the deployment (fixture: 8 A100s, one used),
+so num_gpus is left to the form; the names and counts are kept in `extra`. The whole JSON
+document is kept in `extra`, with the API key and headers redacted.
 """
 
 from __future__ import annotations
@@ -194,6 +194,35 @@ def build_json(file: SourceFile, defaults: Mapping[str, Any]) -> Built:
     return Built(run, ParsedPoint(values=values, extra=extra), meta, label, group)
 
 
+def csv_gpu_names(rows: Any) -> list[str]:
+    """GPU names of the CSV's telemetry tables (`GPU Name` / `GPU_Name` column), sorted."""
+    names: set[str] = set()
+    column: int | None = None
+    for row in rows if isinstance(rows, list) else ():
+        cells = [str(c).strip() for c in row] if isinstance(row, list) else []
+        found = next((i for i, c in enumerate(cells) if c in ("GPU Name", "GPU_Name")), None)
+        if found is not None:
+            column = found
+        elif not cells or cells[0].startswith("==="):
+            column = None  # a new section: its own header says where the name is
+        elif column is not None and len(cells) > column and cells[column]:
+            names.add(cells[column])
+    return sorted(names)
+
+
+def _csv_hardware(item: Built, defaults: Mapping[str, Any]) -> None:
+    """The CSV's telemetry GPU name as hardware, like the JSON's (one name, none given)."""
+    names = csv_gpu_names(item.point.extra.get("telemetry_rows"))
+    if len(names) != 1 or defaults.get("hardware"):
+        return
+    item.meta["hardware"] = names[0]
+    item.group = (*item.group, names[0])
+    item.point.extra.setdefault("import_notes", []).append(
+        f"hardware {names[0]!r} from the telemetry's GPU Name (the upload matches it to the "
+        "catalog); num_gpus not taken from telemetry: DCGM lists every GPU of the node"
+    )
+
+
 def is_inputs(file: SourceFile) -> bool:
     """AIPerf's `inputs.json` (the prompts sent, per session), skipped on import. Never raises."""
     head = file.data[:256].lstrip(b"\xef\xbb\xbf").lstrip()
@@ -241,7 +270,9 @@ class AIPerfImporter:
         covered = {(f.folder, f.basename.rsplit(".", 1)[0]) for f in jsons}
         for f in csvs:
             if (f.folder, f.basename.rsplit(".", 1)[0]) not in covered:
-                built.append(csv_built(f, SOURCE_TOOL, STEMS, aiperf_values))
+                item = csv_built(f, SOURCE_TOOL, STEMS, aiperf_values)
+                _csv_hardware(item, defaults)
+                built.append(item)
         attach([read_records(f) for f in jsonl], built)
         return sweeps_from(built, TOOL, FORMATS, defaults, "profile_export.jsonl")
 
