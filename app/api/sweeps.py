@@ -8,6 +8,7 @@ from fastapi import APIRouter, File, Query, Request, UploadFile
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
 from app.domain.columns import POINT_COLUMN_NAMES, REQUEST_COLUMNS, SWEEP_COLUMN_NAMES
+from app.domain.lengths import check_lengths
 from app.http.deps import SessionDep, SettingsDep, WriteDep
 from app.http.uploads import read_uploads
 from app.services import uploads
@@ -52,6 +53,14 @@ def api_sweep_detail(sweep_id: int, session: SessionDep) -> dict[str, Any]:
     sweep = q.get_sweep(session, sweep_id)
     samples = q.sample_counts(session, [p.id for p in sweep.points])
     data = q.sweep_summary(sweep, len(sweep.points))
+    # Measured mean ISL/OSL (request-weighted over points) beside the configured isl/osl; the
+    # note is set only when they differ by more than 10 %, as on the page.
+    lengths = check_lengths(
+        sweep.isl, sweep.osl, [(p.input_len, p.output_len, p.num_requests) for p in sweep.points]
+    )
+    data["measured_isl"] = lengths.measured_isl
+    data["measured_osl"] = lengths.measured_osl
+    data["length_note"] = lengths.note
     data["points"] = [q.point_dict(p, samples.get(p.id, 0)) for p in sweep.points]
     return data
 

@@ -15,17 +15,28 @@ import polars as pl
 from app.domain.columns import TPOT_COLUMN_NAMES
 from app.ingest import canonical
 from app.ingest.errors import IngestError, RowError
-from app.ingest.parsed import ParsedPoint, ParsedSweep, name_sweeps
+from app.ingest.parsed import (
+    NO_TPOT_WARNING,
+    ParsedPoint,
+    ParsedSweep,
+    drop_warnings_from_notes,
+    import_warnings,
+    name_sweeps,
+)
 from app.ingest.source import SourceFile, expand
 from app.ingest.text import decode_text
 
-__all__ = ["IngestError", "decode_text", "ParsedSweep", "RowError", "UploadFile", "parse_upload"]
+__all__ = [
+    "IngestError",
+    "NO_TPOT_WARNING",
+    "decode_text",
+    "ParsedSweep",
+    "RowError",
+    "UploadFile",
+    "parse_upload",
+]
 
 REQUIRED_META = ("sweep", "hardware", "num_gpus")
-NO_TPOT_WARNING = (
-    "no TPOT statistic in the file: the sweep has no interactivity axis, so it is not drawn on "
-    "Pareto charts; read-offs can still use TTFT and E2EL limits"
-)
 
 
 @dataclass(frozen=True)
@@ -95,6 +106,9 @@ def parse_upload(
             ", ".join(f.name for f in files),
             "per-request samples need their sweep's points file in the same upload",
         )
+    for sweep in sweeps:
+        sweep.warnings.extend(w for w in import_warnings(sweep) if w not in sweep.warnings)
+        drop_warnings_from_notes(sweep)
     return sweeps
 
 
@@ -154,9 +168,13 @@ def _finish(
             errors.append(
                 RowError(e.file, f"point {_load(point)}: {e.message}", point.row, e.column)
             )
-        if not any(p.values.get(c) is not None for p in sweep.points for c in TPOT_COLUMN_NAMES):
+        no_tpot = not any(
+            p.values.get(c) is not None for p in sweep.points for c in TPOT_COLUMN_NAMES
+        )
+        if no_tpot and not any(w.startswith(NO_TPOT_WARNING) for w in sweep.warnings):
             # A tool that measured no per-request TPOT still gives TTFT, E2EL and throughput;
             # its pooled ITL never stands in for TPOT, so the sweep simply has no x axis.
+            # (An importer may have said so already, with how to get a TPOT.)
             sweep.warnings.append(NO_TPOT_WARNING)
     if errors:
         raise IngestError(errors)

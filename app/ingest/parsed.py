@@ -11,6 +11,7 @@ from typing import Any
 import polars as pl
 
 from app.domain.columns import POINT_COLUMN_NAMES, SWEEP_COLUMN_NAMES
+from app.domain.lengths import check_lengths
 
 SAMPLE_FIELDS: tuple[str, ...] = ("ttft_ms", "e2el_ms", "output_len", "input_len", "ok")
 SAMPLE_FRAME_SCHEMA: dict[str, pl.DataType] = {
@@ -21,6 +22,10 @@ SAMPLE_FRAME_SCHEMA: dict[str, pl.DataType] = {
     "ok": pl.Boolean(),
 }
 Samples = list[tuple[Any, ...]] | pl.DataFrame
+NO_TPOT_WARNING = (
+    "no TPOT statistic in the file: the sweep has no interactivity axis, so it is not drawn on "
+    "Pareto charts; read-offs can still use TTFT and E2EL limits"
+)
 HASHED_META: tuple[str, ...] = tuple(
     k for k in SWEEP_COLUMN_NAMES if k not in ("source_tool", "source_kind")
 )
@@ -126,3 +131,76 @@ def make_samples(
     if not (len(ttft_ms) == len(e2el_ms) == len(output_len) == len(input_len) == n):
         raise ValueError("request sample columns differ in length")
     return list(zip(ttft_ms, e2el_ms, output_len, input_len, ok, strict=True))
+
+
+# Samples may be a subset of the requests (guidellm keeps a reservoir sample), so their
+# throughput may fall short of the reported one; exceeding it means they count extra requests.
+SAMPLE_THROUGHPUT_TOLERANCE = 0.05
+
+
+def point_label(point: ParsedPoint) -> str:
+    """'at concurrency 8' / 'at rate 2.0': how a point is named in messages."""
+    if point.values.get("concurrency") is not None:
+        return f"at concurrency {point.values['concurrency']:g}"
+    rate = point.values.get("request_rate")
+    return f"at rate {rate:g}" if isinstance(rate, int | float) else f"at rate {rate}"
+
+
+def sample_throughput_warnings(sweep: ParsedSweep) -> list[str]:
+    """A warning per point whose samples produce more output tokens per second than reported.
+
+    Samples' throughput = output tokens of the successful samples ÷ the point's duration_s,
+    the same division per-request goodput makes; above the tool's own output_tok_s (beyond
+    the tolerance) the samples include requests the aggregates leave out, and goodput and
+    attainment from them would describe a different set of requests.
+    """
+    warnings: list[str] = []
+    for point in sweep.points:
+        reported = point.values.get("output_tok_s")
+        duration = point.values.get("duration_s")
+        if not point.sample_count or not reported or not duration or duration <= 0:
+            continue
+        frame = point.samples_frame()
+        tokens = frame.filter(pl.col("ok").fill_null(False))["output_len"].sum()
+        measured = float(tokens or 0) / duration
+        if measured > reported * (1 + SAMPLE_THROUGHPUT_TOLERANCE):
+            excess = (measured / reported - 1) * 100
+            warnings.append(
+                f"point {point_label(point)}: its {point.sample_count} request samples give "
+                f"{measured:.4g} output tok/s over the {duration:.4g} s run, {excess:.0f} % above "
+                f"the reported {reported:.4g} tok/s; the samples include requests outside the "
+                "measurement (warm-up or cool-down?), so per-request goodput and attainment "
+                "from them describe more requests than the aggregates do"
+            )
+    return warnings
+
+
+def length_warning(sweep: ParsedSweep) -> str | None:
+    """The measured mean ISL/OSL beside the configured isl/osl when they differ by > 10 %."""
+    points = [
+        (p.values.get("input_len"), p.values.get("output_len"), p.values.get("num_requests"))
+        for p in sweep.points
+    ]
+    return check_lengths(sweep.meta.get("isl"), sweep.meta.get("osl"), points).note
+
+
+def import_warnings(sweep: ParsedSweep) -> list[str]:
+    """Warnings every sweep gets checked for once its samples are attached."""
+    warnings = sample_throughput_warnings(sweep)
+    note = length_warning(sweep)
+    if note:
+        warnings.append(note)
+    return warnings
+
+
+def drop_warnings_from_notes(sweep: ParsedSweep) -> None:
+    """Remove note lines that repeat one of the sweep's warnings.
+
+    Storing appends the warnings to the notes, so an exported sweep brings them back in its
+    notes; without this, re-importing it would double them and hash as a different sweep.
+    """
+    notes = sweep.meta.get("notes")
+    if not isinstance(notes, str) or not sweep.warnings:
+        return
+    kept = [line for line in notes.split("\n") if line not in sweep.warnings]
+    sweep.meta["notes"] = "\n".join(kept) or None

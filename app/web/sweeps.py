@@ -9,6 +9,7 @@ from fastapi.responses import RedirectResponse, Response
 
 from app.charts import sweep as charts_sweep
 from app.domain.columns import COLUMNS_BY_NAME, POINT_COLUMN_NAMES
+from app.domain.lengths import check_lengths
 from app.http.deps import HtmxDep, SessionDep, SettingsDep, check_write_token
 from app.http.templating import render
 from app.services.sweep_edits import EDITABLE, SweepQuery, sweep_changes
@@ -47,8 +48,12 @@ def sweep_detail(
     samples = q.sample_counts(session, [p.id for p in sweep.points])
     shown = [c for c in POINT_COLUMN_NAMES if any(getattr(p, c) is not None for p in sweep.points)]
     figures = sweep_figures(session, sweep.points, sweep.num_gpus, any(samples.values()))
+    lengths = check_lengths(
+        sweep.isl, sweep.osl, [(p.input_len, p.output_len, p.num_requests) for p in sweep.points]
+    )
     context = {
         "sweep": sweep,
+        "lengths": lengths,
         "samples": samples,
         "figures": figures,
         "columns": [COLUMNS_BY_NAME[c] for c in shown],

@@ -176,15 +176,39 @@ def test_inter_token_latency_is_tpot_and_pooled_inter_chunk_latency_is_itl() -> 
     assert v["itl_p99_ms"] == pytest.approx(21.7833198)
 
 
-def test_meta_names_model_lengths_and_date_but_not_hardware_or_gpu_count() -> None:
+def test_meta_names_model_lengths_date_and_the_telemetry_gpu_but_not_the_gpu_count() -> None:
     sweep = only(parse_upload([UploadFile(NAME, DATA)], {}, require_meta=False))
     assert sweep.meta["model"] == "openai/gpt-oss-20b"
     assert (sweep.meta["isl"], sweep.meta["osl"]) == (200, 300)
     assert sweep.meta["measured_at"] == dt.date(2026, 1, 15)
     assert sweep.meta["source_tool"] == "aiperf profile"
     assert sweep.meta["sweep"] == "gpt-oss-20b · AIPerf · wellflat_k8s-dev"
-    assert "num_gpus" not in sweep.meta and "hardware" not in sweep.meta
+    # The raw DCGM name as the tool wrote it; the upload service matches it to a catalog key.
+    assert sweep.meta["hardware"] == "NVIDIA A100-SXM4-80GB"
+    assert "num_gpus" not in sweep.meta  # DCGM lists the node's 8 GPUs; one was in use
+    assert sweep.missing_meta() == ["num_gpus"]
     assert sweep.source_format == "AIPerf profile_export_aiperf.json"
+    [note] = [n for n in sweep.points[0].extra["import_notes"] if "telemetry" in n]
+    assert note.startswith("hardware 'NVIDIA A100-SXM4-80GB' from the telemetry's gpu_name")
+    assert "(8 here, 1 with memory in use)" in note
+
+
+def test_the_hardware_the_user_gives_wins_over_the_telemetry_gpu_name() -> None:
+    sweep = only(parse((NAME, DATA), hardware="H100"))
+    assert sweep.meta["hardware"] == "H100"
+    [note] = [n for n in sweep.points[0].extra["import_notes"] if "telemetry" in n]
+    assert note.startswith("hardware and num_gpus not taken from telemetry: the upload form gave")
+
+
+def test_telemetry_naming_two_gpu_models_fills_no_hardware() -> None:
+    doc = json.loads(DATA)
+    gpus = doc["telemetry_data"]["endpoints"]["dcgm-exporter.prometheus.svc.cluster.local:9400"]
+    gpus["gpus"]["gpu_7"]["gpu_name"] = "NVIDIA H100 80GB HBM3"
+    data = json.dumps(doc).encode()
+    sweep = only(parse_upload([UploadFile(NAME, data)], {}, require_meta=False))
+    assert "hardware" not in sweep.meta
+    [note] = [n for n in sweep.points[0].extra["import_notes"] if "telemetry" in n]
+    assert "it names 2 GPU models" in note
 
 
 def test_telemetry_is_kept_in_extra_and_the_api_key_is_redacted() -> None:
@@ -246,6 +270,15 @@ def test_the_csv_export_gives_the_same_point_rounded() -> None:
     assert point.extra["telemetry_rows"][0] == ["=== GPU Telemetry: dcgm-exporter:9400 ==="]
     assert sweep.meta["sweep"] == "gpt-oss-20b · AIPerf · openai_gpt-oss-20b-openai-chat"
     assert sweep.source_format == "AIPerf profile_export_aiperf.csv"
+
+
+def test_the_csv_telemetry_gpu_name_fills_the_hardware_unless_the_form_gives_one() -> None:
+    name = f"{RUN_DIR}/profile_export_aiperf.csv"
+    data = aiperf_csv(DOC)
+    [sweep] = parse_upload([UploadFile(name, data)], {}, require_meta=False)
+    assert sweep.meta["hardware"] == "NVIDIA A100-SXM4-80GB"
+    assert "num_gpus" not in sweep.meta
+    assert only(parse((name, data))).meta["hardware"] == "A100"  # DEFAULTS give A100
 
 
 def test_per_request_records_become_samples_of_their_run() -> None:

@@ -409,3 +409,11 @@ def test_the_report_and_its_yaml_and_csv_renderings_import_through_the_api(
     stored = client.get(f"/api/sweeps/{created[0]['id']}").json()
     assert stored["model"] == "e2e-mock-model"
     assert stored["points"][0]["tpot_mean_ms"] == pytest.approx(1.1508464813232422)
+
+
+def test_an_in_process_vllm_backend_fills_the_engine_and_openai_http_names_none() -> None:
+    assert doc()["config"]["spec"]["backend"]["kind"] == "openai_http"
+    assert "engine" not in one_sweep(NAME, FIXTURE.read_bytes()).meta
+    data = doc()
+    data["config"]["spec"]["backend"]["kind"] = "vllm_python"
+    assert one_sweep(NAME, as_json(data)).meta["engine"] == "vllm"

@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 from fastapi.testclient import TestClient
 
-from app.ingest import IngestError, ParsedSweep, UploadFile, parse_upload
+from app.ingest import NO_TPOT_WARNING, IngestError, ParsedSweep, UploadFile, parse_upload
 from tests.conftest import FIXTURES
 
 DIR = FIXTURES / "llmperf"
@@ -248,10 +248,33 @@ def test_a_failed_request_is_a_sample_without_latencies() -> None:
     assert (point.values["num_requests"], point.values["num_failed"]) == (149, 1)
 
 
-def test_a_summary_alone_is_refused_because_its_itl_is_not_a_tpot() -> None:
-    message = errors_of((ANYSCALE[0], read(ANYSCALE[0])))
-    assert ANYSCALE[0] in message
-    assert "individual_responses" in message and "not a TPOT" in message
+def test_a_summary_alone_imports_ttft_e2el_and_throughput_without_tpot_and_says_why() -> None:
+    sweep = only(parse((ANYSCALE[0], read(ANYSCALE[0]))))
+    [point] = sweep.points
+    v = point.values
+    assert v["ttft_p50_ms"] == pytest.approx(212.82956000001718)
+    assert v["e2el_p99_ms"] == pytest.approx(3705.7007264000186)
+    assert v["output_tok_s"] == pytest.approx(207.52121071152493)
+    assert not any(k.startswith(("tpot_", "itl_")) for k in v)
+    assert point.samples is None
+    # The raw per-request-mean ITL (which includes the first token's wait) stays in extra.
+    assert point.extra["results_inter_token_latency_s_mean"] == 0.01583612777604942
+    assert sweep.source_format == "LLMPerf token_benchmark_ray summary (results version 2023-08-31)"
+    assert sweep.source_file == ANYSCALE[0]
+    [warning] = sweep.warnings
+    assert warning.startswith(NO_TPOT_WARNING)
+    assert f"upload the matching *_individual_responses.json beside {ANYSCALE[0]}" in warning
+    assert "includes the wait for the first token" in warning
+
+
+def test_a_summary_alone_next_to_a_complete_pair_warns_only_on_its_own_sweep() -> None:
+    alone, paired = sorted(
+        parse((TOGETHER[0], read(TOGETHER[0])), *pair()), key=lambda s: s.name.startswith("L")
+    )
+    assert alone.name == "llama-2-70b-chat · LLMPerf · together"
+    assert len(alone.warnings) == 1 and TOGETHER[0] in alone.warnings[0]
+    assert paired.warnings == []
+    assert paired.points[0].values["tpot_mean_ms"] > 0
 
 
 def test_individual_responses_alone_are_refused() -> None:
@@ -326,3 +349,39 @@ def test_the_llmperf_fixtures_import_through_the_api(client: TestClient) -> None
         assert point["concurrency"] == 5
         assert point["itl_mean_ms"] is None
         assert stored["source_tool"] == "llmperf token_benchmark_ray"
+
+
+def test_the_anyscale_summary_uploaded_alone_is_stored_in_ms_with_its_warning_in_the_notes(
+    client: TestClient,
+) -> None:
+    response = client.post(
+        "/api/sweeps",
+        files=[("files", (ANYSCALE[0], read(ANYSCALE[0]), "application/json"))],
+        data={"hardware": "A100", "num_gpus": "4"},
+    )
+    assert response.status_code == 201, response.text
+    [created] = response.json()["sweeps"]
+    assert created["points"] == 1
+    stored = client.get(f"/api/sweeps/{created['id']}").json()
+    [point] = stored["points"]
+    # Seconds in the file × 1000, exactly as written.
+    assert point["ttft_mean_ms"] == 0.24890269464666667 * 1000
+    assert point["ttft_p50_ms"] == 0.21282956000001718 * 1000
+    assert point["ttft_p90_ms"] == 0.3212247440000169 * 1000
+    assert point["ttft_p95_ms"] == 0.3620083771999928 * 1000
+    assert point["ttft_p99_ms"] == 0.4745305190600024 * 1000
+    assert point["e2el_mean_ms"] == 2.3546667737533324 * 1000
+    assert point["e2el_p50_ms"] == 2.259533027999993 * 1000
+    assert point["e2el_p90_ms"] == 2.941864069399986 * 1000
+    assert point["e2el_p95_ms"] == 3.1255705759999826 * 1000
+    assert point["e2el_p99_ms"] == 3.7057007264000186 * 1000
+    assert point["output_tok_s"] == 207.52121071152493
+    assert point["requests_per_s"] == 84.73327721639254 / 60
+    assert point["duration_s"] == 150 * 60 / 84.73327721639254
+    assert (point["num_requests"], point["num_failed"], point["concurrency"]) == (150, 0, 5)
+    for stat in ("mean", "p50", "p90", "p95", "p99"):
+        assert point[f"tpot_{stat}_ms"] is None
+        assert point[f"itl_{stat}_ms"] is None
+    assert point["request_samples"] == 0
+    assert NO_TPOT_WARNING in stored["notes"]
+    assert "*_individual_responses.json" in stored["notes"]

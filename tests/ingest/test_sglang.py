@@ -91,8 +91,36 @@ def test_the_late_2024_fixtures_import_with_a_warning_that_they_lack_any_tpot() 
     for name, count in ((ONLINE, 2), (OFFLINE, 6), (DEEPSEEK, 1)):
         sweeps = upload((name, raw(name)))
         assert len(sweeps) == count
-        assert all(s.warnings == [NO_TPOT_WARNING] for s in sweeps)
+        assert all(s.warnings[0] == NO_TPOT_WARNING for s in sweeps)
         assert all(p.values.get("tpot_p50_ms") is None for s in sweeps for p in s.points)
+
+
+def test_the_backend_field_fills_the_engine_only_when_the_user_gave_none() -> None:
+    assert [s.meta["engine"] for s in upload((ONLINE, raw(ONLINE)))] == ["sglang", "sglang"]
+    given = upload((ONLINE, raw(ONLINE)), engine="sglang-dev")
+    assert [s.meta["engine"] for s in given] == ["sglang-dev", "sglang-dev"]
+    rows = lines(ONLINE)[:2]
+    for row, backend in zip(rows, ("vllm", "openai"), strict=True):
+        row["backend"] = backend
+    vllm_client, openai_client = mapped("x.jsonl", jsonl(rows))
+    assert vllm_client.meta["engine"] == "vllm"
+    assert "engine" not in openai_client.meta  # a generic OpenAI client names no server
+
+
+def test_measured_lengths_far_from_the_configured_isl_osl_warn_with_both_numbers() -> None:
+    random, sharegpt = upload((ONLINE, raw(ONLINE)))
+    rows = [r for r in lines(ONLINE) if r["dataset_name"] == "random"]
+    completed = sum(r["completed"] for r in rows)
+    isl = sum(r["total_input_tokens"] for r in rows) / completed
+    osl = sum(r["total_output_tokens"] for r in rows) / completed
+    assert (round(isl, 1), round(osl, 1)) == (510.3, 511.5)
+    [note] = random.warnings[1:]
+    assert note == (
+        f"ISL configured 1024, measured mean {isl:.1f} (−50 %); OSL configured 1024, measured "
+        f"mean {osl:.1f} (−50 %): the measured mean differs from the configured length by more "
+        "than 10 %, so the sweep measured a different workload than its ISL/OSL says"
+    )
+    assert sharegpt.warnings == [NO_TPOT_WARNING]  # no configured lengths to compare
 
 
 def test_the_online_fixture_maps_every_value_exactly_and_keeps_itl_out_of_tpot() -> None:
@@ -103,6 +131,7 @@ def test_the_online_fixture_maps_every_value_exactly_and_keeps_itl_out_of_tpot()
         "workload": "random",
         "isl": 1024,
         "osl": 1024,
+        "engine": "sglang",  # from "backend": "sglang"
         "sweep": random.name,
     }
     assert random.source_format == "SGLang bench_serving JSONL"

@@ -446,3 +446,16 @@ def test_the_vllm_fixtures_import_through_the_http_api(client: TestClient) -> No
     assert point["request_rate"] == "inf"
     assert point["output_tok_s"] == 534.9311122803554
     assert point["extra"]["tag"] == "baseline_burstgpt"
+
+
+def test_a_backend_naming_a_server_fills_the_engine_and_openai_names_none() -> None:
+    [baseline] = upload((INF, raw(INF)))
+    assert obj(INF)["backend"] == "openai"
+    assert "engine" not in baseline.meta  # a generic OpenAI-compatible client
+    for backend, engine in (("vllm", "vllm"), ("tensorrt-llm", "trt-llm"), ("openai-chat", None)):
+        data = {**obj(INF), "backend": backend}
+        [sweep] = upload((INF, json.dumps(data).encode()))
+        assert sweep.meta.get("engine") == engine
+    data = {**obj(INF), "backend": "vllm"}
+    [given] = upload((INF, json.dumps(data).encode()), engine="vllm-rocm")
+    assert given.meta["engine"] == "vllm-rocm"  # the user's engine wins

@@ -27,7 +27,10 @@ def test_every_canonical_column_round_trips_through_the_api(client: TestClient) 
     assert (stored["isl"], stored["osl"]) == (1024, 1024)
     assert (stored["num_prefill_gpus"], stored["num_decode_gpus"]) == (4, 4)
     assert stored["measured_at"] == "2026-11-02"
-    assert stored["notes"] == "lab run, node 7"
+    # The user's notes, then the import warning: the rows' measured lengths are far from 1024.
+    notes, warning = stored["notes"].split("\n")
+    assert notes == "lab run, node 7"
+    assert warning == stored["length_note"]
     for sent, got in zip(rows, stored["points"], strict=True):
         for name in POINT_COLUMN_NAMES:
             expected = sent[name]

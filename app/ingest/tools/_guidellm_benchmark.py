@@ -170,7 +170,7 @@ def benchmark_point(file: str, bench: Any, index: int) -> tuple[ParsedPoint, str
     if duration is not None:
         values["duration_s"] = duration
     extra["benchmark"] = json_safe({k: v for k, v in bench.items() if k != "requests"})
-    point = ParsedPoint(values=values, extra=extra, samples=_samples(file, bench, where))
+    point = ParsedPoint(values=values, extra=extra, samples=_samples(file, bench, where, extra))
     return point, str(strategy.get("type_"))
 
 
@@ -186,18 +186,29 @@ def _num(value: Any, file: str, key: str) -> float:
     return result
 
 
-def _samples(file: str, bench: Mapping[str, Any], where: str) -> list[tuple[Any, ...]] | None:
+def _samples(
+    file: str, bench: Mapping[str, Any], where: str, extra: dict[str, Any]
+) -> list[tuple[Any, ...]] | None:
     """Sampled per-request stats → samples; errored requests are failures (incomplete ones,
     cut off when the benchmark ended, are neither and are left out). Without a TTFT for every
-    successful request (non-streaming runs) no samples are made."""
+    successful request (non-streaming runs) no samples are made.
+
+    Only requests overlapping the measurement window are kept (see `in_window`): guidellm lists
+    warm-up and cool-down requests too, but leaves them out of every aggregate.
+    """
     requests = bench.get("requests")
     if not isinstance(requests, Mapping):
         return None
+    window = measurement_window(bench)
     cols: tuple[list[Any], ...] = ([], [], [], [], [])
+    listed = 0
     for status, ok in (("successful", True), ("errored", False)):
         for i, req in enumerate(requests.get(status) or []):
             key = f"{where}.requests.{status}[{i}]"
             req = require(req, ("prompt_tokens",), file, key)
+            listed += 1
+            if window is not None and not in_window(req, window):
+                continue
             if ok:
                 if req.get("time_to_first_token_ms") is None or req.get("request_latency") is None:
                     return None
@@ -213,9 +224,73 @@ def _samples(file: str, bench: Mapping[str, Any], where: str) -> list[tuple[Any,
                 cols[2].append(None)
             cols[3].append(integer(req["prompt_tokens"], file, f"{key}.prompt_tokens"))
             cols[4].append(ok)
+    if listed and window is not None:
+        kept = len(cols[4])
+        extra["samples_window"] = {
+            "measure_start_time": window[0],
+            "measure_end_time": window[1],
+            "listed": listed,
+            "kept": kept,
+        }
+        extra["samples_note"] = (
+            f"samples: the {kept} of {listed} listed requests (successful and errored) that "
+            "overlap scheduler_metrics.measure_start_time … measure_end_time, the requests "
+            "guidellm's own aggregates describe; warm-up and cool-down requests are left out"
+        )
     if not cols[4]:
         return None
     return make_samples(*cols)
+
+
+def measurement_window(bench: Mapping[str, Any]) -> tuple[float, float] | None:
+    """guidellm's measurement window (0.4+ `scheduler_metrics`), None when the report has none."""
+    sched = obj(bench.get("scheduler_metrics"))
+    start, end = sched.get("measure_start_time"), sched.get("measure_end_time")
+    if not isinstance(start, int | float) or not isinstance(end, int | float) or end < start:
+        return None
+    return float(start), float(end)
+
+
+def request_times(req: Mapping[str, Any]) -> tuple[float | None, float | None]:
+    """(start, end) of a listed request, as guidellm's `request_start_time`/`request_end_time`
+    compute them: the request's own timings, else the worker's resolve timings.
+
+    Where they sit: computed `request_start_time`/`request_end_time` (0.8+), `info.timings`
+    (0.6+), `scheduler_info.request_timings` / `.scheduler_timings` (0.4-0.5), `start_time` /
+    `end_time` (0.2-0.3).
+    """
+    holders = [
+        obj(dig(req, *path))
+        for path in (
+            ("info", "timings"),
+            ("info", "request_timings"),
+            ("scheduler_info", "request_timings"),
+            ("info", "scheduler_timings"),
+            ("scheduler_info", "scheduler_timings"),
+        )
+    ]
+
+    def first(own: str, timed: str, resolved: str, legacy: str) -> float | None:
+        values = [req.get(own), *(h.get(timed) for h in holders)]
+        values += [*(h.get(resolved) for h in holders), req.get(legacy)]
+        return next((float(v) for v in values if isinstance(v, int | float)), None)
+
+    start = first("request_start_time", "request_start", "resolve_start", "start_time")
+    end = first("request_end_time", "request_end", "resolve_end", "end_time")
+    return start, end
+
+
+def in_window(req: Mapping[str, Any], window: tuple[float, float]) -> bool:
+    """guidellm's rule (`GenerativeRequestsAccumulator.get_within_range`): a request counts when
+    it ends at or after the window's start and starts at or before its end (without a start
+    time: ends by the window's end). A request without timings is kept: nothing says it is out.
+    """
+    start, end = request_times(req)
+    if end is None:
+        return True
+    if end < window[0]:
+        return False
+    return start <= window[1] if start is not None else end <= window[1]
 
 
 def synthetic_lengths(data: Any) -> dict[str, Any]:

@@ -6,7 +6,9 @@ the request metrics the summary was computed from, in seconds:
 request_output_throughput_token_per_s, number_total_tokens, number_output_tokens,
 number_input_tokens}`; `error_code` is null for a successful request. Its length is the
 summary's `results_num_requests_started` (both are `completed_requests`), so that count and the
-mean TTFT identify the summary a file belongs to when the file names do not.
+mean TTFT identify the summary a file belongs to when the file names do not. LLMPerf has no
+warm-up or measurement window: the summary describes exactly these requests, so every one becomes
+a sample (errored ones as failures).
 
 TPOT: LLMPerf's `inter_token_latency_s` is NOT a TPOT. The client
 (`ray_clients/openai_chat_completions_client.py`) appends the TTFT itself as the first entry of

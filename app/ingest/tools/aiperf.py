@@ -9,7 +9,9 @@ Reads, per run (one artifact directory = one load level):
   (`loadgen.concurrency` / `loadgen.request_rate`, `endpoint.model_names`, `input.prompt`);
 * `profile_export_aiperf.csv`: the multi-block CSV (see `_nvidia_csv`); no config, so the load
   comes from the artifact directory name (`<model>-openai-<endpoint>-concurrency8`);
-* `profile_export.jsonl`: one record per request → request samples (see `_aiperf_records`);
+* `profile_export.jsonl`: one record per request → request samples (see `_aiperf_records`;
+  warm-up records, `benchmark_phase` "warmup", are left out as AIPerf's aggregates leave them out,
+  every profiling record is kept);
 * `inputs.json` (the prompts sent) is recognised and skipped, so a whole artifact directory can be
   uploaded as an archive; a JSON and a CSV of the same run give one point (the JSON wins).
 
@@ -27,10 +29,12 @@ is `total_osl` / duration), `request_count` → num_requests, `error_request_cou
 empty `error_summary` = 0) → num_failed, `output_sequence_length` (content + reasoning tokens)
 → output_len, `goodput` → goodput_requests_per_s with the `--goodput` spec (input_config or
 `cli_command`) as goodput_slo. Pre-filled meta: model, isl/osl (synthetic prompts only),
-measured_at (start_time). The GPU model and count in the telemetry describe the node, not the
-deployment (fixture: 8 A100s, one used), so hardware and num_gpus are left to the form; the
-names and counts are kept in `extra`. The whole JSON document is kept in `extra`, with the API
-key and headers redacted.
+measured_at (start_time), and hardware: the telemetry's `gpu_name` as DCGM writes it (e.g.
+"NVIDIA A100-SXM4-80GB"; the upload matches it to a catalog key) when every GPU reports the same
+name and the user gave no hardware (from the CSV: its telemetry tables' `GPU Name` column). The
+GPU count in the telemetry describes the node, not the deployment (fixture: 8 A100s, one used),
+so num_gpus is left to the form; the names and counts are kept in `extra`. The whole JSON
+document is kept in `extra`, with the API key and headers redacted.
 """
 
 from __future__ import annotations
@@ -126,7 +130,7 @@ def telemetry_hint(doc: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def build_json(file: SourceFile) -> Built:
+def build_json(file: SourceFile, defaults: Mapping[str, Any]) -> Built:
     doc = file.json()
     name = file.name
     config = doc.get("input_config") or {}
@@ -151,17 +155,30 @@ def build_json(file: SourceFile) -> Built:
             values["goodput_slo"] = slo
             extra.pop("goodput_slo_note", None)
     hint = telemetry_hint(doc)
+    gpu_name = None
     if hint:
         extra.update(hint)
-        extra["import_notes"].append(
-            "hardware and num_gpus not taken from telemetry: DCGM lists every GPU of the node "
-            f"({hint['telemetry_gpu_count']} here, {hint['telemetry_gpus_with_memory_used']} "
-            "with memory in use)"
-        )
+        names = hint["telemetry_gpu_names"]
+        if len(names) == 1 and not defaults.get("hardware"):
+            gpu_name = names[0]
+            extra["import_notes"].append(
+                f"hardware {gpu_name!r} from the telemetry's gpu_name (the upload matches it to "
+                "the catalog); num_gpus not taken from telemetry: DCGM lists every GPU of the "
+                f"node ({hint['telemetry_gpu_count']} here, "
+                f"{hint['telemetry_gpus_with_memory_used']} with memory in use)"
+            )
+        else:
+            extra["import_notes"].append(
+                "hardware and num_gpus not taken from telemetry: "
+                + ("the upload form gave the hardware; " if defaults.get("hardware") else "")
+                + ("" if len(names) <= 1 else f"it names {len(names)} GPU models; ")
+                + f"DCGM lists every GPU of the node ({hint['telemetry_gpu_count']} here, "
+                f"{hint['telemetry_gpus_with_memory_used']} with memory in use)"
+            )
     model = first_name(config_value(config, "endpoint.model_names")) or first_name(
         config.get("model_names")
     )
-    meta: dict[str, Any] = {"source_tool": SOURCE_TOOL, "model": model}
+    meta: dict[str, Any] = {"source_tool": SOURCE_TOOL, "model": model, "hardware": gpu_name}
     if not config_value(config, "input.file"):
         meta["isl"] = positive_int(config_number(config, "input.prompt.input_tokens.mean", name))
     meta["osl"] = positive_int(config_number(config, "input.prompt.output_tokens.mean", name))
@@ -173,8 +190,37 @@ def build_json(file: SourceFile) -> Built:
     run = Run(file, "json", doc, config, extra)
     label = run_label(file, STEMS)
     url = config_value(config, "endpoint.url")
-    group = (model, meta.get("isl"), meta.get("osl"), str(url), label)
+    group = (model, meta.get("isl"), meta.get("osl"), str(url), label, gpu_name)
     return Built(run, ParsedPoint(values=values, extra=extra), meta, label, group)
+
+
+def csv_gpu_names(rows: Any) -> list[str]:
+    """GPU names of the CSV's telemetry tables (`GPU Name` / `GPU_Name` column), sorted."""
+    names: set[str] = set()
+    column: int | None = None
+    for row in rows if isinstance(rows, list) else ():
+        cells = [str(c).strip() for c in row] if isinstance(row, list) else []
+        found = next((i for i, c in enumerate(cells) if c in ("GPU Name", "GPU_Name")), None)
+        if found is not None:
+            column = found
+        elif not cells or cells[0].startswith("==="):
+            column = None  # a new section: its own header says where the name is
+        elif column is not None and len(cells) > column and cells[column]:
+            names.add(cells[column])
+    return sorted(names)
+
+
+def _csv_hardware(item: Built, defaults: Mapping[str, Any]) -> None:
+    """The CSV's telemetry GPU name as hardware, like the JSON's (one name, none given)."""
+    names = csv_gpu_names(item.point.extra.get("telemetry_rows"))
+    if len(names) != 1 or defaults.get("hardware"):
+        return
+    item.meta["hardware"] = names[0]
+    item.group = (*item.group, names[0])
+    item.point.extra.setdefault("import_notes", []).append(
+        f"hardware {names[0]!r} from the telemetry's GPU Name (the upload matches it to the "
+        "catalog); num_gpus not taken from telemetry: DCGM lists every GPU of the node"
+    )
 
 
 def is_inputs(file: SourceFile) -> bool:
@@ -220,11 +266,13 @@ class AIPerfImporter:
                 "AIPerf inputs.json / profile_export.jsonl need the run's "
                 "profile_export_aiperf.json (or .csv) in the same upload",
             )
-        built = [build_json(f) for f in jsons]
+        built = [build_json(f, defaults) for f in jsons]
         covered = {(f.folder, f.basename.rsplit(".", 1)[0]) for f in jsons}
         for f in csvs:
             if (f.folder, f.basename.rsplit(".", 1)[0]) not in covered:
-                built.append(csv_built(f, SOURCE_TOOL, STEMS, aiperf_values))
+                item = csv_built(f, SOURCE_TOOL, STEMS, aiperf_values)
+                _csv_hardware(item, defaults)
+                built.append(item)
         attach([read_records(f) for f in jsonl], built)
         return sweeps_from(built, TOOL, FORMATS, defaults, "profile_export.jsonl")
 

@@ -25,6 +25,8 @@ GenAI-Perf reports neither duration, failures nor total-token throughput: those 
 so a total is not derived). `backend` in input_config is GenAI-Perf's Triton backend option
 (default "tensorrtllm" even against vLLM) and does not name the engine. The whole JSON document
 (telemetry, config, every percentile) is kept in each point's `extra`, with secrets redacted.
+`telemetry_stats` is keyed by GPU index and names no GPU model, so the hardware is left to the
+form. No request samples: the raw perf_analyzer `profile_export.json` has no token counts.
 """
 
 from __future__ import annotations

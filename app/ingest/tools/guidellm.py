@@ -12,6 +12,12 @@ Layouts read (detected by content, see benchmark-formats.md §5):
   statistic), one row per benchmark; `Percentiles` is one string
   `[min, p001, p01, p05, p10, p25, p75, p90, p95, p99, max]`.
 
+Samples: guidellm 0.4+ lists warm-up and cool-down requests too but computes every aggregate
+over the requests overlapping `scheduler_metrics.measure_start_time … measure_end_time`; only
+those become samples (`_guidellm_benchmark.in_window`), so per-request goodput describes the same
+requests as the aggregates. Engine: a `vllm_python` backend (vLLM in process) fills it; the
+usual `openai_http` names none.
+
 Metric semantics (TPOT = `inter_token_latency_ms`, not `time_per_output_token_ms`) are
 documented in `_guidellm_benchmark.py`. Sampled per-request stats (`requests.successful` /
 `errored`) become request samples when the report kept them.
@@ -30,6 +36,7 @@ from app.ingest.common import json_safe, number
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.source import SourceFile
+from app.ingest.tools._engines import fill_engine
 from app.ingest.tools._guidellm_benchmark import (
     benchmark_point,
     dig,
@@ -62,8 +69,23 @@ class GuidellmImporter:
                 sweeps.append(parse_csv(file))
             else:
                 doc = _load(file, kind or "json")
-                sweeps.append(parse_report(file, doc, kind or "json"))
+                sweep = parse_report(file, doc, kind or "json")
+                fill_engine(sweep.meta, [_backend_kind(doc)], defaults)
+                sweeps.append(sweep)
         return sweeps
+
+
+def _backend_kind(doc: Mapping[str, Any]) -> Any:
+    """guidellm's backend type: `openai_http` (no engine) or `vllm_python` (vLLM in process)."""
+    spec_backend = dig(doc, "config", "spec", "backend")
+    benchmarks = doc.get("benchmarks")
+    first = benchmarks[0] if isinstance(benchmarks, list) and benchmarks else {}
+    for backend in (spec_backend, dig(first, "config", "backend"), dig(doc, "args", "backend")):
+        if isinstance(backend, Mapping):
+            backend = backend.get("kind") or backend.get("type_")
+        if isinstance(backend, str):
+            return backend
+    return None
 
 
 def _kind(file: SourceFile) -> str | None:

@@ -23,10 +23,12 @@ includes the wait for the first token, so it fills neither tpot_* nor itl_* (it 
 raw). tpot_* is computed per request from the individual responses, which must therefore be
 uploaded with the summary. They are paired by file name (`X_summary` ↔ `X_individual_responses`,
 `summary_X` ↔ `individual_X`, `summary/X` ↔ `individual/X`), else by being the only two, else by
-content (request count and mean TTFT). A summary without its individual responses, or individual
-responses without their summary (they state neither the concurrency nor the duration), is refused
-with a message saying what to add. Summaries of one model, lengths and metadata form one sweep,
-ordered by concurrency.
+content (request count and mean TTFT). A summary without its individual responses (the whole
+public llmperf leaderboard is summaries) imports like SGLang's pooled-ITL files: TTFT, E2EL and
+throughput, no TPOT, no samples, and a sweep warning saying to upload the individual responses to
+get TPOT. Individual responses without their summary (they state neither the concurrency nor the
+duration) are refused with a message saying what to add. Summaries of one model, lengths and
+metadata form one sweep, ordered by concurrency.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from typing import Any
 
 from app.ingest.common import integer, number
 from app.ingest.errors import IngestError
-from app.ingest.parsed import ParsedPoint, ParsedSweep
+from app.ingest.parsed import NO_TPOT_WARNING, ParsedPoint, ParsedSweep
 from app.ingest.source import SourceFile
 from app.ingest.tools._llmperf_requests import (
     Individual,
@@ -80,6 +82,10 @@ STATS = (
     ("p95", "quantiles_p95"),
     ("p99", "quantiles_p99"),
 )
+SUMMARY_ONLY_NOTE = (
+    "summary without its individual responses: no tpot_* (results_inter_token_latency_s "
+    "includes the first token's wait and is kept raw), no request samples"
+)
 TPOT_NOTE = (
     "tpot_* computed per request from the individual responses as (E2EL - TTFT) / "
     "(output tokens - 1); LLMPerf's results_inter_token_latency_s includes the first token's "
@@ -93,6 +99,7 @@ class Member:
     meta: dict[str, Any]
     summary: SourceFile
     names: str  # "summary, individual responses"
+    individual: bool  # False: a summary alone (no TPOT, no samples)
 
 
 def flatten(obj: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -215,18 +222,13 @@ def pair(
             "by name (X_summary.json / X_individual_responses.json) or by its requests",
         )
     for summary in summaries:
-        if summary.name not in paired:
+        found = paired.get(summary.name)
+        if found is None:
+            continue  # imported without TPOT, with summary_only_warning
+        if not consistent(docs[summary.name], found):
             raise IngestError.one(
-                summary.name,
-                "LLMPerf's results_inter_token_latency_s includes the wait for the first token, "
-                "so it is not a TPOT: upload the matching *_individual_responses.json with this "
-                "summary so TPOT can be computed per request",
-            )
-        ind = paired[summary.name]
-        if not consistent(docs[summary.name], ind):
-            raise IngestError.one(
-                ind.file.name,
-                f"holds {ind.started} requests (mean TTFT {ind.mean_ttft_s} s), which does not "
+                found.file.name,
+                f"holds {found.started} requests (mean TTFT {found.mean_ttft_s} s), which does not "
                 f"match {summary.name} (results_num_requests_started, results_ttft_s_mean)",
             )
     return paired
@@ -258,10 +260,13 @@ class LLMPerfImporter:
         for f in summaries:
             s = docs[f.name]
             point = point_from(f, s)
-            ind = paired[f.name]
-            point.values.update(tpot_values(ind))
-            point.samples = ind.samples
-            point.extra["import_notes"] = [TPOT_NOTE]
+            ind = paired.get(f.name)
+            if ind is not None:
+                point.values.update(tpot_values(ind))
+                point.samples = ind.samples
+                point.extra["import_notes"] = [TPOT_NOTE]
+            else:
+                point.extra["import_notes"] = [SUMMARY_ONLY_NOTE]
             meta = meta_from(f, s)
             user = tuple(sorted((k, str(v)) for k, v in s.items() if _is_user_key(k)))
             key = (
@@ -271,7 +276,8 @@ class LLMPerfImporter:
                 str(s.get("additional_sampling_params")),
                 user,
             )
-            member = Member(point, meta, f, f"{f.name}, {ind.file.name}")
+            names = f"{f.name}, {ind.file.name}" if ind is not None else f.name
+            member = Member(point, meta, f, names, ind is not None)
             groups.setdefault(key, []).append(member)
         sweeps = []
         for members in groups.values():
@@ -303,13 +309,27 @@ def _sweep(members: list[Member], folder: str = "") -> ParsedSweep:
     where = folder.rsplit("/", 1)[-1] if folder else None
     sweep_meta = {**meta, "sweep": " · ".join(p for p in (base, TOOL, label, where) if p)}
     version = extra.get("version")
-    fmt = "token_benchmark_ray summary + individual responses"
+    alone = [m for m in members if not m.individual]
+    fmt = "token_benchmark_ray summary" + ("" if alone else " + individual responses")
     names = ", ".join(m.names for m in members)
-    return ParsedSweep(
+    sweep = ParsedSweep(
         meta=sweep_meta,
         points=[m.point for m in members],
         source_file=names if len(names) <= 500 else names[:497] + "...",
         source_format=f"{TOOL} {fmt}" + (f" (results version {version})" if version else ""),
+    )
+    if alone:
+        sweep.warnings.append(summary_only_warning([m.summary.name for m in alone]))
+    return sweep
+
+
+def summary_only_warning(names: list[str]) -> str:
+    """Why a summary alone has no TPOT and what to upload to get one."""
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return (
+        f"{NO_TPOT_WARNING}. To get TPOT (and per-request samples), upload the matching "
+        f"*_individual_responses.json beside {shown}: LLMPerf's results_inter_token_latency_s "
+        "includes the wait for the first token, so it is not a TPOT and is kept raw only"
     )
 
 

@@ -19,10 +19,10 @@ No goodput (SGLang has none). `--output-details` arrays (`ttfts` and `itls` in s
 e2el = ttft + Σ itls (SGLang's own latency also counts the wait for the final `[DONE]` chunk, so
 a TPOT recomputed from samples can be a little lower than the file's).
 
-A line with no TPOT statistic (the late-2024 files of the fixtures have only `median_itl_ms`) still
-parses, but the shared upload checks refuse the sweep with "no TPOT statistic": a pooled ITL is not
-a TPOT and cannot be turned into one, and without `mean_ttft_ms` or per-request data no TPOT can be
-derived.
+A line with no TPOT statistic (the late-2024 files of the fixtures have only `median_itl_ms`)
+imports with TTFT, E2EL and throughput and the shared "no TPOT statistic" warning: a pooled ITL is
+not a TPOT and cannot be turned into one, and without `mean_ttft_ms` or per-request data no TPOT
+can be derived.
 
 Sweeps: lines of one file with the same configuration (tag, backend, dataset, random ISL/OSL and
 range ratio, ShareGPT output length, server) form one sweep, ordered by load; files are never
@@ -34,7 +34,12 @@ presence means the server was SGLang): engine "sglang", engine_version = `versio
 `speculative_algorithm`, num_gpus = tp_size × pp_size × dp_size, where dp_size does not multiply
 when `enable_dp_attention` is on (DP attention shards the same TP GPUs). A prefill/decode
 disaggregated server_info (`prefill`/`decode` lists or a disaggregation mode) describes only part
-of the deployment, so num_gpus is then left to the user.
+of the deployment, so num_gpus is then left to the user. Without server_info the engine comes from
+`backend` (`sglang*` → sglang, `vllm*` → vllm, …; see `_engines`) unless the user gave one.
+
+Samples: `--output-details` arrays hold every request of the run and only those (the warm-up
+requests bench_serving sends first are not in them), the same requests as the aggregates, so all
+are kept.
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ from app.ingest.common import integer, json_safe
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.source import SourceFile
+from app.ingest.tools._engines import fill_engine
 from app.ingest.tools._vllm_common import (
     DETAIL_KEYS,
     Record,
@@ -113,7 +119,10 @@ class SglangImporter:
             groups: dict[tuple[Any, ...], list[Record]] = {}
             for rec in _lines(file):
                 groups.setdefault(_config_key(rec), []).append(rec)
-            sweeps.extend(_sweep(group) for group in groups.values())
+            for group in groups.values():
+                sweep = _sweep(group)
+                fill_engine(sweep.meta, (r.data.get("backend") for r in group), defaults)
+                sweeps.append(sweep)
         return sweeps
 
 

@@ -41,7 +41,13 @@ Meta: model from `model_id` (a local path becomes its HF id or last folder), mea
 `pp`, `pipeline_parallel_size`, `dp`, `data_parallel_size`; metadata strings are cast), isl/osl
 from `random_input_len`/`random_output_len`/`input_len`/`output_len` override keys, and any
 metadata key named like a sweep column (`hardware`, `engine`, `precision`, ...). The file never
-names the hardware or the serving engine (`backend` is the client's request type).
+names the hardware. `backend` is the client's request type; when it names a server (`vllm`,
+`sglang`, `tgi`, `lmdeploy`, `tensorrt-llm`, …, not `openai*`) it fills the engine if neither the
+metadata nor the user gave one (see `_engines`).
+
+Samples: the `--save-detailed` arrays hold exactly the requests the aggregates are computed from
+(bench serve's warm-up test prompt is sent before and is not in them; failures are in both), so
+all are kept.
 """
 
 from __future__ import annotations
@@ -57,6 +63,7 @@ from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.source import SourceFile
 from app.ingest.tools import _vllm_records as records
+from app.ingest.tools._engines import fill_engine
 from app.ingest.tools._vllm_common import (
     DETAIL_KEYS,
     STAT_KEY,
@@ -152,7 +159,11 @@ class VllmImporter:
         groups: dict[tuple[Any, ...], list[Record]] = {}
         for rec in runs:
             groups.setdefault(_config_key(rec, linked), []).append(rec)
-        sweeps = [_sweep(group) for group in groups.values()]
+        sweeps = []
+        for group in groups.values():
+            sweep = _sweep(group)
+            fill_engine(sweep.meta, (r.data.get("backend") for r in group), defaults)
+            sweeps.append(sweep)
         return sweeps
 
 
