@@ -7,12 +7,22 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
+from starlette.types import ASGIApp
 
 from app import __version__
-from app.http import errors
+from app.http import api_docs, errors
+from app.http.security import SecurityMiddleware
 from app.http.timing import ServerTimingMiddleware
 from app.settings import PROJECT_ROOT, Settings, get_settings
 from app.store.db import make_engine, make_sessionmaker, session_scope
+
+
+class Paretoscope(FastAPI):
+    """FastAPI with the security layer outermost, so even a 500 page carries its headers."""
+
+    def build_middleware_stack(self) -> ASGIApp:
+        settings: Settings = self.state.settings
+        return SecurityMiddleware(super().build_middleware_stack(), settings.trusted_hosts)
 
 
 def create_app(settings: Settings | None = None, *, migrate: bool = True) -> FastAPI:
@@ -32,11 +42,13 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
         yield
         engine.dispose()
 
-    app = FastAPI(
+    app = Paretoscope(
         title="Paretoscope",
         version=__version__,
         description="Throughput-versus-interactivity Pareto analysis of LLM inference sweeps.",
         lifespan=lifespan,
+        docs_url=None,  # api_docs serves /docs and /redoc with a policy that fits them
+        redoc_url=None,
     )
     app.state.settings = settings
     app.state.engine = engine
@@ -44,6 +56,7 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
     app.add_middleware(ServerTimingMiddleware)
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     errors.install(app)
+    api_docs.install(app)
 
     from app.api import claims as api_claims
     from app.api import exports as api_exports
