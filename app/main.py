@@ -56,7 +56,6 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
     app.add_middleware(ServerTimingMiddleware)
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     errors.install(app)
-    api_docs.install(app)
 
     from app.api import claims as api_claims
     from app.api import exports as api_exports
@@ -83,6 +82,7 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
         pricing.router,
     ):
         app.include_router(router)
+    api_docs.install(app)  # last: it steps aside if a router above already serves /docs
     return app
 
 

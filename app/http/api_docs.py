@@ -6,6 +6,8 @@ their own policy: the CDN, plus the hash of exactly that generated script (no 'u
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import FastAPI, Request
 from fastapi.openapi.docs import (
     get_redoc_html,
@@ -40,8 +42,21 @@ def _with_csp(response: HTMLResponse) -> HTMLResponse:
     return response
 
 
+def _serves(routes: list[Any], path: str) -> bool:
+    for route in routes:
+        if getattr(route, "path", None) == path:
+            return True
+        if hasattr(route, "original_router") and _serves(route.original_router.routes, path):
+            return True
+    return False
+
+
 def install(app: FastAPI) -> None:
-    """Call with FastAPI(docs_url=None, redoc_url=None): these routes replace the built-in ones."""
+    """Call with FastAPI(docs_url=None, redoc_url=None), after the routers are included: these
+    routes replace the built-in ones, unless the app already serves its own /docs (e.g. a
+    vendored Swagger UI started by a static script, which the app-wide policy already allows)."""
+    if _serves(app.routes, DOCS_URL):
+        return
 
     @app.get(DOCS_URL, include_in_schema=False)
     def swagger_ui(request: Request) -> HTMLResponse:

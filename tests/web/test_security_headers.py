@@ -133,19 +133,25 @@ def test_a_server_error_page_carries_the_headers_too(client: TestClient) -> None
     assert_safe_headers(response)
 
 
-@pytest.mark.parametrize("url", ["/docs", "/redoc", "/docs/oauth2-redirect"])
-def test_the_api_docs_get_a_policy_that_allows_the_cdn_and_exactly_their_inline_script(
-    client: TestClient, url: str
+def test_the_api_docs_render_under_a_policy_that_allows_exactly_their_inline_scripts(
+    client: TestClient,
 ) -> None:
-    response = client.get(url)
-    assert response.status_code == 200
-    assert_safe_headers(response)
-    policy = directives(response.headers["content-security-policy"])
-    assert "https://cdn.jsdelivr.net" in policy["script-src"]
-    inline = re.findall(r"<script>(.*?)</script>", response.text, re.DOTALL)
-    assert [script_hash(body) in policy["script-src"] for body in inline] == [True] * len(inline)
-    hashes = [s for s in policy["script-src"] if s.startswith("'sha256-")]
-    assert len(hashes) == len(inline)
+    docs = client.get("/docs")
+    assert docs.status_code == 200
+    for response in (docs, client.get("/redoc"), client.get("/docs/oauth2-redirect")):
+        if response is not docs and response.status_code == 404:
+            continue  # served only when the docs come from FastAPI's CDN pages
+        assert response.status_code == 200
+        assert_safe_headers(response)
+        script_src = directives(response.headers["content-security-policy"])["script-src"]
+        inline = re.findall(r"<script>(.*?)</script>", response.text, re.DOTALL)
+        assert sorted(script_hash(body) for body in inline) == sorted(
+            s for s in script_src if s.startswith("'sha256-")
+        )
+        # Every script the page loads is allowed by the policy.
+        for src in re.findall(r'<script[^>]* src="([^"]+)"', response.text):
+            origin = re.match(r"https://[^/]+", src)
+            assert (origin.group(0) if origin else "'self'") in script_src, src
 
 
 # --- cross-site writes ---------------------------------------------------------------------
