@@ -132,8 +132,20 @@ def hostile(browser: Any, site: str) -> dict[str, Any]:
     page.wait_for_url(re.compile(r"/claims/\d+"))
     claim = int(page.url.split("/claims/")[1].split("?")[0])
     watched.assert_nothing_ran("claim audit after saving")
+
+    page.goto(site + "/pricing")
+    form = page.locator("#profile-form form")
+    form.locator("input[name=name]").fill(BREAKOUT + ATTRIBUTE)
+    form.locator("select[name=kind]").select_option("rental")
+    form.locator("select[name=hardware]").select_option("H100")
+    form.locator("input[name=usd_per_gpu_hour]").fill("2")
+    form.locator("input[name=source]").fill(COMMENT + SEPARATORS)
+    form.locator("button[type=submit]").click()
+    page.wait_for_url(re.compile(r"/pricing#profile-\d+"))
+    profile = int(page.url.rsplit("-", 1)[1])
+    watched.assert_nothing_ran("pricing after saving")
     watched.context.close()
-    return {"sweeps": [ids[n] for n in NAMES], "claim": claim}
+    return {"sweeps": [ids[n] for n in NAMES], "claim": claim, "profile": profile}
 
 
 @pytest.fixture
@@ -168,6 +180,25 @@ def test_explore_shows_hostile_names_and_draws_the_charts_and_redraws_after_htmx
     watched.charts("pareto-chart", "sensitivity-chart")
     assert page.evaluate("() => window.__marker") == "same page"
     watched.assert_nothing_ran("explore after an htmx swap")
+
+
+def test_a_hostile_pricing_profile_stays_text_on_pricing_explore_and_compare(
+    site: str, hostile: dict[str, Any], watched: Watched
+) -> None:
+    page = watched.page
+    page.goto(f"{site}/pricing")
+    assert BREAKOUT + ATTRIBUTE in page.inner_text("#main")
+    watched.assert_nothing_ran("pricing")
+    priced = query(hostile["sweeps"], pricing=hostile["profile"], sensitivity="tpot")
+    page.goto(f"{site}/?{priced}")
+    watched.charts("pareto-chart", "sensitivity-chart")
+    assert BREAKOUT + ATTRIBUTE in page.inner_text("#readoff-table")
+    watched.assert_nothing_ran("explore priced by the hostile profile")
+    page.goto(f"{site}/compare?{priced}")
+    watched.charts("ratio-chart", "cost-chart", "cost-sensitivity-chart")
+    watched.assert_nothing_ran("compare priced by the hostile profile")
+    page.goto(f"{site}/metrics")
+    watched.assert_nothing_ran("metrics")
 
 
 def test_compare_and_history_draw_every_chart_with_hostile_names(

@@ -83,7 +83,23 @@ def hostile(client: TestClient, session: Session, tmp_path: Path) -> dict[str, A
         },
     )
     assert claim.status_code == 201, claim.text
-    return {"sweeps": list(sweeps.values()), "claim": claim.json()["id"]}
+    profile = client.post(
+        "/pricing",
+        data={
+            "name": BREAKOUT + ATTRIBUTE,
+            "kind": "rental",
+            "hardware": "H100",
+            "usd_per_gpu_hour": "2",
+            "source": COMMENT + SEPARATORS,
+        },
+        follow_redirects=False,
+    )
+    assert profile.status_code == 303, profile.text
+    return {
+        "sweeps": list(sweeps.values()),
+        "claim": claim.json()["id"],
+        "profile": int(profile.headers["location"].rsplit("-", 1)[1]),
+    }
 
 
 def assert_no_script_from_data(html: str) -> list[Any]:
@@ -202,6 +218,25 @@ def test_claims_pages_show_a_hostile_vendor_and_notes_as_text_and_no_javascript_
         assert not page.select("a[href^='javascript']")
     audit = get_ok(client, f"/claims/{hostile['claim']}")
     assert BREAKOUT in strings_in(assert_no_script_from_data(audit))
+
+
+def test_a_hostile_pricing_profile_name_stays_text_and_json_on_every_priced_view(
+    client: TestClient, hostile: dict[str, Any]
+) -> None:
+    name = BREAKOUT + ATTRIBUTE
+    html = get_ok(client, "/pricing")
+    assert_no_script_from_data(html)
+    assert name in texts_of(html)
+    priced = sweep_params(hostile["sweeps"], pricing=hostile["profile"], sensitivity="tpot")
+    for url in ("/", "/compare", "/history"):
+        html = get_ok(client, url, priced)
+        assert_no_script_from_data(html)
+        assert name in texts_of(html), url
+    for view in ("explore", "compare"):
+        html = get_ok(client, "/report", [*priced, ("view", view)])
+        assert name in texts_of(html), view
+        for name_ in NAMES:
+            assert name_ not in html
 
 
 @pytest.mark.parametrize("view", ["explore", "compare"])
