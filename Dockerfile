@@ -1,4 +1,9 @@
 # Paretoscope: SQLite on the /data volume by default; set PARETOSCOPE_DATABASE_URL for Postgres.
+# It binds 0.0.0.0 inside the container but answers only to localhost/127.0.0.1 until you name
+# the host users type, and anyone may write until you set a token (serve warns about that):
+#   docker run -p 8000:8000 -e PARETOSCOPE_ALLOWED_HOSTS=dash.example.com \
+#     -e PARETOSCOPE_WRITE_TOKEN=... paretoscope
+# See README, "Running on a shared host".
 FROM python:3.11-slim
 
 WORKDIR /srv/paretoscope
@@ -6,7 +11,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PARETOSCOPE_HOST=0.0.0.0 \
     PARETOSCOPE_PORT=8000 \
-    PARETOSCOPE_DATABASE_URL=sqlite:////data/paretoscope.db
+    PARETOSCOPE_DATABASE_URL=sqlite:////data/paretoscope.db \
+    PARETOSCOPE_ALLOWED_HOSTS=localhost,127.0.0.1
 
 # Dependencies first, so code changes do not reinstall them.
 COPY pyproject.toml README.md ./

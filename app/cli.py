@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import ipaddress
+import os
 import sys
 from pathlib import Path
 
@@ -67,6 +69,12 @@ def _serve(args: argparse.Namespace) -> int:
     _seed_database(if_empty=settings.seed_on_start, only_if_enabled=True)
     host = args.host or settings.host
     port = args.port or settings.port
+    if host != settings.host:
+        # The app (in this process or in workers) reads the bind host for its Host allow-list.
+        os.environ["PARETOSCOPE_HOST"] = host
+        get_settings.cache_clear()
+    for line in exposure_warnings(host, settings.write_token is not None):
+        print(f"WARNING: {line}", file=sys.stderr, flush=True)
     print(f"Paretoscope on http://{host}:{port}", flush=True)
     uvicorn.run(
         "app.main:serve_app",
@@ -77,6 +85,29 @@ def _serve(args: argparse.Namespace) -> int:
         reload=args.reload,
     )
     return 0
+
+
+def exposure_warnings(host: str, has_token: bool) -> list[str]:
+    """What `serve` says when it binds beyond this machine with writes open to anyone."""
+    if has_token or _is_loopback(host):
+        return []
+    return [
+        f"serving on {host or 'every address'}, which other machines can reach, "
+        "and PARETOSCOPE_WRITE_TOKEN is not set:",
+        "anyone who can reach this port can upload, edit and delete sweeps and prices.",
+        "Set PARETOSCOPE_WRITE_TOKEN, and PARETOSCOPE_ALLOWED_HOSTS to the names users type "
+        "(see README, 'Running on a shared host').",
+    ]
+
+
+def _is_loopback(host: str) -> bool:
+    name = host.strip().strip("[]").lower()
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
 
 
 def _upgrade() -> None:

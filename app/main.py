@@ -7,13 +7,23 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 from starlette.middleware.gzip import GZipMiddleware
+from starlette.types import ASGIApp
 
 from app import __version__
 from app.http import errors
+from app.http.security import SecurityMiddleware
 from app.http.static import STATIC_DIR, VersionedStatic
 from app.http.timing import ServerTimingMiddleware
 from app.settings import Settings, get_settings
 from app.store.db import make_engine, make_sessionmaker, session_scope
+
+
+class Paretoscope(FastAPI):
+    """FastAPI with the security layer outermost, so even a 500 page carries its headers."""
+
+    def build_middleware_stack(self) -> ASGIApp:
+        settings: Settings = self.state.settings
+        return SecurityMiddleware(super().build_middleware_stack(), settings.trusted_hosts)
 
 
 def create_app(settings: Settings | None = None, *, migrate: bool = True) -> FastAPI:
@@ -33,7 +43,7 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
         yield
         engine.dispose()
 
-    app = FastAPI(
+    app = Paretoscope(
         title="Paretoscope",
         version=__version__,
         description="Throughput-versus-interactivity Pareto analysis of LLM inference sweeps.",

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Annotated
 
 from pydantic import Field, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+# Names that always reach this machine itself; a browser sends them only when the user typed them.
+LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "[::1]")
+# Bind addresses that mean "every interface": never a name a browser should send as Host.
+WILDCARD_BIND = ("0.0.0.0", "::", "[::]", "")
 
 
 class Settings(BaseSettings):
@@ -28,6 +33,12 @@ class Settings(BaseSettings):
         description="When set, every write needs it: `Authorization: Bearer <token>` on the API, "
         "the token field on forms.",
     )
+    allowed_hosts: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Host names the server answers to, comma-separated (`*.example.com` matches "
+        "subdomains, `*` any host). Loopback names are always accepted; unset means the loopback "
+        "names plus the bind host. Any other Host header gets 400 (stops DNS rebinding).",
+    )
     seed_on_start: bool = Field(
         default=True, description="Seed catalogs and demo sweeps when the database is empty."
     )
@@ -45,6 +56,21 @@ class Settings(BaseSettings):
     @classmethod
     def _empty_token_is_none(cls, value: str | None) -> str | None:
         return value or None
+
+    @field_validator("allowed_hosts", mode="before")
+    @classmethod
+    def _split_hosts(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [h.strip() for h in value.split(",") if h.strip()]
+        return value
+
+    @property
+    def trusted_hosts(self) -> tuple[str, ...]:
+        """The Host allow-list in force: the configured names, or the bind host, plus loopback."""
+        configured = self.allowed_hosts or (
+            [] if self.host.strip() in WILDCARD_BIND else [self.host.strip()]
+        )
+        return (*LOOPBACK_HOSTS, *configured)
 
     @property
     def max_upload_bytes(self) -> int:

@@ -1,5 +1,6 @@
 // Paretoscope page glue: draw every [data-figure] with Plotly, on load and after htmx swaps,
-// and show upload progress. No other inline script on any page.
+// ask before confirm-marked forms submit, and show upload progress. Pages carry no inline script:
+// figure data sits in <script type="application/json"> blocks that only JSON.parse reads.
 (function () {
   "use strict";
 
@@ -16,6 +17,12 @@
 
   document.addEventListener("DOMContentLoaded", function () { drawFigures(document); });
   document.addEventListener("htmx:afterSettle", function (evt) { drawFigures(evt.detail.elt || document); });
+
+  // A form with data-confirm asks first (an inline onsubmit would need 'unsafe-inline').
+  document.addEventListener("submit", function (evt) {
+    var message = evt.target.dataset && evt.target.dataset.confirm;
+    if (message && !window.confirm(message)) evt.preventDefault();
+  });
 
   // Upload progress: htmx reports XHR upload progress for multipart posts.
   document.addEventListener("htmx:xhr:progress", function (evt) {

@@ -94,6 +94,8 @@ def make_client(database_url: str) -> Iterator[Callable[..., TestClient]]:
     clients: list[TestClient] = []
 
     def build(**overrides: Any) -> TestClient:
+        # TestClient sends Host: testserver, which the default Host allow-list refuses.
+        overrides.setdefault("allowed_hosts", ["testserver"])
         settings = Settings(database_url=database_url, seed_on_start=False, **overrides)
         client = TestClient(create_app(settings, migrate=False), raise_server_exceptions=False)
         client.__enter__()

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
 from fastapi import Request
 from fastapi.templating import Jinja2Templates
+from markupsafe import Markup
 from starlette.responses import Response
 
 from app import __version__
@@ -59,9 +61,30 @@ def fmt_usd(value: Any, digits: int = 4) -> str:
     return f"${value:,.{digits}f}"
 
 
+# Inside <script type="application/json"> the HTML parser looks for "</script" and "<!--"; with
+# these escaped no uploaded text can end the block or open markup, and JSON.parse reads it back.
+# U+2028/2029 are escaped too, so the text stays valid even if someone evaluates it as JS.
+_SCRIPT_ESCAPES = {
+    ord("<"): "\\u003c",
+    ord(">"): "\\u003e",
+    ord("&"): "\\u0026",
+    ord("'"): "\\u0027",
+    0x2028: "\\u2028",
+    0x2029: "\\u2029",
+}
+
+
+def script_json(value: Any, indent: int | None = None) -> Markup:
+    """JSON safe to place in a <script type="application/json"> block or an attribute."""
+    text = json.dumps(value, indent=indent, separators=None if indent else (",", ":"))
+    return Markup(text.translate(_SCRIPT_ESCAPES))
+
+
 templates.env.filters["num"] = fmt_num
 templates.env.filters["unit"] = fmt_unit
 templates.env.filters["usd"] = fmt_usd
+# Replaces Jinja's own tojson (which leaves U+2028/2029 alone): one way to embed data for scripts.
+templates.env.filters["tojson"] = script_json
 templates.env.globals["nav"] = NAV
 templates.env.globals["version"] = __version__
 templates.env.globals["static"] = static_url

@@ -73,10 +73,7 @@ def compare_context(session: Session, query: explore_state.ExploreQuery) -> dict
         "ratio_figure": ratio_figure,
         "cost_figure": cost_figure,
         "sensitivity_figure": sens,
-        "ratio_json": views.figure_json(ratio_figure),
-        "cost_json": views.figure_json(cost_figure),
-        "sensitivity_json": views.figure_json(sens) if sens else None,
-        "cost_sensitivity_json": views.figure_json(cost_sens) if cost_sens else None,
+        "cost_sensitivity_figure": cost_sens,
         "colours": {sid: charts.colour(i) for i, sid in enumerate(view.state.selected)},
     }
 

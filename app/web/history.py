@@ -13,7 +13,7 @@ from app.http.deps import SessionDep
 from app.services import analysis, history
 from app.store import points as point_queries
 from app.store import sweeps as sweep_queries
-from app.web import explore_state, views
+from app.web import explore_state
 from app.web.explore import price_cells, render_view
 
 router = APIRouter()
@@ -87,7 +87,6 @@ def history_context(session: Session, query: explore_state.ExploreQuery) -> dict
         "cells": cells,
         "spreads": {r.meta["id"]: history.repeated_runs(r) for r in results},
         "figure": figure,
-        "figure_json": views.figure_json(figure),
-        "cost_figure_json": views.figure_json(cost_figure) if cost_figure else None,
+        "cost_figure": cost_figure,
         "facets": sweep_queries.facet_values(session),
     }

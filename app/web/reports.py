@@ -7,9 +7,11 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
+from markupsafe import Markup
 
 from app.http.deps import SessionDep
 from app.http.errors import AppError
+from app.http.security import script_hash
 from app.http.templating import render
 from app.settings import PROJECT_ROOT
 from app.web import explore_state
@@ -20,10 +22,28 @@ router = APIRouter()
 STATIC = PROJECT_ROOT / "static"
 
 
+PLOTLY = "vendor/plotly-basic-4.1.1.min.js"
+APP_JS = "app.js"
+
+
 @lru_cache
-def _inline(name: str) -> str:
+def _inline(name: str) -> Markup:
+    """One of our own static files as the body of an inline <script> (never user data)."""
+    text = (STATIC / name).read_text(encoding="utf-8")
+    # The HTML parser turns CR LF into LF before the browser hashes the script: match it.
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
     # Scripts go inside <script>; a literal "</" would end them early.
-    return (STATIC / name).read_text(encoding="utf-8").replace("</", "<\\/")
+    return Markup(text.replace("</", "<\\/"))
+
+
+@lru_cache
+def report_csp() -> str:
+    """The report's policy: only its two embedded scripts run; the data blocks are JSON."""
+    hashes = " ".join(script_hash(_inline(name)) for name in (PLOTLY, APP_JS))
+    return (
+        f"default-src 'none'; script-src {hashes}; style-src 'unsafe-inline'; "
+        "img-src data: blob:; base-uri 'none'; form-action 'none'"
+    )
 
 
 @router.get("/report", name="report", include_in_schema=False)
@@ -39,12 +59,15 @@ def report(request: Request, session: SessionDep, view: str = "explore") -> Resp
         raise AppError(422, "Invalid request", f"view: {view!r} is not explore or compare")
     context.update(
         view=view,
-        css=(STATIC / "app.css").read_text(encoding="utf-8"),
-        plotly_js=_inline("vendor/plotly-basic-4.1.1.min.js"),
-        app_js=_inline("app.js"),
+        css=Markup((STATIC / "app.css").read_text(encoding="utf-8")),
+        plotly_js=_inline(PLOTLY),
+        app_js=_inline(APP_JS),
+        report_csp=report_csp(),
         source_url=str(request.url),
     )
     response = render(request, "reports/report.html", context)
+    # The same policy as the file's own meta tag, plus what only a header can say.
+    response.headers["Content-Security-Policy"] = f"{report_csp()}; frame-ancestors 'none'"
     filename = f"paretoscope-{view}-report.html"
     response.headers["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response

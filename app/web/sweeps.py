@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import RedirectResponse, Response
@@ -16,7 +16,6 @@ from app.services.sweep_edits import EDITABLE, SweepQuery, sweep_changes
 from app.store import points as point_queries
 from app.store import sweeps as q
 from app.store.models import Point
-from app.web import views
 
 router = APIRouter(include_in_schema=False)
 
@@ -90,8 +89,8 @@ async def sweep_delete(
 
 def sweep_figures(
     session: SessionDep, points: list[Point], num_gpus: int, has_samples: bool
-) -> dict[str, str]:
-    """Figure JSON by element id: latency and throughput against load, per-request CDFs."""
+) -> dict[str, dict[str, Any]]:
+    """Figures by element id: latency and throughput against load, per-request CDFs."""
     figures = {
         "latency-figure": charts_sweep.latency_figure(points),
         "throughput-figure": charts_sweep.throughput_figure(points, num_gpus),
@@ -100,7 +99,7 @@ def sweep_figures(
         samples = point_queries.samples_frame(session, [p.id for p in points])
         figures["ttft-cdf-figure"] = charts_sweep.cdf_figure(points, samples, "ttft")
         figures["tpot-cdf-figure"] = charts_sweep.cdf_figure(points, samples, "tpot")
-    return {k: views.figure_json(v) for k, v in figures.items() if v is not None}
+    return {k: v for k, v in figures.items() if v is not None}
 
 
 def _str(value: object) -> str | None:

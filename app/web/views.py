@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -55,9 +54,3 @@ def price_groups(state: ExploreState, prices: list[Price]) -> list[PriceGroup]:
         )
         groups.append(PriceGroup(column.label, chosen))
     return groups
-
-
-def figure_json(figure: dict[str, Any]) -> str:
-    import json
-
-    return json.dumps(figure, separators=(",", ":"))

@@ -14,6 +14,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -73,18 +74,18 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """`paretoscope serve` on a seeded SQLite database in a temporary folder."""
+@contextmanager
+def run_server(folder: Path, **env_overrides: str) -> Iterator[str]:
+    """`paretoscope serve` on a seeded SQLite database in `folder`; yields its URL."""
     port = _free_port()
-    db = tmp_path_factory.mktemp("browser") / "browser.db"
     env = {
         **os.environ,
-        "PARETOSCOPE_DATABASE_URL": f"sqlite:///{db}",
+        "PARETOSCOPE_DATABASE_URL": f"sqlite:///{folder / 'browser.db'}",
         "PARETOSCOPE_PORT": str(port),
+        **env_overrides,
     }
     env.pop("PARETOSCOPE_WRITE_TOKEN", None)
-    log = (tmp_path_factory.getbasetemp() / "server.log").open("w")
+    log = (folder / "server.log").open("w")
     process = subprocess.Popen(
         [sys.executable, "-m", "app.cli", "serve", "--port", str(port)],
         cwd=PROJECT_ROOT,
@@ -93,22 +94,30 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            urllib.request.urlopen(f"{url}/healthz", timeout=1)
-            break
-        except OSError:
-            if process.poll() is not None:
-                raise RuntimeError(f"server exited early; see {log.name}") from None
-            time.sleep(0.2)
-    else:
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(f"{url}/healthz", timeout=1)
+                break
+            except OSError:
+                if process.poll() is not None:
+                    raise RuntimeError(f"server exited early; see {log.name}") from None
+                time.sleep(0.2)
+        else:
+            raise RuntimeError("server did not answer /healthz within 60 s")
+        yield url
+    finally:
         process.terminate()
-        raise RuntimeError("server did not answer /healthz within 60 s")
-    yield url
-    process.terminate()
-    process.wait(timeout=10)
-    log.close()
+        process.wait(timeout=10)
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The shared server of the browser tests (seeded; tests may add to it)."""
+    with run_server(tmp_path_factory.mktemp("browser")) as url:
+        yield url
 
 
 @pytest.fixture

@@ -1,0 +1,375 @@
+"""Shared-host safety: headers on every response, cross-site writes refused, a Host allow-list."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from bs4 import BeautifulSoup
+from fastapi.routing import APIRoute
+from fastapi.testclient import TestClient
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from app.cli import exposure_warnings
+from app.http.security import WRITE_METHODS, HostPolicy, same_origin, script_hash
+from app.settings import PROJECT_ROOT, Settings
+from app.store.models import Hardware, PricingProfile, Sweep
+from tests.factories import MINIMAL, post_files
+
+EVIL = "http://evil.example"
+RENTAL = {"name": "H100 spot", "kind": "rental", "hardware": "H100", "usd_per_gpu_hour": 2.0}
+
+
+def directives(policy: str) -> dict[str, list[str]]:
+    out = {}
+    for part in policy.split(";"):
+        name, *values = part.split()
+        out[name] = values
+    return out
+
+
+def assert_safe_headers(response: object) -> None:
+    headers = response.headers  # type: ignore[attr-defined]
+    policy = directives(headers["content-security-policy"])
+    assert "'unsafe-inline'" not in policy["script-src"]
+    assert "'unsafe-eval'" not in policy["script-src"]
+    assert "*" not in policy["script-src"]
+    assert policy["frame-ancestors"] == ["'none'"]
+    assert headers["x-content-type-options"] == "nosniff"
+    assert headers["referrer-policy"] == "same-origin"
+    assert headers["x-frame-options"] == "DENY"
+
+
+def count(session: Session, model: type) -> int:
+    session.expire_all()
+    return int(session.scalar(select(func.count()).select_from(model)) or 0)
+
+
+@pytest.fixture
+def sweep_id(client: TestClient) -> int:
+    response = post_files(client, ("mini.csv", MINIMAL))
+    assert response.status_code == 201, response.text
+    return int(response.json()["sweeps"][0]["id"])
+
+
+@pytest.fixture
+def h100(session: Session) -> None:
+    session.add(Hardware(key="H100", name="NVIDIA H100 SXM", mem_bw_tb_s=3.35, memory_gb=80))
+    session.commit()
+
+
+# --- headers -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/",
+        "/sweeps",
+        "/upload",
+        "/compare",
+        "/history",
+        "/claims",
+        "/pricing",
+        "/metrics",
+        "/api/sweeps",
+        "/healthz",
+        "/openapi.json",
+        "/static/app.js",
+        "/sweeps/999",  # 404 page
+        "/api/sweeps/999",  # 404 JSON
+        "/api/sweeps?page=zero",  # 422
+    ],
+)
+def test_every_response_carries_the_security_headers(client: TestClient, url: str) -> None:
+    response = client.get(url)
+    assert response.status_code in (200, 404, 422)
+    assert_safe_headers(response)
+
+
+def test_pages_allow_only_their_own_scripts(client: TestClient) -> None:
+    policy = directives(client.get("/").headers["content-security-policy"])
+    assert policy["script-src"] == ["'self'"]
+    assert policy["object-src"] == ["'none'"]
+    assert policy["base-uri"] == ["'none'"]
+    assert policy["form-action"] == ["'self'"]
+
+
+def test_pages_have_no_inline_script_or_inline_event_handler(client: TestClient) -> None:
+    for url in ("/", "/sweeps", "/upload", "/compare", "/history", "/claims", "/pricing"):
+        page = BeautifulSoup(client.get(url).text, "html.parser")
+        for script in page.find_all("script"):
+            assert script.get("src") or script.get("type") == "application/json", (url, script)
+        tags = page.find_all(True)
+        handlers = [(tag.name, attr) for tag in tags for attr in tag.attrs if attr[:2] == "on"]
+        assert handlers == [], url
+
+
+def test_htmx_is_configured_never_to_evaluate_code_from_responses(client: TestClient) -> None:
+    page = BeautifulSoup(client.get("/").text, "html.parser")
+    meta = page.find("meta", attrs={"name": "htmx-config"})
+    assert meta is not None
+    config = str(meta["content"])
+    assert '"allowEval":false' in config
+    # allowScriptTags stays on: turned off, htmx deletes the JSON data blocks of swapped content.
+    # The CSP already stops any inline script it would re-insert.
+    assert '"includeIndicatorStyles":false' in config
+
+
+def test_a_server_error_page_carries_the_headers_too(client: TestClient) -> None:
+    def boom() -> None:
+        raise RuntimeError("boom")
+
+    client.app.router.routes.append(APIRoute("/boom-for-test", boom))  # type: ignore[attr-defined]
+    response = client.get("/boom-for-test")
+    assert response.status_code == 500
+    assert_safe_headers(response)
+
+
+def test_the_api_docs_render_under_a_policy_that_allows_exactly_their_inline_scripts(
+    client: TestClient,
+) -> None:
+    docs = client.get("/docs")
+    assert docs.status_code == 200
+    for response in (docs, client.get("/redoc"), client.get("/docs/oauth2-redirect")):
+        if response is not docs and response.status_code == 404:
+            continue  # served only when the docs come from FastAPI's CDN pages
+        assert response.status_code == 200
+        assert_safe_headers(response)
+        script_src = directives(response.headers["content-security-policy"])["script-src"]
+        inline = re.findall(r"<script>(.*?)</script>", response.text, re.DOTALL)
+        assert sorted(script_hash(body) for body in inline) == sorted(
+            s for s in script_src if s.startswith("'sha256-")
+        )
+        # Every script the page loads is allowed by the policy.
+        for src in re.findall(r'<script[^>]* src="([^"]+)"', response.text):
+            origin = re.match(r"https://[^/]+", src)
+            assert (origin.group(0) if origin else "'self'") in script_src, src
+
+
+# --- cross-site writes ---------------------------------------------------------------------
+
+
+def write_routes(routes: list[Any]) -> list[tuple[str, str]]:
+    """Every (method, path) that writes, ids filled in; included routers have no prefix here."""
+    out = []
+    for route in routes:
+        if hasattr(route, "original_router"):
+            out += write_routes(route.original_router.routes)
+            continue
+        for method in sorted(getattr(route, "methods", None) or ()):
+            if method in WRITE_METHODS:
+                out.append((method, re.sub(r"\{[^}]+\}", "1", route.path)))
+    return out
+
+
+@pytest.mark.parametrize("token", [None, "s3cret"])
+def test_every_write_route_refuses_a_cross_site_origin_token_or_not(
+    make_client: Callable[..., TestClient], token: str | None
+) -> None:
+    client = make_client(write_token=token)
+    routes = write_routes(client.app.routes)  # type: ignore[attr-defined]
+    assert len(routes) >= 19
+    auth = {"Authorization": f"Bearer {token}"} if token else {}
+    for method, path in routes:
+        for headers in (
+            {"Origin": EVIL},
+            {"Origin": "null"},
+            {"Origin": "http://testserver:8080"},
+            {"Sec-Fetch-Site": "cross-site"},
+        ):
+            response = client.request(method, path, headers={**auth, **headers})
+            assert response.status_code == 403, (method, path, headers, response.text)
+            assert_safe_headers(response)
+
+
+def test_a_cross_site_upload_stores_nothing_and_says_why(
+    client: TestClient, session: Session
+) -> None:
+    response = client.post(
+        "/api/sweeps",
+        files=[("files", ("mini.csv", MINIMAL, "text/csv"))],
+        headers={"Origin": EVIL},
+    )
+    assert response.status_code == 403
+    detail = response.json()["detail"]
+    assert "http://evil.example" in detail and "Origin" in detail
+    assert count(session, Sweep) == 0
+
+
+def test_a_cross_site_form_delete_leaves_the_sweep_and_shows_an_error_page(
+    client: TestClient, session: Session, sweep_id: int
+) -> None:
+    response = client.post(f"/sweeps/{sweep_id}/delete", headers={"Origin": EVIL})
+    assert response.status_code == 403
+    page = BeautifulSoup(response.text, "html.parser")
+    assert "403 · Cross-site write refused" in page.h1.get_text()
+    response = client.post(f"/sweeps/{sweep_id}/delete", headers={"Sec-Fetch-Site": "cross-site"})
+    assert response.status_code == 403
+    assert count(session, Sweep) == 1
+
+
+def test_a_cross_site_pricing_form_creates_no_profile(
+    client: TestClient, session: Session, h100: None
+) -> None:
+    response = client.post("/pricing", data=RENTAL, headers={"Origin": EVIL})
+    assert response.status_code == 403
+    response = client.post("/api/pricing", json=RENTAL, headers={"Sec-Fetch-Site": "cross-site"})
+    assert response.status_code == 403
+    assert count(session, PricingProfile) == 0
+
+
+def test_same_origin_writes_from_the_browser_work(
+    client: TestClient, session: Session, h100: None
+) -> None:
+    browser = {"Origin": "http://testserver", "Sec-Fetch-Site": "same-origin"}
+    response = client.post("/api/pricing", json=RENTAL, headers=browser)
+    assert response.status_code == 201, response.text
+    uploaded = client.post(
+        "/api/sweeps", files=[("files", ("mini.csv", MINIMAL, "text/csv"))], headers=browser
+    )
+    assert uploaded.status_code == 201, uploaded.text
+    sweep_id = uploaded.json()["sweeps"][0]["id"]
+    response = client.post(f"/sweeps/{sweep_id}/delete", headers=browser, follow_redirects=False)
+    assert response.status_code == 303
+    assert count(session, PricingProfile) == 1
+    assert count(session, Sweep) == 0
+
+
+def test_writes_without_an_origin_work_as_from_the_cli_curl_or_ci(
+    make_client: Callable[..., TestClient], session: Session, sweep_id: int
+) -> None:
+    client = make_client(write_token="s3cret")
+    response = client.patch(
+        f"/api/sweeps/{sweep_id}",
+        json={"name": "renamed"},
+        headers={"Authorization": "Bearer s3cret"},
+    )
+    assert response.status_code == 200, response.text
+    # Same-site navigation metadata without an Origin (old browsers) is not refused either.
+    response = client.delete(
+        f"/api/sweeps/{sweep_id}",
+        headers={"Authorization": "Bearer s3cret", "Sec-Fetch-Site": "same-site"},
+    )
+    assert response.status_code in (200, 204), response.text
+    assert count(session, Sweep) == 0
+
+
+def test_cross_site_reads_stay_allowed(client: TestClient) -> None:
+    response = client.get("/api/sweeps", headers={"Origin": EVIL, "Sec-Fetch-Site": "cross-site"})
+    assert response.status_code == 200
+
+
+def test_the_origin_comparison_follows_names_and_ports() -> None:
+    assert same_origin("http://dash.example:8000", "dash.example:8000", "http")
+    assert same_origin("http://DASH.example", "dash.example:80", "http")
+    assert same_origin("http://[::1]:8000", "[::1]:8000", "http")
+    # TLS ends at a proxy: the browser says https, the app sees http on the same name.
+    assert same_origin("https://dash.example", "dash.example", "http")
+    assert not same_origin("https://dash.example", "dash.example:8000", "http")
+    assert not same_origin("http://dash.example:8001", "dash.example:8000", "http")
+    assert not same_origin("http://evil.example", "dash.example", "http")
+    assert not same_origin("http://dash.example.evil.example", "dash.example", "http")
+    assert not same_origin("null", "dash.example", "http")
+    assert not same_origin("file://", "dash.example", "http")
+
+
+# --- Host allow-list -----------------------------------------------------------------------
+
+
+def test_an_unknown_host_gets_400_naming_the_setting(client: TestClient) -> None:
+    response = client.get("/api/sweeps", headers={"Host": "rebound.evil.example"})
+    assert response.status_code == 400
+    detail = response.json()["detail"]
+    assert "'rebound.evil.example'" in detail and "PARETOSCOPE_ALLOWED_HOSTS" in detail
+    assert_safe_headers(response)
+    page = client.get("/", headers={"Host": "rebound.evil.example:8000"})
+    assert page.status_code == 400
+    assert "400 · Unknown host" in BeautifulSoup(page.text, "html.parser").h1.get_text()
+
+
+def test_a_write_to_an_unknown_host_is_refused_before_it_is_read(
+    client: TestClient, session: Session
+) -> None:
+    response = post_files(client, ("mini.csv", MINIMAL))
+    assert response.status_code == 201
+    response = client.post(
+        "/api/sweeps",
+        files=[("files", ("mini.csv", MINIMAL.replace(b"mini", b"other"), "text/csv"))],
+        headers={"Host": "evil.example"},
+    )
+    assert response.status_code == 400
+    assert count(session, Sweep) == 1
+
+
+def test_by_default_the_loopback_names_and_the_bind_host_are_served(
+    make_client: Callable[..., TestClient],
+) -> None:
+    client = make_client(allowed_hosts=[], host="10.1.2.3")
+    for host in ("localhost:8000", "127.0.0.1:8000", "[::1]:8000", "LOCALHOST", "10.1.2.3:8000"):
+        assert client.get("/healthz", headers={"Host": host}).status_code == 200, host
+    for host in ("testserver", "evil.example", "10.1.2.4", "localhost.evil.example", ""):
+        assert client.get("/healthz", headers={"Host": host}).status_code == 400, host
+
+
+def test_a_wildcard_bind_address_is_not_a_host_name() -> None:
+    assert Settings(host="0.0.0.0").trusted_hosts == ("localhost", "127.0.0.1", "[::1]")
+    assert Settings(host="127.0.0.1").trusted_hosts[-1] == "127.0.0.1"
+
+
+def test_allowed_hosts_come_from_a_comma_separated_variable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("PARETOSCOPE_ALLOWED_HOSTS", "dash.example.com, *.corp.example")
+    settings = Settings()
+    assert settings.allowed_hosts == ["dash.example.com", "*.corp.example"]
+    policy = HostPolicy(settings.trusted_hosts)
+    assert policy.allows("dash.example.com:443")
+    assert policy.allows("perf.corp.example")
+    assert policy.allows("localhost:8000")  # health checks on the box keep working
+    assert not policy.allows("corp.example.evil.example")
+    assert not policy.allows("evil.example")
+    assert not policy.allows("dash.example.com@evil.example")
+    assert HostPolicy(["*"]).allows("anything.example")
+
+
+# --- serve ---------------------------------------------------------------------------------
+
+
+def test_serve_warns_only_when_exposed_without_a_token() -> None:
+    assert exposure_warnings("0.0.0.0", has_token=False)
+    assert exposure_warnings("192.168.1.20", has_token=False)
+    assert exposure_warnings("::", has_token=False)
+    assert exposure_warnings("127.0.0.1", has_token=False) == []
+    assert exposure_warnings("::1", has_token=False) == []
+    assert exposure_warnings("localhost", has_token=False) == []
+    assert exposure_warnings("0.0.0.0", has_token=True) == []
+
+
+def test_serve_prints_the_warning_before_it_binds(tmp_path: Path) -> None:
+    # 192.0.2.1 (TEST-NET-1) is not on this machine: uvicorn fails to bind after the warning,
+    # so nothing is ever exposed by this test.
+    env = {
+        **os.environ,
+        "PARETOSCOPE_DATABASE_URL": f"sqlite:///{tmp_path / 'serve.db'}",
+        "PARETOSCOPE_SEED_ON_START": "false",
+    }
+    env.pop("PARETOSCOPE_WRITE_TOKEN", None)
+    result = subprocess.run(
+        [sys.executable, "-m", "app.cli", "serve", "--host", "192.0.2.1", "--port", "9"],
+        cwd=PROJECT_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "WARNING: serving on 192.0.2.1" in result.stderr
+    assert "PARETOSCOPE_WRITE_TOKEN is not set" in result.stderr
+    assert "PARETOSCOPE_ALLOWED_HOSTS" in result.stderr
