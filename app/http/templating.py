@@ -10,6 +10,7 @@ from fastapi.templating import Jinja2Templates
 from starlette.responses import Response
 
 from app import __version__
+from app.domain.columns import SOURCE_KIND_LABELS
 from app.settings import PROJECT_ROOT
 
 templates = Jinja2Templates(directory=PROJECT_ROOT / "templates")
@@ -22,6 +23,7 @@ NAV = (
     ("history", "/history", "History"),
     ("claims", "/claims", "Claims"),
     ("pricing", "/pricing", "Pricing"),
+    ("catalog", "/catalog", "Catalog"),
     ("metrics", "/metrics", "Metrics"),
 )
 
@@ -57,7 +59,13 @@ def fmt_usd(value: Any, digits: int = 4) -> str:
     return f"${value:,.{digits}f}"
 
 
+def source_label(kind: str | None) -> str:
+    """A sweep's source kind as shown: "demo" reads "demo (synthetic)"."""
+    return SOURCE_KIND_LABELS.get(kind or "", kind or "–")
+
+
 templates.env.filters["num"] = fmt_num
+templates.env.filters["source_label"] = source_label
 templates.env.filters["unit"] = fmt_unit
 templates.env.filters["usd"] = fmt_usd
 templates.env.globals["nav"] = NAV

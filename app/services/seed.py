@@ -7,7 +7,7 @@ import datetime as dt
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Date, Float, Integer, func, select
+from sqlalchemy import JSON, Boolean, Date, Float, Integer, func, select
 from sqlalchemy.orm import Session
 
 from app.ingest import UploadFile, parse_upload
@@ -101,4 +101,9 @@ def _typed(column_type: Any, value: str | None) -> Any:
         return float(value)
     if isinstance(column_type, Date):
         return dt.date.fromisoformat(value)
+    if isinstance(column_type, Boolean):
+        return value.lower() in ("true", "1", "yes")
+    if isinstance(column_type, JSON):
+        # Lists (hardware aliases) are written "a|b|c" in the CSV.
+        return [part.strip() for part in value.split("|") if part.strip()]
     return value

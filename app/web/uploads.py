@@ -24,16 +24,21 @@ def upload_form(request: Request, settings: SettingsDep) -> Response:
 
 
 @router.post("/upload/preview", name="upload_preview")
-async def upload_preview(request: Request, settings: SettingsDep) -> Response:
+async def upload_preview(request: Request, session: SessionDep, settings: SettingsDep) -> Response:
     """Parse without storing: which format each file is, its sweeps and points, what is missing."""
     files, fields = await _read_form(request, settings)
     if not files:
         return render(request, "uploads/_preview.html", {"sweeps": [], "errors": []})
     try:
-        parsed = uploads.preview(files, fields)
+        result = uploads.preview(session, files, fields)
     except IngestError as exc:
         return render(request, "uploads/_preview.html", {"sweeps": [], "errors": exc.errors})
-    context = {"sweeps": parsed, "errors": [], "columns": COLUMNS_BY_NAME}
+    context = {
+        "sweeps": result.sweeps,
+        "matches": result.matches,
+        "errors": [],
+        "columns": COLUMNS_BY_NAME,
+    }
     return render(request, "uploads/_preview.html", context)
 
 
