@@ -117,8 +117,14 @@ def match_hardware_in(rows: Iterable[Hardware], text: str | None) -> HardwareMat
         if wanted and wanted in index:
             key, via = index[wanted]
             return HardwareMatch(typed, key, via)
-    close = difflib.get_close_matches(stem(typed), list(index), n=8, cutoff=0.5)
-    nearest = tuple(dict.fromkeys(index[c][0] for c in close))[:3]
+    # Nearest: keys the typed name starts with ("H100 NVL" → H100), then the closest spellings
+    # of keys and catalog names (aliases left out: they repeat a key with noise around it).
+    wanted = stem(typed)
+    keys = sorted({key for key, _ in index.values()}, key=len, reverse=True)
+    containing = [k for k in keys if squash(k) and wanted.startswith(squash(k))]
+    spellings = {n: key for n, (key, via) in index.items() if via != "alias"}
+    close = difflib.get_close_matches(wanted, list(spellings), n=8, cutoff=0.5)
+    nearest = tuple(dict.fromkeys([*containing, *(spellings[c] for c in close)]))[:3]
     return HardwareMatch(typed, None, "", nearest)
 
 
