@@ -218,7 +218,12 @@ def delete_model(session: Session, key: str) -> None:
     row = get_model(session, key)
     used = {k: n for k, n in model_usage(session, row.key).items() if n}
     if used:
-        what = ", ".join(f"{n} {k}" for k, n in used.items())
+        what = _counted(used)
         raise Conflict(f"{row.key} is the model of {what}: its physics limit would vanish")
     session.delete(row)
     session.flush()
+
+
+def _counted(used: dict[str, int]) -> str:
+    """{"sweeps": 1, "claims": 2} → "1 sweep, 2 claims"."""
+    return ", ".join(f"{n} {k if n != 1 else k.removesuffix('s')}" for k, n in used.items())
