@@ -157,7 +157,7 @@ def delete_hardware(session: Session, key: str) -> None:
     row = get_hardware(session, key)
     used = {k: n for k, n in hardware_usage(session, row.key).items() if n}
     if used:
-        what = ", ".join(f"{n} {k}" for k, n in used.items())
+        what = _counted(used)
         raise Conflict(f"{row.key} is used by {what}: change their hardware first, then delete it")
     session.delete(row)
     session.flush()
