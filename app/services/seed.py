@@ -62,8 +62,14 @@ def seed(session: Session, seed_dir: Path = SEED_DIR) -> dict[str, int]:
         else []
     )
     if files:
-        saved = save_parsed(session, parse_upload(files, {}))
+        parsed = parse_upload(files, {})
+        saved = save_parsed(session, parsed)
         counts["sweeps"] = sum(1 for s in saved if s.created)
+        # The seed decides its own sweeps' provenance: an older seed's label is corrected.
+        for item, stored in zip(parsed, saved, strict=True):
+            kind = item.meta.get("source_kind")
+            if not stored.created and kind and stored.sweep.source_kind != kind:
+                stored.sweep.source_kind = kind
     session.flush()
     return counts
 

@@ -146,3 +146,16 @@ def test_no_page_or_message_tells_a_user_to_edit_a_file() -> None:
                 if not line.lstrip().startswith("#"):
                     offenders.append(f"{path.relative_to(PROJECT_ROOT)}: {line.strip()}")
     assert offenders == []
+
+
+def test_seeding_again_relabels_a_demo_sweep_an_older_seed_called_measured(
+    session: Session, seeded: None
+) -> None:
+    demo = session.scalars(select(Sweep).where(Sweep.name.like("Demo%"))).first()
+    assert demo is not None
+    demo.source_kind = "measured"
+    session.commit()
+    assert seed(session)["sweeps"] == 0
+    session.commit()
+    session.refresh(demo)
+    assert demo.source_kind == "demo"
