@@ -266,3 +266,14 @@ def test_the_cli_import_matches_and_prints_the_warning(
     assert err == "warning: Hardware 'NVIDIA H100 80GB HBM3' → H100 (matched by catalog alias).\n"
     session.expire_all()
     assert session.query(Sweep).one().hardware == "H100"
+
+
+def test_the_upload_form_suggests_catalog_keys_for_the_hardware_field(
+    client: TestClient, hardware_catalog: None
+) -> None:
+    page = BeautifulSoup(client.get("/upload").text, "html.parser")
+    field = page.select_one("input[name=hardware]")
+    assert field is not None and field["list"] == "hardware-keys"
+    keys = [o["value"] for o in page.select("#hardware-keys option")]
+    assert keys[:5] == ["A100", "B200", "B300", "GB200", "GB300"]
+    assert "H100PCIE" in keys and len(keys) == 18
