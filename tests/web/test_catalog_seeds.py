@@ -159,3 +159,13 @@ def test_seeding_again_relabels_a_demo_sweep_an_older_seed_called_measured(
     session.commit()
     session.refresh(demo)
     assert demo.source_kind == "demo"
+
+
+def test_the_claims_list_tags_worked_examples(client: TestClient, seeded: None) -> None:
+    page = soup(client.get("/claims").text)
+    tagged = [
+        row.select_one("td a").get_text(strip=True)
+        for row in page.select("tbody tr")
+        if row.select_one(".tag-example")
+    ]
+    assert tagged == ["Worked example (metrics-and-costs O6), not a vendor"] * 2
