@@ -139,8 +139,10 @@ def _import(args: argparse.Namespace) -> int:
     factory = make_sessionmaker(make_engine(get_settings().database_url))
     session = factory()
     try:
-        saved = uploads.store(session, files, fields)
-        for item in uploads.saved_json(saved, session):
+        stored = uploads.store_checked(session, files, fields)
+        for warning in stored.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        for item in uploads.saved_json(stored.saved, session):
             state = "created" if item["created"] else "exists "
             print(f"{state} sweep {item['id']}: {item['name']} ({item['points']} points)")
     except IngestError as exc:

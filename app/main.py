@@ -61,12 +61,14 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
     app.mount("/static", VersionedStatic(directory=STATIC_DIR), name="static")
     errors.install(app)
 
+    from app.api import catalog as api_catalog
     from app.api import claims as api_claims
     from app.api import exports as api_exports
     from app.api import plan as api_plan
     from app.api import pricing as api_pricing
     from app.api import readoff as api_readoff
     from app.api import sweeps as api_sweeps
+    from app.web import catalog as catalog_pages
     from app.web import claims as claims_pages
     from app.web import (
         compare,
@@ -88,7 +90,9 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
         api_plan.router,
         api_exports.router,
         api_claims.router,
+        api_catalog.router,
         claims_pages.router,
+        catalog_pages.router,
         explore.router,
         compare.router,
         plan.router,

@@ -179,7 +179,7 @@ def main() -> None:
         meta = dict(
             sweep=s["name"], hardware=s["hw"], num_gpus=s["g"], model="llama-3.1-70b", engine=s["engine"],
             precision=s["prec"], spec_decode="none", isl=ISL, osl=OSL, workload="random",
-            source_kind="measured", source_tool="seed_data/make_demo.py", notes=NOTES,
+            source_kind="demo", source_tool="seed_data/make_demo.py", notes=NOTES,
         )
         for b in CONCURRENCIES:
             row, reqs = simulate(s, b, rng)

@@ -11,7 +11,6 @@ from app.http.deps import SessionDep, WriteDep
 from app.schemas.pricing import PricingIn
 from app.services.catalog_checks import break_even, checked_profile
 from app.store import pricing as q
-from app.store.models import Hardware
 
 router = APIRouter(prefix="/api", tags=["pricing"])
 
@@ -50,14 +49,6 @@ def api_pricing_delete(profile_id: int, session: SessionDep) -> Response:
     q.delete_profile(session, profile_id)
     session.commit()
     return Response(status_code=204)
-
-
-@router.get("/hardware", name="api_hardware_list", tags=["catalog"])
-def api_hardware_list(session: SessionDep) -> dict[str, Any]:
-    """The hardware catalog: memory, bandwidth, dense TFLOPS, power."""
-    rows = q.hardware_catalog(session)
-    columns = [c.name for c in Hardware.__table__.columns]
-    return {"hardware": [{c: getattr(h, c) for c in columns} for h in rows]}
 
 
 @router.get("/pricing/{profile_id}/break-even", name="api_break_even")

@@ -12,6 +12,7 @@ from app.domain.lengths import check_lengths
 from app.http.deps import SessionDep, SettingsDep, WriteDep
 from app.http.uploads import read_uploads
 from app.services import uploads
+from app.services.catalog import match_changes
 from app.services.sweep_edits import SweepQuery, sweep_changes
 from app.store import sweeps as q
 
@@ -42,9 +43,10 @@ async def api_sweeps_create(
     raw = await read_uploads(files, settings.max_upload_bytes)
     form = await request.form()
     fields = {k: str(form.get(k)) for k in SWEEP_COLUMN_NAMES if form.get(k) is not None}
-    saved = uploads.store(session, raw, fields)
-    status = 201 if any(s.created for s in saved) else 200
-    return JSONResponse({"sweeps": uploads.saved_json(saved, session)}, status_code=status)
+    stored = uploads.store_checked(session, raw, fields)
+    status = 201 if any(s.created for s in stored.saved) else 200
+    body = {"sweeps": uploads.saved_json(stored.saved, session), "warnings": stored.warnings}
+    return JSONResponse(body, status_code=status)
 
 
 @router.get("/sweeps/{sweep_id}", name="api_sweep_detail")
@@ -67,10 +69,11 @@ def api_sweep_detail(sweep_id: int, session: SessionDep) -> dict[str, Any]:
 
 @router.patch("/sweeps/{sweep_id}", name="api_sweep_update", dependencies=[WriteDep])
 def api_sweep_update(sweep_id: int, body: dict[str, Any], session: SessionDep) -> dict[str, Any]:
-    """Edit sweep metadata (sweep-level columns only)."""
-    sweep = q.update_sweep(session, sweep_id, sweep_changes(body))
+    """Edit sweep metadata (sweep-level columns only); hardware is matched to the catalog."""
+    changes, warnings = match_changes(session, sweep_changes(body))
+    sweep = q.update_sweep(session, sweep_id, changes)
     session.commit()
-    return q.sweep_summary(sweep, len(sweep.points))
+    return {**q.sweep_summary(sweep, len(sweep.points)), "warnings": warnings}
 
 
 @router.delete("/sweeps/{sweep_id}", name="api_sweep_delete", dependencies=[WriteDep])

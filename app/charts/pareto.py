@@ -221,7 +221,8 @@ def history_figure(
     traces = []
     for i, group in enumerate(groups):
         ys = []
-        for row in group.rows:
+        rows = [row for row in group.rows if row.date is not None]  # undated: table only
+        for row in rows:
             if cost:
                 first = (cells.get(row.result.meta["id"]) or [None])[0]
                 ys.append(first.usd_per_mtok if first else None)
@@ -232,9 +233,9 @@ def history_figure(
                 "type": "scatter",
                 "mode": "lines+markers",
                 "name": group.label,
-                "x": [row.date.isoformat() for row in group.rows],
+                "x": [row.date.isoformat() for row in rows if row.date is not None],
                 "y": ys,
-                "text": [str(row.result.meta["name"]) for row in group.rows],
+                "text": [str(row.result.meta["name"]) for row in rows],
                 "hovertemplate": "%{text}<br>%{x}: %{y:,.2f}<extra></extra>",
                 "line": {"color": colour(i)},
                 "marker": {"color": colour(i), "size": 8, "symbol": symbol(i)},
@@ -249,7 +250,7 @@ def history_figure(
             "hovermode": "closest",
             "legend": {"orientation": "h", "y": -0.25},
             "xaxis": {
-                "title": {"text": "Measured date (upload date when not recorded)"},
+                "title": {"text": "Measured date (undated sweeps are in the table only)"},
                 "type": "date",
             },
             "yaxis": {"title": {"text": title}, "rangemode": "tozero"},

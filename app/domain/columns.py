@@ -38,7 +38,9 @@ SWEEP_COLUMNS: tuple[Column, ...] = (
     Column("workload", "str", "Workload", help="Free-form workload tag, e.g. random, sharegpt."),
     Column("num_prefill_gpus", "int", "Prefill GPUs", help="Disaggregated serving only."),
     Column("num_decode_gpus", "int", "Decode GPUs", help="Disaggregated serving only."),
-    Column("source_kind", "str", "Source kind", help="measured, public or vendor."),
+    Column(
+        "source_kind", "str", "Source kind", help="measured, public, vendor or demo (synthetic)."
+    ),
     Column("source_tool", "str", "Source tool", help="Benchmark tool that wrote the results."),
     Column("notes", "str", "Notes"),
     Column("measured_at", "date", "Measured at", help="Date the benchmark ran (YYYY-MM-DD)."),
@@ -107,4 +109,11 @@ THROUGHPUT_COLUMN_NAMES: tuple[str, ...] = (
 )
 COLUMNS_BY_NAME: dict[str, Column] = {c.name: c for c in (*SWEEP_COLUMNS, *POINT_COLUMNS)}
 REQUIRED_COLUMNS: tuple[str, ...] = ("sweep", "hardware", "num_gpus", "output_tok_s")
-SOURCE_KINDS: tuple[str, ...] = ("measured", "public", "vendor")
+SOURCE_KINDS: tuple[str, ...] = ("measured", "public", "vendor", "demo")
+# How each kind is shown: demo sweeps are made up for the first start and never "measured".
+SOURCE_KIND_LABELS: dict[str, str] = {
+    "measured": "measured",
+    "public": "public",
+    "vendor": "vendor",
+    "demo": "demo (synthetic)",
+}

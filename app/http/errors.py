@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.ingest.errors import IngestError
-from app.services.errors import Invalid
+from app.services.errors import Conflict, Invalid
 from app.store.sweeps import NotFound
 
 log = logging.getLogger("paretoscope")
@@ -42,6 +42,10 @@ def install(app: FastAPI) -> None:
     async def _invalid(request: Request, exc: Invalid) -> Response:
         errors: list[dict[str, object]] = [{"field": exc.field, "message": exc.message}]
         return render_error(request, AppError(422, "Invalid input", str(exc), errors))
+
+    @app.exception_handler(Conflict)
+    async def _conflict(request: Request, exc: Conflict) -> Response:
+        return render_error(request, AppError(409, "Conflict", exc.message))
 
     @app.exception_handler(NotFound)
     async def _not_found(request: Request, exc: NotFound) -> Response:

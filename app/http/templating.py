@@ -12,6 +12,7 @@ from markupsafe import Markup
 from starlette.responses import Response
 
 from app import __version__
+from app.domain.columns import SOURCE_KIND_LABELS
 from app.http.static import static_url
 from app.settings import PROJECT_ROOT
 
@@ -26,6 +27,7 @@ NAV = (
     ("claims", "/claims", "Claims"),
     ("plan", "/plan", "Plan"),
     ("pricing", "/pricing", "Pricing"),
+    ("catalog", "/catalog", "Catalog"),
     ("metrics", "/metrics", "Metrics"),
 )
 
@@ -80,7 +82,13 @@ def script_json(value: Any, indent: int | None = None) -> Markup:
     return Markup(text.translate(_SCRIPT_ESCAPES))
 
 
+def source_label(kind: str | None) -> str:
+    """A sweep's source kind as shown: "demo" reads "demo (synthetic)"."""
+    return SOURCE_KIND_LABELS.get(kind or "", kind or "–")
+
+
 templates.env.filters["num"] = fmt_num
+templates.env.filters["source_label"] = source_label
 templates.env.filters["unit"] = fmt_unit
 templates.env.filters["usd"] = fmt_usd
 # Replaces Jinja's own tojson (which leaves U+2028/2029 alone): one way to embed data for scripts.

@@ -27,6 +27,7 @@ CLAIM_FIELDS: tuple[str, ...] = (
     "source_url",
     "claimed_at",
     "notes",
+    "example",
 )
 
 
@@ -64,6 +65,10 @@ class ClaimIn(BaseModel):
     source_url: str | None = Field(default=None, max_length=2000)
     claimed_at: dt.date | None = None
     notes: str | None = Field(default=None, max_length=5000)
+    example: bool = Field(
+        default=False,
+        description="a worked example, not anyone's claim: hidden on Explore unless asked for",
+    )
 
     @field_validator("token_basis")
     @classmethod

@@ -55,8 +55,12 @@ class PricingIn(BaseModel):
     def _kind_needs_its_fields(self) -> PricingIn:
         if self.kind == "rental" and self.usd_per_gpu_hour is None:
             raise ValueError("a rental profile needs usd_per_gpu_hour")
-        if self.kind == "ownership":
+        # Ownership: capex-based inputs, or one all-in TCO per GPU-hour as a study quotes it.
+        if self.kind == "ownership" and self.usd_per_gpu_hour is None:
             missing = [f for f in OWNERSHIP_REQUIRED if getattr(self, f) is None]
             if missing:
-                raise ValueError(f"an ownership profile needs {', '.join(missing)}")
+                raise ValueError(
+                    f"an ownership profile needs {', '.join(missing)} "
+                    "(or an all-in usd_per_gpu_hour)"
+                )
         return self

@@ -9,28 +9,24 @@ from sqlalchemy.orm import Session
 from app.domain.cost import break_even_api_prices
 from app.schemas.claims import ClaimIn
 from app.schemas.pricing import PricingIn
+from app.services.catalog import known_hardware
 from app.services.errors import Invalid
-from app.store import catalog
 from app.store import pricing as pricing_queries
 
 
 def checked_claim(session: Session, body: ClaimIn) -> dict[str, Any]:
-    """Claim values after the checks that need the catalog; hardware spelt as the catalog does."""
-    row = catalog.hardware_by_key(session, body.hardware)
-    if row is None:
-        known = ", ".join(catalog.hardware_keys(session)) or "none yet"
-        raise Invalid(
-            "hardware", f"{body.hardware!r} is not in the hardware catalog (known: {known})"
-        )
-    return {**body.model_dump(), "hardware": row.key}
+    """Claim values after the checks that need the catalog; hardware matched to its key
+    ("NVIDIA H200" → H200), or refused naming the nearest keys."""
+    return {**body.model_dump(), "hardware": known_hardware(session, body.hardware)}
 
 
 def checked_profile(
     session: Session, body: PricingIn, profile_id: int | None = None
 ) -> dict[str, Any]:
     """Profile values after checks that need the database (known hardware, unique key)."""
-    if body.hardware and body.hardware not in catalog.hardware_keys(session):
-        raise Invalid("hardware", f"{body.hardware!r} is not in the hardware catalog")
+    values = body.model_dump()
+    if body.hardware:
+        values["hardware"] = known_hardware(session, body.hardware)
     if body.key:
         clash = [
             p
@@ -39,7 +35,7 @@ def checked_profile(
         ]
         if clash:
             raise Invalid("key", f"{body.key!r} is already used")
-    return body.model_dump()
+    return values
 
 
 def break_even(

@@ -10,3 +10,11 @@ class Invalid(Exception):
         super().__init__(f"{field}: {message}")
         self.field = field
         self.message = message
+
+
+class Conflict(Exception):
+    """A write the stored rows forbid, e.g. deleting a GPU sweeps still use; shown as 409."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message

@@ -15,8 +15,13 @@ CONFIG_KEYS: tuple[str, ...] = ("hardware", "model", "engine", "precision", "isl
 @dataclass(frozen=True)
 class HistoryRow:
     result: SweepAnalysis
-    date: dt.date
-    date_source: str  # "measured" or "uploaded"
+    date: dt.date | None  # the measured date; None when the file did not say
+    date_source: str  # "measured" or "unknown"
+    uploaded: dt.date | None = None
+
+    @property
+    def dated(self) -> bool:
+        return self.date is not None
 
 
 @dataclass(frozen=True)
@@ -38,18 +43,24 @@ def config_of(meta: dict[str, Any]) -> tuple[Any, ...]:
 
 
 def histories(results: list[SweepAnalysis], created: dict[int, dt.datetime]) -> list[ConfigHistory]:
-    """Sweeps grouped by configuration, each group ordered by measured date (else upload date)."""
+    """Sweeps grouped by configuration, each group ordered by measured date; undated last.
+
+    An undated sweep keeps "date unknown": its upload date says when it was stored, not
+    when it was measured, so plotting it there would invent a trend.
+    """
     groups: dict[tuple[Any, ...], list[HistoryRow]] = {}
     for result in results:
         measured = result.meta.get("measured_at")
-        if measured is not None:
-            row = HistoryRow(result, measured, "measured")
-        else:
-            row = HistoryRow(result, created[result.meta["id"]].date(), "uploaded")
+        stamp = created.get(result.meta["id"])
+        uploaded = stamp.date() if stamp else None
+        source = "measured" if measured is not None else "unknown"
+        row = HistoryRow(result, measured, source, uploaded)
         groups.setdefault(config_of(result.meta), []).append(row)
     out = []
     for key, rows in groups.items():
-        ordered = sorted(rows, key=lambda r: (r.date, r.result.meta["id"]))
+        ordered = sorted(
+            rows, key=lambda r: (r.date is None, r.date or dt.date.min, r.result.meta["id"])
+        )
         out.append(ConfigHistory(dict(zip(CONFIG_KEYS, key, strict=True)), tuple(ordered)))
     return sorted(out, key=lambda h: (-len(h.rows), h.label))
 

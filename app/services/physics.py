@@ -101,7 +101,7 @@ def physics_for(
     if not claim.model:
         missing.append("the model")
     elif spec is None:
-        missing.append(f"a model spec for {claim.model!r} (add it to seed_data/models.csv)")
+        missing.append(f"a model spec for {claim.model!r} (add it on the Catalog page)")
     arch = None
     if spec is not None:
         try:
@@ -152,12 +152,19 @@ def shown_physics(
     ctx: int | None,
     claims_mode: str,
 ) -> ShownPhysics:
-    """Ceilings per hardware × GPU count of the shown sweeps, and the claims to mark."""
+    """Ceilings per hardware × GPU count of the shown sweeps, and the claims to mark.
+
+    Worked examples (claims flagged `example`) are shown only in "examples" mode: they are
+    teaching material, not anyone's claim, and would crowd the default chart.
+    """
     curves = sweep_curves(session, results, model, precision, ctx)
     if claims_mode == "none":
         return ShownPhysics(curves, [], {})
     pairs = [(str(r.meta["hardware"]), r.meta.get("model")) for r in results]
-    claims = claim_queries.claims_for(session, pairs, everything=claims_mode == "all")
+    everything = claims_mode in ("all", "examples")
+    claims = claim_queries.claims_for(session, pairs, everything=everything)
+    if claims_mode != "examples":
+        claims = [c for c in claims if not c.example]
     verdicts = {c.id: physics_for(session, c).verdict for c in claims}
     return ShownPhysics(curves, claims, verdicts)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy.exc import IntegrityError
@@ -11,7 +12,9 @@ from sqlalchemy.orm import Session
 
 from app.domain.columns import COLUMNS_BY_NAME, SOURCE_KINDS, SWEEP_COLUMN_NAMES
 from app.ingest import IngestError, ParsedSweep, RowError, UploadFile, parse_upload
+from app.services.catalog import match_parsed, match_warnings
 from app.store import sweeps as q
+from app.store.catalog import HardwareMatch
 
 # Form fields and CLI options that fill sweep-level values a file leaves out.
 FORM_FIELDS: tuple[str, ...] = SWEEP_COLUMN_NAMES
@@ -53,16 +56,41 @@ def _typed(kind: str, raw: str) -> Any:
     return raw
 
 
-def preview(files: list[UploadFile], fields: Mapping[str, str | None]) -> list[ParsedSweep]:
+@dataclass
+class Preview:
+    """Parsed sweeps, each with what its hardware name matched in the catalog."""
+
+    sweeps: list[ParsedSweep]
+    matches: list[HardwareMatch | None]
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Stored:
+    saved: list[q.SavedSweep]
+    warnings: list[str] = field(default_factory=list)  # hardware matched or left as typed
+
+
+def preview(session: Session, files: list[UploadFile], fields: Mapping[str, str | None]) -> Preview:
     """Parse without requiring sweep name, hardware or GPU count: the preview asks for them."""
-    return parse_upload(files, parse_defaults(fields), require_meta=False)
+    parsed = parse_upload(files, parse_defaults(fields), require_meta=False)
+    matches = match_parsed(session, parsed)
+    return Preview(parsed, matches, match_warnings(matches))
 
 
 def store(
     session: Session, files: list[UploadFile], fields: Mapping[str, str | None]
 ) -> list[q.SavedSweep]:
     """Parse every file and store every sweep in one transaction, or nothing at all."""
+    return store_checked(session, files, fields).saved
+
+
+def store_checked(
+    session: Session, files: list[UploadFile], fields: Mapping[str, str | None]
+) -> Stored:
+    """`store`, with the warnings of hardware matching (every upload path goes through here)."""
     parsed = parse_upload(files, parse_defaults(fields))
+    warnings = match_warnings(match_parsed(session, parsed))
     try:
         saved = q.save_parsed(session, parsed)
         session.commit()
@@ -73,7 +101,7 @@ def store(
         # A concurrent upload of the same content won the race: answer with its sweeps.
         saved = q.save_parsed(session, parsed)
         session.commit()
-    return saved
+    return Stored(saved, warnings)
 
 
 def saved_json(saved: list[q.SavedSweep], session: Session) -> list[dict[str, Any]]:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import difflib
 import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -26,6 +29,107 @@ def hardware_by_key(session: Session, key: str | None) -> Hardware | None:
 
 def hardware_keys(session: Session) -> list[str]:
     return list(session.scalars(select(Hardware.key).order_by(Hardware.key)).all())
+
+
+# Words tools put before the part name ("NVIDIA GeForce RTX 4090", "AMD Instinct MI300X").
+VENDOR_WORDS: tuple[str, ...] = ("nvidia", "amd", "instinct", "geforce", "tesla", "apple")
+
+
+def stem(text: str | None) -> str:
+    """`squash`, then without leading vendor words: "NVIDIA H200" and "h200" stem alike."""
+    out = squash(text)
+    changed = True
+    while changed:
+        changed = False
+        for word in VENDOR_WORDS:
+            if out.startswith(word) and len(out) > len(word):
+                out, changed = out[len(word) :], True
+    return out
+
+
+@dataclass(frozen=True)
+class HardwareMatch:
+    """What a typed GPU name became: a catalog key (and how it matched), or the nearest keys."""
+
+    typed: str
+    key: str | None = None
+    via: str = ""  # "key", "name" or "alias"; empty when nothing matched
+    nearest: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def changed(self) -> bool:
+        return self.key is not None and self.key != self.typed
+
+    def warning(self) -> str | None:
+        """One line for the uploader; None when the name already was a catalog key."""
+        if self.key is None:
+            near = ", ".join(self.nearest) if self.nearest else "none close"
+            return (
+                f"Hardware {self.typed!r} is not in the hardware catalog, so it was kept as "
+                f"typed (no catalog price, power or physics limit). Nearest keys: {near}. "
+                f"Add it to the catalog: {add_hardware_url(self.typed)}"
+            )
+        if self.changed:
+            return f"Hardware {self.typed!r} → {self.key} (matched by catalog {self.via})."
+        return None
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "typed": self.typed,
+            "key": self.key,
+            "via": self.via or None,
+            "nearest": list(self.nearest),
+            "add_url": None if self.key else add_hardware_url(self.typed),
+        }
+
+
+def add_hardware_url(name: str) -> str:
+    """The catalog page's new-hardware form, prefilled with the typed name."""
+    from urllib.parse import urlencode
+
+    return "/catalog?" + urlencode({"new_hardware": name}) + "#hardware-form"
+
+
+def _names(row: Hardware) -> Iterable[tuple[str, str]]:
+    yield squash(row.key), "key"
+    yield squash(row.name), "name"
+    yield stem(row.name), "name"
+    for alias in row.aliases or []:
+        yield squash(alias), "alias"
+        yield stem(alias), "alias"
+
+
+def match_hardware_in(rows: Iterable[Hardware], text: str | None) -> HardwareMatch:
+    """Match ignoring case, spaces and punctuation, by key, catalog name or alias.
+
+    No fuzzy guessing: "H100 NVL" is a different part from "H100", so a name matches only
+    when it equals one of a row's names; otherwise the nearest keys are suggested.
+    """
+    typed = (text or "").strip()
+    index: dict[str, tuple[str, str]] = {}
+    names = [(name, row.key, via) for row in rows for name, via in _names(row) if name]
+    # Keys first, then catalog names, then aliases: a key always means its own row.
+    for rank in ("key", "name", "alias"):
+        for name, key, via in names:
+            if via == rank:
+                index.setdefault(name, (key, via))
+    for wanted in (squash(typed), stem(typed)):
+        if wanted and wanted in index:
+            key, via = index[wanted]
+            return HardwareMatch(typed, key, via)
+    # Nearest: keys the typed name starts with ("H100 NVL" → H100), then the closest spellings
+    # of keys and catalog names (aliases left out: they repeat a key with noise around it).
+    wanted = stem(typed)
+    keys = sorted({key for key, _ in index.values()}, key=len, reverse=True)
+    containing = [k for k in keys if squash(k) and wanted.startswith(squash(k))]
+    spellings = {n: key for n, (key, via) in index.items() if via != "alias"}
+    close = difflib.get_close_matches(wanted, list(spellings), n=8, cutoff=0.5)
+    nearest = tuple(dict.fromkeys([*containing, *(spellings[c] for c in close)]))[:3]
+    return HardwareMatch(typed, None, "", nearest)
+
+
+def match_hardware(session: Session, text: str | None) -> HardwareMatch:
+    return match_hardware_in(session.scalars(select(Hardware)).all(), text)
 
 
 def slo_presets(session: Session) -> list[SloPreset]:

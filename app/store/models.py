@@ -17,6 +17,7 @@ from sqlalchemy import (
     MetaData,
     String,
     Text,
+    false,
     func,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
@@ -150,6 +151,8 @@ class Hardware(Base):
     tdp_w: Mapped[float | None] = mapped_column(Float)
     allin_kw: Mapped[float | None] = mapped_column(Float)
     source: Mapped[str | None] = mapped_column(Text)
+    # Other names for this GPU, e.g. what nvidia-smi or a tool writes ("NVIDIA H100 80GB HBM3").
+    aliases: Mapped[list[str] | None] = mapped_column(JSON, default=list)
 
 
 class ModelSpec(Base):
@@ -236,6 +239,8 @@ class VendorClaim(Base):
     source_url: Mapped[str | None] = mapped_column(Text)
     claimed_at: Mapped[dt.date | None] = mapped_column(Date)
     notes: Mapped[str | None] = mapped_column(Text)
+    # A worked example (not a vendor's claim): hidden on Explore unless asked for.
+    example: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     created_at: Mapped[dt.datetime] = mapped_column(
         DateTime(timezone=True), server_default=func.now()
     )

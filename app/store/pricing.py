@@ -71,7 +71,7 @@ def allin_kw_by_hardware(session: Session) -> dict[str, float]:
 
 def hourly_cost(profile: PricingProfile) -> dict[str, float | None]:
     """USD per GPU-hour by component; `per_useful_hour` divides by utilization."""
-    if profile.kind == "ownership":
+    if profile.kind == "ownership" and profile.capex_usd is not None:
         breakdown = ownership_breakdown(ownership_inputs(profile))
         parts: dict[str, float | None] = {
             "capital_usd_per_hour": breakdown.capital_usd_per_hour,
@@ -80,6 +80,10 @@ def hourly_cost(profile: PricingProfile) -> dict[str, float | None]:
             "opex_usd_per_hour": breakdown.opex_usd_per_hour,
         }
         total = breakdown.total_usd_per_gpu_hour
+    elif profile.kind == "ownership":
+        # An ownership cost quoted as one all-in $/GPU-hour (e.g. InferenceX TCO tiers).
+        parts = {"tco_usd_per_hour": profile.usd_per_gpu_hour}
+        total = profile.usd_per_gpu_hour or 0.0
     else:
         parts = {"rental_usd_per_hour": profile.usd_per_gpu_hour}
         total = profile.usd_per_gpu_hour or 0.0

@@ -51,7 +51,7 @@ class ExploreQuery(ReadoffQuery):
     roofline_model: str | None = None
     roofline_precision: Literal["bf16", "fp8", "fp4", "int8", "int4"] | None = None
     roofline_ctx: int | None = Field(default=None, ge=1, le=10_000_000)
-    claims: Literal["matching", "all", "none"] = "matching"
+    claims: Literal["matching", "all", "examples", "none"] = "matching"
 
 
 @dataclass

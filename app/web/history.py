@@ -41,8 +41,9 @@ def api_history(request: Request, session: SessionDep) -> dict[str, Any]:
                     {
                         "sweep_id": r.result.meta["id"],
                         "name": r.result.meta["name"],
-                        "date": r.date.isoformat(),
+                        "date": r.date.isoformat() if r.date else None,
                         "date_source": r.date_source,
+                        "uploaded": r.uploaded.isoformat() if r.uploaded else None,
                         "goodput_tok_s_per_gpu": r.result.readoff.goodput_tok_s_per_gpu,
                         "reason": r.result.readoff.reason,
                         "costs": [

@@ -12,7 +12,9 @@ from app.domain.columns import COLUMNS_BY_NAME, POINT_COLUMN_NAMES
 from app.domain.lengths import check_lengths
 from app.http.deps import HtmxDep, SessionDep, SettingsDep, check_write_token
 from app.http.templating import render
+from app.services.catalog import match_changes
 from app.services.sweep_edits import EDITABLE, SweepQuery, sweep_changes
+from app.store import catalog
 from app.store import points as point_queries
 from app.store import sweeps as q
 from app.store.models import Point
@@ -58,6 +60,7 @@ def sweep_detail(
         "columns": [COLUMNS_BY_NAME[c] for c in shown],
         "editable": [COLUMNS_BY_NAME[c] for c in EDITABLE],
         "needs_token": settings.write_token is not None,
+        "hardware_match": catalog.match_hardware(session, sweep.hardware),
     }
     return render(request, "sweeps/detail.html", context)
 
@@ -70,6 +73,8 @@ async def sweep_edit(
     form = await request.form()
     check_write_token(settings, _str(form.get("write_token")))
     changes = sweep_changes({k: _str(form.get(k)) for k in EDITABLE if k in form})
+    # The page says afterwards when the hardware matched nothing (see hardware_match).
+    changes, _ = match_changes(session, changes)
     q.update_sweep(session, sweep_id, changes)
     session.commit()
     return RedirectResponse(f"/sweeps/{sweep_id}", status_code=303)

@@ -12,28 +12,35 @@ from app.http.templating import render
 from app.http.uploads import read_uploads
 from app.ingest import IngestError, UploadFile
 from app.services import uploads
+from app.store import catalog
 
 router = APIRouter(include_in_schema=False)
 META_FIELDS = ("sweep", "hardware", "num_gpus", "model", "engine", "precision", "isl", "osl")
 
 
 @router.get("/upload", name="upload_form")
-def upload_form(request: Request, settings: SettingsDep) -> Response:
-    """The upload form."""
-    return render(request, "uploads/new.html", _context(settings))
+def upload_form(request: Request, session: SessionDep, settings: SettingsDep) -> Response:
+    """The upload form; the hardware field suggests catalog keys."""
+    context = {**_context(settings), "hardware_keys": catalog.hardware_keys(session)}
+    return render(request, "uploads/new.html", context)
 
 
 @router.post("/upload/preview", name="upload_preview")
-async def upload_preview(request: Request, settings: SettingsDep) -> Response:
+async def upload_preview(request: Request, session: SessionDep, settings: SettingsDep) -> Response:
     """Parse without storing: which format each file is, its sweeps and points, what is missing."""
     files, fields = await _read_form(request, settings)
     if not files:
         return render(request, "uploads/_preview.html", {"sweeps": [], "errors": []})
     try:
-        parsed = uploads.preview(files, fields)
+        result = uploads.preview(session, files, fields)
     except IngestError as exc:
         return render(request, "uploads/_preview.html", {"sweeps": [], "errors": exc.errors})
-    context = {"sweeps": parsed, "errors": [], "columns": COLUMNS_BY_NAME}
+    context = {
+        "sweeps": result.sweeps,
+        "matches": result.matches,
+        "errors": [],
+        "columns": COLUMNS_BY_NAME,
+    }
     return render(request, "uploads/_preview.html", context)
 
 

@@ -11,7 +11,8 @@ from app.services.seed import seed
 
 PAGES = [
     "/", "/sweeps", "/sweeps/2", "/upload", "/compare", "/history", "/pricing", "/metrics",
-    "/claims", "/claims/1",
+    "/claims", "/claims/1", "/catalog", "/catalog?edit_hardware=H100",
+    "/catalog?edit_model=llama-3.1-8b",
 ]  # fmt: skip
 
 

@@ -306,25 +306,40 @@ def test_an_empty_claims_page_says_what_to_do(client: TestClient) -> None:
     assert "No claims yet" in empty and "paretoscope seed" in empty
 
 
-def test_claims_show_as_markers_on_explore_for_matching_hardware_and_model(
+def test_claims_show_as_markers_on_explore_and_worked_examples_only_when_asked_for(
     client: TestClient, seeded: None
 ) -> None:
     def claim_traces(**params: Any) -> list[dict[str, Any]]:
         figure = client.get("/api/explore", params=params).json()["figure"]
         return [t for t in figure["data"] if t.get("meta") == "claim"]
 
-    matching = claim_traces()
-    names = [t["name"] for t in matching]
-    assert names == [
+    # The seeded sweeps' GPUs and models match only the two worked examples, which are off
+    # by default: they are teaching material, not anyone's claim.
+    assert claim_traces() == []
+    assert len(claim_traces(claims="all")) == 4
+    everything = claim_traces(claims="examples")
+    assert len(everything) == 6
+    examples = [t for t in everything if "Worked example" in t["name"]]
+    assert [t["name"] for t in examples] == [
         "Claim · Worked example (metrics-and-costs O6), not a vendor · 3,000 tok/s per user",
         "Claim · Worked example (metrics-and-costs O6), not a vendor · 3,000 tok/s for the system",
     ]
-    per_user, aggregate = matching
+    per_user, aggregate = examples
     assert per_user["mode"] == "lines" and per_user["x"] == [3000.0, 3000.0]
     assert aggregate["mode"] == "lines" and aggregate["y"] == [3000.0, 3000.0]
     assert "physics: impossible" in per_user["text"][0]
-    assert len(claim_traces(claims="all")) == 6
     assert claim_traces(claims="none") == []
+
+
+def test_a_vendor_claim_on_the_shown_gpu_and_model_is_marked_by_default(
+    client: TestClient, seeded: None
+) -> None:
+    real = {**O6_AGGREGATE, "vendor": "Acme", "value_tok_s": 2500}
+    created = client.post("/api/claims", json=real)
+    assert created.status_code == 201, created.text
+    figure = client.get("/api/explore").json()["figure"]
+    names = [t["name"] for t in figure["data"] if t.get("meta") == "claim"]
+    assert names == ["Claim · Acme · 2,500 tok/s for the system"]
 
 
 def test_a_claim_with_both_axes_is_a_diamond_on_the_audit_chart(

@@ -184,4 +184,4 @@ def test_the_explore_form_offers_the_physics_limit_and_claims_controls(
     assert chosen is not None and chosen["value"] == "deepseek-v3"
     assert page.select_one("label[for=r-ctx]") is not None
     options = [o["value"] for o in page.select("#c-claims option")]
-    assert options == ["matching", "all", "none"]
+    assert options == ["matching", "all", "examples", "none"]

@@ -1,0 +1,105 @@
+"""The hardware catalog and model specs: list, read, create, replace, delete (writes need the
+write token). A delete is refused with 409 while sweeps, prices or claims use the row."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.responses import Response
+
+from app.http.deps import SessionDep, WriteDep
+from app.schemas.catalog import HardwareIn, ModelSpecIn
+from app.services import catalog as svc
+from app.store import catalog as q
+
+router = APIRouter(prefix="/api", tags=["catalog"])
+
+
+@router.get("/catalog", name="api_catalog")
+def api_catalog(session: SessionDep) -> dict[str, Any]:
+    """The catalog page's JSON twin: every GPU and every model spec."""
+    return {
+        "hardware": [svc.hardware_dict(h) for h in svc.list_hardware(session)],
+        "models": [svc.model_dict(m) for m in q.model_specs(session)],
+    }
+
+
+@router.get("/hardware", name="api_hardware_list")
+def api_hardware_list(session: SessionDep) -> dict[str, Any]:
+    """The hardware catalog: memory, bandwidth, dense TFLOPS, power, aliases."""
+    return {"hardware": [svc.hardware_dict(h) for h in svc.list_hardware(session)]}
+
+
+@router.get("/hardware/match", name="api_hardware_match")
+def api_hardware_match(session: SessionDep, name: str) -> dict[str, Any]:
+    """What a GPU name would be stored as: its catalog key, or the nearest keys."""
+    return q.match_hardware(session, name).as_dict()
+
+
+@router.post("/hardware", name="api_hardware_create", status_code=201, dependencies=[WriteDep])
+def api_hardware_create(body: HardwareIn, session: SessionDep) -> dict[str, Any]:
+    """Add a GPU; its key, name and aliases must not already mean another GPU."""
+    row = svc.save_hardware(session, body)
+    session.commit()
+    return svc.hardware_dict(row)
+
+
+@router.get("/hardware/{key}", name="api_hardware_detail")
+def api_hardware_detail(key: str, session: SessionDep) -> dict[str, Any]:
+    """One GPU, with how many sweeps, pricing profiles and claims use it."""
+    row = svc.get_hardware(session, key)
+    return {**svc.hardware_dict(row), "used_by": svc.hardware_usage(session, row.key)}
+
+
+@router.put("/hardware/{key}", name="api_hardware_update", dependencies=[WriteDep])
+def api_hardware_update(key: str, body: HardwareIn, session: SessionDep) -> dict[str, Any]:
+    """Replace a GPU's values (the key stays)."""
+    row = svc.save_hardware(session, body, key)
+    session.commit()
+    return svc.hardware_dict(row)
+
+
+@router.delete("/hardware/{key}", name="api_hardware_delete", dependencies=[WriteDep])
+def api_hardware_delete(key: str, session: SessionDep) -> Response:
+    """Delete a GPU no sweep, pricing profile or claim uses (409 otherwise)."""
+    svc.delete_hardware(session, key)
+    session.commit()
+    return Response(status_code=204)
+
+
+@router.get("/models", name="api_models_list")
+def api_models_list(session: SessionDep) -> dict[str, Any]:
+    """Model specs for the physics limits."""
+    return {"models": [svc.model_dict(m) for m in q.model_specs(session)]}
+
+
+@router.post("/models", name="api_models_create", status_code=201, dependencies=[WriteDep])
+def api_models_create(body: ModelSpecIn, session: SessionDep) -> dict[str, Any]:
+    """Add a model spec."""
+    row = svc.save_model(session, body)
+    session.commit()
+    return svc.model_dict(row)
+
+
+@router.get("/models/{key}", name="api_models_detail")
+def api_models_detail(key: str, session: SessionDep) -> dict[str, Any]:
+    """One model spec, with how many sweeps and claims name it."""
+    row = svc.get_model(session, key)
+    return {**svc.model_dict(row), "used_by": svc.model_usage(session, row.key)}
+
+
+@router.put("/models/{key}", name="api_models_update", dependencies=[WriteDep])
+def api_models_update(key: str, body: ModelSpecIn, session: SessionDep) -> dict[str, Any]:
+    """Replace a model spec's values (the key stays)."""
+    row = svc.save_model(session, body, key)
+    session.commit()
+    return svc.model_dict(row)
+
+
+@router.delete("/models/{key}", name="api_models_delete", dependencies=[WriteDep])
+def api_models_delete(key: str, session: SessionDep) -> Response:
+    """Delete a model spec no sweep or claim names (409 otherwise)."""
+    svc.delete_model(session, key)
+    session.commit()
+    return Response(status_code=204)
