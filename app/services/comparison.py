@@ -9,7 +9,7 @@ import polars as pl
 
 from app.domain.compare import Frontier, RatioCurve, headline_points, ratio_curve, values_at
 from app.domain.cost import usd_per_mtok
-from app.domain.point import Metric
+from app.domain.point import METRIC_LABELS, METRICS, Metric
 from app.domain.sensitivity import (
     SensitivityStep,
     percentile_limits,
@@ -117,7 +117,10 @@ def sensitivity_series(
     if params.mode == "requests" and samples is not None:
         limits = request_limits(samples, metric)
     else:
-        limits = percentile_limits([r.points for r in results], metric, params.slo.percentile)
+        stats = {k: v for r in results for k, v in r.sample_stats.items()}
+        limits = percentile_limits(
+            [r.points for r in results], metric, params.slo.stat(metric), stats
+        )
     out = []
     for result in results:
         mine = None
@@ -125,7 +128,14 @@ def sensitivity_series(
             ids = [p.point_id for p in result.points]
             mine = samples.filter(pl.col("point_id").is_in(ids))
         steps = sensitivity(
-            result.points, params.slo, metric, limits, params.basis, params.stat, mine
+            result.points,
+            params.slo,
+            metric,
+            limits,
+            params.basis,
+            params.stat,
+            mine,
+            sample_stats=result.sample_stats,
         )
         price = group.for_hardware(str(result.meta["hardware"])) if group else None
         costs = tuple(
@@ -136,3 +146,40 @@ def sensitivity_series(
         )
         out.append(SensitivitySeries(result, tuple(steps), costs))
     return out
+
+
+def sensitivity_percentile(params: Params, metric: str) -> str:
+    """The statistic the varied limit is read at: its own percentile, or per-request."""
+    if params.mode == "requests":
+        return "per-request"
+    for m in METRICS:
+        if m == metric:
+            return params.slo.stat(m)
+    return params.slo.percentile
+
+
+def sensitivity_empty_reason(
+    series: list[SensitivitySeries], params: Params, metric: str
+) -> str | None:
+    """Why the sensitivity chart has nothing to draw, or None when it has a goodput somewhere."""
+    if any(st.goodput_tok_s_per_gpu is not None for s in series for st in s.steps):
+        return None
+    label = METRIC_LABELS.get(metric, metric.upper())  # type: ignore[call-overload]
+    if not series:
+        return "no sweep selected"
+    if not any(s.steps for s in series):
+        if params.mode == "requests":
+            return f"no request samples: per-request {label} limits need per-request data"
+        stat = sensitivity_percentile(params, metric)
+        return (
+            f"no point has a {stat} {label}, stored or from request samples: choose a "
+            f"percentile the files report (e.g. p50 or p99) or upload per-request data"
+        )
+    others = [
+        f"{p} {METRIC_LABELS[m]} ≤ {v:g} ms" for m, p, v in params.slo.checked() if m != metric
+    ]
+    held = f" under the other limits ({', '.join(others)})" if others else ""
+    return (
+        f"no sweep meets the SLO at any {label} limit{held}: those points fail or are unknown; "
+        "see the read-off table for each sweep's reason"
+    )

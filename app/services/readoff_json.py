@@ -18,6 +18,9 @@ def slo_json(query: ReadoffQuery, params: Params) -> dict[str, Any]:
         "e2el_ms": slo.e2el_ms,
         "min_tok_s_user": slo.min_tok_s_user,
         "percentile": slo.percentile,
+        "ttft_percentile": slo.stat("ttft"),
+        "tpot_percentile": slo.stat("tpot"),
+        "e2el_percentile": slo.stat("e2el"),
         "mode": query.mode,
         "attainment": slo.attainment,
         "basis": params.basis,
@@ -36,6 +39,7 @@ def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, A
         "name": result.meta["name"],
         "hardware": result.meta["hardware"],
         "num_gpus": result.meta["num_gpus"],
+        "status": readoff.status,
         "meets_slo": readoff.meets_slo,
         "reason": readoff.reason,
         "goodput_tok_s_per_gpu": readoff.goodput_tok_s_per_gpu,
@@ -79,6 +83,18 @@ def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, A
                 "status": v.status,
                 "reason": v.reason,
                 "attainment": v.attainment,
+                "checks": [
+                    {
+                        "metric": c.metric,
+                        "percentile": c.stat,
+                        "value_ms": c.value_ms,
+                        "limit_ms": c.limit_ms,
+                        "status": c.status,
+                        "source": c.source,
+                        "n_samples": c.n_samples,
+                    }
+                    for c in v.checks
+                ],
             }
             for v in readoff.verdicts
         ]

@@ -52,14 +52,20 @@ def compare_context(session: Session, query: explore_state.ExploreQuery) -> dict
     series = view.sensitivity(session)
     sens = (
         charts_compare.sensitivity_figure(
-            series, view.state.query.sensitivity, view.params.slo.percentile, costs=False
+            series,
+            view.state.query.sensitivity,
+            comparison.sensitivity_percentile(view.params, view.state.query.sensitivity),
+            costs=False,
         )
         if series
         else None
     )
     cost_sens = (
         charts_compare.sensitivity_figure(
-            series, view.state.query.sensitivity, view.params.slo.percentile, costs=True
+            series,
+            view.state.query.sensitivity,
+            comparison.sensitivity_percentile(view.params, view.state.query.sensitivity),
+            costs=True,
         )
         if series and view.groups
         else None
@@ -73,6 +79,14 @@ def compare_context(session: Session, query: explore_state.ExploreQuery) -> dict
         "ratio_figure": ratio_figure,
         "cost_figure": cost_figure,
         "sensitivity_figure": sens,
+        "sensitivity_percentile": comparison.sensitivity_percentile(
+            view.params, view.state.query.sensitivity
+        ),
+        "sensitivity_empty": comparison.sensitivity_empty_reason(
+            series, view.params, view.state.query.sensitivity
+        )
+        if view.state.query.sensitivity != "off"
+        else None,
         "ratio_json": views.figure_json(ratio_figure),
         "cost_json": views.figure_json(cost_figure),
         "sensitivity_json": views.figure_json(sens) if sens else None,

@@ -13,7 +13,7 @@ from app.charts import pareto as charts
 from app.charts.roofline import explore_traces
 from app.http.deps import SessionDep
 from app.http.templating import render
-from app.services import analysis
+from app.services import analysis, comparison
 from app.services.analysis import SweepAnalysis
 from app.services.physics import shown_physics
 from app.services.readoff_json import result_json, slo_json
@@ -79,7 +79,10 @@ def explore_context(session: Session, query: explore_state.ExploreQuery) -> dict
     sens = None
     if series:
         sens = charts_compare.sensitivity_figure(
-            series, state.query.sensitivity, params.slo.percentile, costs=False
+            series,
+            state.query.sensitivity,
+            comparison.sensitivity_percentile(params, state.query.sensitivity),
+            costs=False,
         )
     return {
         "state": state,
@@ -89,6 +92,14 @@ def explore_context(session: Session, query: explore_state.ExploreQuery) -> dict
         "figure_json": views.figure_json(figure),
         "sensitivity_figure": sens,
         "sensitivity_json": views.figure_json(sens) if sens else None,
+        "sensitivity_percentile": comparison.sensitivity_percentile(
+            params, state.query.sensitivity
+        ),
+        "sensitivity_empty": comparison.sensitivity_empty_reason(
+            series, params, state.query.sensitivity
+        )
+        if state.query.sensitivity != "off"
+        else None,
         "cells": {r.meta["id"]: price_cells(r, state.price_columns) for r in results},
         "colours": {sid: charts.colour(i) for i, sid in enumerate(state.selected)},
         "facets": sweep_queries.facet_values(session),

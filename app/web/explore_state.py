@@ -14,6 +14,7 @@ from pydantic import Field, ValidationError
 from sqlalchemy.orm import Session
 from starlette.datastructures import QueryParams
 
+from app.domain.verdict import Slo
 from app.http.errors import AppError
 from app.services.readoff_query import ReadoffQuery, preset_limits
 from app.store import catalog
@@ -23,7 +24,17 @@ from app.store import sweeps as sweep_queries
 from app.store.models import PricingProfile, SloPreset, Sweep
 
 FILTERS = ("model", "hardware", "engine", "precision", "isl", "osl", "source_kind")
-SLO_FIELDS = ("ttft_ms", "tpot_ms", "min_tok_s_user", "e2el_ms", "percentile", "attainment")
+SLO_FIELDS = (
+    "ttft_ms",
+    "tpot_ms",
+    "min_tok_s_user",
+    "e2el_ms",
+    "percentile",
+    "ttft_percentile",
+    "tpot_percentile",
+    "e2el_percentile",
+    "attainment",
+)
 DEFAULT_PRESET = "chat-interactive"
 DEFAULT_PRICE_SET = "costr@2026-09-08"
 DEFAULT_SERIES = 8
@@ -42,7 +53,6 @@ class ExploreQuery(ReadoffQuery):
     picked: bool = False  # the series picker was used, so an empty selection means none
     preset: str | None = None
     applied_preset: str | None = None
-    price_set: str | None = None
     logx: bool = False
     logy: bool = False
     frontier_only: bool = False
@@ -172,13 +182,18 @@ def _matching_preset(query: ExploreQuery, presets: dict[str, SloPreset]) -> str:
     if preset is None:
         return ""
     slo = query.slo()
-    same = (
-        slo.ttft_ms == preset.ttft_ms
-        and slo.tpot_ms == preset.tpot_ms
-        and slo.e2el_ms == preset.e2el_ms
-        and slo.percentile == preset.percentile
-        and slo.attainment == preset.attainment
+    # Compare each limit's effective percentile: "p99 with TPOT p50" equals "p50 TPOT, p99 rest".
+    own = Slo(
+        preset.ttft_ms,
+        preset.tpot_ms,
+        preset.e2el_ms,
+        preset.percentile,
+        preset.attainment,
+        preset.ttft_percentile,
+        preset.tpot_percentile,
+        preset.e2el_percentile,
     )
+    same = slo.checked() == own.checked() and slo.attainment == own.attainment
     return preset.key if same else ""
 
 

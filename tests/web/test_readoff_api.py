@@ -98,9 +98,13 @@ def test_a_missing_percentile_makes_points_unknown_never_passing(client: TestCli
     )
     [sweep] = upload(client, ("gap.csv", data))
     result = readoff(client, sweep=sweep, tpot_ms=50, ttft_ms=1000, points=True)["results"][0]
-    assert result["meets_slo"] is False
+    assert result["status"] == "unknown"
+    assert result["meets_slo"] is None
     assert result["goodput_tok_s_per_gpu"] is None
-    assert result["reason"] == "2 points unknown: p90 TTFT not measured"
+    assert result["reason"] == (
+        "2 points unknown: p90 TTFT not measured: the file has no TTFT percentile; "
+        "upload per-request data"
+    )
     assert [p["status"] for p in result["points"]] == ["unknown", "unknown"]
     # Without a TTFT limit nothing unmeasured is checked.
     assert readoff(client, sweep=sweep, tpot_ms=50)["results"][0]["goodput_tok_s_per_gpu"] == 180
@@ -109,7 +113,7 @@ def test_a_missing_percentile_makes_points_unknown_never_passing(client: TestCli
 def test_a_sweep_where_no_point_passes_says_why(client: TestClient) -> None:
     [sweep] = upload(client, ("o11.csv", O11))
     result = readoff(client, sweep=sweep, ttft_ms=100)["results"][0]
-    assert result["meets_slo"] is False
+    assert result["status"] == "fail" and result["meets_slo"] is False
     assert (
         result["reason"] == "no point meets the SLO: lightest load fails p90 TTFT 150 ms > 100 ms"
     )
@@ -149,7 +153,7 @@ def test_o9_per_request_mode_counts_failures_as_misses(client: TestClient) -> No
 def test_per_request_mode_without_samples_is_unknown(client: TestClient) -> None:
     [sweep] = upload(client, ("o11.csv", O11))
     result = readoff(client, sweep=sweep, tpot_ms=35, mode="requests")["results"][0]
-    assert result["meets_slo"] is False
+    assert result["status"] == "unknown" and result["meets_slo"] is None
     assert result["reason"] == "4 points unknown: no request samples"
 
 
