@@ -7,8 +7,16 @@ from typing import Literal
 
 import polars as pl
 
-from app.domain.compare import Frontier, RatioCurve, headline_points, ratio_curve, values_at
+from app.domain.compare import (
+    Frontier,
+    RatioCurve,
+    headline_points,
+    range_ends_at,
+    ratio_curve,
+    values_at,
+)
 from app.domain.cost import usd_per_mtok
+from app.domain.estimate import load_order
 from app.domain.point import METRIC_LABELS, METRICS, Metric
 from app.domain.sensitivity import (
     SensitivityStep,
@@ -35,6 +43,7 @@ class Headline:
     x_tok_s_user: float
     throughput_ratio: float | None
     cost_ratios: tuple[float | None, ...]  # one per price group
+    at_range_end: tuple[str, ...] = ()  # names of the systems whose measured range ends here
 
 
 @dataclass(frozen=True)
@@ -48,6 +57,10 @@ class Pair:
     headlines: tuple[Headline, ...]
     slo_ratio: float | None  # a's goodput ÷ b's goodput at the current SLO
     slo_cost_ratios: tuple[float | None, ...]
+    # Systems whose goodput sits at their heaviest measured load: the sweep may stop before
+    # the SLO binds, so the goodput (and the ratio) is a bound, not the system's capacity.
+    slo_at_range_end: tuple[str, ...] = ()
+    curve_ends: tuple[tuple[str, ...], ...] = ()  # per curve point, as Headline.at_range_end
 
 
 def frontier_of(result: SweepAnalysis) -> Frontier:
@@ -80,13 +93,30 @@ def _pair(a: SweepAnalysis, b: SweepAnalysis, groups: list[PriceGroup], params: 
             None if pair is None or h is None else (h[0] / pair[0]) / (h[1] / pair[1])
             for h in hourly
         )
-        headlines.append(Headline(x, ratio, costs))
+        ends = range_ends_at(fa, fb, x, str(a.meta["name"]), str(b.meta["name"]))
+        headlines.append(Headline(x, ratio, costs, ends))
     ga, gb = a.readoff.goodput_tok_s_per_gpu, b.readoff.goodput_tok_s_per_gpu
     slo_ratio = ga / gb if ga and gb else None
     slo_costs = tuple(
         None if h is None or not ga or not gb else (h[0] / ga) / (h[1] / gb) for h in hourly
     )
-    return Pair(a, b, curve, cost_curves, tuple(headlines), slo_ratio, slo_costs)
+    slo_ends = tuple(str(r.meta["name"]) for r in (a, b) if _goodput_at_heaviest_load(r))
+    curve_ends = tuple(
+        range_ends_at(fa, fb, p.x_tok_s_user, str(a.meta["name"]), str(b.meta["name"]))
+        for p in curve.points
+    )
+    return Pair(
+        a, b, curve, cost_curves, tuple(headlines), slo_ratio, slo_costs, slo_ends, curve_ends
+    )
+
+
+def _goodput_at_heaviest_load(result: SweepAnalysis) -> bool:
+    """Whether the operating point is the sweep's heaviest measured load (and not its only)."""
+    op = result.readoff.operating_point
+    order = load_order(result.points)
+    if op is None or len(order) < 2:
+        return False
+    return result.points[order[-1]].point_id == op.point_id
 
 
 def _hourly(pa: Price | None, pb: Price | None) -> tuple[float, float] | None:

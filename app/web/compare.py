@@ -108,6 +108,7 @@ def pair_json(pair: comparison.Pair, groups: list[comparison.PriceGroup]) -> dic
                 "b_tok_s_per_gpu": p.b_tok_s_per_gpu,
                 "throughput_ratio": p.throughput_ratio,
                 "cost_ratios": [curve[i] for curve in pair.cost_curves],
+                "at_range_end": list(pair.curve_ends[i]) if pair.curve_ends else [],
             }
             for i, p in enumerate(pair.curve.points)
         ],
@@ -116,6 +117,7 @@ def pair_json(pair: comparison.Pair, groups: list[comparison.PriceGroup]) -> dic
                 "x_tok_s_user": h.x_tok_s_user,
                 "throughput_ratio": h.throughput_ratio,
                 "cost_ratios": dict(zip([g.label for g in groups], h.cost_ratios, strict=True)),
+                "at_range_end": list(h.at_range_end),
             }
             for h in pair.headlines
         ],
@@ -123,6 +125,7 @@ def pair_json(pair: comparison.Pair, groups: list[comparison.PriceGroup]) -> dic
             "a_goodput_tok_s_per_gpu": pair.a.readoff.goodput_tok_s_per_gpu,
             "b_goodput_tok_s_per_gpu": pair.b.readoff.goodput_tok_s_per_gpu,
             "throughput_ratio": pair.slo_ratio,
+            "at_range_end": list(pair.slo_at_range_end),
             "cost_ratios": dict(zip([g.label for g in groups], pair.slo_cost_ratios, strict=True)),
         },
     }

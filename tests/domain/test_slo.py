@@ -97,7 +97,10 @@ def test_exceeding_a_limit_fails_with_metric_value_and_limit() -> None:
 def test_a_missing_percentile_is_unknown_not_pass() -> None:
     verdict = point_verdict(make_point(8, 1000, 150, None), SLO)
     assert verdict.status == "unknown"
-    assert verdict.reason == "p90 TPOT not measured: the file has no TPOT percentile; upload per-request data"
+    assert (
+        verdict.reason
+        == "p90 TPOT not measured: the file has no TPOT percentile; upload per-request data"
+    )
 
 
 def test_nan_percentile_counts_as_not_measured() -> None:
@@ -109,7 +112,8 @@ def test_a_known_failure_beats_an_unknown_metric() -> None:
     verdict = point_verdict(make_point(8, 1000, 300, None), SLO)
     assert verdict.status == "fail"
     assert verdict.reason == (
-        "p90 TTFT 300 ms > 200 ms; p90 TPOT not measured: the file has no TPOT percentile; upload per-request data"
+        "p90 TTFT 300 ms > 200 ms; p90 TPOT not measured: the file has no TPOT percentile; "
+        "upload per-request data"
     )
 
 
@@ -180,14 +184,18 @@ def test_all_unknown_points_say_what_was_not_measured() -> None:
     points = [make_point(c, 1000, None, 20) for c in (4, 8, 16)]
     readoff = percentile_readoff(points, SLO)
     assert readoff.status == "unknown" and readoff.meets_slo is None
-    assert readoff.reason == "3 points unknown: p90 TTFT not measured: the file has no TTFT percentile; upload per-request data"
+    assert readoff.reason == (
+        "3 points unknown: p90 TTFT not measured: the file has no TTFT percentile; "
+        "upload per-request data"
+    )
 
 
 def test_mixed_unknown_and_failing_points_report_both() -> None:
     points = [make_point(4, 1000, None, 20), make_point(8, 2000, 300, 20)]
     assert percentile_readoff(points, SLO).reason == (
         "no point meets the SLO: lightest checked load fails p90 TTFT 300 ms > 200 ms; "
-        "1 point unknown: p90 TTFT not measured: the file has no TTFT percentile; upload per-request data"
+        "1 point unknown: p90 TTFT not measured: the file has no TTFT percentile; "
+        "upload per-request data"
     )
 
 
