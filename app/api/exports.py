@@ -9,7 +9,7 @@ from fastapi.responses import Response
 
 from app.api.readoff import SweepIds, sweep_ids
 from app.http.deps import SessionDep
-from app.services import analysis, exports
+from app.services import analysis, exports, price_columns
 from app.services.readoff_query import ReadoffQuery
 from app.store import points as point_queries
 from app.store import sweeps as q
@@ -18,9 +18,9 @@ router = APIRouter(prefix="/api/export", tags=["exports"])
 
 READOFF_HEADER = [
     "sweep_id", "sweep", "hardware", "num_gpus", "model", "engine", "precision", "slo", "mode",
-    "basis", "meets_slo", "goodput_tok_s_per_gpu", "goodput_requests_per_s", "concurrency",
-    "request_rate", "interactivity_tok_s_user", "estimate_tok_s_per_gpu", "tok_s_per_mw",
-    "reason",
+    "basis", "status", "meets_slo", "goodput_tok_s_per_gpu", "goodput_requests_per_s",
+    "concurrency", "request_rate", "interactivity_tok_s_user", "estimate_tok_s_per_gpu",
+    "tok_s_per_mw", "reason",
 ]  # fmt: skip
 
 
@@ -59,13 +59,41 @@ def export_sweeps_json(session: SessionDep, sweep: SweepIds) -> Response:
 def export_readoff_csv(
     session: SessionDep, sweep: SweepIds, query: Annotated[ReadoffQuery, Query()]
 ) -> Response:
-    """The read-off table: one row per sweep, one $/Mtok column per price."""
+    """The read-off table: one row per sweep; per price column (the page's price set, profiles
+    and inline price) the price that applied to the sweep's GPU and its $/Mtok."""
     params = query.params()
-    results, prices = analysis.run(
-        session, sweep_ids(sweep), params, query.pricing, query.usd_per_gpu_hour
+    columns = price_columns.columns_for(
+        session, query.price_set, query.pricing, query.usd_per_gpu_hour
     )
-    header = [*READOFF_HEADER, *(f"usd_per_mtok {p.name}" for p in prices)]
-    rows = [_readoff_row(r, params) for r in results]
+    results, _ = analysis.run(
+        session,
+        sweep_ids(sweep),
+        params,
+        price_columns.profile_ids(columns),
+        query.usd_per_gpu_hour,
+    )
+    header = [
+        *READOFF_HEADER,
+        *(
+            name
+            for c in columns
+            for name in (f"usd_per_mtok [{c.label}]", f"usd_per_gpu_hour [{c.label}]")
+        ),
+    ]
+    rows = [
+        [
+            *_readoff_row(r, params),
+            *(
+                value
+                for cost in price_columns.price_cells(r, columns)
+                for value in (
+                    None if cost is None else cost.usd_per_mtok,
+                    None if cost is None else cost.price.usd_per_gpu_hour,
+                )
+            ),
+        ]
+        for r in results
+    ]
     return _download(exports.rows_csv(header, rows), "readoff.csv", "text/csv; charset=utf-8")
 
 
@@ -75,11 +103,11 @@ def _readoff_row(result: analysis.SweepAnalysis, params: analysis.Params) -> lis
     return [
         meta["id"], meta["name"], meta["hardware"], meta["num_gpus"], meta["model"],
         meta["engine"], meta["precision"], params.slo.describe(), params.mode, params.basis,
-        readoff.meets_slo, readoff.goodput_tok_s_per_gpu, readoff.goodput_requests_per_s,
+        readoff.status, readoff.meets_slo, readoff.goodput_tok_s_per_gpu,
+        readoff.goodput_requests_per_s,
         op.concurrency if op else None, op.request_rate if op else None,
         op.interactivity_tok_s_user if op else None, result.estimate_tok_s_per_gpu,
         result.tok_s_per_mw, readoff.reason,
-        *(c.usd_per_mtok for c in result.costs),
     ]  # fmt: skip
 
 

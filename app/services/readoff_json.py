@@ -6,7 +6,8 @@ import math
 from typing import Any
 
 from app.domain.slo import Readoff
-from app.services.analysis import Params, SweepAnalysis
+from app.services.analysis import Cost, Params, SweepAnalysis
+from app.services.price_columns import PriceColumn
 from app.services.readoff_query import ReadoffQuery
 
 
@@ -128,3 +129,20 @@ def frontier_json(result: SweepAnalysis, params: Params) -> dict[str, Any]:
 
 def _finite(value: float | None) -> float | str | None:
     return "inf" if value is not None and math.isinf(value) else value
+
+
+def price_cells_json(cells: list[Cost | None], columns: list[PriceColumn]) -> list[dict[str, Any]]:
+    """One entry per price column: the price that applied to the sweep's GPU and its $/Mtok."""
+    out = []
+    for column, cost in zip(columns, cells, strict=True):
+        out.append(
+            {
+                "label": column.label,
+                "price": None if cost is None else cost.price.name,
+                "profile_id": None if cost is None else cost.price.profile_id,
+                "usd_per_gpu_hour": None if cost is None else cost.price.usd_per_gpu_hour,
+                "usd_per_mtok": None if cost is None else cost.usd_per_mtok,
+                "reason": "no price for this GPU" if cost is None else cost.reason,
+            }
+        )
+    return out
