@@ -40,6 +40,27 @@ def main(argv: list[str] | None = None) -> int:
     db_sub = db.add_subparsers(dest="db_command", required=True)
     db_sub.add_parser("upgrade", help="migrate the database to the newest schema")
 
+    ro = sub.add_parser(
+        "readoff", help="goodput at an SLO per sweep, with $/Mtok (as /api/readoff, CSV or JSON)"
+    )
+    ro.add_argument("sweep_ids", nargs="+", type=int)
+    for metric in ("ttft", "tpot", "e2el"):
+        ro.add_argument(f"--{metric}-ms", type=float, help=f"{metric.upper()} limit in ms")
+        ro.add_argument(
+            f"--{metric}-percentile",
+            help=f"{metric.upper()}'s own percentile, p50 … p99.9 (default: --percentile)",
+        )
+    ro.add_argument("--min-tok-s-user", type=float, help="instead of --tpot-ms: 1000/value")
+    ro.add_argument("--percentile", default="p90", help="default percentile of every limit")
+    ro.add_argument("--mode", choices=("percentile", "requests"), default="percentile")
+    ro.add_argument("--attainment", type=float, default=0.9)
+    ro.add_argument("--basis", choices=("output", "total", "input"), default="output")
+    ro.add_argument("--price-set", help="e.g. costr@2026-09-08 (one profile per GPU)")
+    ro.add_argument("--pricing", type=int, action="append", default=[], help="profile id")
+    ro.add_argument("--usd-per-gpu-hour", type=float, help="your own rental price")
+    ro.add_argument("--format", choices=("csv", "json"), default="csv")
+    ro.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
+
     seed = sub.add_parser(
         "seed", help="load seed_data/ (catalogs are upserted, sweeps deduplicated)"
     )
@@ -50,6 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         "serve": _serve,
         "import": _import,
         "export": _export,
+        "readoff": _readoff,
         "db": _db,
         "seed": _seed,
     }[args.command]
@@ -132,6 +154,47 @@ def _export(args: argparse.Namespace) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return 2
         text = exports.sweeps_csv(sweeps) if args.format == "csv" else exports.sweeps_json(sweeps)
+    if args.output:
+        args.output.write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _readoff(args: argparse.Namespace) -> int:
+    import json
+
+    from pydantic import ValidationError
+
+    from app.services import exports
+    from app.services.readoff_json import readoff_document, run_query
+    from app.services.readoff_query import ReadoffQuery
+    from app.store.sweeps import NotFound
+
+    fields = {
+        k: v
+        for k, v in vars(args).items()
+        if k not in ("command", "sweep_ids", "format", "output") and v is not None
+    }
+    try:
+        query = ReadoffQuery.model_validate({**fields, "points": args.format == "json"})
+    except ValidationError as exc:
+        for e in exc.errors():
+            where = ".".join(str(p) for p in e["loc"])
+            print(f"error: {where}: {e['msg']}".replace("error: : ", "error: "), file=sys.stderr)
+        return 2
+    factory = make_sessionmaker(make_engine(get_settings().database_url))
+    with session_scope(factory) as session:
+        try:
+            if args.format == "json":
+                doc = readoff_document(session, args.sweep_ids, query)
+                text = json.dumps(doc, indent=2) + "\n"
+            else:
+                params, results, columns = run_query(session, args.sweep_ids, query)
+                text = exports.readoff_csv(results, params, columns)
+        except NotFound as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     if args.output:
         args.output.write_text(text, encoding="utf-8")
     else:

@@ -2,26 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
 from app.api.readoff import SweepIds, sweep_ids
 from app.http.deps import SessionDep
-from app.services import analysis, exports, price_columns
+from app.services import exports
+from app.services.readoff_json import run_query
 from app.services.readoff_query import ReadoffQuery
 from app.store import points as point_queries
 from app.store import sweeps as q
 
 router = APIRouter(prefix="/api/export", tags=["exports"])
-
-READOFF_HEADER = [
-    "sweep_id", "sweep", "hardware", "num_gpus", "model", "engine", "precision", "slo", "mode",
-    "basis", "status", "meets_slo", "goodput_tok_s_per_gpu", "goodput_requests_per_s",
-    "concurrency", "request_rate", "interactivity_tok_s_user", "estimate_tok_s_per_gpu",
-    "tok_s_per_mw", "reason",
-]  # fmt: skip
 
 
 @router.get("/sweeps.csv", name="export_sweeps_csv")
@@ -61,54 +55,9 @@ def export_readoff_csv(
 ) -> Response:
     """The read-off table: one row per sweep; per price column (the page's price set, profiles
     and inline price) the price that applied to the sweep's GPU and its $/Mtok."""
-    params = query.params()
-    columns = price_columns.columns_for(
-        session, query.price_set, query.pricing, query.usd_per_gpu_hour
-    )
-    results, _ = analysis.run(
-        session,
-        sweep_ids(sweep),
-        params,
-        price_columns.profile_ids(columns),
-        query.usd_per_gpu_hour,
-    )
-    header = [
-        *READOFF_HEADER,
-        *(
-            name
-            for c in columns
-            for name in (f"usd_per_mtok [{c.label}]", f"usd_per_gpu_hour [{c.label}]")
-        ),
-    ]
-    rows = [
-        [
-            *_readoff_row(r, params),
-            *(
-                value
-                for cost in price_columns.price_cells(r, columns)
-                for value in (
-                    None if cost is None else cost.usd_per_mtok,
-                    None if cost is None else cost.price.usd_per_gpu_hour,
-                )
-            ),
-        ]
-        for r in results
-    ]
-    return _download(exports.rows_csv(header, rows), "readoff.csv", "text/csv; charset=utf-8")
-
-
-def _readoff_row(result: analysis.SweepAnalysis, params: analysis.Params) -> list[Any]:
-    meta, readoff = result.meta, result.readoff
-    op = readoff.operating_point
-    return [
-        meta["id"], meta["name"], meta["hardware"], meta["num_gpus"], meta["model"],
-        meta["engine"], meta["precision"], params.slo.describe(), params.mode, params.basis,
-        readoff.status, readoff.meets_slo, readoff.goodput_tok_s_per_gpu,
-        readoff.goodput_requests_per_s,
-        op.concurrency if op else None, op.request_rate if op else None,
-        op.interactivity_tok_s_user if op else None, result.estimate_tok_s_per_gpu,
-        result.tok_s_per_mw, readoff.reason,
-    ]  # fmt: skip
+    params, results, columns = run_query(session, sweep_ids(sweep), query)
+    text = exports.readoff_csv(results, params, columns)
+    return _download(text, "readoff.csv", "text/csv; charset=utf-8")
 
 
 def _download(body: str | bytes, filename: str, media_type: str) -> Response:

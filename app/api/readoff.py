@@ -8,8 +8,8 @@ from fastapi import APIRouter, Query
 
 from app.http.deps import SessionDep
 from app.http.errors import AppError
-from app.services import analysis, price_columns
-from app.services.readoff_json import frontier_json, price_cells_json, result_json, slo_json
+from app.services import analysis
+from app.services.readoff_json import frontier_json, readoff_document
 from app.services.readoff_query import ReadoffQuery
 
 router = APIRouter(prefix="/api", tags=["analysis"])
@@ -22,28 +22,7 @@ def api_readoff(
 ) -> dict[str, Any]:
     """Per sweep: pass, fail or unknown at the SLO, its goodput and operating point, and $/Mtok
     per price column (a price set, each profile, an inline price: as the page that links here)."""
-    params = query.params()
-    columns = price_columns.columns_for(
-        session, query.price_set, query.pricing, query.usd_per_gpu_hour
-    )
-    results, _ = analysis.run(
-        session,
-        sweep_ids(sweep),
-        params,
-        price_columns.profile_ids(columns),
-        query.usd_per_gpu_hour,
-    )
-    return {
-        "slo": slo_json(query, params),
-        "price_columns": [{"label": c.label, "profile_ids": c.profile_ids} for c in columns],
-        "results": [
-            {
-                **result_json(r, with_points=query.points),
-                "price_cells": price_cells_json(price_columns.price_cells(r, columns), columns),
-            }
-            for r in results
-        ],
-    }
+    return readoff_document(session, sweep_ids(sweep), query)
 
 
 @router.get("/frontier", name="api_frontier")

@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 from app.services.analysis import Cost, SweepAnalysis
 from app.store import pricing as pricing_queries
 from app.store.models import PricingProfile
+from app.store.sweeps import NotFound
 
 PRICE_SET_TIERS = {
     "costh": "owning (hyperscaler)",
@@ -67,8 +68,12 @@ def price_columns(
 def columns_for(
     session: Session, price_set: str | None, pricing: list[int], usd_per_gpu_hour: float | None
 ) -> list[PriceColumn]:
-    """`price_columns` over the stored profiles."""
+    """`price_columns` over the stored profiles; an unknown profile id or price set raises."""
+    pricing_queries.get_profiles(session, pricing)  # raises NotFound naming a missing id
     profiles = pricing_queries.list_profiles(session)
+    if price_set is not None and price_set not in dict(price_sets(profiles)):
+        known = ", ".join(key for key, _ in price_sets(profiles)) or "none"
+        raise NotFound(f"price set {price_set} does not exist (known: {known})")
     return price_columns(profiles, price_set, pricing, usd_per_gpu_hour)
 
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from sqlalchemy.orm import Session
+
 from app.domain.slo import Readoff
+from app.services import analysis, price_columns
 from app.services.analysis import Cost, Params, SweepAnalysis
 from app.services.price_columns import PriceColumn
 from app.services.readoff_query import ReadoffQuery
@@ -146,3 +149,33 @@ def price_cells_json(cells: list[Cost | None], columns: list[PriceColumn]) -> li
             }
         )
     return out
+
+
+def run_query(
+    session: Session, sweep_ids: list[int], query: ReadoffQuery
+) -> tuple[Params, list[SweepAnalysis], list[PriceColumn]]:
+    """Analyse the sweeps at the query's SLO, priced by its price columns (as on the pages)."""
+    params = query.params()
+    columns = price_columns.columns_for(
+        session, query.price_set, query.pricing, query.usd_per_gpu_hour
+    )
+    results, _ = analysis.run(
+        session, sweep_ids, params, price_columns.profile_ids(columns), query.usd_per_gpu_hour
+    )
+    return params, results, columns
+
+
+def readoff_document(session: Session, sweep_ids: list[int], query: ReadoffQuery) -> dict[str, Any]:
+    """/api/readoff's body: the SLO, the price columns and per sweep its read-off and prices."""
+    params, results, columns = run_query(session, sweep_ids, query)
+    return {
+        "slo": slo_json(query, params),
+        "price_columns": [{"label": c.label, "profile_ids": c.profile_ids} for c in columns],
+        "results": [
+            {
+                **result_json(r, with_points=query.points),
+                "price_cells": price_cells_json(price_columns.price_cells(r, columns), columns),
+            }
+            for r in results
+        ],
+    }

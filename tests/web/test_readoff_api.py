@@ -233,6 +233,8 @@ def test_the_total_basis_uses_total_throughput(client: TestClient) -> None:
         ({"sweep": 1, "percentile": "p42"}, "percentile"),
         ({"sweep": 1, "tpot_ms": 40, "min_tok_s_user": 25}, "not both"),
         ({"sweep": 1, "pricing": 12345}, "pricing profile 12345 does not exist"),
+        ({"sweep": 1, "price_set": "costr@1999-01-01"}, "price set costr@1999-01-01 does not"),
+        ({"sweep": 1, "tpot_percentile": "p100"}, "tpot_percentile"),
         ({"sweep": 1, "attainment": 1.5}, "attainment"),
         ({"sweep": 1, "interpolation": "cubic"}, "interpolation"),
     ],
