@@ -168,6 +168,13 @@ def run_query(
 def readoff_document(session: Session, sweep_ids: list[int], query: ReadoffQuery) -> dict[str, Any]:
     """/api/readoff's body: the SLO, the price columns and per sweep its read-off and prices."""
     params, results, columns = run_query(session, sweep_ids, query)
+    return readoff_body(query, params, results, columns)
+
+
+def readoff_body(
+    query: ReadoffQuery, params: Params, results: list[SweepAnalysis], columns: list[PriceColumn]
+) -> dict[str, Any]:
+    """The read-off document of analysed sweeps (shared by /api/readoff and the claim audit)."""
     return {
         "slo": slo_json(query, params),
         "price_columns": [{"label": c.label, "profile_ids": c.profile_ids} for c in columns],
