@@ -13,7 +13,7 @@ from functools import cached_property
 from typing import Literal
 
 from app.domain.metrics import format_number, interactivity_tok_s_user
-from app.domain.point import METRIC_LABELS, METRICS, Metric, PointMetrics
+from app.domain.point import METRIC_LABELS, METRICS, Metric, PointMetrics, Stat
 from app.domain.request_goodput import RequestStats
 
 # A percentile is written "p<percent>", e.g. "p90" or "p99.9"; any from p50 to p99.9 may be asked.
@@ -21,6 +21,8 @@ Percentile = str
 Status = Literal["pass", "fail", "unknown"]
 Source = Literal["stored", "samples"]
 STORED_PERCENTILES: tuple[Percentile, ...] = ("p50", "p90", "p95", "p99")
+# The percentiles a file can store, as the statistic names of LatencyStats.
+_STORED: dict[Percentile, Stat] = {"p50": "p50", "p90": "p90", "p95": "p95", "p99": "p99"}
 # What the forms offer; the API accepts any percentile in [p50, p99.9].
 PERCENTILE_CHOICES: tuple[Percentile, ...] = ("p50", "p75", "p90", "p95", "p99", "p99.9")
 PERCENTILE_VALUES = PERCENTILE_CHOICES
@@ -240,7 +242,7 @@ def check_limit(
     value, source, count = _value(point, metric, stat, samples)
     status: Status = "unknown" if value is None else "pass" if value <= limit else "fail"
     stats = point.latency(metric)
-    stored = tuple(p for p in STORED_PERCENTILES if stats.get(p) is not None)  # type: ignore[arg-type]
+    stored = tuple(p for p, name in _STORED.items() if stats.get(name) is not None)
     return Check(metric, stat, value, limit, status, source, count, stored)
 
 
@@ -248,8 +250,9 @@ def _value(
     point: PointMetrics, metric: Metric, stat: Percentile, samples: SamplePercentiles | None
 ) -> tuple[float | None, Source | None, int | None]:
     """The stored statistic where it exists, else the request samples' percentile."""
-    if stat in STORED_PERCENTILES:
-        stored = point.latency(metric).get(stat)  # type: ignore[arg-type]
+    name = _STORED.get(stat)
+    if name is not None:
+        stored = point.latency(metric).get(name)
         if stored is not None:
             return stored, "stored", None
     if samples is not None:

@@ -185,3 +185,31 @@ def test_a_goodput_at_a_sweeps_heaviest_load_is_marked_as_a_range_end(client: Te
     assert "heaviest measured load of A and B" in caveat.text
     tight = compare(client, sweep=[b, a], tpot_ms=30, ttft_ms=150)["pairs"][0]
     assert tight["at_slo"]["at_range_end"] == []
+
+
+def test_an_empty_sensitivity_chart_says_which_limit_empties_it(client: TestClient) -> None:
+    a, b = ids(client, TWO)
+    page = BeautifulSoup(
+        client.get(
+            "/compare", params={"sweep": [b, a], "picked": 1, "preset": "custom", "ttft_ms": 50}
+        ).text,
+        "html.parser",
+    )
+    assert page.select_one("#sensitivity .empty-reason").text == (
+        "Nothing to draw: no sweep meets the SLO at any TPOT limit under the other limits "
+        "(p90 TTFT ≤ 50 ms): those points fail or are unknown; see the read-off table for each "
+        "sweep's reason."
+    )
+    assert "p90 TPOT limit tightens" in page.select_one("#sensitivity h2").text
+
+
+def test_the_metrics_page_states_the_sample_quantile_method(client: TestClient) -> None:
+    definitions = {d["id"]: d for d in client.get("/api/metrics").json()["definitions"]}
+    method = definitions["sample-percentiles"]
+    assert (
+        "Linear interpolation between closest ranks, numpy.percentile's default" in (method["text"])
+    )
+    assert "p75 and p99.9 included" in method["text"]
+    assert "49 % and 50 %" in definitions["slo-percentile"]["text"]
+    page = BeautifulSoup(client.get("/metrics").text, "html.parser")
+    assert page.select_one("#sample-percentiles") is not None
