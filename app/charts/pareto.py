@@ -394,9 +394,10 @@ def _slo_floor(layout: dict[str, Any], params: Params, xs: list[float], log_x: b
     text = f"SLO: ≥ {floor:,.1f} tok/s/user ({limit_stat} TPOT ≤ {slo.tpot_ms:g} ms)"
     if not same:
         text += (
-            f"<br>limit on {limit_stat} TPOT; this axis is {params.stat} TPOT, "
-            "so the line is not the pass boundary (no shading)"
+            f"<br>limit on {limit_stat} TPOT; this axis is {params.stat} TPOT,"
+            "<br>so the line is not the pass boundary (no shading)"
         )
+        layout["margin"]["t"] = 60  # room for the three-line label above the plot
     layout["annotations"].append(
         {
             "xref": "x",
@@ -404,7 +405,8 @@ def _slo_floor(layout: dict[str, Any], params: Params, xs: list[float], log_x: b
             "x": pos(floor),
             "y": 1,
             "yanchor": "bottom",
-            "xanchor": "left",
+            # Right of the line unless the line sits in the right half of the data.
+            "xanchor": "right" if floor > (min(xs) + max(xs)) / 2 else "left",
             "showarrow": False,
             "font": {"size": 11, "color": "#A04000"},
             "text": text,

@@ -225,7 +225,7 @@ def test_the_slo_band_is_only_shaded_when_the_axis_shows_the_limits_statistic(
     layout = figure(explore(client, sweep=sweep, tpot_ms=35))["layout"]
     assert [s["type"] for s in layout["shapes"]] == ["line"]
     assert (
-        "this axis is p50 TPOT, so the line is not the pass boundary"
+        "this axis is p50 TPOT,<br>so the line is not the pass boundary"
         in (layout["annotations"][0]["text"])
     )
     same = figure(explore(client, sweep=sweep, tpot_ms=35, stat="p90"))["layout"]
