@@ -25,7 +25,6 @@ STORED_PERCENTILES: tuple[Percentile, ...] = ("p50", "p90", "p95", "p99")
 _STORED: dict[Percentile, Stat] = {"p50": "p50", "p90": "p90", "p95": "p95", "p99": "p99"}
 # What the forms offer; the API accepts any percentile in [p50, p99.9].
 PERCENTILE_CHOICES: tuple[Percentile, ...] = ("p50", "p75", "p90", "p95", "p99", "p99.9")
-PERCENTILE_VALUES = PERCENTILE_CHOICES
 PERCENTILE_PATTERN = r"^p(50|[5-9][0-9])(\.[0-9])?$"
 _PERCENTILE_RE = re.compile(PERCENTILE_PATTERN)
 
@@ -116,9 +115,15 @@ class Slo:
         """Each set limit's percentile as a share, e.g. [0.99, 0.5] for p99 TTFT and p50 TPOT."""
         return [percentile_percent(p) / 100 for _, p, _ in self.checked()]
 
-    def describe(self) -> str:
-        """Human summary, e.g. 'p99 TTFT ≤ 2000 ms, p50 TPOT ≤ 20 ms'; 'no limits' if none set."""
-        parts = [f"{p} {METRIC_LABELS[m]} ≤ {format_number(v)} ms" for m, p, v in self.checked()]
+    def describe(self, per_request: bool = False) -> str:
+        """Human summary, e.g. 'p99 TTFT ≤ 2000 ms, p50 TPOT ≤ 20 ms'; 'no limits' if none set.
+
+        Per-request mode checks every request against the limits, so no percentile is named.
+        """
+        parts = [
+            f"{'' if per_request else p + ' '}{METRIC_LABELS[m]} ≤ {format_number(v)} ms"
+            for m, p, v in self.checked()
+        ]
         return ", ".join(parts) if parts else "no limits"
 
 

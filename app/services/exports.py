@@ -150,7 +150,8 @@ def _readoff_row(result: SweepAnalysis, params: Params) -> list[Any]:
     op = readoff.operating_point
     return [
         meta["id"], meta["name"], meta["hardware"], meta["num_gpus"], meta["model"],
-        meta["engine"], meta["precision"], params.slo.describe(), params.mode, params.basis,
+        meta["engine"], meta["precision"], params.slo.describe(params.mode == "requests"),
+        params.mode, params.basis,
         readoff.status, readoff.meets_slo, readoff.goodput_tok_s_per_gpu,
         readoff.goodput_requests_per_s,
         op.concurrency if op else None, op.request_rate if op else None,

@@ -30,7 +30,7 @@ def slo_json(query: ReadoffQuery, params: Params) -> dict[str, Any]:
         "basis": params.basis,
         "stat": params.stat,
         "interpolation": params.interpolation,
-        "description": slo.describe(),
+        "description": slo.describe(per_request=query.mode == "requests"),
     }
 
 

@@ -154,3 +154,8 @@ def test_sensitivity_steps_through_percentiles_from_samples() -> None:
     assert percentile_limits([[point]], "tpot", "p75", stats) == [pytest.approx(55.0)]
     steps = sensitivity([point], slo, "tpot", [50.0, 55.0], sample_stats=stats)
     assert [s.goodput_tok_s_per_gpu for s in steps] == [None, 88.0]
+
+
+def test_per_request_mode_names_no_percentile() -> None:
+    slo = Slo(ttft_ms=2000, tpot_ms=20, percentile="p99", tpot_percentile="p50")
+    assert slo.describe(per_request=True) == "TTFT ≤ 2000 ms, TPOT ≤ 20 ms"
