@@ -109,6 +109,10 @@ class Slo:
 
     def checked(self) -> tuple[tuple[Metric, Percentile, float], ...]:
         """The set limits as (metric, percentile, ms) triples in TTFT, TPOT, E2EL order."""
+        return self._checked
+
+    @cached_property
+    def _checked(self) -> tuple[tuple[Metric, Percentile, float], ...]:
         return tuple((m, self.stat(m), v) for m, v in self.limits())
 
     def quantiles(self) -> list[float]:
@@ -227,7 +231,11 @@ def point_verdict(
     has it, else the point's request samples; neither = unknown, never pass."""
     failed = unknown = False
     for metric, stat, limit in slo.checked():
-        value = _value(point, metric, stat, samples)[0]
+        # Hot path (every point of every read-off): the stored statistic first, inline.
+        name = _STORED.get(stat)
+        value = None if name is None else point.latency(metric).get(name)
+        if value is None and samples is not None:
+            value = _value(point, metric, stat, samples)[0]
         if value is None:
             unknown = True
         elif value > limit:
@@ -246,20 +254,26 @@ def check_limit(
     """One limit at one point, with where its value came from."""
     value, source, count = _value(point, metric, stat, samples)
     status: Status = "unknown" if value is None else "pass" if value <= limit else "fail"
-    stats = point.latency(metric)
-    stored = tuple(p for p, name in _STORED.items() if stats.get(name) is not None)
+    stored: tuple[Percentile, ...] = ()
+    if value is None:  # only an unknown check says which percentiles the file has
+        stats = point.latency(metric)
+        stored = tuple(p for p, name in _STORED.items() if stats.get(name) is not None)
     return Check(metric, stat, value, limit, status, source, count, stored)
+
+
+def stored_value(point: PointMetrics, metric: Metric, stat: Percentile) -> float | None:
+    """The file's own statistic, None when it did not store this percentile."""
+    name = _STORED.get(stat)
+    return None if name is None else point.latency(metric).get(name)
 
 
 def _value(
     point: PointMetrics, metric: Metric, stat: Percentile, samples: SamplePercentiles | None
 ) -> tuple[float | None, Source | None, int | None]:
     """The stored statistic where it exists, else the request samples' percentile."""
-    name = _STORED.get(stat)
-    if name is not None:
-        stored = point.latency(metric).get(name)
-        if stored is not None:
-            return stored, "stored", None
+    stored = stored_value(point, metric, stat)
+    if stored is not None:
+        return stored, "stored", None
     if samples is not None:
         found = samples.get((metric, stat))
         if found is not None:

@@ -23,7 +23,7 @@ from app.domain.slo import (
     request_readoff,
     sample_percentiles,
 )
-from app.domain.verdict import SamplePercentiles, check_limit
+from app.domain.verdict import SamplePercentiles, stored_value
 from app.store import points as point_queries
 from app.store import pricing as pricing_queries
 from app.store.points import SweepPoints
@@ -150,13 +150,19 @@ def _sample_stats(
     return dict(sample_percentiles(mine, wanted))
 
 
-def needs_samples(points: list[PointMetrics], slo: Slo) -> bool:
-    """Whether some limit's percentile is not stored at some point (samples may answer it)."""
-    return any(
-        check_limit(p, m, stat, limit).value_ms is None
-        for p in points
-        for m, stat, limit in slo.checked()
-    )
+def needs_samples(sweep: SweepPoints, slo: Slo) -> bool:
+    """Whether some limit's percentile is not stored at some point (samples may answer it).
+
+    Points never change, so the answer is kept per sweep and set of (metric, percentile)."""
+    wanted = tuple((m, stat) for m, stat, _ in slo.checked())
+    key = ("needs samples", wanted)
+    if key not in sweep.derived:
+        points = _point_metrics(sweep)
+        sweep.derived[key] = any(
+            stored_value(p, m, stat) is None for p in points for m, stat in wanted
+        )
+    result: bool = sweep.derived[key]
+    return result
 
 
 def _point_metrics(sweep: SweepPoints) -> list[PointMetrics]:
@@ -238,7 +244,7 @@ def run(
         samples = point_queries.sweeps_samples(session, sweeps)
     else:
         # Percentile mode reads samples only for sweeps missing a percentile the SLO asks for.
-        wanting = [s for s in sweeps if needs_samples(_point_metrics(s), params.slo)]
+        wanting = [s for s in sweeps if needs_samples(s, params.slo)]
         if wanting:
             samples = point_queries.sweeps_samples(session, wanting)
     prices = prices_for(session, profile_ids, usd_per_gpu_hour)

@@ -69,9 +69,11 @@ def columns_for(
     session: Session, price_set: str | None, pricing: list[int], usd_per_gpu_hour: float | None
 ) -> list[PriceColumn]:
     """`price_columns` over the stored profiles; an unknown profile id or price set raises."""
-    pricing_queries.get_profiles(session, pricing)  # raises NotFound naming a missing id
+    profiles = pricing_queries.get_profiles(session, pricing)  # raises naming a missing id
+    if price_set is None:
+        return price_columns(profiles, None, pricing, usd_per_gpu_hour)
     profiles = pricing_queries.list_profiles(session)
-    if price_set is not None and price_set not in dict(price_sets(profiles)):
+    if price_set not in dict(price_sets(profiles)):
         known = ", ".join(key for key, _ in price_sets(profiles)) or "none"
         raise NotFound(f"price set {price_set} does not exist (known: {known})")
     return price_columns(profiles, price_set, pricing, usd_per_gpu_hour)
