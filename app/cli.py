@@ -44,6 +44,27 @@ def main(argv: list[str] | None = None) -> int:
     db_sub = db.add_subparsers(dest="db_command", required=True)
     db_sub.add_parser("upgrade", help="migrate the database to the newest schema")
 
+    ro = sub.add_parser(
+        "readoff", help="goodput at an SLO per sweep, with $/Mtok (as /api/readoff, CSV or JSON)"
+    )
+    ro.add_argument("sweep_ids", nargs="+", type=int)
+    for metric in ("ttft", "tpot", "e2el"):
+        ro.add_argument(f"--{metric}-ms", type=float, help=f"{metric.upper()} limit in ms")
+        ro.add_argument(
+            f"--{metric}-percentile",
+            help=f"{metric.upper()}'s own percentile, p50 … p99.9 (default: --percentile)",
+        )
+    ro.add_argument("--min-tok-s-user", type=float, help="instead of --tpot-ms: 1000/value")
+    ro.add_argument("--percentile", default="p90", help="default percentile of every limit")
+    ro.add_argument("--mode", choices=("percentile", "requests"), default="percentile")
+    ro.add_argument("--attainment", type=float, default=0.9)
+    ro.add_argument("--basis", choices=("output", "total", "input"), default="output")
+    ro.add_argument("--price-set", help="e.g. costr@2026-09-08 (one profile per GPU)")
+    ro.add_argument("--pricing", type=int, action="append", default=[], help="profile id")
+    ro.add_argument("--usd-per-gpu-hour", type=float, help="your own rental price")
+    ro.add_argument("--format", choices=("csv", "json"), default="csv")
+    ro.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
+
     seed = sub.add_parser(
         "seed", help="load seed_data/ (catalogs are upserted, sweeps deduplicated)"
     )
@@ -55,6 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         "import": _import,
         "export": _export,
         "plan": _plan,
+        "readoff": _readoff,
         "db": _db,
         "seed": _seed,
     }[args.command]
@@ -188,7 +210,13 @@ def _plan_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     plan.add_argument("--headroom", type=float, default=0.0, help="fraction kept free, e.g. 0.2")
     for name in ("ttft-ms", "tpot-ms", "min-tok-s-user", "e2el-ms"):
         plan.add_argument(f"--{name}", type=float, help="SLO limit (not checked when omitted)")
-    plan.add_argument("--percentile", default="p90")
+    for metric in ("ttft", "tpot", "e2el"):
+        plan.add_argument(
+            f"--{metric}-percentile",
+            help=f"{metric.upper()}'s own percentile, p50 … p99.9 (default: --percentile)",
+        )
+    plan.add_argument("--percentile", default="p90", help="default percentile of every limit")
+    plan.add_argument("--price-set", help="e.g. costr@2026-09-08 (one profile per GPU)")
     plan.add_argument("--mode", default="percentile", help="percentile or requests")
     plan.add_argument("--attainment", type=float, default=0.9)
     plan.add_argument("--basis", default="output", help="tokens for $/Mtok: output|total|input")
@@ -210,7 +238,8 @@ def _plan(args: argparse.Namespace) -> int:
 
     names = (
         "requests_per_s output_tok_s tokens_per_day peak_to_average headroom ttft_ms tpot_ms "
-        "min_tok_s_user e2el_ms percentile mode attainment basis pricing usd_per_gpu_hour"
+        "min_tok_s_user e2el_ms percentile ttft_percentile tpot_percentile e2el_percentile mode "
+        "attainment basis pricing usd_per_gpu_hour price_set"
     ).split()
     values = {n: getattr(args, n) for n in names if getattr(args, n) is not None}
     try:
@@ -234,6 +263,47 @@ def _plan(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(body, indent=2) + "\n")
     else:
         sys.stdout.write(plan_json.plan_text(body))
+    return 0
+
+
+def _readoff(args: argparse.Namespace) -> int:
+    import json
+
+    from pydantic import ValidationError
+
+    from app.services import exports
+    from app.services.readoff_json import readoff_document, run_query
+    from app.services.readoff_query import ReadoffQuery
+    from app.store.sweeps import NotFound
+
+    fields = {
+        k: v
+        for k, v in vars(args).items()
+        if k not in ("command", "sweep_ids", "format", "output") and v is not None
+    }
+    try:
+        query = ReadoffQuery.model_validate({**fields, "points": args.format == "json"})
+    except ValidationError as exc:
+        for e in exc.errors():
+            where = ".".join(str(p) for p in e["loc"])
+            print(f"error: {where}: {e['msg']}".replace("error: : ", "error: "), file=sys.stderr)
+        return 2
+    factory = make_sessionmaker(make_engine(get_settings().database_url))
+    with session_scope(factory) as session:
+        try:
+            if args.format == "json":
+                doc = readoff_document(session, args.sweep_ids, query)
+                text = json.dumps(doc, indent=2) + "\n"
+            else:
+                params, results, columns = run_query(session, args.sweep_ids, query)
+                text = exports.readoff_csv(results, params, columns)
+        except NotFound as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    if args.output:
+        args.output.write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
     return 0
 
 

@@ -103,3 +103,35 @@ def test_the_console_script_is_installed() -> None:
     result = subprocess.run([exe, "--help"], capture_output=True, text=True, check=True)
     for command in ("serve", "import", "export", "db", "seed"):
         assert command in result.stdout
+
+
+def test_readoff_takes_a_percentile_per_limit_and_says_unknown(
+    cli: Callable[..., int], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import csv
+    import io
+    import json
+
+    from tests.conftest import FIXTURES
+
+    names = sorted(
+        p for p in (FIXTURES / "vllm").glob("stellalee_*qps-*.json") if "inf" not in p.name
+    )
+    assert cli("import", *names, "--hardware", "RTX4090", "--gpus", 1) == 0
+    capsys.readouterr()
+    assert cli("readoff", 1, "--ttft-ms", 400, "--tpot-ms", 20) == 0
+    [row] = csv.DictReader(io.StringIO(capsys.readouterr().out))
+    assert (row["status"], row["meets_slo"]) == ("unknown", "")
+    limits = ("--ttft-ms", 400, "--tpot-ms", 20, "--ttft-percentile", "p99")
+    assert cli("readoff", 1, *limits, "--tpot-percentile", "p50", "--usd-per-gpu-hour", 0.5) == 0
+    [row] = csv.DictReader(io.StringIO(capsys.readouterr().out))
+    assert row["slo"] == "p99 TTFT ≤ 400 ms, p50 TPOT ≤ 20 ms"
+    assert (row["status"], float(row["goodput_tok_s_per_gpu"])) == ("pass", 365.80041687999716)
+    # $0.50/GPU-hour at 365.8 output tok/s/GPU: 0.5·10⁶ / (3600 · 365.80041688).
+    assert float(row["usd_per_mtok [$0.5/GPU-hour]"]) == pytest.approx(0.379684884)
+    assert cli("readoff", 1, *limits, "--format", "json") == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["slo"]["tpot_percentile"] == "p90"
+    assert doc["results"][0]["status"] == "unknown"
+    assert cli("readoff", 1, "--ttft-percentile", "p100") == 2
+    assert "ttft_percentile" in capsys.readouterr().err

@@ -2,26 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
 from app.api.readoff import SweepIds, sweep_ids
 from app.http.deps import SessionDep
-from app.services import analysis, exports
+from app.services import exports
+from app.services.readoff_json import run_query
 from app.services.readoff_query import ReadoffQuery
 from app.store import points as point_queries
 from app.store import sweeps as q
 
 router = APIRouter(prefix="/api/export", tags=["exports"])
-
-READOFF_HEADER = [
-    "sweep_id", "sweep", "hardware", "num_gpus", "model", "engine", "precision", "slo", "mode",
-    "basis", "meets_slo", "goodput_tok_s_per_gpu", "goodput_requests_per_s", "concurrency",
-    "request_rate", "interactivity_tok_s_user", "estimate_tok_s_per_gpu", "tok_s_per_mw",
-    "reason",
-]  # fmt: skip
 
 
 @router.get("/sweeps.csv", name="export_sweeps_csv")
@@ -59,28 +53,11 @@ def export_sweeps_json(session: SessionDep, sweep: SweepIds) -> Response:
 def export_readoff_csv(
     session: SessionDep, sweep: SweepIds, query: Annotated[ReadoffQuery, Query()]
 ) -> Response:
-    """The read-off table: one row per sweep, one $/Mtok column per price."""
-    params = query.params()
-    results, prices = analysis.run(
-        session, sweep_ids(sweep), params, query.pricing, query.usd_per_gpu_hour
-    )
-    header = [*READOFF_HEADER, *(f"usd_per_mtok {p.name}" for p in prices)]
-    rows = [_readoff_row(r, params) for r in results]
-    return _download(exports.rows_csv(header, rows), "readoff.csv", "text/csv; charset=utf-8")
-
-
-def _readoff_row(result: analysis.SweepAnalysis, params: analysis.Params) -> list[Any]:
-    meta, readoff = result.meta, result.readoff
-    op = readoff.operating_point
-    return [
-        meta["id"], meta["name"], meta["hardware"], meta["num_gpus"], meta["model"],
-        meta["engine"], meta["precision"], params.slo.describe(), params.mode, params.basis,
-        readoff.meets_slo, readoff.goodput_tok_s_per_gpu, readoff.goodput_requests_per_s,
-        op.concurrency if op else None, op.request_rate if op else None,
-        op.interactivity_tok_s_user if op else None, result.estimate_tok_s_per_gpu,
-        result.tok_s_per_mw, readoff.reason,
-        *(c.usd_per_mtok for c in result.costs),
-    ]  # fmt: skip
+    """The read-off table: one row per sweep; per price column (the page's price set, profiles
+    and inline price) the price that applied to the sweep's GPU and its $/Mtok."""
+    params, results, columns = run_query(session, sweep_ids(sweep), query)
+    text = exports.readoff_csv(results, params, columns)
+    return _download(text, "readoff.csv", "text/csv; charset=utf-8")
 
 
 def _download(body: str | bytes, filename: str, media_type: str) -> Response:

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query
 from app.http.deps import SessionDep
 from app.http.errors import AppError
 from app.services import analysis
-from app.services.readoff_json import frontier_json, result_json, slo_json
+from app.services.readoff_json import frontier_json, readoff_document
 from app.services.readoff_query import ReadoffQuery
 
 router = APIRouter(prefix="/api", tags=["analysis"])
@@ -20,15 +20,9 @@ SweepIds = Annotated[list[int], Query(description="sweep id; repeat for several"
 def api_readoff(
     session: SessionDep, sweep: SweepIds, query: Annotated[ReadoffQuery, Query()]
 ) -> dict[str, Any]:
-    """Per sweep: does it meet the SLO, its goodput and operating point, and $/Mtok per price."""
-    params = query.params()
-    results, _ = analysis.run(
-        session, sweep_ids(sweep), params, query.pricing, query.usd_per_gpu_hour
-    )
-    return {
-        "slo": slo_json(query, params),
-        "results": [result_json(r, with_points=query.points) for r in results],
-    }
+    """Per sweep: pass, fail or unknown at the SLO, its goodput and operating point, and $/Mtok
+    per price column (a price set, each profile, an inline price: as the page that links here)."""
+    return readoff_document(session, sweep_ids(sweep), query)
 
 
 @router.get("/frontier", name="api_frontier")

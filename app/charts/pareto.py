@@ -6,7 +6,6 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from app.domain.repeats import spreads
-from app.domain.slo import Slo
 from app.services.analysis import Cost, Params, SweepAnalysis
 
 if TYPE_CHECKING:
@@ -39,6 +38,9 @@ def pareto_figure(
     traces: list[dict[str, Any]] = []
     for i, result in enumerate(results):
         traces.extend(_sweep_traces(i, result, params, frontier_only))
+    unknown = _unknown_trace(results, params)
+    if unknown is not None:
+        traces.append(unknown)
     traces.extend(extra_traces or [])
     xs = [x for r in results for x in r.xs if x is not None and x > 0]
     layout: dict[str, Any] = {
@@ -69,7 +71,15 @@ def pareto_figure(
         "annotations": [],
         "uirevision": "explore",
     }
-    _slo_floor(layout, params.slo, xs, log_x)
+    _slo_floor(layout, params, xs, log_x)
+    reason = empty_reason(results, params)
+    if reason is not None:
+        layout["annotations"].append(
+            {
+                "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.5, "showarrow": False,
+                "text": f"Nothing to draw: {reason}", "font": {"size": 13, "color": "#555"},
+            }
+        )  # fmt: skip
     _keep_claims_from_squashing(layout, traces, log_x, log_y)
     return {"data": traces, "layout": layout, "config": {"toImageButtonOptions": {"scale": 2}}}
 
@@ -185,6 +195,52 @@ def _sweep_traces(
     return traces
 
 
+UNKNOWN_MARKER = {"color": "#8a8a8a", "size": 13, "symbol": "circle-open", "line": {"width": 2}}
+
+
+def _unknown_trace(results: list[SweepAnalysis], params: Params) -> dict[str, Any] | None:
+    """Hollow grey rings around points whose SLO status is unknown (a statistic not measured),
+    one legend entry for all sweeps: unknown is neither a pass nor a fail."""
+    xs: list[float | None] = []
+    ys: list[float | None] = []
+    text: list[str] = []
+    for result in results:
+        for k, verdict in enumerate(result.readoff.verdicts):
+            if verdict.status == "unknown" and result.plotted(k):
+                xs.append(result.xs[k])
+                ys.append(result.ys[k])
+                text.append(f"<b>{result.meta['name']}</b><br>SLO unknown: {verdict.reason}")
+    if not xs:
+        return None
+    return {
+        "type": "scatter",
+        "mode": "markers",
+        "name": "SLO unknown (statistic not measured)",
+        "legendgroup": "slo-unknown",
+        "x": xs,
+        "y": ys,
+        "text": text,
+        "hovertemplate": "%{text}<extra></extra>",
+        "marker": UNKNOWN_MARKER,
+    }
+
+
+def empty_reason(results: list[SweepAnalysis], params: Params) -> str | None:
+    """Why the Pareto chart has no point, or None when it has one."""
+    if not results:
+        return "no series selected"
+    if any(r.plotted(k) for r in results for k in range(len(r.points))):
+        return None
+    if not any(r.points for r in results):
+        return "the selected sweeps have no points"
+    if all(x is None for r in results for x in r.xs):
+        return (
+            f"no point has a {params.stat} TPOT, the x axis: choose another TPOT statistic "
+            "for the x axis (e.g. p50 or mean)"
+        )
+    return f"no point has both an interactivity and a {params.basis} throughput per GPU"
+
+
 def _spread_traces(i: int, result: SweepAnalysis, base: dict[str, Any]) -> list[dict[str, Any]]:
     """A shaded min–max box per load level that was run more than once (never averaged)."""
     loads = [p.concurrency if p.concurrency is not None else p.request_rate for p in result.points]
@@ -291,30 +347,39 @@ def _hover(result: SweepAnalysis, k: int, params: Params) -> str:
     return "<br>".join(lines)
 
 
-def _slo_floor(layout: dict[str, Any], slo: Slo, xs: list[float], log_x: bool) -> None:
-    """Shade interactivities below the SLO's minimum (from its TPOT limit)."""
+def _slo_floor(layout: dict[str, Any], params: Params, xs: list[float], log_x: bool) -> None:
+    """Shade interactivities below the SLO's minimum (from its TPOT limit).
+
+    The x axis is 1000 / TPOT at the axis statistic; the band is only the pass boundary when
+    the TPOT limit is checked at that same statistic. Otherwise only a labelled line is drawn,
+    saying which statistic it bounds, so points right of it are not mistaken for passing.
+    """
+    slo = params.slo
     floor = slo.min_tok_s_user
     if floor is None or not xs:
         return
     low = min(min(xs), floor) / 2 if log_x else 0.0
+    limit_stat = slo.stat("tpot")
+    same = limit_stat == params.stat
 
     def pos(value: float) -> float:
         return math.log10(value) if log_x else value
 
-    layout["shapes"].append(
-        {
-            "type": "rect",
-            "xref": "x",
-            "yref": "paper",
-            "x0": pos(low) if log_x else low,
-            "x1": pos(floor),
-            "y0": 0,
-            "y1": 1,
-            "fillcolor": "rgba(213, 94, 0, 0.08)",
-            "line": {"width": 0},
-            "layer": "below",
-        }
-    )
+    if same:
+        layout["shapes"].append(
+            {
+                "type": "rect",
+                "xref": "x",
+                "yref": "paper",
+                "x0": pos(low) if log_x else low,
+                "x1": pos(floor),
+                "y0": 0,
+                "y1": 1,
+                "fillcolor": "rgba(213, 94, 0, 0.08)",
+                "line": {"width": 0},
+                "layer": "below",
+            }
+        )
     layout["shapes"].append(
         {
             "type": "line",
@@ -327,6 +392,13 @@ def _slo_floor(layout: dict[str, Any], slo: Slo, xs: list[float], log_x: bool) -
             "line": {"color": "#D55E00", "width": 1.5, "dash": "dot"},
         }
     )
+    text = f"SLO: ≥ {floor:,.1f} tok/s/user ({limit_stat} TPOT ≤ {slo.tpot_ms:g} ms)"
+    if not same:
+        text += (
+            f"<br>limit on {limit_stat} TPOT; this axis is {params.stat} TPOT,"
+            "<br>so the line is not the pass boundary (no shading)"
+        )
+        layout["margin"]["t"] = 60  # room for the three-line label above the plot
     layout["annotations"].append(
         {
             "xref": "x",
@@ -334,11 +406,10 @@ def _slo_floor(layout: dict[str, Any], slo: Slo, xs: list[float], log_x: bool) -
             "x": pos(floor),
             "y": 1,
             "yanchor": "bottom",
-            "xanchor": "left",
+            # Right of the line unless the line sits in the right half of the data.
+            "xanchor": "right" if floor > (min(xs) + max(xs)) / 2 else "left",
             "showarrow": False,
             "font": {"size": 11, "color": "#A04000"},
-            "text": (
-                f"SLO: ≥ {floor:,.1f} tok/s/user ({slo.percentile} TPOT ≤ {slo.tpot_ms:g} ms)"
-            ),
+            "text": text,
         }
     )

@@ -109,12 +109,32 @@ def values_at(
 
 
 def headline_points(span: tuple[float, float] | None) -> list[float]:
-    """Interactivities to state 'A is N× B' at: the quoted ones inside the range, plus its ends."""
+    """Interactivities to state 'A is N× B' at: the quoted ones strictly inside the shared range.
+
+    A range end is where one system's measurements stop (its lightest or heaviest load), so a
+    ratio read there compares one system's extreme with the other's middle; it is never a
+    headline. Without a quoted value inside, the middle of the range; a one-point range gives
+    that point, which `range_ends_at` then marks.
+    """
     if span is None:
         return []
     lo, hi = span
-    inside = [x for x in HEADLINE_POINTS if lo <= x <= hi]
-    return sorted({lo, *inside, hi})
+    inside = [x for x in HEADLINE_POINTS if lo < x < hi]
+    if inside:
+        return inside
+    return [(lo + hi) / 2] if hi > lo else [lo]
+
+
+def range_ends_at(
+    a: Frontier, b: Frontier, x: float, a_name: str = "A", b_name: str = "B"
+) -> tuple[str, ...]:
+    """The systems whose measured interactivity range ends at x (equal within 1e-9 relative)."""
+    out = []
+    for name, frontier in ((a_name, a), (b_name, b)):
+        span = frontier.x_range
+        if span is not None and any(math.isclose(x, end, rel_tol=1e-9) for end in span):
+            out.append(name)
+    return tuple(out)
 
 
 def _span(r: tuple[float, float]) -> str:

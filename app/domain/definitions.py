@@ -52,13 +52,53 @@ DEFINITIONS: tuple[Definition, ...] = (
     Definition(
         "slo-percentile",
         "SLO read-off, percentile mode",
-        "point passes ⇔ p_q(TTFT) ≤ T_ttft ∧ p_q(TPOT) ≤ T_tpot ∧ p_q(E2EL) ≤ T_e2el",
-        "Only the limits given are checked; equality passes. A percentile the tool did not measure "
-        "makes the point unknown, never passing. Goodput = the highest throughput per GPU among "
-        "measured points that pass, with that point's concurrency and interactivity. An optional "
-        "interpolated estimate between the last passing and the first failing load is labelled. "
-        "Separate percentiles only bound the share of requests meeting all limits (Fréchet): "
-        "P90 TTFT and P90 TPOT ⇒ between 80 % and 90 % of requests meet both.",
+        "point passes ⇔ p_a(TTFT) ≤ T_ttft ∧ p_b(TPOT) ≤ T_tpot ∧ p_c(E2EL) ≤ T_e2el",
+        "Each limit has its own percentile (e.g. p99 TTFT with p50 TPOT); a limit that names none "
+        "uses the SLO's default percentile. Only the limits given are checked; equality passes. "
+        "The value is the file's stored statistic where it has one; otherwise it is computed from "
+        "the point's request samples (see “Percentiles from request samples”); otherwise the "
+        "point is unknown, never passing and never failing. Goodput = the highest throughput per "
+        "GPU among measured points that pass, with that point's concurrency and interactivity. "
+        "An optional interpolated estimate between the last passing and the first failing load "
+        "is labelled. Separate percentiles only bound the share of requests meeting all limits "
+        "(Fréchet): P90 TTFT and P90 TPOT ⇒ between 80 % and 90 %; P99 TTFT and P50 TPOT ⇒ "
+        "between 49 % and 50 %.",
+    ),
+    Definition(
+        "frechet",
+        "Joint attainment bound (Fréchet)",
+        "max(0, Σ q_k − (K − 1)) ≤ share meeting all K limits ≤ min_k q_k",
+        "q_k is the share of requests under limit k at its own percentile (p99 ⇒ 0.99, p50 ⇒ "
+        "0.5), so the bound holds for any mix of percentiles. Per-request mode counts the "
+        "joint share exactly.",
+    ),
+    Definition(
+        "sample-percentiles",
+        "Percentiles from request samples",
+        "p_q = x₍ₖ₎ + (h − k)(x₍ₖ₊₁₎ − x₍ₖ₎), h = (n − 1) q ÷ 100, k = ⌊h⌋, x sorted ascending",
+        "Linear interpolation between closest ranks, numpy.percentile's default and what vLLM "
+        "bench serve reports. Any percentile from p50 to p99.9 (p75 and p99.9 included). Over "
+        "the point's successful requests; TPOT over those with more than one output token. The "
+        "reason then says “from N request samples”. Stored statistics answer first where the "
+        "file has them.",
+    ),
+    Definition(
+        "slo-status",
+        "Pass, fail, unknown",
+        "sweep: pass ⇔ some point passes; fail ⇔ every point fails; else unknown",
+        "A point is unknown when a limited statistic was not measured (neither stored nor "
+        "computable from request samples); the reason names the statistic and how to get it: a "
+        "percentile the file has, or per-request data. A sweep with no passing point and any "
+        "unknown point is unknown, not failing: meets_slo is null in the API and the tables say "
+        "“unknown”.",
+    ),
+    Definition(
+        "range-end",
+        "Ratios at a range end (Compare)",
+        "headlines at quoted interactivities strictly inside [max(lo_A, lo_B), min(hi_A, hi_B)]",
+        "A system's range ends where its measurements stop, so a ratio read there compares one "
+        "sweep's extreme with the other's middle. Headlines are never read there; curve points "
+        "and goodputs that sit at a sweep's range end (its heaviest measured load) are flagged.",
     ),
     Definition(
         "slo-requests",

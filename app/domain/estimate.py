@@ -84,11 +84,13 @@ def interpolated_estimate(
     if verdicts[i1].status != "fail" or y0 is None or y1 is None:
         return None
     pairs: list[tuple[float, float, float]] = []
-    for metric, limit in slo.limits():
-        m0, m1 = p0.latency(metric).get(slo.percentile), p1.latency(metric).get(slo.percentile)
-        if m0 is None or m1 is None:
+    # Each limit at its own percentile, from the same values the verdicts used.
+    for c0, c1 in zip(verdicts[i0].checks, verdicts[i1].checks, strict=True):
+        if c0.value_ms is None or c1.value_ms is None:
             return None  # cannot show the unmeasured metric stays within its limit
-        pairs.append((m0, m1, limit))
+        pairs.append((c0.value_ms, c1.value_ms, c0.limit_ms))
+    if not pairs:
+        return None
     t = min((lim - m0) / (m1 - m0) for m0, m1, lim in pairs if m1 > lim)
     # The crossing metric equals its limit at t up to rounding; allow 1e-9 relative slack.
     if any(m0 + t * (m1 - m0) > lim * (1 + 1e-9) + 1e-12 for m0, m1, lim in pairs):

@@ -6,7 +6,7 @@ Pure math: imports only the standard library, polars and app.domain.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import polars as pl
@@ -15,7 +15,7 @@ from app.domain.metrics import Basis
 from app.domain.point import Metric, PointMetrics, Stat
 from app.domain.request_goodput import request_tpot_expr
 from app.domain.slo import percentile_readoff, request_readoff
-from app.domain.verdict import Percentile, Slo
+from app.domain.verdict import Percentile, SamplePercentiles, Slo, check_limit
 
 MAX_STEPS = 60
 
@@ -29,14 +29,20 @@ class SensitivityStep:
 
 
 def percentile_limits(
-    sweeps: Sequence[Sequence[PointMetrics]], metric: Metric, percentile: Percentile
+    sweeps: Sequence[Sequence[PointMetrics]],
+    metric: Metric,
+    percentile: Percentile,
+    samples: Mapping[int, SamplePercentiles] | None = None,
 ) -> list[float]:
-    """Every measured value of the metric at the percentile: goodput can only change there."""
+    """Every value of the metric at the percentile (stored, else from request samples): goodput
+    can only change there."""
+    given = samples or {}
     values = {
         v
         for points in sweeps
         for p in points
-        if (v := p.latency(metric).get(percentile)) is not None
+        if (v := check_limit(p, metric, percentile, 0.0, given.get(p.point_id)).value_ms)
+        is not None
     }
     return _thin(sorted(values))
 
@@ -61,13 +67,17 @@ def sensitivity(
     basis: Basis = "output",
     x_stat: Stat = "p50",
     samples: pl.DataFrame | None = None,
+    sample_stats: Mapping[int, SamplePercentiles] | None = None,
 ) -> list[SensitivityStep]:
-    """Goodput at each limit of `metric` (others as in `base`); per-request when samples given."""
+    """Goodput at each limit of `metric` (others as in `base`); per-request when samples given,
+    else percentile mode (with `sample_stats` answering percentiles the files did not store)."""
     steps = []
     for limit in limits_ms:
         slo = with_limit(base, metric, limit)
         if samples is None:
-            readoff = percentile_readoff(points, slo, basis, x_stat, interpolate=False)
+            readoff = percentile_readoff(
+                points, slo, basis, x_stat, interpolate=False, samples=sample_stats
+            )
         else:
             readoff = request_readoff(samples, points, slo, basis, x_stat)
         op = readoff.operating_point

@@ -16,15 +16,26 @@ from app.domain.estimate import Estimate, interpolated_estimate, load_order
 from app.domain.metrics import Basis, format_number, frechet_bounds
 from app.domain.point import (
     LatencyStats,
+    Metric,
     PointMetrics,
     Stat,
+    float_or_none,
     int_or_none,
 )
-from app.domain.request_goodput import RequestStats, request_goodput_frame, request_stats
+from app.domain.request_goodput import (
+    RequestStats,
+    request_goodput_frame,
+    request_stats,
+    request_tpot_expr,
+)
 from app.domain.verdict import (
     Check,
+    SamplePercentiles,
+    SampleValue,
     Slo,
+    Status,
     Verdict,
+    percentile_percent,
     point_verdict,
 )
 
@@ -41,13 +52,15 @@ __all__ = [
     "percentile_readoff",
     "point_verdict",
     "request_readoff",
+    "sample_percentiles",
 ]
 
 Mode = Literal["percentile", "per_request"]
 PERCENTILE_MODE_NOTE = (
     "Percentile mode is a marginal check: each limited metric's percentile is compared with its "
     "limit separately. The share of requests meeting all limits at once is only bounded "
-    "(Fréchet): with P90 on two metrics, between 80 % and 90 %."
+    "(Fréchet, max(0, Σq − (K−1)) to min q): with P90 on two metrics, between 80 % and 90 %; "
+    "with P99 TTFT and P50 TPOT, between 49 % and 50 %."
 )
 PER_REQUEST_MODE_NOTE = (
     "Per-request mode counts a request as good only if it succeeded and met every limit; "
@@ -68,11 +81,15 @@ class OperatingPoint:
 
 @dataclass(frozen=True)
 class Readoff:
-    """Goodput of one sweep at an SLO; if nothing passes, meets_slo is False and reason says why."""
+    """Goodput of one sweep at an SLO, with a status of pass, fail or unknown.
+
+    pass: some measured point meets the SLO; fail: every point was checked and fails; unknown:
+    none passes and at least one could not be checked. `reason` says why there is no goodput.
+    """
 
     mode: Mode
     basis: Basis
-    meets_slo: bool
+    status: Status
     reason: str | None
     goodput_tok_s_per_gpu: float | None
     goodput_requests_per_s: float | None
@@ -82,6 +99,19 @@ class Readoff:
     joint_attainment_bounds: tuple[float, float] | None = None
     note: str = PERCENTILE_MODE_NOTE
 
+    @property
+    def meets_slo(self) -> bool | None:
+        """True on pass, False on fail, None when unknown (never a fail for unmeasured data)."""
+        return None if self.status == "unknown" else self.status == "pass"
+
+    @property
+    def operating_verdict(self) -> Verdict | None:
+        """The verdict of the operating point: how it met each limit (and from what data)."""
+        op = self.operating_point
+        if op is None:
+            return None
+        return next((v for v in self.verdicts if v.point_id == op.point_id), None)
+
 
 def percentile_readoff(
     points: Sequence[PointMetrics],
@@ -89,15 +119,19 @@ def percentile_readoff(
     basis: Basis = "output",
     x_stat: Stat = "p50",
     interpolate: bool = True,
+    samples: Mapping[int, SamplePercentiles] | None = None,
 ) -> Readoff:
     """Goodput = highest tok/s/GPU among measured points meeting the SLO, plus an optional estimate.
 
+    Each limit is checked at its own percentile: the stored statistic, else the percentile of the
+    point's request samples (`samples`, by point id, from `sample_percentiles`), else unknown.
     The estimate interpolates between the operating point and the next point by load when that
     point is a known fail (metrics-and-costs §1.6(b)4), reported only if it beats the goodput.
     """
-    verdicts = tuple(point_verdict(p, slo) for p in points)
-    q = int(slo.percentile[1:]) / 100
-    bounds = frechet_bounds([q] * len(slo.limits())) if slo.limits() else None
+    given = samples or {}
+    verdicts = tuple(point_verdict(p, slo, given.get(p.point_id)) for p in points)
+    # Fréchet bounds hold for any mix of percentiles: each limit has its own share q_k.
+    bounds = frechet_bounds(slo.quantiles()) if slo.limits() else None
     best = _best_passing(points, verdicts, basis, x_stat)
     if best is None:
         return _no_goodput("percentile", basis, points, verdicts, bounds, PERCENTILE_MODE_NOTE)
@@ -108,7 +142,7 @@ def percentile_readoff(
     return Readoff(
         mode="percentile",
         basis=basis,
-        meets_slo=True,
+        status="pass",
         reason=None,
         goodput_tok_s_per_gpu=op.tok_s_per_gpu,
         goodput_requests_per_s=points[op_index].requests_per_s,
@@ -144,7 +178,7 @@ def request_readoff(
     return Readoff(
         mode="per_request",
         basis=basis,
-        meets_slo=True,
+        status="pass",
         reason=None,
         goodput_tok_s_per_gpu=op.tok_s_per_gpu,
         goodput_requests_per_s=stats.goodput_requests_per_s if stats else None,
@@ -216,10 +250,12 @@ def _no_goodput(
     note: str,
 ) -> Readoff:
     """Readoff without goodput, with the reason nothing qualifies."""
+    # A passing point without throughput is as unknown as an unchecked one: not a fail.
+    status: Status = "fail" if all(v.status == "fail" for v in verdicts) else "unknown"
     return Readoff(
         mode=mode,
         basis=basis,
-        meets_slo=False,
+        status=status if points else "unknown",
         reason=_no_pass_reason(points, verdicts, basis),
         goodput_tok_s_per_gpu=None,
         goodput_requests_per_s=None,
@@ -252,3 +288,41 @@ def _no_pass_reason(
     if not parts:
         parts.append(f"points meeting the SLO have no {basis} throughput or GPU count")
     return "; ".join(parts)
+
+
+def sample_percentiles(
+    samples: pl.DataFrame, wanted: Sequence[tuple[Metric, str]]
+) -> dict[int, dict[tuple[Metric, str], SampleValue]]:
+    """Per point id, each wanted (metric, percentile) over the point's request samples.
+
+    Over successful requests only; TPOT over those with more than one output token (the vLLM
+    rule that makes a one-token request's TPOT 0 is for per-request goodput, not percentiles).
+    Linear interpolation between closest ranks, numpy.percentile's default (as vLLM reports).
+    """
+    checked = list(dict.fromkeys(wanted))
+    if samples.is_empty() or not checked:
+        return {}
+    ok = samples.filter(pl.col("ok").fill_null(False))
+    aggs: list[pl.Expr] = []
+    for metric, stat in checked:
+        value = (
+            pl.when(pl.col("output_len") > 1).then(request_tpot_expr())
+            if metric == "tpot"
+            else pl.col(f"{metric}_ms")
+        )
+        q = percentile_percent(stat) / 100
+        aggs.append(value.quantile(q, "linear").alias(f"{metric}|{stat}|v"))
+        aggs.append(value.count().alias(f"{metric}|{stat}|n"))
+    table = ok.group_by("point_id").agg(aggs)
+    out: dict[int, dict[tuple[Metric, str], SampleValue]] = {}
+    for row in table.iter_rows(named=True):
+        out[int(row["point_id"])] = {
+            (metric, stat): SampleValue(
+                float_or_none(row[f"{metric}|{stat}|v"]), int(row[f"{metric}|{stat}|n"])
+            )
+            for metric, stat in checked
+        }
+    # Points whose every request failed still have samples: their percentiles are over none.
+    for point_id in samples["point_id"].unique().to_list():
+        out.setdefault(int(point_id), {(m, s): SampleValue(None, 0) for m, s in checked})
+    return out

@@ -6,35 +6,65 @@ Pure math: imports only the standard library (no web, database or settings modul
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
 
 from app.domain.metrics import format_number, interactivity_tok_s_user
-from app.domain.point import METRIC_LABELS, METRICS, Metric, PointMetrics
+from app.domain.point import METRIC_LABELS, METRICS, Metric, PointMetrics, Stat
 from app.domain.request_goodput import RequestStats
 
-Percentile = Literal["p50", "p90", "p95", "p99"]
+# A percentile is written "p<percent>", e.g. "p90" or "p99.9"; any from p50 to p99.9 may be asked.
+Percentile = str
 Status = Literal["pass", "fail", "unknown"]
-PERCENTILE_VALUES: tuple[Percentile, ...] = ("p50", "p90", "p95", "p99")
+Source = Literal["stored", "samples"]
+STORED_PERCENTILES: tuple[Percentile, ...] = ("p50", "p90", "p95", "p99")
+# The percentiles a file can store, as the statistic names of LatencyStats.
+_STORED: dict[Percentile, Stat] = {"p50": "p50", "p90": "p90", "p95": "p95", "p99": "p99"}
+# What the forms offer; the API accepts any percentile in [p50, p99.9].
+PERCENTILE_CHOICES: tuple[Percentile, ...] = ("p50", "p75", "p90", "p95", "p99", "p99.9")
+PERCENTILE_PATTERN = r"^p(50|[5-9][0-9])(\.[0-9])?$"
+_PERCENTILE_RE = re.compile(PERCENTILE_PATTERN)
+
+
+def percentile_percent(percentile: Percentile) -> float:
+    """The percent of "p90" (90.0) or "p99.9" (99.9); ValueError outside p50 … p99.9."""
+    if not isinstance(percentile, str) or not _PERCENTILE_RE.match(percentile):
+        raise ValueError(f"percentile must be p50 … p99.9 (e.g. p75, p99.9), got {percentile!r}")
+    return float(percentile[1:])
 
 
 @dataclass(frozen=True)
 class Slo:
-    """Latency limits in ms (None = not checked), their percentile, and an attainment target."""
+    """Latency limits in ms (None = not checked), each at its percentile, and an attainment target.
+
+    `percentile` is the default for every limit; `ttft_percentile`, `tpot_percentile` and
+    `e2el_percentile` override it per limit (e.g. p99 TTFT with p50 TPOT).
+    """
 
     ttft_ms: float | None = None
     tpot_ms: float | None = None
     e2el_ms: float | None = None
     percentile: Percentile = "p90"
     attainment: float = 0.9
+    ttft_percentile: Percentile | None = None
+    tpot_percentile: Percentile | None = None
+    e2el_percentile: Percentile | None = None
 
     def __post_init__(self) -> None:
         for metric, limit in self.limits():
             if math.isnan(limit) or limit < 0:
                 raise ValueError(f"{METRIC_LABELS[metric]} limit must be ≥ 0 ms, got {limit}")
-        if self.percentile not in PERCENTILE_VALUES:
-            raise ValueError(f"percentile must be one of {PERCENTILE_VALUES}")
+        for p in (
+            self.percentile,
+            self.ttft_percentile,
+            self.tpot_percentile,
+            self.e2el_percentile,
+        ):
+            if p is not None:
+                percentile_percent(p)
         if not 0.0 < self.attainment <= 1.0:
             raise ValueError(f"attainment target must be in (0, 1], got {self.attainment}")
 
@@ -58,6 +88,15 @@ class Slo:
         """Interactivity implied by the TPOT limit, 1000 / TPOT in tok/s/user; None if unlimited."""
         return interactivity_tok_s_user(self.tpot_ms)
 
+    def stat(self, metric: Metric) -> Percentile:
+        """The percentile this metric's limit is checked at (its own, else the default)."""
+        own = {
+            "ttft": self.ttft_percentile,
+            "tpot": self.tpot_percentile,
+            "e2el": self.e2el_percentile,
+        }[metric]
+        return own or self.percentile
+
     def limits(self) -> tuple[tuple[Metric, float], ...]:
         """The set limits as (metric, ms) pairs in TTFT, TPOT, E2EL order."""
         return self._limits
@@ -68,32 +107,81 @@ class Slo:
         values = (self.ttft_ms, self.tpot_ms, self.e2el_ms)
         return tuple((m, v) for m, v in zip(METRICS, values, strict=True) if v is not None)
 
-    def describe(self) -> str:
-        """Human summary, e.g. 'p90 TTFT ≤ 200 ms, p90 TPOT ≤ 50 ms'; 'no limits' if none set."""
+    def checked(self) -> tuple[tuple[Metric, Percentile, float], ...]:
+        """The set limits as (metric, percentile, ms) triples in TTFT, TPOT, E2EL order."""
+        return self._checked
+
+    @cached_property
+    def _checked(self) -> tuple[tuple[Metric, Percentile, float], ...]:
+        return tuple((m, self.stat(m), v) for m, v in self.limits())
+
+    def quantiles(self) -> list[float]:
+        """Each set limit's percentile as a share, e.g. [0.99, 0.5] for p99 TTFT and p50 TPOT."""
+        return [percentile_percent(p) / 100 for _, p, _ in self.checked()]
+
+    def describe(self, per_request: bool = False) -> str:
+        """Human summary, e.g. 'p99 TTFT ≤ 2000 ms, p50 TPOT ≤ 20 ms'; 'no limits' if none set.
+
+        Per-request mode checks every request against the limits, so no percentile is named.
+        """
         parts = [
-            f"{self.percentile} {METRIC_LABELS[m]} ≤ {format_number(v)} ms"
-            for m, v in self.limits()
+            f"{'' if per_request else p + ' '}{METRIC_LABELS[m]} ≤ {format_number(v)} ms"
+            for m, p, v in self.checked()
         ]
         return ", ".join(parts) if parts else "no limits"
 
 
 @dataclass(frozen=True)
+class SampleValue:
+    """A percentile computed from a point's request samples, and how many requests it is over."""
+
+    value_ms: float | None
+    count: int
+
+
+# Per point: (metric, percentile) → the value from its request samples.
+SamplePercentiles = Mapping[tuple[Metric, Percentile], SampleValue]
+
+
+@dataclass(frozen=True)
 class Check:
-    """One limit checked at one point: value and limit in ms, pass/fail/unknown."""
+    """One limit checked at one point: value and limit in ms, pass/fail/unknown.
+
+    `source` says where the value came from: the file's stored statistic or the point's request
+    samples (`n_samples` of them); `stored` lists the percentiles the file has for this metric.
+    """
 
     metric: Metric
     stat: Percentile
     value_ms: float | None
     limit_ms: float
     status: Status
+    source: Source | None = None
+    n_samples: int | None = None
+    stored: tuple[Percentile, ...] = ()
 
     def describe(self) -> str:
-        """E.g. 'p90 TTFT 260 ms > 200 ms' or 'p90 TPOT not measured'."""
+        """E.g. 'p90 TTFT 260 ms > 200 ms', '… (from 120 request samples)' or why unknown."""
         name = f"{self.stat} {METRIC_LABELS[self.metric]}"
         if self.value_ms is None:
-            return f"{name} not measured"
+            return f"{name} not measured: {self.how_to_get()}"
         op = "≤" if self.status == "pass" else ">"
-        return f"{name} {format_number(self.value_ms)} ms {op} {format_number(self.limit_ms)} ms"
+        text = f"{name} {format_number(self.value_ms)} ms {op} {format_number(self.limit_ms)} ms"
+        if self.source == "samples":
+            text += f" (from {self.n_samples} request samples)"
+        return text
+
+    def how_to_get(self) -> str:
+        """What would answer a missing statistic: another percentile, or per-request data."""
+        label = METRIC_LABELS[self.metric]
+        if self.n_samples == 0:
+            return f"no successful request sample has a {label}"
+        if self.stored:
+            return (
+                f"the file has {label} at {', '.join(self.stored)}; check one of those, "
+                "or upload per-request data"
+            )
+        return f"the file has no {label} percentile; upload per-request data"
 
 
 @dataclass(frozen=True)
@@ -110,12 +198,15 @@ class Verdict:
     note: str | None = None  # a reason that is not a list of checks (per-request, unknown)
     point: PointMetrics | None = field(default=None, repr=False, compare=False)
     slo: Slo | None = field(default=None, repr=False, compare=False)
+    samples: SamplePercentiles | None = field(default=None, repr=False, compare=False)
 
     @property
     def checks(self) -> tuple[Check, ...]:
         if self.point is None or self.slo is None:
             return ()
-        return tuple(_check(self.point, self.slo, m, limit) for m, limit in self.slo.limits())
+        return tuple(
+            check_limit(self.point, m, p, limit, self.samples) for m, p, limit in self.slo.checked()
+        )
 
     @property
     def reason(self) -> str:
@@ -133,20 +224,58 @@ class Verdict:
         return self.requests.attainment if self.requests else None
 
 
-def point_verdict(point: PointMetrics, slo: Slo) -> Verdict:
-    """Check each limit at the SLO percentile (equality passes); missing = unknown, never pass."""
+def point_verdict(
+    point: PointMetrics, slo: Slo, samples: SamplePercentiles | None = None
+) -> Verdict:
+    """Check each limit at its percentile (equality passes): the stored statistic where the file
+    has it, else the point's request samples; neither = unknown, never pass."""
     failed = unknown = False
-    for metric, limit in slo.limits():
-        value = point.latency(metric).get(slo.percentile)
+    for metric, stat, limit in slo.checked():
+        # Hot path (every point of every read-off): the stored statistic first, inline.
+        name = _STORED.get(stat)
+        value = None if name is None else point.latency(metric).get(name)
+        if value is None and samples is not None:
+            value = _value(point, metric, stat, samples)[0]
         if value is None:
             unknown = True
         elif value > limit:
             failed = True
     overall: Status = "fail" if failed else "unknown" if unknown else "pass"
-    return Verdict(point.point_id, overall, point=point, slo=slo)
+    return Verdict(point.point_id, overall, point=point, slo=slo, samples=samples)
 
 
-def _check(point: PointMetrics, slo: Slo, metric: Metric, limit: float) -> Check:
-    value = point.latency(metric).get(slo.percentile)
+def check_limit(
+    point: PointMetrics,
+    metric: Metric,
+    stat: Percentile,
+    limit: float,
+    samples: SamplePercentiles | None = None,
+) -> Check:
+    """One limit at one point, with where its value came from."""
+    value, source, count = _value(point, metric, stat, samples)
     status: Status = "unknown" if value is None else "pass" if value <= limit else "fail"
-    return Check(metric, slo.percentile, value, limit, status)
+    stored: tuple[Percentile, ...] = ()
+    if value is None:  # only an unknown check says which percentiles the file has
+        stats = point.latency(metric)
+        stored = tuple(p for p, name in _STORED.items() if stats.get(name) is not None)
+    return Check(metric, stat, value, limit, status, source, count, stored)
+
+
+def stored_value(point: PointMetrics, metric: Metric, stat: Percentile) -> float | None:
+    """The file's own statistic, None when it did not store this percentile."""
+    name = _STORED.get(stat)
+    return None if name is None else point.latency(metric).get(name)
+
+
+def _value(
+    point: PointMetrics, metric: Metric, stat: Percentile, samples: SamplePercentiles | None
+) -> tuple[float | None, Source | None, int | None]:
+    """The stored statistic where it exists, else the request samples' percentile."""
+    stored = stored_value(point, metric, stat)
+    if stored is not None:
+        return stored, "stored", None
+    if samples is not None:
+        found = samples.get((metric, stat))
+        if found is not None:
+            return found.value_ms, "samples" if found.value_ms is not None else None, found.count
+    return None, None, None

@@ -15,8 +15,15 @@ from app.domain.cost import tok_s_per_mw, usd_per_mtok
 from app.domain.estimate import estimate_tok_s_per_gpu
 from app.domain.metrics import Basis
 from app.domain.pareto import Interpolation, pareto_frontier
-from app.domain.point import PointMetrics, Stat
-from app.domain.slo import Readoff, Slo, percentile_readoff, request_readoff
+from app.domain.point import METRICS, PointMetrics, Stat
+from app.domain.slo import (
+    Readoff,
+    Slo,
+    percentile_readoff,
+    request_readoff,
+    sample_percentiles,
+)
+from app.domain.verdict import SamplePercentiles, stored_value
 from app.store import points as point_queries
 from app.store import pricing as pricing_queries
 from app.store.points import SweepPoints
@@ -66,6 +73,9 @@ class SweepAnalysis:
     estimate_tok_s_per_gpu: float | None
     costs: list[Cost] = field(default_factory=list)
     allin_kw: float | None = None  # all-in power per GPU from the hardware catalog
+    # Percentiles from request samples, by point id, where the files did not store one the SLO
+    # asks for (percentile mode); empty when no sample was needed.
+    sample_stats: dict[int, SamplePercentiles] = field(default_factory=dict)
 
     @property
     def tok_s_per_mw(self) -> float | None:
@@ -117,12 +127,42 @@ def _one(
             params.basis,
             params.stat,
         )
+        stats: dict[int, SamplePercentiles] = {}
     else:
-        readoff = percentile_readoff(points, params.slo, params.basis, params.stat)
+        stats = _sample_stats(points, params.slo, samples)
+        readoff = percentile_readoff(points, params.slo, params.basis, params.stat, samples=stats)
     estimate_y = _estimate(readoff, points, params, frontier, xs, ys)
     analysis = SweepAnalysis(sweep.meta, sweep.rows, points, xs, ys, frontier, readoff, estimate_y)
+    analysis.sample_stats = stats
     analysis.costs = [_cost(analysis, price) for price in prices]
     return analysis
+
+
+def _sample_stats(
+    points: list[PointMetrics], slo: Slo, samples: pl.DataFrame | None
+) -> dict[int, SamplePercentiles]:
+    """Every metric's SLO percentile from the request samples of points that have them."""
+    if samples is None or samples.is_empty():
+        return {}
+    ids = [p.point_id for p in points]
+    mine = samples.filter(pl.col("point_id").is_in(ids))
+    wanted = [(m, slo.stat(m)) for m in METRICS]
+    return dict(sample_percentiles(mine, wanted))
+
+
+def needs_samples(sweep: SweepPoints, slo: Slo) -> bool:
+    """Whether some limit's percentile is not stored at some point (samples may answer it).
+
+    Points never change, so the answer is kept per sweep and set of (metric, percentile)."""
+    wanted = tuple((m, stat) for m, stat, _ in slo.checked())
+    key = ("needs samples", wanted)
+    if key not in sweep.derived:
+        points = _point_metrics(sweep)
+        sweep.derived[key] = any(
+            stored_value(p, m, stat) is None for p in points for m, stat in wanted
+        )
+    result: bool = sweep.derived[key]
+    return result
 
 
 def _point_metrics(sweep: SweepPoints) -> list[PointMetrics]:
@@ -202,6 +242,11 @@ def run(
     samples = None
     if params.mode == "requests":
         samples = point_queries.sweeps_samples(session, sweeps)
+    else:
+        # Percentile mode reads samples only for sweeps missing a percentile the SLO asks for.
+        wanting = [s for s in sweeps if needs_samples(s, params.slo)]
+        if wanting:
+            samples = point_queries.sweeps_samples(session, wanting)
     prices = prices_for(session, profile_ids, usd_per_gpu_hour)
     results = analyse(sweeps, params, prices, samples)
     power = pricing_queries.allin_kw_by_hardware(session)

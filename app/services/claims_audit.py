@@ -17,10 +17,9 @@ from sqlalchemy.orm import Session
 from app.domain.claim_work import Physics
 from app.domain.claims import Claim, fmt, on_basis, open_questions, per_gpu_tok_s
 from app.domain.cost import usd_per_mtok
-from app.services import analysis
 from app.services.analysis import Params, SweepAnalysis
 from app.services.physics import Curve, claim_ceiling, physics_for
-from app.services.readoff_json import result_json, slo_json
+from app.services.readoff_json import readoff_body, run_query
 from app.services.readoff_query import ReadoffQuery, preset_limits
 from app.store import catalog
 from app.store import claims as claim_queries
@@ -132,8 +131,10 @@ def audit(session: Session, claim: VendorClaim, query: AuditQuery) -> Audit:
     pricing = list(query.pricing)
     if not pricing and query.usd_per_gpu_hour is None:
         pricing = default_pricing(session, claim.hardware)
-    params = query.params()
-    results, _ = analysis.run(session, sweep_ids, params, pricing, query.usd_per_gpu_hour)
+    # Priced and shaped exactly as /api/readoff with these parameters (and default pricing).
+    params, results, columns = run_query(
+        session, sweep_ids, query.model_copy(update={"pricing": pricing})
+    )
     placement = Placement(
         results,
         params,
@@ -151,10 +152,7 @@ def audit(session: Session, claim: VendorClaim, query: AuditQuery) -> Audit:
         "at_slo": {
             "preset": preset,
             "pricing": pricing,
-            "readoff": {
-                "slo": slo_json(query, params),
-                "results": [result_json(r) for r in results],
-            },
+            "readoff": readoff_body(query, params, results, columns),
             "comparisons": [compare(facts, claim, r, params.basis) for r in results],
         },
     }

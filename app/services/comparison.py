@@ -7,9 +7,17 @@ from typing import Literal
 
 import polars as pl
 
-from app.domain.compare import Frontier, RatioCurve, headline_points, ratio_curve, values_at
+from app.domain.compare import (
+    Frontier,
+    RatioCurve,
+    headline_points,
+    range_ends_at,
+    ratio_curve,
+    values_at,
+)
 from app.domain.cost import usd_per_mtok
-from app.domain.point import Metric
+from app.domain.estimate import load_order
+from app.domain.point import METRIC_LABELS, METRICS, Metric
 from app.domain.sensitivity import (
     SensitivityStep,
     percentile_limits,
@@ -35,6 +43,7 @@ class Headline:
     x_tok_s_user: float
     throughput_ratio: float | None
     cost_ratios: tuple[float | None, ...]  # one per price group
+    at_range_end: tuple[str, ...] = ()  # names of the systems whose measured range ends here
 
 
 @dataclass(frozen=True)
@@ -48,6 +57,10 @@ class Pair:
     headlines: tuple[Headline, ...]
     slo_ratio: float | None  # a's goodput ÷ b's goodput at the current SLO
     slo_cost_ratios: tuple[float | None, ...]
+    # Systems whose goodput sits at their heaviest measured load: the sweep may stop before
+    # the SLO binds, so the goodput (and the ratio) is a bound, not the system's capacity.
+    slo_at_range_end: tuple[str, ...] = ()
+    curve_ends: tuple[tuple[str, ...], ...] = ()  # per curve point, as Headline.at_range_end
 
 
 def frontier_of(result: SweepAnalysis) -> Frontier:
@@ -80,13 +93,30 @@ def _pair(a: SweepAnalysis, b: SweepAnalysis, groups: list[PriceGroup], params: 
             None if pair is None or h is None else (h[0] / pair[0]) / (h[1] / pair[1])
             for h in hourly
         )
-        headlines.append(Headline(x, ratio, costs))
+        ends = range_ends_at(fa, fb, x, str(a.meta["name"]), str(b.meta["name"]))
+        headlines.append(Headline(x, ratio, costs, ends))
     ga, gb = a.readoff.goodput_tok_s_per_gpu, b.readoff.goodput_tok_s_per_gpu
     slo_ratio = ga / gb if ga and gb else None
     slo_costs = tuple(
         None if h is None or not ga or not gb else (h[0] / ga) / (h[1] / gb) for h in hourly
     )
-    return Pair(a, b, curve, cost_curves, tuple(headlines), slo_ratio, slo_costs)
+    slo_ends = tuple(str(r.meta["name"]) for r in (a, b) if _goodput_at_heaviest_load(r))
+    curve_ends = tuple(
+        range_ends_at(fa, fb, p.x_tok_s_user, str(a.meta["name"]), str(b.meta["name"]))
+        for p in curve.points
+    )
+    return Pair(
+        a, b, curve, cost_curves, tuple(headlines), slo_ratio, slo_costs, slo_ends, curve_ends
+    )
+
+
+def _goodput_at_heaviest_load(result: SweepAnalysis) -> bool:
+    """Whether the operating point is the sweep's heaviest measured load (and not its only)."""
+    op = result.readoff.operating_point
+    order = load_order(result.points)
+    if op is None or len(order) < 2:
+        return False
+    return result.points[order[-1]].point_id == op.point_id
 
 
 def _hourly(pa: Price | None, pb: Price | None) -> tuple[float, float] | None:
@@ -117,7 +147,10 @@ def sensitivity_series(
     if params.mode == "requests" and samples is not None:
         limits = request_limits(samples, metric)
     else:
-        limits = percentile_limits([r.points for r in results], metric, params.slo.percentile)
+        stats = {k: v for r in results for k, v in r.sample_stats.items()}
+        limits = percentile_limits(
+            [r.points for r in results], metric, params.slo.stat(metric), stats
+        )
     out = []
     for result in results:
         mine = None
@@ -125,7 +158,14 @@ def sensitivity_series(
             ids = [p.point_id for p in result.points]
             mine = samples.filter(pl.col("point_id").is_in(ids))
         steps = sensitivity(
-            result.points, params.slo, metric, limits, params.basis, params.stat, mine
+            result.points,
+            params.slo,
+            metric,
+            limits,
+            params.basis,
+            params.stat,
+            mine,
+            sample_stats=result.sample_stats,
         )
         price = group.for_hardware(str(result.meta["hardware"])) if group else None
         costs = tuple(
@@ -136,3 +176,40 @@ def sensitivity_series(
         )
         out.append(SensitivitySeries(result, tuple(steps), costs))
     return out
+
+
+def sensitivity_percentile(params: Params, metric: str) -> str:
+    """The statistic the varied limit is read at: its own percentile, or per-request."""
+    if params.mode == "requests":
+        return "per-request"
+    for m in METRICS:
+        if m == metric:
+            return params.slo.stat(m)
+    return params.slo.percentile
+
+
+def sensitivity_empty_reason(
+    series: list[SensitivitySeries], params: Params, metric: str
+) -> str | None:
+    """Why the sensitivity chart has nothing to draw, or None when it has a goodput somewhere."""
+    if any(st.goodput_tok_s_per_gpu is not None for s in series for st in s.steps):
+        return None
+    label = METRIC_LABELS.get(metric, metric.upper())  # type: ignore[call-overload]
+    if not series:
+        return "no sweep selected"
+    if not any(s.steps for s in series):
+        if params.mode == "requests":
+            return f"no request samples: per-request {label} limits need per-request data"
+        stat = sensitivity_percentile(params, metric)
+        return (
+            f"no point has a {stat} {label}, stored or from request samples: choose a "
+            f"percentile the files report (e.g. p50 or p99) or upload per-request data"
+        )
+    others = [
+        f"{p} {METRIC_LABELS[m]} ≤ {v:g} ms" for m, p, v in params.slo.checked() if m != metric
+    ]
+    held = f" under the other limits ({', '.join(others)})" if others else ""
+    return (
+        f"no sweep meets the SLO at any {label} limit{held}: those points fail or are unknown; "
+        "see the read-off table for each sweep's reason"
+    )

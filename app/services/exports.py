@@ -10,6 +10,8 @@ from typing import Any
 
 from app.domain.columns import POINT_COLUMN_NAMES, SWEEP_COLUMN_NAMES
 from app.ingest.parsed import SAMPLE_FIELDS
+from app.services.analysis import Params, SweepAnalysis
+from app.services.price_columns import PriceColumn, price_cells
 from app.store.models import Sweep
 from app.store.sweeps import point_dict, sweep_summary
 
@@ -106,3 +108,53 @@ def sweeps_json(sweeps: list[Sweep]) -> str:
         doc["points"] = [point_dict(p) for p in sweep.points]
         docs.append(doc)
     return json.dumps({"sweeps": docs}, indent=2)
+
+
+READOFF_HEADER = [
+    "sweep_id", "sweep", "hardware", "num_gpus", "model", "engine", "precision", "slo", "mode",
+    "basis", "status", "meets_slo", "goodput_tok_s_per_gpu", "goodput_requests_per_s",
+    "concurrency", "request_rate", "interactivity_tok_s_user", "estimate_tok_s_per_gpu",
+    "tok_s_per_mw", "reason",
+]  # fmt: skip
+
+
+def readoff_csv(results: list[SweepAnalysis], params: Params, columns: list[PriceColumn]) -> str:
+    """One row per sweep; per price column the $/Mtok and the $/GPU-hour that applied to its GPU.
+
+    `status` is pass, fail or unknown; `meets_slo` is empty when unknown.
+    """
+    header = [
+        *READOFF_HEADER,
+        *(
+            name
+            for c in columns
+            for name in (f"usd_per_mtok [{c.label}]", f"usd_per_gpu_hour [{c.label}]")
+        ),
+    ]
+    rows = []
+    for result in results:
+        prices = [
+            value
+            for cost in price_cells(result, columns)
+            for value in (
+                None if cost is None else cost.usd_per_mtok,
+                None if cost is None else cost.price.usd_per_gpu_hour,
+            )
+        ]
+        rows.append([*_readoff_row(result, params), *prices])
+    return rows_csv(header, rows)
+
+
+def _readoff_row(result: SweepAnalysis, params: Params) -> list[Any]:
+    meta, readoff = result.meta, result.readoff
+    op = readoff.operating_point
+    return [
+        meta["id"], meta["name"], meta["hardware"], meta["num_gpus"], meta["model"],
+        meta["engine"], meta["precision"], params.slo.describe(params.mode == "requests"),
+        params.mode, params.basis,
+        readoff.status, readoff.meets_slo, readoff.goodput_tok_s_per_gpu,
+        readoff.goodput_requests_per_s,
+        op.concurrency if op else None, op.request_rate if op else None,
+        op.interactivity_tok_s_user if op else None, result.estimate_tok_s_per_gpu,
+        result.tok_s_per_mw, readoff.reason,
+    ]  # fmt: skip

@@ -15,7 +15,7 @@ from app.domain import plan as domain
 from app.domain.cost import HOURS_PER_MONTH
 from app.domain.plan import Crossover, Demand, RequestShape, Sizing, Status, StepOption
 from app.domain.point import float_or_none
-from app.services import analysis
+from app.services import analysis, price_columns
 from app.services.analysis import Params, Price, SweepAnalysis
 from app.services.readoff_query import ReadoffQuery
 from app.store import pricing as pricing_queries
@@ -103,10 +103,13 @@ class Plan:
 def run(session: Session, sweep_ids: list[int], query: ReadoffQuery, demand: Demand) -> Plan:
     """Read off each sweep exactly as /api/readoff does, then size and price its fleet."""
     params = query.params()
-    analyses, prices = analysis.run(
-        session, sweep_ids, params, query.pricing, query.usd_per_gpu_hour
+    # The prices on screen: a price set stands for one profile per GPU, as on Explore.
+    columns = price_columns.columns_for(
+        session, query.price_set, query.pricing, query.usd_per_gpu_hour
     )
-    kinds, hourly = _price_details(session, query.pricing)
+    profile_ids = price_columns.profile_ids(columns)
+    analyses, prices = analysis.run(session, sweep_ids, params, profile_ids, query.usd_per_gpu_hour)
+    kinds, hourly = _price_details(session, profile_ids)
     split = {
         s.id: (s.num_prefill_gpus, s.num_decode_gpus)
         for s in sweep_queries.sweeps_in_order(session, sweep_ids)
@@ -134,7 +137,7 @@ def _plan_one(
     readoff = a.readoff
     op = readoff.operating_point
     shape = _shape(a, op.point_id) if op is not None else RequestShape(None, None)
-    status = domain.plan_status(readoff.meets_slo, [v.status for v in readoff.verdicts])
+    status = readoff.status  # the same three states as /api/readoff
     result = PlanResult(a, status, readoff.reason, shape, prefill, decode)
     _power(result, a)
     if status != "pass":

@@ -5,8 +5,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from sqlalchemy.orm import Session
+
 from app.domain.slo import Readoff
-from app.services.analysis import Params, SweepAnalysis
+from app.services import analysis, price_columns
+from app.services.analysis import Cost, Params, SweepAnalysis
+from app.services.price_columns import PriceColumn
 from app.services.readoff_query import ReadoffQuery
 
 
@@ -18,12 +22,15 @@ def slo_json(query: ReadoffQuery, params: Params) -> dict[str, Any]:
         "e2el_ms": slo.e2el_ms,
         "min_tok_s_user": slo.min_tok_s_user,
         "percentile": slo.percentile,
+        "ttft_percentile": slo.stat("ttft"),
+        "tpot_percentile": slo.stat("tpot"),
+        "e2el_percentile": slo.stat("e2el"),
         "mode": query.mode,
         "attainment": slo.attainment,
         "basis": params.basis,
         "stat": params.stat,
         "interpolation": params.interpolation,
-        "description": slo.describe(),
+        "description": slo.describe(per_request=query.mode == "requests"),
     }
 
 
@@ -36,6 +43,7 @@ def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, A
         "name": result.meta["name"],
         "hardware": result.meta["hardware"],
         "num_gpus": result.meta["num_gpus"],
+        "status": readoff.status,
         "meets_slo": readoff.meets_slo,
         "reason": readoff.reason,
         "goodput_tok_s_per_gpu": readoff.goodput_tok_s_per_gpu,
@@ -79,6 +87,18 @@ def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, A
                 "status": v.status,
                 "reason": v.reason,
                 "attainment": v.attainment,
+                "checks": [
+                    {
+                        "metric": c.metric,
+                        "percentile": c.stat,
+                        "value_ms": c.value_ms,
+                        "limit_ms": c.limit_ms,
+                        "status": c.status,
+                        "source": c.source,
+                        "n_samples": c.n_samples,
+                    }
+                    for c in v.checks
+                ],
             }
             for v in readoff.verdicts
         ]
@@ -112,3 +132,57 @@ def frontier_json(result: SweepAnalysis, params: Params) -> dict[str, Any]:
 
 def _finite(value: float | None) -> float | str | None:
     return "inf" if value is not None and math.isinf(value) else value
+
+
+def price_cells_json(cells: list[Cost | None], columns: list[PriceColumn]) -> list[dict[str, Any]]:
+    """One entry per price column: the price that applied to the sweep's GPU and its $/Mtok."""
+    out = []
+    for column, cost in zip(columns, cells, strict=True):
+        out.append(
+            {
+                "label": column.label,
+                "price": None if cost is None else cost.price.name,
+                "profile_id": None if cost is None else cost.price.profile_id,
+                "usd_per_gpu_hour": None if cost is None else cost.price.usd_per_gpu_hour,
+                "usd_per_mtok": None if cost is None else cost.usd_per_mtok,
+                "reason": "no price for this GPU" if cost is None else cost.reason,
+            }
+        )
+    return out
+
+
+def run_query(
+    session: Session, sweep_ids: list[int], query: ReadoffQuery
+) -> tuple[Params, list[SweepAnalysis], list[PriceColumn]]:
+    """Analyse the sweeps at the query's SLO, priced by its price columns (as on the pages)."""
+    params = query.params()
+    columns = price_columns.columns_for(
+        session, query.price_set, query.pricing, query.usd_per_gpu_hour
+    )
+    results, _ = analysis.run(
+        session, sweep_ids, params, price_columns.profile_ids(columns), query.usd_per_gpu_hour
+    )
+    return params, results, columns
+
+
+def readoff_document(session: Session, sweep_ids: list[int], query: ReadoffQuery) -> dict[str, Any]:
+    """/api/readoff's body: the SLO, the price columns and per sweep its read-off and prices."""
+    params, results, columns = run_query(session, sweep_ids, query)
+    return readoff_body(query, params, results, columns)
+
+
+def readoff_body(
+    query: ReadoffQuery, params: Params, results: list[SweepAnalysis], columns: list[PriceColumn]
+) -> dict[str, Any]:
+    """The read-off document of analysed sweeps (shared by /api/readoff and the claim audit)."""
+    return {
+        "slo": slo_json(query, params),
+        "price_columns": [{"label": c.label, "profile_ids": c.profile_ids} for c in columns],
+        "results": [
+            {
+                **result_json(r, with_points=query.points),
+                "price_cells": price_cells_json(price_columns.price_cells(r, columns), columns),
+            }
+            for r in results
+        ],
+    }

@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from app.domain.slo import Slo
+from app.domain.verdict import PERCENTILE_PATTERN
 from app.services.analysis import Params
 from app.store.models import SloPreset
 
@@ -22,7 +23,20 @@ class ReadoffQuery(BaseModel):
         default=None, gt=0, allow_inf_nan=False, description="instead of tpot_ms: 1000/value"
     )
     e2el_ms: float | None = Field(default=None, ge=0, allow_inf_nan=False)
-    percentile: Literal["p50", "p90", "p95", "p99"] = "p90"
+    percentile: str = Field(
+        default="p90",
+        pattern=PERCENTILE_PATTERN,
+        description="default percentile of every limit: p50 … p99.9 (e.g. p75, p99.9)",
+    )
+    ttft_percentile: str | None = Field(
+        default=None, pattern=PERCENTILE_PATTERN, description="TTFT's own percentile"
+    )
+    tpot_percentile: str | None = Field(
+        default=None, pattern=PERCENTILE_PATTERN, description="TPOT's own percentile"
+    )
+    e2el_percentile: str | None = Field(
+        default=None, pattern=PERCENTILE_PATTERN, description="E2EL's own percentile"
+    )
     mode: Literal["percentile", "requests"] = "percentile"
     attainment: float = Field(default=0.9, gt=0, le=1, allow_inf_nan=False)
     basis: Literal["output", "total", "input"] = "output"
@@ -30,6 +44,10 @@ class ReadoffQuery(BaseModel):
         default="p50", description="TPOT statistic of the x axis"
     )
     pricing: list[int] = Field(default_factory=list, description="pricing profile ids")
+    price_set: str | None = Field(
+        default=None,
+        description="a dated price set, tier@date (e.g. costr@2026-09-08): one profile per GPU",
+    )
     usd_per_gpu_hour: float | None = Field(
         default=None, gt=0, allow_inf_nan=False, description="an inline rental price"
     )
@@ -46,7 +64,16 @@ class ReadoffQuery(BaseModel):
         tpot = self.tpot_ms
         if self.min_tok_s_user is not None:
             tpot = 1000.0 / self.min_tok_s_user
-        return Slo(self.ttft_ms, tpot, self.e2el_ms, self.percentile, self.attainment)
+        return Slo(
+            self.ttft_ms,
+            tpot,
+            self.e2el_ms,
+            self.percentile,
+            self.attainment,
+            self.ttft_percentile,
+            self.tpot_percentile,
+            self.e2el_percentile,
+        )
 
     def params(self) -> Params:
         return Params(self.slo(), self.mode, self.basis, self.stat, self.interpolation)
@@ -60,5 +87,8 @@ def preset_limits(preset: SloPreset) -> dict[str, Any]:
         "min_tok_s_user": None,
         "e2el_ms": preset.e2el_ms,
         "percentile": preset.percentile,
+        "ttft_percentile": preset.ttft_percentile,
+        "tpot_percentile": preset.tpot_percentile,
+        "e2el_percentile": preset.e2el_percentile,
         "attainment": preset.attainment,
     }

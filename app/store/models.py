@@ -201,7 +201,7 @@ class PricingProfile(Base):
 
 
 class SloPreset(Base):
-    """Named SLO: limits in ms at a percentile, plus a per-request attainment target."""
+    """Named SLO: limits in ms, each at its percentile, a per-request attainment target, source."""
 
     __tablename__ = "slo_preset"
 
@@ -211,6 +211,10 @@ class SloPreset(Base):
     tpot_ms: Mapped[float | None] = mapped_column(Float)
     e2el_ms: Mapped[float | None] = mapped_column(Float)
     percentile: Mapped[str] = mapped_column(String(10), default="p90")
+    # Each limit's own percentile (None: `percentile`), e.g. p99 TTFT with p50 TPOT.
+    ttft_percentile: Mapped[str | None] = mapped_column(String(10))
+    tpot_percentile: Mapped[str | None] = mapped_column(String(10))
+    e2el_percentile: Mapped[str | None] = mapped_column(String(10))
     attainment: Mapped[float] = mapped_column(Float, default=0.9)
     source: Mapped[str | None] = mapped_column(Text)
     notes: Mapped[str | None] = mapped_column(Text)

@@ -52,14 +52,20 @@ def compare_context(session: Session, query: explore_state.ExploreQuery) -> dict
     series = view.sensitivity(session)
     sens = (
         charts_compare.sensitivity_figure(
-            series, view.state.query.sensitivity, view.params.slo.percentile, costs=False
+            series,
+            view.state.query.sensitivity,
+            comparison.sensitivity_percentile(view.params, view.state.query.sensitivity),
+            costs=False,
         )
         if series
         else None
     )
     cost_sens = (
         charts_compare.sensitivity_figure(
-            series, view.state.query.sensitivity, view.params.slo.percentile, costs=True
+            series,
+            view.state.query.sensitivity,
+            comparison.sensitivity_percentile(view.params, view.state.query.sensitivity),
+            costs=True,
         )
         if series and view.groups
         else None
@@ -74,6 +80,14 @@ def compare_context(session: Session, query: explore_state.ExploreQuery) -> dict
         "cost_figure": cost_figure,
         "sensitivity_figure": sens,
         "cost_sensitivity_figure": cost_sens,
+        "sensitivity_percentile": comparison.sensitivity_percentile(
+            view.params, view.state.query.sensitivity
+        ),
+        "sensitivity_empty": comparison.sensitivity_empty_reason(
+            series, view.params, view.state.query.sensitivity
+        )
+        if view.state.query.sensitivity != "off"
+        else None,
         "colours": {sid: charts.colour(i) for i, sid in enumerate(view.state.selected)},
     }
 
@@ -91,6 +105,7 @@ def pair_json(pair: comparison.Pair, groups: list[comparison.PriceGroup]) -> dic
                 "b_tok_s_per_gpu": p.b_tok_s_per_gpu,
                 "throughput_ratio": p.throughput_ratio,
                 "cost_ratios": [curve[i] for curve in pair.cost_curves],
+                "at_range_end": list(pair.curve_ends[i]) if pair.curve_ends else [],
             }
             for i, p in enumerate(pair.curve.points)
         ],
@@ -99,6 +114,7 @@ def pair_json(pair: comparison.Pair, groups: list[comparison.PriceGroup]) -> dic
                 "x_tok_s_user": h.x_tok_s_user,
                 "throughput_ratio": h.throughput_ratio,
                 "cost_ratios": dict(zip([g.label for g in groups], h.cost_ratios, strict=True)),
+                "at_range_end": list(h.at_range_end),
             }
             for h in pair.headlines
         ],
@@ -106,6 +122,7 @@ def pair_json(pair: comparison.Pair, groups: list[comparison.PriceGroup]) -> dic
             "a_goodput_tok_s_per_gpu": pair.a.readoff.goodput_tok_s_per_gpu,
             "b_goodput_tok_s_per_gpu": pair.b.readoff.goodput_tok_s_per_gpu,
             "throughput_ratio": pair.slo_ratio,
+            "at_range_end": list(pair.slo_at_range_end),
             "cost_ratios": dict(zip([g.label for g in groups], pair.slo_cost_ratios, strict=True)),
         },
     }

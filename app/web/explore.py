@@ -13,14 +13,15 @@ from app.charts import pareto as charts
 from app.charts.roofline import explore_traces
 from app.http.deps import SessionDep
 from app.http.templating import render
-from app.services import analysis
+from app.services import analysis, comparison, price_columns
 from app.services.analysis import SweepAnalysis
 from app.services.physics import shown_physics
+from app.services.price_columns import PriceColumn
 from app.services.readoff_json import result_json, slo_json
 from app.store import sweeps as sweep_queries
 from app.store.catalog import model_specs
 from app.web import explore_state, views
-from app.web.explore_state import ExploreState, PriceColumn
+from app.web.explore_state import ExploreState
 
 router = APIRouter()
 
@@ -79,7 +80,10 @@ def explore_context(session: Session, query: explore_state.ExploreQuery) -> dict
     sens = None
     if series:
         sens = charts_compare.sensitivity_figure(
-            series, state.query.sensitivity, params.slo.percentile, costs=False
+            series,
+            state.query.sensitivity,
+            comparison.sensitivity_percentile(params, state.query.sensitivity),
+            costs=False,
         )
     return {
         "state": state,
@@ -87,6 +91,14 @@ def explore_context(session: Session, query: explore_state.ExploreQuery) -> dict
         "results": results,
         "figure": figure,
         "sensitivity_figure": sens,
+        "sensitivity_percentile": comparison.sensitivity_percentile(
+            params, state.query.sensitivity
+        ),
+        "sensitivity_empty": comparison.sensitivity_empty_reason(
+            series, params, state.query.sensitivity
+        )
+        if state.query.sensitivity != "off"
+        else None,
         "cells": {r.meta["id"]: price_cells(r, state.price_columns) for r in results},
         "colours": {sid: charts.colour(i) for i, sid in enumerate(state.selected)},
         "facets": sweep_queries.facet_values(session),
@@ -96,18 +108,7 @@ def explore_context(session: Session, query: explore_state.ExploreQuery) -> dict
 
 def price_cells(result: SweepAnalysis, columns: list[PriceColumn]) -> list[analysis.Cost | None]:
     """Per price column, the cost of the price that applies to this sweep's hardware."""
-    cells: list[analysis.Cost | None] = []
-    for column in columns:
-        match = [
-            c
-            for c in result.costs
-            if (column.inline and c.price.profile_id is None)
-            or (c.price.profile_id in column.profile_ids)
-        ]
-        applicable = [c for c in match if c.price.applies_to(str(result.meta["hardware"]))]
-        chosen = applicable or match
-        cells.append(chosen[0] if chosen else None)
-    return cells
+    return price_columns.price_cells(result, columns)
 
 
 def physics_traces(

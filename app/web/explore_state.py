@@ -14,7 +14,10 @@ from pydantic import Field, ValidationError
 from sqlalchemy.orm import Session
 from starlette.datastructures import QueryParams
 
+from app.domain.verdict import Slo
 from app.http.errors import AppError
+from app.services import price_columns
+from app.services.price_columns import PriceColumn
 from app.services.readoff_query import ReadoffQuery, preset_limits
 from app.store import catalog
 from app.store import points as point_queries
@@ -23,7 +26,17 @@ from app.store import sweeps as sweep_queries
 from app.store.models import PricingProfile, SloPreset, Sweep
 
 FILTERS = ("model", "hardware", "engine", "precision", "isl", "osl", "source_kind")
-SLO_FIELDS = ("ttft_ms", "tpot_ms", "min_tok_s_user", "e2el_ms", "percentile", "attainment")
+SLO_FIELDS = (
+    "ttft_ms",
+    "tpot_ms",
+    "min_tok_s_user",
+    "e2el_ms",
+    "percentile",
+    "ttft_percentile",
+    "tpot_percentile",
+    "e2el_percentile",
+    "attainment",
+)
 DEFAULT_PRESET = "chat-interactive"
 DEFAULT_PRICE_SET = "costr@2026-09-08"
 DEFAULT_SERIES = 8
@@ -42,7 +55,6 @@ class ExploreQuery(ReadoffQuery):
     picked: bool = False  # the series picker was used, so an empty selection means none
     preset: str | None = None
     applied_preset: str | None = None
-    price_set: str | None = None
     logx: bool = False
     logy: bool = False
     frontier_only: bool = False
@@ -52,13 +64,6 @@ class ExploreQuery(ReadoffQuery):
     roofline_precision: Literal["bf16", "fp8", "fp4", "int8", "int4"] | None = None
     roofline_ctx: int | None = Field(default=None, ge=1, le=10_000_000)
     claims: Literal["matching", "all", "examples", "none"] = "matching"
-
-
-@dataclass
-class PriceColumn:
-    label: str
-    profile_ids: list[int]  # a price set has one profile per GPU; a cell uses the one that applies
-    inline: bool = False
 
 
 @dataclass
@@ -172,13 +177,18 @@ def _matching_preset(query: ExploreQuery, presets: dict[str, SloPreset]) -> str:
     if preset is None:
         return ""
     slo = query.slo()
-    same = (
-        slo.ttft_ms == preset.ttft_ms
-        and slo.tpot_ms == preset.tpot_ms
-        and slo.e2el_ms == preset.e2el_ms
-        and slo.percentile == preset.percentile
-        and slo.attainment == preset.attainment
+    # Compare each limit's effective percentile: "p99 with TPOT p50" equals "p50 TPOT, p99 rest".
+    own = Slo(
+        preset.ttft_ms,
+        preset.tpot_ms,
+        preset.e2el_ms,
+        preset.percentile,
+        preset.attainment,
+        preset.ttft_percentile,
+        preset.tpot_percentile,
+        preset.e2el_percentile,
     )
+    same = slo.checked() == own.checked() and slo.attainment == own.attainment
     return preset.key if same else ""
 
 
@@ -188,36 +198,11 @@ def _candidates(session: Session, filters: dict[str, Any]) -> list[Sweep]:
 
 
 def _price_sets(profiles: list[PricingProfile]) -> list[tuple[str, str]]:
-    """Tiers with a date that cover several GPUs, e.g. InferenceX 3-year rental, Sep 2026."""
-    seen: dict[str, str] = {}
-    labels = {
-        "costh": "owning (hyperscaler)",
-        "costn": "owning (neocloud)",
-        "costr": "3-year rental",
-    }
-    for p in profiles:
-        if p.tier in labels and p.as_of is not None:
-            key = f"{p.tier}@{p.as_of.isoformat()}"
-            seen[key] = f"InferenceX {labels[p.tier]} · {p.as_of:%b %Y}"
-    return sorted(seen.items(), key=lambda kv: kv[0], reverse=True)
+    return price_columns.price_sets(profiles)
 
 
 def _price_columns(state: ExploreState) -> list[PriceColumn]:
     query = state.query
-    columns: list[PriceColumn] = []
-    labels = dict(state.price_sets)
-    if query.price_set in labels:
-        tier, as_of = (query.price_set or "").split("@")
-        ids = [
-            p.id
-            for p in state.profiles
-            if p.tier == tier and p.as_of is not None and p.as_of.isoformat() == as_of
-        ]
-        columns.append(PriceColumn(labels[query.price_set or ""], ids))
-    names = {p.id: p.name for p in state.profiles}
-    for profile_id in query.pricing:
-        if profile_id in names:
-            columns.append(PriceColumn(names[profile_id], [profile_id]))
-    if query.usd_per_gpu_hour is not None:
-        columns.append(PriceColumn(f"${query.usd_per_gpu_hour:g}/GPU-hour", [], inline=True))
-    return columns
+    return price_columns.price_columns(
+        state.profiles, query.price_set, query.pricing, query.usd_per_gpu_hour
+    )

@@ -69,7 +69,7 @@ def plan_context(session: Session, query: PlanPageQuery) -> dict[str, Any]:
     state = explore_state.resolve(session, query)
     # resolve() keeps the query's class; it is typed as Explore's.
     assert isinstance(state.query, PlanPageQuery)
-    resolved = state.query.model_copy(update={"pricing": state.profile_ids})
+    resolved = state.query.model_copy(update={"pricing": state.profile_ids, "price_set": None})
     demand = resolved.demand()
     assert demand is not None  # parse() fills a default demand
     plan = planner.run(session, state.selected, resolved, demand) if state.selected else None

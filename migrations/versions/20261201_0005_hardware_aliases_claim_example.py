@@ -13,7 +13,7 @@ from alembic import op
 
 # revision identifiers, used by Alembic.
 revision: str = "20261201_0005"
-down_revision: str | Sequence[str] | None = "0001"
+down_revision: str | Sequence[str] | None = "20261201_0004"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from app.domain.compare import Frontier, headline_points, ratio_curve, shared_range, values_at
+from app.domain.compare import (
+    Frontier,
+    headline_points,
+    range_ends_at,
+    ratio_curve,
+    shared_range,
+    values_at,
+)
 from app.domain.point import LatencyStats, PointMetrics
 from app.domain.repeats import spreads
 from app.domain.sensitivity import percentile_limits, sensitivity
@@ -60,8 +67,20 @@ def test_frontiers_that_do_not_overlap_have_no_ratio_and_say_why() -> None:
 
 
 def test_headlines_are_stated_at_quoted_interactivities_inside_the_range() -> None:
-    assert headline_points((30.0, 80.0)) == [30.0, 35.0, 50.0, 75.0, 80.0]
+    assert headline_points((30.0, 80.0)) == [35.0, 50.0, 75.0]
+    assert headline_points((35.0, 50.0)) == [42.5]  # nothing quoted strictly inside: the middle
+    assert headline_points((40.0, 40.0)) == [40.0]  # a one-point range: marked by range_ends_at
     assert headline_points(None) == []
+
+
+def test_a_ratio_at_either_systems_range_end_is_named() -> None:
+    a = Frontier((20.0, 40.0, 50.0), (5000.0, 4000.0, 2000.0))
+    b = Frontier((25.0, 40.0, 120.3), (2500.0, 2000.0, 500.0))
+    assert range_ends_at(a, b, 25.0) == ("B",)
+    assert range_ends_at(a, b, 50.0) == ("A",)
+    assert range_ends_at(a, b, 40.0) == ()
+    assert range_ends_at(a, b, 120.3, "H200", "MI300X") == ("MI300X",)
+    assert all(range_ends_at(a, b, x) == () for x in headline_points(shared_range(a, b)))
 
 
 def point(pid: int, conc: float, ttft_p90: float, tpot_p90: float, out: float) -> PointMetrics:

@@ -97,7 +97,10 @@ def test_exceeding_a_limit_fails_with_metric_value_and_limit() -> None:
 def test_a_missing_percentile_is_unknown_not_pass() -> None:
     verdict = point_verdict(make_point(8, 1000, 150, None), SLO)
     assert verdict.status == "unknown"
-    assert verdict.reason == "p90 TPOT not measured"
+    assert (
+        verdict.reason
+        == "p90 TPOT not measured: the file has no TPOT percentile; upload per-request data"
+    )
 
 
 def test_nan_percentile_counts_as_not_measured() -> None:
@@ -108,7 +111,10 @@ def test_nan_percentile_counts_as_not_measured() -> None:
 def test_a_known_failure_beats_an_unknown_metric() -> None:
     verdict = point_verdict(make_point(8, 1000, 300, None), SLO)
     assert verdict.status == "fail"
-    assert verdict.reason == "p90 TTFT 300 ms > 200 ms; p90 TPOT not measured"
+    assert verdict.reason == (
+        "p90 TTFT 300 ms > 200 ms; p90 TPOT not measured: the file has no TPOT percentile; "
+        "upload per-request data"
+    )
 
 
 def test_mean_is_never_used_for_a_percentile_limit() -> None:
@@ -169,7 +175,7 @@ def test_goodput_divides_by_all_gpus_and_follows_the_basis() -> None:
 def test_no_point_passes_names_the_lightest_load_failure() -> None:
     points = [make_point(16, 3000, 400, 20), make_point(8, 2000, 310, 20)]
     readoff = percentile_readoff(points, SLO)
-    assert not readoff.meets_slo
+    assert readoff.status == "fail" and readoff.meets_slo is False
     assert readoff.goodput_tok_s_per_gpu is None and readoff.operating_point is None
     assert readoff.reason == "no point meets the SLO: lightest load fails p90 TTFT 310 ms > 200 ms"
 
@@ -177,21 +183,25 @@ def test_no_point_passes_names_the_lightest_load_failure() -> None:
 def test_all_unknown_points_say_what_was_not_measured() -> None:
     points = [make_point(c, 1000, None, 20) for c in (4, 8, 16)]
     readoff = percentile_readoff(points, SLO)
-    assert not readoff.meets_slo
-    assert readoff.reason == "3 points unknown: p90 TTFT not measured"
+    assert readoff.status == "unknown" and readoff.meets_slo is None
+    assert readoff.reason == (
+        "3 points unknown: p90 TTFT not measured: the file has no TTFT percentile; "
+        "upload per-request data"
+    )
 
 
 def test_mixed_unknown_and_failing_points_report_both() -> None:
     points = [make_point(4, 1000, None, 20), make_point(8, 2000, 300, 20)]
     assert percentile_readoff(points, SLO).reason == (
         "no point meets the SLO: lightest checked load fails p90 TTFT 300 ms > 200 ms; "
-        "1 point unknown: p90 TTFT not measured"
+        "1 point unknown: p90 TTFT not measured: the file has no TTFT percentile; "
+        "upload per-request data"
     )
 
 
 def test_passing_points_without_throughput_give_no_goodput() -> None:
     readoff = percentile_readoff([make_point(8, None, 100, 20)], SLO)
-    assert not readoff.meets_slo
+    assert readoff.status == "unknown" and readoff.meets_slo is None
     assert readoff.reason == "points meeting the SLO have no output throughput or GPU count"
 
 

@@ -361,8 +361,12 @@ def test_the_audit_uses_explores_default_slo_preset_unless_told_otherwise(
         at = audit(client, 2, **params)["at_slo"]
         return at["preset"], at["readoff"]["slo"]["description"]
 
-    assert slo() == ("chat-interactive", "p90 TTFT ≤ 500 ms, p90 TPOT ≤ 40 ms")
-    assert slo(preset="reasoning") == ("reasoning", "p90 TTFT ≤ 1500 ms, p90 TPOT ≤ 15 ms")
+    assert slo() == ("chat-interactive", "p99 TTFT ≤ 500 ms, p50 TPOT ≤ 40 ms")
+    assert slo(preset="reasoning") == ("reasoning", "p99 TTFT ≤ 1500 ms, p50 TPOT ≤ 15 ms")
+    assert slo(preset="custom", ttft_ms=300, tpot_ms=20, ttft_percentile="p99.9") == (
+        None,
+        "p99.9 TTFT ≤ 300 ms, p90 TPOT ≤ 20 ms",
+    )
     assert slo(preset="none", ttft_ms=300) == (None, "no limits")
     assert slo(preset="custom") == (None, "no limits")
     assert slo(ttft_ms=300) == (None, "p90 TTFT ≤ 300 ms")

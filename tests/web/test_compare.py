@@ -47,8 +47,14 @@ def test_ratios_are_the_quotient_of_the_staircase_read_offs(client: TestClient) 
     assert at[40.0]["throughput_ratio"] == 2.0
     # x = 50: A 2000 (its point at 50), B 500 (its point at 100)
     assert at[50.0]["throughput_ratio"] == 4.0
+    # x = 25 is where B's range ends and x = 50 where A's does: flagged on the curve, and the
+    # headline is read strictly inside the shared range only.
+    assert at[25.0]["at_range_end"] == ["B"]
+    assert at[50.0]["at_range_end"] == ["A"]
+    assert at[40.0]["at_range_end"] == []
     headlines = {h["x_tok_s_user"]: h["throughput_ratio"] for h in pair["headlines"]}
-    assert headlines == {25.0: 1.6, 35.0: 2.0, 50.0: 4.0}
+    assert headlines == {35.0: 2.0}
+    assert pair["headlines"][0]["at_range_end"] == []
 
 
 def test_linear_ratios_match_linear_read_offs(client: TestClient) -> None:
@@ -104,7 +110,8 @@ def test_the_page_states_the_headline_at_several_operating_points(client: TestCl
     )
     rows = page.select("#headlines .headline-table tbody tr")
     assert rows[0].select_one("td").text.startswith("At your SLO")
-    assert [r.select_one("td.ratio").text for r in rows[1:]] == ["1.60×", "2.00×", "4.00×"]
+    assert [r.select_one("td.ratio").text for r in rows[1:]] == ["2.00×"]
+    assert page.select(".range-end-caveat") == []
     assert page.select_one("#ratio-figure") is not None
 
 
@@ -161,3 +168,48 @@ def test_sensitivity_in_per_request_mode_agrees_with_the_read_off(client: TestCl
         assert goodput == readoff["goodput_tok_s_per_gpu"]
     # At TPOT ≤ 80 ms only TTFT fails r3 and r7: 100+100+100+1+51 tokens in 4 s
     assert trace["y"][-1] == 88.0
+
+
+def test_a_goodput_at_a_sweeps_heaviest_load_is_marked_as_a_range_end(client: TestClient) -> None:
+    a, b = ids(client, TWO)
+    [pair] = compare(client, sweep=[b, a], tpot_ms=100)["pairs"]
+    # Every point passes p90 TPOT ≤ 100 ms: both goodputs are their heaviest load (concurrency 64).
+    assert pair["at_slo"]["throughput_ratio"] == 2.0  # 5000 ÷ 2500
+    assert pair["at_slo"]["at_range_end"] == ["A", "B"]
+    page = BeautifulSoup(
+        client.get("/compare", params={"sweep": [b, a], "picked": 1, "tpot_ms": 100}).text,
+        "html.parser",
+    )
+    caveat = page.select_one("#headlines tr.at-slo .range-end-caveat")
+    assert caveat is not None
+    assert "heaviest measured load of A and B" in caveat.text
+    tight = compare(client, sweep=[b, a], tpot_ms=30, ttft_ms=150)["pairs"][0]
+    assert tight["at_slo"]["at_range_end"] == []
+
+
+def test_an_empty_sensitivity_chart_says_which_limit_empties_it(client: TestClient) -> None:
+    a, b = ids(client, TWO)
+    page = BeautifulSoup(
+        client.get(
+            "/compare", params={"sweep": [b, a], "picked": 1, "preset": "custom", "ttft_ms": 50}
+        ).text,
+        "html.parser",
+    )
+    assert page.select_one("#sensitivity .empty-reason").text == (
+        "Nothing to draw: no sweep meets the SLO at any TPOT limit under the other limits "
+        "(p90 TTFT ≤ 50 ms): those points fail or are unknown; see the read-off table for each "
+        "sweep's reason."
+    )
+    assert "p90 TPOT limit tightens" in page.select_one("#sensitivity h2").text
+
+
+def test_the_metrics_page_states_the_sample_quantile_method(client: TestClient) -> None:
+    definitions = {d["id"]: d for d in client.get("/api/metrics").json()["definitions"]}
+    method = definitions["sample-percentiles"]
+    assert (
+        "Linear interpolation between closest ranks, numpy.percentile's default" in (method["text"])
+    )
+    assert "p75 and p99.9 included" in method["text"]
+    assert "49 % and 50 %" in definitions["slo-percentile"]["text"]
+    page = BeautifulSoup(client.get("/metrics").text, "html.parser")
+    assert page.select_one("#sample-percentiles") is not None

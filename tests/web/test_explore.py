@@ -160,3 +160,122 @@ def test_a_claim_far_beyond_the_measurements_does_not_squash_the_chart(
     arrows = [a["text"] for a in fig["layout"]["annotations"] if "off the chart" in a["text"]]
     assert any("3,000 tok/s per user → off the chart (3,000 tok/s/user)" in a for a in arrows)
     assert any("3,000 tok/s for the system → off the chart (3,000 tok/s/GPU)" in a for a in arrows)
+
+
+# --- Issue 12: per-limit percentiles, three states, chart honesty, exports with the prices ----
+
+
+def vllm_sweep(client: TestClient) -> int:
+    from tests.web.test_readoff_api import upload_vllm
+
+    return upload_vllm(client)
+
+
+def explore(client: TestClient, **params: Any) -> BeautifulSoup:
+    response = client.get("/", params={"picked": 1, "preset": "custom", **params})
+    assert response.status_code == 200, response.text
+    return soup(response.text)
+
+
+def test_unknown_reads_unknown_with_its_reason_in_the_verdict_cell_not_a_red_no(
+    client: TestClient,
+) -> None:
+    sweep = vllm_sweep(client)
+    page = explore(client, sweep=sweep, ttft_ms=500, tpot_ms=25)
+    cell = page.select_one("#readoff-table tbody tr td.verdict")
+    assert cell["class"] == ["verdict", "unknown"]
+    assert cell["data-status"] == "unknown"
+    assert cell.contents[0].strip() == "unknown"
+    reason = cell.select_one(".verdict-reason").text
+    assert "p90 TTFT not measured: the file has TTFT at p50, p95, p99" in reason
+    assert "or upload per-request data" in reason
+    # Drawn distinctly: one legend entry of hollow grey rings around the 4 unknown points.
+    [unknown] = [t for t in figure(page)["data"] if t.get("legendgroup") == "slo-unknown"]
+    assert unknown["name"] == "SLO unknown (statistic not measured)"
+    assert unknown["marker"]["symbol"] == "circle-open"
+    assert len(unknown["x"]) == 4
+    assert unknown["x"][0] == pytest.approx(1000 / 16.357071523336927)
+
+
+def test_per_limit_percentiles_come_from_the_url_and_give_the_vllm_file_a_goodput(
+    client: TestClient,
+) -> None:
+    sweep = vllm_sweep(client)
+    params = {"ttft_percentile": "p99", "tpot_percentile": "p50"}
+    page = explore(client, sweep=sweep, ttft_ms=400, tpot_ms=20, **params)
+    assert page.select_one("#slo-ttft-pct option[selected]").text == "p99"
+    assert page.select_one("#slo-tpot-pct option[selected]").text == "p50"
+    assert page.select_one("#slo-e2el-pct option[selected]")["value"] == ""
+    assert "p99 TTFT ≤ 400 ms, p50 TPOT ≤ 20 ms" in page.select_one("#readoff h2").text
+    row = page.select_one("#readoff-table tbody tr")
+    assert row.select_one("td.verdict").contents[0].strip() == "yes"
+    assert row.select_one("td.goodput").text == "365.8"
+    assert row.select_one("td.reason").text == (
+        "p99 TTFT 341.25 ms ≤ 400 ms; p50 TPOT 18.42 ms ≤ 20 ms"
+    )
+    assert figure(page)["layout"]["shapes"][0]["type"] == "rect"  # axis p50 = the limit's p50
+    api = client.get("/api/explore", params={"sweep": sweep, "picked": 1, **params}).json()
+    assert api["slo"]["ttft_percentile"] == "p99"
+
+
+def test_the_slo_band_is_only_shaded_when_the_axis_shows_the_limits_statistic(
+    client: TestClient,
+) -> None:
+    [sweep] = [s["id"] for s in post_files(client, ("o11.csv", O11)).json()["sweeps"]]
+    # TPOT limited at p90 while the x axis is 1000 / p50 TPOT: a line, no shading, and why.
+    layout = figure(explore(client, sweep=sweep, tpot_ms=35))["layout"]
+    assert [s["type"] for s in layout["shapes"]] == ["line"]
+    assert (
+        "this axis is p50 TPOT,<br>so the line is not the pass boundary"
+        in (layout["annotations"][0]["text"])
+    )
+    same = figure(explore(client, sweep=sweep, tpot_ms=35, stat="p90"))["layout"]
+    assert [s["type"] for s in same["shapes"]] == ["rect", "line"]
+    assert same["shapes"][0]["x1"] == pytest.approx(1000 / 35)
+
+
+def test_empty_charts_say_why(client: TestClient) -> None:
+    sweep = vllm_sweep(client)
+    page = explore(client, sweep=sweep, tpot_ms=25, stat="p90")
+    texts = [a["text"] for a in figure(page)["layout"]["annotations"]]
+    assert (
+        "Nothing to draw: no point has a p90 TPOT, the x axis: choose another TPOT statistic "
+        "for the x axis (e.g. p50 or mean)"
+    ) in texts
+    empty = page.select_one("#sensitivity .empty-reason").text
+    assert "no point has a p90 TPOT, stored or from request samples" in empty
+
+
+def test_the_preset_shows_its_source_and_uses_median_and_p99(
+    client: TestClient, seeded: None
+) -> None:
+    page = soup(client.get("/").text)
+    assert page.select_one("#slo-preset option[selected]")["value"] == "chat-interactive"
+    assert "metrics-and-costs.md §6 suggested presets" in page.select_one("#slo-preset-source").text
+    assert "p99 TTFT ≤ 500 ms, p50 TPOT ≤ 40 ms" in page.select_one("#readoff h2").text
+
+
+def test_export_links_carry_the_pages_price_set(client: TestClient, seeded: None) -> None:
+    [sweep] = [s["id"] for s in post_files(client, ("o11.csv", O11)).json()["sweeps"]]
+    params = {"tpot_ms": 35, "ttft_ms": 300, "price_set": "costr@2026-09-08"}
+    page = explore(client, sweep=sweep, **params)
+    label = "InferenceX 3-year rental · Sep 2026"
+    assert label in page.select_one("#readoff-table thead").text
+    # 3,200 tok/s/GPU at the H100 price of the set, $2.00/GPU-hour: 2·10⁶ / (3600 · 3200).
+    expected = 2.0 * 1e6 / (3600 * 3200)
+    assert page.select_one("#readoff-table td.cost").text == f"${expected:,.4f}"
+    links = {a.text: a["href"] for a in page.select("nav.exports a")}
+    csv_text = client.get(links["read-off CSV"]).text
+    import csv
+    import io
+
+    [row] = csv.DictReader(io.StringIO(csv_text))
+    assert float(row[f"usd_per_mtok [{label}]"]) == pytest.approx(expected)
+    assert float(row[f"usd_per_gpu_hour [{label}]"]) == 2.0
+    assert row["status"] == "pass"
+    body = client.get(links["read-off JSON"]).json()
+    [cell] = body["results"][0]["price_cells"]
+    assert (cell["label"], cell["usd_per_gpu_hour"]) == (label, 2.0)
+    assert cell["usd_per_mtok"] == pytest.approx(expected)
+    report = soup(client.get(links["offline HTML report"]).text)
+    assert report.select_one("#readoff-table td.cost").text == f"${expected:,.4f}"

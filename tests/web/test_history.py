@@ -91,3 +91,20 @@ def test_explore_draws_repeated_runs_as_a_box(client: TestClient) -> None:
     [box] = [t for t in figure["data"] if t.get("fill") == "toself"]
     assert box["y"] == [1800.0, 1800.0, 2000.0, 2000.0, 1800.0]
     assert box["text"].startswith("3 runs at load 16")
+
+
+def test_history_shows_unknown_beside_the_sweep_with_its_reason(client: TestClient) -> None:
+    from tests.web.test_readoff_api import upload_vllm
+
+    sweep = upload_vllm(client)
+    page = BeautifulSoup(
+        client.get(
+            "/history",
+            params={"sweep": sweep, "picked": 1, "preset": "custom", "ttft_ms": 500},
+        ).text,
+        "html.parser",
+    )
+    cell = page.select_one(".history-table tbody tr td.verdict")
+    assert cell["data-status"] == "unknown"
+    assert cell.contents[0].strip() == "unknown"
+    assert "p90 TTFT not measured: the file has TTFT at p50, p95, p99" in cell.text

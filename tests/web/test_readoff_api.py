@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
+from tests.conftest import FIXTURES
 from tests.factories import post_files
 
 # Oracle O11: p90 TPOT ≤ 35 ms and p90 TTFT ≤ 300 ms; tok/s/GPU = output_tok_s / 8.
@@ -98,9 +100,13 @@ def test_a_missing_percentile_makes_points_unknown_never_passing(client: TestCli
     )
     [sweep] = upload(client, ("gap.csv", data))
     result = readoff(client, sweep=sweep, tpot_ms=50, ttft_ms=1000, points=True)["results"][0]
-    assert result["meets_slo"] is False
+    assert result["status"] == "unknown"
+    assert result["meets_slo"] is None
     assert result["goodput_tok_s_per_gpu"] is None
-    assert result["reason"] == "2 points unknown: p90 TTFT not measured"
+    assert result["reason"] == (
+        "2 points unknown: p90 TTFT not measured: the file has no TTFT percentile; "
+        "upload per-request data"
+    )
     assert [p["status"] for p in result["points"]] == ["unknown", "unknown"]
     # Without a TTFT limit nothing unmeasured is checked.
     assert readoff(client, sweep=sweep, tpot_ms=50)["results"][0]["goodput_tok_s_per_gpu"] == 180
@@ -109,7 +115,7 @@ def test_a_missing_percentile_makes_points_unknown_never_passing(client: TestCli
 def test_a_sweep_where_no_point_passes_says_why(client: TestClient) -> None:
     [sweep] = upload(client, ("o11.csv", O11))
     result = readoff(client, sweep=sweep, ttft_ms=100)["results"][0]
-    assert result["meets_slo"] is False
+    assert result["status"] == "fail" and result["meets_slo"] is False
     assert (
         result["reason"] == "no point meets the SLO: lightest load fails p90 TTFT 150 ms > 100 ms"
     )
@@ -149,7 +155,7 @@ def test_o9_per_request_mode_counts_failures_as_misses(client: TestClient) -> No
 def test_per_request_mode_without_samples_is_unknown(client: TestClient) -> None:
     [sweep] = upload(client, ("o11.csv", O11))
     result = readoff(client, sweep=sweep, tpot_ms=35, mode="requests")["results"][0]
-    assert result["meets_slo"] is False
+    assert result["status"] == "unknown" and result["meets_slo"] is None
     assert result["reason"] == "4 points unknown: no request samples"
 
 
@@ -227,6 +233,8 @@ def test_the_total_basis_uses_total_throughput(client: TestClient) -> None:
         ({"sweep": 1, "percentile": "p42"}, "percentile"),
         ({"sweep": 1, "tpot_ms": 40, "min_tok_s_user": 25}, "not both"),
         ({"sweep": 1, "pricing": 12345}, "pricing profile 12345 does not exist"),
+        ({"sweep": 1, "price_set": "costr@1999-01-01"}, "price set costr@1999-01-01 does not"),
+        ({"sweep": 1, "tpot_percentile": "p100"}, "tpot_percentile"),
         ({"sweep": 1, "attainment": 1.5}, "attainment"),
         ({"sweep": 1, "interpolation": "cubic"}, "interpolation"),
     ],
@@ -248,3 +256,111 @@ def test_tokens_per_mw_use_the_catalogs_all_in_power(client: TestClient, session
     [sweep] = upload(client, ("o11.csv", O11))
     result = readoff(client, sweep=sweep, tpot_ms=35, ttft_ms=300)["results"][0]
     assert result["tok_s_per_mw"] == pytest.approx(3200 * 1000 / 1.6)
+
+
+# --- Issue 12: a percentile per limit, percentiles from samples, three states -----------------
+
+VLLM = FIXTURES / "vllm"
+STELLALEE = sorted(VLLM.glob("stellalee_openai-*qps-*.json"))
+
+
+def upload_vllm(client: TestClient) -> int:
+    files = [(p.name, p.read_bytes()) for p in STELLALEE if "infqps" not in p.name]
+    response = post_files(client, *files, hardware="RTX4090", num_gpus=1)
+    assert response.status_code == 201, response.text
+    [sweep] = response.json()["sweeps"]
+    return int(sweep["id"])
+
+
+def test_a_vllm_file_without_p90_is_unknown_at_the_default_slo_not_failing(
+    client: TestClient,
+) -> None:
+    sweep = upload_vllm(client)
+    body = readoff(client, sweep=sweep, ttft_ms=500, tpot_ms=25, points=True)
+    [result] = body["results"]
+    assert body["slo"]["description"] == "p90 TTFT ≤ 500 ms, p90 TPOT ≤ 25 ms"
+    assert result["status"] == "unknown"
+    assert result["meets_slo"] is None
+    assert result["goodput_tok_s_per_gpu"] is None
+    assert result["reason"] == (
+        "4 points unknown: p90 TTFT not measured: the file has TTFT at p50, p95, p99; check one "
+        "of those, or upload per-request data; p90 TPOT not measured: the file has TPOT at p50, "
+        "p95, p99; check one of those, or upload per-request data"
+    )
+    assert {p["status"] for p in result["points"]} == {"unknown"}
+
+
+def test_a_vllm_file_gets_a_goodput_at_p99_ttft_and_median_tpot(client: TestClient) -> None:
+    sweep = upload_vllm(client)
+    params = {"ttft_percentile": "p99", "tpot_percentile": "p50", "points": True}
+    body = readoff(client, sweep=sweep, ttft_ms=400, tpot_ms=20, **params)
+    [result] = body["results"]
+    assert body["slo"]["description"] == "p99 TTFT ≤ 400 ms, p50 TPOT ≤ 20 ms"
+    assert (body["slo"]["ttft_percentile"], body["slo"]["tpot_percentile"]) == ("p99", "p50")
+    assert body["slo"]["e2el_percentile"] == "p90"  # the default for a limit naming none
+    # p99 TTFT 296.18, 315.02, 341.25, 409.36 ms; p50 TPOT 16.36, 16.95, 18.42, 23.87 ms:
+    # 1, 2 and 4 req/s pass; 8 req/s fails both limits.
+    assert [p["status"] for p in result["points"]] == ["pass", "pass", "pass", "fail"]
+    assert result["status"] == "pass" and result["meets_slo"] is True
+    assert result["goodput_tok_s_per_gpu"] == pytest.approx(365.80041687999716)
+    assert result["operating_point"]["request_rate"] == 4.0
+    # Fréchet with mixed percentiles: [max(0, 0.99 + 0.5 − 1), min(0.99, 0.5)] = [0.49, 0.5].
+    assert result["joint_attainment_bounds"] == pytest.approx([0.49, 0.5])
+    check = result["points"][2]["checks"][0]
+    assert check == {
+        "metric": "ttft",
+        "percentile": "p99",
+        "value_ms": pytest.approx(341.2537079000798),
+        "limit_ms": 400.0,
+        "status": "pass",
+        "source": "stored",
+        "n_samples": None,
+    }
+
+
+def test_percentiles_the_file_lacks_come_from_request_samples(client: TestClient) -> None:
+    """O10: TTFTs [100, 120, 150, 180, 190, 250, 300] ms of 7 successes, linear interpolation."""
+    [sweep] = upload(client, ("o9.csv", O9_POINTS), ("o9.requests.csv", O9_REQUESTS))
+    result = readoff(client, sweep=sweep, ttft_ms=200, tpot_ms=50, points=True)["results"][0]
+    assert result["status"] == "fail" and result["meets_slo"] is False
+    assert result["points"][0]["reason"] == (
+        "p90 TTFT 270 ms > 200 ms (from 7 request samples); "
+        "p90 TPOT 70 ms > 50 ms (from 6 request samples)"
+    )
+    # p75: index 4.5 → 190 + 0.5·60 = 220; p99.9: index 5.994 → 250 + 0.994·50 = 299.7.
+    p75 = readoff(client, sweep=sweep, ttft_ms=220, percentile="p75", points=True)["results"][0]
+    assert p75["status"] == "pass"
+    assert p75["points"][0]["checks"][0]["value_ms"] == pytest.approx(220.0)
+    assert p75["points"][0]["checks"][0]["source"] == "samples"
+    assert p75["points"][0]["checks"][0]["n_samples"] == 7
+    tail = readoff(client, sweep=sweep, ttft_ms=299, ttft_percentile="p99.9", points=True)
+    assert tail["results"][0]["points"][0]["checks"][0]["value_ms"] == pytest.approx(299.7)
+    assert tail["results"][0]["status"] == "fail"
+    # Stored columns answer where they exist: the file's p50 TPOT is 40 ms.
+    stored = readoff(client, sweep=sweep, tpot_ms=40, tpot_percentile="p50", points=True)
+    check = stored["results"][0]["points"][0]["checks"][0]
+    assert (check["value_ms"], check["source"], check["status"]) == (40.0, "stored", "pass")
+    assert stored["results"][0]["goodput_tok_s_per_gpu"] == 88.0
+
+
+def test_llmperf_samples_reproduce_the_tools_own_p75_ttft(client: TestClient) -> None:
+    """LLMPerf's summary has p75 TTFT (pandas linear quantile); the columns stop at p50/90/95/99."""
+    names = ("summary_anyscale_70b.json", "individual_anyscale_70b.json")
+    files = [(n, (FIXTURES / "llmperf" / n).read_bytes()) for n in names]
+    response = post_files(client, *files, hardware="A100", num_gpus=4)
+    assert response.status_code == 201, response.text
+    [sweep] = [s["id"] for s in response.json()["sweeps"]]
+    summary = json.loads(files[0][1])
+    body = readoff(client, sweep=sweep, ttft_ms=1000, percentile="p75", points=True)
+    check = body["results"][0]["points"][0]["checks"][0]
+    assert check["source"] == "samples" and check["n_samples"] == 150
+    assert check["value_ms"] == pytest.approx(summary["results_ttft_s_quantiles_p75"] * 1000)
+    assert check["value_ms"] == pytest.approx(297.314017250045)
+
+
+def test_percentiles_outside_p50_to_p99_9_are_refused(client: TestClient) -> None:
+    [sweep] = upload(client, ("o11.csv", O11))
+    for bad in ("p100", "p49", "p99.99", "90", "median"):
+        response = client.get("/api/readoff", params={"sweep": sweep, "ttft_percentile": bad})
+        assert response.status_code == 422, bad
+        assert "ttft_percentile" in response.text
