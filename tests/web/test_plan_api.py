@@ -133,7 +133,10 @@ def test_an_unmeasured_slo_statistic_is_unknown_not_fail(client: TestClient) -> 
     # O11 has no E2EL at all: every point is unknown, so the system is unknown, with why.
     [r] = get_plan(client, sweep=o11, e2el_ms=1000, requests_per_s=1)["results"]
     assert r["status"] == "unknown"
-    assert r["reason"] == "4 points unknown: p90 E2EL not measured"
+    assert r["reason"] == (
+        "4 points unknown: p90 E2EL not measured: the file has no E2EL percentile;"
+        " upload per-request data"
+    )
     # Per-request mode without samples is unknown too.
     [r] = get_plan(client, sweep=o11, tpot_ms=35, mode="requests", requests_per_s=1)["results"]
     assert (r["status"], r["reason"]) == ("unknown", "4 points unknown: no request samples")
