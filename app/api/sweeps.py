@@ -41,7 +41,7 @@ async def api_sweeps_create(
     raw = await read_uploads(files, settings.max_upload_bytes)
     form = await request.form()
     fields = {k: str(form.get(k)) for k in SWEEP_COLUMN_NAMES if form.get(k) is not None}
-    saved = uploads.store(session, raw, fields)
+    saved = uploads.store(session, raw, fields, uploads.limits_for(settings.max_unpacked_bytes))
     status = 201 if any(s.created for s in saved) else 200
     return JSONResponse({"sweeps": uploads.saved_json(saved, session)}, status_code=status)
 

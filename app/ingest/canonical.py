@@ -6,6 +6,7 @@ with the file, the row (the header is row 1) and the column.
 
 from __future__ import annotations
 
+import csv
 import io
 import math
 from typing import Any
@@ -23,6 +24,7 @@ from app.domain.columns import (
     THROUGHPUT_COLUMN_NAMES,
     TPOT_COLUMN_NAMES,
 )
+from app.ingest.common import refuse_duplicate_columns
 from app.ingest.errors import IngestError, RowError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 
@@ -64,6 +66,12 @@ def is_request_header(header: list[str]) -> bool:
 
 def read_frame(file: str, text: str) -> pl.DataFrame:
     """Every cell as a string; types are applied column by column so errors can name the cell."""
+    # Polars renames a repeated column ("x_duplicated_0"): look at the header as written first.
+    try:
+        written = next(csv.reader(io.StringIO(text)), [])
+    except csv.Error as exc:
+        raise IngestError.one(file, f"not a readable CSV ({exc})", row=1) from exc
+    refuse_duplicate_columns(file, written)
     try:
         header = next(iter(pl.read_csv(io.StringIO(text), n_rows=0).columns), None)
         frame = pl.read_csv(
@@ -83,9 +91,6 @@ def read_frame(file: str, text: str) -> pl.DataFrame:
             "(see /api/templates/sweep.csv)",
             row=1,
         )
-    duplicated = {c for c in frame.columns if frame.columns.count(c) > 1}
-    if duplicated:
-        raise IngestError.one(file, f"duplicate columns {sorted(duplicated)}", row=1)
     # Exports neutralise formula-like text with a leading quote; reading undoes exactly that,
     # so an exported sweep imports back unchanged.
     return frame.with_columns(pl.col(pl.String).str.strip_chars().str.replace(r"^'([=+\-@])", "$1"))

@@ -10,7 +10,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.domain.columns import COLUMNS_BY_NAME, SOURCE_KINDS, SWEEP_COLUMN_NAMES
-from app.ingest import IngestError, ParsedSweep, RowError, UploadFile, parse_upload
+from app.ingest import IngestError, Limits, ParsedSweep, RowError, UploadFile, parse_upload
+from app.ingest.limits import SWEEP_TEXT_LIMITS, int_problem, text_problem
 from app.store import sweeps as q
 
 # Form fields and CLI options that fill sweep-level values a file leaves out.
@@ -27,9 +28,20 @@ def parse_defaults(fields: Mapping[str, str | None]) -> dict[str, Any]:
             continue
         kind = COLUMNS_BY_NAME[name].kind
         try:
-            defaults[name] = _typed(kind, raw)
+            value = _typed(kind, raw)
         except ValueError as exc:
             errors.append(RowError("(form)", str(exc), column=name))
+            continue
+        # The same bounds as values from a file: what SQLite would keep, Postgres must too.
+        problem = (
+            text_problem(value, SWEEP_TEXT_LIMITS.get(name, 10_000))
+            if isinstance(value, str)
+            else int_problem(value)
+        )
+        if problem:
+            errors.append(RowError("(form)", problem, column=name))
+        else:
+            defaults[name] = value
     if "num_gpus" in defaults and defaults["num_gpus"] <= 0:
         errors.append(RowError("(form)", "must be greater than 0", column="num_gpus"))
     if defaults.get("source_kind") not in (None, *SOURCE_KINDS):
@@ -53,16 +65,27 @@ def _typed(kind: str, raw: str) -> Any:
     return raw
 
 
-def preview(files: list[UploadFile], fields: Mapping[str, str | None]) -> list[ParsedSweep]:
+def limits_for(max_unpacked_bytes: int) -> Limits:
+    """Ingest bounds from the settings (PARETOSCOPE_MAX_UNPACKED_MB; 10× the upload cap)."""
+    return Limits(max_unpacked_bytes=max_unpacked_bytes)
+
+
+def preview(
+    files: list[UploadFile], fields: Mapping[str, str | None], limits: Limits | None = None
+) -> list[ParsedSweep]:
     """Parse without requiring sweep name, hardware or GPU count: the preview asks for them."""
-    return parse_upload(files, parse_defaults(fields), require_meta=False)
+    defaults = parse_defaults(fields)
+    return parse_upload(files, defaults, require_meta=False, limits=limits or Limits())
 
 
 def store(
-    session: Session, files: list[UploadFile], fields: Mapping[str, str | None]
+    session: Session,
+    files: list[UploadFile],
+    fields: Mapping[str, str | None],
+    limits: Limits | None = None,
 ) -> list[q.SavedSweep]:
     """Parse every file and store every sweep in one transaction, or nothing at all."""
-    parsed = parse_upload(files, parse_defaults(fields))
+    parsed = parse_upload(files, parse_defaults(fields), limits=limits or Limits())
     try:
         saved = q.save_parsed(session, parsed)
         session.commit()

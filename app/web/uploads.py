@@ -30,7 +30,7 @@ async def upload_preview(request: Request, settings: SettingsDep) -> Response:
     if not files:
         return render(request, "uploads/_preview.html", {"sweeps": [], "errors": []})
     try:
-        parsed = uploads.preview(files, fields)
+        parsed = uploads.preview(files, fields, uploads.limits_for(settings.max_unpacked_bytes))
     except IngestError as exc:
         return render(request, "uploads/_preview.html", {"sweeps": [], "errors": exc.errors})
     context = {"sweeps": parsed, "errors": [], "columns": COLUMNS_BY_NAME}
@@ -47,7 +47,9 @@ async def upload_save(
     token = form.get("write_token")
     check_write_token(settings, token if isinstance(token, str) else None)
     try:
-        saved = uploads.store(session, files, fields)
+        saved = uploads.store(
+            session, files, fields, uploads.limits_for(settings.max_unpacked_bytes)
+        )
     except IngestError as exc:
         context = {**_context(settings), "errors": exc.errors, "fields": fields}
         name = "uploads/_preview.html" if htmx else "uploads/new.html"

@@ -30,6 +30,7 @@ import yaml
 from app.ingest.common import integer, json_safe, number, require
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, make_samples
+from app.ingest.safe_load import load_yaml
 
 # guidellm metric → (canonical metric, scale to ms); None = keep in extra only.
 LATENCIES: dict[str, tuple[str, float]] = {
@@ -226,8 +227,8 @@ def synthetic_lengths(data: Any) -> dict[str, Any]:
         text = data.strip()
         if text.startswith("{"):
             try:
-                data = yaml.safe_load(text)
-            except yaml.YAMLError:
+                data = load_yaml(text, "(data source)")
+            except (yaml.YAMLError, IngestError):
                 return {}
         else:
             pairs = [p.split("=", 1) for p in text.split(",") if "=" in p]

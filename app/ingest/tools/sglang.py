@@ -46,6 +46,7 @@ from typing import Any
 from app.ingest.common import integer, json_safe
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
+from app.ingest.safe_load import loads_json
 from app.ingest.source import SourceFile
 from app.ingest.tools._vllm_common import (
     DETAIL_KEYS,
@@ -123,7 +124,7 @@ def _lines(file: SourceFile) -> list[Record]:
         if not line.strip():
             continue
         try:
-            item = json.loads(line)
+            item = loads_json(line, file.name, lineno)
         except json.JSONDecodeError as exc:
             raise IngestError.one(
                 file.name, f"line {lineno} is not valid JSON ({exc.msg})", row=lineno
