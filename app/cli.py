@@ -6,8 +6,12 @@ import argparse
 import sys
 from pathlib import Path
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from app.settings import get_settings
 from app.store.db import make_engine, make_sessionmaker, session_scope
+
+MAX_ID = 2**31 - 1  # sweep ids are 32-bit on Postgres
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -101,11 +105,26 @@ def _import(args: argparse.Namespace) -> int:
     if missing:
         print(f"error: no such file: {', '.join(missing)}", file=sys.stderr)
         return 2
-    files = [UploadFile(p.name, p.read_bytes()) for p in args.files]
-    factory = make_sessionmaker(make_engine(get_settings().database_url))
-    session = factory()
+    settings = get_settings()
     try:
-        saved = uploads.store(session, files, fields)
+        files = [UploadFile(p.name, p.read_bytes()) for p in args.files]
+    except OSError as exc:
+        print(f"error: {exc.filename}: cannot read ({exc.strerror})", file=sys.stderr)
+        return 2
+    too_big = sum(len(f.data) for f in files) > settings.max_upload_bytes
+    if too_big:
+        print(
+            f"error: the files exceed the upload limit of {settings.max_upload_mb:g} MB "
+            "(PARETOSCOPE_MAX_UPLOAD_MB)",
+            file=sys.stderr,
+        )
+        return 2
+    factory = make_sessionmaker(make_engine(settings.database_url))
+    session = factory()
+    names = ", ".join(str(p) for p in args.files)
+    try:
+        limits = uploads.limits_for(settings.max_unpacked_bytes)
+        saved = uploads.store(session, files, fields, limits)
         for item in uploads.saved_json(saved, session):
             state = "created" if item["created"] else "exists "
             print(f"{state} sweep {item['id']}: {item['name']} ({item['points']} points)")
@@ -114,6 +133,12 @@ def _import(args: argparse.Namespace) -> int:
         print("error: nothing was imported", file=sys.stderr)
         for error in exc.errors:
             print(f"  {error}", file=sys.stderr)
+        return 2
+    except (SQLAlchemyError, MemoryError, RecursionError, ValueError) as exc:
+        # Whatever slipped past validation: name the files and the reason, never a traceback.
+        session.rollback()
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        print(f"error: nothing was imported from {names}: {reason}", file=sys.stderr)
         return 2
     finally:
         session.close()
@@ -124,6 +149,10 @@ def _export(args: argparse.Namespace) -> int:
     from app.services import exports
     from app.store.sweeps import NotFound, get_sweep
 
+    out_of_range = [i for i in args.sweep_ids if not 1 <= i <= MAX_ID]
+    if out_of_range:
+        print(f"error: no sweep {out_of_range[0]} (ids run from 1)", file=sys.stderr)
+        return 2
     factory = make_sessionmaker(make_engine(get_settings().database_url))
     with session_scope(factory) as session:
         try:
@@ -133,7 +162,11 @@ def _export(args: argparse.Namespace) -> int:
             return 2
         text = exports.sweeps_csv(sweeps) if args.format == "csv" else exports.sweeps_json(sweeps)
     if args.output:
-        args.output.write_text(text, encoding="utf-8")
+        try:
+            args.output.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            print(f"error: {args.output}: cannot write ({exc.strerror})", file=sys.stderr)
+            return 2
     else:
         sys.stdout.write(text)
     return 0

@@ -293,7 +293,7 @@ def _hover(result: SweepAnalysis, k: int, params: Params) -> str:
 def _slo_floor(layout: dict[str, Any], slo: Slo, xs: list[float], log_x: bool) -> None:
     """Shade interactivities below the SLO's minimum (from its TPOT limit)."""
     floor = slo.min_tok_s_user
-    if floor is None or not xs:
+    if floor is None or not xs or not (0 < floor < math.inf):
         return
     low = min(min(xs), floor) / 2 if log_x else 0.0
 

@@ -11,12 +11,14 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import polars as pl
+import yaml
 
 from app.domain.columns import TPOT_COLUMN_NAMES
 from app.ingest import canonical
 from app.ingest.errors import IngestError, RowError
 from app.ingest.limits import DEFAULT_LIMITS, Limits, check_sweeps
 from app.ingest.parsed import ParsedPoint, ParsedSweep, name_sweeps
+from app.ingest.safe_load import load_yaml
 from app.ingest.source import SourceFile, expand
 from app.ingest.text import decode_text
 
@@ -136,6 +138,13 @@ def _unrecognised(source: SourceFile, tools: list[Any]) -> str:
     names = ", ".join(["canonical CSV", *(t.name for t in tools)])
     if source.data[:1] in (b"{", b"[") and source.json_error:
         return f"not valid JSON ({source.json_error}); expected one of: {names}"
+    if source.data[:1] not in (b"{", b"["):
+        # Sniffers treat any failure as "not mine": a YAML file refused for its aliases or
+        # depth would read as unrecognised, so say the real reason (raises IngestError).
+        try:
+            load_yaml(source.text, source.name)
+        except yaml.YAMLError:
+            pass
     return f"not a recognised result file; expected one of: {names}"
 
 

@@ -188,6 +188,8 @@ def parse_sweeps_csv(
     are left for the user to fill instead of being errors.
     """
     frame = read_frame(file, text)
+    if frame.height == 0:
+        raise IngestError.one(file, "the file has a header but no rows", row=1)
     errors: list[RowError] = []
     kinds = {name: c.kind for name, c in COLUMNS_BY_NAME.items()}
     typed = typed_frame(file, frame, kinds, errors)

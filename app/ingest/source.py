@@ -35,6 +35,7 @@ class SourceFile:
     _json: Any = field(default=None, repr=False)
     _json_error: str | None = field(default=None, repr=False)
     _json_done: bool = field(default=False, repr=False)
+    _json_refused: IngestError | None = field(default=None, repr=False)
 
     @property
     def text(self) -> str:
@@ -43,13 +44,21 @@ class SourceFile:
         return self._text
 
     def json(self) -> Any:
-        """Lenient JSON (bare Infinity and NaN are accepted, as Python's writer emits them)."""
+        """Lenient JSON (bare Infinity and NaN are accepted, as Python's writer emits them).
+
+        A bound that is hit (depth, digits) raises IngestError on every call, so a sniffer that
+        swallows it does not leave the next caller with a silent None.
+        """
         if not self._json_done:
             self._json_done = True
             try:
                 self._json = loads_json(self.text, self.name)
             except json.JSONDecodeError as exc:
                 self._json_error = f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
+            except IngestError as exc:
+                self._json_refused = exc
+        if self._json_refused is not None:
+            raise self._json_refused
         return self._json
 
     def json_lines(self) -> list[Any] | None:

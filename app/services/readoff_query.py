@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -40,6 +41,11 @@ class ReadoffQuery(BaseModel):
     def _one_tpot_limit(self) -> ReadoffQuery:
         if self.tpot_ms is not None and self.min_tok_s_user is not None:
             raise ValueError("give tpot_ms or min_tok_s_user, not both")
+        # Each is 1000 / the other: a subnormal value would make its counterpart infinite.
+        for name in ("tpot_ms", "min_tok_s_user"):
+            value = getattr(self, name)
+            if value and not math.isfinite(1000.0 / value):
+                raise ValueError(f"{name}: {value!r} is too small (1000 / it is not finite)")
         return self
 
     def slo(self) -> Slo:

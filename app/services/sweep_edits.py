@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from app.domain.columns import SWEEP_COLUMN_NAMES
 from app.ingest import IngestError, RowError
+from app.schemas.text import StorableText
 from app.services.uploads import parse_defaults
 from app.store.sweeps import SweepFilters
 
@@ -15,7 +16,7 @@ REQUIRED_META = ("sweep", "hardware", "num_gpus")
 EDITABLE = tuple(c for c in SWEEP_COLUMN_NAMES if c != "source_tool")
 
 
-class SweepQuery(BaseModel):
+class SweepQuery(StorableText):
     model: str | None = None
     hardware: str | None = None
     engine: str | None = None
@@ -23,8 +24,8 @@ class SweepQuery(BaseModel):
     source_kind: str | None = None
     isl: int | None = Field(default=None, ge=0)
     osl: int | None = Field(default=None, ge=0)
-    q: str | None = Field(default=None, description="Text in the name or notes")
-    page: int = Field(default=1, ge=1)
+    q: str | None = Field(default=None, max_length=1000, description="Text in the name or notes")
+    page: int = Field(default=1, ge=1, le=2**31 - 1)
     per_page: int = Field(default=25, ge=1, le=500)
 
     def filters(self) -> SweepFilters:
