@@ -40,6 +40,15 @@ class Case:
     def must_name(self) -> str:
         return self.names or self.filename
 
+    def payload(self) -> bytes:
+        """The file's bytes, built once per test session (bombs take a second to build)."""
+        if self.id not in _BUILT:
+            _BUILT[self.id] = self.build()
+        return _BUILT[self.id]
+
+
+_BUILT: dict[str, bytes] = {}
+
 
 def csv_rows(*rows: str, header: str = HEADER) -> bytes:
     return ("\n".join([header, *rows]) + "\n").encode()
@@ -547,5 +556,5 @@ CASES = cases()
 
 def write(case: Case, directory: Path) -> Path:
     path = directory / case.filename
-    path.write_bytes(case.build())
+    path.write_bytes(case.payload())
     return path
