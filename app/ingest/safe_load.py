@@ -58,9 +58,7 @@ def json_depth_exceeds(raw: bytes, limit: int = MAX_DEPTH) -> bool:
         return False
     # Escapes go first (so \" cannot end a string); then every other byte but brackets and
     # quotes; then the strings themselves: the pieces between quotes at odd positions.
-    kept = b"".join(
-        _ESCAPE.sub(b"", raw).translate(None, _BRACKETS_AND_QUOTES).split(b'"')[::2]
-    )
+    kept = b"".join(_ESCAPE.sub(b"", raw).translate(None, _BRACKETS_AND_QUOTES).split(b'"')[::2])
     # Shallow, bulky documents (many small lists) vanish in a few passes that each delete the
     # innermost pairs; once a pass removes less than a quarter, the rest is walked run by run.
     passes = 0

@@ -55,7 +55,9 @@ def sweep_changes(body: dict[str, Any]) -> dict[str, Any]:
         raise IngestError(
             [RowError("(request)", "not an editable sweep field", column=k) for k in unknown]
         )
-    typed = parse_defaults({k: None if v is None else str(v) for k, v in body.items()})
+    typed = parse_defaults(
+        {k: None if v is None else str(v) for k, v in body.items()}, source="(request)"
+    )
     changes: dict[str, Any] = {}
     errors: list[RowError] = []
     for key in body:

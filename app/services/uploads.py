@@ -18,8 +18,9 @@ from app.store import sweeps as q
 FORM_FIELDS: tuple[str, ...] = SWEEP_COLUMN_NAMES
 
 
-def parse_defaults(fields: Mapping[str, str | None]) -> dict[str, Any]:
-    """Typed sweep-level defaults from form fields; a bad value names the field."""
+def parse_defaults(fields: Mapping[str, str | None], source: str = "(form)") -> dict[str, Any]:
+    """Typed sweep-level defaults from form fields; a bad value names the field (and `source`,
+    where the fields came from)."""
     defaults: dict[str, Any] = {}
     errors: list[RowError] = []
     for name in FORM_FIELDS:
@@ -30,7 +31,7 @@ def parse_defaults(fields: Mapping[str, str | None]) -> dict[str, Any]:
         try:
             value = _typed(kind, raw)
         except ValueError as exc:
-            errors.append(RowError("(form)", str(exc), column=name))
+            errors.append(RowError(source, str(exc), column=name))
             continue
         # The same bounds as values from a file: what SQLite would keep, Postgres must too.
         problem = (
@@ -39,13 +40,13 @@ def parse_defaults(fields: Mapping[str, str | None]) -> dict[str, Any]:
             else int_problem(value)
         )
         if problem:
-            errors.append(RowError("(form)", problem, column=name))
+            errors.append(RowError(source, problem, column=name))
         else:
             defaults[name] = value
     if "num_gpus" in defaults and defaults["num_gpus"] <= 0:
-        errors.append(RowError("(form)", "must be greater than 0", column="num_gpus"))
+        errors.append(RowError(source, "must be greater than 0", column="num_gpus"))
     if defaults.get("source_kind") not in (None, *SOURCE_KINDS):
-        errors.append(RowError("(form)", f"must be one of {SOURCE_KINDS}", column="source_kind"))
+        errors.append(RowError(source, f"must be one of {SOURCE_KINDS}", column="source_kind"))
     if errors:
         raise IngestError(errors)
     return defaults
