@@ -10,6 +10,7 @@ from fastapi.staticfiles import StaticFiles
 
 from app import __version__
 from app.http import errors
+from app.http.nul_guard import NulQueryGuard
 from app.http.timing import ServerTimingMiddleware
 from app.settings import PROJECT_ROOT, Settings, get_settings
 from app.store.db import make_engine, make_sessionmaker, session_scope
@@ -41,6 +42,7 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
     app.state.settings = settings
     app.state.engine = engine
     app.state.sessionmaker = make_sessionmaker(engine)
+    app.add_middleware(NulQueryGuard)
     app.add_middleware(ServerTimingMiddleware)
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     errors.install(app)

@@ -10,6 +10,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from app.domain.columns import POINT_COLUMN_NAMES, REQUEST_COLUMNS, SWEEP_COLUMN_NAMES
 from app.http.deps import SessionDep, SettingsDep, WriteDep
 from app.http.uploads import read_uploads
+from app.schemas.ids import DbId
 from app.services import uploads
 from app.services.sweep_edits import SweepQuery, sweep_changes
 from app.store import sweeps as q
@@ -47,7 +48,7 @@ async def api_sweeps_create(
 
 
 @router.get("/sweeps/{sweep_id}", name="api_sweep_detail")
-def api_sweep_detail(sweep_id: int, session: SessionDep) -> dict[str, Any]:
+def api_sweep_detail(sweep_id: DbId, session: SessionDep) -> dict[str, Any]:
     """One sweep with every stored column of its points."""
     sweep = q.get_sweep(session, sweep_id)
     samples = q.sample_counts(session, [p.id for p in sweep.points])
@@ -57,7 +58,7 @@ def api_sweep_detail(sweep_id: int, session: SessionDep) -> dict[str, Any]:
 
 
 @router.patch("/sweeps/{sweep_id}", name="api_sweep_update", dependencies=[WriteDep])
-def api_sweep_update(sweep_id: int, body: dict[str, Any], session: SessionDep) -> dict[str, Any]:
+def api_sweep_update(sweep_id: DbId, body: dict[str, Any], session: SessionDep) -> dict[str, Any]:
     """Edit sweep metadata (sweep-level columns only)."""
     sweep = q.update_sweep(session, sweep_id, sweep_changes(body))
     session.commit()
@@ -65,7 +66,7 @@ def api_sweep_update(sweep_id: int, body: dict[str, Any], session: SessionDep) -
 
 
 @router.delete("/sweeps/{sweep_id}", name="api_sweep_delete", dependencies=[WriteDep])
-def api_sweep_delete(sweep_id: int, session: SessionDep) -> Response:
+def api_sweep_delete(sweep_id: DbId, session: SessionDep) -> Response:
     """Delete a sweep with its points and request samples."""
     q.delete_sweep(session, sweep_id)
     session.commit()
