@@ -311,3 +311,28 @@ def test_a_sweep_exported_from_sqlite_imports_into_postgres_unchanged(
     finally:
         for client in clients:
             client.__exit__(None, None, None)
+
+
+@pytest.mark.parametrize("path", ["/api/pricing", "/api/sweeps", "/sweeps", "/api/explore"])
+def test_a_nul_byte_in_any_query_parameter_is_a_422_naming_it(
+    client: TestClient, path: str
+) -> None:
+    response = client.get(path, params={"hardware": "H1\x0000"})
+    assert response.status_code == 422
+    if path.startswith("/api/"):
+        assert response.json()["errors"] == [
+            {"field": "hardware", "message": "contains a NUL byte"}
+        ]
+    else:
+        assert "hardware: contains a NUL byte" in response.text
+
+
+@pytest.mark.parametrize(
+    "path", ["/api/sweeps/2147483648", "/api/pricing/0", "/api/claims/-1", "/api/readoff"]
+)
+def test_ids_outside_1_to_2_to_the_31_are_a_422_not_a_database_error(
+    client: TestClient, path: str
+) -> None:
+    params = {"sweep": str(2**63)} if path == "/api/readoff" else None
+    response = client.get(path, params=params)
+    assert response.status_code == 422, response.text
