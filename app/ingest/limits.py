@@ -128,7 +128,12 @@ def _check_point(file: str, point: ParsedPoint, limits: Limits, errors: list[Row
         elif _has_nul(point.extra):
             errors.append(RowError(file, "an extra field contains a NUL byte", point.row))
     if point.sample_count:
-        frame = point.samples_frame()
+        try:
+            frame = point.samples_frame()
+        except (pl.exceptions.PolarsError, OverflowError, TypeError, ValueError):
+            # e.g. a token count of 1e30: no 64-bit column holds it
+            errors.append(RowError(file, "a request sample holds a value out of range", point.row))
+            return
         for key in SAMPLE_INT_FIELDS:
             top = frame.select(pl.col(key).abs().max()).item()
             if top is not None and top > INT32_MAX:

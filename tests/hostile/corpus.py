@@ -91,6 +91,18 @@ def vllm_raw(key: str, literal: str) -> bytes:
     return json.dumps(doc).replace('"__HERE__"', literal).encode()
 
 
+def vllm_details(**value: object) -> bytes:
+    """The vLLM result with --save-detailed arrays, one of them filled with `value`."""
+    doc = json.loads(fixture(VLLM))
+    n = doc["completed"]
+    arrays: dict[str, object] = {
+        "input_lens": 10, "output_lens": 5, "ttfts": 0.1, "itls": [0.01], "errors": ""
+    }  # fmt: skip
+    arrays.update(value)
+    doc.update({k: [v] * n for k, v in arrays.items()})
+    return json.dumps(doc).encode()
+
+
 # --- archives -----------------------------------------------------------------------------
 
 
@@ -462,6 +474,16 @@ def cases() -> list[Case]:
                     + b",true\n",
                 }
             ),
+        ),
+        Case(
+            "vLLM per-request output length of 1e30",
+            "vllm_detail_1e30.json",
+            lambda: vllm_details(output_lens=1e30),
+        ),
+        Case(
+            "vLLM per-request input length of 2^40",
+            "vllm_detail_2_40.json",
+            lambda: vllm_details(input_lens=2**40),
         ),
         # Extra fields: one giant cell, many columns.
         Case(
