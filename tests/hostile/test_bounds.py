@@ -336,3 +336,38 @@ def test_ids_outside_1_to_2_to_the_31_are_a_422_not_a_database_error(
     params = {"sweep": str(2**63)} if path == "/api/readoff" else None
     response = client.get(path, params=params)
     assert response.status_code == 422, response.text
+
+
+def _sglang_without_osl() -> bytes:
+    line = json.loads((FIXTURES / "sglang/datacrunch_deepseek_dp_mla_output.jsonl").read_text()
+                      .splitlines()[0])  # fmt: skip
+    line["random_output_len"] = None
+    return json.dumps(line).encode()
+
+
+def _llmperf_with_timestamp(stamp: float) -> list[UploadFile]:
+    folder = FIXTURES / "llmperf"
+    files = []
+    for path in sorted(folder.glob("*_together_70b.json")):
+        data = path.read_bytes()
+        if path.name.startswith("summary"):
+            doc = json.loads(data)
+            doc["timestamp"] = stamp
+            data = json.dumps(doc).encode()
+        files.append(UploadFile(path.name, data))
+    return files
+
+
+def _guidellm_with_errored(value: object) -> bytes:
+    doc = json.loads((FIXTURES / "guidellm/llm-d-benchmark_guidellm_report_v2.json").read_bytes())
+    doc["benchmarks"][0]["requests"]["errored"] = value
+    return json.dumps(doc).encode()
+
+
+def test_odd_values_found_by_fuzzing_the_real_files_are_refused_or_imported_never_a_crash() -> None:
+    [sweep] = parse_upload([UploadFile("sg.jsonl", _sglang_without_osl())], FIELDS)
+    assert "/?" in sweep.name  # the label says the output length is unknown
+    with pytest.raises(IngestError, match="key 'timestamp': 1e[+]308 is not a date"):
+        parse_upload(_llmperf_with_timestamp(1e308), FIELDS)
+    with pytest.raises(IngestError, match="'errored': expected a list"):
+        parse_upload([UploadFile("benchmarks.json", _guidellm_with_errored(1e308))], FIELDS)

@@ -196,7 +196,10 @@ def _samples(file: str, bench: Mapping[str, Any], where: str) -> list[tuple[Any,
         return None
     cols: tuple[list[Any], ...] = ([], [], [], [], [])
     for status, ok in (("successful", True), ("errored", False)):
-        for i, req in enumerate(requests.get(status) or []):
+        listed = requests.get(status) or []
+        if not isinstance(listed, list):
+            raise IngestError.one(file, f"key {where}.requests.{status!r}: expected a list")
+        for i, req in enumerate(listed):
             key = f"{where}.requests.{status}[{i}]"
             req = require(req, ("prompt_tokens",), file, key)
             if ok:

@@ -169,7 +169,7 @@ def _sweep(group: list[Record]) -> ParsedSweep:
 def _label(rec: Record, meta: Mapping[str, Any]) -> str:
     parts = [text(rec.data.get("tag")) or text(rec.data.get("dataset_name")) or "run"]
     if meta.get("isl") is not None:
-        parts.append(f"{meta['isl']}/{meta['osl']}")
+        parts.append(f"{meta['isl']}/{meta.get('osl', '?')}")
     parts.append(rec.file.rsplit("/", 1)[-1].rsplit(".", 1)[0])
     return " ".join(p for p in parts if p)
 
