@@ -339,8 +339,8 @@ def test_ids_outside_1_to_2_to_the_31_are_a_422_not_a_database_error(
 
 
 def _sglang_without_osl() -> bytes:
-    line = json.loads((FIXTURES / "sglang/datacrunch_deepseek_dp_mla_output.jsonl").read_text()
-                      .splitlines()[0])  # fmt: skip
+    first = (FIXTURES / "sglang/datacrunch_deepseek_dp_mla_output.jsonl").read_text()
+    line = json.loads(first.splitlines()[0])
     line["random_output_len"] = None
     return json.dumps(line).encode()
 
