@@ -111,14 +111,6 @@ def _import(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"error: {exc.filename}: cannot read ({exc.strerror})", file=sys.stderr)
         return 2
-    too_big = sum(len(f.data) for f in files) > settings.max_upload_bytes
-    if too_big:
-        print(
-            f"error: the files exceed the upload limit of {settings.max_upload_mb:g} MB "
-            "(PARETOSCOPE_MAX_UPLOAD_MB)",
-            file=sys.stderr,
-        )
-        return 2
     factory = make_sessionmaker(make_engine(settings.database_url))
     session = factory()
     names = ", ".join(str(p) for p in args.files)
