@@ -129,7 +129,9 @@ def _check_point(file: str, point: ParsedPoint, limits: Limits, errors: list[Row
             errors.append(RowError(file, "an extra field contains a NUL byte", point.row))
     if point.sample_count:
         try:
-            frame = point.samples_frame()
+            # A typed frame (canonical CSV) is read as is: casting a million rows again costs.
+            samples = point.samples
+            frame = samples if isinstance(samples, pl.DataFrame) else point.samples_frame()
         except (pl.exceptions.PolarsError, OverflowError, TypeError, ValueError):
             # e.g. a token count of 1e30: no 64-bit column holds it
             errors.append(RowError(file, "a request sample holds a value out of range", point.row))
