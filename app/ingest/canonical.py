@@ -136,7 +136,8 @@ def typed_frame(
         )
         for i, raw in bad.head(5).iter_rows():
             want = expected.get(kind or "", "a date (YYYY-MM-DD)")
-            errors.append(RowError(file, f"{raw!r} is not {want}", row=i + 2, column=name))
+            shown = repr(raw if len(raw) <= 40 else raw[:40] + "…")  # never echo a huge cell
+            errors.append(RowError(file, f"{shown} is not {want}", row=i + 2, column=name))
     return typed_df
 
 

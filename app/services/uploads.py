@@ -57,18 +57,24 @@ def _typed(kind: str, raw: str) -> Any:
         try:
             return int(raw)
         except ValueError:
-            raise ValueError(f"{raw!r} is not a whole number") from None
+            raise ValueError(f"{_shown(raw)} is not a whole number") from None
     if kind == "date":
         try:
             return dt.date.fromisoformat(raw)
         except ValueError:
-            raise ValueError(f"{raw!r} is not a date (YYYY-MM-DD)") from None
+            raise ValueError(f"{_shown(raw)} is not a date (YYYY-MM-DD)") from None
     return raw
 
 
 def limits_for(max_unpacked_bytes: int) -> Limits:
     """Ingest bounds from the settings (PARETOSCOPE_MAX_UNPACKED_MB; 10× the upload cap)."""
     return Limits(max_unpacked_bytes=max_unpacked_bytes)
+
+
+def _shown(raw: str) -> str:
+    """A bad value as quoted in a message: long ones cut, so a 5,000-digit "number" is not
+    echoed back whole."""
+    return repr(raw if len(raw) <= 40 else raw[:40] + "…")
 
 
 def preview(

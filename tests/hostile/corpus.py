@@ -449,6 +449,18 @@ def cases() -> list[Case]:
             names="num_gpus",
         ),
         Case(
+            "form GPU count of 5,000 digits",
+            "ok_for_digits_field.csv",
+            lambda: csv_rows(good_row(num_gpus="")),
+            fields={"hardware": "H100", "num_gpus": "9" * 5000},
+            names="num_gpus",
+        ),
+        Case(
+            "a 100 KB word for a throughput",
+            "huge_word.csv",
+            lambda: csv_rows(good_row(output_tok_s="w" * 100_000)),
+        ),
+        Case(
             "GPU count of 2^31 in the CSV",
             "gpus31.csv",
             lambda: csv_rows(good_row(num_gpus=str(2**31))),
