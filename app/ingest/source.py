@@ -163,6 +163,8 @@ def _from_zip(name: str, data: bytes, limits: Limits) -> list[SourceFile]:
         _check_count(name, len(members))
         out = []
         for m in members:
+            if m.flag_bits & 0x1:
+                raise IngestError.one(name, f"member {m.filename!r} is encrypted; refused")
             if m.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
                 # bzip2/LZMA members inflate in one call, past any check; tools write deflate.
                 raise IngestError.one(

@@ -182,6 +182,15 @@ def zip_of(members: dict[str, bytes], method: int = zipfile.ZIP_DEFLATED) -> byt
     return out.getvalue()
 
 
+def encrypted_zip() -> bytes:
+    """A zip whose member is flagged as encrypted (general purpose bit 0, in both headers)."""
+    data = bytearray(zip_of({"a.csv": csv_rows(good_row())}))
+    data[6] |= 1  # local file header flags
+    central = data.rfind(b"PK\x01\x02")
+    data[central + 8] |= 1  # central directory flags
+    return bytes(data)
+
+
 def many_members() -> bytes:
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as archive:
@@ -273,6 +282,12 @@ def cases() -> list[Case]:
             "truncated zip",
             "cut.zip",
             lambda: zip_of({"a.csv": csv_rows(good_row()) * 50})[:300],
+        ),
+        Case("zip with an encrypted member", "locked.zip", encrypted_zip),
+        Case(
+            "truncated tar.gz",
+            "cut.tar.gz",
+            lambda: tar_of({"r/a.csv": noise(200_000)})[:5000],
         ),
         Case("gzip of garbage", "junk.tar.gz", lambda: b"\x1f\x8b\x08\x00garbage" * 10),
         Case(
