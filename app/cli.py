@@ -27,16 +27,16 @@ def main(argv: list[str] | None = None) -> int:
     imp = sub.add_parser("import", help="import result files (all or nothing)")
     imp.add_argument("files", nargs="+", type=Path)
     imp.add_argument("--hardware", help="GPU key, e.g. H100 (when the files do not say)")
-    imp.add_argument("--gpus", type=int, help="all GPUs of the deployment")
+    imp.add_argument("--gpus", type=_whole, help="all GPUs of the deployment")
     imp.add_argument("--model")
     imp.add_argument("--name", help="sweep name (when the files do not say)")
     imp.add_argument("--engine")
     imp.add_argument("--precision")
-    imp.add_argument("--isl", type=int)
-    imp.add_argument("--osl", type=int)
+    imp.add_argument("--isl", type=_whole)
+    imp.add_argument("--osl", type=_whole)
 
     exp = sub.add_parser("export", help="write sweeps as canonical CSV or JSON")
-    exp.add_argument("sweep_ids", nargs="+", type=int)
+    exp.add_argument("sweep_ids", nargs="+", type=_whole)
     exp.add_argument("--format", choices=("csv", "json"), default="csv")
     exp.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
 
@@ -49,7 +49,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     seed.add_argument("--if-empty", action="store_true", help="only seed an empty database")
 
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # bad options: argparse printed the usage and the reason
+        return exc.code if isinstance(exc.code, int) else 2
     handler = {
         "serve": _serve,
         "import": _import,
@@ -58,6 +61,17 @@ def main(argv: list[str] | None = None) -> int:
         "seed": _seed,
     }[args.command]
     return handler(args)
+
+
+def _whole(text: str) -> int:
+    """An integer option; a 5,000-digit one is refused without echoing it (int() would raise
+    an unhelpful ValueError past 4,300 digits)."""
+    if len(text.strip()) > 20:
+        raise argparse.ArgumentTypeError(f"{text[:20]}… is not a whole number of sensible size")
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
 
 
 def _serve(args: argparse.Namespace) -> int:
