@@ -94,7 +94,7 @@ class RooflineQuery(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    sweep: int | None = Field(default=None, description="sweep id: defaults + each point's share")
+    sweep: DbId | None = Field(default=None, description="sweep id: defaults + each point's share")
     hardware: str | None = Field(default=None, description="GPU key from the catalog")
     gpus: int | None = Field(default=None, ge=1, le=100_000)
     model: str | None = Field(default=None, description="model spec key or name")

@@ -328,13 +328,21 @@ def test_a_nul_byte_in_any_query_parameter_is_a_422_naming_it(
 
 
 @pytest.mark.parametrize(
-    "path", ["/api/sweeps/2147483648", "/api/pricing/0", "/api/claims/-1", "/api/readoff"]
+    "path",
+    [
+        "/api/sweeps/2147483648",
+        "/api/pricing/0",
+        "/api/claims/-1",
+        "/api/readoff?sweep=9223372036854775808",
+        "/api/roofline?sweep=2147483648",
+        "/api/explore?sweep=2147483648",
+        "/api/readoff?sweep=1&pricing=2147483648",
+    ],
 )
 def test_ids_outside_1_to_2_to_the_31_are_a_422_not_a_database_error(
     client: TestClient, path: str
 ) -> None:
-    params = {"sweep": str(2**63)} if path == "/api/readoff" else None
-    response = client.get(path, params=params)
+    response = client.get(path)
     assert response.status_code == 422, response.text
 
 
