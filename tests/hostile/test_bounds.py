@@ -379,3 +379,19 @@ def test_odd_values_found_by_fuzzing_the_real_files_are_refused_or_imported_neve
         parse_upload(_llmperf_with_timestamp(1e308), FIELDS)
     with pytest.raises(IngestError, match="'errored': expected a list"):
         parse_upload([UploadFile("benchmarks.json", _guidellm_with_errored(1e308))], FIELDS)
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("GET", "/sweeps/2147483648"),
+        ("POST", "/sweeps/2147483648/delete"),
+        ("GET", "/claims/2147483648"),
+        ("POST", "/pricing/2147483648/delete"),
+    ],
+)
+def test_pages_answer_an_out_of_range_id_with_a_4xx_page_not_a_500(
+    client: TestClient, method: str, path: str
+) -> None:
+    response = client.request(method, path)
+    assert 400 <= response.status_code < 500, response.status_code
