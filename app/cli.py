@@ -8,8 +8,12 @@ import os
 import sys
 from pathlib import Path
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from app.settings import get_settings
 from app.store.db import make_engine, make_sessionmaker, session_scope
+
+MAX_ID = 2**31 - 1  # sweep ids are 32-bit on Postgres
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -25,16 +29,16 @@ def main(argv: list[str] | None = None) -> int:
     imp = sub.add_parser("import", help="import result files (all or nothing)")
     imp.add_argument("files", nargs="+", type=Path)
     imp.add_argument("--hardware", help="GPU key, e.g. H100 (when the files do not say)")
-    imp.add_argument("--gpus", type=int, help="all GPUs of the deployment")
+    imp.add_argument("--gpus", type=_whole, help="all GPUs of the deployment")
     imp.add_argument("--model")
     imp.add_argument("--name", help="sweep name (when the files do not say)")
     imp.add_argument("--engine")
     imp.add_argument("--precision")
-    imp.add_argument("--isl", type=int)
-    imp.add_argument("--osl", type=int)
+    imp.add_argument("--isl", type=_whole)
+    imp.add_argument("--osl", type=_whole)
 
     exp = sub.add_parser("export", help="write sweeps as canonical CSV or JSON")
-    exp.add_argument("sweep_ids", nargs="+", type=int)
+    exp.add_argument("sweep_ids", nargs="+", type=_whole)
     exp.add_argument("--format", choices=("csv", "json"), default="csv")
     exp.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
 
@@ -70,7 +74,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     seed.add_argument("--if-empty", action="store_true", help="only seed an empty database")
 
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # bad options: argparse printed the usage and the reason
+        return exc.code if isinstance(exc.code, int) else 2
     handler = {
         "serve": _serve,
         "import": _import,
@@ -81,6 +88,17 @@ def main(argv: list[str] | None = None) -> int:
         "seed": _seed,
     }[args.command]
     return handler(args)
+
+
+def _whole(text: str) -> int:
+    """An integer option; a 5,000-digit one is refused without echoing it (int() would raise
+    an unhelpful ValueError past 4,300 digits)."""
+    if len(text.strip()) > 20:
+        raise argparse.ArgumentTypeError(f"{text[:20]}… is not a whole number of sensible size")
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -157,11 +175,18 @@ def _import(args: argparse.Namespace) -> int:
     if missing:
         print(f"error: no such file: {', '.join(missing)}", file=sys.stderr)
         return 2
-    files = [UploadFile(p.name, p.read_bytes()) for p in args.files]
-    factory = make_sessionmaker(make_engine(get_settings().database_url))
-    session = factory()
+    settings = get_settings()
     try:
-        stored = uploads.store_checked(session, files, fields)
+        files = [UploadFile(p.name, p.read_bytes()) for p in args.files]
+    except OSError as exc:
+        print(f"error: {exc.filename}: cannot read ({exc.strerror})", file=sys.stderr)
+        return 2
+    factory = make_sessionmaker(make_engine(settings.database_url))
+    session = factory()
+    names = ", ".join(str(p) for p in args.files)
+    try:
+        limits = uploads.limits_for(settings.max_unpacked_bytes)
+        stored = uploads.store_checked(session, files, fields, limits)
         for warning in stored.warnings:
             print(f"warning: {warning}", file=sys.stderr)
         for item in uploads.saved_json(stored.saved, session):
@@ -173,6 +198,12 @@ def _import(args: argparse.Namespace) -> int:
         for error in exc.errors:
             print(f"  {error}", file=sys.stderr)
         return 2
+    except (SQLAlchemyError, MemoryError, RecursionError, ValueError) as exc:
+        # Whatever slipped past validation: name the files and the reason, never a traceback.
+        session.rollback()
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        print(f"error: nothing was imported from {names}: {reason}", file=sys.stderr)
+        return 2
     finally:
         session.close()
     return 0
@@ -182,6 +213,10 @@ def _export(args: argparse.Namespace) -> int:
     from app.services import exports
     from app.store.sweeps import NotFound, get_sweep
 
+    out_of_range = [i for i in args.sweep_ids if not 1 <= i <= MAX_ID]
+    if out_of_range:
+        print(f"error: no sweep {out_of_range[0]} (ids run from 1)", file=sys.stderr)
+        return 2
     factory = make_sessionmaker(make_engine(get_settings().database_url))
     with session_scope(factory) as session:
         try:
@@ -191,7 +226,11 @@ def _export(args: argparse.Namespace) -> int:
             return 2
         text = exports.sweeps_csv(sweeps) if args.format == "csv" else exports.sweeps_json(sweeps)
     if args.output:
-        args.output.write_text(text, encoding="utf-8")
+        try:
+            args.output.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            print(f"error: {args.output}: cannot write ({exc.strerror})", file=sys.stderr)
+            return 2
     else:
         sys.stdout.write(text)
     return 0

@@ -11,6 +11,7 @@ from starlette.types import ASGIApp
 
 from app import __version__
 from app.http import errors
+from app.http.nul_guard import NulQueryGuard
 from app.http.security import SecurityMiddleware
 from app.http.static import STATIC_DIR, VersionedStatic
 from app.http.timing import ServerTimingMiddleware
@@ -55,6 +56,7 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
     app.state.settings = settings
     app.state.engine = engine
     app.state.sessionmaker = make_sessionmaker(engine)
+    app.add_middleware(NulQueryGuard)
     app.add_middleware(ServerTimingMiddleware)
     # Outermost: compress HTML, JSON and static text (Plotly 1.2 MB -> ~0.4 MB on the wire).
     app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=6)

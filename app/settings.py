@@ -28,6 +28,11 @@ class Settings(BaseSettings):
     max_upload_mb: float = Field(
         default=50, description="Largest accepted upload, in MB (all files)."
     )
+    max_unpacked_mb: float | None = Field(
+        default=None,
+        description="Largest total an uploaded archive may unpack to, in MB (default: 10× "
+        "max_upload_mb); members expanding over 200× their compressed size are refused too.",
+    )
     write_token: str | None = Field(
         default=None,
         description="When set, every write needs it: `Authorization: Bearer <token>` on the API, "
@@ -75,6 +80,11 @@ class Settings(BaseSettings):
     @property
     def max_upload_bytes(self) -> int:
         return int(self.max_upload_mb * 1024 * 1024)
+
+    @property
+    def max_unpacked_bytes(self) -> int:
+        mb = self.max_unpacked_mb if self.max_unpacked_mb else 10 * self.max_upload_mb
+        return int(mb * 1024 * 1024)
 
 
 @lru_cache

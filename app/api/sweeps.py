@@ -11,6 +11,7 @@ from app.domain.columns import POINT_COLUMN_NAMES, REQUEST_COLUMNS, SWEEP_COLUMN
 from app.domain.lengths import check_lengths
 from app.http.deps import SessionDep, SettingsDep, WriteDep
 from app.http.uploads import read_uploads
+from app.schemas.ids import DbId
 from app.services import uploads
 from app.services.catalog import match_changes
 from app.services.sweep_edits import SweepQuery, sweep_changes
@@ -43,14 +44,16 @@ async def api_sweeps_create(
     raw = await read_uploads(files, settings.max_upload_bytes)
     form = await request.form()
     fields = {k: str(form.get(k)) for k in SWEEP_COLUMN_NAMES if form.get(k) is not None}
-    stored = uploads.store_checked(session, raw, fields)
+    stored = uploads.store_checked(
+        session, raw, fields, uploads.limits_for(settings.max_unpacked_bytes)
+    )
     status = 201 if any(s.created for s in stored.saved) else 200
     body = {"sweeps": uploads.saved_json(stored.saved, session), "warnings": stored.warnings}
     return JSONResponse(body, status_code=status)
 
 
 @router.get("/sweeps/{sweep_id}", name="api_sweep_detail")
-def api_sweep_detail(sweep_id: int, session: SessionDep) -> dict[str, Any]:
+def api_sweep_detail(sweep_id: DbId, session: SessionDep) -> dict[str, Any]:
     """One sweep with every stored column of its points."""
     sweep = q.get_sweep(session, sweep_id)
     samples = q.sample_counts(session, [p.id for p in sweep.points])
@@ -68,7 +71,7 @@ def api_sweep_detail(sweep_id: int, session: SessionDep) -> dict[str, Any]:
 
 
 @router.patch("/sweeps/{sweep_id}", name="api_sweep_update", dependencies=[WriteDep])
-def api_sweep_update(sweep_id: int, body: dict[str, Any], session: SessionDep) -> dict[str, Any]:
+def api_sweep_update(sweep_id: DbId, body: dict[str, Any], session: SessionDep) -> dict[str, Any]:
     """Edit sweep metadata (sweep-level columns only); hardware is matched to the catalog."""
     changes, warnings = match_changes(session, sweep_changes(body))
     sweep = q.update_sweep(session, sweep_id, changes)
@@ -77,7 +80,7 @@ def api_sweep_update(sweep_id: int, body: dict[str, Any], session: SessionDep) -
 
 
 @router.delete("/sweeps/{sweep_id}", name="api_sweep_delete", dependencies=[WriteDep])
-def api_sweep_delete(sweep_id: int, session: SessionDep) -> Response:
+def api_sweep_delete(sweep_id: DbId, session: SessionDep) -> Response:
     """Delete a sweep with its points and request samples."""
     q.delete_sweep(session, sweep_id)
     session.commit()

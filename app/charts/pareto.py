@@ -356,7 +356,7 @@ def _slo_floor(layout: dict[str, Any], params: Params, xs: list[float], log_x: b
     """
     slo = params.slo
     floor = slo.min_tok_s_user
-    if floor is None or not xs:
+    if floor is None or not xs or not (0 < floor < math.inf):
         return
     low = min(min(xs), floor) / 2 if log_x else 0.0
     limit_stat = slo.stat("tpot")

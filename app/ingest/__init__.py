@@ -7,14 +7,16 @@ format has an importer in `app.ingest.tools`, found by `registry.importers()`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import polars as pl
+import yaml
 
 from app.domain.columns import TPOT_COLUMN_NAMES
 from app.ingest import canonical
 from app.ingest.errors import IngestError, RowError
+from app.ingest.limits import DEFAULT_LIMITS, Limits, check_sweeps
 from app.ingest.parsed import (
     NO_TPOT_WARNING,
     ParsedPoint,
@@ -23,12 +25,14 @@ from app.ingest.parsed import (
     import_warnings,
     name_sweeps,
 )
+from app.ingest.safe_load import load_yaml
 from app.ingest.source import SourceFile, expand
 from app.ingest.text import decode_text
 
 __all__ = [
     "IngestError",
     "NO_TPOT_WARNING",
+    "Limits",
     "decode_text",
     "ParsedSweep",
     "RowError",
@@ -46,12 +50,16 @@ class UploadFile:
 
 
 def parse_upload(
-    files: list[UploadFile], defaults: Mapping[str, Any], require_meta: bool = True
+    files: list[UploadFile],
+    defaults: Mapping[str, Any],
+    require_meta: bool = True,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> list[ParsedSweep]:
     """Parse every file; per-request files attach to the points of sweeps in the same upload.
 
     With `require_meta=False` (the preview) a missing sweep name, hardware or GPU count is left
-    for the user to fill instead of being an error.
+    for the user to fill instead of being an error. `limits` bound what archives may unpack to
+    (shared by all files of the upload) and what each point may keep.
     """
     if not files:
         raise IngestError.one("(upload)", "no file was uploaded")
@@ -59,11 +67,17 @@ def parse_upload(
 
     errors: list[RowError] = []
     sources: list[SourceFile] = []
+    unpacked = 0
     for upload in files:
+        left = replace(limits, max_unpacked_bytes=limits.max_unpacked_bytes - unpacked)
         try:
-            sources.extend(expand(upload.name, upload.data))
+            expanded = expand(upload.name, upload.data, left)
         except IngestError as exc:
             errors.extend(exc.errors)
+            continue
+        if len(expanded) > 1 or expanded[0].data is not upload.data:
+            unpacked += sum(len(s.data) for s in expanded)
+        sources.extend(expanded)
     tools = importers()
     sweeps: list[ParsedSweep] = []
     requests: list[tuple[str, pl.DataFrame]] = []
@@ -106,6 +120,7 @@ def parse_upload(
             ", ".join(f.name for f in files),
             "per-request samples need their sweep's points file in the same upload",
         )
+    check_sweeps(sweeps, limits)
     for sweep in sweeps:
         sweep.warnings.extend(w for w in import_warnings(sweep) if w not in sweep.warnings)
         drop_warnings_from_notes(sweep)
@@ -130,6 +145,13 @@ def _unrecognised(source: SourceFile, tools: list[Any]) -> str:
     names = ", ".join(["canonical CSV", *(t.name for t in tools)])
     if source.data[:1] in (b"{", b"[") and source.json_error:
         return f"not valid JSON ({source.json_error}); expected one of: {names}"
+    if source.data[:1] not in (b"{", b"["):
+        # Sniffers treat any failure as "not mine": a YAML file refused for its aliases or
+        # depth would read as unrecognised, so say the real reason (raises IngestError).
+        try:
+            load_yaml(source.text, source.name)
+        except yaml.YAMLError:
+            pass
     return f"not a recognised result file; expected one of: {names}"
 
 

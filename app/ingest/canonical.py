@@ -6,6 +6,7 @@ with the file, the row (the header is row 1) and the column.
 
 from __future__ import annotations
 
+import csv
 import io
 import math
 from typing import Any
@@ -23,6 +24,7 @@ from app.domain.columns import (
     THROUGHPUT_COLUMN_NAMES,
     TPOT_COLUMN_NAMES,
 )
+from app.ingest.common import refuse_duplicate_columns
 from app.ingest.errors import IngestError, RowError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 
@@ -64,6 +66,12 @@ def is_request_header(header: list[str]) -> bool:
 
 def read_frame(file: str, text: str) -> pl.DataFrame:
     """Every cell as a string; types are applied column by column so errors can name the cell."""
+    # Polars renames a repeated column ("x_duplicated_0"): look at the header as written first.
+    try:
+        written = next(csv.reader(io.StringIO(text)), [])
+    except csv.Error as exc:
+        raise IngestError.one(file, f"not a readable CSV ({exc})", row=1) from exc
+    refuse_duplicate_columns(file, written)
     try:
         header = next(iter(pl.read_csv(io.StringIO(text), n_rows=0).columns), None)
         frame = pl.read_csv(
@@ -83,9 +91,6 @@ def read_frame(file: str, text: str) -> pl.DataFrame:
             "(see /api/templates/sweep.csv)",
             row=1,
         )
-    duplicated = {c for c in frame.columns if frame.columns.count(c) > 1}
-    if duplicated:
-        raise IngestError.one(file, f"duplicate columns {sorted(duplicated)}", row=1)
     # Exports neutralise formula-like text with a leading quote; reading undoes exactly that,
     # so an exported sweep imports back unchanged.
     return frame.with_columns(pl.col(pl.String).str.strip_chars().str.replace(r"^'([=+\-@])", "$1"))
@@ -131,7 +136,8 @@ def typed_frame(
         )
         for i, raw in bad.head(5).iter_rows():
             want = expected.get(kind or "", "a date (YYYY-MM-DD)")
-            errors.append(RowError(file, f"{raw!r} is not {want}", row=i + 2, column=name))
+            shown = repr(raw if len(raw) <= 40 else raw[:40] + "…")  # never echo a huge cell
+            errors.append(RowError(file, f"{shown} is not {want}", row=i + 2, column=name))
     return typed_df
 
 
@@ -183,6 +189,8 @@ def parse_sweeps_csv(
     are left for the user to fill instead of being errors.
     """
     frame = read_frame(file, text)
+    if frame.height == 0:
+        raise IngestError.one(file, "the file has a header but no rows", row=1)
     errors: list[RowError] = []
     kinds = {name: c.kind for name, c in COLUMNS_BY_NAME.items()}
     typed = typed_frame(file, frame, kinds, errors)

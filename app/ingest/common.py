@@ -54,6 +54,24 @@ def integer(value: Any, file: str, key: str) -> int | None:
     return int(result)
 
 
+def refuse_duplicate_columns(file: str, header: list[str], row: int = 1) -> None:
+    """CSV readers keep the last of two equal column names (polars renames it): refuse instead,
+    naming the column, since which one holds the data cannot be known."""
+    seen: dict[str, int] = {}
+    for position, name in enumerate(header, start=1):
+        key = name.strip()
+        if not key:
+            continue
+        if key in seen:
+            raise IngestError.one(
+                file,
+                f"column {key!r} appears twice in the header (columns {seen[key]} and {position})",
+                row=row,
+                column=key,
+            )
+        seen[key] = position
+
+
 def require(obj: Any, keys: tuple[str, ...], file: str, where: str = "") -> Mapping[str, Any]:
     """The object as a mapping that has every key; otherwise an error naming the missing key."""
     place = f" in {where}" if where else ""

@@ -5,9 +5,10 @@ from __future__ import annotations
 import datetime as dt
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from app.domain.claims import SCOPE_GPUS
+from app.schemas.text import StorableText
 
 CLAIM_FIELDS: tuple[str, ...] = (
     "vendor",
@@ -31,7 +32,7 @@ CLAIM_FIELDS: tuple[str, ...] = (
 )
 
 
-class ClaimIn(BaseModel):
+class ClaimIn(StorableText):
     """A number a vendor published, what it measures and on what; the hardware must be known."""
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)

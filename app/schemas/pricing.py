@@ -5,7 +5,9 @@ from __future__ import annotations
 import datetime as dt
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
+
+from app.schemas.text import StorableText
 
 OWNERSHIP_REQUIRED = (
     "capex_usd",
@@ -24,15 +26,19 @@ PRICING_NUMBER_FIELDS = (
 )
 
 
-class PricingIn(BaseModel):
+class PricingIn(StorableText):
     """A rental ($/GPU-hour) or ownership (capex-based) pricing profile."""
 
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(min_length=1, max_length=200)
     kind: Literal["rental", "ownership"]
-    hardware: str | None = Field(default=None, description="GPU key from the catalog")
-    key: str | None = Field(default=None, max_length=100)
+    hardware: str | None = Field(
+        default=None, max_length=50, description="GPU key from the catalog"
+    )
+    key: str | None = Field(
+        default=None, max_length=100, description="stable key for presets; empty = no key"
+    )
     usd_per_gpu_hour: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     capex_usd: float | None = Field(default=None, ge=0, allow_inf_nan=False, description="per GPU")
     life_years: float | None = Field(default=None, gt=0, le=30, allow_inf_nan=False)
@@ -47,9 +53,15 @@ class PricingIn(BaseModel):
     colo_usd_per_kw_month: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     other_opex_pct_per_year: float | None = Field(default=None, ge=0, le=100, allow_inf_nan=False)
     utilization: float = Field(default=1.0, gt=0, le=1, allow_inf_nan=False)
-    tier: str | None = None
+    tier: str | None = Field(default=None, max_length=50)
     as_of: dt.date | None = None
-    source: str | None = None
+    source: str | None = Field(default=None, max_length=5000)
+
+    @field_validator("hardware", "key", "tier", "source", mode="before")
+    @classmethod
+    def _blank_is_missing(cls, value: object) -> object:
+        # An empty key is no key: two profiles without one must not clash on "".
+        return None if isinstance(value, str) and not value.strip() else value
 
     @model_validator(mode="after")
     def _kind_needs_its_fields(self) -> PricingIn:

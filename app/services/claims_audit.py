@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 from app.domain.claim_work import Physics
 from app.domain.claims import Claim, fmt, on_basis, open_questions, per_gpu_tok_s
 from app.domain.cost import usd_per_mtok
+from app.schemas.ids import DbId
 from app.services.analysis import Params, SweepAnalysis
 from app.services.physics import Curve, claim_ceiling, physics_for
 from app.services.readoff_json import readoff_body, run_query
@@ -53,7 +54,7 @@ DEFAULT_PRESET = "chat-interactive"  # as Explore's first visit
 class AuditQuery(ReadoffQuery):
     """Read-off parameters (as /api/readoff) plus the physics knobs of the audit."""
 
-    sweep: list[int] = Field(
+    sweep: list[DbId] = Field(
         default_factory=list, description="sweeps to compare; default: matching"
     )
     accepted_length: float | None = Field(

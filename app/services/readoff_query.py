@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from app.domain.slo import Slo
 from app.domain.verdict import PERCENTILE_PATTERN
+from app.schemas.ids import DbId
 from app.services.analysis import Params
 from app.store.models import SloPreset
 
@@ -43,7 +45,7 @@ class ReadoffQuery(BaseModel):
     stat: Literal["mean", "p50", "p90", "p95", "p99"] = Field(
         default="p50", description="TPOT statistic of the x axis"
     )
-    pricing: list[int] = Field(default_factory=list, description="pricing profile ids")
+    pricing: list[DbId] = Field(default_factory=list, description="pricing profile ids")
     price_set: str | None = Field(
         default=None,
         description="a dated price set, tier@date (e.g. costr@2026-09-08): one profile per GPU",
@@ -58,6 +60,11 @@ class ReadoffQuery(BaseModel):
     def _one_tpot_limit(self) -> ReadoffQuery:
         if self.tpot_ms is not None and self.min_tok_s_user is not None:
             raise ValueError("give tpot_ms or min_tok_s_user, not both")
+        # Each is 1000 / the other: a subnormal value would make its counterpart infinite.
+        for name in ("tpot_ms", "min_tok_s_user"):
+            value = getattr(self, name)
+            if value and not math.isfinite(1000.0 / value):
+                raise ValueError(f"{name}: {value!r} is too small (1000 / it is not finite)")
         return self
 
     def slo(self) -> Slo:

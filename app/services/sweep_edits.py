@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from app.domain.columns import SWEEP_COLUMN_NAMES
 from app.ingest import IngestError, RowError
+from app.schemas.ids import MAX_ID
+from app.schemas.text import StorableText
 from app.services.uploads import parse_defaults
 from app.store.sweeps import SweepFilters
 
@@ -15,16 +17,16 @@ REQUIRED_META = ("sweep", "hardware", "num_gpus")
 EDITABLE = tuple(c for c in SWEEP_COLUMN_NAMES if c != "source_tool")
 
 
-class SweepQuery(BaseModel):
+class SweepQuery(StorableText):
     model: str | None = None
     hardware: str | None = None
     engine: str | None = None
     precision: str | None = None
     source_kind: str | None = None
-    isl: int | None = Field(default=None, ge=0)
-    osl: int | None = Field(default=None, ge=0)
-    q: str | None = Field(default=None, description="Text in the name or notes")
-    page: int = Field(default=1, ge=1)
+    isl: int | None = Field(default=None, ge=0, le=MAX_ID)
+    osl: int | None = Field(default=None, ge=0, le=MAX_ID)
+    q: str | None = Field(default=None, max_length=1000, description="Text in the name or notes")
+    page: int = Field(default=1, ge=1, le=2**31 - 1)
     per_page: int = Field(default=25, ge=1, le=500)
 
     def filters(self) -> SweepFilters:
@@ -54,7 +56,9 @@ def sweep_changes(body: dict[str, Any]) -> dict[str, Any]:
         raise IngestError(
             [RowError("(request)", "not an editable sweep field", column=k) for k in unknown]
         )
-    typed = parse_defaults({k: None if v is None else str(v) for k, v in body.items()})
+    typed = parse_defaults(
+        {k: None if v is None else str(v) for k, v in body.items()}, source="(request)"
+    )
     changes: dict[str, Any] = {}
     errors: list[RowError] = []
     for key in body:

@@ -11,7 +11,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.domain.columns import COLUMNS_BY_NAME, SOURCE_KINDS, SWEEP_COLUMN_NAMES
-from app.ingest import IngestError, ParsedSweep, RowError, UploadFile, parse_upload
+from app.ingest import IngestError, Limits, ParsedSweep, RowError, UploadFile, parse_upload
+from app.ingest.limits import SWEEP_TEXT_LIMITS, int_problem, text_problem
 from app.services.catalog import match_parsed, match_warnings
 from app.store import sweeps as q
 from app.store.catalog import HardwareMatch
@@ -20,8 +21,9 @@ from app.store.catalog import HardwareMatch
 FORM_FIELDS: tuple[str, ...] = SWEEP_COLUMN_NAMES
 
 
-def parse_defaults(fields: Mapping[str, str | None]) -> dict[str, Any]:
-    """Typed sweep-level defaults from form fields; a bad value names the field."""
+def parse_defaults(fields: Mapping[str, str | None], source: str = "(form)") -> dict[str, Any]:
+    """Typed sweep-level defaults from form fields; a bad value names the field (and `source`,
+    where the fields came from)."""
     defaults: dict[str, Any] = {}
     errors: list[RowError] = []
     for name in FORM_FIELDS:
@@ -30,13 +32,24 @@ def parse_defaults(fields: Mapping[str, str | None]) -> dict[str, Any]:
             continue
         kind = COLUMNS_BY_NAME[name].kind
         try:
-            defaults[name] = _typed(kind, raw)
+            value = _typed(kind, raw)
         except ValueError as exc:
-            errors.append(RowError("(form)", str(exc), column=name))
+            errors.append(RowError(source, str(exc), column=name))
+            continue
+        # The same bounds as values from a file: what SQLite would keep, Postgres must too.
+        problem = (
+            text_problem(value, SWEEP_TEXT_LIMITS.get(name, 10_000))
+            if isinstance(value, str)
+            else int_problem(value)
+        )
+        if problem:
+            errors.append(RowError(source, problem, column=name))
+        else:
+            defaults[name] = value
     if "num_gpus" in defaults and defaults["num_gpus"] <= 0:
-        errors.append(RowError("(form)", "must be greater than 0", column="num_gpus"))
+        errors.append(RowError(source, "must be greater than 0", column="num_gpus"))
     if defaults.get("source_kind") not in (None, *SOURCE_KINDS):
-        errors.append(RowError("(form)", f"must be one of {SOURCE_KINDS}", column="source_kind"))
+        errors.append(RowError(source, f"must be one of {SOURCE_KINDS}", column="source_kind"))
     if errors:
         raise IngestError(errors)
     return defaults
@@ -47,13 +60,24 @@ def _typed(kind: str, raw: str) -> Any:
         try:
             return int(raw)
         except ValueError:
-            raise ValueError(f"{raw!r} is not a whole number") from None
+            raise ValueError(f"{_shown(raw)} is not a whole number") from None
     if kind == "date":
         try:
             return dt.date.fromisoformat(raw)
         except ValueError:
-            raise ValueError(f"{raw!r} is not a date (YYYY-MM-DD)") from None
+            raise ValueError(f"{_shown(raw)} is not a date (YYYY-MM-DD)") from None
     return raw
+
+
+def limits_for(max_unpacked_bytes: int) -> Limits:
+    """Ingest bounds from the settings (PARETOSCOPE_MAX_UNPACKED_MB; 10× the upload cap)."""
+    return Limits(max_unpacked_bytes=max_unpacked_bytes)
+
+
+def _shown(raw: str) -> str:
+    """A bad value as quoted in a message: long ones cut, so a 5,000-digit "number" is not
+    echoed back whole."""
+    return repr(raw if len(raw) <= 40 else raw[:40] + "…")
 
 
 @dataclass
@@ -71,25 +95,37 @@ class Stored:
     warnings: list[str] = field(default_factory=list)  # hardware matched or left as typed
 
 
-def preview(session: Session, files: list[UploadFile], fields: Mapping[str, str | None]) -> Preview:
+def preview(
+    session: Session,
+    files: list[UploadFile],
+    fields: Mapping[str, str | None],
+    limits: Limits | None = None,
+) -> Preview:
     """Parse without requiring sweep name, hardware or GPU count: the preview asks for them."""
-    parsed = parse_upload(files, parse_defaults(fields), require_meta=False)
+    defaults = parse_defaults(fields)
+    parsed = parse_upload(files, defaults, require_meta=False, limits=limits or Limits())
     matches = match_parsed(session, parsed)
     return Preview(parsed, matches, match_warnings(matches))
 
 
 def store(
-    session: Session, files: list[UploadFile], fields: Mapping[str, str | None]
+    session: Session,
+    files: list[UploadFile],
+    fields: Mapping[str, str | None],
+    limits: Limits | None = None,
 ) -> list[q.SavedSweep]:
     """Parse every file and store every sweep in one transaction, or nothing at all."""
-    return store_checked(session, files, fields).saved
+    return store_checked(session, files, fields, limits).saved
 
 
 def store_checked(
-    session: Session, files: list[UploadFile], fields: Mapping[str, str | None]
+    session: Session,
+    files: list[UploadFile],
+    fields: Mapping[str, str | None],
+    limits: Limits | None = None,
 ) -> Stored:
     """`store`, with the warnings of hardware matching (every upload path goes through here)."""
-    parsed = parse_upload(files, parse_defaults(fields))
+    parsed = parse_upload(files, parse_defaults(fields), limits=limits or Limits())
     warnings = match_warnings(match_parsed(session, parsed))
     try:
         saved = q.save_parsed(session, parsed)

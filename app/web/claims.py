@@ -18,6 +18,7 @@ from app.http.deps import SessionDep, SettingsDep, check_write_token
 from app.http.errors import AppError, form_errors
 from app.http.templating import render
 from app.schemas.claims import ClaimIn
+from app.schemas.ids import DbId
 from app.services.catalog_checks import checked_claim
 from app.services.claims_audit import AuditQuery, audit
 from app.services.errors import Invalid
@@ -57,7 +58,7 @@ async def claims_create(request: Request, session: SessionDep, settings: Setting
 
 @router.post("/claims/{claim_id}", name="claims_update")
 async def claims_update(
-    request: Request, claim_id: int, session: SessionDep, settings: SettingsDep
+    request: Request, claim_id: DbId, session: SessionDep, settings: SettingsDep
 ) -> Response:
     """Update a claim from the form."""
     q.get_claim(session, claim_id)
@@ -66,7 +67,7 @@ async def claims_update(
 
 @router.post("/claims/{claim_id}/delete", name="claims_delete")
 async def claims_delete(
-    request: Request, claim_id: int, session: SessionDep, settings: SettingsDep
+    request: Request, claim_id: DbId, session: SessionDep, settings: SettingsDep
 ) -> Response:
     """Delete a claim."""
     token = (await request.form()).get("write_token")
@@ -77,7 +78,7 @@ async def claims_delete(
 
 
 @router.get("/claims/{claim_id}", name="claim_audit_page")
-def claim_audit_page(request: Request, claim_id: int, session: SessionDep) -> Response:
+def claim_audit_page(request: Request, claim_id: DbId, session: SessionDep) -> Response:
     """Physics, placement, the read-off at your SLO and the questions to ask the vendor."""
     claim = q.get_claim(session, claim_id)
     query = parse_audit_query(request)

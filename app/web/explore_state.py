@@ -16,6 +16,7 @@ from starlette.datastructures import QueryParams
 
 from app.domain.verdict import Slo
 from app.http.errors import AppError
+from app.schemas.ids import DbId
 from app.services import price_columns
 from app.services.price_columns import PriceColumn
 from app.services.readoff_query import ReadoffQuery, preset_limits
@@ -51,7 +52,7 @@ class ExploreQuery(ReadoffQuery):
     isl: int | None = None
     osl: int | None = None
     source_kind: str | None = None
-    sweep: list[int] = Field(default_factory=list)
+    sweep: list[DbId] = Field(default_factory=list)
     picked: bool = False  # the series picker was used, so an empty selection means none
     preset: str | None = None
     applied_preset: str | None = None

@@ -11,6 +11,7 @@ from pydantic import ValidationError
 from app.http.deps import SessionDep, SettingsDep, check_write_token
 from app.http.errors import AppError, form_errors
 from app.http.templating import render
+from app.schemas.ids import DbId
 from app.schemas.pricing import PRICING_NUMBER_FIELDS, PricingIn
 from app.services import catalog_checks
 from app.services.errors import Invalid
@@ -34,7 +35,7 @@ async def pricing_create(request: Request, session: SessionDep, settings: Settin
 
 @router.post("/pricing/{profile_id}", name="pricing_update")
 async def pricing_update(
-    request: Request, profile_id: int, session: SessionDep, settings: SettingsDep
+    request: Request, profile_id: DbId, session: SessionDep, settings: SettingsDep
 ) -> Response:
     """Update a profile from the form."""
     return await _save(request, session, settings, profile_id)
@@ -42,7 +43,7 @@ async def pricing_update(
 
 @router.post("/pricing/{profile_id}/delete", name="pricing_delete")
 async def pricing_delete(
-    request: Request, profile_id: int, session: SessionDep, settings: SettingsDep
+    request: Request, profile_id: DbId, session: SessionDep, settings: SettingsDep
 ) -> Response:
     """Delete a profile."""
     form = await request.form()

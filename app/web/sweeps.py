@@ -12,6 +12,7 @@ from app.domain.columns import COLUMNS_BY_NAME, POINT_COLUMN_NAMES
 from app.domain.lengths import check_lengths
 from app.http.deps import HtmxDep, SessionDep, SettingsDep, check_write_token
 from app.http.templating import render
+from app.schemas.ids import DbId
 from app.services.catalog import match_changes
 from app.services.sweep_edits import EDITABLE, SweepQuery, sweep_changes
 from app.store import catalog
@@ -42,7 +43,7 @@ def sweeps_list(
 
 @router.get("/sweeps/{sweep_id}", name="sweep_detail")
 def sweep_detail(
-    request: Request, sweep_id: int, session: SessionDep, settings: SettingsDep
+    request: Request, sweep_id: DbId, session: SessionDep, settings: SettingsDep
 ) -> Response:
     """A sweep's metadata and every point."""
     sweep = q.get_sweep(session, sweep_id)
@@ -67,7 +68,7 @@ def sweep_detail(
 
 @router.post("/sweeps/{sweep_id}/edit", name="sweep_edit")
 async def sweep_edit(
-    request: Request, sweep_id: int, session: SessionDep, settings: SettingsDep
+    request: Request, sweep_id: DbId, session: SessionDep, settings: SettingsDep
 ) -> Response:
     """Save metadata edits from the form, then show the sweep again."""
     form = await request.form()
@@ -82,7 +83,7 @@ async def sweep_edit(
 
 @router.post("/sweeps/{sweep_id}/delete", name="sweep_delete")
 async def sweep_delete(
-    request: Request, sweep_id: int, session: SessionDep, settings: SettingsDep
+    request: Request, sweep_id: DbId, session: SessionDep, settings: SettingsDep
 ) -> Response:
     """Delete the sweep, then go back to the list."""
     form = await request.form()

@@ -32,7 +32,9 @@ async def upload_preview(request: Request, session: SessionDep, settings: Settin
     if not files:
         return render(request, "uploads/_preview.html", {"sweeps": [], "errors": []})
     try:
-        result = uploads.preview(session, files, fields)
+        result = uploads.preview(
+            session, files, fields, uploads.limits_for(settings.max_unpacked_bytes)
+        )
     except IngestError as exc:
         return render(request, "uploads/_preview.html", {"sweeps": [], "errors": exc.errors})
     context = {
@@ -54,7 +56,9 @@ async def upload_save(
     token = form.get("write_token")
     check_write_token(settings, token if isinstance(token, str) else None)
     try:
-        saved = uploads.store(session, files, fields)
+        saved = uploads.store(
+            session, files, fields, uploads.limits_for(settings.max_unpacked_bytes)
+        )
     except IngestError as exc:
         context = {**_context(settings), "errors": exc.errors, "fields": fields}
         name = "uploads/_preview.html" if htmx else "uploads/new.html"

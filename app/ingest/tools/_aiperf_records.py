@@ -29,6 +29,7 @@ from typing import Any
 from app.ingest.common import integer, number
 from app.ingest.errors import IngestError
 from app.ingest.parsed import make_samples
+from app.ingest.safe_load import loads_json
 from app.ingest.source import SourceFile
 from app.ingest.tools._genai_common import TIME_SCALE_MS, Built
 
@@ -36,12 +37,14 @@ METADATA_MARKERS = ("request_start_ns", "x_request_id", "benchmark_phase", "sess
 
 
 def is_records(file: SourceFile) -> bool:
-    """True for an AIPerf profile_export.jsonl (judged by its first record). Never raises."""
+    """True for an AIPerf profile_export.jsonl (judged by its first record).
+
+    Only a JSON bound (too deep, too many digits) raises, naming the file."""
     head = file.data[:256].lstrip(b"\xef\xbb\xbf").lstrip()
     if not head.startswith(b"{") or b'"metadata"' not in head:
         return False
     try:
-        first = json.loads(file.data.lstrip(b"\xef\xbb\xbf").split(b"\n", 1)[0])
+        first = loads_json(file.data.lstrip(b"\xef\xbb\xbf").split(b"\n", 1)[0], file.name)
     except ValueError:
         return False
     if not isinstance(first, dict) or not {"metadata", "metrics"} <= first.keys():
@@ -68,7 +71,7 @@ def read_records(file: SourceFile) -> Records:
         if not text.strip():
             continue
         try:
-            record = json.loads(text)
+            record = loads_json(text, file.name, line)
         except json.JSONDecodeError as exc:
             raise IngestError.one(file.name, f"not valid JSON ({exc.msg})", row=line) from None
         if not isinstance(record, Mapping) or "metadata" not in record or "metrics" not in record:

@@ -30,6 +30,7 @@ import yaml
 from app.ingest.common import integer, json_safe, number, require
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, make_samples
+from app.ingest.safe_load import load_yaml
 
 # guidellm metric → (canonical metric, scale to ms); None = keep in extra only.
 LATENCIES: dict[str, tuple[str, float]] = {
@@ -203,7 +204,10 @@ def _samples(
     cols: tuple[list[Any], ...] = ([], [], [], [], [])
     listed = 0
     for status, ok in (("successful", True), ("errored", False)):
-        for i, req in enumerate(requests.get(status) or []):
+        entries = requests.get(status) or []
+        if not isinstance(entries, list):
+            raise IngestError.one(file, f"key {where}.requests.{status!r}: expected a list")
+        for i, req in enumerate(entries):
             key = f"{where}.requests.{status}[{i}]"
             req = require(req, ("prompt_tokens",), file, key)
             listed += 1
@@ -301,8 +305,8 @@ def synthetic_lengths(data: Any) -> dict[str, Any]:
         text = data.strip()
         if text.startswith("{"):
             try:
-                data = yaml.safe_load(text)
-            except yaml.YAMLError:
+                data = load_yaml(text, "(data source)")
+            except (yaml.YAMLError, IngestError):
                 return {}
         else:
             pairs = [p.split("=", 1) for p in text.split(",") if "=" in p]

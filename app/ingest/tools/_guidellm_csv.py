@@ -20,8 +20,10 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from app.ingest.common import refuse_duplicate_columns
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
+from app.ingest.safe_load import loads_json
 from app.ingest.source import SourceFile
 from app.ingest.tools._guidellm_benchmark import (
     TPOT_NOTE,
@@ -88,7 +90,7 @@ class _Row:
         if raw is None:
             return None
         try:
-            return json.loads(raw)
+            return loads_json(raw, self.file, self.line)
         except json.JSONDecodeError:
             raise self.error(label, "not valid JSON") from None
 
@@ -120,6 +122,7 @@ def parse_csv(file: SourceFile) -> ParsedSweep:
     labels: list[Label] = [
         (rows[0][i].strip(), _cell(rows[1], i), _cell(rows[2], i)) for i in range(width)
     ]
+    refuse_duplicate_columns(file.name, [" / ".join(p for p in label if p) for label in labels])
     index = {label: i for i, label in reversed(list(enumerate(labels)))}
     if STRATEGY not in index:
         raise IngestError.one(file.name, "required column 'Benchmark / Strategy' is missing", 2)
@@ -216,9 +219,9 @@ def _plain(raw: str) -> Any:
     """A cell as a number, a parsed JSON object/list, or the string itself."""
     if raw[:1] in ("{", "["):
         try:
-            return json.loads(raw)
-        except json.JSONDecodeError:
-            return raw
+            return loads_json(raw, "(cell)")
+        except (json.JSONDecodeError, IngestError):
+            return raw  # kept as text (a cell too deep or too long to be worth parsing)
     try:
         value = float(raw)
     except ValueError:

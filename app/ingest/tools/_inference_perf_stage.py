@@ -28,6 +28,7 @@ import yaml
 from app.ingest.common import integer, json_safe, number, require
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint
+from app.ingest.safe_load import load_yaml
 from app.ingest.source import SourceFile
 
 LATENCIES = {
@@ -58,7 +59,7 @@ def load_document(file: SourceFile) -> Any:
             raise IngestError.one(file.name, f"not valid JSON ({file.json_error})")
         return doc
     try:
-        return yaml.load(file.text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        return load_yaml(file.text, file.name)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""

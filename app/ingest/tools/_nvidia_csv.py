@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.ingest.common import json_safe
+from app.ingest.common import json_safe, refuse_duplicate_columns
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint
 from app.ingest.source import SourceFile
@@ -98,6 +98,7 @@ def read_blocks(file: SourceFile) -> CsvExport:
             continue
         if header is None:
             header = cells
+            refuse_duplicate_columns(file.name, header, line)
             if _block_kind(header) in ("telemetry", "other"):
                 _keep(out, header, cells)
             continue

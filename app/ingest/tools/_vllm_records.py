@@ -17,7 +17,9 @@ import json
 import re
 from typing import Any
 
+from app.ingest.common import refuse_duplicate_columns
 from app.ingest.errors import IngestError
+from app.ingest.safe_load import loads_json
 from app.ingest.source import SourceFile
 from app.ingest.tools._vllm_common import Record
 
@@ -79,7 +81,7 @@ def _json_lines(file: SourceFile) -> list[Record] | None:
         if not line.strip():
             continue
         try:
-            item = json.loads(line)
+            item = loads_json(line, file.name, lineno)
         except json.JSONDecodeError as exc:
             if not out:
                 return None
@@ -97,6 +99,7 @@ def _json_lines(file: SourceFile) -> list[Record] | None:
 def _csv_records(file: SourceFile) -> list[Record]:
     rows = list(csv.reader(io.StringIO(file.text)))
     header = rows[0]
+    refuse_duplicate_columns(file.name, header)
     names = header[1:]  # the first column is pandas' unnamed index
     out = []
     for lineno, row in enumerate(rows[1:], start=2):

@@ -35,6 +35,7 @@ import yaml
 from app.ingest.common import json_safe, number
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
+from app.ingest.safe_load import load_yaml
 from app.ingest.source import SourceFile
 from app.ingest.tools._engines import fill_engine
 from app.ingest.tools._guidellm_benchmark import (
@@ -114,7 +115,7 @@ def _kind(file: SourceFile) -> str | None:
 def _load(file: SourceFile, kind: str) -> Mapping[str, Any]:
     if kind == "yaml":
         try:
-            doc = yaml.load(file.text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+            doc = load_yaml(file.text, file.name)
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = f" at line {mark.line + 1}" if mark is not None else ""

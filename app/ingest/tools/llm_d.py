@@ -39,6 +39,7 @@ import yaml
 from app.ingest.common import hardware_key, integer, json_safe, number, require
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
+from app.ingest.safe_load import load_yaml
 from app.ingest.source import SourceFile
 
 TIME_UNITS = {"ms": 1.0, "s": 1000.0, "ms/token": 1.0, "s/token": 1000.0}
@@ -102,7 +103,7 @@ def _load(file: SourceFile) -> Mapping[str, Any]:
             raise IngestError.one(file.name, f"not valid JSON ({file.json_error})")
     else:
         try:
-            doc = yaml.load(file.text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+            doc = load_yaml(file.text, file.name)
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = f" at line {mark.line + 1}" if mark is not None else ""

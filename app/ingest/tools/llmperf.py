@@ -188,7 +188,10 @@ def meta_from(file: SourceFile, s: Mapping[str, Any]) -> dict[str, Any]:
             meta[column] = int(round(value))
     stamp = number(s.get("timestamp"), name, "timestamp")
     if stamp is not None:
-        meta["measured_at"] = dt.datetime.fromtimestamp(stamp, dt.UTC).date()
+        try:
+            meta["measured_at"] = dt.datetime.fromtimestamp(stamp, dt.UTC).date()
+        except (OverflowError, OSError, ValueError):
+            raise IngestError.one(name, f"key 'timestamp': {stamp!r} is not a date") from None
     return meta
 
 

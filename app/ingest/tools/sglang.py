@@ -51,6 +51,7 @@ from typing import Any
 from app.ingest.common import integer, json_safe
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
+from app.ingest.safe_load import loads_json
 from app.ingest.source import SourceFile
 from app.ingest.tools._engines import fill_engine
 from app.ingest.tools._vllm_common import (
@@ -132,7 +133,7 @@ def _lines(file: SourceFile) -> list[Record]:
         if not line.strip():
             continue
         try:
-            item = json.loads(line)
+            item = loads_json(line, file.name, lineno)
         except json.JSONDecodeError as exc:
             raise IngestError.one(
                 file.name, f"line {lineno} is not valid JSON ({exc.msg})", row=lineno
@@ -177,7 +178,7 @@ def _sweep(group: list[Record]) -> ParsedSweep:
 def _label(rec: Record, meta: Mapping[str, Any]) -> str:
     parts = [text(rec.data.get("tag")) or text(rec.data.get("dataset_name")) or "run"]
     if meta.get("isl") is not None:
-        parts.append(f"{meta['isl']}/{meta['osl']}")
+        parts.append(f"{meta['isl']}/{meta.get('osl', '?')}")
     parts.append(rec.file.rsplit("/", 1)[-1].rsplit(".", 1)[0])
     return " ".join(p for p in parts if p)
 

@@ -1,0 +1,154 @@
+"""Bounds on what one upload may become, and the checks that keep stored values storable.
+
+Every database gets the same limits: SQLite stores any text length, a NUL byte or a 64-bit
+integer, Postgres refuses them; checking here means a sweep that imports on one imports on the
+other, and the refusal names the file, the row and the field instead of a database error.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from app.ingest.errors import IngestError, RowError
+from app.ingest.parsed import ParsedPoint, ParsedSweep
+
+MB = 1024 * 1024
+INT32_MAX = 2**31 - 1  # Postgres INTEGER
+
+# Longest text per field; the store's column lengths (app/store/models.py) are these.
+SWEEP_TEXT_LIMITS: dict[str, int] = {
+    "sweep": 300,
+    "hardware": 100,
+    "model": 200,
+    "engine": 100,
+    "engine_version": 100,
+    "precision": 50,
+    "spec_decode": 100,
+    "workload": 200,
+    "source_kind": 20,
+    "source_tool": 100,
+    "notes": 10_000,  # a Text column: the bound is ours, not the database's
+}
+POINT_TEXT_LIMITS: dict[str, int] = {"goodput_slo": 200}
+SOURCE_FILE_LIMIT = 500
+INT_FIELDS: tuple[str, ...] = (
+    "num_gpus",
+    "num_prefill_gpus",
+    "num_decode_gpus",
+    "isl",
+    "osl",
+    "num_requests",
+    "num_failed",
+)
+SAMPLE_INT_FIELDS: tuple[str, ...] = ("output_len", "input_len")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one upload may expand to; the defaults suit the default 50 MB upload cap."""
+
+    max_unpacked_bytes: int = 500 * MB  # all archive members together, as they are extracted
+    max_ratio: float = 200.0  # uncompressed / compressed bytes, per member and per archive
+    ratio_grace_bytes: int = 1 * MB  # tiny, very repetitive files may compress better than that
+    max_extra_bytes: int = 256 * 1024  # one point's extra fields, serialised as JSON
+
+
+DEFAULT_LIMITS = Limits()
+
+
+def text_problem(value: str, limit: int) -> str | None:
+    """Why a text value cannot be stored, or None."""
+    if "\x00" in value:
+        return "contains a NUL byte"
+    if len(value) > limit:
+        return f"is {len(value):,} characters long; at most {limit:,}"
+    return None
+
+
+def int_problem(value: Any) -> str | None:
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > INT32_MAX:
+        return f"{value} is out of range (at most {INT32_MAX:,})"
+    return None
+
+
+def check_sweeps(sweeps: list[ParsedSweep], limits: Limits = DEFAULT_LIMITS) -> None:
+    """Refuse, naming file, row and field, anything one of the databases could not store."""
+    errors: list[RowError] = []
+    for sweep in sweeps:
+        file = sweep.source_file
+        if len(file) > SOURCE_FILE_LIMIT or "\x00" in file:
+            shown = file[:80].replace("\x00", "\\0")
+            errors.append(
+                RowError(shown, f"the file name is longer than {SOURCE_FILE_LIMIT} characters")
+                if "\x00" not in file
+                else RowError(shown, "the file name contains a NUL byte")
+            )
+            continue
+        for key, limit in SWEEP_TEXT_LIMITS.items():
+            value = sweep.meta.get(key)
+            problem = text_problem(value, limit) if isinstance(value, str) else None
+            if problem:
+                errors.append(RowError(file, problem, sweep.first_row, key))
+        for key in INT_FIELDS:
+            problem = int_problem(sweep.meta.get(key))
+            if problem:
+                errors.append(RowError(file, problem, sweep.first_row, key))
+        for point in sweep.points:
+            _check_point(file, point, limits, errors)
+    if errors:
+        raise IngestError(errors)
+
+
+def _check_point(file: str, point: ParsedPoint, limits: Limits, errors: list[RowError]) -> None:
+    for key, limit in POINT_TEXT_LIMITS.items():
+        value = point.values.get(key)
+        problem = text_problem(value, limit) if isinstance(value, str) else None
+        if problem:
+            errors.append(RowError(file, problem, point.row, key))
+    for key in INT_FIELDS:
+        problem = int_problem(point.values.get(key))
+        if problem:
+            errors.append(RowError(file, problem, point.row, key))
+    if point.extra:
+        # Sizes are counted as stored (compact JSON).
+        text = json.dumps(point.extra, default=str, separators=(",", ":"))
+        if len(text) > limits.max_extra_bytes:
+            errors.append(
+                RowError(
+                    file,
+                    f"the point's extra fields take {len(text):,} bytes; at most "
+                    f"{limits.max_extra_bytes:,} per point are kept (remove unneeded fields)",
+                    point.row,
+                )
+            )
+        elif _has_nul(point.extra):
+            errors.append(RowError(file, "an extra field contains a NUL byte", point.row))
+    if point.sample_count:
+        try:
+            # A typed frame (canonical CSV) is read as is: casting a million rows again costs.
+            samples = point.samples
+            frame = samples if isinstance(samples, pl.DataFrame) else point.samples_frame()
+        except (pl.exceptions.PolarsError, OverflowError, TypeError, ValueError):
+            # e.g. a token count of 1e30: no 64-bit column holds it
+            errors.append(RowError(file, "a request sample holds a value out of range", point.row))
+            return
+        for key in SAMPLE_INT_FIELDS:
+            top = frame.select(pl.col(key).abs().max()).item()
+            if top is not None and top > INT32_MAX:
+                errors.append(
+                    RowError(file, f"a request's {key} {top} is out of range", point.row, key)
+                )
+
+
+def _has_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return any(_has_nul(v) for v in value)
+    return False

@@ -1,0 +1,154 @@
+"""JSON and YAML readers with bounds, so a small hostile file cannot cost gigabytes or minutes.
+
+JSON: nesting deeper than MAX_DEPTH and number literals longer than MAX_NUMBER_DIGITS are refused
+(Python's own int() refuses 4,300 digits with a ValueError, and deep nesting raises
+RecursionError: both would otherwise surface as crashes). YAML: aliases are refused outright
+(a 30 KB "billion laughs" file expands to gigabytes), and so are deep nesting and huge numbers.
+Syntax errors keep their usual exception types (json.JSONDecodeError, yaml.YAMLError) so callers
+that tell "not this format" from "broken" keep working; a bound that is hit raises IngestError.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import yaml
+
+from app.ingest.errors import IngestError
+
+MAX_DEPTH = 100  # real result files nest < 15 levels
+MAX_NUMBER_DIGITS = 100  # a float needs 17 significant digits; ints beyond 10^100 mean nothing
+
+_LONG_DIGITS = re.compile(rb"[0-9]{%d,}" % (MAX_NUMBER_DIGITS + 1))
+_ESCAPE = re.compile(rb"\\.", re.DOTALL)
+_RUN = re.compile(rb"[\[{]+|[\]}]+")
+_BRACKETS_AND_QUOTES = bytes(range(256)).translate(None, b'[]{}"')
+
+
+class _TooManyDigits(Exception):
+    def __init__(self, literal: str) -> None:
+        self.literal = literal
+
+
+def _number(text: str, kind: type) -> Any:
+    if len(text) > MAX_NUMBER_DIGITS:
+        raise _TooManyDigits(text)
+    return kind(text)
+
+
+def _int(text: str) -> int:
+    return int(_number(text, int))
+
+
+def _float(text: str) -> float:
+    return float(_number(text, float))
+
+
+def json_depth_exceeds(raw: bytes, limit: int = MAX_DEPTH) -> bool:
+    """True if brackets nest deeper than `limit` (brackets inside strings do not count).
+
+    Linear: escapes and strings are removed at C speed, shallow structure is
+    peeled off in a few passes, and what remains is followed run by run of opening or closing
+    brackets (about two seconds for 50 MB of nothing but deep brackets). Malformed bracketing
+    is left to the parser to report.
+    """
+    if raw.count(b"[") + raw.count(b"{") <= limit:
+        return False
+    # Escapes go first (so \" cannot end a string); then every other byte but brackets and
+    # quotes; then the strings themselves: the pieces between quotes at odd positions.
+    kept = b"".join(_ESCAPE.sub(b"", raw).translate(None, _BRACKETS_AND_QUOTES).split(b'"')[::2])
+    # Shallow, bulky documents (many small lists) vanish in a few passes that each delete the
+    # innermost pairs; once a pass removes less than a quarter, the rest is walked run by run.
+    passes = 0
+    while kept and passes < limit:
+        shorter = kept.replace(b"[]", b"").replace(b"{}", b"")
+        if len(shorter) > 0.75 * len(kept):
+            break
+        kept, passes = shorter, passes + 1
+    depth = passes
+    for run in _RUN.findall(kept):
+        if run[0] in b"[{":
+            depth += len(run)
+            if depth > limit:
+                return True
+        else:
+            depth -= len(run)
+    return False
+
+
+def loads_json(text: str | bytes, file: str, row: int | None = None) -> Any:
+    """json.loads with a depth and a digit bound; bare Infinity and NaN are accepted (Python's
+    writer emits them). Bounds raise IngestError naming the file; bad syntax JSONDecodeError."""
+    raw = text.encode() if isinstance(text, str) else text
+    where = f"line {row}: " if row is not None else ""
+    if json_depth_exceeds(raw):
+        raise IngestError.one(
+            file, f"{where}JSON nested deeper than {MAX_DEPTH} levels is refused", row=row
+        )
+    try:
+        if not _LONG_DIGITS.search(raw):
+            return json.loads(text)
+        # Only files with a long digit run (maybe inside a string) pay for the checked path.
+        return json.loads(text, parse_int=_int, parse_float=_float)
+    except _TooManyDigits as exc:
+        shown = exc.literal[:20]
+        raise IngestError.one(
+            file,
+            f"{where}a number of {len(exc.literal)} characters ({shown}…) is refused; "
+            f"at most {MAX_NUMBER_DIGITS}",
+            row=row,
+        ) from None
+    except RecursionError:
+        raise IngestError.one(file, f"{where}JSON nested too deeply", row=row) from None
+
+
+class _NoAliasLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """The safe loader; aliases are checked for before it runs (see load_yaml)."""
+
+
+_NUMBERISH = re.compile(r"[-+]?[0-9._,:]*[0-9][0-9._,:eE+-]*")
+
+
+def load_yaml(text: str, file: str) -> Any:
+    """yaml safe_load that refuses aliases, nesting deeper than MAX_DEPTH and huge numbers.
+
+    The event stream is checked first (cheap: aliases are not expanded at that stage), so a
+    "billion laughs" file is refused before anything is built.
+    """
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=_NoAliasLoader):
+            if isinstance(event, yaml.AliasEvent):
+                line = event.start_mark.line + 1 if event.start_mark else None
+                raise IngestError.one(
+                    file,
+                    f"YAML aliases (*{event.anchor}) are refused: expand them in the file",
+                    row=line,
+                )
+            if isinstance(event, yaml.MappingStartEvent | yaml.SequenceStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    line = event.start_mark.line + 1 if event.start_mark else None
+                    raise IngestError.one(
+                        file, f"YAML nested deeper than {MAX_DEPTH} levels is refused", row=line
+                    )
+            elif isinstance(event, yaml.MappingEndEvent | yaml.SequenceEndEvent):
+                depth -= 1
+            elif (
+                isinstance(event, yaml.ScalarEvent)
+                and not event.style  # plain (libyaml says "", the Python parser None)
+                and len(event.value) > MAX_NUMBER_DIGITS
+                and _NUMBERISH.fullmatch(event.value)
+            ):
+                line = event.start_mark.line + 1 if event.start_mark else None
+                raise IngestError.one(
+                    file,
+                    f"a number of {len(event.value)} characters is refused; "
+                    f"at most {MAX_NUMBER_DIGITS}",
+                    row=line,
+                )
+        return yaml.load(text, Loader=_NoAliasLoader)
+    except RecursionError:
+        raise IngestError.one(file, "YAML nested too deeply") from None
