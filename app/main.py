@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import anyio.to_thread
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from app import __version__
 from app.http import errors
+from app.http.body_limit import BodyLimitMiddleware
 from app.http.timing import ServerTimingMiddleware
 from app.settings import PROJECT_ROOT, Settings, get_settings
 from app.store.db import make_engine, make_sessionmaker, session_scope
@@ -17,10 +19,12 @@ from app.store.db import make_engine, make_sessionmaker, session_scope
 
 def create_app(settings: Settings | None = None, *, migrate: bool = True) -> FastAPI:
     settings = settings or get_settings()
-    engine = make_engine(settings.database_url)
+    engine = make_engine(settings.database_url, pool_size=settings.threads)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # Plain `def` routes run on this pool; one thread per pooled database connection.
+        anyio.to_thread.current_default_thread_limiter().total_tokens = settings.threads
         if migrate:
             from app.services.seed import seed_if_empty
             from app.store.migrate import upgrade_to_head
@@ -42,6 +46,7 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
     app.state.engine = engine
     app.state.sessionmaker = make_sessionmaker(engine)
     app.add_middleware(ServerTimingMiddleware)
+    app.add_middleware(BodyLimitMiddleware, max_upload_bytes=settings.max_upload_bytes)
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     errors.install(app)
 

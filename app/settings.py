@@ -28,6 +28,13 @@ class Settings(BaseSettings):
         description="When set, every write needs it: `Authorization: Bearer <token>` on the API, "
         "the token field on forms.",
     )
+    threads: int = Field(
+        default=16,
+        ge=1,
+        le=512,
+        description="Threads per worker for parsing and database work; also the size of each "
+        "worker's database connection pool.",
+    )
     seed_on_start: bool = Field(
         default=True, description="Seed catalogs and demo sweeps when the database is empty."
     )

@@ -6,14 +6,14 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from app.http.deps import SessionDep
+from app.http.deps import DbId, SessionDep
 from app.http.errors import AppError
 from app.services import analysis
 from app.services.readoff_json import frontier_json, result_json, slo_json
 from app.services.readoff_query import ReadoffQuery
 
 router = APIRouter(prefix="/api", tags=["analysis"])
-SweepIds = Annotated[list[int], Query(description="sweep id; repeat for several")]
+SweepIds = Annotated[list[DbId], Query(description="sweep id; repeat for several")]
 
 
 @router.get("/readoff", name="api_readoff")

@@ -1,16 +1,26 @@
-"""Request-scoped dependencies: the session, settings, the write-token check, htmx detection."""
+"""Request-scoped dependencies: the session, settings, the write-token check, htmx detection,
+the form and uploaded files read before a plain `def` route runs, and bounded ids."""
 
 from __future__ import annotations
 
 import hmac
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import Depends, Header, Request
+from fastapi import Depends, Header, Path, Request
 from sqlalchemy.orm import Session
+from starlette.datastructures import FormData
+from starlette.datastructures import UploadFile as StarletteUpload
 
 from app.http.errors import AppError
+from app.http.uploads import read_uploads
+from app.ingest import UploadFile as RawFile
+from app.schemas.bounds import DB_INT_MAX, DbId
 from app.settings import Settings
+
+IdPath = Annotated[int, Path(ge=1, le=DB_INT_MAX, description="id")]
+__all__ = ["DbId", "IdPath"]
 
 
 def get_settings_dep(request: Request) -> Settings:
@@ -58,3 +68,31 @@ SessionDep = Annotated[Session, Depends(get_session)]
 SettingsDep = Annotated[Settings, Depends(get_settings_dep)]
 HtmxDep = Annotated[bool, Depends(is_htmx)]
 WriteDep = Depends(require_bearer)
+
+
+async def read_form(request: Request) -> FormData:
+    """Awaited here so that the route itself can be a plain `def` running in the threadpool."""
+    return await request.form()
+
+
+@dataclass(frozen=True)
+class Upload:
+    files: list[RawFile]
+    form: FormData
+
+    def text(self, name: str) -> str | None:
+        value = self.form.get(name)
+        return value if isinstance(value, str) else None
+
+
+async def read_upload(
+    form: Annotated[FormData, Depends(read_form)],
+    settings: Annotated[Settings, Depends(get_settings_dep)],
+) -> Upload:
+    """The uploaded files (under the size cap) and the form's text fields."""
+    files = [f for f in form.getlist("files") if isinstance(f, StarletteUpload) and f.filename]
+    return Upload(await read_uploads(files, settings.max_upload_bytes), form)  # type: ignore[arg-type]
+
+
+FormDep = Annotated[FormData, Depends(read_form)]
+UploadDep = Annotated[Upload, Depends(read_upload)]

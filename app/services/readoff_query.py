@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from app.domain.slo import Slo
+from app.schemas.bounds import DbId
 from app.services.analysis import Params
 from app.store.models import SloPreset
 
@@ -29,7 +30,7 @@ class ReadoffQuery(BaseModel):
     stat: Literal["mean", "p50", "p90", "p95", "p99"] = Field(
         default="p50", description="TPOT statistic of the x axis"
     )
-    pricing: list[int] = Field(default_factory=list, description="pricing profile ids")
+    pricing: list[DbId] = Field(default_factory=list, description="pricing profile ids")
     usd_per_gpu_hour: float | None = Field(
         default=None, gt=0, allow_inf_nan=False, description="an inline rental price"
     )

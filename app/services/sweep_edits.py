@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field
 
 from app.domain.columns import SWEEP_COLUMN_NAMES
 from app.ingest import IngestError, RowError
+from app.schemas.bounds import DbCount, DbId
 from app.services.uploads import parse_defaults
 from app.store.sweeps import SweepFilters
 
@@ -21,10 +22,10 @@ class SweepQuery(BaseModel):
     engine: str | None = None
     precision: str | None = None
     source_kind: str | None = None
-    isl: int | None = Field(default=None, ge=0)
-    osl: int | None = Field(default=None, ge=0)
+    isl: DbCount | None = None
+    osl: DbCount | None = None
     q: str | None = Field(default=None, description="Text in the name or notes")
-    page: int = Field(default=1, ge=1)
+    page: DbId = 1
     per_page: int = Field(default=25, ge=1, le=500)
 
     def filters(self) -> SweepFilters:

@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from app.domain.columns import COLUMNS_BY_NAME, SOURCE_KINDS, SWEEP_COLUMN_NAMES
 from app.ingest import IngestError, ParsedSweep, RowError, UploadFile, parse_upload
+from app.schemas.bounds import DB_INT_MAX
 from app.store import sweeps as q
 
 # Form fields and CLI options that fill sweep-level values a file leaves out.
@@ -28,6 +29,8 @@ def parse_defaults(fields: Mapping[str, str | None]) -> dict[str, Any]:
         kind = COLUMNS_BY_NAME[name].kind
         try:
             defaults[name] = _typed(kind, raw)
+            if kind == "int" and abs(defaults[name]) > DB_INT_MAX:
+                raise ValueError(f"must be at most {DB_INT_MAX}")
         except ValueError as exc:
             errors.append(RowError("(form)", str(exc), column=name))
     if "num_gpus" in defaults and defaults["num_gpus"] <= 0:

@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 from starlette.datastructures import QueryParams
 
 from app.http.errors import AppError
+from app.schemas.bounds import DbCount, DbId
 from app.services.readoff_query import ReadoffQuery, preset_limits
 from app.store import catalog
 from app.store import points as point_queries
@@ -35,10 +36,10 @@ class ExploreQuery(ReadoffQuery):
     hardware: str | None = None
     engine: str | None = None
     precision: str | None = None
-    isl: int | None = None
-    osl: int | None = None
+    isl: DbCount | None = None
+    osl: DbCount | None = None
     source_kind: str | None = None
-    sweep: list[int] = Field(default_factory=list)
+    sweep: list[DbId] = Field(default_factory=list)
     picked: bool = False  # the series picker was used, so an empty selection means none
     preset: str | None = None
     applied_preset: str | None = None
