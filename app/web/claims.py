@@ -18,6 +18,7 @@ from app.charts.roofline import placement_figure
 from app.http.deps import FormDep, IdPath, SessionDep, SettingsDep, check_write_token
 from app.http.errors import AppError, form_errors
 from app.http.templating import render
+from app.schemas.bounds import DB_INT_MAX
 from app.schemas.claims import ClaimIn
 from app.services.catalog_checks import checked_claim
 from app.services.claims_audit import AuditQuery, audit
@@ -43,7 +44,7 @@ def claims_page(request: Request, session: SessionDep, settings: SettingsDep) ->
     """Every claim with its physics verdict, and a form to add (or edit) one."""
     form: dict[str, Any] = {}
     editing = None
-    if (edit := request.query_params.get("edit", "")).isdigit():
+    if (edit := request.query_params.get("edit", "")).isdigit() and int(edit) <= DB_INT_MAX:
         claim = q.get_claim(session, int(edit))
         editing, form = claim.id, q.form_values(claim)
     context = _list_context(session, settings, form, [], editing)
