@@ -124,9 +124,7 @@ def test_the_preview_needs_no_token_when_none_is_set(hx_client: TestClient) -> N
     assert hx_client.post("/upload/preview", files=files).status_code == 200
 
 
-OUT_OF_RANGE_GETS = [
-    f"/api/sweeps/{n}" for n in (ABOVE_INT32, ABOVE_INT64, 0, -1)
-] + [
+OUT_OF_RANGE_GETS = [f"/api/sweeps/{n}" for n in (ABOVE_INT32, ABOVE_INT64, 0, -1)] + [
     f"/sweeps/{ABOVE_INT32}",
     f"/sweeps/{ABOVE_INT64}",
     f"/api/pricing/{ABOVE_INT32}",
@@ -203,4 +201,3 @@ def test_a_gpu_count_or_length_above_the_integer_range_is_refused_naming_the_fie
     [error] = response.json()["errors"]
     assert error["column"] == field
     assert count(session, Sweep) == 0
-
