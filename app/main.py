@@ -14,7 +14,7 @@ from app.http import errors
 from app.http.body_limit import BodyLimitMiddleware
 from app.http.timing import ServerTimingMiddleware
 from app.settings import PROJECT_ROOT, Settings, get_settings
-from app.store.db import make_engine, make_sessionmaker, session_scope
+from app.store.db import POOL_OVERFLOW, make_engine, make_sessionmaker, session_scope
 
 
 def create_app(settings: Settings | None = None, *, migrate: bool = True) -> FastAPI:
@@ -45,6 +45,7 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
     app.state.settings = settings
     app.state.engine = engine
     app.state.sessionmaker = make_sessionmaker(engine)
+    app.state.session_capacity = settings.threads + POOL_OVERFLOW  # see deps.get_session
     app.add_middleware(ServerTimingMiddleware)
     app.add_middleware(BodyLimitMiddleware, max_upload_bytes=settings.max_upload_bytes)
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")

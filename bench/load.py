@@ -64,6 +64,7 @@ class LoadReport:
             and self.timeouts == 0
             and self.read_p99_s < READ_P99_TARGET_S
             and not (self.stored_twice or self.missing or self.unannounced)
+            and not self.other_errors  # dropped connections, unexpected 4xx
         )
 
     def lines(self) -> list[str]:
@@ -186,7 +187,8 @@ async def _reader(
 async def _drive(
     url: str, uploaders: int, readers: int, seconds: float, report: LoadReport
 ) -> None:
-    limits = httpx.Limits(max_connections=uploaders + readers + 4)
+    # Idle connections are dropped before uvicorn's 5 s keep-alive timeout can close them under us.
+    limits = httpx.Limits(max_connections=uploaders + readers + 4, keepalive_expiry=2.0)
     async with httpx.AsyncClient(base_url=url, timeout=CLIENT_TIMEOUT_S, limits=limits) as client:
         listing = (await client.get("/api/sweeps", params={"per_page": 20})).json()
         ids = [s["id"] for s in listing["sweeps"]] or [1]
@@ -219,11 +221,12 @@ def run_load(
     uploaders: int = 8,
     readers: int = 32,
     seconds: float = 60,
+    env: dict[str, str] | None = None,
 ) -> LoadReport:
     """Migrate and seed `database_url` (empty), serve it, load it, then check what was stored."""
     upgrade_to_head(database_url)
     report = LoadReport(label=label, seconds=seconds)
-    env = {"PARETOSCOPE_SEED_ON_START": "true"}
+    env = {"PARETOSCOPE_SEED_ON_START": "true", **(env or {})}
     with running_server(database_url, workers=workers, env=env) as server:
         asyncio.run(_drive(server.url, uploaders, readers, seconds, report))
     _check_storage(database_url, report)

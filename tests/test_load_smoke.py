@@ -48,3 +48,17 @@ def test_the_report_fails_a_run_with_a_server_error() -> None:
     report.server_errors = 1
     assert not report.ok
     assert "FAIL" in report.lines()[0]
+
+
+def test_more_clients_than_threads_and_connections_do_not_stall_the_server() -> None:
+    """Two threads and four pooled connections per worker against ten clients: requests queue
+    for a session on the event loop instead of holding a connection while waiting for a thread."""
+    with load.scratch_sqlite() as url:
+        report = load.run_load(
+            url, "tiny pool", workers=1, uploaders=2, readers=8, seconds=3,
+            env={"PARETOSCOPE_THREADS": "2"},
+        )  # fmt: skip
+    detail = "\n".join(report.lines())
+    assert report.timeouts == 0, detail
+    assert report.server_errors == 0, detail
+    assert report.reads > 20, detail

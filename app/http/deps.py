@@ -4,10 +4,12 @@ the form and uploaded files read before a plain `def` route runs, and bounded id
 from __future__ import annotations
 
 import hmac
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Annotated
 
+import anyio
+import anyio.to_thread
 from fastapi import Depends, Header, Path, Request
 from sqlalchemy.orm import Session
 from starlette.datastructures import FormData
@@ -28,17 +30,33 @@ def get_settings_dep(request: Request) -> Settings:
     return settings
 
 
-def get_session(request: Request) -> Iterator[Session]:
-    """One transaction per request: committed when the handler returns, rolled back on error."""
-    session: Session = request.app.state.sessionmaker()
-    try:
-        yield session
-        session.commit()
-    except BaseException:
-        session.rollback()
-        raise
-    finally:
-        session.close()
+async def get_session(request: Request) -> AsyncIterator[Session]:
+    """One transaction per request: committed when the handler returns, rolled back on error.
+
+    A request holds its pooled connection until here, after its answer is serialized, which
+    FastAPI does on a worker thread. So no more sessions are open than the pool has connections
+    (waiting for a slot on the event loop, not on a thread): otherwise every thread could wait
+    for a connection held by requests that wait for a thread.
+    """
+    state = request.app.state
+    if getattr(state, "session_slots", None) is None:
+        state.session_slots = anyio.Semaphore(state.session_capacity)
+    async with state.session_slots:
+        session: Session = state.sessionmaker()
+        try:
+            yield session
+            await _finish(session.commit)
+        except BaseException:
+            await _finish(session.rollback)
+            raise
+        finally:
+            await _finish(session.close)
+
+
+async def _finish(step: Callable[[], None]) -> None:
+    # Shielded and on a thread of its own: ending a session never waits for a request thread.
+    with anyio.CancelScope(shield=True):
+        await anyio.to_thread.run_sync(step, limiter=anyio.CapacityLimiter(1))
 
 
 def is_htmx(hx_request: Annotated[str | None, Header()] = None) -> bool:

@@ -19,6 +19,8 @@ from sqlalchemy.orm import Session, sessionmaker
 SQLITE_BUSY_TIMEOUT_S = 30
 # How long a request waits for a free pooled connection before answering 503.
 POOL_TIMEOUT_S = 30
+# Connections beyond pool_size, for work outside requests (startup, the CLI).
+POOL_OVERFLOW = 2
 
 
 def make_engine(url: str, pool_size: int = 10) -> Engine:
@@ -27,7 +29,7 @@ def make_engine(url: str, pool_size: int = 10) -> Engine:
     parsed = make_url(url)
     sized: dict[str, Any] = {
         "pool_size": pool_size,
-        "max_overflow": 2,
+        "max_overflow": POOL_OVERFLOW,
         "pool_timeout": POOL_TIMEOUT_S,
     }
     if parsed.get_backend_name() == "sqlite":
