@@ -18,6 +18,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -228,7 +229,10 @@ def run_load(
     report = LoadReport(label=label, seconds=seconds)
     env = {"PARETOSCOPE_SEED_ON_START": "true", **(env or {})}
     with running_server(database_url, workers=workers, env=env) as server:
-        asyncio.run(_drive(server.url, uploaders, readers, seconds, report))
+        # A thread of its own: the caller may already run an event loop (pytest with Playwright).
+        with ThreadPoolExecutor(1) as pool:
+            drive = _drive(server.url, uploaders, readers, seconds, report)
+            pool.submit(asyncio.run, drive).result()
     _check_storage(database_url, report)
     return report
 

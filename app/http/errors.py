@@ -89,7 +89,7 @@ def install(app: FastAPI) -> None:
 UNREACHABLE = AppError(
     503,
     "Database unreachable",
-    "The database is unreachable right now. Nothing was changed; try again in a moment.",
+    "The database is unreachable right now; try again in a moment.",
 )
 OUT_OF_RANGE = AppError(422, "Invalid request", "A number in the request is out of range.")
 
