@@ -82,7 +82,9 @@ def require_bearer(
     check_write_token(settings, token)
 
 
-SessionDep = Annotated[Session, Depends(get_session)]
+# Ended before the answer is sent: the commit's outcome decides the status the client sees, and
+# a slow client reading a large answer holds no connection.
+SessionDep = Annotated[Session, Depends(get_session, scope="function")]
 SettingsDep = Annotated[Settings, Depends(get_settings_dep)]
 HtmxDep = Annotated[bool, Depends(is_htmx)]
 WriteDep = Depends(require_bearer)
