@@ -5,18 +5,20 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import anyio.to_thread
 from fastapi import FastAPI
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.types import ASGIApp
 
 from app import __version__
 from app.http import errors
+from app.http.body_limit import BodyLimitMiddleware
 from app.http.nul_guard import NulQueryGuard
 from app.http.security import SecurityMiddleware
 from app.http.static import STATIC_DIR, VersionedStatic
 from app.http.timing import ServerTimingMiddleware
 from app.settings import Settings, get_settings
-from app.store.db import make_engine, make_sessionmaker, session_scope
+from app.store.db import POOL_OVERFLOW, make_engine, make_sessionmaker, session_scope
 
 
 class Paretoscope(FastAPI):
@@ -29,10 +31,12 @@ class Paretoscope(FastAPI):
 
 def create_app(settings: Settings | None = None, *, migrate: bool = True) -> FastAPI:
     settings = settings or get_settings()
-    engine = make_engine(settings.database_url)
+    engine = make_engine(settings.database_url, pool_size=settings.threads)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # Plain `def` routes run on this pool; one thread per pooled database connection.
+        anyio.to_thread.current_default_thread_limiter().total_tokens = settings.threads
         if migrate:
             from app.services.seed import seed_if_empty
             from app.store.migrate import upgrade_to_head
@@ -56,8 +60,10 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
     app.state.settings = settings
     app.state.engine = engine
     app.state.sessionmaker = make_sessionmaker(engine)
+    app.state.session_capacity = settings.threads + POOL_OVERFLOW  # see deps.get_session
     app.add_middleware(NulQueryGuard)
     app.add_middleware(ServerTimingMiddleware)
+    app.add_middleware(BodyLimitMiddleware, max_upload_bytes=settings.max_upload_bytes)
     # Outermost: compress HTML, JSON and static text (Plotly 1.2 MB -> ~0.4 MB on the wire).
     app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=6)
     app.mount("/static", VersionedStatic(directory=STATIC_DIR), name="static")

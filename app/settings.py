@@ -44,6 +44,13 @@ class Settings(BaseSettings):
         "subdomains, `*` any host). Loopback names are always accepted; unset means the loopback "
         "names plus the bind host. Any other Host header gets 400 (stops DNS rebinding).",
     )
+    threads: int = Field(
+        default=16,
+        ge=1,
+        le=512,
+        description="Threads per worker for parsing and database work; also the size of each "
+        "worker's database connection pool.",
+    )
     seed_on_start: bool = Field(
         default=True, description="Seed catalogs and demo sweeps when the database is empty."
     )

@@ -24,10 +24,9 @@ from app.domain.roofline import (
     prefill_flops,
     prefill_ttft_lower_bound_s,
 )
-from app.http.deps import SessionDep, WriteDep
+from app.http.deps import DbId, IdPath, SessionDep, WriteDep
 from app.http.errors import AppError
 from app.schemas.claims import ClaimIn
-from app.schemas.ids import DbId
 from app.services.catalog_checks import checked_claim
 from app.services.claims_audit import AuditQuery, Precision, audit
 from app.services.physics import ceiling_curve, physics_for
@@ -58,13 +57,13 @@ def api_claims_create(body: ClaimIn, session: SessionDep) -> dict[str, Any]:
 
 
 @router.get("/claims/{claim_id}", name="api_claims_detail")
-def api_claims_detail(claim_id: DbId, session: SessionDep) -> dict[str, Any]:
+def api_claims_detail(claim_id: IdPath, session: SessionDep) -> dict[str, Any]:
     """One claim as stored."""
     return q.claim_dict(q.get_claim(session, claim_id))
 
 
 @router.put("/claims/{claim_id}", name="api_claims_update", dependencies=[WriteDep])
-def api_claims_update(claim_id: DbId, body: ClaimIn, session: SessionDep) -> dict[str, Any]:
+def api_claims_update(claim_id: IdPath, body: ClaimIn, session: SessionDep) -> dict[str, Any]:
     """Replace a claim's values."""
     claim = q.save_claim(session, checked_claim(session, body), claim_id)
     session.commit()
@@ -72,7 +71,7 @@ def api_claims_update(claim_id: DbId, body: ClaimIn, session: SessionDep) -> dic
 
 
 @router.delete("/claims/{claim_id}", name="api_claims_delete", dependencies=[WriteDep])
-def api_claims_delete(claim_id: DbId, session: SessionDep) -> Response:
+def api_claims_delete(claim_id: IdPath, session: SessionDep) -> Response:
     """Delete a claim."""
     q.delete_claim(session, claim_id)
     session.commit()
@@ -81,7 +80,7 @@ def api_claims_delete(claim_id: DbId, session: SessionDep) -> Response:
 
 @router.get("/claims/{claim_id}/audit", name="api_claims_audit")
 def api_claims_audit(
-    claim_id: DbId, session: SessionDep, query: Annotated[AuditQuery, Query()]
+    claim_id: IdPath, session: SessionDep, query: Annotated[AuditQuery, Query()]
 ) -> dict[str, Any]:
     """Physics verdict with its arithmetic, open questions, the Pareto placement, and what the
     matching sweeps deliver at the SLO (same parameters and numbers as /api/readoff)."""

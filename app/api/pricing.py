@@ -7,8 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
-from app.http.deps import SessionDep, WriteDep
-from app.schemas.ids import DbId
+from app.http.deps import IdPath, SessionDep, WriteDep
 from app.schemas.pricing import PricingIn
 from app.services.catalog_checks import break_even, checked_profile
 from app.store import pricing as q
@@ -31,13 +30,13 @@ def api_pricing_create(body: PricingIn, session: SessionDep) -> dict[str, Any]:
 
 
 @router.get("/pricing/{profile_id}", name="api_pricing_detail")
-def api_pricing_detail(profile_id: DbId, session: SessionDep) -> dict[str, Any]:
+def api_pricing_detail(profile_id: IdPath, session: SessionDep) -> dict[str, Any]:
     """One profile with its hourly cost breakdown."""
     return q.profile_dict(q.get_profile(session, profile_id))
 
 
 @router.put("/pricing/{profile_id}", name="api_pricing_update", dependencies=[WriteDep])
-def api_pricing_update(profile_id: DbId, body: PricingIn, session: SessionDep) -> dict[str, Any]:
+def api_pricing_update(profile_id: IdPath, body: PricingIn, session: SessionDep) -> dict[str, Any]:
     """Replace a profile's values."""
     profile = q.save_profile(session, checked_profile(session, body, profile_id), profile_id)
     session.commit()
@@ -45,7 +44,7 @@ def api_pricing_update(profile_id: DbId, body: PricingIn, session: SessionDep) -
 
 
 @router.delete("/pricing/{profile_id}", name="api_pricing_delete", dependencies=[WriteDep])
-def api_pricing_delete(profile_id: DbId, session: SessionDep) -> Response:
+def api_pricing_delete(profile_id: IdPath, session: SessionDep) -> Response:
     """Delete a profile."""
     q.delete_profile(session, profile_id)
     session.commit()
@@ -54,7 +53,7 @@ def api_pricing_delete(profile_id: DbId, session: SessionDep) -> Response:
 
 @router.get("/pricing/{profile_id}/break-even", name="api_break_even")
 def api_break_even(
-    profile_id: DbId,
+    profile_id: IdPath,
     session: SessionDep,
     output_tok_s_per_gpu: Annotated[float, Query(ge=0, allow_inf_nan=False)],
     input_tok_s_per_gpu: Annotated[float, Query(ge=0, allow_inf_nan=False)] = 0.0,

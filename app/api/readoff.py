@@ -6,9 +6,8 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from app.http.deps import SessionDep
+from app.http.deps import DbId, SessionDep
 from app.http.errors import AppError
-from app.schemas.ids import DbId
 from app.services import analysis
 from app.services.readoff_json import frontier_json, readoff_document
 from app.services.readoff_query import ReadoffQuery

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, File, Query, Request, UploadFile
+from fastapi import APIRouter, File, Query, UploadFile
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
 from app.domain.columns import POINT_COLUMN_NAMES, REQUEST_COLUMNS, SWEEP_COLUMN_NAMES
 from app.domain.lengths import check_lengths
-from app.http.deps import SessionDep, SettingsDep, WriteDep
-from app.http.uploads import read_uploads
-from app.schemas.ids import DbId
+from app.http.deps import IdPath, SessionDep, SettingsDep, UploadDep, WriteDep
 from app.services import uploads
 from app.services.catalog import match_changes
 from app.services.sweep_edits import SweepQuery, sweep_changes
@@ -34,18 +32,16 @@ def api_sweeps_list(session: SessionDep, params: Annotated[SweepQuery, Query()])
 
 
 @router.post("/sweeps", name="api_sweeps_create", status_code=201, dependencies=[WriteDep])
-async def api_sweeps_create(
-    request: Request,
+def api_sweeps_create(
     session: SessionDep,
     settings: SettingsDep,
+    upload: UploadDep,
     files: Annotated[list[UploadFile], File(description="One or more result files")],
 ) -> Response:
     """Upload sweeps; identical content answers with the existing sweep (created: false)."""
-    raw = await read_uploads(files, settings.max_upload_bytes)
-    form = await request.form()
-    fields = {k: str(form.get(k)) for k in SWEEP_COLUMN_NAMES if form.get(k) is not None}
+    fields = {k: v for k in SWEEP_COLUMN_NAMES if (v := upload.text(k)) is not None}
     stored = uploads.store_checked(
-        session, raw, fields, uploads.limits_for(settings.max_unpacked_bytes)
+        session, upload.files, fields, uploads.limits_for(settings.max_unpacked_bytes)
     )
     status = 201 if any(s.created for s in stored.saved) else 200
     body = {"sweeps": uploads.saved_json(stored.saved, session), "warnings": stored.warnings}
@@ -53,7 +49,7 @@ async def api_sweeps_create(
 
 
 @router.get("/sweeps/{sweep_id}", name="api_sweep_detail")
-def api_sweep_detail(sweep_id: DbId, session: SessionDep) -> dict[str, Any]:
+def api_sweep_detail(sweep_id: IdPath, session: SessionDep) -> dict[str, Any]:
     """One sweep with every stored column of its points."""
     sweep = q.get_sweep(session, sweep_id)
     samples = q.sample_counts(session, [p.id for p in sweep.points])
@@ -71,7 +67,7 @@ def api_sweep_detail(sweep_id: DbId, session: SessionDep) -> dict[str, Any]:
 
 
 @router.patch("/sweeps/{sweep_id}", name="api_sweep_update", dependencies=[WriteDep])
-def api_sweep_update(sweep_id: DbId, body: dict[str, Any], session: SessionDep) -> dict[str, Any]:
+def api_sweep_update(sweep_id: IdPath, body: dict[str, Any], session: SessionDep) -> dict[str, Any]:
     """Edit sweep metadata (sweep-level columns only); hardware is matched to the catalog."""
     changes, warnings = match_changes(session, sweep_changes(body))
     sweep = q.update_sweep(session, sweep_id, changes)
@@ -80,7 +76,7 @@ def api_sweep_update(sweep_id: DbId, body: dict[str, Any], session: SessionDep) 
 
 
 @router.delete("/sweeps/{sweep_id}", name="api_sweep_delete", dependencies=[WriteDep])
-def api_sweep_delete(sweep_id: DbId, session: SessionDep) -> Response:
+def api_sweep_delete(sweep_id: IdPath, session: SessionDep) -> Response:
     """Delete a sweep with its points and request samples."""
     q.delete_sweep(session, sweep_id)
     session.commit()

@@ -8,6 +8,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from pydantic import ValidationError
+from sqlalchemy import exc as sa_exc
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.ingest.errors import IngestError
@@ -67,12 +68,51 @@ def install(app: FastAPI) -> None:
         message = "; ".join(f"{e['field']}: {e['message']}" for e in errors)
         return render_error(request, AppError(422, "Invalid request", message, errors))
 
+    @app.exception_handler(sa_exc.StatementError)
+    @app.exception_handler(sa_exc.TimeoutError)
+    async def _database_error(request: Request, exc: Exception) -> Response:
+        error = database_error(exc)
+        if error is None:
+            return await _unexpected(request, exc)
+        if error.status == 503:
+            # The driver's message can name hosts, users and paths: the log has it, not the page.
+            log.warning("database unavailable on %s: %s", request.url.path, type(exc).__name__)
+        response = render_error(request, error)
+        if error.status == 503:
+            response.headers["Retry-After"] = "5"
+        return response
+
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> Response:
         log.exception("unhandled error on %s %s", request.method, request.url.path)
         return render_error(
             request, AppError(500, "Internal error", "Something went wrong on the server.")
         )
+
+
+UNREACHABLE = AppError(
+    503,
+    "Database unreachable",
+    "The database is unreachable right now; try again in a moment.",
+)
+OUT_OF_RANGE = AppError(422, "Invalid request", "A number in the request is out of range.")
+
+
+def database_error(exc: BaseException) -> AppError | None:
+    """503 for a lost, refused or exhausted database connection; 422 for a number the database
+    cannot hold; None for anything else (a bug: 500)."""
+    if isinstance(exc, sa_exc.TimeoutError):  # every pooled connection stayed busy
+        return UNREACHABLE
+    if isinstance(exc, sa_exc.DBAPIError) and (
+        exc.connection_invalidated
+        or isinstance(exc, sa_exc.OperationalError | sa_exc.InterfaceError)
+    ):
+        return UNREACHABLE
+    if isinstance(exc, sa_exc.StatementError) and isinstance(exc.orig, OverflowError):
+        return OUT_OF_RANGE  # SQLite: an integer beyond 64 bits
+    if isinstance(exc, sa_exc.DataError) and getattr(exc.orig, "sqlstate", None) == "22003":
+        return OUT_OF_RANGE  # Postgres: numeric_value_out_of_range
+    return None
 
 
 def form_errors(

@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 from app.domain.claim_work import Physics
 from app.domain.claims import Claim, fmt, on_basis, open_questions, per_gpu_tok_s
 from app.domain.cost import usd_per_mtok
-from app.schemas.ids import DbId
+from app.schemas.bounds import DbId
 from app.services.analysis import Params, SweepAnalysis
 from app.services.physics import Curve, claim_ceiling, physics_for
 from app.services.readoff_json import readoff_body, run_query

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from app.domain.slo import Slo
 from app.domain.verdict import PERCENTILE_PATTERN
-from app.schemas.ids import DbId
+from app.schemas.bounds import DbId
 from app.services.analysis import Params
 from app.store.models import SloPreset
 

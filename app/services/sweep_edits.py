@@ -8,7 +8,7 @@ from pydantic import Field
 
 from app.domain.columns import SWEEP_COLUMN_NAMES
 from app.ingest import IngestError, RowError
-from app.schemas.ids import MAX_ID
+from app.schemas.bounds import DbCount, DbId
 from app.schemas.text import StorableText
 from app.services.uploads import parse_defaults
 from app.store.sweeps import SweepFilters
@@ -23,10 +23,10 @@ class SweepQuery(StorableText):
     engine: str | None = None
     precision: str | None = None
     source_kind: str | None = None
-    isl: int | None = Field(default=None, ge=0, le=MAX_ID)
-    osl: int | None = Field(default=None, ge=0, le=MAX_ID)
+    isl: DbCount | None = None
+    osl: DbCount | None = None
     q: str | None = Field(default=None, max_length=1000, description="Text in the name or notes")
-    page: int = Field(default=1, ge=1, le=2**31 - 1)
+    page: DbId = 1
     per_page: int = Field(default=25, ge=1, le=500)
 
     def filters(self) -> SweepFilters:

@@ -1,4 +1,8 @@
-"""Engine and session factory; SQLite gets WAL and foreign keys, Postgres runs through psycopg 3."""
+"""Engine and session factory; SQLite gets WAL and foreign keys, Postgres runs through psycopg 3.
+
+Every pooled connection is checked before use (`pool_pre_ping`), so after a database outage the
+next request gets a fresh connection instead of a dead one: the app recovers by itself.
+"""
 
 from __future__ import annotations
 
@@ -11,20 +15,41 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
+# How long a SQLite write waits for another writer's lock before giving up.
+SQLITE_BUSY_TIMEOUT_S = 30
+# How long a request waits for a free pooled connection before answering 503.
+POOL_TIMEOUT_S = 30
+# Connections beyond pool_size, for work outside requests (startup, the CLI).
+POOL_OVERFLOW = 2
 
-def make_engine(url: str) -> Engine:
+
+def make_engine(url: str, pool_size: int = 10) -> Engine:
+    """`pool_size` should match the worker's thread pool: each request thread holds at most
+    one connection, so no request waits for a connection while a thread is free."""
     parsed = make_url(url)
+    sized: dict[str, Any] = {
+        "pool_size": pool_size,
+        "max_overflow": POOL_OVERFLOW,
+        "pool_timeout": POOL_TIMEOUT_S,
+    }
     if parsed.get_backend_name() == "sqlite":
+        pool: dict[str, Any] = {"pool_pre_ping": True}
         if parsed.database and parsed.database != ":memory:":
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+            pool |= sized
+        engine = create_engine(
+            url,
+            connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_S},
+            **pool,
+        )
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    return create_engine(url, pool_pre_ping=True, **sized)
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
+    cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_S * 1000}")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")

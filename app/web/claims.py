@@ -12,13 +12,14 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 from pydantic import ValidationError
 from sqlalchemy.orm import Session
+from starlette.datastructures import FormData
 
 from app.charts.roofline import placement_figure
-from app.http.deps import SessionDep, SettingsDep, check_write_token
+from app.http.deps import FormDep, IdPath, SessionDep, SettingsDep, check_write_token
 from app.http.errors import AppError, form_errors
 from app.http.templating import render
+from app.schemas.bounds import DB_INT_MAX
 from app.schemas.claims import ClaimIn
-from app.schemas.ids import DbId
 from app.services.catalog_checks import checked_claim
 from app.services.claims_audit import AuditQuery, audit
 from app.services.errors import Invalid
@@ -43,7 +44,7 @@ def claims_page(request: Request, session: SessionDep, settings: SettingsDep) ->
     """Every claim with its physics verdict, and a form to add (or edit) one."""
     form: dict[str, Any] = {}
     editing = None
-    if (edit := request.query_params.get("edit", "")).isdigit():
+    if (edit := request.query_params.get("edit", "")).isdigit() and int(edit) <= DB_INT_MAX:
         claim = q.get_claim(session, int(edit))
         editing, form = claim.id, q.form_values(claim)
     context = _list_context(session, settings, form, [], editing)
@@ -51,26 +52,28 @@ def claims_page(request: Request, session: SessionDep, settings: SettingsDep) ->
 
 
 @router.post("/claims", name="claims_create")
-async def claims_create(request: Request, session: SessionDep, settings: SettingsDep) -> Response:
+def claims_create(
+    request: Request, form: FormDep, session: SessionDep, settings: SettingsDep
+) -> Response:
     """Create a claim from the form, then show its audit."""
-    return await _save(request, session, settings, None)
+    return _save(request, form, session, settings, None)
 
 
 @router.post("/claims/{claim_id}", name="claims_update")
-async def claims_update(
-    request: Request, claim_id: DbId, session: SessionDep, settings: SettingsDep
+def claims_update(
+    request: Request, claim_id: IdPath, form: FormDep, session: SessionDep, settings: SettingsDep
 ) -> Response:
     """Update a claim from the form."""
     q.get_claim(session, claim_id)
-    return await _save(request, session, settings, claim_id)
+    return _save(request, form, session, settings, claim_id)
 
 
 @router.post("/claims/{claim_id}/delete", name="claims_delete")
-async def claims_delete(
-    request: Request, claim_id: DbId, session: SessionDep, settings: SettingsDep
+def claims_delete(
+    claim_id: IdPath, form: FormDep, session: SessionDep, settings: SettingsDep
 ) -> Response:
     """Delete a claim."""
-    token = (await request.form()).get("write_token")
+    token = form.get("write_token")
     check_write_token(settings, token if isinstance(token, str) else None)
     q.delete_claim(session, claim_id)
     session.commit()
@@ -78,7 +81,7 @@ async def claims_delete(
 
 
 @router.get("/claims/{claim_id}", name="claim_audit_page")
-def claim_audit_page(request: Request, claim_id: DbId, session: SessionDep) -> Response:
+def claim_audit_page(request: Request, claim_id: IdPath, session: SessionDep) -> Response:
     """Physics, placement, the read-off at your SLO and the questions to ask the vendor."""
     claim = q.get_claim(session, claim_id)
     query = parse_audit_query(request)
@@ -135,10 +138,10 @@ def canonical(request: Request) -> str:
     return urlencode([(k, v) for k, v in request.query_params.multi_items() if v != ""])
 
 
-async def _save(
-    request: Request, session: Session, settings: Settings, claim_id: int | None
+def _save(
+    request: Request, raw_form: FormData, session: Session, settings: Settings, claim_id: int | None
 ) -> Response:
-    form = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
+    form = {k: v for k, v in raw_form.items() if isinstance(v, str)}
     check_write_token(settings, form.pop("write_token", None))
     values: dict[str, Any] = {k: (v.strip() or None) for k, v in form.items()}
     for name in ("gpu_scope",):

@@ -16,7 +16,7 @@ from starlette.datastructures import QueryParams
 
 from app.domain.verdict import Slo
 from app.http.errors import AppError
-from app.schemas.ids import DbId
+from app.schemas.bounds import DbCount, DbId
 from app.services import price_columns
 from app.services.price_columns import PriceColumn
 from app.services.readoff_query import ReadoffQuery, preset_limits
@@ -49,8 +49,8 @@ class ExploreQuery(ReadoffQuery):
     hardware: str | None = None
     engine: str | None = None
     precision: str | None = None
-    isl: int | None = None
-    osl: int | None = None
+    isl: DbCount | None = None
+    osl: DbCount | None = None
     source_kind: str | None = None
     sweep: list[DbId] = Field(default_factory=list)
     picked: bool = False  # the series picker was used, so an empty selection means none

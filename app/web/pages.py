@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import RedirectResponse, Response
+from fastapi.responses import JSONResponse, RedirectResponse, Response
 from sqlalchemy import text
+from sqlalchemy.exc import InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as SATimeoutError
 
 from app.domain.definitions import DEFINITIONS, definitions_json
 from app.http.deps import SessionDep
@@ -16,10 +18,15 @@ router = APIRouter()
 
 
 @router.get("/healthz", name="healthz", tags=["health"])
-def healthz(session: SessionDep) -> dict[str, str]:
-    """Liveness and database reachability."""
-    session.execute(text("SELECT 1"))
-    return {"status": "ok"}
+def healthz(session: SessionDep) -> Response:
+    """Liveness and database reachability: 503 while the database cannot be reached."""
+    try:
+        session.execute(text("SELECT 1"))
+    except (OperationalError, InterfaceError, SATimeoutError):
+        session.rollback()
+        body = {"status": "unavailable", "database": "unreachable"}
+        return JSONResponse(body, status_code=503, headers={"Retry-After": "5"})
+    return JSONResponse({"status": "ok"})
 
 
 @router.get("/metrics", include_in_schema=False, name="metrics_page")

@@ -7,11 +7,11 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 from pydantic import ValidationError
+from starlette.datastructures import FormData
 
-from app.http.deps import SessionDep, SettingsDep, check_write_token
+from app.http.deps import FormDep, IdPath, SessionDep, SettingsDep, check_write_token
 from app.http.errors import AppError, form_errors
 from app.http.templating import render
-from app.schemas.ids import DbId
 from app.schemas.pricing import PRICING_NUMBER_FIELDS, PricingIn
 from app.services import catalog_checks
 from app.services.errors import Invalid
@@ -28,25 +28,26 @@ def pricing_page(request: Request, session: SessionDep, settings: SettingsDep) -
 
 
 @router.post("/pricing", name="pricing_create")
-async def pricing_create(request: Request, session: SessionDep, settings: SettingsDep) -> Response:
+def pricing_create(
+    request: Request, form: FormDep, session: SessionDep, settings: SettingsDep
+) -> Response:
     """Create a profile from the form."""
-    return await _save(request, session, settings, None)
+    return _save(request, form, session, settings, None)
 
 
 @router.post("/pricing/{profile_id}", name="pricing_update")
-async def pricing_update(
-    request: Request, profile_id: DbId, session: SessionDep, settings: SettingsDep
+def pricing_update(
+    request: Request, profile_id: IdPath, form: FormDep, session: SessionDep, settings: SettingsDep
 ) -> Response:
     """Update a profile from the form."""
-    return await _save(request, session, settings, profile_id)
+    return _save(request, form, session, settings, profile_id)
 
 
 @router.post("/pricing/{profile_id}/delete", name="pricing_delete")
-async def pricing_delete(
-    request: Request, profile_id: DbId, session: SessionDep, settings: SettingsDep
+def pricing_delete(
+    profile_id: IdPath, form: FormDep, session: SessionDep, settings: SettingsDep
 ) -> Response:
     """Delete a profile."""
-    form = await request.form()
     token = form.get("write_token")
     check_write_token(settings, token if isinstance(token, str) else None)
     q.delete_profile(session, profile_id)
@@ -54,10 +55,14 @@ async def pricing_delete(
     return RedirectResponse("/pricing", status_code=303)
 
 
-async def _save(
-    request: Request, session: SessionDep, settings: SettingsDep, profile_id: int | None
+def _save(
+    request: Request,
+    raw_form: FormData,
+    session: SessionDep,
+    settings: SettingsDep,
+    profile_id: int | None,
 ) -> Response:
-    form = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
+    form = {k: v for k, v in raw_form.items() if isinstance(v, str)}
     check_write_token(settings, form.pop("write_token", None))
     values: dict[str, Any] = {k: (v.strip() or None) for k, v in form.items()}
     if values.get("utilization") is None:

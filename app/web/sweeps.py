@@ -10,9 +10,8 @@ from fastapi.responses import RedirectResponse, Response
 from app.charts import sweep as charts_sweep
 from app.domain.columns import COLUMNS_BY_NAME, POINT_COLUMN_NAMES
 from app.domain.lengths import check_lengths
-from app.http.deps import HtmxDep, SessionDep, SettingsDep, check_write_token
+from app.http.deps import FormDep, HtmxDep, IdPath, SessionDep, SettingsDep, check_write_token
 from app.http.templating import render
-from app.schemas.ids import DbId
 from app.services.catalog import match_changes
 from app.services.sweep_edits import EDITABLE, SweepQuery, sweep_changes
 from app.store import catalog
@@ -43,7 +42,7 @@ def sweeps_list(
 
 @router.get("/sweeps/{sweep_id}", name="sweep_detail")
 def sweep_detail(
-    request: Request, sweep_id: DbId, session: SessionDep, settings: SettingsDep
+    request: Request, sweep_id: IdPath, session: SessionDep, settings: SettingsDep
 ) -> Response:
     """A sweep's metadata and every point."""
     sweep = q.get_sweep(session, sweep_id)
@@ -67,11 +66,10 @@ def sweep_detail(
 
 
 @router.post("/sweeps/{sweep_id}/edit", name="sweep_edit")
-async def sweep_edit(
-    request: Request, sweep_id: DbId, session: SessionDep, settings: SettingsDep
+def sweep_edit(
+    sweep_id: IdPath, form: FormDep, session: SessionDep, settings: SettingsDep
 ) -> Response:
     """Save metadata edits from the form, then show the sweep again."""
-    form = await request.form()
     check_write_token(settings, _str(form.get("write_token")))
     changes = sweep_changes({k: _str(form.get(k)) for k in EDITABLE if k in form})
     # The page says afterwards when the hardware matched nothing (see hardware_match).
@@ -82,11 +80,10 @@ async def sweep_edit(
 
 
 @router.post("/sweeps/{sweep_id}/delete", name="sweep_delete")
-async def sweep_delete(
-    request: Request, sweep_id: DbId, session: SessionDep, settings: SettingsDep
+def sweep_delete(
+    sweep_id: IdPath, form: FormDep, session: SessionDep, settings: SettingsDep
 ) -> Response:
     """Delete the sweep, then go back to the list."""
-    form = await request.form()
     check_write_token(settings, _str(form.get("write_token")))
     q.delete_sweep(session, sweep_id)
     session.commit()

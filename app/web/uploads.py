@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
-from starlette.datastructures import UploadFile as StarletteUpload
 
 from app.domain.columns import COLUMNS_BY_NAME
-from app.http.deps import HtmxDep, SessionDep, SettingsDep, check_write_token
+from app.http.deps import HtmxDep, SessionDep, SettingsDep, Upload, UploadDep, check_write_token
 from app.http.templating import render
-from app.http.uploads import read_uploads
-from app.ingest import IngestError, UploadFile
+from app.ingest import IngestError
 from app.services import uploads
 from app.store import catalog
 
@@ -26,9 +24,13 @@ def upload_form(request: Request, session: SessionDep, settings: SettingsDep) ->
 
 
 @router.post("/upload/preview", name="upload_preview")
-async def upload_preview(request: Request, session: SessionDep, settings: SettingsDep) -> Response:
-    """Parse without storing: which format each file is, its sweeps and points, what is missing."""
-    files, fields = await _read_form(request, settings)
+def upload_preview(
+    request: Request, session: SessionDep, settings: SettingsDep, upload: UploadDep
+) -> Response:
+    """Parse without storing: which format each file is, its sweeps and points, what is missing.
+    Parsing costs as much as saving, so it needs the write token too."""
+    check_write_token(settings, upload.text("write_token"))
+    files, fields = upload.files, _fields(upload)
     if not files:
         return render(request, "uploads/_preview.html", {"sweeps": [], "errors": []})
     try:
@@ -47,14 +49,12 @@ async def upload_preview(request: Request, session: SessionDep, settings: Settin
 
 
 @router.post("/upload", name="upload_save")
-async def upload_save(
-    request: Request, session: SessionDep, settings: SettingsDep, htmx: HtmxDep
+def upload_save(
+    request: Request, session: SessionDep, settings: SettingsDep, htmx: HtmxDep, upload: UploadDep
 ) -> Response:
     """Store every sweep of the upload in one transaction, then open the first."""
-    files, fields = await _read_form(request, settings)
-    form = await request.form()
-    token = form.get("write_token")
-    check_write_token(settings, token if isinstance(token, str) else None)
+    check_write_token(settings, upload.text("write_token"))
+    files, fields = upload.files, _fields(upload)
     try:
         saved = uploads.store(
             session, files, fields, uploads.limits_for(settings.max_unpacked_bytes)
@@ -69,14 +69,8 @@ async def upload_save(
     return RedirectResponse(target, status_code=303)
 
 
-async def _read_form(
-    request: Request, settings: SettingsDep
-) -> tuple[list[UploadFile], dict[str, str | None]]:
-    form = await request.form()
-    files = [f for f in form.getlist("files") if isinstance(f, StarletteUpload) and f.filename]
-    raw = await read_uploads(files, settings.max_upload_bytes)  # type: ignore[arg-type]
-    fields = {k: v for k in META_FIELDS if isinstance(v := form.get(k), str)}
-    return raw, fields  # type: ignore[return-value]
+def _fields(upload: Upload) -> dict[str, str | None]:
+    return {k: v for k in META_FIELDS if (v := upload.text(k)) is not None}
 
 
 def _context(settings: SettingsDep) -> dict[str, object]:

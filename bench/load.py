@@ -1,0 +1,286 @@
+"""The load figure: uploaders and readers at once against a real `paretoscope serve` on loopback.
+
+Each configuration (SQLite or Postgres, one worker or two) gets a fresh, seeded database. Every
+uploader posts new sweeps (and, every fourth time, content another uploader may be posting too);
+every reader cycles through Explore, the sweep list, a sweep and a read-off. Afterwards the
+database is read directly: every upload answered 201 must be stored exactly once, and no sweep
+may be stored that no 201 announced.
+
+Targets: zero 5xx, zero client timeouts (10 s), read p99 under 2 s, and the two storage checks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from app.store.migrate import upgrade_to_head
+from bench.server import running_server
+
+CLIENT_TIMEOUT_S = 10.0
+READ_P99_TARGET_S = 2.0
+SHARED_EVERY = 4  # every fourth upload of an uploader is content other uploaders post too
+POINTS_PER_SWEEP = 24
+
+
+@dataclass
+class LoadReport:
+    label: str
+    seconds: float
+    uploads: int = 0
+    reads: int = 0
+    server_errors: int = 0
+    timeouts: int = 0
+    other_errors: list[str] = field(default_factory=list)
+    read_seconds: list[float] = field(default_factory=list)
+    read_seconds_by_page: dict[str, list[float]] = field(default_factory=dict)
+    upload_seconds: list[float] = field(default_factory=list)
+    created: dict[str, int] = field(default_factory=dict)  # sweep name -> id, from each 201
+    answered: set[str] = field(default_factory=set)  # names in any 200/201 answer
+    stored_twice: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)  # answered 201, not stored
+    unannounced: list[str] = field(default_factory=list)  # stored, no 201 said so
+
+    @property
+    def read_p99_s(self) -> float:
+        return _percentile(self.read_seconds, 0.99)
+
+    @property
+    def ok(self) -> bool:
+        return (
+            self.server_errors == 0
+            and self.timeouts == 0
+            and self.read_p99_s < READ_P99_TARGET_S
+            and not (self.stored_twice or self.missing or self.unannounced)
+            and not self.other_errors  # dropped connections, unexpected 4xx
+        )
+
+    def lines(self) -> list[str]:
+        verdict = "PASS" if self.ok else "FAIL"
+        up = self.upload_seconds
+        return [
+            f"load {self.label}: {verdict}",
+            f"  {self.uploads} uploads, {self.reads} reads in {self.seconds:.0f} s "
+            f"({(self.uploads + self.reads) / self.seconds:.1f} req/s)",
+            f"  5xx: {self.server_errors} (target 0)   client timeouts at "
+            f"{CLIENT_TIMEOUT_S:g} s: {self.timeouts} (target 0)",
+            f"  read p50 {_percentile(self.read_seconds, 0.5) * 1000:.0f} ms, "
+            f"p99 {self.read_p99_s * 1000:.0f} ms (target < {READ_P99_TARGET_S * 1000:.0f} ms); "
+            f"upload p50 {_percentile(up, 0.5) * 1000:.0f} ms, "
+            f"p99 {_percentile(up, 0.99) * 1000:.0f} ms",
+            f"  201s: {len(self.created)}; stored twice: {len(self.stored_twice)}; "
+            f"201 but not stored: {len(self.missing)}; stored without a 201: "
+            f"{len(self.unannounced)}",
+            "  read p99 by page: "
+            + ", ".join(
+                f"{page} {_percentile(times, 0.99) * 1000:.0f} ms"
+                for page, times in sorted(self.read_seconds_by_page.items())
+            ),
+            *(f"  other: {e}" for e in self.other_errors[:5]),
+        ]
+
+
+def _percentile(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def sweep_csv(name: str, seed: int) -> bytes:
+    rng = random.Random(seed)
+    lines = ["sweep,hardware,num_gpus,model,concurrency,ttft_p90_ms,tpot_p50_ms,output_tok_s"]
+    peak = rng.uniform(4000, 40000)
+    tpot = rng.uniform(8, 20)
+    for p in range(POINTS_PER_SWEEP):
+        conc = 2 ** (p * 9 / (POINTS_PER_SWEEP - 1))
+        out = peak * conc / (conc + 32)
+        lines.append(
+            f"{name},H100,8,llama-3.1-70b,{conc:.3f},{80 * (1 + conc / 32):.3f},"
+            f"{tpot * (1 + conc / 64):.3f},{out:.3f}"
+        )
+    return ("\n".join(lines) + "\n").encode()
+
+
+async def _uploader(
+    client: httpx.AsyncClient, index: int, run: str, deadline: float, report: LoadReport
+) -> None:
+    n = 0
+    while time.monotonic() < deadline:
+        n += 1
+        if n % SHARED_EVERY == 0:
+            name = f"load-{run}-shared-{n // SHARED_EVERY}"
+            body = sweep_csv(name, seed=n)
+        else:
+            name = f"load-{run}-u{index}-{n}"
+            body = sweep_csv(name, seed=index * 1_000_000 + n)
+        files = {"files": (f"{name}.csv", body, "text/csv")}
+        start = time.monotonic()
+        try:
+            response = await client.post("/api/sweeps", files=files)
+        except httpx.TimeoutException:
+            report.timeouts += 1
+            continue
+        except httpx.TransportError as exc:
+            report.other_errors.append(f"upload {name}: {type(exc).__name__}")
+            continue
+        report.upload_seconds.append(time.monotonic() - start)
+        report.uploads += 1
+        if response.status_code >= 500:
+            report.server_errors += 1
+        elif response.status_code in (200, 201):
+            for sweep in response.json()["sweeps"]:
+                report.answered.add(sweep["name"])
+                if sweep["created"]:
+                    if sweep["name"] in report.created:
+                        report.stored_twice.append(sweep["name"])  # created twice by two 201s
+                    report.created[sweep["name"]] = sweep["id"]
+        else:
+            report.other_errors.append(f"upload {name}: {response.status_code}")
+
+
+async def _reader(
+    client: httpx.AsyncClient, index: int, ids: list[int], deadline: float, report: LoadReport
+) -> None:
+    rng = random.Random(index)
+    paths = [
+        "/",
+        "/api/sweeps",
+        "/sweeps",
+        *(f"/api/sweeps/{i}" for i in ids[:4]),
+        *(f"/api/readoff?sweep={a}&sweep={b}" for a, b in zip(ids, ids[1:], strict=False)),
+    ]
+    while time.monotonic() < deadline:
+        path = rng.choice(paths)
+        start = time.monotonic()
+        try:
+            response = await client.get(path)
+        except httpx.TimeoutException:
+            report.timeouts += 1
+            continue
+        except httpx.TransportError as exc:
+            report.other_errors.append(f"GET {path}: {type(exc).__name__}")
+            continue
+        elapsed = time.monotonic() - start
+        report.read_seconds.append(elapsed)
+        page = path.split("?")[0].rstrip("0123456789")
+        report.read_seconds_by_page.setdefault(page, []).append(elapsed)
+        report.reads += 1
+        if response.status_code >= 500:
+            report.server_errors += 1
+        elif response.status_code != 200:
+            report.other_errors.append(f"GET {path}: {response.status_code}")
+
+
+async def _drive(
+    url: str, uploaders: int, readers: int, seconds: float, report: LoadReport
+) -> None:
+    # Idle connections are dropped before uvicorn's 5 s keep-alive timeout can close them under us.
+    limits = httpx.Limits(max_connections=uploaders + readers + 4, keepalive_expiry=2.0)
+    async with httpx.AsyncClient(base_url=url, timeout=CLIENT_TIMEOUT_S, limits=limits) as client:
+        listing = (await client.get("/api/sweeps", params={"per_page": 20})).json()
+        ids = [s["id"] for s in listing["sweeps"]] or [1]
+        run = uuid.uuid4().hex[:8]
+        deadline = time.monotonic() + seconds
+        await asyncio.gather(
+            *(_uploader(client, i, run, deadline, report) for i in range(uploaders)),
+            *(_reader(client, i, ids, deadline, report) for i in range(readers)),
+        )
+
+
+def _check_storage(database_url: str, report: LoadReport) -> None:
+    engine = create_engine(database_url)
+    with engine.connect() as conn:
+        rows = conn.execute(
+            text("SELECT name, count(*) FROM sweep WHERE name LIKE 'load-%' GROUP BY name")
+        ).all()
+    engine.dispose()
+    stored = {str(row[0]): int(row[1]) for row in rows}
+    report.stored_twice += [name for name, n in stored.items() if n > 1]
+    report.missing = sorted(set(report.created) - set(stored))
+    report.unannounced = sorted(set(stored) - set(report.created))
+
+
+def run_load(
+    database_url: str,
+    label: str,
+    *,
+    workers: int,
+    uploaders: int = 8,
+    readers: int = 32,
+    seconds: float = 60,
+    env: dict[str, str] | None = None,
+) -> LoadReport:
+    """Migrate and seed `database_url` (empty), serve it, load it, then check what was stored."""
+    upgrade_to_head(database_url)
+    report = LoadReport(label=label, seconds=seconds)
+    env = {"PARETOSCOPE_SEED_ON_START": "true", **(env or {})}
+    with running_server(database_url, workers=workers, env=env) as server:
+        # A thread of its own: the caller may already run an event loop (pytest with Playwright).
+        with ThreadPoolExecutor(1) as pool:
+            drive = _drive(server.url, uploaders, readers, seconds, report)
+            pool.submit(asyncio.run, drive).result()
+    _check_storage(database_url, report)
+    return report
+
+
+@contextmanager
+def scratch_sqlite() -> Iterator[str]:
+    folder = Path(tempfile.mkdtemp(prefix="paretoscope-load-"))
+    yield f"sqlite:///{folder / 'load.db'}"
+
+
+def postgres_admin_url() -> str | None:
+    return os.environ.get("PARETOSCOPE_BENCH_DATABASE_URL") or os.environ.get(
+        "PARETOSCOPE_TEST_DATABASE_URL"
+    )
+
+
+@contextmanager
+def scratch_postgres(admin_url: str) -> Iterator[str]:
+    """A database of our own on that server, dropped afterwards (never the admin URL's own)."""
+    name = f"paretoscope_load_{os.getpid()}_{uuid.uuid4().hex[:6]}"
+    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield make_url(admin_url).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+def run(seconds: float = 60, uploaders: int = 8, readers: int = 32) -> list[LoadReport]:
+    """Every configuration: SQLite and Postgres (when an admin URL is set), 1 and 2 workers."""
+    reports = []
+    admin = postgres_admin_url()
+    for backend in ("sqlite", "postgres"):
+        if backend == "postgres" and not admin:
+            print("load postgres: skipped (set PARETOSCOPE_BENCH_DATABASE_URL)")
+            continue
+        for workers in (1, 2):
+            scratch = scratch_sqlite() if backend == "sqlite" else scratch_postgres(admin or "")
+            with scratch as url:
+                label = f"{backend}, {workers} worker{'s' if workers > 1 else ''}, "
+                label += f"{uploaders} uploaders x {readers} readers, {seconds:g} s"
+                report = run_load(
+                    url, label, workers=workers, uploaders=uploaders, readers=readers,
+                    seconds=seconds,
+                )  # fmt: skip
+            print("\n".join(report.lines()), flush=True)
+            reports.append(report)
+    return reports
