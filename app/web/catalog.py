@@ -7,8 +7,9 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 from pydantic import BaseModel, ValidationError
+from starlette.datastructures import FormData
 
-from app.http.deps import SessionDep, SettingsDep, check_write_token
+from app.http.deps import FormDep, SessionDep, SettingsDep, check_write_token
 from app.http.errors import AppError, form_errors
 from app.http.templating import render
 from app.schemas.catalog import (
@@ -45,28 +46,37 @@ def catalog_page(request: Request, session: SessionDep, settings: SettingsDep) -
 
 
 @router.post("/catalog/{kind}", name="catalog_create")
-async def catalog_create(
-    request: Request, kind: str, session: SessionDep, settings: SettingsDep
+def catalog_create(
+    request: Request, kind: str, form: FormDep, session: SessionDep, settings: SettingsDep
 ) -> Response:
     """Add a GPU (`hardware`) or a model spec (`models`) from the form."""
-    return await _save(request, session, settings, kind, None)
+    return _save(request, form, session, settings, kind, None)
 
 
 @router.post("/catalog/{kind}/{key}", name="catalog_update")
-async def catalog_update(
-    request: Request, kind: str, key: str, session: SessionDep, settings: SettingsDep
+def catalog_update(
+    request: Request,
+    kind: str,
+    key: str,
+    form: FormDep,
+    session: SessionDep,
+    settings: SettingsDep,
 ) -> Response:
     """Save an edited GPU or model spec."""
-    return await _save(request, session, settings, kind, key)
+    return _save(request, form, session, settings, kind, key)
 
 
 @router.post("/catalog/{kind}/{key}/delete", name="catalog_delete")
-async def catalog_delete(
-    request: Request, kind: str, key: str, session: SessionDep, settings: SettingsDep
+def catalog_delete(
+    request: Request,
+    kind: str,
+    key: str,
+    form: FormDep,
+    session: SessionDep,
+    settings: SettingsDep,
 ) -> Response:
     """Delete a row nothing uses; otherwise the page says what still uses it."""
     _kind(kind)
-    form = await request.form()
     token = form.get("write_token")
     check_write_token(settings, token if isinstance(token, str) else None)
     try:
@@ -82,11 +92,16 @@ async def catalog_delete(
     return RedirectResponse(f"/catalog#{kind}", status_code=303)
 
 
-async def _save(
-    request: Request, session: SessionDep, settings: SettingsDep, kind: str, key: str | None
+def _save(
+    request: Request,
+    submitted: FormData,
+    session: SessionDep,
+    settings: SettingsDep,
+    kind: str,
+    key: str | None,
 ) -> Response:
     shape = _kind(kind)
-    form = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
+    form = {k: v for k, v in submitted.items() if isinstance(v, str)}
     check_write_token(settings, form.pop("write_token", None))
     values: dict[str, Any] = {k: (v.strip() or None) for k, v in form.items()}
     if kind == "hardware":
