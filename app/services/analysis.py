@@ -5,6 +5,7 @@ Glue between queries (rows in) and the pure domain functions (numbers out); no w
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -16,6 +17,7 @@ from app.domain.estimate import estimate_tok_s_per_gpu
 from app.domain.metrics import Basis
 from app.domain.pareto import Interpolation, pareto_frontier
 from app.domain.point import PointMetrics, Stat
+from app.domain.request_goodput import SAMPLE_SCHEMA
 from app.domain.slo import Readoff, Slo, percentile_readoff, request_readoff
 from app.store import points as point_queries
 from app.store import pricing as pricing_queries
@@ -93,14 +95,18 @@ def analyse(
     sweeps: list[SweepPoints],
     params: Params,
     prices: list[Price],
-    samples: pl.DataFrame | None = None,
+    samples: Mapping[int, pl.DataFrame] | None = None,
 ) -> list[SweepAnalysis]:
-    """Frontier, read-off and costs of each sweep, in the order given."""
+    """Frontier, read-off and costs of each sweep, in the order given; per-request mode reads
+    each sweep's own samples (by sweep id), so the work grows with samples, not sweeps × samples."""
     return [_one(s, params, prices, samples) for s in sweeps]
 
 
 def _one(
-    sweep: SweepPoints, params: Params, prices: list[Price], samples: pl.DataFrame | None
+    sweep: SweepPoints,
+    params: Params,
+    prices: list[Price],
+    samples: Mapping[int, pl.DataFrame] | None,
 ) -> SweepAnalysis:
     points = _point_metrics(sweep)
     key = ("axes", sweep.meta["num_gpus"], params.stat, params.basis)
@@ -108,10 +114,9 @@ def _one(
         sweep.derived[key] = _axes(points, params)
     xs, ys, frontier = sweep.derived[key]
     if params.mode == "requests":
-        ids = [p.point_id for p in points]
-        mine = samples.filter(pl.col("point_id").is_in(ids)) if samples is not None else None
+        mine = samples.get(sweep.meta["id"]) if samples is not None else None
         readoff = request_readoff(
-            mine if mine is not None else pl.DataFrame(),
+            mine if mine is not None else pl.DataFrame(schema=SAMPLE_SCHEMA),
             points,
             params.slo,
             params.basis,

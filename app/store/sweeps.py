@@ -6,18 +6,17 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
-import polars as pl
-from sqlalchemy import delete, func, or_, select
+from sqlalchemy import delete, func, insert, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
 from app.domain.columns import POINT_COLUMN_NAMES, SWEEP_COLUMN_NAMES
-from app.ingest.parsed import SAMPLE_FIELDS, ParsedSweep
-from app.store.models import Point, RequestSample, Sweep
+from app.ingest.parsed import ParsedSweep
+from app.store import samples as sample_store
+from app.store.models import Point, SampleBlock, Sweep
 
 SWEEP_FIELDS: tuple[str, ...] = tuple(c for c in SWEEP_COLUMN_NAMES if c != "sweep")
 FILTER_FIELDS: tuple[str, ...] = ("model", "hardware", "engine", "precision", "source_kind")
-SAMPLE_BATCH = 50_000
 
 
 class NotFound(LookupError):
@@ -43,7 +42,11 @@ class SweepFilters:
 
 
 def save_parsed(session: Session, parsed: list[ParsedSweep]) -> list[SavedSweep]:
-    """Store sweeps in the caller's transaction; identical content returns the existing sweep."""
+    """Store sweeps in the caller's transaction; identical content returns the existing sweep.
+
+    Points go in as one multi-row INSERT per sweep and samples as columnar blocks: no ORM object
+    per point or per sample.
+    """
     saved: list[SavedSweep] = []
     seen: dict[str, Sweep] = {}
     for item in parsed:
@@ -57,7 +60,14 @@ def save_parsed(session: Session, parsed: list[ParsedSweep]) -> list[SavedSweep]
         sweep = _new_sweep(item, digest)
         session.add(sweep)
         session.flush()
-        _insert_samples(session, item, sweep)
+        _insert_points(session, item, sweep.id)
+        sample_store.write(
+            session,
+            sweep.id,
+            ((i, p.samples_frame()) for i, p in enumerate(item.points) if p.sample_count),
+        )
+        # The points went in without the ORM: let `sweep.points` load them when asked.
+        session.expire(sweep, ["points"])
         seen[digest] = sweep
         saved.append(SavedSweep(sweep, created=True))
     return saved
@@ -69,39 +79,23 @@ def _new_sweep(item: ParsedSweep, digest: str) -> Sweep:
     meta["source_tool"] = meta.get("source_tool") or item.source_format
     if item.warnings:
         meta["notes"] = "\n".join([*filter(None, [meta.get("notes")]), *item.warnings])
-    sweep = Sweep(name=item.name, source_file=item.source_file, content_hash=digest, **meta)
-    sweep.points = [
-        Point(position=i, extra=dict(p.extra), **p.values) for i, p in enumerate(item.points)
-    ]
-    return sweep
+    return Sweep(name=item.name, source_file=item.source_file, content_hash=digest, **meta)
 
 
-def _insert_samples(session: Session, item: ParsedSweep, sweep: Sweep) -> None:
-    """Bulk insert: COPY on Postgres, executemany on SQLite; no ORM objects per sample."""
-    frames = [
-        p.samples_frame().with_columns(point_id=pl.lit(point.id, pl.Int64))
-        for p, point in zip(item.points, sweep.points, strict=True)
-        if p.sample_count
-    ]
-    if not frames:
+def _insert_points(session: Session, item: ParsedSweep, sweep_id: int) -> None:
+    """One executemany that SQLAlchemy sends as multi-row INSERTs (insertmanyvalues)."""
+    if not item.points:
         return
-    columns = ("point_id", *SAMPLE_FIELDS)
-    frame = pl.concat(frames).select(columns)
-    connection = session.connection()
-    dbapi = connection.connection.dbapi_connection
-    cursor = dbapi.cursor()  # type: ignore[union-attr]
-    try:
-        if connection.dialect.name == "postgresql":
-            with cursor.copy(f"COPY request_sample ({', '.join(columns)}) FROM STDIN") as copy:
-                for row in frame.iter_rows():
-                    copy.write_row(row)
-        else:
-            marks = ", ".join("?" for _ in columns)
-            sql = f"INSERT INTO request_sample ({', '.join(columns)}) VALUES ({marks})"
-            for batch in frame.iter_slices(SAMPLE_BATCH):
-                cursor.executemany(sql, batch.rows())
-    finally:
-        cursor.close()
+    rows = [
+        {
+            "sweep_id": sweep_id,
+            "position": i,
+            "extra": dict(p.extra),
+            **{c: p.values.get(c) for c in POINT_COLUMN_NAMES},
+        }
+        for i, p in enumerate(item.points)
+    ]
+    session.execute(insert(Point), rows)
 
 
 def is_duplicate_race(exc: IntegrityError) -> bool:
@@ -146,14 +140,7 @@ def point_counts(session: Session, sweep_ids: list[int]) -> dict[int, int]:
 
 
 def sample_counts(session: Session, point_ids: list[int]) -> dict[int, int]:
-    if not point_ids:
-        return {}
-    rows = session.execute(
-        select(RequestSample.point_id, func.count())
-        .where(RequestSample.point_id.in_(point_ids))
-        .group_by(RequestSample.point_id)
-    ).all()
-    return dict(rows)
+    return sample_store.counts_by_point(session, point_ids)
 
 
 def facet_values(session: Session) -> dict[str, list[Any]]:
@@ -185,10 +172,11 @@ def update_sweep(session: Session, sweep_id: int, changes: dict[str, Any]) -> Sw
 
 def delete_sweep(session: Session, sweep_id: int) -> None:
     sweep = get_sweep(session, sweep_id)
-    # Bulk delete so a million samples do not load into the session first.
-    point_ids = [p.id for p in sweep.points]
-    if point_ids:
-        session.execute(delete(RequestSample).where(RequestSample.point_id.in_(point_ids)))
+    # Bulk deletes, so neither blobs nor points load into the session first (the foreign
+    # keys cascade too; this does not depend on SQLite's foreign_keys pragma).
+    session.execute(delete(SampleBlock).where(SampleBlock.sweep_id == sweep_id))
+    session.execute(delete(Point).where(Point.sweep_id == sweep_id))
+    session.expire(sweep, ["points"])
     session.delete(sweep)
     session.flush()
 
