@@ -1,4 +1,4 @@
-"""SLO sensitivity in one pass gives exactly the read-off of re-judging every point at each limit."""
+"""One-pass SLO sensitivity equals the read-off of re-judging every point at each limit."""
 
 from __future__ import annotations
 
