@@ -17,8 +17,8 @@ from app.domain.estimate import estimate_tok_s_per_gpu
 from app.domain.metrics import Basis
 from app.domain.pareto import Interpolation, pareto_frontier
 from app.domain.point import PointMetrics, Stat
-from app.domain.request_goodput import SAMPLE_SCHEMA
-from app.domain.slo import Readoff, Slo, percentile_readoff, request_readoff
+from app.domain.request_goodput import SAMPLE_SCHEMA, request_goodput_frame
+from app.domain.slo import Readoff, Slo, percentile_readoff, request_readoff_from_rows
 from app.store import points as point_queries
 from app.store import pricing as pricing_queries
 from app.store.points import SweepPoints
@@ -97,31 +97,35 @@ def analyse(
     prices: list[Price],
     samples: Mapping[int, pl.DataFrame] | None = None,
 ) -> list[SweepAnalysis]:
-    """Frontier, read-off and costs of each sweep, in the order given; per-request mode reads
-    each sweep's own samples (by sweep id), so the work grows with samples, not sweeps × samples."""
-    return [_one(s, params, prices, samples) for s in sweeps]
+    """Frontier, read-off and costs of each sweep, in the order given.
+
+    Per-request mode counts good requests of every point of every sweep in one polars pass
+    (samples by sweep id), so the work grows with the samples, not with sweeps × samples.
+    """
+    counts = None
+    if params.mode == "requests":
+        frames = [f for f in (samples or {}).values() if not f.is_empty()]
+        every = pl.concat(frames) if frames else pl.DataFrame(schema=SAMPLE_SCHEMA)
+        counts = {
+            int(r["point_id"]): r
+            for r in request_goodput_frame(every, params.slo.limits()).iter_rows(named=True)
+        }
+    return [_one(s, params, prices, counts) for s in sweeps]
 
 
 def _one(
     sweep: SweepPoints,
     params: Params,
     prices: list[Price],
-    samples: Mapping[int, pl.DataFrame] | None,
+    counts: Mapping[int, Mapping[str, object]] | None,
 ) -> SweepAnalysis:
     points = _point_metrics(sweep)
     key = ("axes", sweep.meta["num_gpus"], params.stat, params.basis)
     if key not in sweep.derived:
         sweep.derived[key] = _axes(points, params)
     xs, ys, frontier = sweep.derived[key]
-    if params.mode == "requests":
-        mine = samples.get(sweep.meta["id"]) if samples is not None else None
-        readoff = request_readoff(
-            mine if mine is not None else pl.DataFrame(schema=SAMPLE_SCHEMA),
-            points,
-            params.slo,
-            params.basis,
-            params.stat,
-        )
+    if counts is not None:
+        readoff = request_readoff_from_rows(counts, points, params.slo, params.basis, params.stat)
     else:
         readoff = percentile_readoff(points, params.slo, params.basis, params.stat)
     estimate_y = _estimate(readoff, points, params, frontier, xs, ys)
