@@ -1,31 +1,80 @@
-"""Run every benchmark and print one line per target: measured, baseline, ratio, verdict."""
+"""`make bench`: run every bench module and print ONE table; exit 1 when a verdict is missed.
+
+    python -m bench                 # everything, full sizes
+    python -m bench readoff imports # only these modules
+    python -m bench --smoke         # tiny sizes (what tests/test_bench_smoke.py runs)
+
+Each module has `run(scale, backends) -> list[Result]`; add a module by adding it to MODULES.
+"""
 
 from __future__ import annotations
 
 import sys
+import time
 
-from bench import explore_size, import_speed, readoff_speed, request_goodput_speed
+from bench import explore, imports, points_growth, readoff, request_goodput_speed, weight
+from bench.common import FULL, SMOKE, Result, backends
+
+MODULES = {
+    "readoff": readoff,
+    "points": points_growth,
+    "explore": explore,
+    "imports": imports,
+    "weight": weight,
+    "goodput": request_goodput_speed,
+}
 
 
-def main() -> int:
-    results = [
-        *readoff_speed.run(),
-        *request_goodput_speed.run(),
-        *explore_size.run(),
-        *import_speed.run(),
-    ]
-    width = max(len(r.name) for r in results)
-    failed = 0
+def _num(value: float | None) -> str:
+    if value is None:
+        return "—"
+    return f"{value:,.3f}" if abs(value) < 100 else f"{value:,.0f}"
+
+
+def table(results: list[Result]) -> str:
+    header = ["figure", "db", "value", "baseline", "ratio", "target", "verdict"]
+    rows = [header]
     for r in results:
-        verdict = "ok" if r.ok else "MISSED"
-        failed += not r.ok
-        print(
-            f"{r.name:<{width}}  {r.value:>12,.3f} {r.unit:<3}  target ≤ {r.target:,.3f}  "
-            f"baseline {r.baseline_name} {r.baseline:,.3f} {r.unit}  "
-            f"ratio {r.ratio:,.2f}×  {verdict}"
+        target = f"{'≥' if r.at_least else '≤'} {r.target:g}{'×' if r.judged == 'ratio' else ''}"
+        if r.judged == "value":
+            target += f" {r.unit}"
+        verdict = r.verdict + (f" ({r.reason})" if r.reason else "")
+        rows.append(
+            [
+                r.figure,
+                r.backend or "—",
+                f"{_num(r.value)} {r.unit}",
+                f"{_num(r.baseline)} {r.unit} {r.baseline_name}",
+                "—" if r.ratio is None else f"{r.ratio:,.2f}×",
+                "—" if r.judged == "none" else target,
+                verdict,
+            ]
         )
-    return 1 if failed else 0
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) for row in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> int:
+    scale = SMOKE if "--smoke" in argv else FULL
+    names = [a for a in argv if not a.startswith("--")] or list(MODULES)
+    unknown_names = [n for n in names if n not in MODULES]
+    if unknown_names:
+        print(f"unknown bench {unknown_names}; choose from {list(MODULES)}", file=sys.stderr)
+        return 2
+    results: list[Result] = []
+    with backends() as found:
+        for name in names:
+            start = time.perf_counter()
+            results.extend(MODULES[name].run(scale, found))
+            print(f"[{name}: {time.perf_counter() - start:.1f} s]", file=sys.stderr)
+    print(table(results))
+    print(
+        "\nMachine: shared with other jobs; ratios compare figures measured in this same run.",
+    )
+    return 1 if any(r.verdict == "MISSED" for r in results) else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

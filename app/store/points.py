@@ -69,6 +69,11 @@ class _PointCache:
                 self._derived.pop(old, None)
             return derived
 
+    def clear(self) -> None:
+        with self._lock:
+            self._rows.clear()
+            self._derived.clear()
+
 
 _cache = _PointCache(CACHE_SWEEPS)
 
@@ -150,3 +155,9 @@ def sweep_ids_matching(session: Session, filters: dict[str, Any], limit: int) ->
         if value not in (None, ""):
             query = query.where(getattr(Sweep, name) == value)
     return list(session.scalars(query.order_by(Sweep.id).limit(limit)).all())
+
+
+def clear_caches() -> None:
+    """Forget every cached point row and decoded sample (as a restart would; for benchmarks)."""
+    _cache.clear()
+    sample_store.cache.clear()
