@@ -161,6 +161,18 @@ def unknown(figure: str, backend: Backend, unit: str, baseline: str, target: flo
     return Result(figure, backend.name, None, unit, baseline, None, target, reason=backend.reason)
 
 
+def clear_caches() -> None:
+    """Make the app forget its cached points and samples, as a restart would."""
+    from app.store import points
+
+    if hasattr(points, "clear_caches"):
+        points.clear_caches()
+    else:  # an app from before the sample cache (bench run against an older checkout)
+        cache: Any = points._cache
+        cache._rows.clear()
+        cache._derived.clear()
+
+
 def client_for(url: str) -> TestClient:
     client = TestClient(create_app(Settings(database_url=url, seed_on_start=False), migrate=False))
     client.__enter__()

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.store.points import clear_caches
 from bench.common import (
     Backend,
     Result,
     Scale,
+    clear_caches,
     client_for,
     fresh_database,
     median_server_ms,
