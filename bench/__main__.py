@@ -3,6 +3,7 @@
     python -m bench                 # everything, full sizes
     python -m bench readoff imports # only these modules
     python -m bench --smoke         # tiny sizes (what tests/test_bench_smoke.py runs)
+    python -m bench readoff --sweeps=10,100 --repeat=3   # override sizes of bench.common.Scale
 
 Each module has `run(scale, backends) -> list[Result]`; add a module by adding it to MODULES.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import sys
 import time
+from dataclasses import replace
 
 from bench import explore, imports, points_growth, readoff, request_goodput_speed, weight
 from bench.common import FULL, SMOKE, Result, backends
@@ -58,6 +60,12 @@ def table(results: list[Result]) -> str:
 
 def main(argv: list[str]) -> int:
     scale = SMOKE if "--smoke" in argv else FULL
+    for arg in argv:
+        if arg.startswith("--") and "=" in arg:
+            key, value = arg[2:].split("=", 1)
+            numbers = tuple(int(v) for v in value.split(","))
+            current = getattr(scale, key)
+            scale = replace(scale, **{key: numbers if isinstance(current, tuple) else numbers[0]})
     names = [a for a in argv if not a.startswith("--")] or list(MODULES)
     unknown_names = [n for n in names if n not in MODULES]
     if unknown_names:
