@@ -189,6 +189,15 @@ def median_server_ms(request: Callable[[], Any], repeat: int) -> float:
     return statistics.median(server_ms(request()) for _ in range(max(1, repeat)))
 
 
+def median_cold_ms(request: Callable[[], Any], repeat: int) -> float:
+    """Median server time of requests each made right after the caches were cleared."""
+    times = []
+    for _ in range(max(1, repeat)):
+        clear_caches()
+        times.append(server_ms(request()))
+    return statistics.median(times)
+
+
 def seconds(fn: Callable[[], object]) -> float:
     start = time.perf_counter()
     fn()

@@ -10,11 +10,10 @@ from bench.common import (
     Backend,
     Result,
     Scale,
-    clear_caches,
     client_for,
     fresh_database,
+    median_cold_ms,
     median_server_ms,
-    server_ms,
     synthetic_requests_csv,
     synthetic_sweeps_csv,
     unknown,
@@ -64,10 +63,8 @@ def _pair(
         assert response.status_code == 200
         return response
 
-    clear_caches()
-    cold_explore = server_ms(explore())
-    clear_caches()
-    cold_readoff = server_ms(readoff())
+    cold_explore = median_cold_ms(explore, scale.repeat)
+    cold_readoff = median_cold_ms(readoff, scale.repeat)
     size_kb = len(explore().content) / 1024
     return [
         Result(

@@ -9,11 +9,10 @@ from bench.common import (
     Backend,
     Result,
     Scale,
-    clear_caches,
     client_for,
     fresh_database,
+    median_cold_ms,
     median_server_ms,
-    server_ms,
     synthetic_sweeps_csv,
     unknown,
     upload,
@@ -41,8 +40,7 @@ def run(scale: Scale, found: list[Backend]) -> list[Result]:
                 assert response.status_code == 200
                 return response
 
-            clear_caches()
-            cold[n] = server_ms(readoff())
+            cold[n] = median_cold_ms(readoff, scale.repeat)
             warm[n] = median_server_ms(readoff, scale.repeat)
         client.__exit__(None, None, None)
         steps = sorted(scale.points)

@@ -13,11 +13,10 @@ from bench.common import (
     Backend,
     Result,
     Scale,
-    clear_caches,
     client_for,
     fresh_database,
+    median_cold_ms,
     median_server_ms,
-    server_ms,
     synthetic_requests_csv,
     synthetic_sweeps_csv,
     unknown,
@@ -58,8 +57,7 @@ def _one_backend(scale: Scale, backend: Backend) -> list[Result]:
     cold: dict[tuple[int, str], float] = {}
     for n in scale.sweeps:
         for mode in ("percentile", "requests"):
-            clear_caches()
-            cold[n, mode] = server_ms(readoff(n, mode))
+            cold[n, mode] = median_cold_ms(lambda n=n, mode=mode: readoff(n, mode), scale.repeat)
             warm[n, mode] = median_server_ms(lambda n=n, mode=mode: readoff(n, mode), scale.repeat)
     client.__exit__(None, None, None)
 
