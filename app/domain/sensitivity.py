@@ -15,7 +15,6 @@ import polars as pl
 from app.domain.metrics import Basis
 from app.domain.point import Metric, PointMetrics, Stat
 from app.domain.request_goodput import request_tpot_expr
-from app.domain.slo import Readoff, request_readoff_from_rows
 from app.domain.verdict import Percentile, Slo, point_verdict
 
 MAX_STEPS = 60
@@ -121,7 +120,9 @@ def _request_steps(
     x_stat: Stat,
 ) -> list[SensitivityStep]:
     """Per point: requests good under the other limits, bucketed by the first step whose limit
-    their `metric` value meets, then summed cumulatively over the steps."""
+    their `metric` value meets, then summed cumulatively over the steps; each step then judges
+    attainment and token goodput as the per-request read-off does (tests/domain hold the two
+    equal), without building a verdict and its reason per point per step."""
     others = [(m, limit) for m, limit in base.limits() if m != metric]
     good = pl.col("ok").fill_null(False)
     for m, limit in others:
@@ -147,24 +148,41 @@ def _request_steps(
     for point_id, step, n, out, inp in buckets.iter_rows():
         added.setdefault(int(step), {})[int(point_id)] = (int(n), int(out or 0), int(inp or 0))
     running = {int(p): [0, 0, 0] for p in issued}
+    # What the per-request verdict needs of each point, hoisted out of the steps: a point
+    # without samples, duration or GPUs stays unknown (never passes) at every limit.
+    judged = [
+        (index, point)
+        for index, point in enumerate(points)
+        if issued.get(point.point_id)
+        and point.duration_s is not None
+        and point.duration_s > 0
+        and point.num_gpus > 0
+    ]
+    xs = {i: p.interactivity_tok_s_user(x_stat) for i, p in judged}
     steps = []
-    for k, limit in enumerate(ascending):
+    for k in range(len(ascending)):
         for point_id, (n, out, inp) in added.get(k, {}).items():
             total = running[point_id]
             total[0] += n
             total[1] += out
             total[2] += inp
-        rows = {
-            p: {
-                "issued": issued[p],
-                "good": t[0],
-                "good_output_tokens": t[1],
-                "good_input_tokens": t[2],
-            }
-            for p, t in running.items()
-        }
-        slo = with_limit(base, metric, limit)
-        steps.append(_step(request_readoff_from_rows(rows, points, slo, basis, x_stat), limit))
+        best: tuple[float, float, int] | None = None
+        for index, point in judged:
+            n_good, out, inp = running[point.point_id]
+            if not n_good / issued[point.point_id] >= base.attainment:
+                continue
+            # request_stats: tokens of good requests on the basis ÷ duration ÷ GPUs.
+            tokens = {"output": float(out), "total": float(out) + float(inp), "input": float(inp)}
+            y = tokens[basis] / float(point.duration_s or 0) / point.num_gpus
+            x = xs[index]
+            key = (y, x if x is not None else -math.inf)
+            if best is None or key > best[:2]:
+                best = (key[0], key[1], index)
+        if best is None:
+            steps.append(SensitivityStep(0.0, None, None, None))
+        else:
+            op = points[best[2]]
+            steps.append(SensitivityStep(0.0, best[0], op.concurrency, op.request_rate))
     return steps
 
 
@@ -187,16 +205,6 @@ def _best_by_step(
             point = points[best[2]]
             steps.append(SensitivityStep(0.0, best[0], point.concurrency, point.request_rate))
     return steps
-
-
-def _step(readoff: Readoff, limit: float) -> SensitivityStep:
-    op = readoff.operating_point
-    return SensitivityStep(
-        limit,
-        readoff.goodput_tok_s_per_gpu,
-        op.concurrency if op else None,
-        op.request_rate if op else None,
-    )
 
 
 def with_limit(base: Slo, metric: Metric, limit_ms: float) -> Slo:

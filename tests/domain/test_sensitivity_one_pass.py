@@ -7,6 +7,7 @@ import random
 import polars as pl
 import pytest
 
+from app.domain.metrics import Basis
 from app.domain.point import LatencyStats, Metric, PointMetrics
 from app.domain.request_goodput import SAMPLE_SCHEMA
 from app.domain.sensitivity import (
@@ -25,15 +26,16 @@ def _rejudged(
     metric: Metric,
     limits: list[float],
     samples: pl.DataFrame | None = None,
+    basis: Basis = "output",
 ) -> list[SensitivityStep]:
     """The definition: a full read-off at every limit."""
     steps = []
     for limit in limits:
         slo = with_limit(base, metric, limit)
         if samples is None:
-            readoff = percentile_readoff(points, slo, interpolate=False)
+            readoff = percentile_readoff(points, slo, basis, interpolate=False)
         else:
-            readoff = request_readoff(samples, points, slo)
+            readoff = request_readoff(samples, points, slo, basis)
         op = readoff.operating_point
         steps.append(
             SensitivityStep(
@@ -103,6 +105,7 @@ def test_per_request_sensitivity_equals_rejudging_every_request_at_every_limit(
     base = Slo(ttft_ms=base.ttft_ms, e2el_ms=base.e2el_ms, attainment=rng.choice([0.5, 0.8]))
     limits = request_limits(samples, metric)
     shuffled = [*rng.sample(limits, len(limits)), 0.5, limits[3]]
-    assert sensitivity(points, base, metric, shuffled, samples=samples) == _rejudged(
-        points, base, metric, shuffled, samples
+    basis: Basis = rng.choice(["output", "total"])
+    assert sensitivity(points, base, metric, shuffled, basis, samples=samples) == _rejudged(
+        points, base, metric, shuffled, samples, basis
     )
