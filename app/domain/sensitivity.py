@@ -90,8 +90,10 @@ def _percentile_steps(
     basis: Basis,
     x_stat: Stat,
 ) -> list[SensitivityStep]:
+    slos = [with_limit(base, metric, limit) for limit in ascending]  # one SLO per step
+
     def passes(point: PointMetrics, k: int) -> bool:
-        return point_verdict(point, with_limit(base, metric, ascending[k])).status == "pass"
+        return point_verdict(point, slos[k]).status == "pass"
 
     entering: dict[int, list[tuple[float, float, int]]] = {}
     for index, point in enumerate(points):
