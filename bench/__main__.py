@@ -10,6 +10,7 @@ Each module has `run(scale, backends) -> list[Result]`; add a module by adding i
 
 from __future__ import annotations
 
+import signal
 import sys
 import time
 from dataclasses import replace
@@ -58,7 +59,13 @@ def table(results: list[Result]) -> str:
     return "\n".join(lines)
 
 
+def _exit_on_sigterm(signum: int, _frame: object) -> None:
+    # `timeout` sends SIGTERM: exit through the `finally` that drops the scratch database.
+    raise SystemExit(128 + signum)
+
+
 def main(argv: list[str]) -> int:
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
     scale = SMOKE if "--smoke" in argv else FULL
     for arg in argv:
         if arg.startswith("--") and "=" in arg:
