@@ -1,46 +1,106 @@
-"""Run every benchmark and print one line per target: measured, baseline, ratio, verdict.
+"""`make bench`: run every bench module and print ONE table; exit 1 when a verdict is missed.
 
-`python -m bench` runs the speed and size targets, then the load figure (about 4 minutes);
-`python -m bench speed` or `python -m bench load [SECONDS]` runs one part.
+    python -m bench                 # everything, full sizes
+    python -m bench readoff imports # only these modules
+    python -m bench --smoke         # tiny sizes (what tests/test_bench_smoke.py runs)
+    python -m bench readoff --sweeps=10,100 --repeat=3   # override sizes of bench.common.Scale
+
+    python -m bench load [SECONDS]  # only the load figure (8 uploaders x 32 readers, default 60 s)
+
+Each module has `run(scale, backends) -> list[Result]`; add a module by adding it to MODULES.
+The load figure (bench/load.py) runs after them and prints its own table.
 """
 
 from __future__ import annotations
 
+import signal
 import sys
+import time
+from dataclasses import replace
 
-from bench import explore_size, import_speed, load, readoff_speed, request_goodput_speed
+from bench import explore, imports, load, points_growth, readoff, request_goodput_speed, weight
+from bench.common import FULL, SMOKE, Result, backends
+
+MODULES = {
+    "readoff": readoff,
+    "points": points_growth,
+    "explore": explore,
+    "imports": imports,
+    "weight": weight,
+    "goodput": request_goodput_speed,
+}
 
 
-def speed() -> int:
-    results = [
-        *readoff_speed.run(),
-        *request_goodput_speed.run(),
-        *explore_size.run(),
-        *import_speed.run(),
-    ]
-    width = max(len(r.name) for r in results)
-    failed = 0
+def _num(value: float | None) -> str:
+    if value is None:
+        return "—"
+    return f"{value:,.3f}" if abs(value) < 100 else f"{value:,.0f}"
+
+
+def table(results: list[Result]) -> str:
+    header = ["figure", "db", "value", "baseline", "ratio", "target", "verdict"]
+    rows = [header]
     for r in results:
-        verdict = "ok" if r.ok else "MISSED"
-        failed += not r.ok
-        print(
-            f"{r.name:<{width}}  {r.value:>12,.3f} {r.unit:<3}  target ≤ {r.target:,.3f}  "
-            f"baseline {r.baseline_name} {r.baseline:,.3f} {r.unit}  "
-            f"ratio {r.ratio:,.2f}×  {verdict}",
-            flush=True,
+        target = f"{'≥' if r.at_least else '≤'} {r.target:g}{'×' if r.judged == 'ratio' else ''}"
+        if r.judged == "value":
+            target += f" {r.unit}"
+        verdict = r.verdict + (f" ({r.reason})" if r.reason else "")
+        rows.append(
+            [
+                r.figure,
+                r.backend or "—",
+                f"{_num(r.value)} {r.unit}",
+                f"{_num(r.baseline)} {r.unit} {r.baseline_name}",
+                "—" if r.ratio is None else f"{r.ratio:,.2f}×",
+                "—" if r.judged == "none" else target,
+                verdict,
+            ]
         )
-    return failed
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) for row in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def _exit_on_sigterm(signum: int, _frame: object) -> None:
+    # `timeout` sends SIGTERM: exit through the `finally` that drops the scratch database.
+    raise SystemExit(128 + signum)
 
 
 def main(argv: list[str]) -> int:
-    part = argv[0] if argv else "all"
-    failed = 0
-    if part in ("all", "speed"):
-        failed += speed()
-    if part in ("all", "load"):
-        seconds = float(argv[1]) if len(argv) > 1 else 60.0
-        failed += sum(not r.ok for r in load.run(seconds=seconds))
-    return 1 if failed else 0
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    scale = SMOKE if "--smoke" in argv else FULL
+    for arg in argv:
+        if arg.startswith("--") and "=" in arg:
+            key, value = arg[2:].split("=", 1)
+            numbers = tuple(int(v) for v in value.split(","))
+            current = getattr(scale, key)
+            scale = replace(scale, **{key: numbers if isinstance(current, tuple) else numbers[0]})
+    words = [a for a in argv if not a.startswith("--")]
+    seconds = [float(w) for w in words if w.replace(".", "", 1).isdigit()]
+    names = [w for w in words if not w.replace(".", "", 1).isdigit()] or [*MODULES, "load"]
+    run_load = "load" in names
+    names = [n for n in names if n != "load"]
+    unknown_names = [n for n in names if n not in MODULES]
+    if unknown_names:
+        print(f"unknown bench {unknown_names}; choose from {list(MODULES)}", file=sys.stderr)
+        return 2
+    results: list[Result] = []
+    with backends() as found:
+        for name in names:
+            start = time.perf_counter()
+            results.extend(MODULES[name].run(scale, found))
+            print(f"[{name}: {time.perf_counter() - start:.1f} s]", file=sys.stderr)
+    if results:
+        print(table(results))
+        print(
+            "\nMachine: shared with other jobs; ratios compare figures measured in this same run.",
+        )
+    load_failed = 0
+    if run_load and scale is FULL:
+        load_failed = sum(not r.ok for r in load.run(seconds=seconds[0] if seconds else 60.0))
+    missed = any(r.verdict == "MISSED" for r in results)
+    return 1 if missed or load_failed else 0
 
 
 if __name__ == "__main__":

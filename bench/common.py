@@ -1,15 +1,22 @@
-"""Shared benchmark plumbing: a result row, a timer, and a seeded temporary database."""
+"""Shared benchmark plumbing: a judged result row, scales, databases and synthetic data.
+
+Every verdict is a ratio to a baseline measured in the same run on the same machine, except
+where the issue sets an absolute figure (first-load weight), which says so in its row.
+"""
 
 from __future__ import annotations
 
+import os
 import random
+import shutil
 import statistics
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from fastapi.testclient import TestClient
 
@@ -17,53 +24,188 @@ from app.main import create_app
 from app.settings import Settings
 from app.store.migrate import upgrade_to_head
 
+# The server `make bench` creates its scratch database on (never the `test` database).
+POSTGRES_ADMIN_URL = os.environ.get(
+    "PARETOSCOPE_BENCH_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+)
+
 
 @dataclass(frozen=True)
 class Result:
-    name: str
-    value: float
+    figure: str
+    backend: str  # SQLite | Postgres | "" when no database is involved
+    value: float | None  # None: not measured (see reason)
     unit: str
-    target: float
     baseline_name: str
-    baseline: float
+    baseline: float | None
+    target: float  # on the ratio, unless judged == "value"
+    at_least: bool = False  # the target is a floor, not a ceiling
+    judged: Literal["ratio", "value", "none"] = "ratio"
+    reason: str | None = None
 
     @property
-    def ok(self) -> bool:
-        return self.value <= self.target
+    def ratio(self) -> float | None:
+        if self.value is None or not self.baseline:
+            return None
+        return self.value / self.baseline
 
     @property
-    def ratio(self) -> float:
-        return self.value / self.baseline if self.baseline else float("inf")
+    def verdict(self) -> str:
+        if self.judged == "none":
+            return "info"
+        judged = self.ratio if self.judged == "ratio" else self.value
+        if judged is None:
+            return "unknown"
+        ok = judged >= self.target if self.at_least else judged <= self.target
+        return "ok" if ok else "MISSED"
 
 
-def median_ms(fn: Callable[[], object], repeat: int) -> float:
-    fn()  # warm-up
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1000)
-    return statistics.median(times)
+@dataclass(frozen=True)
+class Scale:
+    """Sizes of one run: FULL for `make bench`, SMOKE for the tests (seconds)."""
+
+    sweeps: tuple[int, ...] = (10, 100, 1000)
+    points: tuple[int, ...] = (32, 256, 2048)
+    explore_sweeps: int = 20
+    samples_per_point: int = 20
+    points_per_sweep: int = 32
+    requests: int = 2_000_000
+    request_points: int = 20
+    canonical_points: int = 100_000
+    repeat: int = 7
 
 
-def median_server_ms(request: Callable[[], Any], repeat: int) -> float:
-    """Median of the app's own Server-Timing (no HTTP client time)."""
-    request()  # warm-up
-    times = []
-    for _ in range(repeat):
-        header = request().headers["server-timing"]
-        times.append(float(header.split("dur=")[1]))
-    return statistics.median(times)
+FULL = Scale()
+SMOKE = Scale(
+    sweeps=(2, 4),
+    points=(4, 8),
+    explore_sweeps=2,
+    samples_per_point=3,
+    points_per_sweep=4,
+    requests=3000,
+    request_points=3,
+    canonical_points=300,
+    repeat=1,
+)
 
 
-def client_with_db() -> TestClient:
-    """A client on a fresh, migrated SQLite file in a temporary folder."""
+@dataclass(frozen=True)
+class Backend:
+    name: str  # SQLite | Postgres
+    url: str | None  # None: unavailable (reason says why)
+    reason: str | None = None
+
+
+@contextmanager
+def backends(postgres_admin_url: str | None = POSTGRES_ADMIN_URL) -> Iterator[list[Backend]]:
+    """A fresh SQLite file and a scratch Postgres database bench_<pid>, dropped afterwards."""
     folder = Path(tempfile.mkdtemp(prefix="paretoscope-bench-"))
-    url = f"sqlite:///{folder / 'bench.db'}"
+    found = [Backend("SQLite", f"sqlite:///{folder / 'bench.db'}")]
+    scratch = f"bench_{os.getpid()}"
+    pg_url = None
+    if postgres_admin_url:
+        try:
+            pg_url = _create_database(postgres_admin_url, scratch)
+            found.append(Backend("Postgres", pg_url))
+        except Exception as exc:  # no server: the Postgres rows are unknown, not failed
+            found.append(Backend("Postgres", None, f"no Postgres: {type(exc).__name__}"))
+    try:
+        yield found
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        if pg_url and postgres_admin_url:
+            _drop_database(postgres_admin_url, scratch)
+
+
+def fresh_database(backend: Backend, label: str) -> str:
+    """A new empty, migrated database of this backend for one bench (own SQLite file; a
+    Postgres schema reset in the scratch database)."""
+    assert backend.url is not None
+    if backend.name == "SQLite":
+        folder = Path(tempfile.mkdtemp(prefix=f"paretoscope-{label}-"))
+        url = f"sqlite:///{folder / 'bench.db'}"
+    else:
+        import sqlalchemy as sa
+
+        url = backend.url
+        engine = sa.create_engine(url)
+        with engine.begin() as conn:
+            conn.execute(sa.text("DROP SCHEMA public CASCADE"))
+            conn.execute(sa.text("CREATE SCHEMA public"))
+        engine.dispose()
     upgrade_to_head(url)
+    return url
+
+
+def _create_database(admin_url: str, name: str) -> str:
+    import sqlalchemy as sa
+
+    engine = sa.create_engine(admin_url, isolation_level="AUTOCOMMIT")
+    with engine.connect() as conn:
+        conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}"'))
+        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    engine.dispose()
+    return str(sa.make_url(admin_url).set(database=name).render_as_string(hide_password=False))
+
+
+def _drop_database(admin_url: str, name: str) -> None:
+    import sqlalchemy as sa
+
+    engine = sa.create_engine(admin_url, isolation_level="AUTOCOMMIT")
+    with engine.connect() as conn:
+        conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    engine.dispose()
+
+
+def unknown(figure: str, backend: Backend, unit: str, baseline: str, target: float) -> Result:
+    return Result(figure, backend.name, None, unit, baseline, None, target, reason=backend.reason)
+
+
+def clear_caches() -> None:
+    """Make the app forget its cached points and samples, as a restart would."""
+    from app.store import points
+
+    if hasattr(points, "clear_caches"):
+        points.clear_caches()
+    else:  # an app from before the sample cache (bench run against an older checkout)
+        cache: Any = points._cache
+        cache._rows.clear()
+        cache._derived.clear()
+
+
+def client_for(url: str) -> TestClient:
     client = TestClient(create_app(Settings(database_url=url, seed_on_start=False), migrate=False))
     client.__enter__()
     return client
+
+
+def server_ms(response: Any) -> float:
+    """The app's own Server-Timing (no HTTP client time)."""
+    return float(response.headers["server-timing"].split("dur=")[1])
+
+
+def median_server_ms(request: Callable[[], Any], repeat: int) -> float:
+    request()  # warm-up
+    return statistics.median(server_ms(request()) for _ in range(max(1, repeat)))
+
+
+def median_cold_ms(request: Callable[[], Any], repeat: int) -> float:
+    """Median server time of requests each made right after the caches were cleared."""
+    times = []
+    for _ in range(max(1, repeat)):
+        clear_caches()
+        times.append(server_ms(request()))
+    return statistics.median(times)
+
+
+def seconds(fn: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def _conc(p: int, n_points: int) -> str:
+    return f"{2 ** (p * 9 / max(1, n_points - 1)):.3f}"
 
 
 def synthetic_sweeps_csv(n_sweeps: int, n_points: int, seed: int = 7) -> bytes:
@@ -94,13 +236,40 @@ def synthetic_sweeps_csv(n_sweeps: int, n_points: int, seed: int = 7) -> bytes:
         base_tpot = rng.uniform(8, 20)
         peak = rng.uniform(4000, 40000)
         for p in range(n_points):
-            conc = 2 ** (p * 9 / max(1, n_points - 1))
+            conc = float(_conc(p, n_points))
             tpot = base_tpot * (1 + conc / 64)
             ttft = 80 * (1 + conc / 32)
             out = peak * conc / (conc + 32)
             lines.append(
-                f"bench-{s},H100,8,llama-3.1-70b,1024,1024,{conc:.3f},60,{ttft:.3f},"
+                f"bench-{s},H100,8,llama-3.1-70b,1024,1024,{_conc(p, n_points)},60,{ttft:.3f},"
                 f"{ttft * 1.4:.3f},{ttft * 2:.3f},{tpot:.3f},{tpot * 1.2:.3f},{tpot * 1.5:.3f},"
                 f"{ttft * 1.4 + 1023 * tpot * 1.2:.3f},{out:.3f},{out * 2:.3f},{out / 1024:.4f}"
             )
     return ("\n".join(lines) + "\n").encode()
+
+
+def synthetic_requests_csv(n_sweeps: int, n_points: int, per_point: int, seed: int = 9) -> bytes:
+    """Per-request rows for synthetic_sweeps_csv: TTFT and TPOT spread around each point's."""
+    rng = random.Random(seed)
+    lines = ["sweep,concurrency,ttft_ms,e2el_ms,output_len,input_len,ok"]
+    for s in range(n_sweeps):
+        for p in range(n_points):
+            conc = _conc(p, n_points)
+            for i in range(per_point):
+                if i % 37 == 36:
+                    lines.append(f"bench-{s},{conc},,,,1024,false")
+                    continue
+                ttft = rng.uniform(60, 80 * (1 + float(conc) / 16))
+                n = rng.randint(16, 1024)
+                e2el = ttft + (n - 1) * rng.uniform(8, 20 * (1 + float(conc) / 64))
+                lines.append(f"bench-{s},{conc},{ttft:.3f},{e2el:.3f},{n},1024,true")
+    return ("\n".join(lines) + "\n").encode()
+
+
+def upload(client: TestClient, points: bytes, requests: bytes | None = None) -> list[int]:
+    files = [("files", ("points.csv", points, "text/csv"))]
+    if requests is not None:
+        files.append(("files", ("requests.csv", requests, "text/csv")))
+    response = client.post("/api/sweeps", files=files)
+    assert response.status_code in (200, 201), response.text[:500]
+    return [int(s["id"]) for s in response.json()["sweeps"]]

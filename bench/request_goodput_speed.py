@@ -1,4 +1,5 @@
-"""Per-request goodput over 1,000,000 samples: ≤ 0.5 s (issue 3); baseline a plain Python loop."""
+"""Per-request goodput over 1,000,000 in-memory samples (domain only) against a plain Python loop
+over the same rows: the vectorised count must be at least 5× faster."""
 
 from __future__ import annotations
 
@@ -9,14 +10,13 @@ import polars as pl
 from app.domain.point import PointMetrics
 from app.domain.request_goodput import SAMPLE_SCHEMA
 from app.domain.slo import Slo, request_readoff
-from bench.common import Result
+from bench.common import Backend, Result, Scale
 
-N = 1_000_000
 POINTS = 20
 
 
-def samples() -> pl.DataFrame:
-    i = pl.int_range(0, N, eager=True)
+def samples(n: int) -> pl.DataFrame:
+    i = pl.int_range(0, n, eager=True)
     return pl.DataFrame(
         {
             "point_id": i % POINTS,
@@ -30,8 +30,9 @@ def samples() -> pl.DataFrame:
     )
 
 
-def run() -> list[Result]:
-    frame = samples()
+def run(scale: Scale, found: list[Backend]) -> list[Result]:
+    n = scale.requests // 2
+    frame = samples(n)
     points = [PointMetrics(p, 8, concurrency=p + 1, duration_s=60.0) for p in range(POINTS)]
     slo = Slo(ttft_ms=200, tpot_ms=30)
     request_readoff(frame, points, slo)  # warm-up
@@ -42,8 +43,11 @@ def run() -> list[Result]:
     rows = frame.rows()
     start = time.perf_counter()
     good = [0] * POINTS
-    for point_id, ttft, e2el, n, _n_in, ok in rows:
-        if ok and ttft <= 200 and (n <= 1 or (e2el - ttft) / (n - 1) <= 30):
+    for point_id, ttft, e2el, out, _n_in, ok in rows:
+        if ok and ttft <= 200 and (out <= 1 or (e2el - ttft) / (out - 1) <= 30):
             good[point_id] += 1
     baseline = time.perf_counter() - start
-    return [Result("per-request goodput 1M", measured, "s", 0.5, "python loop", baseline)]
+    return [
+        Result(f"per-request goodput, {n:,} samples in memory", "", measured * 1000, "ms",
+               "python loop", baseline * 1000, 0.2)
+    ]  # fmt: skip

@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.domain.columns import POINT_COLUMN_NAMES, SWEEP_COLUMN_NAMES
-from app.store.models import Point, RequestSample, Sweep
+from app.store.models import Point, SampleBlock, Sweep
 
 FULL_HEADER = [*SWEEP_COLUMN_NAMES, *POINT_COLUMN_NAMES]
 
@@ -78,6 +78,12 @@ def post_files(client: TestClient, *files: tuple[str, bytes], **fields: Any) -> 
     )
 
 
-def count(session: Session, model: type[Sweep] | type[Point] | type[RequestSample]) -> int:
+def count(session: Session, model: type[Sweep] | type[Point]) -> int:
     session.expire_all()
     return session.scalar(select(func.count()).select_from(model)) or 0
+
+
+def sample_count(session: Session) -> int:
+    """Stored request samples: the rows of every columnar block."""
+    session.expire_all()
+    return session.scalar(select(func.coalesce(func.sum(SampleBlock.rows), 0))) or 0

@@ -7,8 +7,8 @@ import csv
 from sqlalchemy.orm import Session
 
 from app.services.seed import SEED_DIR, seed, seed_if_empty
-from app.store.models import Hardware, ModelSpec, PricingProfile, RequestSample, SloPreset, Sweep
-from tests.factories import count
+from app.store.models import Hardware, ModelSpec, PricingProfile, SloPreset, Sweep
+from tests.factories import count, sample_count
 
 
 def rows(name: str) -> list[dict[str, str]]:
@@ -30,7 +30,7 @@ def test_an_empty_database_is_seeded_with_every_catalog_row_and_sweep(session: S
         for r in csv.DictReader(p.open(encoding="utf-8"))
     }
     assert {s.name for s in session.query(Sweep)} == names
-    assert count(session, RequestSample) > 0
+    assert sample_count(session) > 0
 
 
 def test_seeding_again_adds_nothing(session: Session) -> None:

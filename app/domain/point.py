@@ -97,9 +97,12 @@ class PointMetrics:
 
 def float_or_none(value: object) -> float | None:
     """A finite-or-infinite float from a number, None for None, NaN, bools and other types."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    result = float(value)
+    # Type checks by identity first: this runs for every count of every point of a read-off.
+    kind = type(value)
+    if kind is not float and kind is not int:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return None
+    result = float(value)  # type: ignore[arg-type]
     return None if math.isnan(result) else result
 
 

@@ -169,6 +169,17 @@ def request_readoff(
         int(r["point_id"]): r
         for r in request_goodput_frame(samples, slo.limits()).iter_rows(named=True)
     }
+    return request_readoff_from_rows(rows, points, slo, basis, x_stat)
+
+
+def request_readoff_from_rows(
+    rows: Mapping[int, Mapping[str, object]],
+    points: Sequence[PointMetrics],
+    slo: Slo,
+    basis: Basis = "output",
+    x_stat: Stat = "p50",
+) -> Readoff:
+    """request_readoff from counts already aggregated by point id (see request_goodput_frame)."""
     verdicts = tuple(_request_verdict(p, rows.get(p.point_id), slo, basis) for p in points)
     best = _best_passing(points, verdicts, basis, x_stat)
     if best is None:

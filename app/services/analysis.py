@@ -5,6 +5,7 @@ Glue between queries (rows in) and the pure domain functions (numbers out); no w
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -16,11 +17,12 @@ from app.domain.estimate import estimate_tok_s_per_gpu
 from app.domain.metrics import Basis
 from app.domain.pareto import Interpolation, pareto_frontier
 from app.domain.point import METRICS, PointMetrics, Stat
+from app.domain.request_goodput import SAMPLE_SCHEMA, request_goodput_frame
 from app.domain.slo import (
     Readoff,
     Slo,
     percentile_readoff,
-    request_readoff,
+    request_readoff_from_rows,
     sample_percentiles,
 )
 from app.domain.verdict import SamplePercentiles, stored_value
@@ -103,31 +105,40 @@ def analyse(
     sweeps: list[SweepPoints],
     params: Params,
     prices: list[Price],
-    samples: pl.DataFrame | None = None,
+    samples: Mapping[int, pl.DataFrame] | None = None,
 ) -> list[SweepAnalysis]:
-    """Frontier, read-off and costs of each sweep, in the order given."""
-    return [_one(s, params, prices, samples) for s in sweeps]
+    """Frontier, read-off and costs of each sweep, in the order given.
+
+    Per-request mode counts good requests of every point of every sweep in one polars pass
+    (samples by sweep id), so the work grows with the samples, not with sweeps × samples.
+    """
+    counts = None
+    if params.mode == "requests":
+        frames = [f for f in (samples or {}).values() if not f.is_empty()]
+        every = pl.concat(frames) if frames else pl.DataFrame(schema=SAMPLE_SCHEMA)
+        counts = {
+            int(r["point_id"]): r
+            for r in request_goodput_frame(every, params.slo.limits()).iter_rows(named=True)
+        }
+    by_sweep = samples or {}
+    return [_one(s, params, prices, counts, by_sweep.get(int(s.meta["id"]))) for s in sweeps]
 
 
 def _one(
-    sweep: SweepPoints, params: Params, prices: list[Price], samples: pl.DataFrame | None
+    sweep: SweepPoints,
+    params: Params,
+    prices: list[Price],
+    counts: Mapping[int, Mapping[str, object]] | None,
+    samples: pl.DataFrame | None = None,
 ) -> SweepAnalysis:
     points = _point_metrics(sweep)
     key = ("axes", sweep.meta["num_gpus"], params.stat, params.basis)
     if key not in sweep.derived:
         sweep.derived[key] = _axes(points, params)
     xs, ys, frontier = sweep.derived[key]
-    if params.mode == "requests":
-        ids = [p.point_id for p in points]
-        mine = samples.filter(pl.col("point_id").is_in(ids)) if samples is not None else None
-        readoff = request_readoff(
-            mine if mine is not None else pl.DataFrame(),
-            points,
-            params.slo,
-            params.basis,
-            params.stat,
-        )
-        stats: dict[int, SamplePercentiles] = {}
+    stats: dict[int, SamplePercentiles] = {}
+    if counts is not None:
+        readoff = request_readoff_from_rows(counts, points, params.slo, params.basis, params.stat)
     else:
         stats = _sample_stats(points, params.slo, samples)
         readoff = percentile_readoff(points, params.slo, params.basis, params.stat, samples=stats)

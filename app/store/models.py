@@ -14,6 +14,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Text,
@@ -120,18 +121,24 @@ class Point(Base):
     sweep: Mapped[Sweep] = relationship(back_populates="points")
 
 
-class RequestSample(Base):
-    """One request of a point, when the tool saved per-request data."""
+class SampleBlock(Base):
+    """Request samples of a sweep, columnar: a zstd Parquet blob of up to BLOCK_ROWS requests.
 
-    __tablename__ = "request_sample"
+    Columns: position (the point's position in its sweep), ttft_ms, e2el_ms, output_len,
+    input_len, ok. A sweep has several blocks when it has many requests (seq orders them);
+    `counts` maps each position in the block to its number of requests, so counting needs no
+    decoding. Blobs live in the database, so every replica sees them and deletes cascade.
+    """
+
+    __tablename__ = "sample_block"
+    __table_args__ = (Index("ix_sample_block_sweep_seq", "sweep_id", "seq", unique=True),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    point_id: Mapped[int] = mapped_column(ForeignKey("point.id", ondelete="CASCADE"), index=True)
-    ttft_ms: Mapped[float | None] = mapped_column(Float)
-    e2el_ms: Mapped[float | None] = mapped_column(Float)
-    output_len: Mapped[int | None] = mapped_column(Integer)
-    input_len: Mapped[int | None] = mapped_column(Integer)
-    ok: Mapped[bool] = mapped_column(Boolean)
+    sweep_id: Mapped[int] = mapped_column(ForeignKey("sweep.id", ondelete="CASCADE"))
+    seq: Mapped[int] = mapped_column(Integer)
+    rows: Mapped[int] = mapped_column(Integer)
+    counts: Mapped[dict[str, Any]] = mapped_column(JSON)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
 
 
 class Hardware(Base):

@@ -12,8 +12,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.domain.columns import POINT_COLUMN_NAMES
-from app.domain.request_goodput import SAMPLE_SCHEMA
-from app.store.models import Point, RequestSample, Sweep
+from app.store import samples as sample_store
+from app.store.models import Point, Sweep
 from app.store.sweeps import NotFound
 
 SWEEP_META = (
@@ -69,6 +69,11 @@ class _PointCache:
                 self._derived.pop(old, None)
             return derived
 
+    def clear(self) -> None:
+        with self._lock:
+            self._rows.clear()
+            self._derived.clear()
+
 
 _cache = _PointCache(CACHE_SWEEPS)
 
@@ -102,7 +107,7 @@ def sweeps_with_points(session: Session, sweep_ids: list[int]) -> list[SweepPoin
 def _fetch_rows(session: Session, sweep_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
     if not sweep_ids:
         return {}
-    columns = ("id", "sweep_id", *POINT_COLUMN_NAMES)
+    columns = ("id", "sweep_id", "position", *POINT_COLUMN_NAMES)
     point_rows = session.execute(
         select(*(getattr(Point, c) for c in columns))
         .where(Point.sweep_id.in_(sweep_ids))
@@ -118,52 +123,29 @@ def _fetch_rows(session: Session, sweep_ids: list[int]) -> dict[int, list[dict[s
 
 def samples_frame(session: Session, point_ids: list[int]) -> pl.DataFrame:
     """Request samples of these points as a typed frame (empty when there are none)."""
-    if not point_ids:
-        return pl.DataFrame(schema=SAMPLE_SCHEMA)
-    statement = (
-        select(
-            RequestSample.point_id,
-            RequestSample.ttft_ms,
-            RequestSample.e2el_ms,
-            RequestSample.output_len,
-            RequestSample.input_len,
-            RequestSample.ok,
+    return sample_store.samples_frame(session, point_ids)
+
+
+def samples_by_point(session: Session, point_ids: list[int]) -> dict[int, pl.DataFrame]:
+    """Request samples by point: frames of (ttft_ms, e2el_ms, output_len, input_len, ok)."""
+    frame = samples_frame(session, point_ids)
+    if frame.is_empty():
+        return {}
+    parts = frame.partition_by("point_id", as_dict=True, maintain_order=True)
+    return {int(key[0]): part.drop("point_id") for key, part in parts.items()}
+
+
+def sweeps_samples(session: Session, sweeps: list[SweepPoints]) -> dict[int, pl.DataFrame]:
+    """Request samples of each sweep by sweep id; decoded once per process (cached by content
+    hash, as points are), so repeated per-request read-offs do not touch the database again."""
+    wanted = {
+        int(s.meta["id"]): (
+            str(s.meta["content_hash"]),
+            [(int(r["point_id"]), int(r["position"])) for r in s.rows],
         )
-        .where(RequestSample.point_id.in_(point_ids))
-        .order_by(RequestSample.id)
-    )
-    # Straight from the driver's cursor: no Row objects for possibly a million samples.
-    # The ids are integers from the database, so inlining them is safe.
-    sql = str(
-        statement.compile(
-            dialect=session.get_bind().dialect, compile_kwargs={"literal_binds": True}
-        )
-    )
-    rows = session.connection().exec_driver_sql(sql).fetchall()
-    return pl.DataFrame(rows, schema=SAMPLE_SCHEMA, orient="row")
-
-
-def samples_by_point(session: Session, point_ids: list[int]) -> dict[int, list[tuple[Any, ...]]]:
-    """Request samples as rows of (ttft_ms, e2el_ms, output_len, input_len, ok), by point."""
-    grouped: dict[int, list[tuple[Any, ...]]] = {}
-    for point_id, *values in samples_frame(session, point_ids).iter_rows():
-        grouped.setdefault(point_id, []).append(tuple(values))
-    return grouped
-
-
-def sweeps_samples(session: Session, sweeps: list[SweepPoints]) -> pl.DataFrame:
-    """Request samples of these sweeps; each sweep's frame is loaded once per process (cached
-    with its points, which never change)."""
-    frames = []
-    missing = [s for s in sweeps if "samples" not in s.derived]
-    if missing:
-        loaded = samples_frame(session, [r["point_id"] for s in missing for r in s.rows])
-        for sweep in missing:
-            ids = [r["point_id"] for r in sweep.rows]
-            sweep.derived["samples"] = loaded.filter(pl.col("point_id").is_in(ids))
-    for sweep in sweeps:
-        frames.append(sweep.derived["samples"])
-    return pl.concat(frames) if frames else pl.DataFrame(schema=SAMPLE_SCHEMA)
+        for s in sweeps
+    }
+    return sample_store.by_sweep(session, wanted)
 
 
 def sweep_ids_matching(session: Session, filters: dict[str, Any], limit: int) -> list[int]:
@@ -173,3 +155,9 @@ def sweep_ids_matching(session: Session, filters: dict[str, Any], limit: int) ->
         if value not in (None, ""):
             query = query.where(getattr(Sweep, name) == value)
     return list(session.scalars(query.order_by(Sweep.id).limit(limit)).all())
+
+
+def clear_caches() -> None:
+    """Forget every cached point row and decoded sample (as a restart would; for benchmarks)."""
+    _cache.clear()
+    sample_store.cache.clear()

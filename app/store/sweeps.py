@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 from dataclasses import dataclass
 from typing import Any
 
-import polars as pl
 from sqlalchemy import delete, func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
 from app.domain.columns import POINT_COLUMN_NAMES, SWEEP_COLUMN_NAMES
-from app.ingest.parsed import SAMPLE_FIELDS, ParsedSweep
-from app.store.models import Point, RequestSample, Sweep
+from app.ingest.parsed import ParsedSweep
+from app.store import samples as sample_store
+from app.store.models import Point, SampleBlock, Sweep
 
 SWEEP_FIELDS: tuple[str, ...] = tuple(c for c in SWEEP_COLUMN_NAMES if c != "sweep")
 FILTER_FIELDS: tuple[str, ...] = ("model", "hardware", "engine", "precision", "source_kind")
-SAMPLE_BATCH = 50_000
 
 
 class NotFound(LookupError):
@@ -43,23 +43,40 @@ class SweepFilters:
 
 
 def save_parsed(session: Session, parsed: list[ParsedSweep]) -> list[SavedSweep]:
-    """Store sweeps in the caller's transaction; identical content returns the existing sweep."""
-    saved: list[SavedSweep] = []
-    seen: dict[str, Sweep] = {}
-    for item in parsed:
-        digest = item.content_hash()
-        existing = seen.get(digest) or session.scalar(
-            select(Sweep).where(Sweep.content_hash == digest)
+    """Store sweeps in the caller's transaction; identical content returns the existing sweep.
+
+    One query finds the duplicates, one batched INSERT adds the sweeps, one COPY (Postgres) or
+    prepared executemany (SQLite) adds every point of the upload, and samples go in as columnar
+    blocks: no ORM object per point or per sample, and no statement per point.
+    """
+    digests = [item.content_hash() for item in parsed]
+    existing = {
+        s.content_hash: s
+        for s in session.scalars(select(Sweep).where(Sweep.content_hash.in_(set(digests))))
+    }
+    created: dict[str, tuple[Sweep, ParsedSweep]] = {}
+    for item, digest in zip(parsed, digests, strict=True):
+        if digest not in existing and digest not in created:
+            created[digest] = (_new_sweep(item, digest), item)
+    session.add_all([sweep for sweep, _ in created.values()])
+    session.flush()
+    _insert_points(session, [(sweep.id, item) for sweep, item in created.values()])
+    for sweep, item in created.values():
+        sample_store.write(
+            session,
+            sweep.id,
+            ((i, p.samples_frame()) for i, p in enumerate(item.points) if p.sample_count),
         )
-        if existing is not None:
-            saved.append(SavedSweep(existing, created=False))
-            continue
-        sweep = _new_sweep(item, digest)
-        session.add(sweep)
-        session.flush()
-        _insert_samples(session, item, sweep)
-        seen[digest] = sweep
-        saved.append(SavedSweep(sweep, created=True))
+        # The points went in without the ORM: let `sweep.points` load them when asked.
+        session.expire(sweep, ["points"])
+    saved: list[SavedSweep] = []
+    first_seen: set[str] = set()
+    for digest in digests:
+        if digest in existing:
+            saved.append(SavedSweep(existing[digest], created=False))
+        else:
+            saved.append(SavedSweep(created[digest][0], created=digest not in first_seen))
+            first_seen.add(digest)
     return saved
 
 
@@ -69,37 +86,32 @@ def _new_sweep(item: ParsedSweep, digest: str) -> Sweep:
     meta["source_tool"] = meta.get("source_tool") or item.source_format
     if item.warnings:
         meta["notes"] = "\n".join([*filter(None, [meta.get("notes")]), *item.warnings])
-    sweep = Sweep(name=item.name, source_file=item.source_file, content_hash=digest, **meta)
-    sweep.points = [
-        Point(position=i, extra=dict(p.extra), **p.values) for i, p in enumerate(item.points)
-    ]
-    return sweep
+    return Sweep(name=item.name, source_file=item.source_file, content_hash=digest, **meta)
 
 
-def _insert_samples(session: Session, item: ParsedSweep, sweep: Sweep) -> None:
-    """Bulk insert: COPY on Postgres, executemany on SQLite; no ORM objects per sample."""
-    frames = [
-        p.samples_frame().with_columns(point_id=pl.lit(point.id, pl.Int64))
-        for p, point in zip(item.points, sweep.points, strict=True)
-        if p.sample_count
+def _insert_points(session: Session, sweeps: list[tuple[int, ParsedSweep]]) -> None:
+    """Every point of the upload in one COPY on Postgres, one prepared executemany on SQLite
+    (psycopg's executemany sends a statement per row, and SQLAlchemy's multi-row VALUES
+    compiles each bound parameter in Python: both far slower)."""
+    columns = ("sweep_id", "position", "extra", *POINT_COLUMN_NAMES)
+    rows = [
+        (sweep_id, i, json.dumps(p.extra), *(p.values.get(c) for c in POINT_COLUMN_NAMES))
+        for sweep_id, item in sweeps
+        for i, p in enumerate(item.points)
     ]
-    if not frames:
+    if not rows:
         return
-    columns = ("point_id", *SAMPLE_FIELDS)
-    frame = pl.concat(frames).select(columns)
     connection = session.connection()
-    dbapi = connection.connection.dbapi_connection
-    cursor = dbapi.cursor()  # type: ignore[union-attr]
+    cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    names = ", ".join(columns)
     try:
         if connection.dialect.name == "postgresql":
-            with cursor.copy(f"COPY request_sample ({', '.join(columns)}) FROM STDIN") as copy:
-                for row in frame.iter_rows():
+            with cursor.copy(f"COPY point ({names}) FROM STDIN") as copy:
+                for row in rows:
                     copy.write_row(row)
         else:
             marks = ", ".join("?" for _ in columns)
-            sql = f"INSERT INTO request_sample ({', '.join(columns)}) VALUES ({marks})"
-            for batch in frame.iter_slices(SAMPLE_BATCH):
-                cursor.executemany(sql, batch.rows())
+            cursor.executemany(f"INSERT INTO point ({names}) VALUES ({marks})", rows)
     finally:
         cursor.close()
 
@@ -146,14 +158,7 @@ def point_counts(session: Session, sweep_ids: list[int]) -> dict[int, int]:
 
 
 def sample_counts(session: Session, point_ids: list[int]) -> dict[int, int]:
-    if not point_ids:
-        return {}
-    rows = session.execute(
-        select(RequestSample.point_id, func.count())
-        .where(RequestSample.point_id.in_(point_ids))
-        .group_by(RequestSample.point_id)
-    ).all()
-    return dict(rows)
+    return sample_store.counts_by_point(session, point_ids)
 
 
 def facet_values(session: Session) -> dict[str, list[Any]]:
@@ -185,10 +190,11 @@ def update_sweep(session: Session, sweep_id: int, changes: dict[str, Any]) -> Sw
 
 def delete_sweep(session: Session, sweep_id: int) -> None:
     sweep = get_sweep(session, sweep_id)
-    # Bulk delete so a million samples do not load into the session first.
-    point_ids = [p.id for p in sweep.points]
-    if point_ids:
-        session.execute(delete(RequestSample).where(RequestSample.point_id.in_(point_ids)))
+    # Bulk deletes, so neither blobs nor points load into the session first (the foreign
+    # keys cascade too; this does not depend on SQLite's foreign_keys pragma).
+    session.execute(delete(SampleBlock).where(SampleBlock.sweep_id == sweep_id))
+    session.execute(delete(Point).where(Point.sweep_id == sweep_id))
+    session.expire(sweep, ["points"])
     session.delete(sweep)
     session.flush()
 

@@ -11,7 +11,7 @@ from alembic import op
 
 revision: str = "20261201_0004"
 # The lead re-chains revisions at merge (brief: after "20261130_0001"); here the head is "0001".
-down_revision: str | None = "0001"
+down_revision: str | None = "20261201_0003"
 branch_labels: str | None = None
 depends_on: str | None = None
 

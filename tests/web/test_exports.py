@@ -11,8 +11,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
 from app.services.exports import neutralise
-from app.store.models import RequestSample, Sweep
-from tests.factories import FULL_HEADER, count, full_row, post_files, to_csv
+from app.store.models import Sweep
+from tests.factories import FULL_HEADER, count, full_row, post_files, sample_count, to_csv
 from tests.web.test_readoff_api import O9_POINTS, O9_REQUESTS, O11
 
 
@@ -40,7 +40,7 @@ def test_an_export_zip_carries_request_samples_and_reimports_unchanged(
     assert names == ["points.csv", "requests.csv"]
     again = post_files(client, ("sweeps.zip", archive))
     assert again.json()["sweeps"] == [{**sweep, "created": False}]
-    assert count(session, RequestSample) == 8
+    assert sample_count(session) == 8
 
 
 def test_formula_cells_are_neutralised_but_numbers_are_not() -> None:

@@ -7,8 +7,16 @@ from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
 from app.domain.columns import POINT_COLUMN_NAMES
-from app.store.models import Point, RequestSample, Sweep
-from tests.factories import FULL_HEADER, MINIMAL, count, full_row, post_files, to_csv
+from app.store.models import Point, Sweep
+from tests.factories import (
+    FULL_HEADER,
+    MINIMAL,
+    count,
+    full_row,
+    post_files,
+    sample_count,
+    to_csv,
+)
 
 
 def test_every_canonical_column_round_trips_through_the_api(client: TestClient) -> None:
@@ -97,7 +105,7 @@ def test_per_request_samples_attach_to_their_points(client: TestClient, session:
     assert response.status_code == 201, response.text
     points = client.get(f"/api/sweeps/{response.json()['sweeps'][0]['id']}").json()["points"]
     assert [p["request_samples"] for p in points] == [2, 1]
-    assert count(session, RequestSample) == 3
+    assert sample_count(session) == 3
 
 
 BAD_UPLOADS = [

@@ -1,0 +1,203 @@
+"""Request samples stored columnar: zstd Parquet blocks per sweep, written and read by polars.
+
+No Python object is made per sample: a block is encoded from a frame and decoded into one.
+Decoded sweeps are cached per process by (database, sweep id, content hash, point ids), like
+points: samples never change after upload, and a re-used id has another hash or other points.
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator
+
+import polars as pl
+from sqlalchemy import insert, select
+from sqlalchemy.orm import Session
+
+from app.domain.request_goodput import SAMPLE_SCHEMA
+from app.ingest.parsed import SAMPLE_FRAME_SCHEMA
+from app.store.models import Point, SampleBlock, Sweep
+
+BLOCK_ROWS = 1_000_000  # ~10 MB compressed: bounded memory per write and per decode
+BLOCK_SCHEMA: dict[str, pl.DataType] = {"position": pl.Int32(), **SAMPLE_FRAME_SCHEMA}
+CACHE_ROWS = 8_000_000  # ~300 MB of decoded samples per process at most
+
+
+def encode(frame: pl.DataFrame) -> bytes:
+    buffer = io.BytesIO()
+    frame.select(pl.col(c).cast(t) for c, t in BLOCK_SCHEMA.items()).write_parquet(
+        buffer, compression="zstd", statistics=False
+    )
+    return buffer.getvalue()
+
+
+def decode(data: bytes) -> pl.DataFrame:
+    return pl.read_parquet(io.BytesIO(data))
+
+
+def blocks(
+    frames: Iterable[tuple[int, pl.DataFrame]], size: int = BLOCK_ROWS
+) -> Iterator[pl.DataFrame]:
+    """Frames of (position, samples) cut into blocks of at most `size` rows, in order."""
+    pending: list[pl.DataFrame] = []
+    rows = 0
+    for position, frame in frames:
+        if frame.is_empty():
+            continue
+        pending.append(frame.with_columns(position=pl.lit(position, pl.Int32)))
+        rows += frame.height
+        while rows >= size:
+            joined = pl.concat(pending, how="diagonal_relaxed")
+            yield joined.head(size)
+            rest = joined.slice(size)
+            pending, rows = ([rest] if rest.height else []), rest.height
+    if rows:
+        yield pl.concat(pending, how="diagonal_relaxed")
+
+
+def write(session: Session, sweep_id: int, frames: Iterable[tuple[int, pl.DataFrame]]) -> int:
+    """Store the samples of one sweep (point position, frame of SAMPLE_FIELDS); rows written."""
+    total = 0
+    for seq, block in enumerate(blocks(frames)):
+        counts = block.group_by("position").len().rows()
+        session.execute(
+            insert(SampleBlock),
+            [
+                {
+                    "sweep_id": sweep_id,
+                    "seq": seq,
+                    "rows": block.height,
+                    "counts": {str(p): n for p, n in sorted(counts)},
+                    "data": encode(block),
+                }
+            ],
+        )
+        total += block.height
+    return total
+
+
+def counts_by_point(session: Session, point_ids: list[int]) -> dict[int, int]:
+    """Number of request samples of each point that has any (from block headers, no decoding)."""
+    if not point_ids:
+        return {}
+    points = session.execute(
+        select(Point.id, Point.sweep_id, Point.position).where(Point.id.in_(point_ids))
+    ).all()
+    by_key = {(s, pos): i for i, s, pos in points}
+    out: dict[int, int] = {}
+    sweep_ids = sorted({s for _, s, _ in points})
+    for sweep_id, counts in session.execute(
+        select(SampleBlock.sweep_id, SampleBlock.counts).where(SampleBlock.sweep_id.in_(sweep_ids))
+    ):
+        for position, n in counts.items():
+            point_id = by_key.get((sweep_id, int(position)))
+            if point_id is not None:
+                out[point_id] = out.get(point_id, 0) + int(n)
+    return out
+
+
+class _FrameCache:
+    """Least recently used decoded sweeps, bounded by their total number of samples."""
+
+    def __init__(self, max_rows: int) -> None:
+        self.max_rows = max_rows
+        self._frames: OrderedDict[tuple[str, int, str, int], pl.DataFrame] = OrderedDict()
+        self._rows = 0
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, int, str, int]) -> pl.DataFrame | None:
+        with self._lock:
+            frame = self._frames.get(key)
+            if frame is not None:
+                self._frames.move_to_end(key)
+            return frame
+
+    def put(self, key: tuple[str, int, str, int], frame: pl.DataFrame) -> None:
+        if frame.height > self.max_rows:
+            return
+        with self._lock:
+            old = self._frames.pop(key, None)
+            self._rows += frame.height - (old.height if old is not None else 0)
+            self._frames[key] = frame
+            while self._rows > self.max_rows and self._frames:
+                _, dropped = self._frames.popitem(last=False)
+                self._rows -= dropped.height
+
+    def clear(self) -> None:
+        with self._lock:
+            self._frames.clear()
+            self._rows = 0
+
+
+cache = _FrameCache(CACHE_ROWS)
+
+
+def samples_frame(session: Session, point_ids: list[int]) -> pl.DataFrame:
+    """Request samples of these points as a SAMPLE_SCHEMA frame, by sweep id, point position and
+    request order (empty when there are none)."""
+    wanted = set(point_ids)
+    if not wanted:
+        return pl.DataFrame(schema=SAMPLE_SCHEMA)
+    sweep_ids = select(Point.sweep_id).where(Point.id.in_(wanted)).distinct().scalar_subquery()
+    rows = session.execute(
+        select(Point.sweep_id, Point.id, Point.position, Sweep.content_hash)
+        .join(Sweep, Sweep.id == Point.sweep_id)
+        .where(Point.sweep_id.in_(sweep_ids))
+    ).all()
+    points: dict[int, list[tuple[int, int]]] = {}
+    digests: dict[int, str] = {}
+    for sweep_id, point_id, position, digest in rows:
+        points.setdefault(sweep_id, []).append((point_id, position))
+        digests[sweep_id] = digest
+    frames = by_sweep(session, {s: (digests[s], points[s]) for s in sorted(points)})
+    parts = []
+    for sweep_id in sorted(frames):
+        frame = frames[sweep_id]
+        mine = {p for p, _ in points[sweep_id]}
+        parts.append(frame if mine <= wanted else frame.filter(pl.col("point_id").is_in(wanted)))
+    return pl.concat(parts) if parts else pl.DataFrame(schema=SAMPLE_SCHEMA)
+
+
+def by_sweep(
+    session: Session, sweeps: dict[int, tuple[str, list[tuple[int, int]]]]
+) -> dict[int, pl.DataFrame]:
+    """Each sweep's samples (SAMPLE_SCHEMA) from its content hash and (point id, position)
+    pairs; decoded once per process, then served from the cache."""
+    database = str(session.get_bind().engine.url)
+    out: dict[int, pl.DataFrame] = {}
+    missing = []
+    keys = {s: (database, s, digest, hash(tuple(pairs))) for s, (digest, pairs) in sweeps.items()}
+    for sweep_id, key in keys.items():
+        hit = cache.get(key)
+        if hit is None:
+            missing.append(sweep_id)
+        else:
+            out[sweep_id] = hit
+    decoded: dict[int, list[pl.DataFrame]] = {s: [] for s in missing}
+    if missing:
+        statement = (
+            select(SampleBlock.sweep_id, SampleBlock.data)
+            .where(SampleBlock.sweep_id.in_(missing))
+            .order_by(SampleBlock.sweep_id, SampleBlock.seq)
+        )
+        for sweep_id, data in session.execute(statement):
+            decoded[sweep_id].append(decode(data))
+    for sweep_id, parts in decoded.items():
+        frame = _with_point_ids(parts, sweeps[sweep_id][1])
+        cache.put(keys[sweep_id], frame)
+        out[sweep_id] = frame
+    return out
+
+
+def _with_point_ids(parts: list[pl.DataFrame], pairs: list[tuple[int, int]]) -> pl.DataFrame:
+    if not parts:
+        return pl.DataFrame(schema=SAMPLE_SCHEMA)
+    frame = pl.concat(parts, how="vertical_relaxed")
+    keys = pl.DataFrame(
+        {"position": [pos for _, pos in pairs], "point_id": [p for p, _ in pairs]},
+        schema={"position": pl.Int32(), "point_id": pl.Int64()},
+    )
+    joined = frame.join(keys, on="position", how="inner", maintain_order="left")
+    return joined.select(pl.col(c).cast(t) for c, t in SAMPLE_SCHEMA.items())

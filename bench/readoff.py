@@ -1,0 +1,101 @@
+"""/api/readoff over 10, 100 and 1,000 sweeps (32 points, 20 requests each): per-request mode
+against percentile mode of the same selection, warm and cold, and its growth per 10× sweeps.
+
+Cold = the first request after the process forgets its cached points and samples (what a
+restart costs the app; the database's own page cache stays warm).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bench.common import (
+    Backend,
+    Result,
+    Scale,
+    client_for,
+    fresh_database,
+    median_cold_ms,
+    median_server_ms,
+    synthetic_requests_csv,
+    synthetic_sweeps_csv,
+    unknown,
+    upload,
+)
+
+SLO = {"ttft_ms": 300, "tpot_ms": 30, "interpolation": "linear"}
+RATIO_TARGET = 4.0  # per-request ≤ 4× percentile mode (issue 14)
+GROWTH_TARGET = 13.0  # ≤ 13× per 10× sweeps (linear would be 10×)
+
+
+def run(scale: Scale, found: list[Backend]) -> list[Result]:
+    results: list[Result] = []
+    for backend in found:
+        if backend.url is None:
+            results.append(unknown("per-request read-off", backend, "ms", "percentile", 4.0))
+            continue
+        results.extend(_one_backend(scale, backend))
+    return results
+
+
+def _one_backend(scale: Scale, backend: Backend) -> list[Result]:
+    url = fresh_database(backend, "readoff")
+    client = client_for(url)
+    biggest = max(scale.sweeps)
+    ids = upload(
+        client,
+        synthetic_sweeps_csv(biggest, scale.points_per_sweep),
+        synthetic_requests_csv(biggest, scale.points_per_sweep, scale.samples_per_point),
+    )
+
+    def readoff(n: int, mode: str) -> Any:
+        response = client.get("/api/readoff", params={"sweep": ids[:n], "mode": mode, **SLO})
+        assert response.status_code == 200 and len(response.json()["results"]) == n
+        return response
+
+    warm: dict[tuple[int, str], float] = {}
+    cold: dict[tuple[int, str], float] = {}
+    for n in scale.sweeps:
+        for mode in ("percentile", "requests"):
+            cold[n, mode] = median_cold_ms(lambda n=n, mode=mode: readoff(n, mode), scale.repeat)
+            warm[n, mode] = median_server_ms(lambda n=n, mode=mode: readoff(n, mode), scale.repeat)
+    client.__exit__(None, None, None)
+
+    name = backend.name
+    per = f"{scale.points_per_sweep} pts × {scale.samples_per_point} req"
+    out = [
+        Result(
+            f"per-request read-off, {biggest} sweeps ({per}), warm",
+            name,
+            warm[biggest, "requests"],
+            "ms",
+            "percentile mode, same sweeps, warm",
+            warm[biggest, "percentile"],
+            RATIO_TARGET,
+        ),
+        Result(
+            f"per-request read-off, {biggest} sweeps, cold (caches cleared)",
+            name,
+            cold[biggest, "requests"],
+            "ms",
+            "percentile mode, same sweeps, cold",
+            cold[biggest, "percentile"],
+            RATIO_TARGET,
+        ),
+    ]
+    steps = sorted(scale.sweeps)
+    for small, large in zip(steps, steps[1:], strict=False):
+        for mode, label in (("requests", "per-request"), ("percentile", "percentile")):
+            for state, table in (("warm", warm), ("cold", cold)):
+                out.append(
+                    Result(
+                        f"{label} read-off growth {small}→{large} sweeps, {state}",
+                        name,
+                        table[large, mode],
+                        "ms",
+                        f"same at {small} sweeps",
+                        table[small, mode],
+                        GROWTH_TARGET * (large / small) / 10,
+                    )
+                )
+    return out

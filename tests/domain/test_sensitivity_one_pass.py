@@ -1,0 +1,111 @@
+"""One-pass SLO sensitivity equals the read-off of re-judging every point at each limit."""
+
+from __future__ import annotations
+
+import random
+
+import polars as pl
+import pytest
+
+from app.domain.metrics import Basis
+from app.domain.point import LatencyStats, Metric, PointMetrics
+from app.domain.request_goodput import SAMPLE_SCHEMA
+from app.domain.sensitivity import (
+    SensitivityStep,
+    percentile_limits,
+    request_limits,
+    sensitivity,
+    with_limit,
+)
+from app.domain.slo import Slo, percentile_readoff, request_readoff
+
+
+def _rejudged(
+    points: list[PointMetrics],
+    base: Slo,
+    metric: Metric,
+    limits: list[float],
+    samples: pl.DataFrame | None = None,
+    basis: Basis = "output",
+) -> list[SensitivityStep]:
+    """The definition: a full read-off at every limit."""
+    steps = []
+    for limit in limits:
+        slo = with_limit(base, metric, limit)
+        if samples is None:
+            readoff = percentile_readoff(points, slo, basis, interpolate=False)
+        else:
+            readoff = request_readoff(samples, points, slo, basis)
+        op = readoff.operating_point
+        steps.append(
+            SensitivityStep(
+                limit,
+                readoff.goodput_tok_s_per_gpu,
+                op.concurrency if op else None,
+                op.request_rate if op else None,
+            )
+        )
+    return steps
+
+
+def _points(rng: random.Random, n: int) -> list[PointMetrics]:
+    def stats() -> LatencyStats:
+        # Some values missing, some repeated, so unknown verdicts and ties both occur.
+        pick = [None, 20.0, 30.0, *(round(rng.uniform(5, 80), 1) for _ in range(6))]
+        return LatencyStats(p50=rng.choice(pick), p90=rng.choice(pick))
+
+    return [
+        PointMetrics(
+            i,
+            rng.choice([1, 8]),
+            concurrency=float(2**i),
+            duration_s=rng.choice([None, 60.0, 120.0]),
+            ttft_ms=stats(),
+            tpot_ms=stats(),
+            e2el_ms=stats(),
+            output_tok_s=rng.choice([None, 1000.0, 2000.0, round(rng.uniform(100, 5000), 2)]),
+        )
+        for i in range(n)
+    ]
+
+
+def _samples(rng: random.Random, point_ids: list[int], n: int) -> pl.DataFrame:
+    rows = []
+    for _ in range(n):
+        ok = rng.random() > 0.1
+        ttft = round(rng.uniform(10, 400), 2) if ok else None
+        out = rng.choice([None, 1, 2, rng.randint(3, 300)]) if ok else None
+        e2el = None if ttft is None else ttft + rng.uniform(0, 20) * max(1, (out or 1) - 1)
+        rows.append((rng.choice(point_ids), ttft, e2el, out, rng.randint(1, 900), ok))
+    return pl.DataFrame(rows, schema=SAMPLE_SCHEMA, orient="row")
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("metric", ["ttft", "tpot", "e2el"])
+def test_percentile_sensitivity_equals_rejudging_every_point_at_every_limit(
+    seed: int, metric: Metric
+) -> None:
+    rng = random.Random(seed)
+    points = _points(rng, 9)
+    base = Slo(ttft_ms=rng.choice([None, 40.0]), tpot_ms=rng.choice([None, 30.0]), percentile="p90")
+    limits = percentile_limits([points], metric, "p90")
+    shuffled = [1.0, *rng.sample(limits, len(limits)), 200.0, limits[0] if limits else 3.0]
+    assert sensitivity(points, base, metric, shuffled) == _rejudged(points, base, metric, shuffled)
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("metric", ["ttft", "tpot", "e2el"])
+def test_per_request_sensitivity_equals_rejudging_every_request_at_every_limit(
+    seed: int, metric: Metric
+) -> None:
+    rng = random.Random(100 + seed)
+    points = _points(rng, 6)
+    samples = _samples(rng, [p.point_id for p in points[:5]], 600)
+    base = Slo(ttft_ms=rng.choice([None, 250.0]), e2el_ms=rng.choice([None, 3000.0]))
+    base = Slo(ttft_ms=base.ttft_ms, e2el_ms=base.e2el_ms, attainment=rng.choice([0.5, 0.8]))
+    limits = request_limits(samples, metric)
+    shuffled = [*rng.sample(limits, len(limits)), 0.5, limits[3]]
+    basis: Basis = rng.choice(["output", "total"])
+    assert sensitivity(points, base, metric, shuffled, basis, samples=samples) == _rejudged(
+        points, base, metric, shuffled, samples, basis
+    )

@@ -1,0 +1,63 @@
+"""Every bench module runs end to end at tiny sizes, so `make bench` cannot rot unnoticed.
+
+Tiny sizes say nothing about speed: these tests check that each figure is measured, has its
+baseline and renders in the one table, not that targets are met.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from sqlalchemy.engine import make_url
+
+from bench import __main__ as bench_main
+from bench.common import SMOKE, Result, backends
+
+PG_URL = os.environ.get("PARETOSCOPE_TEST_DATABASE_URL")
+
+
+def _check(results: list[Result]) -> None:
+    assert results
+    for r in results:
+        assert r.value is not None and r.value >= 0, r
+        assert r.baseline is not None and r.baseline > 0, r
+        assert r.verdict in {"ok", "MISSED", "info"}, r
+    lines = bench_main.table(results).splitlines()
+    assert lines[0].split()[:3] == ["figure", "db", "value"]
+    assert len(lines) == len(results) + 2
+
+
+@pytest.mark.parametrize("name", list(bench_main.MODULES))
+def test_each_bench_module_measures_every_figure_on_sqlite(name: str) -> None:
+    with backends(None) as found:
+        assert [b.name for b in found] == ["SQLite"]
+        _check(bench_main.MODULES[name].run(SMOKE, found))
+
+
+@pytest.mark.skipif(not PG_URL, reason="PARETOSCOPE_TEST_DATABASE_URL is not set")
+def test_the_read_off_bench_runs_on_a_scratch_postgres_database_and_drops_it() -> None:
+    assert PG_URL
+    admin = make_url(PG_URL).set(database="postgres").render_as_string(hide_password=False)
+    with backends(admin) as found:
+        postgres = [b for b in found if b.name == "Postgres"]
+        assert postgres and postgres[0].url and f"bench_{os.getpid()}" in postgres[0].url
+        results = bench_main.MODULES["readoff"].run(SMOKE, postgres)
+        _check(results)
+        assert {r.backend for r in results} == {"Postgres"}
+    import sqlalchemy as sa
+
+    engine = sa.create_engine(admin)
+    with engine.connect() as conn:
+        names = conn.execute(sa.text("SELECT datname FROM pg_database")).scalars().all()
+    engine.dispose()
+    assert f"bench_{os.getpid()}" not in names
+
+
+def test_an_unreachable_postgres_makes_its_rows_unknown_not_failed() -> None:
+    unreachable = "postgresql+psycopg://postgres@127.0.0.1:1/postgres"
+    with backends(unreachable) as found:
+        postgres = [b for b in found if b.name == "Postgres"]
+        [row] = bench_main.MODULES["readoff"].run(SMOKE, postgres)
+    assert (row.verdict, row.value) == ("unknown", None)
+    assert row.reason and "no Postgres" in row.reason

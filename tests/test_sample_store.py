@@ -1,0 +1,141 @@
+"""Request samples live in columnar blocks: written and read by polars, moved by the migration."""
+
+from __future__ import annotations
+
+import polars as pl
+from alembic import command
+from sqlalchemy import Engine, func, inspect, select, text
+from sqlalchemy.orm import Session
+
+from app.ingest.parsed import ParsedPoint, ParsedSweep
+from app.store import samples as sample_store
+from app.store import sweeps as q
+from app.store.db import make_sessionmaker
+from app.store.migrate import alembic_config, upgrade_to_head
+from app.store.models import SampleBlock
+
+REQUESTS = (
+    b"sweep,concurrency,ttft_ms,e2el_ms,output_len,input_len,ok\n"
+    b"mini,1,120.5,3090.25,100,512,true\nmini,1,,,,512,false\nmini,4,190,190,1,512,true\n"
+)
+
+
+def _sweep(
+    name: str, samples: list[list[tuple[float | None, float | None, int | None, int, bool]]]
+) -> ParsedSweep:
+    points = [
+        ParsedPoint(
+            {"concurrency": float(i + 1), "output_tok_s": 100.0 * (i + 1)}, samples=s or None
+        )
+        for i, s in enumerate(samples)
+    ]
+    return ParsedSweep({"sweep": name, "hardware": "H100", "num_gpus": 8}, points, "x.csv", "test")
+
+
+def test_samples_read_back_in_point_and_request_order_with_their_point_ids(
+    session: Session,
+) -> None:
+    first = [(10.0, 100.0, 5, 7, True), (None, None, None, 7, False)]
+    third = [(30.5, 300.25, 9, 7, True)]
+    saved = q.save_parsed(session, [_sweep("a", [first, [], third])])
+    session.commit()
+    ids = [p.id for p in q.get_sweep(session, saved[0].sweep.id).points]
+    frame = sample_store.samples_frame(session, ids)
+    assert frame.rows() == [
+        (ids[0], 10.0, 100.0, 5, 7, True),
+        (ids[0], None, None, None, 7, False),
+        (ids[2], 30.5, 300.25, 9, 7, True),
+    ]
+    assert q.sample_counts(session, ids) == {ids[0]: 2, ids[2]: 1}
+    only_third = sample_store.samples_frame(session, [ids[2]])
+    assert only_third["point_id"].to_list() == [ids[2]]
+
+
+def test_requests_beyond_a_block_start_the_next_block_in_order() -> None:
+    big = [(float(i), float(i) + 1.0, i, 3, i % 5 != 0) for i in range(25)]
+    columns = list(sample_store.BLOCK_SCHEMA)[1:]
+    frames = [
+        (0, pl.DataFrame(big[:10], orient="row", schema=columns)),
+        (1, pl.DataFrame(big[10:], orient="row", schema=columns)),
+    ]
+    blocks = list(sample_store.blocks(frames, size=7))
+    assert [b.height for b in blocks] == [7, 7, 7, 4]
+    assert pl.concat(blocks)["ttft_ms"].to_list() == [float(i) for i in range(25)]
+    assert pl.concat(blocks)["position"].to_list() == [0] * 10 + [1] * 15
+
+
+def test_a_block_holds_compressed_parquet_and_counts_by_position(session: Session) -> None:
+    samples = [(float(i % 50), 1000.0 + i % 70, i % 100 + 1, 512, True) for i in range(20_000)]
+    saved = q.save_parsed(session, [_sweep("c", [samples, samples[:5]])])
+    session.commit()
+    block = session.scalars(select(SampleBlock)).one()
+    assert (block.sweep_id, block.seq, block.rows) == (saved[0].sweep.id, 0, 20_005)
+    assert block.counts == {"0": 20_000, "1": 5}
+    assert block.data[:4] == b"PAR1"
+    # 20,005 requests of five columns take 800 KB as rows; the block is a small fraction.
+    assert len(block.data) < 60_000
+
+
+def test_deleting_a_sweep_deletes_its_sample_blocks(session: Session) -> None:
+    saved = q.save_parsed(session, [_sweep("d", [[(1.0, 2.0, 2, 3, True)]])])
+    session.commit()
+    q.delete_sweep(session, saved[0].sweep.id)
+    session.commit()
+    assert session.scalar(select(func.count()).select_from(SampleBlock)) == 0
+
+
+def test_the_migration_moves_request_rows_into_blocks_and_back(
+    database_url: str, engine: Engine
+) -> None:
+    config = alembic_config(database_url)
+    command.downgrade(config, "0001")
+    assert "request_sample" in inspect(engine).get_table_names()
+    with engine.begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO sweep (id, name, hardware, num_gpus, source_kind, content_hash)"
+                " VALUES (1, 's', 'H100', 8, 'measured', 'h1'),"
+                " (2, 't', 'H100', 8, 'measured', 'h2')"
+            )
+        )
+        conn.execute(
+            text(
+                "INSERT INTO point (id, sweep_id, position, output_tok_s, extra) VALUES"
+                " (11, 1, 0, 1.0, '{}'), (12, 1, 1, 2.0, '{}'), (21, 2, 0, 3.0, '{}')"
+            )
+        )
+        conn.execute(
+            text(
+                "INSERT INTO request_sample (id, point_id, ttft_ms, e2el_ms, output_len,"
+                " input_len, ok) VALUES (1, 12, 5.5, 50.25, 10, 4, true),"
+                " (2, 11, 1.5, 10.0, 2, 4, true), (3, 11, NULL, NULL, NULL, 4, false),"
+                " (4, 21, 7.0, 70.0, 3, 4, true)"
+            )
+        )
+    upgrade_to_head(database_url)
+    assert "request_sample" not in inspect(engine).get_table_names()
+    with make_sessionmaker(engine)() as session:
+        frame = sample_store.samples_frame(session, [11, 12, 21])
+        assert frame.rows() == [
+            (11, 1.5, 10.0, 2, 4, True),
+            (11, None, None, None, 4, False),
+            (12, 5.5, 50.25, 10, 4, True),
+            (21, 7.0, 70.0, 3, 4, True),
+        ]
+        assert q.sample_counts(session, [11, 12, 21]) == {11: 2, 12: 1, 21: 1}
+    sample_store.cache.clear()
+    command.downgrade(config, "0001")
+    with engine.connect() as conn:
+        rows = conn.execute(
+            text(
+                "SELECT point_id, ttft_ms, e2el_ms, output_len, input_len, ok"
+                " FROM request_sample ORDER BY id"
+            )
+        ).all()
+    assert [tuple(r) for r in rows] == [
+        (11, 1.5, 10.0, 2, 4, True),
+        (11, None, None, None, 4, False),
+        (12, 5.5, 50.25, 10, 4, True),
+        (21, 7.0, 70.0, 3, 4, True),
+    ]
+    upgrade_to_head(database_url)
