@@ -296,3 +296,19 @@ def test_the_reports_accelerator_is_matched_to_its_own_catalog_entry_on_upload(
     assert response.status_code == 201, response.text
     [created] = response.json()["sweeps"]
     assert client.get(f"/api/sweeps/{created['id']}").json()["hardware"] == key
+
+
+def test_the_roofline_api_takes_a_gpu_name_as_tools_write_it(
+    client: TestClient, session: Session, tmp_path: Path
+) -> None:
+    for name in ("hardware.csv", "models.csv"):
+        shutil.copy(SEED_DIR / name, tmp_path / name)
+    seed(session, tmp_path)
+    session.commit()
+    model = catalog.model_specs(session)[0].key
+    by_key = client.get("/api/roofline", params={"hardware": "H200", "model": model})
+    by_name = client.get("/api/roofline", params={"hardware": "NVIDIA H200", "model": model})
+    assert by_key.status_code == 200, by_key.text
+    assert by_name.status_code == 200, by_name.text
+    assert by_name.json()["inputs"]["hardware"] == "H200"
+    assert by_name.json()["curve"] == by_key.json()["curve"]
