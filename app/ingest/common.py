@@ -136,16 +136,3 @@ def json_safe(value: Any) -> Any:
     if value is None or isinstance(value, int | float | bool):
         return value
     return str(value)
-
-
-# GPU keys of the hardware catalog, longest first so "GB200" is found before "B200".
-GPU_KEYS: tuple[str, ...] = (
-    "GB300", "GB200", "MI355X", "MI325X", "MI300X", "RTX4090", "B300", "B200", "H200", "H100",
-    "A100",
-)  # fmt: skip
-
-
-def hardware_key(name: str) -> str:
-    """A catalog key found in a device name ('NVIDIA-H100-80GB-HBM3' → 'H100'), else the name."""
-    squashed = re.sub(r"[^A-Z0-9]", "", name.upper())
-    return next((key for key in GPU_KEYS if key in squashed), name)

@@ -20,11 +20,16 @@ def squash(text: str | None) -> str:
 
 
 def hardware_by_key(session: Session, key: str | None) -> Hardware | None:
-    """The catalog row whose key equals `key` ignoring case."""
+    """The catalog row whose key equals `key` ignoring case, else the row the name matches
+    (a stored name kept as typed, or a query's `hardware=NVIDIA H200`): see `match_hardware`."""
     if not key or not key.strip():
         return None
     wanted = key.strip().lower()
-    return session.scalar(select(Hardware).where(func.lower(Hardware.key) == wanted))
+    row = session.scalar(select(Hardware).where(func.lower(Hardware.key) == wanted))
+    if row is None:
+        matched = match_hardware(session, key).key
+        row = None if matched is None else session.get(Hardware, matched)
+    return row
 
 
 def hardware_keys(session: Session) -> list[str]:

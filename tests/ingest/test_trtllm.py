@@ -146,7 +146,7 @@ def test_the_report_prefills_model_engine_precision_gpus_hardware_and_lengths() 
     assert (meta["engine"], meta["engine_version"]) == ("trt-llm", "1.0.0")
     assert meta["precision"] == "fp8"
     assert meta["num_gpus"] == 4  # world_size (the form said 8)
-    assert meta["hardware"] == "H100"  # machine.name (the form said B200)
+    assert meta["hardware"] == "NVIDIA H100 80GB HBM3"  # machine.name, matched on upload
     assert (meta["isl"], meta["osl"]) == (1024, 512)
     assert meta["source_tool"] == "trtllm-bench"
     assert meta["sweep"] == "Llama-3.1-70B-Instruct · trtllm-bench · fp8 tp4 pp1"

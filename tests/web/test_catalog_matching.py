@@ -277,3 +277,38 @@ def test_the_upload_form_suggests_catalog_keys_for_the_hardware_field(
     keys = [o["value"] for o in page.select("#hardware-keys option")]
     assert keys[:5] == ["A100", "B200", "B300", "GB200", "GB300"]
     assert "H100PCIE" in keys and len(keys) == 18
+
+
+LLM_D = FIXTURES / "llm-d" / "br_v0_2_example.yaml"
+
+
+@pytest.mark.parametrize(
+    ("accelerator", "key"),
+    [("NVIDIA-H100-80GB-HBM3", "H100"), ("NVIDIA H100 PCIe", "H100PCIE"), ("NVIDIA B200", "B200")],
+)
+def test_the_reports_accelerator_is_matched_to_its_own_catalog_entry_on_upload(
+    client: TestClient, hardware_catalog: None, accelerator: str, key: str
+) -> None:
+    # A PCIe card must not borrow the SXM part's figures: no substring guess before the catalog.
+    text = LLM_D.read_text().replace("NVIDIA-H100-80GB-HBM3", accelerator)
+    files = [("files", (LLM_D.name, text.encode(), "application/octet-stream"))]
+    response = client.post("/api/sweeps", files=files)
+    assert response.status_code == 201, response.text
+    [created] = response.json()["sweeps"]
+    assert client.get(f"/api/sweeps/{created['id']}").json()["hardware"] == key
+
+
+def test_the_roofline_api_takes_a_gpu_name_as_tools_write_it(
+    client: TestClient, session: Session, tmp_path: Path
+) -> None:
+    for name in ("hardware.csv", "models.csv"):
+        shutil.copy(SEED_DIR / name, tmp_path / name)
+    seed(session, tmp_path)
+    session.commit()
+    model = catalog.model_specs(session)[0].key
+    by_key = client.get("/api/roofline", params={"hardware": "H200", "model": model})
+    by_name = client.get("/api/roofline", params={"hardware": "NVIDIA H200", "model": model})
+    assert by_key.status_code == 200, by_key.text
+    assert by_name.status_code == 200, by_name.text
+    assert by_name.json()["inputs"]["hardware"] == "H200"
+    assert by_name.json()["curve"] == by_key.json()["curve"]

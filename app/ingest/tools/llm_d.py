@@ -36,7 +36,7 @@ from typing import Any
 
 import yaml
 
-from app.ingest.common import hardware_key, integer, json_safe, number, require
+from app.ingest.common import integer, json_safe, number, require
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.safe_load import load_yaml
@@ -145,7 +145,7 @@ def _meta(file: SourceFile, doc: Mapping[str, Any]) -> tuple[dict[str, Any], tup
         if model and "model" not in meta:
             meta["model"] = str(model)
         if accel.get("model") and "hardware" not in meta:
-            meta["hardware"] = hardware_key(str(accel["model"]))
+            meta["hardware"] = str(accel["model"])  # raw: the catalog matcher names the key
         if std.get("tool") and "engine" not in meta:
             meta["engine"] = str(std["tool"])
             version = str(std.get("tool_version") or "")

@@ -32,7 +32,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from app.ingest.common import hardware_key, integer, json_safe, number, require
+from app.ingest.common import integer, json_safe, number, require
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.source import SourceFile
@@ -115,7 +115,7 @@ def _meta(file: SourceFile, doc: Mapping[str, Any]) -> dict[str, Any]:
         meta["num_gpus"] = world_size
     machine = doc.get("machine")
     if isinstance(machine, Mapping) and machine.get("name"):
-        meta["hardware"] = hardware_key(str(machine["name"]))
+        meta["hardware"] = str(machine["name"])  # raw: the catalog matcher names the key
     dataset = doc.get("dataset")
     if isinstance(dataset, Mapping):
         for stats_key, column in (("isl_stats", "isl"), ("osl_stats", "osl")):
