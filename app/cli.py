@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     ro = sub.add_parser(
         "readoff", help="goodput at an SLO per sweep, with $/Mtok (as /api/readoff, CSV or JSON)"
     )
-    ro.add_argument("sweep_ids", nargs="+", type=int)
+    ro.add_argument("sweep_ids", nargs="+", type=_sweep_id)
     for metric in ("ttft", "tpot", "e2el"):
         ro.add_argument(f"--{metric}-ms", type=float, help=f"{metric.upper()} limit in ms")
         ro.add_argument(
@@ -87,7 +87,15 @@ def main(argv: list[str] | None = None) -> int:
         "db": _db,
         "seed": _seed,
     }[args.command]
-    return handler(args)
+    from sqlalchemy.exc import SQLAlchemyError
+
+    try:
+        return handler(args)
+    except SQLAlchemyError as exc:
+        # Whatever a command did not catch itself: the reason in one line, never a traceback.
+        reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+        print(f"error: database: {reason[0] if reason else type(exc).__name__}", file=sys.stderr)
+        return 2
 
 
 def _whole(text: str) -> int:
@@ -99,6 +107,14 @@ def _whole(text: str) -> int:
         return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def _sweep_id(text: str) -> int:
+    """A sweep id: a whole number from 1 to 2^31 - 1 (the database's INTEGER keys)."""
+    value = _whole(text)
+    if not 1 <= value <= MAX_ID:
+        raise argparse.ArgumentTypeError(f"no sweep {value} (ids run from 1 to {MAX_ID})")
+    return value
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -240,7 +256,7 @@ def _plan_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     plan = sub.add_parser(
         "plan", help="replicas, GPUs, $/month and power to serve a demand at an SLO"
     )
-    plan.add_argument("sweep_ids", nargs="+", type=int)
+    plan.add_argument("sweep_ids", nargs="+", type=_sweep_id)
     demand = plan.add_mutually_exclusive_group(required=True)
     demand.add_argument("--requests-per-s", type=float, help="average demand, requests/s")
     demand.add_argument("--output-tok-s", type=float, help="average demand, output tokens/s")
@@ -290,6 +306,7 @@ def _plan(args: argparse.Namespace) -> int:
         return 2
     demand = query.demand()
     assert demand is not None  # argparse requires one demand option
+    _upgrade()
     factory = make_sessionmaker(make_engine(get_settings().database_url))
     with session_scope(factory) as session:
         try:
@@ -310,6 +327,7 @@ def _readoff(args: argparse.Namespace) -> int:
 
     from pydantic import ValidationError
 
+    _upgrade()
     from app.services import exports
     from app.services.readoff_json import readoff_document, run_query
     from app.services.readoff_query import ReadoffQuery

@@ -174,7 +174,12 @@ def clear_caches() -> None:
 
 
 def client_for(url: str) -> TestClient:
-    client = TestClient(create_app(Settings(database_url=url, seed_on_start=False), migrate=False))
+    client = TestClient(
+        create_app(
+            Settings(database_url=url, seed_on_start=False, allowed_hosts=["testserver"]),
+            migrate=False,
+        )
+    )
     client.__enter__()
     return client
 

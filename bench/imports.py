@@ -46,7 +46,8 @@ from fastapi.testclient import TestClient
 from app.main import create_app
 from app.settings import Settings
 url, sweep = sys.argv[1], int(sys.argv[2])
-client = TestClient(create_app(Settings(database_url=url, seed_on_start=False), migrate=False))
+settings = Settings(database_url=url, seed_on_start=False, allowed_hosts=["testserver"])
+client = TestClient(create_app(settings, migrate=False))
 client.__enter__()
 assert client.get("/healthz").status_code == 200
 start = time.perf_counter()

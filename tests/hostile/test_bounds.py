@@ -291,7 +291,10 @@ def test_a_sweep_exported_from_sqlite_imports_into_postgres_unchanged(
     for url in (f"sqlite:///{sqlite_path}", postgres_migrated):
         upgrade_to_head(url)
         client = TestClient(
-            create_app(Settings(database_url=url, seed_on_start=False), migrate=False)
+            create_app(
+                Settings(database_url=url, seed_on_start=False, allowed_hosts=["testserver"]),
+                migrate=False,
+            )
         )
         clients.append(client.__enter__())
     lite, pg = clients

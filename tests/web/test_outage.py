@@ -23,7 +23,7 @@ INTERNALS = ("psycopg", "sqlalchemy", "sqlite", "Traceback", "127.0.0.1", "conne
 
 
 def _client(url: str) -> TestClient:
-    settings = Settings(database_url=url, seed_on_start=False)
+    settings = Settings(database_url=url, seed_on_start=False, allowed_hosts=["testserver"])
     return TestClient(create_app(settings, migrate=False), raise_server_exceptions=False)
 
 
