@@ -31,6 +31,7 @@ from app.store import claims as q
 from app.store import pricing as pricing_queries
 from app.store import sweeps as sweep_queries
 from app.store.models import Sweep, VendorClaim
+from app.web import explore_state
 
 MISSING_HINTS = {
     "token_basis": "say whether the number counts output tokens or input + output tokens"
@@ -104,14 +105,7 @@ def claim_audit_page(request: Request, claim_id: IdPath, session: SessionDep) ->
 
 def parse_audit_query(request: Request) -> AuditQuery:
     """The query string without empty fields; repeated sweep and pricing values form lists."""
-    data: dict[str, Any] = {}
-    for key, value in request.query_params.multi_items():
-        if value == "":
-            continue
-        if key in LIST_FIELDS:
-            data.setdefault(key, []).append(value)
-        else:
-            data[key] = value
+    data = explore_state.query_data(request.query_params, LIST_FIELDS)
     try:
         return AuditQuery.model_validate(data)
     except ValidationError as exc:

@@ -100,16 +100,25 @@ class ExploreState:
         return urlencode(pairs)
 
 
-def parse(params: QueryParams) -> ExploreQuery:
-    """The query string without empty fields (an empty form field means 'not given')."""
+def query_data(
+    params: QueryParams, lists: tuple[str, ...] = ("sweep", "pricing")
+) -> dict[str, Any]:
+    """The query string without empty fields (an empty form field means 'not given'); the
+    repeated `lists` fields become lists. Shared by every page that reads read-off settings."""
     data: dict[str, Any] = {}
     for key, value in params.multi_items():
         if value == "":
             continue
-        if key in ("sweep", "pricing"):
+        if key in lists:
             data.setdefault(key, []).append(value)
         else:
             data[key] = value
+    return data
+
+
+def parse(params: QueryParams) -> ExploreQuery:
+    """The page's settings from its query string."""
+    data = query_data(params)
     try:
         return ExploreQuery.model_validate(data)
     except ValidationError as exc:

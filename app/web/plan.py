@@ -39,14 +39,7 @@ def plan_page(request: Request, session: SessionDep) -> Response:
 def parse(params: QueryParams) -> PlanPageQuery:
     """The query string without empty fields; the form's `demand` + `demand_unit` pair becomes
     the named demand (requests_per_s=…), so page URLs and /api/plan share parameter names."""
-    data: dict[str, Any] = {}
-    for key, value in params.multi_items():
-        if value == "":
-            continue
-        if key in ("sweep", "pricing"):
-            data.setdefault(key, []).append(value)
-        else:
-            data[key] = value
+    data = explore_state.query_data(params)
     unit, value = data.pop("demand_unit", None), data.pop("demand", None)
     if value is not None:
         if unit not in DEMAND_UNITS:
