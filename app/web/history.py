@@ -8,7 +8,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from sqlalchemy.orm import Session
 
-from app.charts import pareto as charts
+from app.charts import history as charts_history
 from app.http.deps import SessionDep
 from app.services import analysis, history
 from app.store import points as point_queries
@@ -79,8 +79,10 @@ def history_context(session: Session, query: explore_state.ExploreQuery) -> dict
     created = sweep_queries.created_at(session, ids)
     groups = history.histories(results, created)
     cells = {r.meta["id"]: price_cells(r, state.price_columns) for r in results}
-    figure = charts.history_figure(groups, cells, cost=False)
-    cost_figure = charts.history_figure(groups, cells, cost=True) if state.price_columns else None
+    figure = charts_history.history_figure(groups, cells, cost=False)
+    cost_figure = (
+        charts_history.history_figure(groups, cells, cost=True) if state.price_columns else None
+    )
     return {
         "state": state,
         "params": params,
