@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from app.charts.hover import hover_groups, line_hover
 from app.domain.repeats import spreads
 from app.services.analysis import Params, SweepAnalysis
 
@@ -135,8 +136,6 @@ def _sweep_traces(
     name = str(result.meta["name"])
     group = f"sweep-{result.meta['id']}"
     base: dict[str, Any] = {"legendgroup": group, "type": "scatter"}
-    hover = [_hover(result, k, params) for k in range(len(result.points))]
-    template = _hover_header(result) + "<br>%{text}<extra></extra>"
     front = result.frontier
     traces: list[dict[str, Any]] = [
         {
@@ -145,27 +144,26 @@ def _sweep_traces(
             "mode": "lines+markers",
             "x": [result.xs[k] for k in front],
             "y": [result.ys[k] for k in front],
-            "text": [hover[k] for k in front],
-            "hovertemplate": template,
+            **line_hover(result, front, params),
             "line": {"color": colour(i), "width": 2},
             "marker": {"color": colour(i), "size": 8, "symbol": symbol(i)},
         }
     ]
-    dominated = result.dominated
-    if dominated and not frontier_only:
-        traces.append(
-            {
-                **base,
-                "name": f"{name} (dominated)",
-                "showlegend": False,
-                "mode": "markers",
-                "x": [result.xs[k] for k in dominated],
-                "y": [result.ys[k] for k in dominated],
-                "text": [hover[k] + "<br><i>dominated</i>" for k in dominated],
-                "hovertemplate": template,
-                "marker": {"color": colour(i), "size": 7, "symbol": symbol(i), "opacity": 0.3},
-            }
-        )
+    if result.dominated and not frontier_only:
+        marker = {"color": colour(i), "size": 7, "symbol": symbol(i), "opacity": 0.3}
+        for ks, hover in hover_groups(result, result.dominated, params, "<br><i>dominated</i>"):
+            traces.append(
+                {
+                    **base,
+                    "name": f"{name} (dominated)",
+                    "showlegend": False,
+                    "mode": "markers",
+                    "x": [result.xs[k] for k in ks],
+                    "y": [result.ys[k] for k in ks],
+                    **hover,
+                    "marker": marker,
+                }
+            )
     traces.extend(_spread_traces(i, result, base))
     op = result.readoff.operating_point
     if op is not None and op.interactivity_tok_s_user is not None:
@@ -265,39 +263,6 @@ def _spread_traces(i: int, result: SweepAnalysis, base: dict[str, Any]) -> list[
             }
         )
     return out
-
-
-def _hover_header(result: SweepAnalysis) -> str:
-    """What every point of a sweep shares, written once per trace rather than per point."""
-    meta = result.meta
-    lines = [f"<b>{meta['name']}</b>", f"{meta['hardware']} × {meta['num_gpus']}"]
-    system = " · ".join(str(meta[f]) for f in ("engine", "precision") if meta.get(f))
-    if system:
-        lines.append(system)
-    return "<br>".join(lines)
-
-
-def _hover(result: SweepAnalysis, k: int, params: Params) -> str:
-    """The point's own lines: load, position and latencies."""
-    row = result.rows[k]
-    lines = []
-    if row.get("concurrency") is not None:
-        lines.append(f"concurrency {row['concurrency']:g}")
-    if row.get("request_rate") is not None:
-        rate = row["request_rate"]
-        lines.append("rate ∞" if math.isinf(rate) else f"rate {rate:g} req/s")
-    x, y = result.xs[k], result.ys[k]
-    if x is not None and y is not None:
-        lines.append(f"{x:,.1f} tok/s/user · {y:,.1f} tok/s/GPU ({params.basis})")
-    for metric in ("ttft", "tpot", "e2el"):
-        parts = [
-            f"{stat} {row[f'{metric}_{stat}_ms']:,.1f}"
-            for stat in ("p50", "p90", "p99")
-            if row.get(f"{metric}_{stat}_ms") is not None
-        ]
-        if parts:
-            lines.append(f"{metric.upper()} ms: " + ", ".join(parts))
-    return "<br>".join(lines)
 
 
 def _slo_floor(layout: dict[str, Any], params: Params, xs: list[float], log_x: bool) -> None:

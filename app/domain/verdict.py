@@ -267,6 +267,13 @@ def stored_value(point: PointMetrics, metric: Metric, stat: Percentile) -> float
     return None if name is None else point.latency(metric).get(name)
 
 
+def value_ms(
+    point: PointMetrics, metric: Metric, stat: Percentile, samples: SamplePercentiles | None
+) -> float | None:
+    """The value a check of this limit compares: stored statistic, else the samples' percentile."""
+    return _value(point, metric, stat, samples)[0]
+
+
 def _value(
     point: PointMetrics, metric: Metric, stat: Percentile, samples: SamplePercentiles | None
 ) -> tuple[float | None, Source | None, int | None]:

@@ -65,21 +65,17 @@ def fmt_usd(value: Any, digits: int = 4) -> str:
 
 # Inside <script type="application/json"> the HTML parser looks for "</script" and "<!--"; with
 # these escaped no uploaded text can end the block or open markup, and JSON.parse reads it back.
-# U+2028/2029 are escaped too, so the text stays valid even if someone evaluates it as JS.
-_SCRIPT_ESCAPES = {
-    ord("<"): "\\u003c",
-    ord(">"): "\\u003e",
-    ord("&"): "\\u0026",
-    ord("'"): "\\u0027",
-    0x2028: "\\u2028",
-    0x2029: "\\u2029",
-}
+# json.dumps escapes every non-ASCII character (U+2028/2029 included), so the text stays valid
+# even if someone evaluates it as JS. str.replace runs in C: a figure of 40k points is ~10 MB.
+_SCRIPT_ESCAPES = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("'", "\\u0027"))
 
 
 def script_json(value: Any, indent: int | None = None) -> Markup:
     """JSON safe to place in a <script type="application/json"> block or an attribute."""
     text = json.dumps(value, indent=indent, separators=None if indent else (",", ":"))
-    return Markup(text.translate(_SCRIPT_ESCAPES))
+    for char, escaped in _SCRIPT_ESCAPES:
+        text = text.replace(char, escaped)
+    return Markup(text)
 
 
 def source_label(kind: str | None) -> str:

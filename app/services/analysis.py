@@ -78,6 +78,9 @@ class SweepAnalysis:
     # Percentiles from request samples, by point id, where the files did not store one the SLO
     # asks for (percentile mode); empty when no sample was needed.
     sample_stats: dict[int, SamplePercentiles] = field(default_factory=dict)
+    # The sweep's request samples in per-request mode (the process-wide cached frame), so
+    # what else the page draws from them does not read them again.
+    samples: pl.DataFrame | None = None
 
     @property
     def tok_s_per_mw(self) -> float | None:
@@ -145,6 +148,7 @@ def _one(
     estimate_y = _estimate(readoff, points, params, frontier, xs, ys)
     analysis = SweepAnalysis(sweep.meta, sweep.rows, points, xs, ys, frontier, readoff, estimate_y)
     analysis.sample_stats = stats
+    analysis.samples = samples if counts is not None else None
     analysis.costs = [_cost(analysis, price) for price in prices]
     return analysis
 

@@ -21,6 +21,7 @@ from app.domain.point import METRIC_LABELS, METRICS, Metric
 from app.domain.sensitivity import (
     SensitivityStep,
     percentile_limits,
+    request_buckets,
     request_limits,
     sensitivity,
 )
@@ -151,12 +152,12 @@ def sensitivity_series(
         limits = percentile_limits(
             [r.points for r in results], metric, params.slo.stat(metric), stats
         )
+    buckets = None
+    if params.mode == "requests" and samples is not None:
+        # One polars pass over every selected sweep's requests, read per sweep below.
+        buckets = request_buckets(samples, params.slo, metric, limits)
     out = []
     for result in results:
-        mine = None
-        if params.mode == "requests" and samples is not None:
-            ids = [p.point_id for p in result.points]
-            mine = samples.filter(pl.col("point_id").is_in(ids))
         steps = sensitivity(
             result.points,
             params.slo,
@@ -164,8 +165,9 @@ def sensitivity_series(
             limits,
             params.basis,
             params.stat,
-            mine,
+            buckets,
             sample_stats=result.sample_stats,
+            axes=(result.xs, result.ys),
         )
         price = group.for_hardware(str(result.meta["hardware"])) if group else None
         costs = tuple(

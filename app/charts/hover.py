@@ -1,0 +1,135 @@
+"""Hover text of Pareto points: per point for the few on a frontier, as one template over
+numeric customdata for the thousands of dominated ones."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from app.services.analysis import Params, SweepAnalysis
+
+
+def hover_header(result: SweepAnalysis) -> str:
+    """What every point of a sweep shares, written once per trace rather than per point."""
+    meta = result.meta
+    lines = [f"<b>{meta['name']}</b>", f"{meta['hardware']} × {meta['num_gpus']}"]
+    system = " · ".join(str(meta[f]) for f in ("engine", "precision") if meta.get(f))
+    if system:
+        lines.append(system)
+    return "<br>".join(lines)
+
+
+LATENCY_FIELDS = tuple(
+    f"{m}_{s}_ms" for m in ("ttft", "tpot", "e2el") for s in ("p50", "p90", "p99")
+)
+
+
+def hover_fields(result: SweepAnalysis, k: int) -> tuple[str, ...]:
+    """Which hover lines point k has: its load, position and the latencies it measured."""
+    row = result.rows[k]
+    fields = [f for f in ("concurrency", "request_rate") if row.get(f) is not None]
+    if "request_rate" in fields and math.isinf(row["request_rate"]):
+        fields[fields.index("request_rate")] = "rate_inf"
+    if result.xs[k] is not None and result.ys[k] is not None:
+        fields.append("xy")
+    fields.extend(f for f in LATENCY_FIELDS if row.get(f) is not None)
+    return tuple(fields)
+
+
+def by_hover_fields(result: SweepAnalysis, ks: list[int]) -> dict[tuple[str, ...], list[int]]:
+    """Points grouped by the hover lines they have: thousands of dominated points share one
+    template and carry only numbers, instead of a formatted string each (and never a null
+    that a template would print as 0)."""
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for k in ks:
+        groups.setdefault(hover_fields(result, k), []).append(k)
+    return groups
+
+
+def hover_values(result: SweepAnalysis, k: int, fields: tuple[str, ...]) -> list[float]:
+    row = result.rows[k]
+    # Latencies are shown to 0.1 ms: the rounding keeps the page small, not the display.
+    return [
+        row[f] if f in ("concurrency", "request_rate") else round(row[f], 1)
+        for f in fields
+        if f not in ("xy", "rate_inf")
+    ]
+
+
+def hover_template(fields: tuple[str, ...], params: Params) -> str:
+    """The lines `_hover` writes, as a Plotly template over the point's customdata."""
+    lines: list[str] = []
+    latency: dict[str, list[str]] = {}
+    index = 0
+    for field in fields:
+        if field == "xy":
+            lines.append(f"%{{x:,.1f}} tok/s/user · %{{y:,.1f}} tok/s/GPU ({params.basis})")
+            continue
+        if field == "rate_inf":
+            lines.append("rate ∞")
+            continue
+        value = f"%{{customdata[{index}]"
+        index += 1
+        if field == "concurrency":
+            lines.append(f"concurrency {value}:~g}}")
+        elif field == "request_rate":
+            lines.append(f"rate {value}:~g}} req/s")
+        else:
+            metric, stat, _ = field.split("_")
+            latency.setdefault(metric, []).append(f"{stat} {value}:,.1f}}")
+    lines.extend(f"{m.upper()} ms: " + ", ".join(parts) for m, parts in latency.items())
+    return "<br>".join(lines)
+
+
+def point_hover(result: SweepAnalysis, k: int, params: Params) -> str:
+    """The point's own lines: load, position and latencies."""
+    row = result.rows[k]
+    lines = []
+    if row.get("concurrency") is not None:
+        lines.append(f"concurrency {row['concurrency']:g}")
+    if row.get("request_rate") is not None:
+        rate = row["request_rate"]
+        lines.append("rate ∞" if math.isinf(rate) else f"rate {rate:g} req/s")
+    x, y = result.xs[k], result.ys[k]
+    if x is not None and y is not None:
+        lines.append(f"{x:,.1f} tok/s/user · {y:,.1f} tok/s/GPU ({params.basis})")
+    for metric in ("ttft", "tpot", "e2el"):
+        parts = [
+            f"{stat} {row[f'{metric}_{stat}_ms']:,.1f}"
+            for stat in ("p50", "p90", "p99")
+            if row.get(f"{metric}_{stat}_ms") is not None
+        ]
+        if parts:
+            lines.append(f"{metric.upper()} ms: " + ", ".join(parts))
+    return "<br>".join(lines)
+
+
+def hover_groups(
+    result: SweepAnalysis, ks: list[int], params: Params, note: str = ""
+) -> list[tuple[list[int], dict[str, Any]]]:
+    """Points with the hover keys of their trace: one template over numbers per group of points
+    with the same lines (a concurrency sweep is one group)."""
+    header = hover_header(result)
+    return [
+        (
+            group,
+            {
+                "customdata": [hover_values(result, k, fields) for k in group],
+                "hovertemplate": f"{header}<br>{hover_template(fields, params)}{note}"
+                "<extra></extra>",
+            },
+        )
+        for fields, group in by_hover_fields(result, ks).items()
+    ]
+
+
+def line_hover(result: SweepAnalysis, ks: list[int], params: Params) -> dict[str, Any]:
+    """Hover keys for one line through `ks`: a template when the points share their lines, else
+    a text per point (a line cannot be split into groups)."""
+    groups = hover_groups(result, ks, params)
+    if len(groups) == 1 and groups[0][0] == ks:
+        return groups[0][1]
+    return {
+        "text": [point_hover(result, k, params) for k in ks],
+        "hovertemplate": hover_header(result) + "<br>%{text}<extra></extra>",
+    }
