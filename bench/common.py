@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+import httpx
 from fastapi.testclient import TestClient
 
 from app.main import create_app
@@ -73,6 +74,8 @@ class Scale:
     request_points: int = 20
     canonical_points: int = 100_000
     repeat: int = 7
+    throughput_seconds: int = 10  # per measured URL, at `throughput_clients` clients
+    throughput_clients: int = 16
 
 
 FULL = Scale()
@@ -86,6 +89,8 @@ SMOKE = Scale(
     request_points=3,
     canonical_points=300,
     repeat=1,
+    throughput_seconds=1,
+    throughput_clients=2,
 )
 
 
@@ -271,7 +276,7 @@ def synthetic_requests_csv(n_sweeps: int, n_points: int, per_point: int, seed: i
     return ("\n".join(lines) + "\n").encode()
 
 
-def upload(client: TestClient, points: bytes, requests: bytes | None = None) -> list[int]:
+def upload(client: httpx.Client, points: bytes, requests: bytes | None = None) -> list[int]:
     files = [("files", ("points.csv", points, "text/csv"))]
     if requests is not None:
         files.append(("files", ("requests.csv", requests, "text/csv")))

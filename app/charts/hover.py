@@ -109,18 +109,33 @@ def hover_groups(
 ) -> list[tuple[list[int], dict[str, Any]]]:
     """Points with the hover keys of their trace: one template over numbers per group of points
     with the same lines (a concurrency sweep is one group)."""
-    header = hover_header(result)
+    header = hover_header(result)  # from metadata, which can be edited: never memoised
     return [
         (
             group,
             {
-                "customdata": [hover_values(result, k, fields) for k in group],
+                "customdata": customdata,
                 "hovertemplate": f"{header}<br>{hover_template(fields, params)}{note}"
                 "<extra></extra>",
             },
         )
-        for fields, group in by_hover_fields(result, ks).items()
+        for fields, group, customdata in _grouped(result, ks, params)
     ]
+
+
+def _grouped(
+    result: SweepAnalysis, ks: list[int], params: Params
+) -> list[tuple[tuple[str, ...], list[int], list[list[float]]]]:
+    """Groups and their numbers depend only on the points and the axes, and points never change:
+    built once per process per sweep and shared read-only by every figure after."""
+    key = ("hover", params.stat, params.basis, result.meta["num_gpus"], tuple(ks))
+    if key not in result.derived:
+        result.derived[key] = [
+            (fields, group, [hover_values(result, k, fields) for k in group])
+            for fields, group in by_hover_fields(result, ks).items()
+        ]
+    grouped: list[tuple[tuple[str, ...], list[int], list[list[float]]]] = result.derived[key]
+    return grouped
 
 
 def line_hover(result: SweepAnalysis, ks: list[int], params: Params) -> dict[str, Any]:

@@ -164,7 +164,7 @@ def _sweep_traces(
                     "marker": marker,
                 }
             )
-    traces.extend(_spread_traces(i, result, base))
+    traces.extend(_spread_traces(i, result, base, params))
     op = result.readoff.operating_point
     if op is not None and op.interactivity_tok_s_user is not None:
         traces.append(
@@ -236,11 +236,18 @@ def empty_reason(results: list[SweepAnalysis], params: Params) -> str | None:
     return f"no point has both an interactivity and a {params.basis} throughput per GPU"
 
 
-def _spread_traces(i: int, result: SweepAnalysis, base: dict[str, Any]) -> list[dict[str, Any]]:
+def _spread_traces(
+    i: int, result: SweepAnalysis, base: dict[str, Any], params: Params
+) -> list[dict[str, Any]]:
     """A shaded min–max box per load level that was run more than once (never averaged)."""
-    loads = [p.concurrency if p.concurrency is not None else p.request_rate for p in result.points]
+    key = ("spreads", params.stat, params.basis, result.meta["num_gpus"])
+    if key not in result.derived:  # from the points and axes alone, which never change
+        loads = [
+            p.concurrency if p.concurrency is not None else p.request_rate for p in result.points
+        ]
+        result.derived[key] = spreads(loads, result.xs, result.ys)
     out = []
-    for s in spreads(loads, result.xs, result.ys):
+    for s in result.derived[key]:
         if None in (s.x_min, s.x_max, s.y_min, s.y_max):
             continue
         x0, x1, y0, y1 = s.x_min, s.x_max, s.y_min, s.y_max

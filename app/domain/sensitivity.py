@@ -8,7 +8,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import polars as pl
@@ -29,21 +29,34 @@ class SensitivityStep:
     request_rate: float | None
 
 
+# The values a percentile-mode check compares, per point, for a (metric, percentile): callers
+# that see the same points again may hand in remembered columns.
+Columns = Callable[[Metric, Percentile], Sequence[float | None]]
+
+
+def point_values(
+    points: Sequence[PointMetrics],
+    metric: Metric,
+    percentile: Percentile,
+    samples: Mapping[int, SamplePercentiles] | None = None,
+) -> list[float | None]:
+    """Each point's value of the metric at the percentile: stored, else from request samples."""
+    given = samples or {}
+    return [value_ms(p, metric, percentile, given.get(p.point_id)) for p in points]
+
+
 def percentile_limits(
     sweeps: Sequence[Sequence[PointMetrics]],
     metric: Metric,
     percentile: Percentile,
     samples: Mapping[int, SamplePercentiles] | None = None,
+    columns: Sequence[Sequence[float | None]] | None = None,
 ) -> list[float]:
     """Every value of the metric at the percentile (stored, else from request samples): goodput
-    can only change there."""
-    given = samples or {}
-    values = {
-        v
-        for points in sweeps
-        for p in points
-        if (v := value_ms(p, metric, percentile, given.get(p.point_id))) is not None
-    }
+    can only change there. `columns`, when given, are those values per sweep."""
+    if columns is None:
+        columns = [point_values(points, metric, percentile, samples) for points in sweeps]
+    values = {v for column in columns for v in column if v is not None}
     return _thin(sorted(values))
 
 
@@ -69,11 +82,13 @@ def sensitivity(
     samples: pl.DataFrame | RequestBuckets | None = None,
     sample_stats: Mapping[int, SamplePercentiles] | None = None,
     axes: tuple[Sequence[float | None], Sequence[float | None]] | None = None,
+    columns: Columns | None = None,
 ) -> list[SensitivityStep]:
     """Goodput at each limit of `metric` (others as in `base`); per-request when samples (or
     their `request_buckets`, counted once for many sweeps) are given, else percentile mode (with
     `sample_stats` answering percentiles the files did not store). `axes` are the points' x
-    (interactivity at `x_stat`) and y (tok/s per GPU on `basis`) when the caller has them.
+    (interactivity at `x_stat`) and y (tok/s per GPU on `basis`), and `columns` the values
+    checks compare (see `point_values`), when the caller has them.
 
     Loosening one limit only ever turns verdicts from fail to pass, so each point is judged at
     the tightest limit it passes (binary search, or one sort of its requests), and the steps are
@@ -88,7 +103,12 @@ def sensitivity(
         [p.tok_s_per_gpu(basis) for p in points],
     )
     if samples is None:
-        by_step = _percentile_steps(points, base, metric, ascending, xs, ys, sample_stats)
+        if columns is None:
+
+            def columns(m: Metric, p: Percentile) -> Sequence[float | None]:
+                return point_values(points, m, p, sample_stats)
+
+        by_step = _percentile_steps(points, base, metric, ascending, xs, ys, columns)
     else:
         if isinstance(samples, pl.DataFrame):
             samples = request_buckets(samples, base, metric, ascending)
@@ -106,25 +126,27 @@ def _percentile_steps(
     ascending: list[float],
     xs: Sequence[float | None],
     ys: Sequence[float | None],
-    sample_stats: Mapping[int, SamplePercentiles] | None = None,
+    columns: Columns,
 ) -> list[SensitivityStep]:
     # A percentile-mode verdict is each limit checked on its own, so a point passes at step k
     # exactly when it passes the other limits and its `metric` value is ≤ the k-th limit:
     # one judgement per point, then a binary search over the sorted limits.
     probe = with_limit(base, metric, ascending[-1])
-    stat = probe.stat(metric)
-    others = [(m, p, limit) for m, p, limit in probe.checked() if m != metric]
-    stats = sample_stats or {}
+    values = columns(metric, probe.stat(metric))
+    others = [(columns(m, p), limit) for m, p, limit in probe.checked() if m != metric]
+    loosest = ascending[-1]
     entering: dict[int, list[tuple[float, float, int]]] = {}
-    for index, point in enumerate(points):
-        y = ys[index]
-        if y is None:
+    for index, y in enumerate(ys):
+        value = values[index]
+        if y is None or value is None or value > loosest:
             continue
-        given = stats.get(point.point_id)
-        value = value_ms(point, metric, stat, given)
-        if value is None or value > ascending[-1]:
-            continue
-        if any((v := value_ms(point, m, p, given)) is None or v > limit for m, p, limit in others):
+        passed = True
+        for column, limit in others:  # a loop, not any(): this runs for every point
+            v = column[index]
+            if v is None or v > limit:
+                passed = False
+                break
+        if not passed:
             continue
         x = xs[index]
         step = bisect.bisect_left(ascending, value)  # equality passes

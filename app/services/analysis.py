@@ -81,6 +81,8 @@ class SweepAnalysis:
     # The sweep's request samples in per-request mode (the process-wide cached frame), so
     # what else the page draws from them does not read them again.
     samples: pl.DataFrame | None = None
+    # Per-process memo of values derived from the sweep's points alone (points never change).
+    derived: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     @property
     def tok_s_per_mw(self) -> float | None:
@@ -147,6 +149,7 @@ def _one(
         readoff = percentile_readoff(points, params.slo, params.basis, params.stat, samples=stats)
     estimate_y = _estimate(readoff, points, params, frontier, xs, ys)
     analysis = SweepAnalysis(sweep.meta, sweep.rows, points, xs, ys, frontier, readoff, estimate_y)
+    analysis.derived = sweep.derived
     analysis.sample_stats = stats
     analysis.samples = samples if counts is not None else None
     analysis.costs = [_cost(analysis, price) for price in prices]

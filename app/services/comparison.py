@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Literal
 
 import polars as pl
@@ -21,10 +22,12 @@ from app.domain.point import METRIC_LABELS, METRICS, Metric
 from app.domain.sensitivity import (
     SensitivityStep,
     percentile_limits,
+    point_values,
     request_buckets,
     request_limits,
     sensitivity,
 )
+from app.domain.verdict import Percentile
 from app.services.analysis import Params, Price, SweepAnalysis
 
 
@@ -148,9 +151,12 @@ def sensitivity_series(
     if params.mode == "requests" and samples is not None:
         limits = request_limits(samples, metric)
     else:
-        stats = {k: v for r in results for k, v in r.sample_stats.items()}
+        stat = params.slo.stat(metric)
         limits = percentile_limits(
-            [r.points for r in results], metric, params.slo.stat(metric), stats
+            [r.points for r in results],
+            metric,
+            stat,
+            columns=[value_column(r, metric, stat) for r in results],
         )
     buckets = None
     if params.mode == "requests" and samples is not None:
@@ -168,6 +174,7 @@ def sensitivity_series(
             buckets,
             sample_stats=result.sample_stats,
             axes=(result.xs, result.ys),
+            columns=partial(value_column, result),
         )
         price = group.for_hardware(str(result.meta["hardware"])) if group else None
         costs = tuple(
@@ -178,6 +185,18 @@ def sensitivity_series(
         )
         out.append(SensitivitySeries(result, tuple(steps), costs))
     return out
+
+
+def value_column(result: SweepAnalysis, metric: Metric, stat: Percentile) -> list[float | None]:
+    """The values a check of (metric, stat) compares at each point. Stored statistics never
+    change, so without sample-derived values they are remembered per process per sweep."""
+    if result.sample_stats:
+        return point_values(result.points, metric, stat, result.sample_stats)
+    key = ("check values", metric, stat)
+    if key not in result.derived:
+        result.derived[key] = point_values(result.points, metric, stat)
+    column: list[float | None] = result.derived[key]
+    return column
 
 
 def sensitivity_percentile(params: Params, metric: str) -> str:
