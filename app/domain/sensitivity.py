@@ -115,7 +115,10 @@ def sensitivity(
         by_step = _request_steps(samples, points, base, ascending, basis, xs)
     steps: list[SensitivityStep | None] = [None] * len(limits_ms)
     for k, i in enumerate(order):
-        steps[i] = dataclasses.replace(by_step[k], limit_ms=limits_ms[i])
+        step = by_step[k]  # the constructor, not dataclasses.replace: this runs per step
+        steps[i] = SensitivityStep(
+            limits_ms[i], step.goodput_tok_s_per_gpu, step.concurrency, step.request_rate
+        )
     return [s for s in steps if s is not None]
 
 
