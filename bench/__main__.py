@@ -25,6 +25,7 @@ from bench import (
     points_growth,
     readoff,
     request_goodput_speed,
+    scale,
     throughput,
     weight,
 )
@@ -38,6 +39,7 @@ MODULES = {
     "weight": weight,
     "goodput": request_goodput_speed,
     "throughput": throughput,
+    "scale": scale,
 }
 
 
