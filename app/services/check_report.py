@@ -41,11 +41,9 @@ def markdown(doc: dict[str, Any]) -> str:
     ]
     for f in doc["findings"]:
         mark = "**regression**" if f["regression"] else "ok"
-        lines.append(
-            f"| {_label(f, doc)} | {_value(f, 'baseline')} | {_value(f, 'candidate')} "
-            f"| {_change(f)} | {mark}: {f['note']} |"
-        )
-    lines.append(f"| operating point | {_operating_point(base)} | {_operating_point(cand)} | | |")
+        cells = (_label(f, doc), _value(f, "baseline"), _value(f, "candidate"), _change(f))
+        lines.append(_row(*cells, f"{mark}: {f['note']}"))
+    lines.append(_row("operating point", _operating_point(base), _operating_point(cand), "", ""))
     lines += ["", f"[Open in Compare]({doc['compare_url']})", ""]
     return "\n".join(lines)
 
