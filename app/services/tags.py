@@ -26,6 +26,8 @@ def add(session: Session, sweep_id: int, values: list[str], field: str = "tag") 
     """Add tags to a sweep; its tags afterwards."""
     sweep_queries.get_sweep(session, sweep_id)  # NotFound for an unknown sweep
     tags = checked_tags(values, field)
+    if not tags:
+        raise Invalid(field, "give a tag, e.g. nightly or baseline:main")
     _bounded(set(tag_store.tags_of(session, sweep_id)) | set(tags), field)
     tag_store.add_tags(session, sweep_id, tags)
     return tag_store.tags_of(session, sweep_id)
