@@ -26,7 +26,9 @@ def api_sweep_tags(sweep_id: IdPath, session: SessionDep) -> dict[str, Any]:
 @router.post("/sweeps/{sweep_id}/tags", name="api_sweep_tags_add", dependencies=[WriteDep])
 def api_sweep_tags_add(sweep_id: IdPath, body: TagsBody, session: SessionDep) -> dict[str, Any]:
     """Add `tag` (or each of `tags`); the newest sweep with a tag stands for it in `check`."""
-    tags = tag_service.add(session, sweep_id, body.values(), field="tag" if body.tag else "tags")
+    tags = tag_service.add(
+        session, sweep_id, body.values(), field="tag" if body.tag is not None else "tags"
+    )
     session.commit()
     return {"sweep_id": sweep_id, "tags": tags}
 

@@ -10,9 +10,10 @@ from app.store import sweeps as sweep_queries
 from app.store import tags as tag_store
 
 
-def checked_tags(values: list[str], field: str = "tags") -> list[str]:
-    """The tags in these values (comma or space separated); a bad one is refused naming `field`."""
-    tags = split_tags(values)
+def checked_tags(values: list[str], field: str = "tags", split: bool = False) -> list[str]:
+    """These tags (with `split`, each value may hold several, comma or space separated); a bad
+    one is refused naming `field`."""
+    tags = split_tags(values) if split else list(dict.fromkeys(v.strip() for v in values))
     for tag in tags:
         problem = tag_problem(tag)
         if problem:

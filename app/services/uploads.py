@@ -150,7 +150,7 @@ def store_checked(
 def upload_tags(values: list[str]) -> list[str]:
     """Tags of an upload, refused like any other bad form field (nothing is stored)."""
     try:
-        return checked_tags(values)
+        return checked_tags(values, split=True)
     except Invalid as exc:
         raise IngestError([RowError("(form)", exc.message, column="tags")]) from None
 
