@@ -27,9 +27,7 @@ def vllm_files() -> list[Path]:
     return sorted(FIXTURES.glob("vllm/stellalee_openai-[1248].0qps-*.json"))
 
 
-def scaled(
-    out: Path, label: str, *, throughput: float = 1.0, tpot: float = 1.0
-) -> list[tuple[str, bytes]]:
+def scaled(label: str, *, throughput: float = 1.0, tpot: float = 1.0) -> list[tuple[str, bytes]]:
     """The four files with every throughput × `throughput` and every TPOT × `tpot`; `label`
     (vLLM's own field, kept with the points) makes each copy's content distinct."""
     files = []
@@ -46,7 +44,7 @@ def scaled(
 
 def write_scaled(out: Path, label: str, **scale: float) -> list[Path]:
     paths = []
-    for name, body in scaled(out, label, **scale):
+    for name, body in scaled(label, **scale):
         path = out / name
         path.write_bytes(body)
         paths.append(path)

@@ -18,10 +18,7 @@ SLO = {"ttft_ms": 400, "ttft_percentile": "p99", "tpot_ms": 20, "tpot_percentile
 
 
 def upload(client: TestClient, tmp_path: Any, label: str, tags: str = "", **scale: float) -> int:
-    files = [
-        ("files", (name, body, "application/json"))
-        for name, body in scaled(tmp_path, label, **scale)
-    ]
+    files = [("files", (name, body, "application/json")) for name, body in scaled(label, **scale)]
     data = {"hardware": "RTX4090", "num_gpus": "1", "sweep": label, "tags": tags}
     response = client.post("/api/sweeps", files=files, data=data)
     assert response.status_code == 201, response.text
