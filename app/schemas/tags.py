@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
+
+from app.schemas.text import StorableText
 
 
-class TagsBody(BaseModel):
+class TagsBody(StorableText):
     """`{"tag": "nightly"}` or `{"tags": ["baseline:main", "nightly"]}`."""
 
     model_config = ConfigDict(extra="forbid")

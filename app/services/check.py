@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 from app.domain import regression
 from app.domain.regression import Interval, Outcome, Side
 from app.schemas.bounds import MAX_ID
+from app.schemas.text import StorableText
 from app.services import check_report, price_columns
 from app.services.errors import Invalid
 from app.services.readoff_json import price_cells_json, result_json, run_query, slo_json
@@ -29,7 +30,7 @@ from app.store.models import Sweep
 CHECK_FIELDS = ("candidate", "baseline", "tolerance", "base_url")
 
 
-class CheckQuery(ReadoffQuery):
+class CheckQuery(ReadoffQuery, StorableText):
     """The read-off's SLO and price options, the two sweeps, and the tolerance."""
 
     model_config = ConfigDict(extra="forbid")

@@ -45,7 +45,8 @@ def replace(session: Session, sweep_id: int, values: list[str]) -> list[str]:
 def remove(session: Session, sweep_id: int, tag: str) -> list[str]:
     """Remove one tag (removing a tag the sweep does not carry changes nothing)."""
     sweep_queries.get_sweep(session, sweep_id)
-    tag_store.remove_tags(session, sweep_id, [tag])
+    if tag_problem(tag) is None:  # a tag that cannot exist is not looked for
+        tag_store.remove_tags(session, sweep_id, [tag])
     return tag_store.tags_of(session, sweep_id)
 
 
