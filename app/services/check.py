@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import urlencode
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, field_validator
 from sqlalchemy.orm import Session
 
 from app.domain import regression
@@ -43,6 +43,12 @@ class CheckQuery(ReadoffQuery, StorableText):
     base_url: str | None = Field(
         default=None, max_length=500, description="where the Compare link points"
     )
+
+    @field_validator("candidate", "baseline", mode="before")
+    @classmethod
+    def _id_as_text(cls, value: object) -> object:
+        # JSON clients send an id as a number; it names the sweep like its digits do.
+        return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
 @dataclass(frozen=True)

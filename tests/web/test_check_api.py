@@ -68,7 +68,7 @@ def test_usage_and_data_errors_are_422_naming_the_field(
     upload(client, tmp_path, "main", "baseline:main")
     cases: list[tuple[dict[str, Any], str, str]] = [
         ({"candidate": "ghost"}, "candidate", "no sweep has the id, tag or name 'ghost'"),
-        ({"candidate": "1", "baseline": "7"}, "baseline", "no sweep 7"),
+        ({"candidate": 1, "baseline": 7}, "baseline", "no sweep 7"),
         ({"candidate": "1", "tolerance": 2}, "tolerance", "less than or equal to 1"),
         ({"candidate": "1", "tolerence": 0.1}, "tolerence", "Extra inputs are not permitted"),
         (
