@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 
 from app.cli import main
 from app.settings import get_settings
-from app.store.models import SweepCheck, SweepTag
+from app.store.models import Sweep, SweepCheck, SweepTag
 from tests.factories import count
 from tests.scaled import GOODPUT, SLO, write_scaled
 
@@ -172,3 +172,23 @@ def test_usage_and_data_errors_exit_2_with_one_line_and_store_nothing(
     )
     assert err.count("\n") == 1
     assert count(session, SweepCheck) == 0
+
+
+def test_import_refuses_a_bad_tag_and_stores_nothing(
+    cli: Callable[..., int],
+    tmp_path: Path,
+    session: Session,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    files = write_scaled(tmp_path, "main")
+    options = ("--hardware", "RTX4090", "--gpus", 1)
+    assert cli("import", *files, *options, "--tag", "nightly", "--tag", "20261201") == 2
+    err = capsys.readouterr().err
+    assert "(form), column 'tags': '20261201' is all digits, which names a sweep by id" in err
+    assert count(session, Sweep) == 0
+    # One --tag may hold several, comma separated.
+    assert cli("import", *files, *options, "--tag", "nightly,baseline:main") == 0
+    assert [t.tag for t in session.query(SweepTag).order_by(SweepTag.tag)] == [
+        "baseline:main",
+        "nightly",
+    ]

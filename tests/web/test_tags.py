@@ -137,3 +137,21 @@ def test_the_newest_sweep_with_a_tag_stands_for_it_and_deletes_cascade(
     newest = newest_with_tag(session, "nightly")
     assert newest is not None and newest.name == "mini"
     assert (count(session, SweepTag), count(session, SweepCheck)) == (1, 0)
+
+
+def test_the_upload_form_tags_what_it_saves_and_keeps_a_bad_tag_for_correction(
+    client: TestClient, session: Session
+) -> None:
+    page = BeautifulSoup(client.get("/upload").text, "html.parser")
+    assert page.select_one("input[name=tags]") is not None
+    files = [("files", ("mini.csv", MINIMAL, "text/csv"))]
+    bad = client.post("/upload", files=files, data={"tags": "nightly, not ok!"})
+    assert bad.status_code == 422
+    form = BeautifulSoup(bad.text, "html.parser")
+    errors = [e.text for e in form.select(".alert-error li")]
+    assert any("(form), column 'tags': 'ok!' may hold only letters" in e for e in errors)
+    assert form.select_one("input[name=tags]")["value"] == "nightly, not ok!"
+    assert count(session, Sweep) == 0
+    saved = client.post("/upload", files=files, data={"tags": "nightly"}, follow_redirects=False)
+    assert (saved.status_code, saved.headers["location"]) == (303, "/sweeps/1")
+    assert client.get("/api/sweeps/1/tags").json()["tags"] == ["nightly"]
