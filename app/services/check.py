@@ -157,7 +157,7 @@ def run(session: Session, query: CheckQuery, base_url: str | None = None) -> Che
         "price_columns": [c.label for c in columns],
         "candidate": _side_json(candidate, cand_doc),
         "baseline": _side_json(baseline, base_doc),
-        "findings": [_finding_json(f) for f in outcome.findings],
+        "findings": [finding_json(f) for f in outcome.findings],
         "regressions": [f.label for f in outcome.regressions],
         "compare_url": compare_url(query, baseline.sweep_id, candidate.sweep_id, base_url),
     }
@@ -206,7 +206,7 @@ def _interval_json(iv: Interval | None) -> dict[str, Any] | None:
     return {"ci_low": iv.low, "ci_high": iv.high, "ci_level": iv.level, "ci_method": iv.method}
 
 
-def _finding_json(f: regression.Finding) -> dict[str, Any]:
+def finding_json(f: regression.Finding) -> dict[str, Any]:
     return {
         "figure": f.figure,
         "label": f.label,
