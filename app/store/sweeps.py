@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session, selectinload
 from app.domain.columns import POINT_COLUMN_NAMES, SWEEP_COLUMN_NAMES
 from app.ingest.parsed import ParsedSweep
 from app.store import samples as sample_store
-from app.store.models import Point, SampleBlock, Sweep
+from app.store.models import Point, SampleBlock, Sweep, SweepCheck, SweepTag
 
 SWEEP_FIELDS: tuple[str, ...] = tuple(c for c in SWEEP_COLUMN_NAMES if c != "sweep")
 FILTER_FIELDS: tuple[str, ...] = ("model", "hardware", "engine", "precision", "source_kind")
@@ -193,6 +193,12 @@ def delete_sweep(session: Session, sweep_id: int) -> None:
     # Bulk deletes, so neither blobs nor points load into the session first (the foreign
     # keys cascade too; this does not depend on SQLite's foreign_keys pragma).
     session.execute(delete(SampleBlock).where(SampleBlock.sweep_id == sweep_id))
+    session.execute(delete(SweepTag).where(SweepTag.sweep_id == sweep_id))
+    session.execute(
+        delete(SweepCheck).where(
+            or_(SweepCheck.candidate_id == sweep_id, SweepCheck.baseline_id == sweep_id)
+        )
+    )
     session.execute(delete(Point).where(Point.sweep_id == sweep_id))
     session.expire(sweep, ["points"])
     session.delete(sweep)
