@@ -87,8 +87,10 @@ def wilson(good: int, n: int, level: float = DEFAULT_LEVEL) -> Interval:
     denom = 1 + z2 / n
     centre = (p + z2 / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
-    # Clamped: rounding can push an end a hair outside [0, 1] at p̂ = 0 or 1.
-    return Interval(p, max(0.0, centre - half), min(1.0, centre + half), level, "wilson", None, n)
+    # Exact at p̂ = 0 or 1, where rounding would leave an end a hair off 0 or 1.
+    low = 0.0 if good == 0 else max(0.0, centre - half)
+    high = 1.0 if good == n else min(1.0, centre + half)
+    return Interval(p, low, high, level, "wilson", None, n)
 
 
 def bootstrap_sums(
