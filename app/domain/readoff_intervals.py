@@ -22,12 +22,12 @@ from app.domain.intervals import (
     t_interval,
     wilson,
 )
-from app.domain.metrics import Basis
+from app.domain.metrics import Basis, format_number
 from app.domain.point import PointMetrics
 from app.domain.request_goodput import good_request_expr
 from app.domain.slo import Readoff, Slo
 
-PERCENTILE_NO_RUNS = "one run: no interval (percentile mode needs repeated runs at this load)"
+PERCENTILE_NO_RUNS = ONE_RUN  # percentile mode needs repeated runs at the operating load
 PERCENTILE_ATTAINMENT = "percentile mode: attainment is not counted per request"
 
 
@@ -39,16 +39,42 @@ class ReadoffIntervals:
     goodput_tok_s_per_gpu: Interval
     goodput_requests_per_s: Interval
     attainment: Interval
+    borderline_reason: str | None = None  # set when the read-off is borderline
 
 
-def no_intervals(readoff: Readoff, level: float, reason: str | None = None) -> ReadoffIntervals:
+def no_intervals(
+    readoff: Readoff, level: float, reason: str | None = None, borderline: str | None = None
+) -> ReadoffIntervals:
     why = reason or readoff.reason or "no goodput at this SLO"
     return ReadoffIntervals(
         level,
         none(readoff.goodput_tok_s_per_gpu, level, why),
         none(readoff.goodput_requests_per_s, level, why),
         none(None, level, why),
+        borderline,
     )
+
+
+def borderline_reason(readoff: Readoff, target: float, level: float) -> str | None:
+    """Why a read-off is borderline: the point whose attainment interval straddles the target."""
+    if readoff.shown_status != "borderline":
+        return None
+    op = readoff.operating_verdict
+    verdict = op if op is not None and op.borderline else None
+    if verdict is None:
+        verdict = next((v for v in readoff.verdicts if v.borderline), None)
+    if verdict is None or verdict.attainment_ci is None or verdict.requests is None:
+        return None
+    low, high = verdict.attainment_ci
+    stats = verdict.requests
+    return (
+        f"attainment {_pct(stats.attainment)} ({stats.good} of {stats.issued} requests good): "
+        f"its {_pct(level)} interval {_pct(low)}–{_pct(high)} straddles the {_pct(target)} target"
+    )
+
+
+def _pct(share: float) -> str:
+    return f"{format_number(share * 100, 1)} %"
 
 
 def request_intervals(
@@ -69,14 +95,15 @@ def request_intervals(
     """
     op = readoff.operating_point
     verdict = readoff.operating_verdict
+    borderline = borderline_reason(readoff, slo.attainment, level)
     if op is None or verdict is None or verdict.requests is None:
-        return no_intervals(readoff, level)
+        return no_intervals(readoff, level, borderline=borderline)
     point = next(p for p in points if p.point_id == op.point_id)
     stats = verdict.requests
     attainment = wilson(stats.good, stats.issued, level)
     duration = point.duration_s or 0.0
     if samples is None or samples.is_empty() or not duration > 0 or point.num_gpus <= 0:
-        return no_intervals(readoff, level, "no request samples at the operating point")
+        return no_intervals(readoff, level, "no request samples at the operating point", borderline)
     mine = samples.filter(pl.col("point_id") == op.point_id)
     good = good_request_expr(slo.limits())
     out_len = pl.col("output_len").fill_null(0).cast(pl.Float64)
@@ -96,6 +123,7 @@ def request_intervals(
         percentile_interval(readoff.goodput_tok_s_per_gpu, tok_reps, level, n),
         percentile_interval(readoff.goodput_requests_per_s, req_reps, level, n),
         attainment,
+        borderline,
     )
 
 
@@ -121,7 +149,7 @@ def runs_intervals(
             attainment,
         )
     if len(good) < 2:
-        why = f"{ONE_RUN}: only 1 of the {len(runs)} runs at this load meets the SLO"
+        why = f"1 of {len(runs)} runs at this load meets the SLO: no interval"
         return ReadoffIntervals(
             level,
             none(readoff.goodput_tok_s_per_gpu, level, why, 1),

@@ -49,6 +49,7 @@ def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, A
         "hardware": result.meta["hardware"],
         "num_gpus": result.meta["num_gpus"],
         "status": readoff.shown_status,
+        "borderline_reason": None if ivs is None else ivs.borderline_reason,
         "meets_slo": readoff.meets_slo,
         "reason": readoff.reason,
         "goodput_tok_s_per_gpu": readoff.goodput_tok_s_per_gpu,
