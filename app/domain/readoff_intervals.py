@@ -166,3 +166,17 @@ def runs_intervals(
         else none(readoff.goodput_requests_per_s, level, "request throughput not recorded"),
         attainment,
     )
+
+
+def load_runs_interval(
+    points: Sequence[PointMetrics],
+    point: PointMetrics,
+    basis: Basis,
+    level: float,
+    value: float | None = None,
+) -> Interval:
+    """t interval of tok/s per GPU over every run at `point`'s load (a frontier read-off)."""
+    load = point.load()
+    runs = [p for p in points if load is not None and p.load() == load]
+    ys = [y for p in runs if (y := p.tok_s_per_gpu(basis)) is not None]
+    return t_interval(ys, level, value if value is not None else point.tok_s_per_gpu(basis))

@@ -186,3 +186,20 @@ def test_percentile_mode_with_one_run_per_load_has_no_interval_said_plainly(
     )
     cell = page.select_one("#readoff-table td.goodput-ci")
     assert cell is not None and cell.text.strip() == "one run: no interval"
+
+
+def test_the_explore_chart_draws_the_goodput_interval_as_an_error_bar_on_the_star(
+    client: TestClient,
+) -> None:
+    sweep = upload(client, ("ci.csv", POINTS), ("ci.requests.csv", REQUESTS))
+    r = result(client, sweep=sweep, attainment=0.8, **PER_REQUEST)
+    goodput = r["intervals"]["goodput_tok_s_per_gpu"]
+    body = client.get(
+        "/api/explore",
+        params={"sweep": sweep, "picked": 1, "preset": "custom", "attainment": 0.8} | PER_REQUEST,
+    ).json()
+    [star] = [t for t in body["figure"]["data"] if t.get("marker", {}).get("symbol") == "star"]
+    bar = star["error_y"]
+    assert star["y"] == [720.0]
+    assert bar["array"][0] == pytest.approx(goodput["ci_high"] - 720.0)
+    assert bar["arrayminus"][0] == pytest.approx(720.0 - goodput["ci_low"])
