@@ -203,3 +203,21 @@ def test_the_explore_chart_draws_the_goodput_interval_as_an_error_bar_on_the_sta
     assert star["y"] == [720.0]
     assert bar["array"][0] == pytest.approx(goodput["ci_high"] - 720.0)
     assert bar["arrayminus"][0] == pytest.approx(720.0 - goodput["ci_low"])
+
+
+def test_the_metrics_page_states_each_interval_method_with_its_formula(
+    client: TestClient,
+) -> None:
+    page = BeautifulSoup(client.get("/metrics").text, "html.parser")
+    for anchor, words in [
+        ("ci-wilson", "(p̂ + z²/2n ± z·√(p̂(1 − p̂)/n + z²/4n²)) ÷ (1 + z²/n)"),
+        ("ci-bootstrap", "B = 1000 resamples"),
+        ("ci-runs", "x̄ ± t"),
+        ("slo-borderline", "low end < target ≤ high end"),
+        ("ci-ratio", "ln(a ÷ b) ± z·√(se_a² + se_b²)"),
+        ("ci-power", "more = ⌈n'⌉ − n per side"),
+        ("ci-level", "default 0.95"),
+    ]:
+        section = page.select_one(f"section#{anchor}")
+        assert section is not None, anchor
+        assert words in section.text, anchor
