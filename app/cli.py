@@ -62,6 +62,9 @@ def main(argv: list[str] | None = None) -> int:
     ro.add_argument("--percentile", default="p90", help="default percentile of every limit")
     ro.add_argument("--mode", choices=("percentile", "requests"), default="percentile")
     ro.add_argument("--attainment", type=float, default=0.9)
+    ro.add_argument(
+        "--ci-level", type=float, default=0.95, help="level of every interval, 0.5 … 0.999"
+    )
     ro.add_argument("--basis", choices=("output", "total", "input"), default="output")
     ro.add_argument("--price-set", help="e.g. costr@2026-09-08 (one profile per GPU)")
     ro.add_argument("--pricing", type=int, action="append", default=[], help="profile id")

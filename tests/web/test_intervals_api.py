@@ -221,3 +221,26 @@ def test_the_metrics_page_states_each_interval_method_with_its_formula(
         section = page.select_one(f"section#{anchor}")
         assert section is not None, anchor
         assert words in section.text, anchor
+
+
+def test_the_readoff_csv_export_carries_the_same_intervals_as_the_api(
+    client: TestClient,
+) -> None:
+    import csv
+    import io
+
+    sweep = upload(client, ("ci.csv", POINTS), ("ci.requests.csv", REQUESTS))
+    api = result(client, sweep=sweep, attainment=0.85, **PER_REQUEST)
+    text = client.get(
+        "/api/export/readoff.csv", params={"sweep": sweep, "attainment": 0.85} | PER_REQUEST
+    ).text
+    [row] = csv.DictReader(io.StringIO(text))
+    goodput = api["intervals"]["goodput_tok_s_per_gpu"]
+    assert row["status"] == "borderline"
+    assert (row["ci_level"], row["ci_method"]) == ("0.95", "bootstrap")
+    assert float(row["goodput_ci_low"]) == goodput["ci_low"]
+    assert float(row["goodput_ci_high"]) == goodput["ci_high"]
+    assert float(row["attainment_ci_low"]) == api["intervals"]["attainment"]["ci_low"]
+    [cost] = api["costs"]
+    assert float(row["usd_per_mtok_ci_low [$2/GPU-hour]"]) == cost["ci_low"]
+    assert float(row["usd_per_mtok_ci_high [$2/GPU-hour]"]) == cost["ci_high"]
