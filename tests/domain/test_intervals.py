@@ -267,3 +267,16 @@ def test_percentile_mode_with_one_run_says_there_is_no_interval() -> None:
     assert ivs.goodput_tok_s_per_gpu.low is None
     assert ivs.goodput_tok_s_per_gpu.reason == PERCENTILE_NO_RUNS
     assert PERCENTILE_NO_RUNS.startswith("one run: no interval")
+
+
+def test_equal_values_are_not_distinguishable_and_no_data_would_separate_them() -> None:
+    from app.domain.compare import distinguish
+
+    a, b = log_interval(100, 0.05, 10), log_interval(100, 0.05, 10)
+    d = distinguish(ratio_interval(a, b), a, b, "A", "B")
+    assert d.distinguishable is False
+    # ratio 1 · e^(∓1.959964 · 0.0707107) = [0.870581, 1.148658]
+    assert d.text == (
+        "not distinguishable with this data: the 95 % interval 0.87×–1.15× spans 1×; "
+        "the two values are equal, so no amount of data would separate them"
+    )
