@@ -116,3 +116,37 @@ def test_the_ratio_chart_draws_error_bars_at_the_slo(client: TestClient) -> None
     assert round(trace["y"][k], 6) == 0.933333
     assert round(trace["y"][k] + trace["error_y"]["array"][k], 6) == 1.695100
     assert round(trace["y"][k] - trace["error_y"]["arrayminus"][k], 6) == 0.513899
+
+
+def test_per_request_sweeps_pair_their_bootstrap_resamples_for_the_ratio(
+    client: TestClient,
+) -> None:
+    from tests.web.test_intervals_api import POINTS, REQUESTS
+
+    ids = []
+    for name in (b"ci", b"cj"):
+        response = post_files(
+            client,
+            (f"{name.decode()}.csv", POINTS.replace(b"ci,", name + b",")),
+            (f"{name.decode()}.requests.csv", REQUESTS.replace(b"ci,", name + b",")),
+        )
+        assert response.status_code == 201, response.text
+        ids.append(response.json()["sweeps"][0]["id"])
+    params = {
+        "sweep": ids,
+        "picked": 1,
+        "preset": "custom",
+        "ttft_ms": 500,
+        "mode": "requests",
+        "attainment": 0.8,
+    }
+    [pair] = client.get("/api/compare", params=params).json()["pairs"]
+    interval = pair["at_slo"]["interval"]
+    # The same requests and the same seed: every paired resample ratio is exactly 1.
+    assert pair["at_slo"]["throughput_ratio"] == 1.0
+    assert (interval["ci_low"], interval["ci_high"]) == (1.0, 1.0)
+    assert interval["ci_method"] == "ratio-bootstrap"
+    assert interval["verdict"] == (
+        "not distinguishable with this data: the 95 % interval 1×–1× spans 1×; "
+        "the two values are equal, so no amount of data would separate them"
+    )
