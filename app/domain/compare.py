@@ -168,7 +168,7 @@ def distinguish(
 ) -> Distinction:
     """Does A ÷ B's interval exclude 1×? If not, a power estimate of the data that would."""
     if ratio.low is None or ratio.high is None:
-        return Distinction(ratio, None, f"no interval: {ratio.reason or 'not measured'}")
+        return Distinction(ratio, None, ratio.reason or "no interval")
     span = (
         f"the {format_number(ratio.level * 100, 1)} % interval "
         f"{format_number(ratio.low)}×–{format_number(ratio.high)}×"

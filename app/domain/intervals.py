@@ -238,8 +238,7 @@ def ratio_interval(a: Interval, b: Interval) -> Interval:
     sa, sb = _log_se(a), _log_se(b)
     if sa is None or sb is None or not value > 0:
         missing = a if sa is None else b
-        reason = missing.reason or "no interval"
-        return none(value, level, f"no interval for the ratio: {reason}")
+        return none(value, level, missing.reason or "no interval")
     half = z_value(level) * math.sqrt(sa * sa + sb * sb)
     log_ratio = math.log(value)
     return Interval(
