@@ -373,6 +373,9 @@ def _readoff_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--percentile", default="p90", help="default percentile of every limit")
     parser.add_argument("--mode", choices=("percentile", "requests"), default="percentile")
     parser.add_argument("--attainment", type=float, default=0.9)
+    parser.add_argument(
+        "--ci-level", type=float, default=0.95, help="level of every interval, 0.5 … 0.999"
+    )
     parser.add_argument("--basis", choices=("output", "total", "input"), default="output")
     parser.add_argument("--price-set", help="e.g. costr@2026-09-08 (one profile per GPU)")
     parser.add_argument("--pricing", type=int, action="append", default=[], help="profile id")

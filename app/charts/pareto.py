@@ -185,9 +185,28 @@ def _sweep_traces(
                     "symbol": "star",
                     "line": {"color": "#000", "width": 1.5},
                 },
+                **_error_bars(result, op.tok_s_per_gpu, colour(i)),
             }
         )
     return traces
+
+
+def _error_bars(result: SweepAnalysis, y: float, color: str) -> dict[str, Any]:
+    """The goodput's interval as a vertical error bar on the star (none without an interval)."""
+    iv = result.intervals.goodput_tok_s_per_gpu if result.intervals else None
+    if iv is None or iv.low is None or iv.high is None:
+        return {}
+    return {
+        "error_y": {
+            "type": "data",
+            "symmetric": False,
+            "array": [max(0.0, iv.high - y)],
+            "arrayminus": [max(0.0, y - iv.low)],
+            "color": color,
+            "thickness": 2,
+            "visible": True,
+        }
+    }
 
 
 UNKNOWN_MARKER = {"color": "#8a8a8a", "size": 13, "symbol": "circle-open", "line": {"width": 2}}

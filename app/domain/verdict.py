@@ -19,6 +19,8 @@ from app.domain.request_goodput import RequestStats
 # A percentile is written "p<percent>", e.g. "p90" or "p99.9"; any from p50 to p99.9 may be asked.
 Percentile = str
 Status = Literal["pass", "fail", "unknown"]
+# What a table and the JSON say: "borderline" when the attainment interval straddles the target.
+ShownStatus = Literal["pass", "borderline", "fail", "unknown"]
 Source = Literal["stored", "samples"]
 STORED_PERCENTILES: tuple[Percentile, ...] = ("p50", "p90", "p95", "p99")
 # The percentiles a file can store, as the statistic names of LatencyStats.
@@ -199,6 +201,16 @@ class Verdict:
     point: PointMetrics | None = field(default=None, repr=False, compare=False)
     slo: Slo | None = field(default=None, repr=False, compare=False)
     samples: SamplePercentiles | None = field(default=None, repr=False, compare=False)
+    # Per-request mode: the attainment's interval (low, high) and whether it holds the target.
+    attainment_ci: tuple[float, float] | None = None
+    borderline: bool = False
+
+    @property
+    def shown_status(self) -> ShownStatus:
+        """pass / fail as measured, "borderline" when the interval straddles the target."""
+        if self.borderline and self.status != "unknown":
+            return "borderline"
+        return self.status
 
     @property
     def checks(self) -> tuple[Check, ...]:

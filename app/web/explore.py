@@ -15,6 +15,7 @@ from app.http.deps import SessionDep
 from app.http.templating import render
 from app.services import analysis, comparison, price_columns
 from app.services.analysis import SweepAnalysis
+from app.services.intervals import cost_interval
 from app.services.physics import shown_physics
 from app.services.price_columns import PriceColumn
 from app.services.readoff_json import result_json, slo_json
@@ -100,6 +101,7 @@ def explore_context(session: Session, query: explore_state.ExploreQuery) -> dict
         if state.query.sensitivity != "off"
         else None,
         "cells": {r.meta["id"]: price_cells(r, state.price_columns) for r in results},
+        "cost_ci": cost_interval,
         "colours": {sid: charts.colour(i) for i, sid in enumerate(state.selected)},
         "facets": sweep_queries.facet_values(session),
         "model_specs": physics_model_specs(session),
