@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from app.domain.metrics import format_number
+from app.domain.numbers import fmt_number
 from app.domain.pareto import Interpolation, value_at
 
 # Interactivities (tok/s/user) people quote: InferenceX reads DeepSeek at ~35, chat at 25–50, etc.
@@ -138,7 +138,7 @@ def range_ends_at(
 
 
 def _span(r: tuple[float, float]) -> str:
-    return f"[{format_number(r[0], 1)}, {format_number(r[1], 1)}]"
+    return f"[{fmt_number(r[0])}, {fmt_number(r[1])}]"
 
 
 def finite_or_none(value: float | None) -> float | None:

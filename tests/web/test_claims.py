@@ -362,7 +362,7 @@ def test_the_audit_uses_explores_default_slo_preset_unless_told_otherwise(
         return at["preset"], at["readoff"]["slo"]["description"]
 
     assert slo() == ("chat-interactive", "p99 TTFT ≤ 500 ms, p50 TPOT ≤ 40 ms")
-    assert slo(preset="reasoning") == ("reasoning", "p99 TTFT ≤ 1500 ms, p50 TPOT ≤ 15 ms")
+    assert slo(preset="reasoning") == ("reasoning", "p99 TTFT ≤ 1,500 ms, p50 TPOT ≤ 15 ms")
     assert slo(preset="custom", ttft_ms=300, tpot_ms=20, ttft_percentile="p99.9") == (
         None,
         "p99.9 TTFT ≤ 300 ms, p90 TPOT ≤ 20 ms",

@@ -212,7 +212,7 @@ def test_per_limit_percentiles_come_from_the_url_and_give_the_vllm_file_a_goodpu
     assert row.select_one("td.verdict").contents[0].strip() == "yes"
     assert row.select_one("td.goodput").text == "366"
     assert row.select_one("td.reason").text == (
-        "p99 TTFT 341.25 ms ≤ 400 ms; p50 TPOT 18.42 ms ≤ 20 ms"
+        "p99 TTFT 341 ms ≤ 400 ms; p50 TPOT 18.4 ms ≤ 20 ms"
     )
     assert figure(page)["layout"]["shapes"][0]["type"] == "rect"  # axis p50 = the limit's p50
     api = client.get("/api/explore", params={"sweep": sweep, "picked": 1, **params}).json()
