@@ -5,10 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 from app.charts.pareto import colour
+from app.domain.numbers import fmt_number
 from app.domain.slo import Slo
 from app.services.comparison import Pair, PriceGroup, SensitivitySeries
 
 METRIC_NAMES = {"tpot": "TPOT", "ttft": "TTFT", "e2el": "E2EL"}
+HOVER = "%{customdata[0]} tok/s/user: %{customdata[1]}×<extra></extra>"
+
+
+def _hover_pairs(xs: list[float], ys: list[float | None]) -> list[list[str]]:
+    """Hover text by the app's number rule (Plotly's own formats cannot express it)."""
+    return [[fmt_number(x), fmt_number(y)] for x, y in zip(xs, ys, strict=True)]
 
 
 def _layout(x_title: str, y_title: str, log_y: bool = False) -> dict[str, Any]:
@@ -67,7 +74,10 @@ def throughput_ratio_figure(pairs: list[Pair], slo: Slo) -> dict[str, Any]:
                 "x": [p.x_tok_s_user for p in pts],
                 "y": [p.throughput_ratio for p in pts],
                 "line": {"color": colour(i), "width": 2, "shape": "hv"},
-                "hovertemplate": "%{x:,.1f} tok/s/user: %{y:,.3f}×<extra></extra>",
+                "customdata": _hover_pairs(
+                    [p.x_tok_s_user for p in pts], [p.throughput_ratio for p in pts]
+                ),
+                "hovertemplate": HOVER,
             }
         )
     layout = _layout(
@@ -101,7 +111,8 @@ def cost_ratio_figure(pairs: list[Pair], groups: list[PriceGroup], slo: Slo) -> 
                         "shape": "hv",
                         "dash": dashes[g % len(dashes)],
                     },
-                    "hovertemplate": "%{x:,.1f} tok/s/user: %{y:,.3f}×<extra></extra>",
+                    "customdata": _hover_pairs([p.x_tok_s_user for p in pts], list(curve)),
+                    "hovertemplate": HOVER,
                 }
             )
     layout = _layout(

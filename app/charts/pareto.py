@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from app.domain.numbers import fmt_count, fmt_load, fmt_number
 from app.domain.repeats import spreads
 from app.services.analysis import Params, SweepAnalysis
 
@@ -115,7 +116,7 @@ def _keep_claims_from_squashing(
     for k, (claim, cx, cy) in enumerate(off):
         at_x, at_y = min(cx, x_hi / 1.15 * 1.12), min(cy, y_hi / 1.15 * 1.12)
         beyond = ", ".join(
-            f"{v:,.0f} {unit}"
+            fmt_number(v, unit)
             for v, lim, unit in ((cx, x_hi, "tok/s/user"), (cy, y_hi, "tok/s/GPU"))
             if v > lim
         )
@@ -178,8 +179,8 @@ def _sweep_traces(
                 "x": [op.interactivity_tok_s_user],
                 "y": [op.tok_s_per_gpu],
                 "hovertemplate": (
-                    f"<b>{name}</b><br>goodput at SLO: %{{y:,.1f}} tok/s/GPU"
-                    f"<br>at %{{x:,.1f}} tok/s/user<extra></extra>"
+                    f"<b>{name}</b><br>goodput at SLO: {fmt_number(op.tok_s_per_gpu, 'tok/s/GPU')}"
+                    f"<br>at {fmt_number(op.interactivity_tok_s_user, 'tok/s/user')}<extra></extra>"
                 ),
                 "marker": {
                     "color": colour(i),
@@ -249,7 +250,7 @@ def _spread_traces(i: int, result: SweepAnalysis, base: dict[str, Any]) -> list[
         out.append(
             {
                 **base,
-                "name": f"{result.meta['name']} · {s.runs} runs at {s.load:g}",
+                "name": f"{result.meta['name']} · {fmt_count(s.runs, 'run')} at {fmt_load(s.load)}",
                 "showlegend": False,
                 "mode": "lines",
                 "fill": "toself",
@@ -259,8 +260,9 @@ def _spread_traces(i: int, result: SweepAnalysis, base: dict[str, Any]) -> list[
                 "opacity": 0.35,
                 "hoverinfo": "text",
                 "text": (
-                    f"{s.runs} runs at load {s.load:g}: {y0:,.1f}–{y1:,.1f} tok/s/GPU, "
-                    f"{x0:,.1f}–{x1:,.1f} tok/s/user"
+                    f"{fmt_count(s.runs, 'run')} at load {fmt_load(s.load)}: "
+                    f"{fmt_number(y0)}–{fmt_number(y1)} tok/s/GPU, "
+                    f"{fmt_number(x0)}–{fmt_number(x1)} tok/s/user"
                 ),
             }
         )
@@ -270,7 +272,7 @@ def _spread_traces(i: int, result: SweepAnalysis, base: dict[str, Any]) -> list[
 def _hover_header(result: SweepAnalysis) -> str:
     """What every point of a sweep shares, written once per trace rather than per point."""
     meta = result.meta
-    lines = [f"<b>{meta['name']}</b>", f"{meta['hardware']} × {meta['num_gpus']}"]
+    lines = [f"<b>{meta['name']}</b>", f"{meta['hardware']} × {fmt_count(meta['num_gpus'], 'GPU')}"]
     system = " · ".join(str(meta[f]) for f in ("engine", "precision") if meta.get(f))
     if system:
         lines.append(system)
@@ -282,16 +284,16 @@ def _hover(result: SweepAnalysis, k: int, params: Params) -> str:
     row = result.rows[k]
     lines = []
     if row.get("concurrency") is not None:
-        lines.append(f"concurrency {row['concurrency']:g}")
+        lines.append(f"concurrency {fmt_load(row['concurrency'])}")
     if row.get("request_rate") is not None:
         rate = row["request_rate"]
-        lines.append("rate ∞" if math.isinf(rate) else f"rate {rate:g} req/s")
+        lines.append("rate ∞" if math.isinf(rate) else f"rate {fmt_load(rate, 'req/s')}")
     x, y = result.xs[k], result.ys[k]
     if x is not None and y is not None:
-        lines.append(f"{x:,.1f} tok/s/user · {y:,.1f} tok/s/GPU ({params.basis})")
+        lines.append(f"{fmt_number(x)} tok/s/user · {fmt_number(y)} tok/s/GPU ({params.basis})")
     for metric in ("ttft", "tpot", "e2el"):
         parts = [
-            f"{stat} {row[f'{metric}_{stat}_ms']:,.1f}"
+            f"{stat} {fmt_number(row[f'{metric}_{stat}_ms'])}"
             for stat in ("p50", "p90", "p99")
             if row.get(f"{metric}_{stat}_ms") is not None
         ]
@@ -345,7 +347,7 @@ def _slo_floor(layout: dict[str, Any], params: Params, xs: list[float], log_x: b
             "line": {"color": "#D55E00", "width": 1.5, "dash": "dot"},
         }
     )
-    text = f"SLO: ≥ {floor:,.1f} tok/s/user ({limit_stat} TPOT ≤ {slo.tpot_ms:g} ms)"
+    text = f"SLO: ≥ {fmt_number(floor)} tok/s/user ({limit_stat} TPOT ≤ {fmt_load(slo.tpot_ms)} ms)"
     if not same:
         text += (
             f"<br>limit on {limit_stat} TPOT; this axis is {params.stat} TPOT,"
