@@ -198,9 +198,7 @@ def test_no_page_writes_a_wrong_plural_or_a_padded_number(client: TestClient) ->
             data={"hardware": "H100", "num_gpus": "1"},
         ),
         "report": client.get("/report", params={**SLO, "sweep": [sweep, a, b]}),
-        "compare report": client.get(
-            "/report", params={**SLO, "sweep": [b, a], "view": "compare"}
-        ),
+        "compare report": client.get("/report", params={**SLO, "sweep": [b, a], "view": "compare"}),
     }
     for name, response in pages.items():
         text = visible_text(soup(response))
