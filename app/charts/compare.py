@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.charts.pareto import colour
-from app.domain.numbers import fmt_number
+from app.domain.numbers import fmt_load, fmt_number, fmt_usd
 from app.domain.slo import Slo
 from app.services.comparison import Pair, PriceGroup, SensitivitySeries
 
@@ -141,6 +141,11 @@ def sensitivity_figure(
                 "line": {"color": colour(i), "shape": "hv"},
                 "marker": {"size": 5},
                 "connectgaps": False,
+                "customdata": [
+                    [fmt_load(st.limit_ms, "ms"), fmt_usd(y, "/Mtok") if costs else fmt_number(y)]
+                    for st, y in zip(s.steps, ys, strict=True)
+                ],
+                "hovertemplate": "≤ %{customdata[0]}: %{customdata[1]}",  # the trace name beside it
             }
         )
     name = METRIC_NAMES.get(metric, metric)
