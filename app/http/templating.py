@@ -38,28 +38,29 @@ def _number(value: Any) -> Any:
     return float(value) if isinstance(value, Decimal) else value
 
 
-def _check_unit(unit: Any) -> None:
-    # The filters once took a digit count here; a number now would silently become a unit.
-    if unit is not None and not isinstance(unit, str):
-        raise TypeError(f"a number filter takes a unit string, not {unit!r}")
+def _unit(unit: Any) -> str | None:
+    """The unit argument; a digit count (the filters' old `num(1)`, `usd(4)`) is dropped, since
+    the rule decides the digits. tests/web/test_number_format.py keeps templates free of them."""
+    if unit is None or isinstance(unit, str):
+        return unit
+    if isinstance(unit, int) and not isinstance(unit, bool):
+        return None
+    raise TypeError(f"a number filter takes a unit string, not {unit!r}")
 
 
-def fmt_num(value: Any, unit: str | None = None, missing: str = numbers.MISSING) -> str:
+def fmt_num(value: Any, unit: Any = None, missing: str = numbers.MISSING) -> str:
     """Every number on a page: app.domain.numbers' rule (3 significant digits, separators)."""
-    _check_unit(unit)
     if isinstance(value, str) and value:
         return value
-    return numbers.fmt_number(_number(value) if value != "" else None, unit, missing=missing)
+    return numbers.fmt_number(_number(value) if value != "" else None, _unit(unit), missing=missing)
 
 
-def fmt_usd(value: Any, per: str = "", missing: str = numbers.MISSING) -> str:
-    _check_unit(per)
-    return numbers.fmt_usd(_number(value), per, missing=missing)
+def fmt_usd(value: Any, per: Any = "", missing: str = numbers.MISSING) -> str:
+    return numbers.fmt_usd(_number(value), _unit(per) or "", missing=missing)
 
 
-def fmt_load(value: Any, unit: str | None = None) -> str:
-    _check_unit(unit)
-    return numbers.fmt_load(_number(value), unit)
+def fmt_load(value: Any, unit: Any = None) -> str:
+    return numbers.fmt_load(_number(value), _unit(unit))
 
 
 def fmt_count(n: Any, noun: str, many: str | None = None) -> str:
@@ -99,6 +100,7 @@ def source_label(kind: str | None) -> str:
 
 
 templates.env.filters["num"] = fmt_num
+templates.env.filters["unit"] = fmt_num  # the old name of `num` with a unit
 templates.env.filters["load"] = fmt_load
 templates.env.filters["counted"] = fmt_count
 templates.env.filters["plural"] = numbers.plural

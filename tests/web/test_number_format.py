@@ -209,3 +209,29 @@ def test_no_page_writes_a_wrong_plural_or_a_padded_number(client: TestClient) ->
     assert "1 point" in preview
     audit = visible_text(soup(pages["audit"]))
     assert "H100 × 1 GPU (gpu)" in audit
+
+
+# Ad-hoc number formatting in a template: a digit count for a filter, Python %-formats, |round.
+AD_HOC = re.compile(r"\|(num|usd|load)\(\d|\|unit\(|\"%[^\"]*[dfg]\"\s*\|\s*format|\|round\b")
+
+
+def test_templates_format_numbers_only_through_the_shared_filters() -> None:
+    from app.settings import PROJECT_ROOT
+
+    found = {
+        str(path.relative_to(PROJECT_ROOT)): AD_HOC.findall(path.read_text(encoding="utf-8"))
+        for path in (PROJECT_ROOT / "templates").rglob("*.html")
+    }
+    assert {name: hits for name, hits in found.items() if hits} == {}
+
+
+def test_the_filters_drop_an_old_digit_count_and_refuse_anything_else() -> None:
+    from app.http.templating import templates
+
+    env = templates.env
+    assert env.from_string("{{ 3.7|usd(4) }} {{ 128.0|num(1) }}").render() == "$3.70 128"
+    assert env.from_string('{{ 2.5|unit("req/s") }} {{ none|num("ms") }}').render() == (
+        "2.5 req/s –"
+    )
+    with pytest.raises(TypeError):
+        env.from_string("{{ 1.0|num(1.5) }}").render()
