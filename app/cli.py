@@ -11,6 +11,7 @@ from typing import NoReturn
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from app.domain.numbers import fmt_count
 from app.settings import get_settings
 from app.store.db import make_engine, make_sessionmaker, session_scope
 
@@ -204,7 +205,8 @@ def _import(args: argparse.Namespace) -> int:
             print(f"warning: {warning}", file=sys.stderr)
         for item in uploads.saved_json(stored.saved, session):
             state = "created" if item["created"] else "exists "
-            print(f"{state} sweep {item['id']}: {item['name']} ({item['points']} points)")
+            points = fmt_count(item["points"], "point")
+            print(f"{state} sweep {item['id']}: {item['name']} ({points})")
     except IngestError as exc:
         session.rollback()
         print("error: nothing was imported", file=sys.stderr)

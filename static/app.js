@@ -4,6 +4,19 @@
 (function () {
   "use strict";
 
+  // Axis numbers follow the app's rule (app/domain/numbers.py): thousands separators, no SI
+  // suffixes ("14,000", not "14k"). A figure that sets its own tick format keeps it.
+  function numberAxes(layout) {
+    ["xaxis", "yaxis"].forEach(function (key) { layout[key] = layout[key] || {}; });
+    Object.keys(layout).forEach(function (key) {
+      var axis = layout[key];
+      if (!/^[xy]axis\d*$/.test(key) || !axis || axis.tickformat) return;
+      if (axis.separatethousands === undefined) axis.separatethousands = true;
+      if (axis.exponentformat === undefined) axis.exponentformat = "none";
+    });
+    return layout;
+  }
+
   function drawFigures(root) {
     if (!window.Plotly) return;
     root.querySelectorAll("[data-figure]").forEach(function (el) {
@@ -11,7 +24,7 @@
       if (!source) return;
       var fig = JSON.parse(source.textContent);
       var config = Object.assign({ responsive: true, displaylogo: false }, fig.config || {});
-      window.Plotly.react(el, fig.data, fig.layout, config);
+      window.Plotly.react(el, fig.data, numberAxes(fig.layout || {}), config);
     });
   }
 

@@ -5,11 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 from app.charts.pareto import colour
+from app.domain.numbers import fmt_load, fmt_number, fmt_usd
 from app.domain.slo import Slo
 from app.services.compare_intervals import PairIntervals
 from app.services.comparison import Pair, PriceGroup, SensitivitySeries
 
 METRIC_NAMES = {"tpot": "TPOT", "ttft": "TTFT", "e2el": "E2EL"}
+HOVER = "%{customdata[0]} tok/s/user: %{customdata[1]}×<extra></extra>"
+
+
+def _hover_pairs(xs: list[float], ys: list[float | None]) -> list[list[str]]:
+    """Hover text by the app's number rule (Plotly's own formats cannot express it)."""
+    return [[fmt_number(x), fmt_number(y)] for x, y in zip(xs, ys, strict=True)]
 
 
 def _layout(x_title: str, y_title: str, log_y: bool = False) -> dict[str, Any]:
@@ -72,7 +79,10 @@ def throughput_ratio_figure(
                 "x": [p.x_tok_s_user for p in pts],
                 "y": [p.throughput_ratio for p in pts],
                 "line": {"color": colour(i), "width": 2, "shape": "hv"},
-                "hovertemplate": "%{x:,.1f} tok/s/user: %{y:,.3f}×<extra></extra>",
+                "customdata": _hover_pairs(
+                    [p.x_tok_s_user for p in pts], [p.throughput_ratio for p in pts]
+                ),
+                "hovertemplate": HOVER,
             }
         )
         if intervals is not None:
@@ -151,7 +161,8 @@ def cost_ratio_figure(pairs: list[Pair], groups: list[PriceGroup], slo: Slo) -> 
                         "shape": "hv",
                         "dash": dashes[g % len(dashes)],
                     },
-                    "hovertemplate": "%{x:,.1f} tok/s/user: %{y:,.3f}×<extra></extra>",
+                    "customdata": _hover_pairs([p.x_tok_s_user for p in pts], list(curve)),
+                    "hovertemplate": HOVER,
                 }
             )
     layout = _layout(
@@ -180,6 +191,11 @@ def sensitivity_figure(
                 "line": {"color": colour(i), "shape": "hv"},
                 "marker": {"size": 5},
                 "connectgaps": False,
+                "customdata": [
+                    [fmt_load(st.limit_ms, "ms"), fmt_usd(y, "/Mtok") if costs else fmt_number(y)]
+                    for st, y in zip(s.steps, ys, strict=True)
+                ],
+                "hovertemplate": "≤ %{customdata[0]}: %{customdata[1]}",  # the trace name beside it
             }
         )
     name = METRIC_NAMES.get(metric, metric)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.charts.pareto import colour, symbol
+from app.domain.numbers import fmt_number, fmt_usd
 from app.services.analysis import Cost
 from app.services.history import ConfigHistory, HistoryRow, RegressionMark
 
@@ -39,7 +40,8 @@ def history_figure(
                 "x": [row.date.isoformat() for row in rows if row.date is not None],
                 "y": ys,
                 "text": [str(row.result.meta["name"]) for row in rows],
-                "hovertemplate": "%{text}<br>%{x}: %{y:,.2f}<extra></extra>",
+                "customdata": [fmt_usd(y) if cost else fmt_number(y) for y in ys],
+                "hovertemplate": "%{text}<br>%{x}: %{customdata}<extra></extra>",
                 "line": {"color": colour(i)},
                 "marker": {"color": colour(i), "size": 8, "symbol": symbol(i)},
                 "connectgaps": False,

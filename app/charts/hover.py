@@ -1,18 +1,20 @@
-"""Hover text of Pareto points: per point for the few on a frontier, as one template over
-numeric customdata for the thousands of dominated ones."""
+"""Hover text of Pareto points: one template per group of points over their numbers, formatted
+once per process per sweep (points never change); per-point text only for a line whose points
+differ in what they measured."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
+from app.domain.numbers import fmt_count, fmt_load, fmt_number
 from app.services.analysis import Params, SweepAnalysis
 
 
 def hover_header(result: SweepAnalysis) -> str:
     """What every point of a sweep shares, written once per trace rather than per point."""
     meta = result.meta
-    lines = [f"<b>{meta['name']}</b>", f"{meta['hardware']} × {meta['num_gpus']}"]
+    lines = [f"<b>{meta['name']}</b>", f"{meta['hardware']} × {fmt_count(meta['num_gpus'], 'GPU')}"]
     system = " · ".join(str(meta[f]) for f in ("engine", "precision") if meta.get(f))
     if system:
         lines.append(system)
@@ -38,45 +40,47 @@ def hover_fields(result: SweepAnalysis, k: int) -> tuple[str, ...]:
 
 def by_hover_fields(result: SweepAnalysis, ks: list[int]) -> dict[tuple[str, ...], list[int]]:
     """Points grouped by the hover lines they have: thousands of dominated points share one
-    template and carry only numbers, instead of a formatted string each (and never a null
-    that a template would print as 0)."""
+    template (a missing value has no slot, so it can never print as 0)."""
     groups: dict[tuple[str, ...], list[int]] = {}
     for k in ks:
         groups.setdefault(hover_fields(result, k), []).append(k)
     return groups
 
 
-def hover_values(result: SweepAnalysis, k: int, fields: tuple[str, ...]) -> list[float]:
+def hover_values(result: SweepAnalysis, k: int, fields: tuple[str, ...]) -> list[str]:
+    """The point's numbers as the one number formatter writes them, in template slot order."""
     row = result.rows[k]
-    # Latencies are shown to 0.1 ms: the rounding keeps the page small, not the display.
-    return [
-        row[f] if f in ("concurrency", "request_rate") else round(row[f], 1)
-        for f in fields
-        if f not in ("xy", "rate_inf")
-    ]
+    values = []
+    for field in fields:
+        if field == "concurrency":
+            values.append(fmt_load(row[field]))
+        elif field == "request_rate":
+            values.append(fmt_load(row[field], "req/s"))
+        elif field == "xy":
+            values += [fmt_number(result.xs[k]), fmt_number(result.ys[k])]
+        elif field != "rate_inf":
+            values.append(fmt_number(row[field]))
+    return values
 
 
 def hover_template(fields: tuple[str, ...], params: Params) -> str:
-    """The lines `_hover` writes, as a Plotly template over the point's customdata."""
+    """The lines `point_hover` writes, as a Plotly template over the point's customdata."""
     lines: list[str] = []
     latency: dict[str, list[str]] = {}
-    index = 0
+    slot = iter(f"%{{customdata[{i}]}}" for i in range(len(fields) + 1))
     for field in fields:
-        if field == "xy":
-            lines.append(f"%{{x:,.1f}} tok/s/user · %{{y:,.1f}} tok/s/GPU ({params.basis})")
-            continue
-        if field == "rate_inf":
-            lines.append("rate ∞")
-            continue
-        value = f"%{{customdata[{index}]"
-        index += 1
         if field == "concurrency":
-            lines.append(f"concurrency {value}:~g}}")
+            lines.append(f"concurrency {next(slot)}")
         elif field == "request_rate":
-            lines.append(f"rate {value}:~g}} req/s")
+            lines.append(f"rate {next(slot)}")
+        elif field == "rate_inf":
+            lines.append("rate ∞")
+        elif field == "xy":
+            x, y = next(slot), next(slot)
+            lines.append(f"{x} tok/s/user · {y} tok/s/GPU ({params.basis})")
         else:
             metric, stat, _ = field.split("_")
-            latency.setdefault(metric, []).append(f"{stat} {value}:,.1f}}")
+            latency.setdefault(metric, []).append(f"{stat} {next(slot)}")
     lines.extend(f"{m.upper()} ms: " + ", ".join(parts) for m, parts in latency.items())
     return "<br>".join(lines)
 
@@ -86,16 +90,16 @@ def point_hover(result: SweepAnalysis, k: int, params: Params) -> str:
     row = result.rows[k]
     lines = []
     if row.get("concurrency") is not None:
-        lines.append(f"concurrency {row['concurrency']:g}")
+        lines.append(f"concurrency {fmt_load(row['concurrency'])}")
     if row.get("request_rate") is not None:
         rate = row["request_rate"]
-        lines.append("rate ∞" if math.isinf(rate) else f"rate {rate:g} req/s")
+        lines.append("rate ∞" if math.isinf(rate) else f"rate {fmt_load(rate, 'req/s')}")
     x, y = result.xs[k], result.ys[k]
     if x is not None and y is not None:
-        lines.append(f"{x:,.1f} tok/s/user · {y:,.1f} tok/s/GPU ({params.basis})")
+        lines.append(f"{fmt_number(x)} tok/s/user · {fmt_number(y)} tok/s/GPU ({params.basis})")
     for metric in ("ttft", "tpot", "e2el"):
         parts = [
-            f"{stat} {row[f'{metric}_{stat}_ms']:,.1f}"
+            f"{stat} {fmt_number(row[f'{metric}_{stat}_ms'])}"
             for stat in ("p50", "p90", "p99")
             if row.get(f"{metric}_{stat}_ms") is not None
         ]
@@ -125,7 +129,7 @@ def hover_groups(
 
 def _grouped(
     result: SweepAnalysis, ks: list[int], params: Params
-) -> list[tuple[tuple[str, ...], list[int], list[list[float]]]]:
+) -> list[tuple[tuple[str, ...], list[int], list[list[str]]]]:
     """Groups and their numbers depend only on the points and the axes, and points never change:
     built once per process per sweep and shared read-only by every figure after."""
     key = ("hover", params.stat, params.basis, result.meta["num_gpus"], tuple(ks))
@@ -134,7 +138,7 @@ def _grouped(
             (fields, group, [hover_values(result, k, fields) for k in group])
             for fields, group in by_hover_fields(result, ks).items()
         ]
-    grouped: list[tuple[tuple[str, ...], list[int], list[list[float]]]] = result.derived[key]
+    grouped: list[tuple[tuple[str, ...], list[int], list[list[str]]]] = result.derived[key]
     return grouped
 
 

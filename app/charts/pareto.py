@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 from app.charts.hover import hover_groups, line_hover
+from app.domain.numbers import fmt_count, fmt_load, fmt_number
 from app.domain.repeats import spreads
 from app.services.analysis import Params, SweepAnalysis
 
@@ -116,7 +117,7 @@ def _keep_claims_from_squashing(
     for k, (claim, cx, cy) in enumerate(off):
         at_x, at_y = min(cx, x_hi / 1.15 * 1.12), min(cy, y_hi / 1.15 * 1.12)
         beyond = ", ".join(
-            f"{v:,.0f} {unit}"
+            fmt_number(v, unit)
             for v, lim, unit in ((cx, x_hi, "tok/s/user"), (cy, y_hi, "tok/s/GPU"))
             if v > lim
         )
@@ -176,8 +177,8 @@ def _sweep_traces(
                 "x": [op.interactivity_tok_s_user],
                 "y": [op.tok_s_per_gpu],
                 "hovertemplate": (
-                    f"<b>{name}</b><br>goodput at SLO: %{{y:,.1f}} tok/s/GPU"
-                    f"<br>at %{{x:,.1f}} tok/s/user<extra></extra>"
+                    f"<b>{name}</b><br>goodput at SLO: {fmt_number(op.tok_s_per_gpu, 'tok/s/GPU')}"
+                    f"<br>at {fmt_number(op.interactivity_tok_s_user, 'tok/s/user')}<extra></extra>"
                 ),
                 "marker": {
                     "color": colour(i),
@@ -273,7 +274,7 @@ def _spread_traces(
         out.append(
             {
                 **base,
-                "name": f"{result.meta['name']} · {s.runs} runs at {s.load:g}",
+                "name": f"{result.meta['name']} · {fmt_count(s.runs, 'run')} at {fmt_load(s.load)}",
                 "showlegend": False,
                 "mode": "lines",
                 "fill": "toself",
@@ -283,8 +284,9 @@ def _spread_traces(
                 "opacity": 0.35,
                 "hoverinfo": "text",
                 "text": (
-                    f"{s.runs} runs at load {s.load:g}: {y0:,.1f}–{y1:,.1f} tok/s/GPU, "
-                    f"{x0:,.1f}–{x1:,.1f} tok/s/user"
+                    f"{fmt_count(s.runs, 'run')} at load {fmt_load(s.load)}: "
+                    f"{fmt_number(y0)}–{fmt_number(y1)} tok/s/GPU, "
+                    f"{fmt_number(x0)}–{fmt_number(x1)} tok/s/user"
                 ),
             }
         )
@@ -336,7 +338,7 @@ def _slo_floor(layout: dict[str, Any], params: Params, xs: list[float], log_x: b
             "line": {"color": "#D55E00", "width": 1.5, "dash": "dot"},
         }
     )
-    text = f"SLO: ≥ {floor:,.1f} tok/s/user ({limit_stat} TPOT ≤ {slo.tpot_ms:g} ms)"
+    text = f"SLO: ≥ {fmt_number(floor)} tok/s/user ({limit_stat} TPOT ≤ {fmt_load(slo.tpot_ms)} ms)"
     if not same:
         text += (
             f"<br>limit on {limit_stat} TPOT; this axis is {params.stat} TPOT,"

@@ -9,7 +9,7 @@ import math
 from dataclasses import dataclass
 
 from app.domain.intervals import Interval, Separation, separation
-from app.domain.metrics import format_number
+from app.domain.numbers import fmt_number, fmt_percent
 from app.domain.pareto import Interpolation, value_at
 
 # Interactivities (tok/s/user) people quote: InferenceX reads DeepSeek at ~35, chat at 25–50, etc.
@@ -139,7 +139,7 @@ def range_ends_at(
 
 
 def _span(r: tuple[float, float]) -> str:
-    return f"[{format_number(r[0], 1)}, {format_number(r[1], 1)}]"
+    return f"[{fmt_number(r[0])}, {fmt_number(r[1])}]"
 
 
 def finite_or_none(value: float | None) -> float | None:
@@ -170,8 +170,8 @@ def distinguish(
     if ratio.low is None or ratio.high is None:
         return Distinction(ratio, None, ratio.reason or "no interval")
     span = (
-        f"the {format_number(ratio.level * 100, 1)} % interval "
-        f"{format_number(ratio.low)}×–{format_number(ratio.high)}×"
+        f"the {fmt_percent(ratio.level)} interval "
+        f"{fmt_number(ratio.low)}×–{fmt_number(ratio.high)}×"
     )
     if not ratio.contains(1.0):
         side = "more" if ratio.low > 1 else "less"
@@ -189,6 +189,6 @@ def distinguish(
         how = (
             f"about {sep.more_a:,} more {sep.unit_a} of {a_name} and {sep.more_b:,} more "
             f"{sep.unit_b} of {b_name} would separate them "
-            f"({format_number(sep.power * 100, 0)} % power)"
+            f"({fmt_percent(sep.power)} power)"
         )
     return Distinction(ratio, False, f"{NOT_DISTINGUISHABLE}: {span} spans 1×; {how}", sep)

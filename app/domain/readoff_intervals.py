@@ -22,7 +22,8 @@ from app.domain.intervals import (
     t_interval,
     wilson,
 )
-from app.domain.metrics import Basis, format_number
+from app.domain.metrics import Basis
+from app.domain.numbers import fmt_percent
 from app.domain.point import PointMetrics
 from app.domain.request_goodput import good_request_expr
 from app.domain.slo import Readoff, Slo
@@ -74,7 +75,7 @@ def borderline_reason(readoff: Readoff, target: float, level: float) -> str | No
 
 
 def _pct(share: float) -> str:
-    return f"{format_number(share * 100, 1)} %"
+    return fmt_percent(share)
 
 
 def request_intervals(

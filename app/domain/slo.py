@@ -14,7 +14,8 @@ import polars as pl
 
 from app.domain.estimate import Estimate, interpolated_estimate, load_order
 from app.domain.intervals import DEFAULT_LEVEL, wilson
-from app.domain.metrics import Basis, format_number, frechet_bounds
+from app.domain.metrics import Basis, frechet_bounds
+from app.domain.numbers import fmt_count, fmt_number, fmt_pair
 from app.domain.point import (
     LatencyStats,
     Metric,
@@ -235,9 +236,10 @@ def _request_verdict(
         return Verdict(point.point_id, "unknown", note="GPU count not recorded")
     stats = request_stats(row, point.duration_s, point.num_gpus, basis)
     passed = stats.attainment >= slo.attainment
+    got, wanted = fmt_pair(stats.attainment * 100, slo.attainment * 100, "%")
     reason = (
-        f"attainment {format_number(stats.attainment * 100, 1)} % {'≥' if passed else '<'} "
-        f"{format_number(slo.attainment * 100, 1)} % ({stats.good} of {stats.issued} requests good)"
+        f"attainment {got} {'≥' if passed else '<'} {wanted} "
+        f"({fmt_number(stats.good)} of {fmt_count(stats.issued, 'request')} good)"
     )
     ci = wilson(stats.good, stats.issued, ci_level)
     low, high = ci.low or 0.0, ci.high or 0.0

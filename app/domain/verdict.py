@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
 
-from app.domain.metrics import format_number, interactivity_tok_s_user
+from app.domain.metrics import interactivity_tok_s_user
+from app.domain.numbers import fmt_count, fmt_load, fmt_pair
 from app.domain.point import METRIC_LABELS, METRICS, Metric, PointMetrics, Stat
 from app.domain.request_goodput import RequestStats
 
@@ -122,12 +123,12 @@ class Slo:
         return [percentile_percent(p) / 100 for _, p, _ in self.checked()]
 
     def describe(self, per_request: bool = False) -> str:
-        """Human summary, e.g. 'p99 TTFT ≤ 2000 ms, p50 TPOT ≤ 20 ms'; 'no limits' if none set.
+        """Human summary, e.g. 'p99 TTFT ≤ 2,000 ms, p50 TPOT ≤ 20 ms'; 'no limits' if none set.
 
         Per-request mode checks every request against the limits, so no percentile is named.
         """
         parts = [
-            f"{'' if per_request else p + ' '}{METRIC_LABELS[m]} ≤ {format_number(v)} ms"
+            f"{'' if per_request else p + ' '}{METRIC_LABELS[m]} ≤ {fmt_load(v, 'ms')}"
             for m, p, v in self.checked()
         ]
         return ", ".join(parts) if parts else "no limits"
@@ -168,9 +169,10 @@ class Check:
         if self.value_ms is None:
             return f"{name} not measured: {self.how_to_get()}"
         op = "≤" if self.status == "pass" else ">"
-        text = f"{name} {format_number(self.value_ms)} ms {op} {format_number(self.limit_ms)} ms"
+        value, limit = fmt_pair(self.value_ms, self.limit_ms, "ms")
+        text = f"{name} {value} {op} {limit}"
         if self.source == "samples":
-            text += f" (from {self.n_samples} request samples)"
+            text += f" (from {fmt_count(self.n_samples, 'request sample')})"
         return text
 
     def how_to_get(self) -> str:

@@ -18,6 +18,7 @@ from app.domain.compare import (
 )
 from app.domain.cost import usd_per_mtok
 from app.domain.estimate import load_order
+from app.domain.numbers import fmt_load
 from app.domain.point import METRIC_LABELS, METRICS, Metric
 from app.domain.sensitivity import (
     SensitivityStep,
@@ -227,7 +228,9 @@ def sensitivity_empty_reason(
             f"percentile the files report (e.g. p50 or p99) or upload per-request data"
         )
     others = [
-        f"{p} {METRIC_LABELS[m]} ≤ {v:g} ms" for m, p, v in params.slo.checked() if m != metric
+        f"{p} {METRIC_LABELS[m]} ≤ {fmt_load(v, 'ms')}"
+        for m, p, v in params.slo.checked()
+        if m != metric
     ]
     held = f" under the other limits ({', '.join(others)})" if others else ""
     return (

@@ -1,5 +1,5 @@
-"""Dominated points carry numbers and one template per group; their hover reads as a frontier
-point's does, and a latency a point did not measure is left out, never shown as 0."""
+"""Points carry their formatted numbers and one template per group; the hover reads as the
+per-point text would, and a latency a point did not measure is left out, never shown as 0."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.charts.hover import hover_fields, hover_template, hover_values, point_hover
+from app.domain.numbers import fmt_number
 from app.domain.verdict import Slo
 from app.services import analysis
 from app.services.analysis import Params
@@ -27,25 +28,9 @@ def seeded(session: Session) -> None:
     session.commit()
 
 
-def _d3(value: float, spec: str) -> str:
-    """The two d3-format specs the templates use, as Plotly applies them."""
-    if spec == ",.1f":
-        return f"{value:,.1f}"
-    assert spec == "~g", spec
-    return f"{value:g}"
-
-
-def _fill(template: str, x: float, y: float, row: list[float]) -> str:
-    """Plotly's substitution of %{x}, %{y} and %{customdata[i]} for one point."""
-
-    def one(match: re.Match[str]) -> str:
-        name, spec = match.group(1), match.group(2)
-        value = {"x": x, "y": y}.get(name)
-        if value is None:
-            value = row[int(re.fullmatch(r"customdata\[(\d+)\]", name).group(1))]  # type: ignore[union-attr]
-        return _d3(value, spec)
-
-    return re.sub(r"%\{([^}:]+):([^}]+)\}", one, template)
+def _fill(template: str, row: list[str]) -> str:
+    """Plotly's substitution of %{customdata[i]} for one point."""
+    return re.sub(r"%\{customdata\[(\d+)\]\}", lambda m: row[int(m.group(1))], template)
 
 
 def _traces(client: TestClient) -> list[dict[str, Any]]:
@@ -65,10 +50,10 @@ def test_frontier_and_dominated_points_hover_from_numbers_not_per_point_text(
         assert len(trace["customdata"]) == len(trace["x"])
         for x, y, row in zip(trace["x"], trace["y"], trace["customdata"], strict=True):
             assert None not in row  # a missing value has no slot, so it cannot print as 0
-            shown = _fill(trace["hovertemplate"], x, y, row)
-            assert "%{" not in shown.replace("<extra></extra>", "")
+            shown = _fill(trace["hovertemplate"], row)
+            assert "%{" not in shown
             assert re.search(r"concurrency \d+(\.\d+)?<br>", shown)
-            assert f"{x:,.1f} tok/s/user · {y:,.1f} tok/s/GPU" in shown
+            assert f"{fmt_number(x)} tok/s/user · {fmt_number(y)} tok/s/GPU" in shown
             dominated_note = "<i>dominated</i><extra></extra>"
             assert shown.endswith(dominated_note) == (trace in dominated)
 
@@ -84,12 +69,7 @@ def test_a_dominated_point_reads_as_it_would_on_the_frontier(
     for result in results:
         for k in result.dominated:
             fields = hover_fields(result, k)
-            shown = _fill(
-                hover_template(fields, params),
-                result.xs[k] or 0,
-                result.ys[k] or 0,
-                hover_values(result, k, fields),
-            )
+            shown = _fill(hover_template(fields, params), hover_values(result, k, fields))
             assert shown == point_hover(result, k, params)
             checked += 1
     assert checked >= 4
