@@ -1,0 +1,90 @@
+"""Searching stored sweeps: bounded queries for the series picker and its JSON twin.
+
+Every query here has a LIMIT (or counts): with 10,000 stored sweeps the picker lists a page of
+matches, never the whole table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import ColumnElement, Select, and_, func, or_, select
+from sqlalchemy.orm import Session
+
+from app.store.models import Point, Sweep
+
+FILTER_FIELDS: tuple[str, ...] = ("model", "hardware", "engine", "precision", "source_kind")
+# What the search box looks in; every word must match one of them (any case).
+SEARCHED = ("name", "model", "hardware", "engine", "precision", "notes")
+MAX_WORDS = 8
+
+
+@dataclass(frozen=True)
+class SweepFilters:
+    model: str | None = None
+    hardware: str | None = None
+    engine: str | None = None
+    precision: str | None = None
+    source_kind: str | None = None
+    isl: int | None = None
+    osl: int | None = None
+    q: str | None = None  # words searched in the name, model, hardware, engine, precision, notes
+
+
+@dataclass(frozen=True)
+class SweepPage:
+    sweeps: list[Sweep]  # newest first
+    total: int  # every sweep matching the filters and the search, listed or not
+
+
+def text_match(q: str | None) -> ColumnElement[bool] | None:
+    """Each word of `q` in one of the searched columns; LIKE wildcards in `q` are literal."""
+    words = (q or "").lower().split()[:MAX_WORDS]
+    if not words:
+        return None
+    columns = [func.lower(getattr(Sweep, c)) for c in SEARCHED]
+    return and_(*(or_(*(c.contains(w, autoescape=True) for c in columns)) for w in words))
+
+
+def where(query: Select[Any], filters: SweepFilters) -> Select[Any]:
+    """`query` narrowed to the sweeps matching every filter and the search text."""
+    for name in FILTER_FIELDS:
+        value = getattr(filters, name)
+        if value:
+            query = query.where(getattr(Sweep, name) == value)
+    if filters.isl is not None:
+        query = query.where(Sweep.isl == filters.isl)
+    if filters.osl is not None:
+        query = query.where(Sweep.osl == filters.osl)
+    matched = text_match(filters.q)
+    return query if matched is None else query.where(matched)
+
+
+def search(
+    session: Session, filters: SweepFilters, limit: int, exclude: list[int] | None = None
+) -> SweepPage:
+    """Up to `limit` matching sweeps, newest first, leaving out `exclude` (already shown), and
+    how many match in all."""
+    total = session.scalar(where(select(func.count(Sweep.id)), filters)) or 0
+    query = where(select(Sweep), filters)
+    if exclude:
+        query = query.where(Sweep.id.not_in(exclude))
+    rows = session.scalars(query.order_by(Sweep.id.desc()).limit(limit)).all()
+    return SweepPage(list(rows), total)
+
+
+def frontier_rows(
+    session: Session, filters: SweepFilters, tpot_column: str, limit: int
+) -> list[tuple[int, int, float | None, float | None, float | None]]:
+    """(sweep id, GPUs, TPOT at the axis statistic, output tok/s, total tok/s) of every point of
+    the matching sweeps: only the columns the joint frontier needs, at most `limit` rows."""
+    tpot = getattr(Point, tpot_column)
+    query = where(
+        select(Point.sweep_id, Sweep.num_gpus, tpot, Point.output_tok_s, Point.total_tok_s).join(
+            Sweep, Sweep.id == Point.sweep_id
+        ),
+        filters,
+    )
+    rows = session.execute(query.order_by(Point.id).limit(limit)).all()
+    return [(r[0], r[1], r[2], r[3], r[4]) for r in rows]
