@@ -22,8 +22,8 @@ from app.store.sweep_search import SweepFilters
 
 MAX_SERIES = 20  # series drawn at once: beyond about 20 a chart's legend stops being readable
 PICKER_LIMIT = 50  # matches listed besides the selected; search narrows the rest
-# The joint frontier reads at most this many points (10,000 sweeps of 8 points is 80,000).
-LEADER_POINT_LIMIT = 500_000
+# Frontier candidates read at most (a frontier has tens of points; this only bounds the query).
+LEADER_POINT_LIMIT = 10_000
 
 
 @dataclass(frozen=True)
@@ -71,8 +71,7 @@ class LeaderResult:
     chosen: list[int]
     dropped: list[int]
     frontier_points: dict[int, int]
-    points_read: int
-    truncated: bool  # LEADER_POINT_LIMIT cut the points read
+    truncated: bool  # more frontier candidates than LEADER_POINT_LIMIT: only the first were read
 
 
 def cap_selection(session: Session, wanted: list[int], cap: int = MAX_SERIES) -> Selection:
@@ -118,8 +117,13 @@ def leaders(
     point_limit: int = LEADER_POINT_LIMIT,
 ) -> LeaderResult:
     """The sweeps owning points of the joint Pareto frontier (tok/s per GPU against tok/s per
-    user at `stat` TPOT) of every sweep matching `filters`, up to `cap` of them."""
-    rows = sweep_search.frontier_rows(session, filters, f"tpot_{stat}_ms", point_limit)
+    user at `stat` TPOT) of every sweep matching `filters`, up to `cap` of them.
+
+    The database narrows the points to the frontier's candidates; the domain decides."""
+    column = f"tpot_{stat}_ms"
+    rows = sweep_search.frontier_candidates(session, filters, column, basis, point_limit + 1)
+    truncated = len(rows) > point_limit
+    rows = rows[:point_limit]
     points = [
         FrontierPoint(
             sweep_id,
@@ -129,9 +133,7 @@ def leaders(
         for sweep_id, gpus, tpot, output, total in rows
     ]
     found = frontier_leaders(points, cap)
-    return LeaderResult(
-        found.chosen, found.dropped, found.frontier_points, len(rows), len(rows) >= point_limit
-    )
+    return LeaderResult(found.chosen, found.dropped, found.frontier_points, truncated)
 
 
 def sweep_json(sweep: Sweep) -> dict[str, Any]:

@@ -75,7 +75,6 @@ def selection_json(state: ExploreState) -> dict[str, Any]:
             "chosen": leaders.chosen,
             "dropped": leaders.dropped,
             "frontier_points": {str(k): v for k, v in leaders.frontier_points.items()},
-            "points_read": leaders.points_read,
             "truncated": leaders.truncated,
         },
         "picker": series_picker.picker_json(state.picker) if state.picker else None,

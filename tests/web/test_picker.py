@@ -69,7 +69,6 @@ def test_the_frontier_leaders_are_the_sweeps_owning_the_joint_frontier(
     found = series_picker.leaders(session, llama, "p50", "output")
     assert found.chosen == [ids["lead-a"], ids["lead-b"]]
     assert found.frontier_points == {ids["lead-a"]: 3, ids["lead-b"]: 1}
-    assert found.points_read == 7  # every Llama point, the one without TPOT included
     assert not found.truncated
     # Unfiltered, the Mistral point dominates every Llama point.
     assert series_picker.leaders(session, SweepFilters(), "p50", "output").chosen == [
@@ -83,10 +82,15 @@ def test_the_frontier_leaders_are_the_sweeps_owning_the_joint_frontier(
 
 
 def test_a_point_limit_says_the_frontier_read_was_cut(client: TestClient, session: Session) -> None:
-    upload(client, LEADERS_CSV)
-    found = series_picker.leaders(session, SweepFilters(), "p50", "output", point_limit=3)
-    assert found.points_read == 3
+    ids = upload(client, LEADERS_CSV)
+    llama = SweepFilters(model="llama-3.1-70b")
+    # Four Llama points are frontier candidates; a limit of 3 reads lead-a's three only.
+    found = series_picker.leaders(session, llama, "p50", "output", point_limit=3)
     assert found.truncated
+    assert found.chosen == [ids["lead-a"]]
+    whole = series_picker.leaders(session, llama, "p50", "output", point_limit=4)
+    assert not whole.truncated
+    assert whole.chosen == [ids["lead-a"], ids["lead-b"]]
 
 
 def test_selecting_the_leaders_replaces_the_selection_and_the_url_keeps_only_the_ids(
