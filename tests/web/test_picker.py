@@ -318,3 +318,15 @@ def test_with_ten_thousand_sweeps_the_leaders_come_from_the_whole_filtered_set(
     api = client.get("/api/explore", params={"picked": 1, "select": "leaders"}).json()
     assert api["selected"] == [1, 2]
     assert re.search(r"sweep=1&sweep=2", api["query"])
+
+
+def test_compare_and_plan_name_the_sweeps_beyond_the_cap_too(client: TestClient) -> None:
+    ids = upload(client, many_sweeps_csv(21))
+    order = [ids[f"series-{i:02d}"] for i in range(21)]
+    params = {"picked": 1, "preset": "custom", "sweep": order}
+    for path in ("/compare", "/plan"):
+        page = soup(client.get(path, params=params).text)
+        names = [li["data-sweep"] for li in page.select("#series-dropped li")]
+        assert names == [str(order[20])], path
+    api = client.get("/api/compare", params=params).json()
+    assert api["dropped"] == [{"id": order[20], "name": "series-20"}]
