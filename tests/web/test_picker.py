@@ -287,6 +287,10 @@ def test_with_ten_thousand_sweeps_the_page_lists_fifty_and_says_how_many_match(
     assert listed == list(range(9951, 10_001))
     count = page.select_one("#picker-count").text
     assert count == "Showing 50 of 9,998 other matching sweeps — search to narrow."
+    none = soup(client.get("/", params={"picked": 1}).text)
+    assert len(none.select("#explore-form input[name=sweep]")) == 50
+    text = none.select_one("#picker-count").text
+    assert text == "Showing 50 of 10,000 matching sweeps — search to narrow."
     first_visit = soup(client.get("/").text)
     assert len(first_visit.select("#explore-form input[name=sweep]")) <= 50 + 8
     assert "search to narrow" in first_visit.select_one("#picker-count").text
