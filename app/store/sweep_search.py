@@ -79,7 +79,7 @@ def frontier_candidates(
     session: Session, filters: SweepFilters, tpot_column: str, basis: str, limit: int
 ) -> list[tuple[int, int, float | None, float | None, float | None]]:
     """(sweep id, GPUs, TPOT at the axis statistic, output tok/s, total tok/s) of the points of
-    the matching sweeps that no other of their points beats on both axes, by point id.
+    the matching sweeps that no other matching point beats on both axes, by point id.
 
     The database finds them in one ordered pass (the most tok/s per GPU of every point with
     more tok/s per user so far), so only the frontier comes back, not every point of 10,000

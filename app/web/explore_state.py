@@ -184,7 +184,8 @@ def select_series(
         selection = series_picker.Selection([])
     else:
         first = series_picker.picker(session, filters, [])
-        listed = [s for g in first.groups for s in g.sweeps]
+        # Oldest first, as before the picker was searched: the default's colours stay put.
+        listed = sorted((s for g in first.groups for s in g.sweeps), key=lambda s: s.id)
         selection = series_picker.Selection(_default_series(listed)[:default_series])
     return selection, series_picker.picker(session, filters, selection.selected)
 
