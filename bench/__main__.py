@@ -22,6 +22,7 @@ from bench import (
     explore,
     imports,
     load,
+    picker,
     points_growth,
     readoff,
     request_goodput_speed,
@@ -38,6 +39,7 @@ MODULES = {
     "imports": imports,
     "weight": weight,
     "goodput": request_goodput_speed,
+    "picker": picker,
     "throughput": throughput,
     "scale": scale,
 }

@@ -49,5 +49,16 @@
     if (bar) { bar.hidden = true; bar.value = 0; }
   });
 
+  // The series picker's search box updates only the picker's list (htmx, on input): its
+  // change and Enter must not also send the whole Explore form (a full re-analysis or reload).
+  document.addEventListener("change", function (evt) {
+    if (evt.target.matches && evt.target.matches("[data-picker-search]")) evt.stopPropagation();
+  }, true);
+  document.addEventListener("keydown", function (evt) {
+    if (evt.key === "Enter" && evt.target.matches && evt.target.matches("[data-picker-search]")) {
+      evt.preventDefault();
+    }
+  });
+
   window.paretoscope = { drawFigures: drawFigures };
 })();

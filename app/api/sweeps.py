@@ -21,8 +21,10 @@ router = APIRouter(prefix="/api", tags=["sweeps"])
 
 @router.get("/sweeps", name="api_sweeps_list")
 def api_sweeps_list(session: SessionDep, params: Annotated[SweepQuery, Query()]) -> dict[str, Any]:
-    """List sweeps with filters and pagination."""
-    rows, total = q.list_sweeps(session, params.filters(), params.page, params.per_page)
+    """List sweeps with filters, a search (`q`: every word in the name, model, hardware, engine,
+    precision or notes) and pagination (`limit` is `per_page`, at most 500): always bounded."""
+    size = params.page_size
+    rows, total = q.list_sweeps(session, params.filters(), params.page, size)
     counts = q.point_counts(session, [s.id for s in rows])
     tags = tag_store.tags_by_sweep(session, [s.id for s in rows])
     return {
@@ -31,7 +33,7 @@ def api_sweeps_list(session: SessionDep, params: Annotated[SweepQuery, Query()])
         ],
         "total": total,
         "page": params.page,
-        "per_page": params.per_page,
+        "per_page": size,
     }
 
 

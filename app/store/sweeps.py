@@ -15,9 +15,9 @@ from app.domain.columns import POINT_COLUMN_NAMES, SWEEP_COLUMN_NAMES
 from app.ingest.parsed import ParsedSweep
 from app.store import samples as sample_store
 from app.store.models import Point, SampleBlock, Sweep, SweepCheck, SweepTag
+from app.store.sweep_search import FILTER_FIELDS, SweepFilters, where
 
 SWEEP_FIELDS: tuple[str, ...] = tuple(c for c in SWEEP_COLUMN_NAMES if c != "sweep")
-FILTER_FIELDS: tuple[str, ...] = ("model", "hardware", "engine", "precision", "source_kind")
 
 
 class NotFound(LookupError):
@@ -28,18 +28,6 @@ class NotFound(LookupError):
 class SavedSweep:
     sweep: Sweep
     created: bool
-
-
-@dataclass(frozen=True)
-class SweepFilters:
-    model: str | None = None
-    hardware: str | None = None
-    engine: str | None = None
-    precision: str | None = None
-    source_kind: str | None = None
-    isl: int | None = None
-    osl: int | None = None
-    q: str | None = None  # substring of the name
 
 
 def save_parsed(session: Session, parsed: list[ParsedSweep]) -> list[SavedSweep]:
@@ -123,20 +111,7 @@ def is_duplicate_race(exc: IntegrityError) -> bool:
 def list_sweeps(
     session: Session, filters: SweepFilters, page: int = 1, per_page: int = 50
 ) -> tuple[list[Sweep], int]:
-    query = select(Sweep)
-    for name in FILTER_FIELDS:
-        value = getattr(filters, name)
-        if value:
-            query = query.where(getattr(Sweep, name) == value)
-    if filters.isl is not None:
-        query = query.where(Sweep.isl == filters.isl)
-    if filters.osl is not None:
-        query = query.where(Sweep.osl == filters.osl)
-    if filters.q:
-        like = f"%{filters.q.lower()}%"
-        query = query.where(
-            or_(func.lower(Sweep.name).like(like), func.lower(Sweep.notes).like(like))
-        )
+    query = where(select(Sweep), filters)
     total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
     rows = session.scalars(
         query.order_by(Sweep.created_at.desc(), Sweep.id.desc())

@@ -36,6 +36,7 @@ def api_compare(request: Request, session: SessionDep) -> dict[str, Any]:
     return {
         "query": context["state"].canonical_query(),
         "baseline": context["results"][0].meta["id"] if context["results"] else None,
+        "dropped": [{"id": s.id, "name": s.name} for s in context["state"].dropped],
         "price_columns": [g.label for g in groups],
         "pairs": [
             pair_json(p, groups, iv)
