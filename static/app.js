@@ -4,6 +4,38 @@
 (function () {
   "use strict";
 
+  // Charts: a legend beside the plot (x > 1) moves below it on narrow screens, where the plot
+  // needs the width; the chart grows by the legend's rows, which scroll past a cap.
+  var NARROW = window.matchMedia("(max-width: 700px)");
+
+  function legendPlacement(el, layout, entries) {
+    var legend = layout.legend;
+    if (!legend || !(legend.x > 1) || !NARROW.matches) return layout;
+    var rows = Math.min(entries, 10);
+    el.style.height = (el.dataset.baseHeight || el.clientHeight) + rows * 20 + "px";
+    return Object.assign({}, layout, {
+      legend: Object.assign({}, legend, {
+        orientation: "h", x: 0, xanchor: "left", y: 0, yanchor: "bottom", yref: "container",
+        maxheight: rows * 20 + 10
+      })
+    });
+  }
+
+  // Clicking a sweep's legend entry hides or shows every trace of that sweep (its dominated
+  // points, spreads and star too), also when the legend groups sweeps under a heading.
+  function toggleSweep(gd, evt) {
+    var item = evt.node && evt.node.__data__;
+    if (item && item[0] && item[0].groupTitle) return true;  // a heading: Plotly toggles its group
+    var trace = evt.data[evt.curveNumber];
+    var sweep = trace && trace.meta && trace.meta.sweep;
+    if (sweep === undefined) return true;
+    var hidden = trace.visible === "legendonly";
+    var ids = [];
+    evt.data.forEach(function (t, k) { if (t.meta && t.meta.sweep === sweep) ids.push(k); });
+    window.Plotly.restyle(gd, { visible: hidden ? true : "legendonly" }, ids);
+    return false;
+  }
+
   function drawFigures(root) {
     if (!window.Plotly) return;
     root.querySelectorAll("[data-figure]").forEach(function (el) {
@@ -11,12 +43,22 @@
       if (!source) return;
       var fig = JSON.parse(source.textContent);
       var config = Object.assign({ responsive: true, displaylogo: false }, fig.config || {});
-      window.Plotly.react(el, fig.data, fig.layout, config);
+      if (!el.dataset.baseHeight) el.dataset.baseHeight = el.clientHeight;
+      else el.style.height = "";
+      var entries = fig.data.filter(function (t) { return t.showlegend !== false; }).length;
+      var layout = legendPlacement(el, fig.layout || {}, entries);
+      window.Plotly.react(el, fig.data, layout, config).then(function () {
+        if (!el.dataset.legendClick) {
+          el.dataset.legendClick = "1";
+          el.on("plotly_legendclick", function (evt) { return toggleSweep(el, evt); });
+        }
+      });
     });
   }
 
   document.addEventListener("DOMContentLoaded", function () { drawFigures(document); });
   document.addEventListener("htmx:afterSettle", function (evt) { drawFigures(evt.detail.elt || document); });
+  NARROW.addEventListener("change", function () { drawFigures(document); });
 
   // A form with data-confirm asks first (an inline onsubmit would need 'unsafe-inline').
   document.addEventListener("submit", function (evt) {

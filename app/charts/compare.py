@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.charts.pareto import colour
+from app.charts.style import colour
 from app.domain.slo import Slo
 from app.services.comparison import Pair, PriceGroup, SensitivitySeries
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.charts.pareto import colour, symbol
+from app.charts.style import colour, symbol
 from app.services.analysis import Cost
 from app.services.history import ConfigHistory
 

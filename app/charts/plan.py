@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from app.charts.pareto import colour
+from app.charts.style import colour
 from app.domain import plan as domain
 from app.services.plan import Plan
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import polars as pl
 
-from app.charts.pareto import colour
+from app.charts.style import colour
 from app.domain.request_goodput import request_tpot_expr
 from app.store.models import Point
 
