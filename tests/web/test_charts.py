@@ -6,18 +6,25 @@ the numbers below follow from the rows by hand: x = 1000 / TPOT, y = output tok/
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
 import pytest
+from bs4 import BeautifulSoup
+from fastapi.testclient import TestClient
 
 from app.charts import ranges
+from app.charts import sweep as sweep_charts
 from app.charts.pareto import pareto_figure
 from app.charts.style import DISTINCT_SERIES, series_style
 from app.domain.columns import POINT_COLUMN_NAMES
 from app.domain.verdict import Slo
 from app.services.analysis import Params, SweepAnalysis, analyse
+from app.store.models import Point
 from app.store.points import SweepPoints
+from tests.factories import post_files
+from tests.web.test_readoff_api import STELLALEE
 
 # (concurrency, p50 TPOT ms, output tok/s) on 8 GPUs: x = 50, 40, 25, 12.5; y = 250 … 2,000.
 ROWS = ((1, 20.0, 2000.0), (4, 25.0, 6000.0), (16, 40.0, 12000.0), (64, 80.0, 16000.0))
@@ -250,3 +257,93 @@ def test_an_empty_pareto_chart_says_why() -> None:
         annotation(fig["layout"], "empty-reason")["text"] == "Nothing to draw: no series selected"
     )
     assert "range" not in fig["layout"]["xaxis"]
+
+
+# --- the sweep page ------------------------------------------------------------------------------
+
+
+def load_point(rate: float, ttft: float | None, tpot: float | None, e2el: float | None) -> Point:
+    return Point(
+        request_rate=rate,
+        ttft_p50_ms=ttft,
+        tpot_p50_ms=tpot,
+        e2el_p50_ms=e2el,
+        e2el_p90_ms=None if e2el is None else e2el * 1.5,
+        output_tok_s=100.0 * min(rate, 16.0),
+    )
+
+
+RATES = [
+    load_point(1.0, 120.0, 18.0, 4000.0),
+    load_point(2.0, 150.0, 20.0, 5000.0),
+    load_point(8.0, 900.0, 35.0, 9000.0),
+    load_point(math.inf, 4800.0, 38.0, 12000.0),
+]
+
+
+def test_ttft_and_tpot_get_their_own_axes_and_the_inf_rate_a_labelled_place() -> None:
+    fig = sweep_charts.latency_figure(RATES)
+    by_name = {t["name"]: t for t in fig["data"]}
+    assert set(by_name) == {"TTFT p50 (left axis)", "TPOT p50 (right axis)"}
+    ttft, tpot = by_name["TTFT p50 (left axis)"], by_name["TPOT p50 (right axis)"]
+    assert (ttft["yaxis"], tpot["yaxis"]) == ("y", "y2")
+    # ∞ is drawn a quarter of the largest finite rate beyond it: 8 × 1.25 = 10.
+    assert ttft["x"] == [1.0, 2.0, 8.0, 10.0]
+    assert tpot["y"] == [18.0, 20.0, 35.0, 38.0]
+    layout = fig["layout"]
+    assert layout["yaxis"]["title"]["text"] == "TTFT (ms)"
+    assert layout["yaxis2"]["title"]["text"] == "TPOT (ms)"
+    assert (layout["yaxis2"]["overlaying"], layout["yaxis2"]["side"]) == ("y", "right")
+    inf = annotation(layout, "inf-load")
+    assert (inf["x"], inf["text"]) == (10.0, "<b>∞</b>")
+    [fence] = layout["shapes"]
+    assert fence["x0"] == pytest.approx(10.0 / 1.125)
+
+
+def test_e2el_is_in_seconds_once_it_reaches_10_000_ms() -> None:
+    fig = sweep_charts.e2el_figure(RATES)
+    assert fig["layout"]["yaxis"]["title"]["text"] == "E2EL (s)"
+    p50 = next(t for t in fig["data"] if t["name"] == "E2EL p50")
+    assert p50["y"] == [4.0, 5.0, 9.0, 12.0]
+    assert "s at" in p50["hovertemplate"]
+    short = sweep_charts.e2el_figure(RATES[:3])  # p90 9,000 × 1.5 = 13,500 ms: still seconds
+    assert short["layout"]["yaxis"]["title"]["text"] == "E2EL (s)"
+    shorter = sweep_charts.e2el_figure(RATES[:2])  # at most 7,500 ms
+    assert shorter["layout"]["yaxis"]["title"]["text"] == "E2EL (ms)"
+    assert next(t for t in shorter["data"] if t["name"] == "E2EL p50")["y"] == [4000.0, 5000.0]
+    assert not [a for a in shorter["layout"]["annotations"] if a["name"] == "inf-load"]
+
+
+def test_empty_sweep_charts_say_why() -> None:
+    bare = [Point(concurrency=4)]
+    latency = sweep_charts.latency_figure(bare)
+    assert latency["data"] == []
+    assert annotation(latency["layout"], "empty-reason")["text"] == (
+        "Nothing to draw: no point has a p50 or p90 TTFT or TPOT"
+    )
+    e2el = sweep_charts.e2el_figure(bare)["layout"]
+    assert (
+        "no point has a p50 or p90 end-to-end latency" in annotation(e2el, "empty-reason")["text"]
+    )
+    throughput = sweep_charts.throughput_figure(bare, 8)["layout"]
+    assert annotation(throughput, "empty-reason")["text"] == (
+        "Nothing to draw: no point has an output or total throughput"
+    )
+
+
+def test_the_sweep_page_draws_the_inf_rate_point_and_notes_it(client: TestClient) -> None:
+    # vLLM's "inf" run was tagged and dated apart from the 1–8 req/s runs: a sweep of its own.
+    files = [(p.name, p.read_bytes()) for p in STELLALEE if "infqps" in p.name]
+    response = post_files(client, *files, hardware="RTX4090", num_gpus=1)
+    assert response.status_code == 201, response.text
+    [created] = response.json()["sweeps"]
+    page = BeautifulSoup(client.get(f"/sweeps/{created['id']}").text, "html.parser")
+    latency = json.loads(page.select_one("#latency-figure").string)
+    ttft = next(t for t in latency["data"] if t["name"].startswith("TTFT p50"))
+    assert ttft["x"] == [1.0]  # no finite load to go beyond: ∞ is drawn at 1, labelled ∞
+    assert ttft["y"] == [pytest.approx(4818.1159425000715)]  # the file's median TTFT
+    assert annotation(latency["layout"], "inf-load")["x"] == 1.0
+    e2el = json.loads(page.select_one("#e2el-figure").string)
+    assert e2el["layout"]["yaxis"]["title"]["text"] == "E2EL (ms)"  # p50 7,243 ms; no p90
+    note = page.select_one("#inf-load-note").text
+    assert "request rate ∞ (all requests sent at once) is drawn at the right, marked ∞" in note
