@@ -14,6 +14,8 @@ import pytest
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
+from app.charts import compare as charts_compare
+from app.charts import history as charts_history
 from app.charts import ranges
 from app.charts import sweep as sweep_charts
 from app.charts.pareto import pareto_figure
@@ -347,3 +349,14 @@ def test_the_sweep_page_draws_the_inf_rate_point_and_notes_it(client: TestClient
     assert e2el["layout"]["yaxis"]["title"]["text"] == "E2EL (ms)"  # p50 7,243 ms; no p90
     note = page.select_one("#inf-load-note").text
     assert "request rate ∞ (all requests sent at once) is drawn at the right, marked ∞" in note
+
+
+def test_empty_compare_and_history_charts_say_why() -> None:
+    ratio = charts_compare.throughput_ratio_figure([], Slo())
+    assert annotation(ratio["layout"], "empty-reason")["text"] == (
+        "Nothing to draw: select two or more systems to compare"
+    )
+    history = charts_history.history_figure([], {}, cost=False)
+    assert annotation(history["layout"], "empty-reason")["text"] == (
+        "Nothing to draw: no series selected"
+    )
