@@ -11,12 +11,16 @@
   function legendPlacement(el, layout, entries) {
     var legend = layout.legend;
     if (!legend || !(legend.x > 1) || !NARROW.matches) return layout;
-    var rows = Math.min(entries, 10);
-    el.style.height = (el.dataset.baseHeight || el.clientHeight) + rows * 20 + "px";
+    var room = Math.min(entries, 10) * 20 + 10;
+    el.style.height = Number(el.dataset.baseHeight) + room + "px";
+    // The legend sits in the bottom margin, under the axis title: the margin grows by its room.
+    var margin = Object.assign({}, layout.margin);
+    margin.b = (margin.b || 60) + room;
     return Object.assign({}, layout, {
+      margin: margin,
       legend: Object.assign({}, legend, {
         orientation: "h", x: 0, xanchor: "left", y: 0, yanchor: "bottom", yref: "container",
-        maxheight: rows * 20 + 10
+        maxheight: room
       })
     });
   }
@@ -43,8 +47,8 @@
       if (!source) return;
       var fig = JSON.parse(source.textContent);
       var config = Object.assign({ responsive: true, displaylogo: false }, fig.config || {});
-      if (!el.dataset.baseHeight) el.dataset.baseHeight = el.clientHeight;
-      else el.style.height = "";
+      el.style.height = "";  // back to the stylesheet's height before measuring it
+      el.dataset.baseHeight = el.clientHeight;
       var entries = fig.data.filter(function (t) { return t.showlegend !== false; }).length;
       var layout = legendPlacement(el, fig.layout || {}, entries);
       window.Plotly.react(el, fig.data, layout, config).then(function () {

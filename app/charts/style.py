@@ -58,6 +58,11 @@ def side_legend(**extra: Any) -> dict[str, Any]:
     }
 
 
+def top_legend() -> dict[str, Any]:
+    """A one- or two-row legend above the plot, for a chart whose right edge holds an axis."""
+    return {"orientation": "h", "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom"}
+
+
 def empty_note(layout: dict[str, Any], reason: str) -> None:
     """Say in the chart why it is empty (centred, in the plot area) instead of blank axes."""
     layout.setdefault("annotations", []).append(

@@ -13,7 +13,7 @@ from typing import Any
 
 import polars as pl
 
-from app.charts.style import colour, empty_note, series_style, side_legend
+from app.charts.style import colour, empty_note, series_style, side_legend, top_legend
 from app.domain.request_goodput import request_tpot_expr
 from app.store.models import Point
 
@@ -124,6 +124,7 @@ def latency_figure(points: list[Point]) -> dict[str, Any]:
         yaxis2={**_ms_axis("TPOT (ms)", colour(1)), "overlaying": "y", "side": "right"},
     )
     layout["margin"]["r"] = 60 if on_right else 10
+    layout["legend"] = top_legend()  # the right edge holds TPOT's axis
     if not traces:
         empty_note(layout, "no point has a p50 or p90 TTFT or TPOT")
     return {"data": traces, "layout": layout}
@@ -136,6 +137,7 @@ def _ms_axis(title: str, colour_: str) -> dict[str, Any]:
         "rangemode": "tozero",
         "zeroline": False,
         "showgrid": colour_ == colour(0),  # one grid (the left axis's), not two that disagree
+        "tickmode": "auto",  # not ticks synced to the other axis's grid (6.61, 13.22 …)
     }
 
 
