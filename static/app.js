@@ -8,9 +8,11 @@
   // needs the width; the chart grows by the legend's rows, which scroll past a cap.
   var NARROW = window.matchMedia("(max-width: 700px)");
 
-  function legendPlacement(el, layout, entries) {
+  function isSide(layout) { return Boolean(layout.legend && layout.legend.x > 1); }
+
+  function legendPlacement(el, layout, entries, below) {
     var legend = layout.legend;
-    if (!legend || !(legend.x > 1) || !NARROW.matches) return layout;
+    if (!isSide(layout) || !(below || NARROW.matches)) return layout;
     var room = Math.min(entries, 10) * 20 + 10;
     el.style.height = Number(el.dataset.baseHeight) + room + "px";
     // The legend sits in the bottom margin, under the axis title: the margin grows by its room.
@@ -50,8 +52,14 @@
       el.style.height = "";  // back to the stylesheet's height before measuring it
       el.dataset.baseHeight = el.clientHeight;
       var entries = fig.data.filter(function (t) { return t.showlegend !== false; }).length;
-      var layout = legendPlacement(el, fig.layout || {}, entries);
+      var layout = legendPlacement(el, fig.layout || {}, entries, false);
       window.Plotly.react(el, fig.data, layout, config).then(function () {
+        // Long names (claims, ceilings) can make a side legend take the plot's width: then
+        // it goes below the plot, as on a narrow screen.
+        var box = el.querySelector(".legend .bg");
+        if (isSide(layout) && box && box.getBoundingClientRect().width > 0.4 * el.clientWidth) {
+          window.Plotly.react(el, fig.data, legendPlacement(el, layout, entries, true), config);
+        }
         if (!el.dataset.legendClick) {
           el.dataset.legendClick = "1";
           el.on("plotly_legendclick", function (evt) { return toggleSweep(el, evt); });

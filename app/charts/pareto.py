@@ -91,7 +91,22 @@ def pareto_figure(
     reason = empty_reason(results, params)
     if reason is not None:
         empty_note(layout, reason)
-    return {"data": traces, "layout": layout, "config": {"toImageButtonOptions": {"scale": 2}}}
+    config = {"toImageButtonOptions": {"scale": 2}}
+    return {"data": traces, "layout": layout, "config": config, "notes": _notes(traces)}
+
+
+def _notes(traces: list[dict[str, Any]]) -> list[str]:
+    """What the page says beneath the chart about what the chart cannot show in place."""
+    beyond = [t for t in traces if str(t.get("name", "")).endswith("beyond the axis)")]
+    beyond += [t for t in traces if str(t.get("name", "")).endswith("▸ beyond the axis")]
+    if not beyond:
+        return []
+    n = len(beyond)
+    what = "limit or claim lies" if n == 1 else "limits or claims lie"
+    return [
+        f"{n} {what} beyond the measured range: each is a triangle on the axis edge pointing "
+        "its way (hover it for the value); the axes keep to the measurements."
+    ]
 
 
 def legend_group(result: SweepAnalysis) -> tuple[str, str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 LINEAR_PAD = 1.08  # headroom above the largest value on a linear axis (which starts at 0)
@@ -82,6 +82,17 @@ class Box:
         at = math.log10(x) if self.log_x else x
         return (at - lo) / (hi - lo) if hi > lo else 0.5
 
+    def y_fraction(self, y: float) -> float:
+        lo, hi = self.y_range()
+        at = math.log10(y) if self.log_y else y
+        return (at - lo) / (hi - lo) if hi > lo else 0.5
+
+    def at_fraction(self, fx: float, fy: float) -> tuple[float, float]:
+        """The data values at fractions (0 … 1) of the x and y axes."""
+        (x_lo, x_hi), (y_lo, y_hi) = self.x_range(), self.y_range()
+        x, y = x_lo + fx * (x_hi - x_lo), y_lo + fy * (y_hi - y_lo)
+        return (10**x if self.log_x else x), (10**y if self.log_y else y)
+
     def side(self, x: float, y: float) -> tuple[int, int]:
         """-1, 0 or +1 per axis: below, within or beyond the box."""
         dx = 1 if x > self.x1 else -1 if x < self.x0 else 0
@@ -137,19 +148,46 @@ def _point_text(x: float, y: float, units: tuple[str, str]) -> str:
     return f"{x:,.1f} {units[0]}, {y:,.1f} {units[1]}"
 
 
+SPOT_GAP = 0.035  # two edge markers closer than this share of both axes would overlap
+SPOT_STEP = 0.06  # how far along its edge a marker moves to clear another
+
+
+@dataclass
+class _Spots:
+    """Edge positions taken so far: a marker that would sit on another moves along its edge
+    (down the right edge; left along the top edge, corners included), its hover unchanged."""
+
+    box: Box
+    used: list[tuple[float, float]] = field(default_factory=list)
+
+    def place(self, x: float, y: float, side: tuple[int, int]) -> tuple[float, float]:
+        fx, fy = self.box.x_fraction(x), self.box.y_fraction(y)
+        for _ in range(int(1 / SPOT_STEP)):
+            if all(abs(fx - ux) > SPOT_GAP or abs(fy - uy) > SPOT_GAP for ux, uy in self.used):
+                break
+            if side[1] != 0:
+                fx = max(fx - SPOT_STEP, 0.0)
+            else:
+                fy = max(fy - SPOT_STEP, 0.0)
+        self.used.append((fx, fy))
+        return self.box.at_fraction(fx, fy)
+
+
 def _edge_trace(
     source: dict[str, Any],
     points: list[tuple[float, float, str]],
-    box: Box,
+    spots: _Spots,
     colour: str,
 ) -> dict[str, Any]:
     """Triangles on the box's edge, each pointing towards the true position in its hover."""
+    box = spots.box
     xs, ys, symbols = [], [], []
     for x, y, _ in points:
-        cx, cy = box.clamp(x, y)
+        side = box.side(x, y)
+        cx, cy = spots.place(*box.clamp(x, y), side)
         xs.append(cx)
         ys.append(cy)
-        symbols.append(EDGE_SYMBOLS.get(box.side(x, y), "triangle-up"))
+        symbols.append(EDGE_SYMBOLS.get(side, "triangle-up"))
     return {
         "type": "scatter",
         "mode": "markers",
@@ -186,7 +224,7 @@ def edge_markers(
     one marker where it comes nearest to the box.
     """
     out: list[dict[str, Any]] = []
-    slots: dict[str, int] = {}  # line claims on each edge so far: each gets its own place
+    spots = _Spots(box)
     for trace in limits:
         xs, ys = trace.get("x") or [], trace.get("y") or []
         pairs = [
@@ -200,7 +238,7 @@ def edge_markers(
             out.append(trace)
             continue
         if trace.get("meta") == "claim":
-            out.extend(_claim_edge(trace, pairs, box, units, name, slots))
+            out.extend(_claim_edge(trace, pairs, spots, units, name))
             continue
         out.append(trace)
         if inside or _crosses(pairs, box):
@@ -210,18 +248,18 @@ def edge_markers(
         texts = trace.get("text") or []
         detail = f"<br>{texts[k]}" if k < len(texts) and texts[k] else ""
         text = f"<b>{name}</b>{detail}<br>beyond the axes: {_point_text(*near, units)}"
-        out.append(_edge_trace(trace, [(*near, text)], box, _line_colour(trace)))
+        out.append(_edge_trace(trace, [(*near, text)], spots, _line_colour(trace)))
     return out
 
 
 def _claim_edge(
     trace: dict[str, Any],
     pairs: list[tuple[float, float]],
-    box: Box,
+    spots: _Spots,
     units: tuple[str, str],
     name: str,
-    slots: dict[str, int],
 ) -> list[dict[str, Any]]:
+    box = spots.box
     xs = {x for x, _ in pairs}
     text = (trace.get("text") or [""])[0]
     if trace.get("mode") == "markers":
@@ -231,33 +269,19 @@ def _claim_edge(
         x = pairs[0][0]
         if box.x0 <= x <= box.x1:
             return [trace]
-        y = _along(box.y0, box.y1, box.log_y, _slot(slots, f"x{x > box.x1}"))
+        y = box.at_fraction(0.5, 0.5)[1]  # the middle of the edge it lies beyond
         true = f"{x:,.1f} {units[0]}"
     else:  # a horizontal line: the y value only
         y = pairs[0][1]
         if box.y0 <= y <= box.y1:
             return [trace]
-        x = _along(box.x0, box.x1, box.log_x, _slot(slots, f"y{y > box.y1}"))
+        x = box.at_fraction(0.5, 0.5)[0]
         true = f"{y:,.1f} {units[1]}"
-    edge = _edge_trace(trace, [(x, y, f"{text}<br><b>beyond the axis: {true}</b>")], box, "")
+    edge = _edge_trace(trace, [(x, y, f"{text}<br><b>beyond the axis: {true}</b>")], spots, "")
     edge.update(meta="claim", showlegend=True, name=f"{name} ▸ beyond the axis")
     edge["legendgroup"] = trace.get("legendgroup")
     edge["marker"]["color"] = _line_colour(trace)
     return [edge]
-
-
-def _slot(slots: dict[str, int], edge: str) -> int:
-    slots[edge] = slots.get(edge, 0) + 1
-    return slots[edge] - 1
-
-
-def _along(lo: float, hi: float, log: bool, slot: int) -> float:
-    """The slot-th place along an edge: the middle, then alternately either side of it."""
-    step = (slot + 1) // 2 * (1 if slot % 2 else -1)
-    fraction = min(max(0.5 + 0.08 * step, 0.05), 0.95)
-    if log:
-        return float(10 ** (math.log10(lo) + fraction * (math.log10(hi) - math.log10(lo))))
-    return lo + fraction * (hi - lo)
 
 
 def _excess(point: tuple[float, float], box: Box) -> float:

@@ -175,6 +175,18 @@ def test_a_ceiling_wholly_beyond_the_data_keeps_the_axes_and_gets_one_edge_trian
     assert any(t is far for t in fig["data"])  # the line stays, for its legend entry
 
 
+def test_ceilings_beyond_the_same_corner_get_markers_side_by_side_on_the_top_edge() -> None:
+    results, params = analysed()
+    far = [ceiling([400.0 * k, 300.0 * k], [9000.0 * k, 20000.0 * k]) for k in (1, 2, 3)]
+    fig = pareto_figure(results, params, extra_traces=far)
+    edges = [t for t in fig["data"] if t.get("meta") == "edge"]
+    assert [e["marker"]["symbol"] for e in edges] == [["triangle-ne"]] * 3
+    # The first at the corner (54, 2160); each next one 6 % of the x axis further left.
+    assert [e["x"][0] for e in edges] == pytest.approx([54.0, 54.0 * 0.94, 54.0 * 0.88])
+    assert [e["y"][0] for e in edges] == pytest.approx([2160.0] * 3)
+    assert edges[2]["text"][0].endswith("beyond the axes: 1,200.0 tok/s/user, 27,000.0 tok/s/GPU")
+
+
 def test_a_ceiling_crossing_the_plot_gets_no_edge_marker() -> None:
     results, params = analysed()
     near = ceiling([200.0, 45.0, 10.0], [100.0, 1500.0, 9000.0])
@@ -232,7 +244,7 @@ def test_two_line_claims_on_one_edge_sit_apart() -> None:
     b = claim("b", [2000.0, 2000.0], [0.0, 1.0], "lines")
     data = pareto_figure(results, params, extra_traces=[a, b])["data"]
     ys = [t["y"][0] for t in data if t.get("meta") == "claim"]
-    assert ys == pytest.approx([1080.0, 1080.0 + 0.08 * 2160.0])
+    assert ys == pytest.approx([1080.0, 1080.0 - 0.06 * 2160.0])  # moved down the edge
 
 
 def test_the_claim_audit_chart_fits_the_claim_in_instead() -> None:
@@ -360,3 +372,13 @@ def test_empty_compare_and_history_charts_say_why() -> None:
     assert annotation(history["layout"], "empty-reason")["text"] == (
         "Nothing to draw: no series selected"
     )
+
+
+def test_limits_beyond_the_axes_are_noted_beneath_the_chart() -> None:
+    results, params = analysed()
+    far = [ceiling([400.0, 300.0], [9000.0, 20000.0]), claim("c", [3000.0], [10.0], "markers")]
+    assert pareto_figure(results, params, extra_traces=far)["notes"] == [
+        "2 limits or claims lie beyond the measured range: each is a triangle on the axis edge "
+        "pointing its way (hover it for the value); the axes keep to the measurements."
+    ]
+    assert pareto_figure(results, params)["notes"] == []

@@ -166,6 +166,9 @@ def test_a_claim_far_beyond_the_measurements_does_not_squash_the_chart(
     [system] = [c for c in claims if "Worked example" in c["name"] and "system" in c["name"]]
     assert system["y"] == [fig["layout"]["yaxis"]["range"][1]]
     assert system["text"][0].endswith("<b>beyond the axis: 3,000.0 tok/s/GPU</b>")
+    # The page says so beneath the chart.
+    note = soup(client.get("/", params=params).text).select_one(".chart-note").text
+    assert note.startswith("6 limits or claims lie beyond the measured range")  # all 6 claims
 
 
 # --- Issue 12: per-limit percentiles, three states, chart honesty, exports with the prices ----
