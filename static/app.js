@@ -17,6 +17,44 @@
     return layout;
   }
 
+  // Charts: a legend beside the plot (x > 1) moves below it on narrow screens, where the plot
+  // needs the width; the chart grows by the legend's rows, which scroll past a cap.
+  var NARROW = window.matchMedia("(max-width: 700px)");
+
+  function isSide(layout) { return Boolean(layout.legend && layout.legend.x > 1); }
+
+  function legendPlacement(el, layout, entries, below) {
+    var legend = layout.legend;
+    if (!isSide(layout) || !(below || NARROW.matches)) return layout;
+    var room = Math.min(entries, 10) * 20 + 10;
+    el.style.height = Number(el.dataset.baseHeight) + room + "px";
+    // The legend sits in the bottom margin, under the axis title: the margin grows by its room.
+    var margin = Object.assign({}, layout.margin);
+    margin.b = (margin.b || 60) + room;
+    return Object.assign({}, layout, {
+      margin: margin,
+      legend: Object.assign({}, legend, {
+        orientation: "h", x: 0, xanchor: "left", y: 0, yanchor: "bottom", yref: "container",
+        maxheight: room
+      })
+    });
+  }
+
+  // Clicking a sweep's legend entry hides or shows every trace of that sweep (its dominated
+  // points, spreads and star too), also when the legend groups sweeps under a heading.
+  function toggleSweep(gd, evt) {
+    var item = evt.node && evt.node.__data__;
+    if (item && item[0] && item[0].groupTitle) return true;  // a heading: Plotly toggles its group
+    var trace = evt.data[evt.curveNumber];
+    var sweep = trace && trace.meta && trace.meta.sweep;
+    if (sweep === undefined) return true;
+    var hidden = trace.visible === "legendonly";
+    var ids = [];
+    evt.data.forEach(function (t, k) { if (t.meta && t.meta.sweep === sweep) ids.push(k); });
+    window.Plotly.restyle(gd, { visible: hidden ? true : "legendonly" }, ids);
+    return false;
+  }
+
   function drawFigures(root) {
     if (!window.Plotly) return;
     root.querySelectorAll("[data-figure]").forEach(function (el) {
@@ -24,12 +62,28 @@
       if (!source) return;
       var fig = JSON.parse(source.textContent);
       var config = Object.assign({ responsive: true, displaylogo: false }, fig.config || {});
-      window.Plotly.react(el, fig.data, numberAxes(fig.layout || {}), config);
+      el.style.height = "";  // back to the stylesheet's height before measuring it
+      el.dataset.baseHeight = el.clientHeight;
+      var entries = fig.data.filter(function (t) { return t.showlegend !== false; }).length;
+      var layout = legendPlacement(el, numberAxes(fig.layout || {}), entries, false);
+      window.Plotly.react(el, fig.data, layout, config).then(function () {
+        // Long names (claims, ceilings) can make a side legend take the plot's width: then
+        // it goes below the plot, as on a narrow screen.
+        var box = el.querySelector(".legend .bg");
+        if (isSide(layout) && box && box.getBoundingClientRect().width > 0.4 * el.clientWidth) {
+          window.Plotly.react(el, fig.data, legendPlacement(el, layout, entries, true), config);
+        }
+        if (!el.dataset.legendClick) {
+          el.dataset.legendClick = "1";
+          el.on("plotly_legendclick", function (evt) { return toggleSweep(el, evt); });
+        }
+      });
     });
   }
 
   document.addEventListener("DOMContentLoaded", function () { drawFigures(document); });
   document.addEventListener("htmx:afterSettle", function (evt) { drawFigures(evt.detail.elt || document); });
+  NARROW.addEventListener("change", function () { drawFigures(document); });
 
   // A form with data-confirm asks first (an inline onsubmit would need 'unsafe-inline').
   document.addEventListener("submit", function (evt) {
