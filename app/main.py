@@ -76,6 +76,7 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
     from app.api import pricing as api_pricing
     from app.api import readoff as api_readoff
     from app.api import sweeps as api_sweeps
+    from app.api import uploads as api_uploads
     from app.web import catalog as catalog_pages
     from app.web import claims as claims_pages
     from app.web import (
@@ -93,6 +94,7 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
 
     for router in (
         api_sweeps.router,
+        api_uploads.router,
         api_pricing.router,
         api_readoff.router,
         api_plan.router,

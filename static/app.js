@@ -36,5 +36,23 @@
     if (bar) { bar.hidden = true; bar.value = 0; }
   });
 
+  // A request that got no answer at all (a connection cut off, e.g. a body over the upload cap
+  // refused before it was read, or the server down) says so where the answer would have gone,
+  // so the upload page never sits silent; the form stays as it was and works again at once.
+  document.addEventListener("htmx:sendError", function (evt) {
+    var box = evt.detail && evt.detail.target;
+    if (!box || box.id !== "upload-result") return;
+    var alert = document.createElement("div");
+    alert.className = "alert alert-error";
+    alert.setAttribute("role", "alert");
+    var title = document.createElement("strong");
+    title.textContent = "The upload got no answer. ";
+    var text = document.createElement("span");
+    text.textContent = "The connection was closed before the server answered: the files may be " +
+      "over the upload limit, or the server is unreachable. Nothing was stored; choose the files again.";
+    alert.append(title, text);
+    box.replaceChildren(alert);
+  });
+
   window.paretoscope = { drawFigures: drawFigures };
 })();
