@@ -54,5 +54,45 @@
     box.replaceChildren(alert);
   });
 
+  // Upload details: each preview answer replaces the details form. Whatever was typed after
+  // that request left (a field still being edited, or changed while it was in flight) is
+  // carried into the new form and previewed again, so no keystroke is lost to a swap.
+  var detailsSent = null;
+  var detailsEdits = [];
+  document.addEventListener("htmx:configRequest", function (evt) {
+    var elt = evt.detail.elt;
+    if (elt && elt.closest && elt.closest("#details-form")) {
+      detailsSent = evt.detail.formData || null;
+    }
+  });
+  document.addEventListener("htmx:beforeSwap", function (evt) {
+    detailsEdits = [];
+    var from = evt.detail.requestConfig && evt.detail.requestConfig.elt;
+    var form = document.getElementById("details-form");
+    if (!form || !detailsSent || !from || !from.closest || !from.closest("#details-form")) return;
+    form.querySelectorAll("input[name]").forEach(function (input) {
+      var sent = detailsSent.has(input.name) ? String(detailsSent.get(input.name)) : "";
+      if (input.type !== "hidden" && input.value !== sent) {
+        detailsEdits.push({ name: input.name, value: input.value });
+      }
+    });
+    var token = form.querySelector("input[name=staging]");
+    detailsEdits.token = token ? token.value : "";
+  });
+  // After settling: htmx wires the new form's triggers only then.
+  document.addEventListener("htmx:afterSettle", function () {
+    var edits = detailsEdits;
+    detailsEdits = [];
+    var form = document.getElementById("details-form");
+    if (!edits.length || !form) return;
+    var token = form.querySelector("input[name=staging]");
+    if (!token || token.value !== edits.token) return;  // other files now: nothing to carry
+    edits.forEach(function (edit) {
+      var input = form.querySelector('input[name="' + CSS.escape(edit.name) + '"]');
+      if (input) input.value = edit.value;
+    });
+    if (window.htmx) window.htmx.trigger(form, "change");
+  });
+
   window.paretoscope = { drawFigures: drawFigures };
 })();

@@ -109,6 +109,8 @@ def test_a_refused_upload_leaves_the_page_working_and_the_files_go_up_once(
     assert page.evaluate("() => window.__sameDocument") is True  # no reload on the way
     assert page.input_value("input[name='s0.model']") == "meta-llama/Llama-2-70b-chat-hf"
     assert with_files(page.bodies) == ["/upload/stage"]
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "upload-preview.png"), full_page=True)
 
     # Edits send the details only.
     mark(page)
