@@ -157,3 +157,32 @@ def test_a_refused_upload_leaves_the_page_working_and_the_files_go_up_once(
     for name in names:
         assert name in table
     assert page.problems == []
+
+
+def test_an_edit_typed_while_a_preview_is_in_flight_survives_the_swap(upload_page: Any) -> None:
+    page = upload_page
+    pick(page, files_of(*((p.name, p.read_bytes()) for p in LLMPERF)))
+    page.wait_for_selector("#details-form")
+    held: list[Any] = []
+
+    def hold(route: Any) -> None:
+        if held:
+            route.continue_()
+        else:
+            held.append(route)
+
+    page.route("**/upload/preview", hold)  # hold the first preview's answer back
+    page.fill("input[name='s0.hardware']", "H100")
+    page.press("input[name='s0.hardware']", "Tab")  # change: a preview leaves
+    for _ in range(100):
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert len(held) == 1
+    page.keyboard.type("8")  # into the GPUs field, while that preview is out
+    held[0].continue_()
+    # The answer replaces the form; the 8 is carried over and previewed in turn.
+    page.wait_for_function("() => !document.querySelector('#sweep-0 .missing')")
+    assert page.input_value("input[name='s0.num_gpus']") == "8"
+    assert page.input_value("input[name='s0.hardware']") == "H100"
+    assert page.problems == []
