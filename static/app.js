@@ -112,6 +112,64 @@
     if (evt.key === "Enter" && evt.target.matches && evt.target.matches("[data-picker-search]")) {
       evt.preventDefault();
     }
+  }, true);
+
+  // A request that got no answer at all (a connection cut off, e.g. a body over the upload cap
+  // refused before it was read, or the server down) says so where the answer would have gone,
+  // so the upload page never sits silent; the form stays as it was and works again at once.
+  document.addEventListener("htmx:sendError", function (evt) {
+    var box = evt.detail && evt.detail.target;
+    if (!box || box.id !== "upload-result") return;
+    var alert = document.createElement("div");
+    alert.className = "alert alert-error";
+    alert.setAttribute("role", "alert");
+    var title = document.createElement("strong");
+    title.textContent = "The upload got no answer. ";
+    var text = document.createElement("span");
+    text.textContent = "The connection was closed before the server answered: the files may be " +
+      "over the upload limit, or the server is unreachable. Nothing was stored; choose the files again.";
+    alert.append(title, text);
+    box.replaceChildren(alert);
+  });
+
+  // Upload details: each preview answer replaces the details form. Whatever was typed after
+  // that request left (a field still being edited, or changed while it was in flight) is
+  // carried into the new form and previewed again, so no keystroke is lost to a swap.
+  var detailsSent = null;
+  var detailsEdits = [];
+  document.addEventListener("htmx:configRequest", function (evt) {
+    var elt = evt.detail.elt;
+    if (elt && elt.closest && elt.closest("#details-form")) {
+      detailsSent = evt.detail.formData || null;
+    }
+  });
+  document.addEventListener("htmx:beforeSwap", function (evt) {
+    detailsEdits = [];
+    var from = evt.detail.requestConfig && evt.detail.requestConfig.elt;
+    var form = document.getElementById("details-form");
+    if (!form || !detailsSent || !from || !from.closest || !from.closest("#details-form")) return;
+    form.querySelectorAll("input[name]").forEach(function (input) {
+      var sent = detailsSent.has(input.name) ? String(detailsSent.get(input.name)) : "";
+      if (input.type !== "hidden" && input.value !== sent) {
+        detailsEdits.push({ name: input.name, value: input.value });
+      }
+    });
+    var token = form.querySelector("input[name=staging]");
+    detailsEdits.token = token ? token.value : "";
+  });
+  // After settling: htmx wires the new form's triggers only then.
+  document.addEventListener("htmx:afterSettle", function () {
+    var edits = detailsEdits;
+    detailsEdits = [];
+    var form = document.getElementById("details-form");
+    if (!edits.length || !form) return;
+    var token = form.querySelector("input[name=staging]");
+    if (!token || token.value !== edits.token) return;  // other files now: nothing to carry
+    edits.forEach(function (edit) {
+      var input = form.querySelector('input[name="' + CSS.escape(edit.name) + '"]');
+      if (input) input.value = edit.value;
+    });
+    if (window.htmx) window.htmx.trigger(form, "change");
   });
 
   window.paretoscope = { drawFigures: drawFigures };
