@@ -70,7 +70,7 @@ def test_explore_shows_concurrency_money_latency_and_gpus_by_the_rule(client: Te
     row = page.select_one("#readoff-table tbody tr")
     cells = [td.get_text(" ", strip=True) for td in row.select("td")]
     assert row.select_one("td.goodput").text == "250"
-    assert cells[4] == "128"  # operating point: concurrency 128.0 stored, 128 shown
+    assert cells[5] == "128"  # operating point: concurrency 128.0 stored, 128 shown
     assert row.select_one("td.cost").text == "$3.70"
     assert row.select_one("td small.muted").text.startswith("H100 × 1 GPU")
     assert row.select_one("td.reason").text == (
@@ -85,7 +85,16 @@ def test_the_explore_chart_hover_uses_the_same_rule(client: TestClient) -> None:
     assert api["results"][0]["goodput_tok_s_per_gpu"] == 250.0  # the API stays raw
     page = soup(client.get("/", params={**SLO, "sweep": sweep}))
     figure_json = json.loads(page.select_one("#pareto-figure").string or "{}")
-    data = json.dumps(figure_json, ensure_ascii=False)
+    # Hover as Plotly shows it: each point's formatted numbers in its trace's template slots.
+    shown = [
+        re.sub(
+            r"%\{customdata\[(\d+)\]\}", lambda m, row=row: row[int(m.group(1))], t["hovertemplate"]
+        )
+        for t in figure_json["data"]
+        if "customdata" in t and "hovertemplate" in t and isinstance(t["customdata"][0], list)
+        for row in t["customdata"]
+    ]
+    data = json.dumps(figure_json, ensure_ascii=False) + "".join(shown)
     assert "concurrency 128<br>" in data
     assert "H100 × 1 GPU" in data
     assert "100 tok/s/user · 250 tok/s/GPU (output)" in data

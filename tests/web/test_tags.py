@@ -142,16 +142,19 @@ def test_the_newest_sweep_with_a_tag_stands_for_it_and_deletes_cascade(
 def test_the_upload_form_tags_what_it_saves_and_keeps_a_bad_tag_for_correction(
     client: TestClient, session: Session
 ) -> None:
-    page = BeautifulSoup(client.get("/upload").text, "html.parser")
-    assert page.select_one("input[name=tags]") is not None
-    files = [("files", ("mini.csv", MINIMAL, "text/csv"))]
-    bad = client.post("/upload", files=files, data={"tags": "nightly, not ok!"})
+    # The files go up once (staged); the tags field sits with the sweeps' details.
+    staged = client.post("/upload/stage", files=[("files", ("mini.csv", MINIMAL, "text/csv"))])
+    assert staged.status_code == 200, staged.text
+    form = BeautifulSoup(staged.text, "html.parser").select_one("#details-form")
+    assert form is not None and form.select_one("input[name=tags]") is not None
+    fields = {i["name"]: i.get("value", "") for i in form.select("input[name]")}
+    bad = client.post("/upload/confirm", data={**fields, "tags": "nightly, not ok!"})
     assert bad.status_code == 422
-    form = BeautifulSoup(bad.text, "html.parser")
-    errors = [e.text for e in form.select(".alert-error li")]
-    assert any("(form), column 'tags': 'ok!' may hold only letters" in e for e in errors)
-    assert form.select_one("input[name=tags]")["value"] == "nightly, not ok!"
+    page = BeautifulSoup(bad.text, "html.parser")
+    errors = [e.text for e in page.select(".alert-error li")]
+    assert any("'ok!' may hold only letters" in e for e in errors), errors
+    assert page.select_one("input[name=tags]")["value"] == "nightly, not ok!"
     assert count(session, Sweep) == 0
-    saved = client.post("/upload", files=files, data={"tags": "nightly"}, follow_redirects=False)
-    assert (saved.status_code, saved.headers["location"]) == (303, "/sweeps/1")
+    saved = client.post("/upload/confirm", data={**fields, "tags": "nightly"})
+    assert saved.status_code == 200, saved.text
     assert client.get("/api/sweeps/1/tags").json()["tags"] == ["nightly"]
