@@ -39,6 +39,8 @@ POLARS_TYPES: dict[str, pl.DataType] = {
     "bool": pl.Boolean(),
 }
 REQUEST_TYPES = {c.name: c.kind for c in REQUEST_COLUMNS}
+TRUE_WORDS = ["true", "1", "yes", "ok"]  # a bool cell, trimmed and lowered
+FALSE_WORDS = ["false", "0", "no", "failed", "error"]
 NON_NEGATIVE = (
     *LATENCY_COLUMN_NAMES,
     *THROUGHPUT_COLUMN_NAMES,
@@ -116,9 +118,9 @@ def typed_frame(
         elif kind == "bool":
             lowered = raw.str.to_lowercase()
             typed = (
-                pl.when(lowered.is_in(["true", "1", "yes", "ok"]))
+                pl.when(lowered.is_in(TRUE_WORDS))
                 .then(True)
-                .when(lowered.is_in(["false", "0", "no", "failed", "error"]))
+                .when(lowered.is_in(FALSE_WORDS))
                 .then(False)
                 .otherwise(None)
             )
