@@ -30,8 +30,9 @@ from app.ingest.errors import IngestError, RowError
 from app.ingest.parsed import SAMPLE_FIELDS
 from app.ingest.text import check_text, decode_text
 
-CHUNK_BYTES = 8 * 1024 * 1024  # ~200,000 requests per chunk
+CHUNK_BYTES = 2 * 1024 * 1024  # ~50,000 requests per chunk
 MAX_REPORTED_PER_CHECK = 5
+INT32_MAX = 2**31 - 1
 KEYS = ("sweep", "concurrency", "request_rate")
 
 
@@ -63,12 +64,12 @@ def parse_requests_csv(file: str, data: bytes) -> list[RequestGroup]:
     if errors:
         raise IngestError(errors)
     try:
-        return _collect(file, _fast_chunks(file, data, header), [])
+        return _collect(file, _fast_chunks(file, data, header), [], header)
     except _Untyped:
         pass
     frame = read_frame(file, decode_text(file, data))
     typed = typed_frame(file, frame, REQUEST_TYPES, errors)
-    return _collect(file, iter([_with_all_columns(typed)]), errors)
+    return _collect(file, iter([typed]), errors, header)
 
 
 def _header(file: str, data: bytes) -> list[str]:
@@ -106,7 +107,7 @@ def _fast_chunks(file: str, data: bytes, header: list[str]) -> Iterator[pl.DataF
             )
         except pl.exceptions.PolarsError as exc:
             raise _Untyped from exc
-        yield _with_all_columns(_typed_text(chunk))
+        yield _typed_text(chunk)
 
 
 def _cleaned(values: pl.Series) -> pl.Series:
@@ -142,18 +143,11 @@ def _parts(data: bytes) -> Iterator[bytes]:
     while start < len(data):
         stop = data.find(b"\n", start + CHUNK_BYTES)
         stop = len(data) if stop < 0 else stop + 1
-        yield header + data[start:stop]
+        yield b"".join((header, memoryview(data)[start:stop]))  # one copy of the rows
         start = stop
 
 
-def _with_all_columns(frame: pl.DataFrame) -> pl.DataFrame:
-    for name in ("concurrency", "request_rate", "input_len"):
-        if name not in frame.columns:
-            frame = frame.with_columns(pl.lit(None, POLARS_TYPES[REQUEST_TYPES[name]]).alias(name))
-    return frame
-
-
-def _checks() -> list[tuple[str, pl.Expr, str]]:
+def _checks(columns: list[str]) -> list[tuple[str, pl.Expr, str]]:
     """The row checks, in the order they are reported.
 
     The same checks as before chunked reading: the earlier code kept these in a dict keyed by
@@ -166,50 +160,99 @@ def _checks() -> list[tuple[str, pl.Expr, str]]:
         *(
             (name, pl.col(name) < 0, "is negative")
             for name in ("ttft_ms", "e2el_ms", "output_len", "input_len")
+            if name in columns  # a missing input_len is empty: never negative
         ),
         ("ttft_ms", pl.col("ttft_ms") > pl.col("e2el_ms"), "TTFT is above E2EL"),
     ]
 
 
 def _collect(
-    file: str, chunks: Iterator[pl.DataFrame], errors: list[RowError]
+    file: str, chunks: Iterator[pl.DataFrame], errors: list[RowError], columns: list[str]
 ) -> list[RequestGroup]:
     """Check every chunk (at most five rows named per check, in check order) and split it by
     (sweep, concurrency, request_rate); a group's parts stay separate chunks of one frame."""
-    checks = _checks()
+    checks = _checks(columns)
     found: list[list[RowError]] = [[] for _ in checks]
     groups: dict[tuple[object, ...], tuple[RequestGroup, list[pl.DataFrame]]] = {}
     offset = 2
     for chunk in chunks:
-        flags = chunk.select(
-            pl.int_range(pl.len(), dtype=pl.Int64).alias("__row") + offset,
-            *(c.fill_null(False).alias(f"__check{i}") for i, (_, c, _) in enumerate(checks)),
-        )
-        for i, (column, _, message) in enumerate(checks):
-            if len(found[i]) >= MAX_REPORTED_PER_CHECK:
-                continue
-            rows = flags.filter(pl.col(f"__check{i}"))["__row"].head(MAX_REPORTED_PER_CHECK)
-            found[i] += [RowError(file, message, row=r, column=column) for r in rows.to_list()]
-            del found[i][MAX_REPORTED_PER_CHECK:]
+        flagged = chunk.select(pl.any_horizontal(c.fill_null(False) for _, c, _ in checks).any())
+        if flagged.item():
+            _name_rows(file, chunk, offset, checks, found)
         if errors or any(found):
             offset += chunk.height
             continue  # keep counting rows for the messages, but split nothing
-        keyed = chunk.with_columns(flags["__row"])
-        for part in keyed.partition_by(list(KEYS), maintain_order=True):
-            sweep, concurrency, rate = (part[k][0] for k in KEYS)
-            first = int(part["__row"][0])
+        keys = [k for k in KEYS if k in chunk.columns]
+        chunk = _narrow_lengths(chunk)
+        split = chunk.partition_by(keys, maintain_order=True, include_key=False, as_dict=True)
+        firsts: dict[tuple[object, ...], int] | None = None
+        for values, part in split.items():
+            found_keys = dict(zip(keys, values, strict=True))
+            sweep, concurrency, rate = (found_keys.get(k) for k in KEYS)
             key = (sweep, repr(concurrency), repr(rate))
             entry = groups.get(key)
             if entry is None:
+                if firsts is None:  # where each group starts: only for chunks with new ones
+                    firsts = _first_rows(chunk, keys, offset)
+                first = firsts[key]
                 entry = (RequestGroup(sweep, concurrency, rate, first, part.clear()), [])
                 groups[key] = entry
-            entry[1].append(part.select(SAMPLE_FIELDS))
+            entry[1].append(part.select(c for c in SAMPLE_FIELDS if c in part.columns))
         offset += chunk.height
     errors += [e for per_check in found for e in per_check]
     if errors:
         raise IngestError(errors)
     out = []
     for group, parts in groups.values():
-        group.samples = parts[0] if len(parts) == 1 else pl.concat(parts, rechunk=False)
+        samples = (
+            parts[0] if len(parts) == 1 else pl.concat(parts, how="vertical_relaxed", rechunk=False)
+        )
+        if "input_len" not in samples.columns:
+            samples = samples.with_columns(pl.lit(None, pl.Int64).alias("input_len"))
+        group.samples = samples.select(SAMPLE_FIELDS)
         out.append(group)
     return out
+
+
+def _narrow_lengths(chunk: pl.DataFrame) -> pl.DataFrame:
+    """Token counts as 32-bit integers when they fit (they almost always do): a quarter less
+    memory per request. A chunk with a larger count keeps 64 bits, for the limits check to
+    name it."""
+    lengths = [c for c in ("output_len", "input_len") if c in chunk.columns]
+    top = chunk.select(pl.max_horizontal(pl.col(lengths).abs().max())).item()
+    if top is not None and top > INT32_MAX:
+        return chunk
+    return chunk.with_columns(pl.col(lengths).cast(pl.Int32))
+
+
+def _first_rows(chunk: pl.DataFrame, keys: list[str], offset: int) -> dict[tuple[object, ...], int]:
+    firsts = (
+        chunk.select(keys)
+        .with_row_index("__row", offset=offset)
+        .unique(subset=keys, keep="first", maintain_order=True)
+    )
+    out: dict[tuple[object, ...], int] = {}
+    for row in firsts.iter_rows(named=True):
+        sweep, concurrency, rate = (row.get(k) for k in KEYS)
+        out[(sweep, repr(concurrency), repr(rate))] = int(row["__row"])
+    return out
+
+
+def _name_rows(
+    file: str,
+    chunk: pl.DataFrame,
+    offset: int,
+    checks: list[tuple[str, pl.Expr, str]],
+    found: list[list[RowError]],
+) -> None:
+    """The rows of this chunk each check flags, up to five per check over the whole file."""
+    for i, (column, condition, message) in enumerate(checks):
+        if len(found[i]) >= MAX_REPORTED_PER_CHECK:
+            continue
+        rows = (
+            chunk.with_row_index("__row", offset=offset)
+            .filter(condition.fill_null(False))["__row"]
+            .head(MAX_REPORTED_PER_CHECK)
+        )
+        found[i] += [RowError(file, message, row=r, column=column) for r in rows.to_list()]
+        del found[i][MAX_REPORTED_PER_CHECK:]
