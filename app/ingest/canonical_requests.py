@@ -51,7 +51,9 @@ class _Untyped(Exception):
     """A cell did not parse as its column's type: read the file the careful way instead."""
 
 
-def parse_requests_csv(file: str, data: bytes) -> list[RequestGroup]:
+def parse_requests_csv(
+    file: str, data: bytes, chunk_bytes: int = CHUNK_BYTES
+) -> list[RequestGroup]:
     """Canonical per-request CSV → its request groups, in the order they first appear."""
     check_text(file, data)
     header = _header(file, data)
@@ -64,7 +66,7 @@ def parse_requests_csv(file: str, data: bytes) -> list[RequestGroup]:
     if errors:
         raise IngestError(errors)
     try:
-        return _collect(file, _fast_chunks(file, data, header), [], header)
+        return _collect(file, _fast_chunks(file, data, header, chunk_bytes), [], header)
     except _Untyped:
         pass
     frame = read_frame(file, decode_text(file, data))
@@ -88,7 +90,9 @@ def _header(file: str, data: bytes) -> list[str]:
         raise IngestError.one(file, "not a readable CSV", row=1) from exc
 
 
-def _fast_chunks(file: str, data: bytes, header: list[str]) -> Iterator[pl.DataFrame]:
+def _fast_chunks(
+    file: str, data: bytes, header: list[str], chunk_bytes: int
+) -> Iterator[pl.DataFrame]:
     """Typed chunks of rows read straight from the bytes; _Untyped when a cell does not parse.
 
     Text columns (`sweep`, `ok`) are read as categories, so trimming, unquoting and reading
@@ -100,7 +104,7 @@ def _fast_chunks(file: str, data: bytes, header: list[str]) -> Iterator[pl.DataF
         c: pl.Categorical() if REQUEST_TYPES[c] in text else POLARS_TYPES[REQUEST_TYPES[c]]
         for c in known
     }
-    for part in _parts(data):
+    for part in _parts(data, chunk_bytes):
         try:
             chunk = pl.read_csv(
                 part, columns=known, schema_overrides=schema, null_values=NULL_VALUES
@@ -131,17 +135,17 @@ def _typed_text(chunk: pl.DataFrame) -> pl.DataFrame:
     return chunk.with_columns(ok.alias("ok"), sweep.alias("sweep"))
 
 
-def _parts(data: bytes) -> Iterator[bytes]:
+def _parts(data: bytes, chunk_bytes: int) -> Iterator[bytes]:
     """The file as CSV texts of whole rows, each with the header. Quoted cells may hold line
     breaks, so a file with any quote is read in one piece."""
     end = data.find(b"\n")
-    if end < 0 or b'"' in data or len(data) <= 2 * CHUNK_BYTES:
+    if end < 0 or b'"' in data or len(data) <= 2 * chunk_bytes:
         yield data
         return
     header = data[: end + 1]
     start = end + 1
     while start < len(data):
-        stop = data.find(b"\n", start + CHUNK_BYTES)
+        stop = data.find(b"\n", start + chunk_bytes)
         stop = len(data) if stop < 0 else stop + 1
         yield b"".join((header, memoryview(data)[start:stop]))  # one copy of the rows
         start = stop
