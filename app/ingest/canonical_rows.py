@@ -122,12 +122,11 @@ def group(file: str, frame: pl.DataFrame, source_format: str) -> list[ParsedSwee
     values = frame.select(point_columns).iter_rows()
     extras = frame.select(extra_columns).iter_rows() if extra_columns else None
     for i, (sweep_name, row) in enumerate(zip(names, values, strict=True)):
-        extra = next(extras) if extras is not None else ()
-        by_name[sweep_name].points.append(
-            ParsedPoint(
-                values={k: v for k, v in zip(point_columns, row, strict=True) if v is not None},
-                row=i + 2,
-                extra={k: v for k, v in zip(extra_columns, extra, strict=True) if v is not None},
-            )
+        point = ParsedPoint(
+            {k: v for k, v in zip(point_columns, row, strict=True) if v is not None}, i + 2
         )
+        if extras is not None:
+            extra = zip(extra_columns, next(extras), strict=True)
+            point.extra = {k: v for k, v in extra if v is not None}
+        by_name[sweep_name].points.append(point)
     return list(by_name.values())

@@ -94,7 +94,12 @@ def _point_values(values: dict[str, Any]) -> dict[str, Any]:
     out = _EMPTY_POINT.copy()
     for k, v in values.items():
         if k in out:
-            out[k] = _norm(v) if isinstance(v, float) else v
+            if isinstance(v, float):  # _norm, inlined: this runs for every value of a point
+                if v.is_integer():
+                    v = int(v)
+                else:
+                    v = "inf" if math.isinf(v) else repr(v)
+            out[k] = v
     return out
 
 
