@@ -31,7 +31,7 @@ TIMEOUT_S = 540
 RUNS = 3  # median of this many (fewer when the scale's repeat is lower)
 
 IMPORT = """
-import json, os, resource, sys, time
+import json, os, sys, time
 from sqlalchemy import text
 from app.store.db import make_engine, make_sessionmaker
 from app.ingest import UploadFile
@@ -41,12 +41,15 @@ importers()
 url, names = sys.argv[1], sys.argv[2:]
 session = make_sessionmaker(make_engine(url))()
 session.execute(text("SELECT 1"))
-before = int(open("/proc/self/statm").read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+def status(key):
+    line = next(l for l in open("/proc/self/status") if l.startswith(key + ":"))
+    return int(line.split()[1]) * 1024
+before = status("VmRSS")
 start = time.perf_counter()
 files = [UploadFile(os.path.basename(n), open(n, "rb").read()) for n in names]
 saved = uploads.store(session, files, {})
 elapsed = time.perf_counter() - start
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+peak = status("VmHWM")
 print(json.dumps({"s": elapsed, "growth_mb": (peak - before) / 2**20,
                   "ids": [s.sweep.id for s in saved]}))
 """
@@ -70,15 +73,23 @@ print(json.dumps({"s": elapsed, "meets": response.json()["results"][0]["meets_sl
 """
 
 READ_CSV = """
-import json, os, resource, sys, time
+import json, os, sys, time
 import polars as pl
-before = int(open("/proc/self/statm").read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+def status(key):
+    line = next(l for l in open("/proc/self/status") if l.startswith(key + ":"))
+    return int(line.split()[1]) * 1024
+before = status("VmRSS")
 start = time.perf_counter()
 frame = pl.read_csv(sys.argv[1])
 elapsed = time.perf_counter() - start
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+peak = status("VmHWM")
 print(json.dumps({"s": elapsed, "growth_mb": (peak - before) / 2**20, "rows": frame.height}))
 """
+
+
+# Peak memory is the process's own high-water mark (VmHWM). Not getrusage's ru_maxrss: Linux
+# carries the parent's peak into a child across fork/exec, so a bench process that just wrote
+# a 2M-row file made every child look ~120 MB bigger than it was.
 
 
 def _run(code: str, *args: str) -> dict[str, object]:
