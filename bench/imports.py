@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -144,6 +145,13 @@ def _recorder(samples: dict[str, list[float]]) -> Callable[[str, object], None]:
 
 def run(scale: Scale, found: list[Backend]) -> list[Result]:
     folder = Path(tempfile.mkdtemp(prefix="paretoscope-imports-"))
+    try:
+        return _measure(scale, found, folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)  # ~100 MB of generated files
+
+
+def _measure(scale: Scale, found: list[Backend], folder: Path) -> list[Result]:
     points_csv, requests_csv = write_requests(folder, scale.requests, scale.request_points)
     canonical = folder / "canonical.csv"
     per_sweep = 32
