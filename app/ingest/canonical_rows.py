@@ -95,7 +95,11 @@ def group(file: str, frame: pl.DataFrame, source_format: str) -> list[ParsedSwee
     sweep disagree on a sweep-level value (the row-by-row path says where)."""
     columns = frame.columns
     meta_columns = [c for c in SWEEP_COLUMN_NAMES if c in columns]
-    name = pl.col("sweep").cast(pl.String).fill_null("") if "sweep" in columns else pl.lit("")
+    name = (
+        pl.col("sweep").cast(pl.String).fill_null("")
+        if "sweep" in columns
+        else pl.repeat("", pl.len(), dtype=pl.String)  # a literal alone would make one row
+    )
     meta = [
         pl.when(pl.col(c) == "").then(None).otherwise(pl.col(c)).alias(c)
         if frame.schema[c] == pl.String

@@ -150,6 +150,15 @@ def test_a_clean_points_file_grouped_as_columns_matches_the_row_by_row_grouping(
     }
 
 
+def test_a_file_without_sweep_columns_groups_every_row_into_one_unnamed_sweep() -> None:
+    # The upload preview: the name, hardware and GPU count are asked for afterwards.
+    bare = "concurrency,tpot_p50_ms,output_tok_s\n1,10,100\n8,14,700\n"
+    [sweep] = canonical.parse_sweeps_csv("bare.csv", bare, {}, require_meta=False)
+    assert sweep.name == "" and sweep.meta == {}
+    assert [p.values["concurrency"] for p in sweep.points] == [1.0, 8.0]
+    assert described([sweep]) == described(row_by_row(bare, {}))
+
+
 def test_the_column_screen_flags_every_row_the_row_checks_would_refuse() -> None:
     kinds = {name: c.kind for name, c in canonical.COLUMNS_BY_NAME.items()}
     required = ("sweep", "hardware", "num_gpus", "output_tok_s")
