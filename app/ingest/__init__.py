@@ -10,11 +10,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-import polars as pl
 import yaml
 
 from app.domain.columns import TPOT_COLUMN_NAMES
 from app.ingest import canonical
+from app.ingest.canonical_requests import RequestGroup, parse_requests_csv
 from app.ingest.errors import FIELD_MARK, IngestError, RowError
 from app.ingest.limits import DEFAULT_LIMITS, Limits, check_sweeps
 from app.ingest.parsed import (
@@ -27,7 +27,7 @@ from app.ingest.parsed import (
 )
 from app.ingest.safe_load import load_yaml
 from app.ingest.source import SourceFile, expand
-from app.ingest.text import decode_text
+from app.ingest.text import decode_text, first_text_line
 
 __all__ = [
     "IngestError",
@@ -82,7 +82,7 @@ def parse_upload(
         sources.extend(expanded)
     tools = importers()
     sweeps: list[ParsedSweep] = []
-    requests: list[tuple[str, pl.DataFrame]] = []
+    requests: list[tuple[str, list[RequestGroup]]] = []
     claimed: dict[int, list[SourceFile]] = {}
     for source in sources:
         try:
@@ -93,9 +93,7 @@ def parse_upload(
             if index is not None:
                 claimed.setdefault(index, []).append(source)
             elif kind == "requests":
-                requests.append(
-                    (source.name, canonical.parse_requests_csv(source.name, source.text))
-                )
+                requests.append((source.name, parse_requests_csv(source.name, source.data)))
             elif kind == "points":
                 sweeps.extend(
                     canonical.parse_sweeps_csv(
@@ -113,8 +111,8 @@ def parse_upload(
             errors.extend(exc.errors)
     if errors:
         raise IngestError(errors)
-    for name, frame in requests:
-        _attach_requests(name, frame, sweeps, errors)
+    for name, groups in requests:
+        _attach_requests(name, groups, sweeps, errors)
     if errors:
         raise IngestError(errors)
     if not sweeps:
@@ -138,9 +136,12 @@ def missing_field(file: str, key: str) -> RowError:
 def _canonical_kind(source: SourceFile) -> str | None:
     """'points' or 'requests' for a canonical CSV, None for anything else."""
     head = source.data[:4096].lstrip()
-    if head[:1] in (b"{", b"[") or not source.data.strip():
-        return None if source.data.strip() else "points"  # empty: let canonical say so
-    first_line = source.text.split("\n", 1)[0]
+    empty = not source.data or source.data.isspace()
+    if head[:1] in (b"{", b"[") or empty:
+        return "points" if empty else None  # empty: let canonical say so
+    # Only the first line is decoded: a per-request file may be large (a bad byte further on
+    # is refused when the file is read).
+    first_line = first_text_line(source.name, source.data)
     header = [c.strip().strip('"') for c in first_line.split(",")]
     if canonical.is_request_header(header):
         return "requests"
@@ -216,16 +217,15 @@ def _load(point: ParsedPoint) -> str:
 
 
 def _attach_requests(
-    file: str, frame: pl.DataFrame, sweeps: list[ParsedSweep], errors: list[RowError]
+    file: str, groups: list[RequestGroup], sweeps: list[ParsedSweep], errors: list[RowError]
 ) -> None:
     by_name = {s.name: s for s in sweeps}
-    groups = frame.group_by(["sweep", "concurrency", "request_rate"], maintain_order=True)
-    for (name, concurrency, rate), group in groups:
-        first_row = int(group["__row"][0])
+    for group in groups:
+        name, concurrency, rate = group.sweep, group.concurrency, group.request_rate
         sweep = by_name.get(str(name))
         if sweep is None:
             errors.append(
-                RowError(file, f"no sweep named {name!r} in this upload", first_row, "sweep")
+                RowError(file, f"no sweep named {name!r} in this upload", group.first_row, "sweep")
             )
             continue
         matches = _matching_points(sweep.points, concurrency, rate)
@@ -233,14 +233,16 @@ def _attach_requests(
         if len(matches) != 1:
             problem = "no point" if not matches else f"{len(matches)} points"
             errors.append(
-                RowError(file, f"sweep {name!r} has {problem} at {load}", first_row, "concurrency")
+                RowError(
+                    file, f"sweep {name!r} has {problem} at {load}", group.first_row, "concurrency"
+                )
             )
             continue
         point = matches[0]
         if point.samples is not None:
-            errors.append(RowError(file, f"samples for {load} given twice", first_row))
+            errors.append(RowError(file, f"samples for {load} given twice", group.first_row))
             continue
-        point.samples = group.select("ttft_ms", "e2el_ms", "output_len", "input_len", "ok")
+        point.samples = group.samples
 
 
 def _matching_points(points: list[ParsedPoint], concurrency: Any, rate: Any) -> list[ParsedPoint]:

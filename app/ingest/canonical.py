@@ -24,6 +24,7 @@ from app.domain.columns import (
     THROUGHPUT_COLUMN_NAMES,
     TPOT_COLUMN_NAMES,
 )
+from app.ingest import canonical_rows
 from app.ingest.common import refuse_duplicate_columns
 from app.ingest.errors import FIELD_MARK, IngestError, RowError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
@@ -39,6 +40,8 @@ POLARS_TYPES: dict[str, pl.DataType] = {
     "bool": pl.Boolean(),
 }
 REQUEST_TYPES = {c.name: c.kind for c in REQUEST_COLUMNS}
+TRUE_WORDS = ["true", "1", "yes", "ok"]  # a bool cell, trimmed and lowered
+FALSE_WORDS = ["false", "0", "no", "failed", "error"]
 NON_NEGATIVE = (
     *LATENCY_COLUMN_NAMES,
     *THROUGHPUT_COLUMN_NAMES,
@@ -93,7 +96,10 @@ def read_frame(file: str, text: str) -> pl.DataFrame:
         )
     # Exports neutralise formula-like text with a leading quote; reading undoes exactly that,
     # so an exported sweep imports back unchanged.
-    return frame.with_columns(pl.col(pl.String).str.strip_chars().str.replace(r"^'([=+\-@])", "$1"))
+    trimmed = pl.col(pl.String).str.strip_chars()
+    if "'" in text:  # the regex costs more than the read: only when a cell may need it
+        trimmed = trimmed.str.replace(r"^'([=+\-@])", "$1")
+    return frame.with_columns(trimmed)
 
 
 def typed_frame(
@@ -107,7 +113,7 @@ def typed_frame(
             continue
         raw = pl.col(name)
         if kind == "float":
-            typed = raw.str.replace_all(r"^\+", "").cast(pl.Float64, strict=False)
+            typed = raw.str.strip_prefix("+").cast(pl.Float64, strict=False)
         elif kind == "int":
             as_float = raw.cast(pl.Float64, strict=False)
             typed = (
@@ -116,9 +122,9 @@ def typed_frame(
         elif kind == "bool":
             lowered = raw.str.to_lowercase()
             typed = (
-                pl.when(lowered.is_in(["true", "1", "yes", "ok"]))
+                pl.when(lowered.is_in(TRUE_WORDS))
                 .then(True)
-                .when(lowered.is_in(["false", "0", "no", "failed", "error"]))
+                .when(lowered.is_in(FALSE_WORDS))
                 .then(False)
                 .otherwise(None)
             )
@@ -194,12 +200,21 @@ def parse_sweeps_csv(
     errors: list[RowError] = []
     kinds = {name: c.kind for name, c in COLUMNS_BY_NAME.items()}
     typed = typed_frame(file, frame, kinds, errors)
+    required = REQUIRED_META + ("output_tok_s",) if require_meta else ("output_tok_s",)
+    if not errors:
+        # A file with nothing to report is checked and grouped as columns (canonical_rows).
+        filled = canonical_rows.with_defaults(typed, defaults)
+        if not _header_errors(file, frame.columns, defaults, required) and canonical_rows.clean(
+            filled, required, NON_NEGATIVE
+        ):
+            sweeps = canonical_rows.group(file, filled, FORMAT_SWEEPS)
+            if sweeps is not None:
+                return sweeps
     rows = typed.to_dicts()
     for row in rows:
         for key, value in defaults.items():
             if row.get(key) in (None, ""):
                 row[key] = value
-    required = REQUIRED_META + ("output_tok_s",) if require_meta else ("output_tok_s",)
     _check_required(file, frame.columns, rows, defaults, required, errors)
     check_values(file, rows, errors)
     if errors:
@@ -215,6 +230,24 @@ def _check_required(
     required: tuple[str, ...],
     errors: list[RowError],
 ) -> None:
+    errors += _header_errors(file, columns, defaults, required)
+    if errors:
+        return
+    for i, row in enumerate(rows):
+        line = i + 2
+        for name in required:
+            if row.get(name) in (None, ""):
+                errors.append(RowError(file, "required value is empty", line, name))
+        if row.get("concurrency") is None and row.get("request_rate") is None:
+            errors.append(RowError(file, "neither concurrency nor request_rate is set", line))
+        if all(row.get(c) is None for c in TPOT_COLUMN_NAMES):
+            errors.append(RowError(file, "no TPOT statistic is set", line, "tpot_p50_ms"))
+
+
+def _header_errors(
+    file: str, columns: list[str], defaults: dict[str, Any], required: tuple[str, ...]
+) -> list[RowError]:
+    errors = []
     for name in required:
         if name not in columns and defaults.get(name) in (None, ""):
             if name == "output_tok_s":
@@ -228,17 +261,7 @@ def _check_required(
         errors.append(
             RowError(file, f"needs at least one TPOT statistic ({', '.join(TPOT_COLUMN_NAMES)})", 1)
         )
-    if errors:
-        return
-    for i, row in enumerate(rows):
-        line = i + 2
-        for name in required:
-            if row.get(name) in (None, ""):
-                errors.append(RowError(file, "required value is empty", line, name))
-        if row.get("concurrency") is None and row.get("request_rate") is None:
-            errors.append(RowError(file, "neither concurrency nor request_rate is set", line))
-        if all(row.get(c) is None for c in TPOT_COLUMN_NAMES):
-            errors.append(RowError(file, "no TPOT statistic is set", line, "tpot_p50_ms"))
+    return errors
 
 
 def _group_sweeps(

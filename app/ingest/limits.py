@@ -44,6 +44,7 @@ INT_FIELDS: tuple[str, ...] = (
     "num_requests",
     "num_failed",
 )
+_INT_SET = frozenset(INT_FIELDS)
 SAMPLE_INT_FIELDS: tuple[str, ...] = ("output_len", "input_len")
 
 
@@ -106,13 +107,17 @@ def check_sweeps(sweeps: list[ParsedSweep], limits: Limits = DEFAULT_LIMITS) -> 
 def _check_point(file: str, point: ParsedPoint, limits: Limits, errors: list[RowError]) -> None:
     for key, limit in POINT_TEXT_LIMITS.items():
         value = point.values.get(key)
+        if value is None:
+            continue
         problem = text_problem(value, limit) if isinstance(value, str) else None
         if problem:
             errors.append(RowError(file, problem, point.row, key))
-    for key in INT_FIELDS:
-        problem = int_problem(point.values.get(key))
-        if problem:
-            errors.append(RowError(file, problem, point.row, key))
+    values = point.values
+    if not _INT_SET.isdisjoint(values):  # most points give none of these
+        for key in INT_FIELDS:
+            problem = int_problem(values.get(key))
+            if problem:
+                errors.append(RowError(file, problem, point.row, key))
     if point.extra:
         # Sizes are counted as stored (compact JSON).
         text = json.dumps(point.extra, default=str, separators=(",", ":"))
@@ -127,7 +132,7 @@ def _check_point(file: str, point: ParsedPoint, limits: Limits, errors: list[Row
             )
         elif _has_nul(point.extra):
             errors.append(RowError(file, "an extra field contains a NUL byte", point.row))
-    if point.sample_count:
+    if point.samples is not None and point.sample_count:
         try:
             # A typed frame (canonical CSV) is read as is: casting a million rows again costs.
             samples = point.samples

@@ -73,18 +73,34 @@ class ParsedSweep:
         Provenance (which tool, file or kind) and the tool's extra fields are left out, so a
         sweep exported as canonical CSV imports back as the same sweep.
         """
+        # Every dict is built in sorted key order, so json.dumps needs no sort_keys: the text
+        # (and the digest) is the same as with sorted keys, for a fraction of the work.
         doc = {
-            "meta": {k: _norm(self.meta.get(k)) for k in HASHED_META},
+            "meta": {k: _norm(self.meta.get(k)) for k in _SORTED_META},
             "points": [
-                {
-                    "v": {k: _norm(p.values.get(k)) for k in POINT_COLUMN_NAMES},
-                    "s": _samples_digest(p),
-                }
-                for p in self.points
+                {"s": _samples_digest(p), "v": _point_values(p.values)} for p in self.points
             ],
         }
-        text = json.dumps(doc, sort_keys=True, default=str, separators=(",", ":"))
+        text = json.dumps(doc, default=str, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
+
+
+_SORTED_META = tuple(sorted(HASHED_META))
+_EMPTY_POINT = dict.fromkeys(sorted(POINT_COLUMN_NAMES))  # every column, unmeasured
+
+
+def _point_values(values: dict[str, Any]) -> dict[str, Any]:
+    """The point's columns, normalised, in sorted order (a column not given is None)."""
+    out = _EMPTY_POINT.copy()
+    for k, v in values.items():
+        if k in out:
+            if isinstance(v, float):  # _norm, inlined: this runs for every value of a point
+                if v.is_integer():
+                    v = int(v)
+                else:
+                    v = "inf" if math.isinf(v) else repr(v)
+            out[k] = v
+    return out
 
 
 def _samples_digest(point: ParsedPoint) -> str | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import codecs
+
 from app.ingest.errors import IngestError
 
 
@@ -20,3 +22,43 @@ def decode_text(file: str, data: bytes) -> str:
             f"not UTF-8 text: byte 0x{data[exc.start]:02x} at offset {exc.start} cannot be decoded",
             row=line,
         ) from exc
+
+
+TEXT_CHUNK = 1024 * 1024
+
+
+def check_text(file: str, data: bytes) -> None:
+    """The refusals of decode_text, without keeping a decoded copy of a large file."""
+    if len(data) <= TEXT_CHUNK:
+        decode_text(file, data)
+        return
+    if data.isspace():  # not data.strip(): that copies a large file
+        raise IngestError.one(file, "the file is empty")
+    if b"\x00" in data[:65536]:
+        raise IngestError.one(file, "binary content: not a text file")
+    if data.isascii():
+        return
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    for start in range(0, len(data), TEXT_CHUNK):
+        try:
+            decoder.decode(data[start : start + TEXT_CHUNK], final=start + TEXT_CHUNK >= len(data))
+        except UnicodeDecodeError:
+            decode_text(file, data)  # raises the message naming the byte and its line
+            raise
+
+
+def first_text_line(file: str, data: bytes) -> str:
+    """The first line, with the refusals decode_text makes for the head of the file."""
+    if b"\x00" in data[:65536]:
+        raise IngestError.one(file, "binary content: not a text file")
+    end = data.find(b"\n")
+    first = data[: end if end >= 0 else len(data)]
+    return decode_text(file, first) if first.strip() else ""
+
+
+def looks_like_csv(data: bytes) -> bool:
+    """True when the first line reads as a CSV header (commas, no colon, not a comment): such
+    a file is no YAML mapping, so sniffers need not search all of it for YAML keys."""
+    end = data.find(b"\n", 0, 65536)
+    first = data[: end if end >= 0 else 65536].strip()
+    return b"," in first and b":" not in first and not first.startswith(b"#")

@@ -20,7 +20,7 @@ from app.domain.request_goodput import SAMPLE_SCHEMA
 from app.ingest.parsed import SAMPLE_FRAME_SCHEMA
 from app.store.models import Point, SampleBlock, Sweep
 
-BLOCK_ROWS = 1_000_000  # ~10 MB compressed: bounded memory per write and per decode
+BLOCK_ROWS = 250_000  # ~2.5 MB compressed: bounded memory per write (the encoder buffers a block)
 BLOCK_SCHEMA: dict[str, pl.DataType] = {"position": pl.Int32(), **SAMPLE_FRAME_SCHEMA}
 CACHE_ROWS = 8_000_000  # ~300 MB of decoded samples per process at most
 
@@ -49,12 +49,13 @@ def blocks(
         pending.append(frame.with_columns(position=pl.lit(position, pl.Int32)))
         rows += frame.height
         while rows >= size:
-            joined = pl.concat(pending, how="diagonal_relaxed")
+            # No rechunk: a block is a view of the points' own columns, not a copy of them.
+            joined = pl.concat(pending, how="vertical_relaxed", rechunk=False)
             yield joined.head(size)
             rest = joined.slice(size)
             pending, rows = ([rest] if rest.height else []), rest.height
     if rows:
-        yield pl.concat(pending, how="diagonal_relaxed")
+        yield pl.concat(pending, how="vertical_relaxed", rechunk=False)
 
 
 def write(session: Session, sweep_id: int, frames: Iterable[tuple[int, pl.DataFrame]]) -> int:

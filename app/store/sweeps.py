@@ -80,10 +80,16 @@ def _new_sweep(item: ParsedSweep, digest: str) -> Sweep:
 def _insert_points(session: Session, sweeps: list[tuple[int, ParsedSweep]]) -> None:
     """Every point of the upload in one COPY on Postgres, one prepared executemany on SQLite
     (psycopg's executemany sends a statement per row, and SQLAlchemy's multi-row VALUES
-    compiles each bound parameter in Python: both far slower)."""
-    columns = ("sweep_id", "position", "extra", *POINT_COLUMN_NAMES)
+    compiles each bound parameter in Python: both far slower). Only the columns some point
+    gives are sent; the others stay NULL, as they would with None."""
+    given: set[str] = set()
+    for _, item in sweeps:
+        for p in item.points:
+            given.update(p.values)
+    point_columns = [c for c in POINT_COLUMN_NAMES if c in given]
+    columns = ("sweep_id", "position", "extra", *point_columns)
     rows = [
-        (sweep_id, i, json.dumps(p.extra), *(p.values.get(c) for c in POINT_COLUMN_NAMES))
+        (sweep_id, i, json.dumps(p.extra) if p.extra else "{}", *map(p.values.get, point_columns))
         for sweep_id, item in sweeps
         for i, p in enumerate(item.points)
     ]

@@ -41,6 +41,7 @@ from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.safe_load import load_yaml
 from app.ingest.source import SourceFile
+from app.ingest.text import looks_like_csv
 
 TIME_UNITS = {"ms": 1.0, "s": 1000.0, "ms/token": 1.0, "s/token": 1000.0}
 LATENCIES = {
@@ -63,9 +64,8 @@ THROUGHPUT = {
 }
 COLUMN_STATS = {"mean": "mean", "p50": "p50", "p90": "p90", "p95": "p95", "p99": "p99"}
 CANONICAL_METRICS = ("ttft", "tpot", "itl", "e2el")
-_YAML_KEYS = [
-    re.compile(rb"^" + k + rb":", re.MULTILINE) for k in (b"run", b"scenario", b"results")
-]
+_YAML_NAMES = (b"run", b"scenario", b"results")
+_YAML_KEYS = [re.compile(rb"^" + k + rb":", re.MULTILINE) for k in _YAML_NAMES]
 _DURATION = re.compile(
     r"^P(?:(\d+(?:\.\d+)?)D)?T?(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?"
     r"(?:(\d+(?:\.\d+)?)S)?$"
@@ -82,7 +82,12 @@ class LlmdReportImporter:
             if data[:4096].lstrip()[:1] == b"{":
                 keys = (b'"scenario"', b'"results"', b'"version"', b'"run"')
                 return all(k in data for k in keys)
-            return all(p.search(data) for p in _YAML_KEYS) and b"version:" in data
+            # Cheap tests first: a multiline regex over an 80 MB CSV takes a second.
+            if looks_like_csv(data) or b"version:" not in data:
+                return False
+            if not all(k + b":" in data for k in _YAML_NAMES):
+                return False
+            return all(p.search(data) for p in _YAML_KEYS)
         except Exception:
             return False
 

@@ -1,0 +1,136 @@
+"""Canonical point rows judged and grouped as columns, for files with nothing to report.
+
+A 100,000-point file must not cost a Python check per cell: `clean` screens every row with
+polars expressions that flag a superset of what `canonical.check_values` and the required-value
+checks report, and `group` builds the sweeps from columns. When the screen flags anything, or
+two rows of a sweep disagree on its metadata, the caller takes the row-by-row path, which names
+every problem by file, row and column exactly as before.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from app.domain.columns import (
+    COLUMNS_BY_NAME,
+    POINT_COLUMN_NAMES,
+    SOURCE_KINDS,
+    STATS,
+    SWEEP_COLUMN_NAMES,
+    TPOT_COLUMN_NAMES,
+)
+from app.ingest.parsed import ParsedPoint, ParsedSweep
+
+
+def with_defaults(frame: pl.DataFrame, defaults: dict[str, Any]) -> pl.DataFrame:
+    """Each default fills the cells of its column that are empty (or the missing column)."""
+    for key, value in defaults.items():
+        if key not in frame.columns:
+            frame = frame.with_columns(pl.lit(value).alias(key))
+            continue
+        column = pl.col(key)
+        empty = column.is_null()
+        if frame.schema[key] == pl.String:
+            empty = empty | (column == "")
+        frame = frame.with_columns(pl.when(empty).then(pl.lit(value)).otherwise(column).alias(key))
+    return frame
+
+
+def clean(frame: pl.DataFrame, required: tuple[str, ...], non_negative: tuple[str, ...]) -> bool:
+    """True when no row can have a problem the row-by-row checks would report."""
+    columns = set(frame.columns)
+    schema = frame.schema
+    flags: list[pl.Expr] = []
+
+    def missing(name: str) -> pl.Expr:
+        if name not in columns:
+            return pl.lit(True)
+        empty = pl.col(name).is_null()
+        return empty | (pl.col(name) == "") if schema[name] == pl.String else empty
+
+    flags += [missing(name) for name in required]
+    flags.append(missing("concurrency") & missing("request_rate"))
+    flags.append(pl.all_horizontal(*(missing(name) for name in TPOT_COLUMN_NAMES)))
+    for name in non_negative:
+        if name in columns:
+            flags.append(_bad_number(name, schema[name], allow_zero=True, allow_inf=False))
+    for name in ("num_gpus", "concurrency", "request_rate", "num_prefill_gpus", "num_decode_gpus"):
+        if name in columns:
+            allow_inf = name == "request_rate"
+            flags.append(_bad_number(name, schema[name], allow_zero=False, allow_inf=allow_inf))
+    for stat in STATS:
+        ttft, e2el = f"ttft_{stat}_ms", f"e2el_{stat}_ms"
+        if ttft in columns and e2el in columns:
+            flags.append(_numeric_pair(ttft, e2el, schema))
+    if "source_kind" in columns:
+        kind = pl.col("source_kind")
+        flags.append(kind.is_not_null() & ~kind.cast(pl.String).is_in(SOURCE_KINDS))
+    flagged = frame.select(pl.any_horizontal(*(f.fill_null(False) for f in flags)).any()).item()
+    return not flagged
+
+
+def _bad_number(name: str, dtype: Any, *, allow_zero: bool, allow_inf: bool) -> pl.Expr:
+    column = pl.col(name)
+    if dtype.is_integer():
+        return column.is_not_null() & ((column < 0) if allow_zero else (column <= 0))
+    if not dtype.is_float():
+        return column.is_not_null()  # an unexpected type: let the row checks look
+    bad = column.is_nan() | ((column < 0) if allow_zero else (column <= 0))
+    bad = bad | (column == float("-inf"))
+    if not allow_inf:
+        bad = bad | column.is_infinite()
+    return column.is_not_null() & bad
+
+
+def _numeric_pair(ttft: str, e2el: str, schema: Any) -> pl.Expr:
+    if not (schema[ttft].is_numeric() and schema[e2el].is_numeric()):
+        return pl.col(ttft).is_not_null() & pl.col(e2el).is_not_null()
+    return pl.col(ttft) > pl.col(e2el)
+
+
+def group(file: str, frame: pl.DataFrame, source_format: str) -> list[ParsedSweep] | None:
+    """Sweeps of the rows, in the order their names first appear; None when two rows of one
+    sweep disagree on a sweep-level value (the row-by-row path says where)."""
+    columns = frame.columns
+    meta_columns = [c for c in SWEEP_COLUMN_NAMES if c in columns]
+    name = (
+        pl.col("sweep").cast(pl.String).fill_null("")
+        if "sweep" in columns
+        else pl.repeat("", pl.len(), dtype=pl.String)  # a literal alone would make one row
+    )
+    meta = [
+        pl.when(pl.col(c) == "").then(None).otherwise(pl.col(c)).alias(c)
+        if frame.schema[c] == pl.String
+        else pl.col(c)
+        for c in meta_columns
+    ]
+    keyed = frame.select(name.alias("__name"), *meta).with_row_index("__i")
+    sweeps = keyed.group_by("__name", maintain_order=True).agg(
+        pl.col("__i").first(),
+        *(pl.col(c).drop_nulls().n_unique().alias(f"__n_{c}") for c in meta_columns),
+        *(pl.col(c).drop_nulls().first() for c in meta_columns),
+    )
+    for c in meta_columns:
+        most: Any = sweeps[f"__n_{c}"].max()
+        if most is not None and most > 1:
+            return None
+    by_name: dict[str, ParsedSweep] = {}
+    for row in sweeps.select("__name", "__i", *meta_columns).iter_rows():
+        found = {c: v for c, v in zip(meta_columns, row[2:], strict=True) if v is not None}
+        by_name[row[0]] = ParsedSweep(found, [], file, source_format, first_row=row[1] + 2)
+    point_columns = [c for c in POINT_COLUMN_NAMES if c in columns]
+    extra_columns = [c for c in columns if c not in COLUMNS_BY_NAME and not c.startswith("__")]
+    names = keyed["__name"].to_list()
+    values = frame.select(point_columns).iter_rows()
+    extras = frame.select(extra_columns).iter_rows() if extra_columns else None
+    for i, (sweep_name, row) in enumerate(zip(names, values, strict=True)):
+        point = ParsedPoint(
+            {k: v for k, v in zip(point_columns, row, strict=True) if v is not None}, i + 2
+        )
+        if extras is not None:
+            extra = zip(extra_columns, next(extras), strict=True)
+            point.extra = {k: v for k, v in extra if v is not None}
+        by_name[sweep_name].points.append(point)
+    return list(by_name.values())

@@ -1,0 +1,218 @@
+"""Canonical CSV at scale: per-request files read in typed chunks, clean point files judged and
+grouped as columns. Both must give exactly what the careful row-by-row reading gives, and a
+problem anywhere in a large file is still named by file, row and column."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from typing import Any
+
+import polars as pl
+import pytest
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.domain.columns import POINT_COLUMN_NAMES
+from app.ingest import IngestError, UploadFile, canonical, canonical_rows, parse_upload, parsed
+from app.ingest.canonical_requests import RequestGroup, parse_requests_csv
+from app.store import sweeps as q
+from app.store.models import Point
+
+HEADER = "sweep,concurrency,ttft_ms,e2el_ms,output_len,input_len,ok"
+
+
+def request_rows(n: int, points: int = 3, seed: int = 5) -> list[str]:
+    rng = random.Random(seed)
+    rows = []
+    for i in range(n):
+        if i % 17 == 16:
+            rows.append(f"s,{i % points + 1},,,,512,false")
+            continue
+        ttft = rng.uniform(20, 900)
+        out = rng.randint(1, 900)
+        rows.append(f"s,{i % points + 1},{ttft:.3f},{ttft + out * 11.5:.3f},{out},512,true")
+    return rows
+
+
+def as_bytes(rows: list[str], header: str = HEADER) -> bytes:
+    return ("\n".join([header, *rows]) + "\n").encode()
+
+
+def summary(groups: list[RequestGroup]) -> list[tuple[Any, ...]]:
+    return [(g.sweep, g.concurrency, g.request_rate, g.first_row, g.samples.rows()) for g in groups]
+
+
+def test_a_per_request_file_read_in_many_chunks_gives_what_one_read_gives() -> None:
+    data = as_bytes(request_rows(3000))
+    whole = parse_requests_csv("r.csv", data)
+    chunked = parse_requests_csv("r.csv", data, chunk_bytes=2000)  # about 40 chunks
+    assert summary(chunked) == summary(whole)
+    assert [g.first_row for g in whole] == [2, 3, 4]
+    assert [g.samples.height for g in whole] == [1000, 1000, 1000]
+    first = whole[0].samples.row(0, named=True)
+    assert first["ok"] is True and first["input_len"] == 512
+
+
+def test_the_chunked_read_gives_what_the_careful_text_read_gives() -> None:
+    rows = request_rows(400)
+    fast = parse_requests_csv("r.csv", as_bytes(rows), chunk_bytes=1000)
+    # A whole-number cell written as 512.0 does not parse as an integer at once: the careful
+    # read (every cell as text, typed column by column) takes over and accepts it.
+    careful = parse_requests_csv("r.csv", as_bytes([r.replace(",512,", ",512.0,") for r in rows]))
+    assert summary(careful) == summary(fast)
+
+
+@pytest.mark.parametrize(
+    ("bad_row", "cell", "column", "message"),
+    [
+        (2500, "abc", "ttft_ms", "'abc' is not a number"),
+        (2700, "-5", "e2el_ms", "is negative"),
+        (2900, "x9", "ok", "'x9' is not true or false"),
+    ],
+)
+def test_a_problem_deep_in_a_chunked_file_names_its_row_in_the_file(
+    bad_row: int, cell: str, column: str, message: str
+) -> None:
+    rows = request_rows(3000)
+    fields = rows[bad_row].split(",")
+    fields[HEADER.split(",").index(column)] = cell
+    fields[6] = fields[6] if column == "ok" else "true"
+    rows[bad_row] = ",".join(fields)
+    with pytest.raises(IngestError) as caught:
+        parse_requests_csv("r.csv", as_bytes(rows), chunk_bytes=2000)
+    line = bad_row + 2  # the header is row 1
+    assert f"r.csv, row {line}, column '{column}': {message}" in str(caught.value)
+
+
+def test_a_token_count_beyond_32_bits_in_one_chunk_is_refused_naming_the_point() -> None:
+    rows = request_rows(3000)
+    rows[2000] = "s,3,100.0,9000.0,3000000000,512,true"
+    points = "sweep,hardware,num_gpus,concurrency,tpot_p50_ms,output_tok_s\n" + "".join(
+        f"s,H100,8,{c},10,1000\n" for c in (1, 2, 3)
+    )
+    files = [UploadFile("points.csv", points.encode()), UploadFile("r.csv", as_bytes(rows))]
+    with pytest.raises(IngestError) as caught:
+        parse_upload(files, {})
+    assert "a request's output_len 3000000000 is out of range" in str(caught.value)
+
+
+POINTS = (
+    "sweep,hardware,num_gpus,model,concurrency,tpot_p50_ms,ttft_p90_ms,e2el_p90_ms,"
+    "output_tok_s,num_requests,run_label\n"
+    "a,H100,8,,1,10.5,100,900.25,1000,50,first\n"
+    "a,H100,8,llama,2,11.25,120,1000,1900.5,50,\n"
+    "b,H200,4,,1,9,80.5,700,2500,40,other\n"
+    "a,H100,8,llama,4,13,150,1200,3500,,\n"
+)
+
+
+def row_by_row(text: str, defaults: dict[str, Any]) -> list[parsed.ParsedSweep]:
+    frame = canonical.read_frame("p.csv", text)
+    kinds = {name: c.kind for name, c in canonical.COLUMNS_BY_NAME.items()}
+    rows = canonical.typed_frame("p.csv", frame, kinds, []).to_dicts()
+    for row in rows:
+        for key, value in defaults.items():
+            if row.get(key) in (None, ""):
+                row[key] = value
+    return canonical._group_sweeps("p.csv", rows, [])
+
+
+def described(sweeps: list[parsed.ParsedSweep]) -> list[tuple[Any, ...]]:
+    return [
+        (
+            s.meta,
+            s.first_row,
+            [(p.row, p.values, p.extra) for p in s.points],
+            s.content_hash(),
+        )
+        for s in sweeps
+    ]
+
+
+@pytest.mark.parametrize("defaults", [{}, {"num_gpus": 2, "engine": "vllm"}])
+def test_a_clean_points_file_grouped_as_columns_matches_the_row_by_row_grouping(
+    defaults: dict[str, Any],
+) -> None:
+    fast = canonical.parse_sweeps_csv("p.csv", POINTS, dict(defaults))
+    assert described(fast) == described(row_by_row(POINTS, defaults))
+    a, b = fast
+    assert a.meta["model"] == "llama" and a.meta["num_gpus"] == 8
+    assert [p.row for p in a.points] == [2, 3, 5] and b.first_row == 4
+    assert a.points[0].extra == {"run_label": "first"} and a.points[1].extra == {}
+    assert a.points[2].values == {
+        "concurrency": 4.0,
+        "tpot_p50_ms": 13.0,
+        "ttft_p90_ms": 150.0,
+        "e2el_p90_ms": 1200.0,
+        "output_tok_s": 3500.0,
+    }
+
+
+def test_a_file_without_sweep_columns_groups_every_row_into_one_unnamed_sweep() -> None:
+    # The upload preview: the name, hardware and GPU count are asked for afterwards.
+    bare = "concurrency,tpot_p50_ms,output_tok_s\n1,10,100\n8,14,700\n"
+    [sweep] = canonical.parse_sweeps_csv("bare.csv", bare, {}, require_meta=False)
+    assert sweep.name == "" and sweep.meta == {}
+    assert [p.values["concurrency"] for p in sweep.points] == [1.0, 8.0]
+    assert described([sweep]) == described(row_by_row(bare, {}))
+
+
+def test_the_column_screen_flags_every_row_the_row_checks_would_refuse() -> None:
+    kinds = {name: c.kind for name, c in canonical.COLUMNS_BY_NAME.items()}
+    required = ("sweep", "hardware", "num_gpus", "output_tok_s")
+
+    def screened(text: str) -> bool:
+        frame = canonical.typed_frame("p.csv", canonical.read_frame("p.csv", text), kinds, [])
+        return canonical_rows.clean(frame, required, canonical.NON_NEGATIVE)
+
+    assert screened(POINTS)
+    for broken in (
+        POINTS.replace("1900.5", "-1"),  # negative throughput
+        POINTS.replace("a,H100,8,,1,", "a,H100,0,,1,"),  # no GPUs
+        POINTS.replace("150,1200", "1500,1200"),  # TTFT above E2EL
+        POINTS.replace("80.5", "inf"),  # an infinite latency
+        POINTS.replace("b,H200", "b,"),  # hardware missing
+        POINTS.replace("a,H100,8,llama,4", "a,H100,,llama,4"),  # GPU count missing
+    ):
+        assert not screened(broken)
+
+
+def test_a_problem_in_a_large_points_file_is_still_named_by_row_and_column() -> None:
+    lines = ["sweep,hardware,num_gpus,concurrency,tpot_p50_ms,output_tok_s"]
+    lines += [f"s{i // 32},H100,8,{i % 32 + 1},{10 + i % 32},{1000 + i}" for i in range(5000)]
+    lines[4001] = lines[4001].replace(",H100,8,", ",H100,-8,")
+    with pytest.raises(IngestError) as caught:
+        canonical.parse_sweeps_csv("big.csv", "\n".join(lines), {})
+    assert str(caught.value) == "big.csv, row 4002, column 'num_gpus': -8 must be greater than 0"
+
+
+def test_the_content_hash_is_the_sorted_json_digest_it_always_was() -> None:
+    sweeps = canonical.parse_sweeps_csv("p.csv", POINTS, {})
+    for sweep in sweeps:
+        doc = {
+            "meta": {k: parsed._norm(sweep.meta.get(k)) for k in parsed.HASHED_META},
+            "points": [
+                {"v": {k: parsed._norm(p.values.get(k)) for k in POINT_COLUMN_NAMES}, "s": None}
+                for p in sweep.points
+            ],
+        }
+        text = json.dumps(doc, sort_keys=True, default=str, separators=(",", ":"))
+        assert sweep.content_hash() == hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_points_store_the_columns_they_give_and_leave_the_others_empty(
+    session: Session,
+) -> None:
+    sweeps = canonical.parse_sweeps_csv("p.csv", POINTS, {})
+    [a, b] = q.save_parsed(session, sweeps)
+    session.commit()
+    stored = session.scalars(
+        select(Point).where(Point.sweep_id == a.sweep.id).order_by(Point.position)
+    ).all()
+    assert [p.concurrency for p in stored] == [1.0, 2.0, 4.0]
+    assert [p.num_requests for p in stored] == [50, 50, None]
+    assert [p.itl_p50_ms for p in stored] == [None, None, None]
+    assert [p.extra for p in stored] == [{"run_label": "first"}, {}, {}]
+    assert pl.Series([p.e2el_p90_ms for p in stored]).to_list() == [900.25, 1000.0, 1200.0]
