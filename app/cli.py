@@ -1,4 +1,4 @@
-"""The `paretoscope` command: serve, import, export, plan, db upgrade, seed."""
+"""The `paretoscope` command: serve, import, export, plan, readoff, check, db upgrade, seed."""
 
 from __future__ import annotations
 
@@ -7,9 +7,11 @@ import ipaddress
 import os
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from app.domain.numbers import fmt_count
 from app.settings import get_settings
 from app.store.db import make_engine, make_sessionmaker, session_scope
 
@@ -36,6 +38,12 @@ def main(argv: list[str] | None = None) -> int:
     imp.add_argument("--precision")
     imp.add_argument("--isl", type=_whole)
     imp.add_argument("--osl", type=_whole)
+    imp.add_argument(
+        "--tag",
+        action="append",
+        default=[],
+        help="tag every imported sweep, e.g. baseline:main or nightly (repeatable)",
+    )
 
     exp = sub.add_parser("export", help="write sweeps as canonical CSV or JSON")
     exp.add_argument("sweep_ids", nargs="+", type=_whole)
@@ -52,22 +60,11 @@ def main(argv: list[str] | None = None) -> int:
         "readoff", help="goodput at an SLO per sweep, with $/Mtok (as /api/readoff, CSV or JSON)"
     )
     ro.add_argument("sweep_ids", nargs="+", type=_sweep_id)
-    for metric in ("ttft", "tpot", "e2el"):
-        ro.add_argument(f"--{metric}-ms", type=float, help=f"{metric.upper()} limit in ms")
-        ro.add_argument(
-            f"--{metric}-percentile",
-            help=f"{metric.upper()}'s own percentile, p50 … p99.9 (default: --percentile)",
-        )
-    ro.add_argument("--min-tok-s-user", type=float, help="instead of --tpot-ms: 1000/value")
-    ro.add_argument("--percentile", default="p90", help="default percentile of every limit")
-    ro.add_argument("--mode", choices=("percentile", "requests"), default="percentile")
-    ro.add_argument("--attainment", type=float, default=0.9)
-    ro.add_argument("--basis", choices=("output", "total", "input"), default="output")
-    ro.add_argument("--price-set", help="e.g. costr@2026-09-08 (one profile per GPU)")
-    ro.add_argument("--pricing", type=int, action="append", default=[], help="profile id")
-    ro.add_argument("--usd-per-gpu-hour", type=float, help="your own rental price")
+    _readoff_options(ro)
     ro.add_argument("--format", choices=("csv", "json"), default="csv")
     ro.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
+
+    _check_parser(sub)
 
     seed = sub.add_parser(
         "seed", help="load seed_data/ (catalogs are upserted, sweeps deduplicated)"
@@ -84,6 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         "export": _export,
         "plan": _plan,
         "readoff": _readoff,
+        "check": _check,
         "db": _db,
         "seed": _seed,
     }[args.command]
@@ -202,12 +200,13 @@ def _import(args: argparse.Namespace) -> int:
     names = ", ".join(str(p) for p in args.files)
     try:
         limits = uploads.limits_for(settings.max_unpacked_bytes)
-        stored = uploads.store_checked(session, files, fields, limits)
+        stored = uploads.store_checked(session, files, fields, limits, args.tag)
         for warning in stored.warnings:
             print(f"warning: {warning}", file=sys.stderr)
         for item in uploads.saved_json(stored.saved, session):
             state = "created" if item["created"] else "exists "
-            print(f"{state} sweep {item['id']}: {item['name']} ({item['points']} points)")
+            points = fmt_count(item["points"], "point")
+            print(f"{state} sweep {item['id']}: {item['name']} ({points})")
     except IngestError as exc:
         session.rollback()
         print("error: nothing was imported", file=sys.stderr)
@@ -362,6 +361,90 @@ def _readoff(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     return 0
+
+
+def _readoff_options(parser: argparse.ArgumentParser) -> None:
+    """The read-off's SLO and price options, shared by `readoff` and `check`."""
+    for metric in ("ttft", "tpot", "e2el"):
+        parser.add_argument(f"--{metric}-ms", type=float, help=f"{metric.upper()} limit in ms")
+        parser.add_argument(
+            f"--{metric}-percentile",
+            help=f"{metric.upper()}'s own percentile, p50 … p99.9 (default: --percentile)",
+        )
+    parser.add_argument("--min-tok-s-user", type=float, help="instead of --tpot-ms: 1000/value")
+    parser.add_argument("--percentile", default="p90", help="default percentile of every limit")
+    parser.add_argument("--mode", choices=("percentile", "requests"), default="percentile")
+    parser.add_argument("--attainment", type=float, default=0.9)
+    parser.add_argument(
+        "--ci-level", type=float, default=0.95, help="level of every interval, 0.5 … 0.999"
+    )
+    parser.add_argument("--basis", choices=("output", "total", "input"), default="output")
+    parser.add_argument("--price-set", help="e.g. costr@2026-09-08 (one profile per GPU)")
+    parser.add_argument("--pricing", type=int, action="append", default=[], help="profile id")
+    parser.add_argument("--usd-per-gpu-hour", type=float, help="your own rental price")
+
+
+def _check_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    check = sub.add_parser(
+        "check",
+        help="regression gate: exit 1 when CANDIDATE falls behind BASELINE at an SLO",
+        description="Exit 0: no regression beyond the tolerance; 1: a regression; 2: bad usage "
+        "or data. Sweeps are named by id, by tag (the newest sweep with it) or by name.",
+    )
+    check.add_argument("candidate", help="sweep id, tag or name")
+    check.add_argument("--baseline", required=True, help="sweep id, tag or name")
+    _readoff_options(check)
+    check.add_argument("--tolerance", type=float, default=0.05, help="fraction, 0.05 = 5 %%")
+    check.add_argument("--format", choices=("text", "markdown", "json"), default="markdown")
+    check.add_argument("--base-url", help="for the Compare link (default: PARETOSCOPE_BASE_URL)")
+
+    def one_line(message: str) -> NoReturn:
+        # A CI log wants the reason, not the usage text: one line, status 2.
+        print(f"error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+    setattr(check, "error", one_line)  # noqa: B010 (an instance override argparse calls)
+
+
+def _check(args: argparse.Namespace) -> int:
+    import json
+
+    from pydantic import ValidationError
+
+    from app.services import check, check_report
+    from app.services.check import CheckQuery
+    from app.services.errors import Invalid
+    from app.store.sweeps import NotFound
+
+    fields = {
+        k: v for k, v in vars(args).items() if k not in ("command", "format") and v is not None
+    }
+    try:
+        query = CheckQuery.model_validate(fields)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = "--" + ".".join(str(p) for p in first["loc"]).replace("_", "-")
+        print(f"error: {where}: {first['msg']}", file=sys.stderr)
+        return 2
+    _upgrade()
+    factory = make_sessionmaker(make_engine(get_settings().database_url))
+    with session_scope(factory) as session:
+        try:
+            report = check.run(session, query, get_settings().base_url)
+        except Invalid as exc:
+            print(f"error: {exc.field}: {exc.message}", file=sys.stderr)
+            return 2
+        except NotFound as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    doc = report.document
+    if args.format == "json":
+        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+    elif args.format == "text":
+        sys.stdout.write(check_report.text(doc))
+    else:
+        sys.stdout.write(doc["summary"])
+    return report.exit_code
 
 
 def _db(args: argparse.Namespace) -> int:

@@ -70,12 +70,14 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
     errors.install(app)
 
     from app.api import catalog as api_catalog
+    from app.api import check as api_check
     from app.api import claims as api_claims
     from app.api import exports as api_exports
     from app.api import plan as api_plan
     from app.api import pricing as api_pricing
     from app.api import readoff as api_readoff
     from app.api import sweeps as api_sweeps
+    from app.api import tags as api_tags
     from app.web import catalog as catalog_pages
     from app.web import claims as claims_pages
     from app.web import (
@@ -93,6 +95,8 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
 
     for router in (
         api_sweeps.router,
+        api_tags.router,
+        api_check.router,
         api_pricing.router,
         api_readoff.router,
         api_plan.router,

@@ -51,6 +51,11 @@ class Settings(BaseSettings):
         description="Threads per worker for parsing and database work; also the size of each "
         "worker's database connection pool.",
     )
+    base_url: str | None = Field(
+        default=None,
+        description="The address users open the dashboard at (https://dash.example.com), for the "
+        "Compare link in `paretoscope check` summaries.",
+    )
     seed_on_start: bool = Field(
         default=True, description="Seed catalogs and demo sweeps when the database is empty."
     )

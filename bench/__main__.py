@@ -18,7 +18,18 @@ import sys
 import time
 from dataclasses import replace
 
-from bench import explore, imports, load, points_growth, readoff, request_goodput_speed, weight
+from bench import (
+    explore,
+    imports,
+    load,
+    picker,
+    points_growth,
+    readoff,
+    request_goodput_speed,
+    scale,
+    throughput,
+    weight,
+)
 from bench.common import FULL, SMOKE, Result, backends
 
 MODULES = {
@@ -28,6 +39,9 @@ MODULES = {
     "imports": imports,
     "weight": weight,
     "goodput": request_goodput_speed,
+    "picker": picker,
+    "throughput": throughput,
+    "scale": scale,
 }
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+import httpx
 from fastapi.testclient import TestClient
 
 from app.main import create_app
@@ -73,6 +74,13 @@ class Scale:
     request_points: int = 20
     canonical_points: int = 100_000
     repeat: int = 7
+    throughput_seconds: int = 10  # per measured URL, at `throughput_clients` clients
+    throughput_clients: int = 16
+    # The team-scale bench (bench/scale.py): stored sweeps at each measured size, and generated
+    # request samples per sweep (10,000 × 10,000 = 100M at the largest size).
+    scale_sweeps: tuple[int, ...] = (1_000, 10_000)
+    scale_samples_per_sweep: int = 10_000
+    scale_backends: tuple[str, ...] = ("Postgres",)
 
 
 FULL = Scale()
@@ -86,6 +94,11 @@ SMOKE = Scale(
     request_points=3,
     canonical_points=300,
     repeat=1,
+    throughput_seconds=1,
+    throughput_clients=2,
+    scale_sweeps=(3, 6),
+    scale_samples_per_sweep=64,
+    scale_backends=("SQLite", "Postgres"),
 )
 
 
@@ -213,7 +226,7 @@ def _conc(p: int, n_points: int) -> str:
     return f"{2 ** (p * 9 / max(1, n_points - 1)):.3f}"
 
 
-def synthetic_sweeps_csv(n_sweeps: int, n_points: int, seed: int = 7) -> bytes:
+def synthetic_sweeps_csv(n_sweeps: int, n_points: int, seed: int = 7, first: int = 0) -> bytes:
     """Plausible sweeps: throughput rising and TPOT growing with concurrency, all percentiles."""
     rng = random.Random(seed)
     header = [
@@ -246,7 +259,8 @@ def synthetic_sweeps_csv(n_sweeps: int, n_points: int, seed: int = 7) -> bytes:
             ttft = 80 * (1 + conc / 32)
             out = peak * conc / (conc + 32)
             lines.append(
-                f"bench-{s},H100,8,llama-3.1-70b,1024,1024,{_conc(p, n_points)},60,{ttft:.3f},"
+                f"bench-{first + s},H100,8,llama-3.1-70b,1024,1024,{_conc(p, n_points)},60,"
+                f"{ttft:.3f},"
                 f"{ttft * 1.4:.3f},{ttft * 2:.3f},{tpot:.3f},{tpot * 1.2:.3f},{tpot * 1.5:.3f},"
                 f"{ttft * 1.4 + 1023 * tpot * 1.2:.3f},{out:.3f},{out * 2:.3f},{out / 1024:.4f}"
             )
@@ -271,7 +285,7 @@ def synthetic_requests_csv(n_sweeps: int, n_points: int, per_point: int, seed: i
     return ("\n".join(lines) + "\n").encode()
 
 
-def upload(client: TestClient, points: bytes, requests: bytes | None = None) -> list[int]:
+def upload(client: httpx.Client, points: bytes, requests: bytes | None = None) -> list[int]:
     files = [("files", ("points.csv", points, "text/csv"))]
     if requests is not None:
         files.append(("files", ("requests.csv", requests, "text/csv")))

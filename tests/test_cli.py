@@ -135,3 +135,27 @@ def test_readoff_takes_a_percentile_per_limit_and_says_unknown(
     assert doc["results"][0]["status"] == "unknown"
     assert cli("readoff", 1, "--ttft-percentile", "p100") == 2
     assert "ttft_percentile" in capsys.readouterr().err
+
+
+def test_readoff_takes_an_interval_level_and_gives_the_same_interval_twice(
+    cli: Callable[..., int], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from tests.web.test_intervals_api import POINTS, REQUESTS
+
+    (tmp_path / "ci.csv").write_bytes(POINTS)
+    (tmp_path / "ci.requests.csv").write_bytes(REQUESTS)
+    assert cli("import", tmp_path / "ci.csv", tmp_path / "ci.requests.csv") == 0
+    capsys.readouterr()
+    options = ("--ttft-ms", 500, "--mode", "requests", "--attainment", 0.8, "--format", "json")
+    docs = []
+    for _ in range(2):
+        assert cli("readoff", 1, *options, "--ci-level", 0.9) == 0
+        docs.append(json.loads(capsys.readouterr().out)["results"][0])
+    goodput = docs[0]["intervals"]["goodput_tok_s_per_gpu"]
+    assert goodput["ci_level"] == 0.9 and goodput["ci_method"] == "bootstrap"
+    assert goodput["ci_low"] < docs[0]["goodput_tok_s_per_gpu"] < goodput["ci_high"]
+    assert docs[0]["intervals"] == docs[1]["intervals"]
+    assert cli("readoff", 1, "--ci-level", 1.5) == 2
+    assert "ci_level" in capsys.readouterr().err

@@ -36,12 +36,12 @@ def test_plan_prints_each_fleet_and_the_cheapest(
     assert out[0] == "demand: 30 req/s average, peak 30 (× 1), headroom 0 %"
     assert "[pass] sweep 1: small ★ cheapest" in out
     assert (
-        "    3 replicas × 1 GPUs = 3 GPUs; goodput 10 req/s per replica; utilisation "
+        "    3 replicas × 1 GPU = 3 GPUs; goodput 10 req/s per replica; utilisation "
         "100 % at peak, 100 % at average" in out
     )
     # 3 GPUs × $2 × 730 = $4,380; 30 req/s × (1000 ÷ 10 =) 100 output tokens = 3,000 tok/s
-    # = 7,884 Mtok/month ⇒ $4,380 ÷ 7,884 = $0.5556/Mtok.
-    assert "    $4,380/month, $0.5556/Mtok at average · $2/GPU-hour ★" in out
+    # = 7,884 Mtok/month ⇒ $4,380 ÷ 7,884 = $0.5556/Mtok, shown in cents.
+    assert "    $4,380/month, $0.56/Mtok at average · $2/GPU-hour ★" in out
     assert "cheapest: small · $2/GPU-hour, $4,380/month" in out
 
 

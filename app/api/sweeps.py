@@ -14,20 +14,26 @@ from app.services import uploads
 from app.services.catalog import match_changes
 from app.services.sweep_edits import SweepQuery, sweep_changes
 from app.store import sweeps as q
+from app.store import tags as tag_store
 
 router = APIRouter(prefix="/api", tags=["sweeps"])
 
 
 @router.get("/sweeps", name="api_sweeps_list")
 def api_sweeps_list(session: SessionDep, params: Annotated[SweepQuery, Query()]) -> dict[str, Any]:
-    """List sweeps with filters and pagination."""
-    rows, total = q.list_sweeps(session, params.filters(), params.page, params.per_page)
+    """List sweeps with filters, a search (`q`: every word in the name, model, hardware, engine,
+    precision or notes) and pagination (`limit` is `per_page`, at most 500): always bounded."""
+    size = params.page_size
+    rows, total = q.list_sweeps(session, params.filters(), params.page, size)
     counts = q.point_counts(session, [s.id for s in rows])
+    tags = tag_store.tags_by_sweep(session, [s.id for s in rows])
     return {
-        "sweeps": [q.sweep_summary(s, counts.get(s.id, 0)) for s in rows],
+        "sweeps": [
+            {**q.sweep_summary(s, counts.get(s.id, 0)), "tags": tags.get(s.id, [])} for s in rows
+        ],
         "total": total,
         "page": params.page,
-        "per_page": params.per_page,
+        "per_page": size,
     }
 
 
@@ -38,10 +44,12 @@ def api_sweeps_create(
     upload: UploadDep,
     files: Annotated[list[UploadFile], File(description="One or more result files")],
 ) -> Response:
-    """Upload sweeps; identical content answers with the existing sweep (created: false)."""
+    """Upload sweeps; identical content answers with the existing sweep (created: false).
+    `tags` (repeated, or comma separated) tag every sweep of the upload."""
     fields = {k: v for k in SWEEP_COLUMN_NAMES if (v := upload.text(k)) is not None}
+    tags = [v for v in upload.form.getlist("tags") if isinstance(v, str)]
     stored = uploads.store_checked(
-        session, upload.files, fields, uploads.limits_for(settings.max_unpacked_bytes)
+        session, upload.files, fields, uploads.limits_for(settings.max_unpacked_bytes), tags
     )
     status = 201 if any(s.created for s in stored.saved) else 200
     body = {"sweeps": uploads.saved_json(stored.saved, session), "warnings": stored.warnings}
@@ -62,6 +70,7 @@ def api_sweep_detail(sweep_id: IdPath, session: SessionDep) -> dict[str, Any]:
     data["measured_isl"] = lengths.measured_isl
     data["measured_osl"] = lengths.measured_osl
     data["length_note"] = lengths.note
+    data["tags"] = tag_store.tags_of(session, sweep_id)
     data["points"] = [q.point_dict(p, samples.get(p.id, 0)) for p in sweep.points]
     return data
 

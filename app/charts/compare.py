@@ -5,10 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 from app.charts.pareto import colour
+from app.domain.numbers import fmt_load, fmt_number, fmt_usd
 from app.domain.slo import Slo
+from app.services.compare_intervals import PairIntervals
 from app.services.comparison import Pair, PriceGroup, SensitivitySeries
 
 METRIC_NAMES = {"tpot": "TPOT", "ttft": "TTFT", "e2el": "E2EL"}
+HOVER = "%{customdata[0]} tok/s/user: %{customdata[1]}×<extra></extra>"
+
+
+def _hover_pairs(xs: list[float], ys: list[float | None]) -> list[list[str]]:
+    """Hover text by the app's number rule (Plotly's own formats cannot express it)."""
+    return [[fmt_number(x), fmt_number(y)] for x, y in zip(xs, ys, strict=True)]
 
 
 def _layout(x_title: str, y_title: str, log_y: bool = False) -> dict[str, Any]:
@@ -54,8 +62,12 @@ def _slo_line(layout: dict[str, Any], slo: Slo) -> None:
         )
 
 
-def throughput_ratio_figure(pairs: list[Pair], slo: Slo) -> dict[str, Any]:
-    """A ÷ baseline of tok/s per GPU across the shared interactivity range, one line per pair."""
+def throughput_ratio_figure(
+    pairs: list[Pair], slo: Slo, intervals: list[PairIntervals] | None = None
+) -> dict[str, Any]:
+    """A ÷ baseline of tok/s per GPU across the shared interactivity range, one line per pair;
+    with `intervals`, the headline ratios (and the goodput ratio at the SLO's interactivity
+    floor) as markers with their intervals as error bars."""
     traces = []
     for i, pair in enumerate(pairs, start=1):
         pts = pair.curve.points
@@ -67,9 +79,14 @@ def throughput_ratio_figure(pairs: list[Pair], slo: Slo) -> dict[str, Any]:
                 "x": [p.x_tok_s_user for p in pts],
                 "y": [p.throughput_ratio for p in pts],
                 "line": {"color": colour(i), "width": 2, "shape": "hv"},
-                "hovertemplate": "%{x:,.1f} tok/s/user: %{y:,.3f}×<extra></extra>",
+                "customdata": _hover_pairs(
+                    [p.x_tok_s_user for p in pts], [p.throughput_ratio for p in pts]
+                ),
+                "hovertemplate": HOVER,
             }
         )
+        if intervals is not None:
+            traces.append(_ratio_error_bars(i, pair, intervals[i - 1], slo))
     layout = _layout(
         '<a href="/metrics#interactivity">Interactivity (tok/s/user)</a>',
         "Throughput per GPU, ratio (×)",
@@ -77,6 +94,49 @@ def throughput_ratio_figure(pairs: list[Pair], slo: Slo) -> dict[str, Any]:
     _unity(layout)
     _slo_line(layout, slo)
     return {"data": traces, "layout": layout}
+
+
+def _ratio_error_bars(i: int, pair: Pair, iv: PairIntervals, slo: Slo) -> dict[str, Any]:
+    """Markers at the headline ratios (and at the SLO floor: the goodput ratio), each with its
+    interval as an asymmetric error bar (0 where there is none)."""
+    xs: list[float] = []
+    ys: list[float] = []
+    ups: list[float] = []
+    downs: list[float] = []
+    labels: list[str] = []
+    rows = [
+        (h.x_tok_s_user, d, "headline") for h, d in zip(pair.headlines, iv.headlines, strict=True)
+    ]
+    if slo.min_tok_s_user is not None:
+        rows.append((slo.min_tok_s_user, iv.slo, "goodput at your SLO"))
+    for x, d, label in rows:
+        r = d.ratio
+        if r.value is None:
+            continue
+        xs.append(x)
+        ys.append(r.value)
+        ups.append(max(0.0, r.high - r.value) if r.high is not None else 0.0)
+        downs.append(max(0.0, r.value - r.low) if r.low is not None else 0.0)
+        labels.append(f"{label}: {d.text}")
+    return {
+        "type": "scatter",
+        "mode": "markers",
+        "name": f"{pair.a.meta['name']} ÷ {pair.b.meta['name']}: ratios with intervals",
+        "showlegend": False,
+        "x": xs,
+        "y": ys,
+        "text": labels,
+        "marker": {"color": colour(i), "size": 8, "symbol": "diamond"},
+        "error_y": {
+            "type": "data",
+            "symmetric": False,
+            "array": ups,
+            "arrayminus": downs,
+            "color": colour(i),
+            "visible": True,
+        },
+        "hovertemplate": "%{x:,.1f} tok/s/user: %{y:,.3f}×<br>%{text}<extra></extra>",
+    }
 
 
 def cost_ratio_figure(pairs: list[Pair], groups: list[PriceGroup], slo: Slo) -> dict[str, Any]:
@@ -101,7 +161,8 @@ def cost_ratio_figure(pairs: list[Pair], groups: list[PriceGroup], slo: Slo) -> 
                         "shape": "hv",
                         "dash": dashes[g % len(dashes)],
                     },
-                    "hovertemplate": "%{x:,.1f} tok/s/user: %{y:,.3f}×<extra></extra>",
+                    "customdata": _hover_pairs([p.x_tok_s_user for p in pts], list(curve)),
+                    "hovertemplate": HOVER,
                 }
             )
     layout = _layout(
@@ -130,6 +191,11 @@ def sensitivity_figure(
                 "line": {"color": colour(i), "shape": "hv"},
                 "marker": {"size": 5},
                 "connectgaps": False,
+                "customdata": [
+                    [fmt_load(st.limit_ms, "ms"), fmt_usd(y, "/Mtok") if costs else fmt_number(y)]
+                    for st, y in zip(s.steps, ys, strict=True)
+                ],
+                "hovertemplate": "≤ %{customdata[0]}: %{customdata[1]}",  # the trace name beside it
             }
         )
     name = METRIC_NAMES.get(metric, metric)

@@ -5,24 +5,33 @@ from __future__ import annotations
 from typing import Any
 
 from app.charts.pareto import colour, symbol
+from app.domain.numbers import fmt_number, fmt_usd
 from app.services.analysis import Cost
-from app.services.history import ConfigHistory
+from app.services.history import ConfigHistory, HistoryRow, RegressionMark
+
+REGRESSION_COLOUR = "#c0392b"
 
 
 def history_figure(
-    groups: list[ConfigHistory], cells: dict[int, list[Cost | None]], *, cost: bool
+    groups: list[ConfigHistory],
+    cells: dict[int, list[Cost | None]],
+    *,
+    cost: bool,
+    marks: dict[int, list[RegressionMark]] | None = None,
 ) -> dict[str, Any]:
-    """Goodput (or $/Mtok under the first price column) at the current SLO by date."""
+    """Goodput (or $/Mtok under the first price column) at the current SLO by date; sweeps a
+    check found to be a regression carry a red cross."""
+
+    def y_of(row: HistoryRow) -> float | None:
+        if cost:
+            first = (cells.get(row.result.meta["id"]) or [None])[0]
+            return first.usd_per_mtok if first else None
+        return row.result.readoff.goodput_tok_s_per_gpu
+
     traces = []
     for i, group in enumerate(groups):
-        ys = []
         rows = [row for row in group.rows if row.date is not None]  # undated: table only
-        for row in rows:
-            if cost:
-                first = (cells.get(row.result.meta["id"]) or [None])[0]
-                ys.append(first.usd_per_mtok if first else None)
-            else:
-                ys.append(row.result.readoff.goodput_tok_s_per_gpu)
+        ys = [y_of(row) for row in rows]
         traces.append(
             {
                 "type": "scatter",
@@ -31,12 +40,21 @@ def history_figure(
                 "x": [row.date.isoformat() for row in rows if row.date is not None],
                 "y": ys,
                 "text": [str(row.result.meta["name"]) for row in rows],
-                "hovertemplate": "%{text}<br>%{x}: %{y:,.2f}<extra></extra>",
+                "customdata": [fmt_usd(y) if cost else fmt_number(y) for y in ys],
+                "hovertemplate": "%{text}<br>%{x}: %{customdata}<extra></extra>",
                 "line": {"color": colour(i)},
                 "marker": {"color": colour(i), "size": 8, "symbol": symbol(i)},
                 "connectgaps": False,
             }
         )
+    marked = [
+        row
+        for group in groups
+        for row in group.rows
+        if row.date is not None and (marks or {}).get(row.result.meta["id"])
+    ]
+    if marked:
+        traces.append(_regression_trace(marked, [y_of(row) for row in marked], marks or {}))
     title = "$/Mtok at your SLO" if cost else "Goodput at your SLO, tok/s per GPU"
     return {
         "data": traces,
@@ -49,5 +67,33 @@ def history_figure(
                 "type": "date",
             },
             "yaxis": {"title": {"text": title}, "rangemode": "tozero"},
+        },
+    }
+
+
+def _regression_trace(
+    rows: list[HistoryRow], ys: list[float | None], marks: dict[int, list[RegressionMark]]
+) -> dict[str, Any]:
+    """A cross on each sweep a check found to be a regression (at 0 when it has no value at
+    this SLO: the cross still shows where the regression landed)."""
+    notes = []
+    for row in rows:
+        found = marks[row.result.meta["id"]]
+        notes.append(
+            "<br>".join(f"check #{m.check_id} vs {m.baseline_ref}: {m.headline}" for m in found)
+        )
+    return {
+        "type": "scatter",
+        "mode": "markers",
+        "name": "regression found by a check",
+        "x": [row.date.isoformat() for row in rows if row.date is not None],
+        "y": [0 if y is None else y for y in ys],
+        "text": notes,
+        "hovertemplate": "%{text}<extra></extra>",
+        "marker": {
+            "color": REGRESSION_COLOUR,
+            "size": 16,
+            "symbol": "x-thin-open",
+            "line": {"width": 3, "color": REGRESSION_COLOUR},
         },
     }

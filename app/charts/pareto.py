@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from app.charts.hover import hover_groups, line_hover
+from app.domain.numbers import fmt_count, fmt_load, fmt_number
 from app.domain.repeats import spreads
 from app.services.analysis import Params, SweepAnalysis
 
@@ -115,7 +117,7 @@ def _keep_claims_from_squashing(
     for k, (claim, cx, cy) in enumerate(off):
         at_x, at_y = min(cx, x_hi / 1.15 * 1.12), min(cy, y_hi / 1.15 * 1.12)
         beyond = ", ".join(
-            f"{v:,.0f} {unit}"
+            fmt_number(v, unit)
             for v, lim, unit in ((cx, x_hi, "tok/s/user"), (cy, y_hi, "tok/s/GPU"))
             if v > lim
         )
@@ -135,8 +137,6 @@ def _sweep_traces(
     name = str(result.meta["name"])
     group = f"sweep-{result.meta['id']}"
     base: dict[str, Any] = {"legendgroup": group, "type": "scatter"}
-    hover = [_hover(result, k, params) for k in range(len(result.points))]
-    template = _hover_header(result) + "<br>%{text}<extra></extra>"
     front = result.frontier
     traces: list[dict[str, Any]] = [
         {
@@ -145,28 +145,27 @@ def _sweep_traces(
             "mode": "lines+markers",
             "x": [result.xs[k] for k in front],
             "y": [result.ys[k] for k in front],
-            "text": [hover[k] for k in front],
-            "hovertemplate": template,
+            **line_hover(result, front, params),
             "line": {"color": colour(i), "width": 2},
             "marker": {"color": colour(i), "size": 8, "symbol": symbol(i)},
         }
     ]
-    dominated = result.dominated
-    if dominated and not frontier_only:
-        traces.append(
-            {
-                **base,
-                "name": f"{name} (dominated)",
-                "showlegend": False,
-                "mode": "markers",
-                "x": [result.xs[k] for k in dominated],
-                "y": [result.ys[k] for k in dominated],
-                "text": [hover[k] + "<br><i>dominated</i>" for k in dominated],
-                "hovertemplate": template,
-                "marker": {"color": colour(i), "size": 7, "symbol": symbol(i), "opacity": 0.3},
-            }
-        )
-    traces.extend(_spread_traces(i, result, base))
+    if result.dominated and not frontier_only:
+        marker = {"color": colour(i), "size": 7, "symbol": symbol(i), "opacity": 0.3}
+        for ks, hover in hover_groups(result, result.dominated, params, "<br><i>dominated</i>"):
+            traces.append(
+                {
+                    **base,
+                    "name": f"{name} (dominated)",
+                    "showlegend": False,
+                    "mode": "markers",
+                    "x": [result.xs[k] for k in ks],
+                    "y": [result.ys[k] for k in ks],
+                    **hover,
+                    "marker": marker,
+                }
+            )
+    traces.extend(_spread_traces(i, result, base, params))
     op = result.readoff.operating_point
     if op is not None and op.interactivity_tok_s_user is not None:
         traces.append(
@@ -178,8 +177,8 @@ def _sweep_traces(
                 "x": [op.interactivity_tok_s_user],
                 "y": [op.tok_s_per_gpu],
                 "hovertemplate": (
-                    f"<b>{name}</b><br>goodput at SLO: %{{y:,.1f}} tok/s/GPU"
-                    f"<br>at %{{x:,.1f}} tok/s/user<extra></extra>"
+                    f"<b>{name}</b><br>goodput at SLO: {fmt_number(op.tok_s_per_gpu, 'tok/s/GPU')}"
+                    f"<br>at {fmt_number(op.interactivity_tok_s_user, 'tok/s/user')}<extra></extra>"
                 ),
                 "marker": {
                     "color": colour(i),
@@ -187,9 +186,28 @@ def _sweep_traces(
                     "symbol": "star",
                     "line": {"color": "#000", "width": 1.5},
                 },
+                **_error_bars(result, op.tok_s_per_gpu, colour(i)),
             }
         )
     return traces
+
+
+def _error_bars(result: SweepAnalysis, y: float, color: str) -> dict[str, Any]:
+    """The goodput's interval as a vertical error bar on the star (none without an interval)."""
+    iv = result.intervals.goodput_tok_s_per_gpu if result.intervals else None
+    if iv is None or iv.low is None or iv.high is None:
+        return {}
+    return {
+        "error_y": {
+            "type": "data",
+            "symmetric": False,
+            "array": [max(0.0, iv.high - y)],
+            "arrayminus": [max(0.0, y - iv.low)],
+            "color": color,
+            "thickness": 2,
+            "visible": True,
+        }
+    }
 
 
 UNKNOWN_MARKER = {"color": "#8a8a8a", "size": 13, "symbol": "circle-open", "line": {"width": 2}}
@@ -238,18 +256,25 @@ def empty_reason(results: list[SweepAnalysis], params: Params) -> str | None:
     return f"no point has both an interactivity and a {params.basis} throughput per GPU"
 
 
-def _spread_traces(i: int, result: SweepAnalysis, base: dict[str, Any]) -> list[dict[str, Any]]:
+def _spread_traces(
+    i: int, result: SweepAnalysis, base: dict[str, Any], params: Params
+) -> list[dict[str, Any]]:
     """A shaded min–max box per load level that was run more than once (never averaged)."""
-    loads = [p.concurrency if p.concurrency is not None else p.request_rate for p in result.points]
+    key = ("spreads", params.stat, params.basis, result.meta["num_gpus"])
+    if key not in result.derived:  # from the points and axes alone, which never change
+        loads = [
+            p.concurrency if p.concurrency is not None else p.request_rate for p in result.points
+        ]
+        result.derived[key] = spreads(loads, result.xs, result.ys)
     out = []
-    for s in spreads(loads, result.xs, result.ys):
+    for s in result.derived[key]:
         if None in (s.x_min, s.x_max, s.y_min, s.y_max):
             continue
         x0, x1, y0, y1 = s.x_min, s.x_max, s.y_min, s.y_max
         out.append(
             {
                 **base,
-                "name": f"{result.meta['name']} · {s.runs} runs at {s.load:g}",
+                "name": f"{result.meta['name']} · {fmt_count(s.runs, 'run')} at {fmt_load(s.load)}",
                 "showlegend": False,
                 "mode": "lines",
                 "fill": "toself",
@@ -259,45 +284,13 @@ def _spread_traces(i: int, result: SweepAnalysis, base: dict[str, Any]) -> list[
                 "opacity": 0.35,
                 "hoverinfo": "text",
                 "text": (
-                    f"{s.runs} runs at load {s.load:g}: {y0:,.1f}–{y1:,.1f} tok/s/GPU, "
-                    f"{x0:,.1f}–{x1:,.1f} tok/s/user"
+                    f"{fmt_count(s.runs, 'run')} at load {fmt_load(s.load)}: "
+                    f"{fmt_number(y0)}–{fmt_number(y1)} tok/s/GPU, "
+                    f"{fmt_number(x0)}–{fmt_number(x1)} tok/s/user"
                 ),
             }
         )
     return out
-
-
-def _hover_header(result: SweepAnalysis) -> str:
-    """What every point of a sweep shares, written once per trace rather than per point."""
-    meta = result.meta
-    lines = [f"<b>{meta['name']}</b>", f"{meta['hardware']} × {meta['num_gpus']}"]
-    system = " · ".join(str(meta[f]) for f in ("engine", "precision") if meta.get(f))
-    if system:
-        lines.append(system)
-    return "<br>".join(lines)
-
-
-def _hover(result: SweepAnalysis, k: int, params: Params) -> str:
-    """The point's own lines: load, position and latencies."""
-    row = result.rows[k]
-    lines = []
-    if row.get("concurrency") is not None:
-        lines.append(f"concurrency {row['concurrency']:g}")
-    if row.get("request_rate") is not None:
-        rate = row["request_rate"]
-        lines.append("rate ∞" if math.isinf(rate) else f"rate {rate:g} req/s")
-    x, y = result.xs[k], result.ys[k]
-    if x is not None and y is not None:
-        lines.append(f"{x:,.1f} tok/s/user · {y:,.1f} tok/s/GPU ({params.basis})")
-    for metric in ("ttft", "tpot", "e2el"):
-        parts = [
-            f"{stat} {row[f'{metric}_{stat}_ms']:,.1f}"
-            for stat in ("p50", "p90", "p99")
-            if row.get(f"{metric}_{stat}_ms") is not None
-        ]
-        if parts:
-            lines.append(f"{metric.upper()} ms: " + ", ".join(parts))
-    return "<br>".join(lines)
 
 
 def _slo_floor(layout: dict[str, Any], params: Params, xs: list[float], log_x: bool) -> None:
@@ -345,7 +338,7 @@ def _slo_floor(layout: dict[str, Any], params: Params, xs: list[float], log_x: b
             "line": {"color": "#D55E00", "width": 1.5, "dash": "dot"},
         }
     )
-    text = f"SLO: ≥ {floor:,.1f} tok/s/user ({limit_stat} TPOT ≤ {slo.tpot_ms:g} ms)"
+    text = f"SLO: ≥ {fmt_number(floor)} tok/s/user ({limit_stat} TPOT ≤ {fmt_load(slo.tpot_ms)} ms)"
     if not same:
         text += (
             f"<br>limit on {limit_stat} TPOT; this axis is {params.stat} TPOT,"

@@ -7,6 +7,7 @@ from typing import Any
 
 from app.charts.pareto import colour
 from app.domain import plan as domain
+from app.domain.numbers import fmt_number, fmt_usd
 from app.services.plan import Plan
 
 UNIT_WORDS = {
@@ -49,8 +50,11 @@ def cost_figure(plan: Plan) -> dict[str, Any]:
                     "dash": DASHES[price_index % len(DASHES)],
                     "width": 3 if option.cost.cheapest else 1.5,
                 },
-                "hovertemplate": f"{option.label}<br>%{{x:,.4g}} {UNIT_WORDS[demand.unit]}"
-                "<br>$%{y:,.0f}/month<extra></extra>",
+                "customdata": [
+                    [fmt_number(x), fmt_usd(y, "/month")] for x, y in zip(xs, ys, strict=True)
+                ],
+                "hovertemplate": f"{option.label}<br>%{{customdata[0]}} {UNIT_WORDS[demand.unit]}"
+                "<br>%{customdata[1]}<extra></extra>",
             }
         )
     if plan.crossovers:
@@ -62,7 +66,8 @@ def cost_figure(plan: Plan) -> dict[str, Any]:
                 "x": [c.demand for c in plan.crossovers],
                 "y": [_cheapest_cost_above(plan, c.demand) for c in plan.crossovers],
                 "marker": {"symbol": "line-ns-open", "size": 14, "color": "#D55E00"},
-                "hovertemplate": "above %{x:,.4g}: cheapest changes<extra></extra>",
+                "customdata": [fmt_number(c.demand) for c in plan.crossovers],
+                "hovertemplate": "above %{customdata}: cheapest changes<extra></extra>",
             }
         )
     return {

@@ -7,6 +7,7 @@ from typing import Any
 
 from app.charts.pareto import colour, pareto_figure
 from app.domain.claims import on_basis, per_gpu_tok_s
+from app.domain.numbers import fmt_number
 from app.services.analysis import SweepAnalysis
 from app.services.claims_audit import Placement
 from app.services.physics import Curve, ShownPhysics
@@ -27,11 +28,12 @@ def roofline_trace(curve: Curve, line_colour: str) -> dict[str, Any]:
         "legendgroup": "physics",
         "x": [p.interactivity_tok_s_user for p in curve.points],
         "y": [p.tok_s_per_gpu for p in curve.points],
-        "text": [f"batch {p.batch:,} ({p.bound}-bound)" for p in curve.points],
-        "hovertemplate": (
-            f"<b>{curve.name}</b><br>%{{text}}<br>≤ %{{x:,.1f}} tok/s/user"
-            "<br>≤ %{y:,.1f} output tok/s/GPU<extra></extra>"
-        ),
+        "text": [
+            f"batch {p.batch:,} ({p.bound}-bound)<br>≤ {fmt_number(p.interactivity_tok_s_user)}"
+            f" tok/s/user<br>≤ {fmt_number(p.tok_s_per_gpu)} output tok/s/GPU"
+            for p in curve.points
+        ],
+        "hovertemplate": f"<b>{curve.name}</b><br>%{{text}}<extra></extra>",
         "line": {"color": line_colour, "width": 1.5, "dash": "dash"},
     }
 
@@ -51,7 +53,7 @@ def claim_xy(claim: VendorClaim, basis: str) -> tuple[float | None, float | None
 
 def claim_label(claim: VendorClaim) -> str:
     measures = MEASURES_WORDS.get(claim.measures, claim.measures)
-    return f"Claim · {claim.vendor} · {claim.value_tok_s:,.0f} tok/s {measures}"
+    return f"Claim · {claim.vendor} · {fmt_number(claim.value_tok_s, 'tok/s')} {measures}"
 
 
 def claim_traces(

@@ -8,6 +8,7 @@ from typing import Any
 import polars as pl
 
 from app.charts.pareto import colour
+from app.domain.numbers import fmt_load
 from app.domain.request_goodput import request_tpot_expr
 from app.store.models import Point
 
@@ -112,7 +113,9 @@ def cdf_figure(points: list[Point], samples: pl.DataFrame, metric: str) -> dict[
             continue
         step = max(1, n // CDF_POINTS)
         idx = list(range(0, n, step)) + ([n - 1] if (n - 1) % step else [])
-        label = f"{_axis_title([point]).split(' ')[0].lower()} {_load(point) or '∞'}"
+        label = (
+            f"{_axis_title([point]).split(' ')[0].lower()} {fmt_load(_load(point), missing='∞')}"
+        )
         traces.append(
             {
                 "type": "scatter", "mode": "lines", "name": label,

@@ -16,6 +16,7 @@ from app.domain.claims import (
     spec_decode_state,
     weight_precision,
 )
+from app.domain.numbers import fmt_count
 from app.domain.roofline import (
     DecodeStep,
     HardwareSpec,
@@ -131,7 +132,7 @@ def _step_lines(arch: ModelArch, hw: HardwareSpec, batch: int, work: Work) -> De
     kv_total = batch * ctx * kv
     work.add(
         "KV read per step",
-        f"{batch:,} sequence(s) × {ctx:,} tokens × {fmt(kv)} B",
+        f"{fmt_count(batch, 'sequence')} × {ctx:,} tokens × {fmt(kv)} B",
         kv_total / 1e9,
         "GB",
     )
@@ -145,7 +146,10 @@ def _step_lines(arch: ModelArch, hw: HardwareSpec, batch: int, work: Work) -> De
     bw = work.gpus * hw.mem_bw_tb_s * work.bw_efficiency
     eff = f" × η {work.bw_efficiency:g}" if work.bw_efficiency != 1 else ""
     work.add(
-        "Memory bandwidth", f"{work.gpus} GPU(s) × {fmt(hw.mem_bw_tb_s)} TB/s{eff}", bw, "TB/s"
+        "Memory bandwidth",
+        f"{fmt_count(work.gpus, 'GPU')} × {fmt(hw.mem_bw_tb_s)} TB/s{eff}",
+        bw,
+        "TB/s",
     )
     work.add(
         "Memory time per step",
@@ -220,9 +224,9 @@ def _aggregate(
     per_gpu, _ = per_gpu_tok_s(claim)
     total = per_gpu * gpus
     if claim.measures == "system" and gpus == claim.scope_gpus:
-        how = f"as claimed for {gpus} GPU(s)"
+        how = f"as claimed for {fmt_count(gpus, 'GPU')}"
     else:
-        how = f"{fmt(per_gpu)} tok/s per GPU × {gpus} GPU(s)"
+        how = f"{fmt(per_gpu)} tok/s per GPU × {fmt_count(gpus, 'GPU')}"
     work.add("Claim, all GPUs", how, total, f"{claim.token_basis} tok/s")
     b_max = _b_max(arch, hw, work, gpus)
     kv = kv_bytes_per_token(arch, bytes_per_param(work.kv_precision))
@@ -260,7 +264,7 @@ def _aggregate(
         ceiling_tok_s=ceiling, ceiling_batch=batch, ceiling_tok_s_user=step.interactivity_tok_s_user
     )
     numbers.update(
-        compared_tok_s=total, compared_as=f"{claim.token_basis} tok/s over {gpus} GPU(s)"
+        compared_tok_s=total, compared_as=f"{claim.token_basis} tok/s over {fmt_count(gpus, 'GPU')}"
     )
     if compute is not None and total > compute:
         text = (
@@ -278,7 +282,7 @@ def _aggregate(
     output = total * share
     if share != 1:
         work.add("Output tokens of the claim", f"{fmt(total)} × {fmt(share, 4)}", output, "tok/s")
-    numbers.update(compared_tok_s=output, compared_as=f"output tok/s over {gpus} GPU(s)")
+    numbers.update(compared_tok_s=output, compared_as=f"output tok/s over {fmt_count(gpus, 'GPU')}")
     if output <= ceiling:
         text = (
             f"physically possible: {fmt(output, 5)} ≤ {fmt(ceiling, 5)} tok/s at batch {batch:,}"

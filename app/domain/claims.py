@@ -10,6 +10,8 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
+from app.domain.numbers import fmt_count
+
 Measures = Literal["per_user", "per_gpu", "system"]
 TokenBasis = Literal["output", "total"]
 Scope = Literal["gpu", "node", "rack"]
@@ -121,9 +123,13 @@ def per_gpu_tok_s(claim: Claim) -> tuple[float, str]:
     if claim.measures == "per_gpu":
         return claim.value_tok_s, "as claimed (per GPU)"
     if claim.measures == "system":
-        return claim.value_tok_s / gpus, f"{fmt(claim.value_tok_s)} tok/s ÷ {gpus} GPU(s)"
+        return (
+            claim.value_tok_s / gpus,
+            f"{fmt(claim.value_tok_s)} tok/s ÷ {fmt_count(gpus, 'GPU')}",
+        )
     batch = claim.batch or 1
-    how = f"{fmt(claim.value_tok_s)} tok/s/user × {batch} user(s) ÷ {gpus} GPU(s)"
+    users, on = fmt_count(batch, "user"), fmt_count(gpus, "GPU")
+    how = f"{fmt(claim.value_tok_s)} tok/s/user × {users} ÷ {on}"
     if claim.batch is None:
         how += " (no batch stated: batch 1)"
     return claim.value_tok_s * batch / gpus, how
@@ -163,7 +169,8 @@ def open_questions(claim: Claim) -> list[str]:
     if claim.measures == "system":
         whole = {"gpu": "deployment", "node": "node", "rack": "rack"}[claim.gpu_scope]
         questions.append(
-            f"Per GPU or for the whole {whole}? Stored as {claim.scope_gpus} GPU(s) in total:"
+            f"Per GPU or for the whole {whole}? Stored as {fmt_count(claim.scope_gpus, 'GPU')}"
+            " in total:"
             " do they include every GPU of the deployment (prefill and decode)?"
         )
     elif claim.measures == "per_gpu" and claim.gpu_scope != "gpu":

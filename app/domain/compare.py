@@ -8,7 +8,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from app.domain.metrics import format_number
+from app.domain.intervals import Interval, Separation, separation
+from app.domain.numbers import fmt_number, fmt_percent
 from app.domain.pareto import Interpolation, value_at
 
 # Interactivities (tok/s/user) people quote: InferenceX reads DeepSeek at ~35, chat at 25–50, etc.
@@ -138,8 +139,56 @@ def range_ends_at(
 
 
 def _span(r: tuple[float, float]) -> str:
-    return f"[{format_number(r[0], 1)}, {format_number(r[1], 1)}]"
+    return f"[{fmt_number(r[0])}, {fmt_number(r[1])}]"
 
 
 def finite_or_none(value: float | None) -> float | None:
     return value if value is not None and math.isfinite(value) else None
+
+
+@dataclass(frozen=True)
+class Distinction:
+    """Whether a ratio's interval separates A from B ("is A really faster?"), in words.
+
+    `distinguishable` is None when there is no interval; `separation` says how many more
+    requests or runs each side would need when the interval spans 1×.
+    """
+
+    ratio: Interval
+    distinguishable: bool | None
+    text: str
+    separation: Separation | None = None
+
+
+NOT_DISTINGUISHABLE = "not distinguishable with this data"
+
+
+def distinguish(
+    ratio: Interval, a: Interval, b: Interval, a_name: str = "A", b_name: str = "B"
+) -> Distinction:
+    """Does A ÷ B's interval exclude 1×? If not, a power estimate of the data that would."""
+    if ratio.low is None or ratio.high is None:
+        return Distinction(ratio, None, ratio.reason or "no interval")
+    span = (
+        f"the {fmt_percent(ratio.level)} interval "
+        f"{fmt_number(ratio.low)}×–{fmt_number(ratio.high)}×"
+    )
+    if not ratio.contains(1.0):
+        side = "more" if ratio.low > 1 else "less"
+        return Distinction(
+            ratio, True, f"distinguishable: {span} excludes 1× ({a_name} delivers {side})"
+        )
+    sep = separation(a, b)
+    if sep.more_a is None or sep.more_b is None:
+        how = (
+            "the two values are equal, so no amount of data would separate them"
+            if a.value is not None and a.value == b.value
+            else "no power estimate without both intervals"
+        )
+    else:
+        how = (
+            f"about {sep.more_a:,} more {sep.unit_a} of {a_name} and {sep.more_b:,} more "
+            f"{sep.unit_b} of {b_name} would separate them "
+            f"({fmt_percent(sep.power)} power)"
+        )
+    return Distinction(ratio, False, f"{NOT_DISTINGUISHABLE}: {span} spans 1×; {how}", sep)

@@ -113,6 +113,73 @@ DEFINITIONS: tuple[Definition, ...] = (
         "duration.",
     ),
     Definition(
+        "ci-level",
+        "Intervals: level and methods",
+        "level L ∈ [0.5, 0.999], default 0.95; z = Φ⁻¹((1 + L) ÷ 2) = 1.96 at 0.95",
+        "Every read-off figure carries an interval at the level you set (the `ci_level` query "
+        "parameter, “Interval level” in the form), or none with the reason in words. Per-request "
+        "mode: attainment by Wilson, goodput and $/Mtok by a seeded bootstrap over the operating "
+        "point's requests. Percentile mode: a t interval over repeated runs at the operating "
+        "point's load; with one run there is none (“one run: no interval”). Tables show ± half "
+        "the interval's width, the ends and method in the cell's tooltip; charts draw error bars "
+        "at the operating points. The API gives ci_low, ci_high, ci_level and ci_method beside "
+        "each value.",
+    ),
+    Definition(
+        "ci-wilson",
+        "Attainment interval (Wilson score)",
+        "(p̂ + z²/2n ± z·√(p̂(1 − p̂)/n + z²/4n²)) ÷ (1 + z²/n), p̂ = good ÷ issued",
+        "n is the point's issued requests, failures included. Unlike p̂ ± z·√(p̂(1 − p̂)/n) it "
+        "never leaves [0, 1] and is not a point at 0 % or 100 %: 100 of 100 good gives 96.3 %–"
+        "100 % at 95 %. Example: 81 of 100 good ⇒ 72.2 %–87.5 %.",
+    ),
+    Definition(
+        "slo-borderline",
+        "Borderline (per-request mode)",
+        "borderline ⇔ low end < target ≤ high end of the attainment's Wilson interval",
+        "A measured point whose interval straddles the attainment target is borderline: neither "
+        "a sure pass nor a sure fail; more requests would settle it. It keeps its goodput when "
+        "its measured attainment meets the target (meets_slo stays true), and the table says "
+        "“borderline” with the interval. A sweep is borderline when its operating point is, or "
+        "when nothing passes but some point is borderline. Unknown (not measured) stays unknown.",
+    ),
+    Definition(
+        "ci-bootstrap",
+        "Goodput and $/Mtok interval (bootstrap over requests)",
+        "B = 1000 resamples of the n issued requests with replacement (seed 0); "
+        "interval = the (1 − L)/2 and (1 + L)/2 quantiles of Σ good tokens ÷ duration ÷ GPUs",
+        "Only at the operating point. Each resample keeps the point's duration and GPUs and "
+        "recounts good requests and their tokens; request goodput likewise from the good count. "
+        "$/Mtok = k ÷ goodput, so its ends are k ÷ the goodput's ends (swapped). The fixed seed "
+        "makes pages, exports, the API and tests give the same numbers.",
+    ),
+    Definition(
+        "ci-runs",
+        "Interval from repeated runs (t)",
+        "x̄ ± t₍₁₊L₎/₂, n−1 · s ÷ √n over the n runs at the operating point's load that pass",
+        "Percentile mode has no per-request counts, so the spread between runs of the same "
+        "configuration is the evidence. The value shown stays the best passing run (the "
+        "goodput); the interval is for the runs' mean. A headline on Compare uses the runs at "
+        "the measured frontier point it reads; an interpolated value has no interval.",
+    ),
+    Definition(
+        "ci-ratio",
+        "Is A really faster? (ratio intervals)",
+        "ln(a ÷ b) ± z·√(se_a² + se_b²), se = (ln high − ln low) ÷ 2z; "
+        "two bootstraps: quantiles of the paired resample ratios",
+        "A ratio whose interval spans 1× is “not distinguishable with this data”; one that "
+        "excludes 1× is distinguishable. Cost ratios are the price ratio ÷ the throughput ratio, "
+        "so their ends follow.",
+    ),
+    Definition(
+        "ci-power",
+        "How much more data would separate them (power estimate)",
+        "n' = n · ((z₍₁₊L₎/₂ + z₀.₈) · √(se_a² + se_b²) ÷ |ln(a ÷ b)|)², more = ⌈n'⌉ − n per side",
+        "Two-sample, 80 % power, each side's standard error shrinking as 1 ÷ √n with more "
+        "requests (per-request mode) or runs (percentile mode), the values themselves held. "
+        "Equal values cannot be separated by any amount of data.",
+    ),
+    Definition(
         "cost",
         "Cost per million tokens",
         "$/Mtok = hourly cost per GPU × 10⁶ ÷ (3600 × goodput tok/s/GPU × utilization)",

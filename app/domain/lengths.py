@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.domain.metrics import format_number
+from app.domain.numbers import fmt_number
 
 # Beyond this relative gap the measured mean is shown beside the configured value.
 LENGTH_TOLERANCE = 0.10
@@ -56,12 +56,12 @@ def check_lengths(
         if abs(measured - configured) > LENGTH_TOLERANCE * configured:
             sign = "+" if gap > 0 else "−"
             parts.append(
-                f"{label} configured {configured}, measured mean {format_number(measured, 1)} "
-                f"({sign}{format_number(abs(gap) * 100, 0)} %)"
+                f"{label} configured {fmt_number(configured)}, "
+                f"measured mean {fmt_number(measured)} ({sign}{fmt_number(abs(gap) * 100, '%')})"
             )
     note = None
     if parts:
-        limit = format_number(LENGTH_TOLERANCE * 100, 0)
+        limit = fmt_number(LENGTH_TOLERANCE * 100)
         note = (
             "; ".join(parts) + f": the measured mean differs from the configured length by more "
             f"than {limit} %, so the sweep measured a different workload than its ISL/OSL says"

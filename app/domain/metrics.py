@@ -113,18 +113,6 @@ def frechet_bounds(attainments: Sequence[float]) -> tuple[float, float]:
     return (lower, min(attainments))
 
 
-def format_number(value: float, decimals: int = 2) -> str:
-    """Plain human number for reasons and labels: at most `decimals` decimals, no trailing zeros."""
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "∞" if value > 0 else "−∞"
-    text = f"{value:.{decimals}f}"
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    return "0" if text == "-0" else text
-
-
 def _finite(value: float | None) -> float | None:
     """The value if it is a finite number, else None."""
     if value is None or not math.isfinite(value):

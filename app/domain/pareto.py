@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from app.domain.metrics import format_number
+from app.domain.numbers import fmt_number
 
 Interpolation = Literal["staircase", "linear", "loglinear", "steffen"]
 INTERPOLATIONS: tuple[Interpolation, ...] = ("staircase", "linear", "loglinear", "steffen")
@@ -123,9 +123,7 @@ def value_at(
         return none("no target interactivity")
     lo, hi = front_xs[0], front_xs[-1]
     if x_star < lo or x_star > hi:
-        return none(
-            f"outside the measured range [{format_number(lo)}, {format_number(hi)}] {x_unit}"
-        )
+        return none(f"outside the measured range [{fmt_number(lo)}, {fmt_number(hi)}] {x_unit}")
     k = bisect_left(front_xs, x_star)
     if method == "staircase" or front_xs[k] == x_star:
         return ValueAt(y=front_ys[k], reason=None, estimate=estimate, method=method, index=k)

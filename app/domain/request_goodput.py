@@ -45,6 +45,15 @@ def request_tpot_expr() -> pl.Expr:
     )
 
 
+def good_request_expr(limits: Sequence[tuple[Metric, float]]) -> pl.Expr:
+    """True iff the request succeeded and met every (metric, limit ms), equality passing."""
+    good = pl.col("ok").fill_null(False)
+    for metric, limit in limits:
+        value = request_tpot_expr() if metric == "tpot" else pl.col(f"{metric}_ms")
+        good = good & (value <= limit).fill_null(False)
+    return good
+
+
 def request_goodput_frame(
     samples: pl.DataFrame, limits: Sequence[tuple[Metric, float]]
 ) -> pl.DataFrame:
@@ -53,13 +62,9 @@ def request_goodput_frame(
     A request is good iff ok and every (metric, limit ms) holds with equality passing; nulls
     (failed requests, missing values) never count as good. Columns: see SAMPLE_SCHEMA.
     """
-    good = pl.col("ok").fill_null(False)
-    for metric, limit in limits:
-        value = request_tpot_expr() if metric == "tpot" else pl.col(f"{metric}_ms")
-        good = good & (value <= limit).fill_null(False)
     return (
         samples.lazy()
-        .with_columns(good=good)
+        .with_columns(good=good_request_expr(limits))
         .group_by("point_id")
         .agg(
             issued=pl.len(),

@@ -13,7 +13,9 @@ from typing import Literal
 import polars as pl
 
 from app.domain.estimate import Estimate, interpolated_estimate, load_order
-from app.domain.metrics import Basis, format_number, frechet_bounds
+from app.domain.intervals import DEFAULT_LEVEL, wilson
+from app.domain.metrics import Basis, frechet_bounds
+from app.domain.numbers import fmt_count, fmt_number, fmt_pair
 from app.domain.point import (
     LatencyStats,
     Metric,
@@ -32,6 +34,7 @@ from app.domain.verdict import (
     Check,
     SamplePercentiles,
     SampleValue,
+    ShownStatus,
     Slo,
     Status,
     Verdict,
@@ -103,6 +106,17 @@ class Readoff:
     def meets_slo(self) -> bool | None:
         """True on pass, False on fail, None when unknown (never a fail for unmeasured data)."""
         return None if self.status == "unknown" else self.status == "pass"
+
+    @property
+    def shown_status(self) -> ShownStatus:
+        """The status a table shows: "borderline" when the operating point's attainment interval
+        straddles the target, or when nothing passes but some point's interval reaches it."""
+        if self.status == "pass":
+            op = self.operating_verdict
+            return "borderline" if op is not None and op.borderline else "pass"
+        if self.status == "fail" and any(v.borderline for v in self.verdicts):
+            return "borderline"
+        return self.status
 
     @property
     def operating_verdict(self) -> Verdict | None:
@@ -178,9 +192,15 @@ def request_readoff_from_rows(
     slo: Slo,
     basis: Basis = "output",
     x_stat: Stat = "p50",
+    ci_level: float = DEFAULT_LEVEL,
 ) -> Readoff:
-    """request_readoff from counts already aggregated by point id (see request_goodput_frame)."""
-    verdicts = tuple(_request_verdict(p, rows.get(p.point_id), slo, basis) for p in points)
+    """request_readoff from counts already aggregated by point id (see request_goodput_frame).
+
+    Each point's attainment gets a Wilson interval at `ci_level`; one that straddles the target
+    makes the point borderline (it still qualifies for goodput by its measured attainment)."""
+    verdicts = tuple(
+        _request_verdict(p, rows.get(p.point_id), slo, basis, ci_level) for p in points
+    )
     best = _best_passing(points, verdicts, basis, x_stat)
     if best is None:
         return _no_goodput("per_request", basis, points, verdicts, None, PER_REQUEST_MODE_NOTE)
@@ -201,7 +221,11 @@ def request_readoff_from_rows(
 
 
 def _request_verdict(
-    point: PointMetrics, row: Mapping[str, object] | None, slo: Slo, basis: Basis
+    point: PointMetrics,
+    row: Mapping[str, object] | None,
+    slo: Slo,
+    basis: Basis,
+    ci_level: float = DEFAULT_LEVEL,
 ) -> Verdict:
     """Attainment verdict of one point from its aggregated sample row."""
     if row is None or not int_or_none(row.get("issued")):
@@ -212,11 +236,21 @@ def _request_verdict(
         return Verdict(point.point_id, "unknown", note="GPU count not recorded")
     stats = request_stats(row, point.duration_s, point.num_gpus, basis)
     passed = stats.attainment >= slo.attainment
+    got, wanted = fmt_pair(stats.attainment * 100, slo.attainment * 100, "%")
     reason = (
-        f"attainment {format_number(stats.attainment * 100, 1)} % {'≥' if passed else '<'} "
-        f"{format_number(slo.attainment * 100, 1)} % ({stats.good} of {stats.issued} requests good)"
+        f"attainment {got} {'≥' if passed else '<'} {wanted} "
+        f"({fmt_number(stats.good)} of {fmt_count(stats.issued, 'request')} good)"
     )
-    return Verdict(point.point_id, "pass" if passed else "fail", requests=stats, note=reason)
+    ci = wilson(stats.good, stats.issued, ci_level)
+    low, high = ci.low or 0.0, ci.high or 0.0
+    return Verdict(
+        point.point_id,
+        "pass" if passed else "fail",
+        requests=stats,
+        note=reason,
+        attainment_ci=(low, high),
+        borderline=low < slo.attainment <= high,
+    )
 
 
 def _point_goodput(point: PointMetrics, verdict: Verdict, basis: Basis) -> float | None:

@@ -12,13 +12,16 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
 
-from app.domain.metrics import format_number, interactivity_tok_s_user
+from app.domain.metrics import interactivity_tok_s_user
+from app.domain.numbers import fmt_count, fmt_load, fmt_pair
 from app.domain.point import METRIC_LABELS, METRICS, Metric, PointMetrics, Stat
 from app.domain.request_goodput import RequestStats
 
 # A percentile is written "p<percent>", e.g. "p90" or "p99.9"; any from p50 to p99.9 may be asked.
 Percentile = str
 Status = Literal["pass", "fail", "unknown"]
+# What a table and the JSON say: "borderline" when the attainment interval straddles the target.
+ShownStatus = Literal["pass", "borderline", "fail", "unknown"]
 Source = Literal["stored", "samples"]
 STORED_PERCENTILES: tuple[Percentile, ...] = ("p50", "p90", "p95", "p99")
 # The percentiles a file can store, as the statistic names of LatencyStats.
@@ -120,12 +123,12 @@ class Slo:
         return [percentile_percent(p) / 100 for _, p, _ in self.checked()]
 
     def describe(self, per_request: bool = False) -> str:
-        """Human summary, e.g. 'p99 TTFT ≤ 2000 ms, p50 TPOT ≤ 20 ms'; 'no limits' if none set.
+        """Human summary, e.g. 'p99 TTFT ≤ 2,000 ms, p50 TPOT ≤ 20 ms'; 'no limits' if none set.
 
         Per-request mode checks every request against the limits, so no percentile is named.
         """
         parts = [
-            f"{'' if per_request else p + ' '}{METRIC_LABELS[m]} ≤ {format_number(v)} ms"
+            f"{'' if per_request else p + ' '}{METRIC_LABELS[m]} ≤ {fmt_load(v, 'ms')}"
             for m, p, v in self.checked()
         ]
         return ", ".join(parts) if parts else "no limits"
@@ -166,9 +169,10 @@ class Check:
         if self.value_ms is None:
             return f"{name} not measured: {self.how_to_get()}"
         op = "≤" if self.status == "pass" else ">"
-        text = f"{name} {format_number(self.value_ms)} ms {op} {format_number(self.limit_ms)} ms"
+        value, limit = fmt_pair(self.value_ms, self.limit_ms, "ms")
+        text = f"{name} {value} {op} {limit}"
         if self.source == "samples":
-            text += f" (from {self.n_samples} request samples)"
+            text += f" (from {fmt_count(self.n_samples, 'request sample')})"
         return text
 
     def how_to_get(self) -> str:
@@ -199,6 +203,16 @@ class Verdict:
     point: PointMetrics | None = field(default=None, repr=False, compare=False)
     slo: Slo | None = field(default=None, repr=False, compare=False)
     samples: SamplePercentiles | None = field(default=None, repr=False, compare=False)
+    # Per-request mode: the attainment's interval (low, high) and whether it holds the target.
+    attainment_ci: tuple[float, float] | None = None
+    borderline: bool = False
+
+    @property
+    def shown_status(self) -> ShownStatus:
+        """pass / fail as measured, "borderline" when the interval straddles the target."""
+        if self.borderline and self.status != "unknown":
+            return "borderline"
+        return self.status
 
     @property
     def checks(self) -> tuple[Check, ...]:
@@ -265,6 +279,13 @@ def stored_value(point: PointMetrics, metric: Metric, stat: Percentile) -> float
     """The file's own statistic, None when it did not store this percentile."""
     name = _STORED.get(stat)
     return None if name is None else point.latency(metric).get(name)
+
+
+def value_ms(
+    point: PointMetrics, metric: Metric, stat: Percentile, samples: SamplePercentiles | None
+) -> float | None:
+    """The value a check of this limit compares: stored statistic, else the samples' percentile."""
+    return _value(point, metric, stat, samples)[0]
 
 
 def _value(

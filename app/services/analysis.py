@@ -5,6 +5,7 @@ Glue between queries (rows in) and the pure domain functions (numbers out); no w
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -14,9 +15,11 @@ from sqlalchemy.orm import Session
 
 from app.domain.cost import tok_s_per_mw, usd_per_mtok
 from app.domain.estimate import estimate_tok_s_per_gpu
+from app.domain.intervals import DEFAULT_LEVEL
 from app.domain.metrics import Basis
 from app.domain.pareto import Interpolation, pareto_frontier
 from app.domain.point import METRICS, PointMetrics, Stat
+from app.domain.readoff_intervals import ReadoffIntervals, request_intervals, runs_intervals
 from app.domain.request_goodput import SAMPLE_SCHEMA, request_goodput_frame
 from app.domain.slo import (
     Readoff,
@@ -40,6 +43,7 @@ class Params:
     basis: Basis = "output"
     stat: Stat = "p50"
     interpolation: Interpolation = "staircase"
+    ci_level: float = DEFAULT_LEVEL  # the level of every interval, 0.5 … 0.999
 
 
 @dataclass(frozen=True)
@@ -78,6 +82,12 @@ class SweepAnalysis:
     # Percentiles from request samples, by point id, where the files did not store one the SLO
     # asks for (percentile mode); empty when no sample was needed.
     sample_stats: dict[int, SamplePercentiles] = field(default_factory=dict)
+    intervals: ReadoffIntervals | None = None  # the read-off's figures with their intervals
+    # The sweep's request samples in per-request mode (the process-wide cached frame), so
+    # what else the page draws from them does not read them again.
+    samples: pl.DataFrame | None = None
+    # Per-process memo of values derived from the sweep's points alone (points never change).
+    derived: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     @property
     def tok_s_per_mw(self) -> float | None:
@@ -138,15 +148,56 @@ def _one(
     xs, ys, frontier = sweep.derived[key]
     stats: dict[int, SamplePercentiles] = {}
     if counts is not None:
-        readoff = request_readoff_from_rows(counts, points, params.slo, params.basis, params.stat)
+        readoff = request_readoff_from_rows(
+            counts, points, params.slo, params.basis, params.stat, params.ci_level
+        )
     else:
         stats = _sample_stats(points, params.slo, samples)
         readoff = percentile_readoff(points, params.slo, params.basis, params.stat, samples=stats)
     estimate_y = _estimate(readoff, points, params, frontier, xs, ys)
     analysis = SweepAnalysis(sweep.meta, sweep.rows, points, xs, ys, frontier, readoff, estimate_y)
+    analysis.derived = sweep.derived
     analysis.sample_stats = stats
+    analysis.samples = samples if counts is not None else None
+    analysis.intervals = _intervals(sweep, readoff, points, params, samples, counts is not None)
     analysis.costs = [_cost(analysis, price) for price in prices]
     return analysis
+
+
+def _intervals(
+    sweep: SweepPoints,
+    readoff: Readoff,
+    points: list[PointMetrics],
+    params: Params,
+    samples: pl.DataFrame | None,
+    per_request: bool,
+) -> ReadoffIntervals:
+    """Intervals at the operating point only (the bootstrap is the costly part: it is kept per
+    sweep for the last few SLOs, since points and their samples never change)."""
+    if not per_request:
+        return runs_intervals(readoff, points, params.basis, params.ci_level)
+    op = readoff.operating_point
+    key = (
+        op.point_id if op else None,
+        params.slo.limits(),
+        params.slo.attainment,
+        params.basis,
+        params.ci_level,
+        sweep.meta["num_gpus"],
+    )
+    memo: OrderedDict[Any, ReadoffIntervals] = sweep.derived.setdefault("intervals", OrderedDict())
+    found = memo.get(key)
+    if found is None:
+        found = request_intervals(
+            readoff, points, samples, params.slo, params.basis, params.ci_level
+        )
+        memo[key] = found
+        while len(memo) > _INTERVALS_KEPT:
+            memo.popitem(last=False)
+    return found
+
+
+_INTERVALS_KEPT = 16
 
 
 def _sample_stats(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Literal
 
 import polars as pl
@@ -17,13 +18,17 @@ from app.domain.compare import (
 )
 from app.domain.cost import usd_per_mtok
 from app.domain.estimate import load_order
+from app.domain.numbers import fmt_load
 from app.domain.point import METRIC_LABELS, METRICS, Metric
 from app.domain.sensitivity import (
     SensitivityStep,
     percentile_limits,
+    point_values,
+    request_buckets,
     request_limits,
     sensitivity,
 )
+from app.domain.verdict import Percentile
 from app.services.analysis import Params, Price, SweepAnalysis
 
 
@@ -147,16 +152,19 @@ def sensitivity_series(
     if params.mode == "requests" and samples is not None:
         limits = request_limits(samples, metric)
     else:
-        stats = {k: v for r in results for k, v in r.sample_stats.items()}
+        stat = params.slo.stat(metric)
         limits = percentile_limits(
-            [r.points for r in results], metric, params.slo.stat(metric), stats
+            [r.points for r in results],
+            metric,
+            stat,
+            columns=[value_column(r, metric, stat) for r in results],
         )
+    buckets = None
+    if params.mode == "requests" and samples is not None:
+        # One polars pass over every selected sweep's requests, read per sweep below.
+        buckets = request_buckets(samples, params.slo, metric, limits)
     out = []
     for result in results:
-        mine = None
-        if params.mode == "requests" and samples is not None:
-            ids = [p.point_id for p in result.points]
-            mine = samples.filter(pl.col("point_id").is_in(ids))
         steps = sensitivity(
             result.points,
             params.slo,
@@ -164,8 +172,10 @@ def sensitivity_series(
             limits,
             params.basis,
             params.stat,
-            mine,
+            buckets,
             sample_stats=result.sample_stats,
+            axes=(result.xs, result.ys),
+            columns=partial(value_column, result),
         )
         price = group.for_hardware(str(result.meta["hardware"])) if group else None
         costs = tuple(
@@ -176,6 +186,18 @@ def sensitivity_series(
         )
         out.append(SensitivitySeries(result, tuple(steps), costs))
     return out
+
+
+def value_column(result: SweepAnalysis, metric: Metric, stat: Percentile) -> list[float | None]:
+    """The values a check of (metric, stat) compares at each point. Stored statistics never
+    change, so without sample-derived values they are remembered per process per sweep."""
+    if result.sample_stats:
+        return point_values(result.points, metric, stat, result.sample_stats)
+    key = ("check values", metric, stat)
+    if key not in result.derived:
+        result.derived[key] = point_values(result.points, metric, stat)
+    column: list[float | None] = result.derived[key]
+    return column
 
 
 def sensitivity_percentile(params: Params, metric: str) -> str:
@@ -206,7 +228,9 @@ def sensitivity_empty_reason(
             f"percentile the files report (e.g. p50 or p99) or upload per-request data"
         )
     others = [
-        f"{p} {METRIC_LABELS[m]} ≤ {v:g} ms" for m, p, v in params.slo.checked() if m != metric
+        f"{p} {METRIC_LABELS[m]} ≤ {fmt_load(v, 'ms')}"
+        for m, p, v in params.slo.checked()
+        if m != metric
     ]
     held = f" under the other limits ({', '.join(others)})" if others else ""
     return (

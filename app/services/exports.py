@@ -13,7 +13,8 @@ import polars as pl
 
 from app.domain.columns import POINT_COLUMN_NAMES, SWEEP_COLUMN_NAMES
 from app.ingest.parsed import SAMPLE_FIELDS
-from app.services.analysis import Params, SweepAnalysis
+from app.services.analysis import Cost, Params, SweepAnalysis
+from app.services.intervals import cost_interval
 from app.services.price_columns import PriceColumn, price_cells
 from app.store.models import Sweep
 from app.store.sweeps import point_dict, sweep_summary
@@ -123,21 +124,28 @@ READOFF_HEADER = [
     "sweep_id", "sweep", "hardware", "num_gpus", "model", "engine", "precision", "slo", "mode",
     "basis", "status", "meets_slo", "goodput_tok_s_per_gpu", "goodput_requests_per_s",
     "concurrency", "request_rate", "interactivity_tok_s_user", "estimate_tok_s_per_gpu",
-    "tok_s_per_mw", "reason",
+    "tok_s_per_mw", "reason", "ci_level", "ci_method", "goodput_ci_low", "goodput_ci_high",
+    "attainment", "attainment_ci_low", "attainment_ci_high", "ci_reason",
 ]  # fmt: skip
 
 
 def readoff_csv(results: list[SweepAnalysis], params: Params, columns: list[PriceColumn]) -> str:
     """One row per sweep; per price column the $/Mtok and the $/GPU-hour that applied to its GPU.
 
-    `status` is pass, fail or unknown; `meets_slo` is empty when unknown.
+    `status` is pass, borderline, fail or unknown; `meets_slo` is empty when unknown. Each
+    interval's ends follow its value's columns (empty, with `ci_reason`, when there is none).
     """
     header = [
         *READOFF_HEADER,
         *(
             name
             for c in columns
-            for name in (f"usd_per_mtok [{c.label}]", f"usd_per_gpu_hour [{c.label}]")
+            for name in (
+                f"usd_per_mtok [{c.label}]",
+                f"usd_per_gpu_hour [{c.label}]",
+                f"usd_per_mtok_ci_low [{c.label}]",
+                f"usd_per_mtok_ci_high [{c.label}]",
+            )
         ),
     ]
     rows = []
@@ -148,6 +156,7 @@ def readoff_csv(results: list[SweepAnalysis], params: Params, columns: list[Pric
             for value in (
                 None if cost is None else cost.usd_per_mtok,
                 None if cost is None else cost.price.usd_per_gpu_hour,
+                *_cost_ends(result, cost),
             )
         ]
         rows.append([*_readoff_row(result, params), *prices])
@@ -161,9 +170,26 @@ def _readoff_row(result: SweepAnalysis, params: Params) -> list[Any]:
         meta["id"], meta["name"], meta["hardware"], meta["num_gpus"], meta["model"],
         meta["engine"], meta["precision"], params.slo.describe(params.mode == "requests"),
         params.mode, params.basis,
-        readoff.status, readoff.meets_slo, readoff.goodput_tok_s_per_gpu,
+        readoff.shown_status, readoff.meets_slo, readoff.goodput_tok_s_per_gpu,
         readoff.goodput_requests_per_s,
         op.concurrency if op else None, op.request_rate if op else None,
         op.interactivity_tok_s_user if op else None, result.estimate_tok_s_per_gpu,
-        result.tok_s_per_mw, readoff.reason,
+        result.tok_s_per_mw, readoff.reason, *_interval_cells(result, params),
     ]  # fmt: skip
+
+
+def _interval_cells(result: SweepAnalysis, params: Params) -> list[Any]:
+    """ci_level … ci_reason of READOFF_HEADER: the goodput's and the attainment's intervals."""
+    ivs = result.intervals
+    if ivs is None:
+        return [params.ci_level, None, None, None, None, None, None, "no interval"]
+    g, a = ivs.goodput_tok_s_per_gpu, ivs.attainment
+    return [
+        ivs.level, g.method if g.known else None, g.low, g.high,
+        a.value, a.low, a.high, g.reason,
+    ]  # fmt: skip
+
+
+def _cost_ends(result: SweepAnalysis, cost: Cost | None) -> tuple[float | None, float | None]:
+    iv = None if cost is None else cost_interval(result, cost)
+    return (None, None) if iv is None else (iv.low, iv.high)

@@ -6,8 +6,11 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy.orm import Session
+
 from app.domain.repeats import Spread, spreads
 from app.services.analysis import SweepAnalysis
+from app.store import checks as check_store
 
 CONFIG_KEYS: tuple[str, ...] = ("hardware", "model", "engine", "precision", "isl", "osl")
 
@@ -69,3 +72,34 @@ def repeated_runs(result: SweepAnalysis) -> list[Spread]:
     """Load levels of a sweep measured more than once, with their min–max spread."""
     loads = [p.concurrency if p.concurrency is not None else p.request_rate for p in result.points]
     return spreads(loads, result.xs, result.ys)
+
+
+@dataclass(frozen=True)
+class RegressionMark:
+    """A check that found this sweep (its candidate) a regression from `baseline_id`."""
+
+    check_id: int
+    baseline_id: int
+    baseline_ref: str
+    created_at: dt.datetime | None
+    headline: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "check_id": self.check_id,
+            "baseline_sweep_id": self.baseline_id,
+            "baseline_ref": self.baseline_ref,
+            "created_at": self.created_at.isoformat() if self.created_at else None,
+            "headline": self.headline,
+        }
+
+
+def regression_marks(session: Session, sweep_ids: list[int]) -> dict[int, list[RegressionMark]]:
+    """Regressions that stored checks found, by candidate sweep id (checks that passed: none)."""
+    return {
+        sweep_id: [
+            RegressionMark(c.id, c.baseline_id, c.baseline_ref, c.created_at, c.headline)
+            for c in checks
+        ]
+        for sweep_id, checks in check_store.regressions_by_candidate(session, sweep_ids).items()
+    }

@@ -7,6 +7,7 @@ from typing import Any
 
 from app.domain import plan as domain
 from app.domain.cost import HOURS_PER_MONTH
+from app.domain.numbers import fmt_count, fmt_number, fmt_percent, fmt_usd
 from app.domain.plan import Crossover, Demand
 from app.services.analysis import Params
 from app.services.plan import Option, Plan, PlanResult
@@ -133,8 +134,8 @@ def plan_text(body: dict[str, Any]) -> str:
     d = body["demand"]
     unit = UNIT_WORDS[d["unit"]]
     lines = [
-        f"demand: {_num(d['average'])} {unit} average, peak {_num(d['peak'])} "
-        f"(× {_num(d['peak_to_average'])}), headroom {_num(d['headroom'] * 100)} %",
+        f"demand: {fmt_number(d['average'])} {unit} average, peak {fmt_number(d['peak'])} "
+        f"(× {fmt_number(d['peak_to_average'])}), headroom {fmt_percent(d['headroom'])}",
         "",
     ]
     for r in body["results"]:
@@ -144,13 +145,14 @@ def plan_text(body: dict[str, Any]) -> str:
             lines.append(f"    {r['reason']}")
             continue
         lines.append(
-            f"    {r['replicas']} replicas × {r['num_gpus']} GPUs = {r['gpus']} GPUs; "
-            f"goodput {_num(r['goodput_per_replica'])} {unit} per replica; utilisation "
-            f"{_num(r['utilization_peak'] * 100)} % at peak, "
-            f"{_num(r['utilization_average'] * 100)} % at average"
+            f"    {fmt_count(r['replicas'], 'replica')} × {fmt_count(r['num_gpus'], 'GPU')}"
+            f" = {fmt_count(r['gpus'], 'GPU')}; "
+            f"goodput {fmt_number(r['goodput_per_replica'], unit)} per replica; utilisation "
+            f"{fmt_percent(r['utilization_peak'])} at peak, "
+            f"{fmt_percent(r['utilization_average'])} at average"
         )
         power = (
-            f"{_num(r['kw'])} kW, {_num(r['mwh_per_month'])} MWh/month"
+            f"{fmt_number(r['kw'], 'kW')}, {fmt_number(r['mwh_per_month'], 'MWh')}/month"
             if r["kw"] is not None
             else r["power_reason"]
         )
@@ -160,21 +162,21 @@ def plan_text(body: dict[str, Any]) -> str:
                 continue
             mark = " ★" if c["cheapest"] else ""
             mtok = c["usd_per_mtok_average"]
-            per_mtok = "" if mtok is None else f", ${mtok:,.4f}/Mtok at average"
-            lines.append(f"    ${c['usd_per_month']:,.0f}/month{per_mtok} · {c['name']}{mark}")
+            per_mtok = "" if mtok is None else f", {fmt_usd(mtok, '/Mtok')} at average"
+            lines.append(
+                f"    {fmt_usd(c['usd_per_month'], '/month')}{per_mtok} · {c['name']}{mark}"
+            )
     cheapest = body["cheapest"]
     lines.append("")
     if cheapest is None:
         lines.append("cheapest: none (no system meets the SLO with a price)")
     else:
-        lines.append(f"cheapest: {cheapest['label']}, ${cheapest['usd_per_month']:,.0f}/month")
+        lines.append(
+            f"cheapest: {cheapest['label']}, {fmt_usd(cheapest['usd_per_month'], '/month')}"
+        )
     for c in body["crossovers"]:
         lines.append(
-            f"above {_num(c['demand'])} {unit} ({_num(c['demand_multiple'])}× demand): "
+            f"above {fmt_number(c['demand'], unit)} ({fmt_number(c['demand_multiple'])}× demand): "
             f"{c['cheapest_above']['label']} is cheapest"
         )
     return "\n".join(lines) + "\n"
-
-
-def _num(value: float) -> str:
-    return f"{value:,.4g}" if abs(value) < 1000 else f"{value:,.0f}"

@@ -7,9 +7,11 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from app.domain.intervals import DEFAULT_LEVEL, Interval
 from app.domain.slo import Readoff
 from app.services import analysis, price_columns
 from app.services.analysis import Cost, Params, SweepAnalysis
+from app.services.intervals import cost_interval
 from app.services.price_columns import PriceColumn
 from app.services.readoff_query import ReadoffQuery
 
@@ -31,11 +33,14 @@ def slo_json(query: ReadoffQuery, params: Params) -> dict[str, Any]:
         "stat": params.stat,
         "interpolation": params.interpolation,
         "description": slo.describe(per_request=query.mode == "requests"),
+        "ci_level": params.ci_level,
     }
 
 
 def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, Any]:
     readoff: Readoff = result.readoff
+    ivs = result.intervals
+    level = ivs.level if ivs is not None else DEFAULT_LEVEL
     op = readoff.operating_point
     estimate = readoff.estimate
     data = {
@@ -43,7 +48,8 @@ def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, A
         "name": result.meta["name"],
         "hardware": result.meta["hardware"],
         "num_gpus": result.meta["num_gpus"],
-        "status": readoff.status,
+        "status": readoff.shown_status,
+        "borderline_reason": None if ivs is None else ivs.borderline_reason,
         "meets_slo": readoff.meets_slo,
         "reason": readoff.reason,
         "goodput_tok_s_per_gpu": readoff.goodput_tok_s_per_gpu,
@@ -68,6 +74,14 @@ def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, A
         "tok_s_per_mw": result.tok_s_per_mw,
         "joint_attainment_bounds": readoff.joint_attainment_bounds,
         "note": readoff.note,
+        "ci_level": level,
+        "intervals": None
+        if ivs is None
+        else {
+            "goodput_tok_s_per_gpu": interval_json(ivs.goodput_tok_s_per_gpu),
+            "goodput_requests_per_s": interval_json(ivs.goodput_requests_per_s),
+            "attainment": interval_json(ivs.attainment),
+        },
         "costs": [
             {
                 "profile_id": c.price.profile_id,
@@ -76,6 +90,7 @@ def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, A
                 "utilization": c.price.utilization,
                 "usd_per_mtok": c.usd_per_mtok,
                 "reason": c.reason,
+                **ci_fields(cost_interval(result, c)),
             }
             for c in result.costs
         ],
@@ -84,9 +99,11 @@ def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, A
         data["points"] = [
             {
                 "point_id": v.point_id,
-                "status": v.status,
+                "status": v.shown_status,
                 "reason": v.reason,
                 "attainment": v.attainment,
+                "attainment_ci_low": None if v.attainment_ci is None else v.attainment_ci[0],
+                "attainment_ci_high": None if v.attainment_ci is None else v.attainment_ci[1],
                 "checks": [
                     {
                         "metric": c.metric,
@@ -134,7 +151,33 @@ def _finite(value: float | None) -> float | str | None:
     return "inf" if value is not None and math.isinf(value) else value
 
 
-def price_cells_json(cells: list[Cost | None], columns: list[PriceColumn]) -> list[dict[str, Any]]:
+def interval_json(interval: Interval) -> dict[str, Any]:
+    """A figure and its interval: value, ci_low, ci_high, ci_level, ci_method, ci_reason."""
+    return {"value": interval.value, **ci_fields(interval)}
+
+
+def ci_fields(interval: Interval | None) -> dict[str, Any]:
+    """The interval keys every figure carries (null ends, with the reason, when there is none)."""
+    if interval is None:
+        return {
+            "ci_low": None,
+            "ci_high": None,
+            "ci_level": None,
+            "ci_method": None,
+            "ci_reason": "no interval",
+        }
+    return {
+        "ci_low": interval.low,
+        "ci_high": interval.high,
+        "ci_level": interval.level,
+        "ci_method": interval.method if interval.known else None,
+        "ci_reason": interval.reason,
+    }
+
+
+def price_cells_json(
+    cells: list[Cost | None], columns: list[PriceColumn], result: SweepAnalysis | None = None
+) -> list[dict[str, Any]]:
     """One entry per price column: the price that applied to the sweep's GPU and its $/Mtok."""
     out = []
     for column, cost in zip(columns, cells, strict=True):
@@ -146,6 +189,9 @@ def price_cells_json(cells: list[Cost | None], columns: list[PriceColumn]) -> li
                 "usd_per_gpu_hour": None if cost is None else cost.price.usd_per_gpu_hour,
                 "usd_per_mtok": None if cost is None else cost.usd_per_mtok,
                 "reason": "no price for this GPU" if cost is None else cost.reason,
+                **ci_fields(
+                    None if cost is None or result is None else cost_interval(result, cost)
+                ),
             }
         )
     return out
@@ -181,7 +227,7 @@ def readoff_body(
         "results": [
             {
                 **result_json(r, with_points=query.points),
-                "price_cells": price_cells_json(price_columns.price_cells(r, columns), columns),
+                "price_cells": price_cells_json(price_columns.price_cells(r, columns), columns, r),
             }
             for r in results
         ],

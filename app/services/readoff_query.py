@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from app.domain.intervals import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
 from app.domain.slo import Slo
 from app.domain.verdict import PERCENTILE_PATTERN
 from app.schemas.bounds import DbId
@@ -55,6 +56,13 @@ class ReadoffQuery(BaseModel):
     )
     interpolation: Literal["staircase", "linear", "loglinear", "steffen"] = "staircase"
     points: bool = Field(default=False, description="add every point's verdict and reason")
+    ci_level: float = Field(
+        default=DEFAULT_LEVEL,
+        ge=MIN_LEVEL,
+        le=MAX_LEVEL,
+        allow_inf_nan=False,
+        description="level of every interval (0.5 … 0.999; 0.95 = 95 %)",
+    )
 
     @model_validator(mode="after")
     def _one_tpot_limit(self) -> ReadoffQuery:
@@ -83,7 +91,9 @@ class ReadoffQuery(BaseModel):
         )
 
     def params(self) -> Params:
-        return Params(self.slo(), self.mode, self.basis, self.stat, self.interpolation)
+        return Params(
+            self.slo(), self.mode, self.basis, self.stat, self.interpolation, self.ci_level
+        )
 
 
 def preset_limits(preset: SloPreset) -> dict[str, Any]:

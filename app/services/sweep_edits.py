@@ -11,7 +11,7 @@ from app.ingest import IngestError, RowError
 from app.schemas.bounds import DbCount, DbId
 from app.schemas.text import StorableText
 from app.services.uploads import parse_defaults
-from app.store.sweeps import SweepFilters
+from app.store.sweep_search import SweepFilters
 
 REQUIRED_META = ("sweep", "hardware", "num_gpus")
 EDITABLE = tuple(c for c in SWEEP_COLUMN_NAMES if c != "source_tool")
@@ -25,9 +25,18 @@ class SweepQuery(StorableText):
     source_kind: str | None = None
     isl: DbCount | None = None
     osl: DbCount | None = None
-    q: str | None = Field(default=None, max_length=1000, description="Text in the name or notes")
+    q: str | None = Field(
+        default=None,
+        max_length=1000,
+        description="Words, each found in the name, model, hardware, engine, precision or notes",
+    )
     page: DbId = 1
     per_page: int = Field(default=25, ge=1, le=500)
+    limit: int | None = Field(default=None, ge=1, le=500, description="as per_page")
+
+    @property
+    def page_size(self) -> int:
+        return self.limit or self.per_page
 
     def filters(self) -> SweepFilters:
         return SweepFilters(

@@ -14,7 +14,10 @@ from app.domain.columns import COLUMNS_BY_NAME, SOURCE_KINDS, SWEEP_COLUMN_NAMES
 from app.ingest import IngestError, Limits, ParsedSweep, RowError, UploadFile, parse_upload
 from app.ingest.limits import SWEEP_TEXT_LIMITS, int_problem, text_problem
 from app.services.catalog import match_parsed, match_warnings
+from app.services.errors import Invalid
+from app.services.tags import checked_tags
 from app.store import sweeps as q
+from app.store import tags as tag_store
 from app.store.catalog import HardwareMatch
 
 # Form fields and CLI options that fill sweep-level values a file leaves out.
@@ -113,9 +116,10 @@ def store(
     files: list[UploadFile],
     fields: Mapping[str, str | None],
     limits: Limits | None = None,
+    tags: list[str] | None = None,
 ) -> list[q.SavedSweep]:
     """Parse every file and store every sweep in one transaction, or nothing at all."""
-    return store_checked(session, files, fields, limits).saved
+    return store_checked(session, files, fields, limits, tags).saved
 
 
 def store_checked(
@@ -123,21 +127,40 @@ def store_checked(
     files: list[UploadFile],
     fields: Mapping[str, str | None],
     limits: Limits | None = None,
+    tags: list[str] | None = None,
 ) -> Stored:
-    """`store`, with the warnings of hardware matching (every upload path goes through here)."""
+    """`store`, with the warnings of hardware matching (every upload path goes through here).
+
+    `tags` (form values, comma or space separated) go on every sweep of the upload, existing
+    ones included, in the same transaction."""
+    tag_list = upload_tags(tags or [])
     parsed = parse_upload(files, parse_defaults(fields), limits=limits or Limits())
     warnings = match_warnings(match_parsed(session, parsed))
     try:
-        saved = q.save_parsed(session, parsed)
-        session.commit()
+        saved = _save(session, parsed, tag_list)
     except IntegrityError as exc:
         session.rollback()
         if not q.is_duplicate_race(exc):
             raise
         # A concurrent upload of the same content won the race: answer with its sweeps.
-        saved = q.save_parsed(session, parsed)
-        session.commit()
+        saved = _save(session, parsed, tag_list)
     return Stored(saved, warnings)
+
+
+def upload_tags(values: list[str]) -> list[str]:
+    """Tags of an upload, refused like any other bad form field (nothing is stored)."""
+    try:
+        return checked_tags(values, split=True)
+    except Invalid as exc:
+        raise IngestError([RowError("(form)", exc.message, column="tags")]) from None
+
+
+def _save(session: Session, parsed: list[ParsedSweep], tags: list[str]) -> list[q.SavedSweep]:
+    saved = q.save_parsed(session, parsed)
+    for sweep_id in dict.fromkeys(s.sweep.id for s in saved):
+        tag_store.add_tags(session, sweep_id, tags)
+    session.commit()
+    return saved
 
 
 def saved_json(saved: list[q.SavedSweep], session: Session) -> list[dict[str, Any]]:

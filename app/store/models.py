@@ -18,6 +18,7 @@ from sqlalchemy import (
     MetaData,
     String,
     Text,
+    UniqueConstraint,
     false,
     func,
 )
@@ -252,6 +253,43 @@ class VendorClaim(Base):
     notes: Mapped[str | None] = mapped_column(Text)
     # A worked example (not a vendor's claim): hidden on Explore unless asked for.
     example: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    created_at: Mapped[dt.datetime] = mapped_column(
+        DateTime(timezone=True), server_default=func.now()
+    )
+
+
+class SweepTag(Base):
+    """A label on a sweep (`baseline:main`, `nightly`): the newest sweep with it stands for it."""
+
+    __tablename__ = "sweep_tag"
+    __table_args__ = (
+        UniqueConstraint("sweep_id", "tag", name="uq_sweep_tag_sweep_id_tag"),
+        Index("ix_sweep_tag_tag", "tag"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    sweep_id: Mapped[int] = mapped_column(ForeignKey("sweep.id", ondelete="CASCADE"))
+    tag: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[dt.datetime] = mapped_column(
+        DateTime(timezone=True), server_default=func.now()
+    )
+
+
+class SweepCheck(Base):
+    """One run of `paretoscope check` (or POST /api/check): a candidate against its baseline."""
+
+    __tablename__ = "sweep_check"
+    __table_args__ = (Index("ix_sweep_check_candidate_id", "candidate_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    candidate_id: Mapped[int] = mapped_column(ForeignKey("sweep.id", ondelete="CASCADE"))
+    baseline_id: Mapped[int] = mapped_column(ForeignKey("sweep.id", ondelete="CASCADE"))
+    candidate_ref: Mapped[str] = mapped_column(String(300))  # as given: id, name or tag
+    baseline_ref: Mapped[str] = mapped_column(String(300))
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)  # SLO, prices, tolerance
+    verdict: Mapped[str] = mapped_column(String(20))  # pass | regression
+    headline: Mapped[str] = mapped_column(String(500))  # one line: what moved
+    summary: Mapped[str] = mapped_column(Text)  # the markdown summary
     created_at: Mapped[dt.datetime] = mapped_column(
         DateTime(timezone=True), server_default=func.now()
     )

@@ -14,10 +14,10 @@ from sqlalchemy.orm import Session, selectinload
 from app.domain.columns import POINT_COLUMN_NAMES, SWEEP_COLUMN_NAMES
 from app.ingest.parsed import ParsedSweep
 from app.store import samples as sample_store
-from app.store.models import Point, SampleBlock, Sweep
+from app.store.models import Point, SampleBlock, Sweep, SweepCheck, SweepTag
+from app.store.sweep_search import FILTER_FIELDS, SweepFilters, where
 
 SWEEP_FIELDS: tuple[str, ...] = tuple(c for c in SWEEP_COLUMN_NAMES if c != "sweep")
-FILTER_FIELDS: tuple[str, ...] = ("model", "hardware", "engine", "precision", "source_kind")
 
 
 class NotFound(LookupError):
@@ -28,18 +28,6 @@ class NotFound(LookupError):
 class SavedSweep:
     sweep: Sweep
     created: bool
-
-
-@dataclass(frozen=True)
-class SweepFilters:
-    model: str | None = None
-    hardware: str | None = None
-    engine: str | None = None
-    precision: str | None = None
-    source_kind: str | None = None
-    isl: int | None = None
-    osl: int | None = None
-    q: str | None = None  # substring of the name
 
 
 def save_parsed(session: Session, parsed: list[ParsedSweep]) -> list[SavedSweep]:
@@ -123,20 +111,7 @@ def is_duplicate_race(exc: IntegrityError) -> bool:
 def list_sweeps(
     session: Session, filters: SweepFilters, page: int = 1, per_page: int = 50
 ) -> tuple[list[Sweep], int]:
-    query = select(Sweep)
-    for name in FILTER_FIELDS:
-        value = getattr(filters, name)
-        if value:
-            query = query.where(getattr(Sweep, name) == value)
-    if filters.isl is not None:
-        query = query.where(Sweep.isl == filters.isl)
-    if filters.osl is not None:
-        query = query.where(Sweep.osl == filters.osl)
-    if filters.q:
-        like = f"%{filters.q.lower()}%"
-        query = query.where(
-            or_(func.lower(Sweep.name).like(like), func.lower(Sweep.notes).like(like))
-        )
+    query = where(select(Sweep), filters)
     total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
     rows = session.scalars(
         query.order_by(Sweep.created_at.desc(), Sweep.id.desc())
@@ -193,6 +168,12 @@ def delete_sweep(session: Session, sweep_id: int) -> None:
     # Bulk deletes, so neither blobs nor points load into the session first (the foreign
     # keys cascade too; this does not depend on SQLite's foreign_keys pragma).
     session.execute(delete(SampleBlock).where(SampleBlock.sweep_id == sweep_id))
+    session.execute(delete(SweepTag).where(SweepTag.sweep_id == sweep_id))
+    session.execute(
+        delete(SweepCheck).where(
+            or_(SweepCheck.candidate_id == sweep_id, SweepCheck.baseline_id == sweep_id)
+        )
+    )
     session.execute(delete(Point).where(Point.sweep_id == sweep_id))
     session.expire(sweep, ["points"])
     session.delete(sweep)

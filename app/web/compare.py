@@ -10,8 +10,11 @@ from sqlalchemy.orm import Session
 
 from app.charts import compare as charts_compare
 from app.charts import pareto as charts
+from app.domain.compare import Distinction
 from app.http.deps import SessionDep
 from app.services import comparison
+from app.services.compare_intervals import PairIntervals, pair_intervals
+from app.services.readoff_json import ci_fields
 from app.web import explore_state, views
 from app.web.explore import render_view
 
@@ -33,8 +36,12 @@ def api_compare(request: Request, session: SessionDep) -> dict[str, Any]:
     return {
         "query": context["state"].canonical_query(),
         "baseline": context["results"][0].meta["id"] if context["results"] else None,
+        "dropped": [{"id": s.id, "name": s.name} for s in context["state"].dropped],
         "price_columns": [g.label for g in groups],
-        "pairs": [pair_json(p, groups) for p in context["pairs"]],
+        "pairs": [
+            pair_json(p, groups, iv)
+            for p, iv in zip(context["pairs"], context["pair_intervals"], strict=True)
+        ],
         "figures": {
             "throughput_ratio": context["ratio_figure"],
             "cost_ratio": context["cost_figure"],
@@ -47,7 +54,8 @@ def compare_context(session: Session, query: explore_state.ExploreQuery) -> dict
     # Two systems make a comparison by default; more are each compared against the first.
     view = views.build(session, query, default_series=2)
     pairs = comparison.pairs(view.results, view.groups, view.params)
-    ratio_figure = charts_compare.throughput_ratio_figure(pairs, view.params.slo)
+    intervals = [pair_intervals(p, view.params) for p in pairs]
+    ratio_figure = charts_compare.throughput_ratio_figure(pairs, view.params.slo, intervals)
     cost_figure = charts_compare.cost_ratio_figure(pairs, view.groups, view.params.slo)
     series = view.sensitivity(session)
     sens = (
@@ -76,6 +84,7 @@ def compare_context(session: Session, query: explore_state.ExploreQuery) -> dict
         "results": view.results,
         "groups": view.groups,
         "pairs": pairs,
+        "pair_intervals": intervals,
         "ratio_figure": ratio_figure,
         "cost_figure": cost_figure,
         "sensitivity_figure": sens,
@@ -92,7 +101,26 @@ def compare_context(session: Session, query: explore_state.ExploreQuery) -> dict
     }
 
 
-def pair_json(pair: comparison.Pair, groups: list[comparison.PriceGroup]) -> dict[str, Any]:
+def distinction_json(d: Distinction) -> dict[str, Any]:
+    """A ratio's interval and whether it separates A from B, with the power estimate."""
+    sep = d.separation
+    return {
+        **ci_fields(d.ratio),
+        "distinguishable": d.distinguishable,
+        "verdict": d.text,
+        "more_a": None if sep is None else sep.more_a,
+        "more_b": None if sep is None else sep.more_b,
+        "unit_a": None if sep is None else sep.unit_a,
+        "unit_b": None if sep is None else sep.unit_b,
+    }
+
+
+def pair_json(
+    pair: comparison.Pair,
+    groups: list[comparison.PriceGroup],
+    intervals: PairIntervals | None = None,
+) -> dict[str, Any]:
+    labels = [g.label for g in groups]
     return {
         "a": {"sweep_id": pair.a.meta["id"], "name": pair.a.meta["name"]},
         "b": {"sweep_id": pair.b.meta["id"], "name": pair.b.meta["name"]},
@@ -115,8 +143,9 @@ def pair_json(pair: comparison.Pair, groups: list[comparison.PriceGroup]) -> dic
                 "throughput_ratio": h.throughput_ratio,
                 "cost_ratios": dict(zip([g.label for g in groups], h.cost_ratios, strict=True)),
                 "at_range_end": list(h.at_range_end),
+                "interval": None if intervals is None else distinction_json(intervals.headlines[k]),
             }
-            for h in pair.headlines
+            for k, h in enumerate(pair.headlines)
         ],
         "at_slo": {
             "a_goodput_tok_s_per_gpu": pair.a.readoff.goodput_tok_s_per_gpu,
@@ -124,5 +153,11 @@ def pair_json(pair: comparison.Pair, groups: list[comparison.PriceGroup]) -> dic
             "throughput_ratio": pair.slo_ratio,
             "at_range_end": list(pair.slo_at_range_end),
             "cost_ratios": dict(zip([g.label for g in groups], pair.slo_cost_ratios, strict=True)),
+            "interval": None if intervals is None else distinction_json(intervals.slo),
+            "cost_ratio_intervals": None
+            if intervals is None
+            else {
+                label: ci_fields(iv) for label, iv in zip(labels, intervals.slo_costs, strict=True)
+            },
         },
     }

@@ -14,7 +14,9 @@ from app.charts.roofline import explore_traces
 from app.http.deps import SessionDep
 from app.http.templating import render
 from app.services import analysis, comparison, price_columns
+from app.services import picker as series_picker
 from app.services.analysis import SweepAnalysis
+from app.services.intervals import cost_interval
 from app.services.physics import shown_physics
 from app.services.price_columns import PriceColumn
 from app.services.readoff_json import result_json, slo_json
@@ -46,6 +48,44 @@ def render_view(request: Request, page: str, context: dict[str, Any]) -> Respons
     return response
 
 
+@router.get("/explore/picker", name="explore_picker", include_in_schema=False)
+def explore_picker(request: Request, session: SessionDep) -> Response:
+    """The series picker's list for the search box (htmx): the selected sweeps, then matches."""
+    state = explore_state.resolve(session, explore_state.parse(request.query_params))
+    return render(request, "explore/_picker_list.html", {"state": state, "colours": colours(state)})
+
+
+@router.get("/api/explore/picker", name="api_explore_picker", tags=["analysis"])
+def api_explore_picker(request: Request, session: SessionDep) -> dict[str, Any]:
+    """The series picker as JSON: the selection (capped, with what was dropped) and the newest
+    matches of the filters and the search text `q`, grouped by model and hardware."""
+    state = explore_state.resolve(session, explore_state.parse(request.query_params))
+    return {"query": state.canonical_query(), **selection_json(state)}
+
+
+def selection_json(state: ExploreState) -> dict[str, Any]:
+    """The selection as the JSON twins report it: never a sweep dropped without its name."""
+    leaders = state.leaders
+    return {
+        "selected": state.selected,
+        "max_series": state.max_series,
+        "dropped": [{"id": s.id, "name": s.name} for s in state.dropped],
+        "leaders": None
+        if leaders is None
+        else {
+            "chosen": leaders.chosen,
+            "dropped": leaders.dropped,
+            "frontier_points": {str(k): v for k, v in leaders.frontier_points.items()},
+            "truncated": leaders.truncated,
+        },
+        "picker": series_picker.picker_json(state.picker) if state.picker else None,
+    }
+
+
+def colours(state: ExploreState) -> dict[int, str]:
+    return {sid: charts.colour(i) for i, sid in enumerate(state.selected)}
+
+
 @router.get("/api/explore", name="api_explore", tags=["analysis"])
 def api_explore(request: Request, session: SessionDep) -> dict[str, Any]:
     """The Explore page as JSON: resolved state, the read-off rows and the Plotly figure."""
@@ -54,7 +94,7 @@ def api_explore(request: Request, session: SessionDep) -> dict[str, Any]:
     return {
         "query": state.canonical_query(),
         "candidates": [{"id": s.id, "name": s.name} for s in state.candidates],
-        "selected": state.selected,
+        **selection_json(state),
         "slo": slo_json(state.query, context["params"]),
         "price_columns": [
             {"label": c.label, "profile_ids": c.profile_ids} for c in state.price_columns
@@ -100,7 +140,8 @@ def explore_context(session: Session, query: explore_state.ExploreQuery) -> dict
         if state.query.sensitivity != "off"
         else None,
         "cells": {r.meta["id"]: price_cells(r, state.price_columns) for r in results},
-        "colours": {sid: charts.colour(i) for i, sid in enumerate(state.selected)},
+        "cost_ci": cost_interval,
+        "colours": colours(state),
         "facets": sweep_queries.facet_values(session),
         "model_specs": physics_model_specs(session),
     }

@@ -17,14 +17,15 @@ from starlette.datastructures import QueryParams
 from app.domain.verdict import Slo
 from app.http.errors import AppError
 from app.schemas.bounds import DbCount, DbId
+from app.services import picker as series_picker
 from app.services import price_columns
+from app.services.picker import LeaderResult, Picker
 from app.services.price_columns import PriceColumn
 from app.services.readoff_query import ReadoffQuery, preset_limits
 from app.store import catalog
-from app.store import points as point_queries
 from app.store import pricing as pricing_queries
-from app.store import sweeps as sweep_queries
 from app.store.models import PricingProfile, SloPreset, Sweep
+from app.store.sweep_search import SweepFilters
 
 FILTERS = ("model", "hardware", "engine", "precision", "isl", "osl", "source_kind")
 SLO_FIELDS = (
@@ -41,7 +42,8 @@ SLO_FIELDS = (
 DEFAULT_PRESET = "chat-interactive"
 DEFAULT_PRICE_SET = "costr@2026-09-08"
 DEFAULT_SERIES = 8
-MAX_SERIES = 20
+MAX_SERIES = series_picker.MAX_SERIES
+MAX_ASKED = 1000  # sweep ids one URL may name (the ones beyond MAX_SERIES are named as dropped)
 
 
 class ExploreQuery(ReadoffQuery):
@@ -52,7 +54,10 @@ class ExploreQuery(ReadoffQuery):
     isl: DbCount | None = None
     osl: DbCount | None = None
     source_kind: str | None = None
-    sweep: list[DbId] = Field(default_factory=list)
+    sweep: list[DbId] = Field(default_factory=list, max_length=MAX_ASKED)
+    q: str | None = Field(default=None, max_length=200, description="search the series picker")
+    # A one-off action, not kept in the URL: select the frontier leaders of the filtered set.
+    select: Literal["leaders"] | None = None
     picked: bool = False  # the series picker was used, so an empty selection means none
     preset: str | None = None
     applied_preset: str | None = None
@@ -77,6 +82,10 @@ class ExploreState:
     profiles: list[PricingProfile]
     price_sets: list[tuple[str, str]]  # (key, label)
     price_columns: list[PriceColumn] = field(default_factory=list)
+    picker: Picker | None = None
+    dropped: list[Sweep] = field(default_factory=list)  # asked for beyond MAX_SERIES, by name
+    leaders: LeaderResult | None = None  # set when this request selected the frontier leaders
+    max_series: int = MAX_SERIES
 
     @property
     def profile_ids(self) -> list[int]:
@@ -88,6 +97,7 @@ class ExploreState:
         data["picked"] = True
         data["preset"] = self.preset_key or "custom"
         data.pop("applied_preset", None)
+        data.pop("select", None)
         pairs: list[tuple[str, Any]] = []
         for key, value in data.items():
             if isinstance(value, list):
@@ -135,26 +145,49 @@ def resolve(
     presets = catalog.slo_presets(session)
     by_key = {p.key: p for p in presets}
     query = _apply_preset(query, by_key)
-    filters = {f: getattr(query, f) for f in FILTERS}
-    candidates = _candidates(session, filters)
-    if query.sweep:
-        selected = list(dict.fromkeys(query.sweep))[:MAX_SERIES]
-    elif query.picked:
-        selected = []
-    else:
-        selected = _default_series(candidates)[:default_series]
+    selection, pick = select_series(session, query, default_series)
     profiles = pricing_queries.list_profiles(session)
     state = ExploreState(
         query=query,
-        candidates=candidates,
-        selected=selected,
+        candidates=[*pick.selected, *(s for g in pick.groups for s in g.sweeps)],
+        selected=selection.selected,
         presets=presets,
         preset_key=_matching_preset(query, by_key),
         profiles=profiles,
         price_sets=_price_sets(profiles),
     )
     state.price_columns = _price_columns(state)
+    state.picker, state.dropped, state.leaders = pick, selection.dropped, selection.leaders
     return state
+
+
+def sweep_filters(query: ExploreQuery) -> SweepFilters:
+    """The picker's filters and search text."""
+    values = {f: getattr(query, f) for f in FILTERS}
+    return SweepFilters(**{k: v for k, v in values.items() if v not in (None, "")}, q=query.q)
+
+
+def select_series(
+    session: Session, query: ExploreQuery, default_series: int = DEFAULT_SERIES
+) -> tuple[series_picker.Selection, Picker]:
+    """The sweeps to draw (the frontier leaders when asked, else the URL's, else a default
+    group), capped at MAX_SERIES with the rest named, and the picker around them."""
+    filters = sweep_filters(query)
+    if query.select == "leaders":
+        found = series_picker.leaders(session, filters, query.stat, query.basis)
+        selection = series_picker.Selection(
+            found.chosen, series_picker.sweeps_named(session, found.dropped), found
+        )
+    elif query.sweep:
+        selection = series_picker.cap_selection(session, query.sweep)
+    elif query.picked:
+        selection = series_picker.Selection([])
+    else:
+        first = series_picker.picker(session, filters, [])
+        # Oldest first, as before the picker was searched: the default's colours stay put.
+        listed = sorted((s for g in first.groups for s in g.sweeps), key=lambda s: s.id)
+        selection = series_picker.Selection(_default_series(listed)[:default_series])
+    return selection, series_picker.picker(session, filters, selection.selected)
 
 
 def _default_series(candidates: list[Sweep]) -> list[int]:
@@ -200,11 +233,6 @@ def _matching_preset(query: ExploreQuery, presets: dict[str, SloPreset]) -> str:
     )
     same = slo.checked() == own.checked() and slo.attainment == own.attainment
     return preset.key if same else ""
-
-
-def _candidates(session: Session, filters: dict[str, Any]) -> list[Sweep]:
-    ids = point_queries.sweep_ids_matching(session, filters, limit=200)
-    return sweep_queries.sweeps_in_order(session, ids)
 
 
 def _price_sets(profiles: list[PricingProfile]) -> list[tuple[str, str]]:

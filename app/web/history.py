@@ -50,6 +50,9 @@ def api_history(request: Request, session: SessionDep) -> dict[str, Any]:
                             None if c is None else c.usd_per_mtok
                             for c in context["cells"][r.result.meta["id"]]
                         ],
+                        "regressions": [
+                            m.as_json() for m in context["marks"].get(r.result.meta["id"], [])
+                        ],
                         "repeated_runs": [
                             {
                                 "load": s.load,
@@ -79,15 +82,19 @@ def history_context(session: Session, query: explore_state.ExploreQuery) -> dict
     created = sweep_queries.created_at(session, ids)
     groups = history.histories(results, created)
     cells = {r.meta["id"]: price_cells(r, state.price_columns) for r in results}
-    figure = charts_history.history_figure(groups, cells, cost=False)
+    marks = history.regression_marks(session, ids)
+    figure = charts_history.history_figure(groups, cells, cost=False, marks=marks)
     cost_figure = (
-        charts_history.history_figure(groups, cells, cost=True) if state.price_columns else None
+        charts_history.history_figure(groups, cells, cost=True, marks=marks)
+        if state.price_columns
+        else None
     )
     return {
         "state": state,
         "params": params,
         "histories": groups,
         "cells": cells,
+        "marks": marks,
         "spreads": {r.meta["id"]: history.repeated_runs(r) for r in results},
         "figure": figure,
         "cost_figure": cost_figure,

@@ -12,11 +12,14 @@ from app.domain.columns import COLUMNS_BY_NAME, POINT_COLUMN_NAMES
 from app.domain.lengths import check_lengths
 from app.http.deps import FormDep, HtmxDep, IdPath, SessionDep, SettingsDep, check_write_token
 from app.http.templating import render
+from app.services import tags as tag_service
 from app.services.catalog import match_changes
+from app.services.errors import Invalid
 from app.services.sweep_edits import EDITABLE, SweepQuery, sweep_changes
 from app.store import catalog
 from app.store import points as point_queries
 from app.store import sweeps as q
+from app.store import tags as tag_store
 from app.store.models import Point
 
 router = APIRouter(include_in_schema=False)
@@ -31,6 +34,7 @@ def sweeps_list(
     context = {
         "sweeps": rows,
         "counts": q.point_counts(session, [s.id for s in rows]),
+        "tags": tag_store.tags_by_sweep(session, [s.id for s in rows]),
         "total": total,
         "params": params,
         "pages": max(1, -(-total // params.per_page)),
@@ -61,6 +65,8 @@ def sweep_detail(
         "editable": [COLUMNS_BY_NAME[c] for c in EDITABLE],
         "needs_token": settings.write_token is not None,
         "hardware_match": catalog.match_hardware(session, sweep.hardware),
+        "sweep_id": sweep.id,
+        "tags": tag_store.tags_of(session, sweep.id),
     }
     return render(request, "sweeps/detail.html", context)
 
@@ -88,6 +94,68 @@ def sweep_delete(
     q.delete_sweep(session, sweep_id)
     session.commit()
     return RedirectResponse("/sweeps", status_code=303)
+
+
+@router.post("/sweeps/{sweep_id}/tags", name="sweep_tags_add")
+def sweep_tags_add(
+    request: Request,
+    sweep_id: IdPath,
+    form: FormDep,
+    session: SessionDep,
+    settings: SettingsDep,
+    htmx: HtmxDep,
+) -> Response:
+    """Add the typed tag; htmx gets the tags fragment back."""
+    check_write_token(settings, _str(form.get("write_token")))
+    tag = _str(form.get("tag")) or ""
+    return _tags_answer(request, session, settings, htmx, sweep_id, "add", tag)
+
+
+@router.post("/sweeps/{sweep_id}/tags/remove", name="sweep_tags_remove")
+def sweep_tags_remove(
+    request: Request,
+    sweep_id: IdPath,
+    form: FormDep,
+    session: SessionDep,
+    settings: SettingsDep,
+    htmx: HtmxDep,
+) -> Response:
+    """Remove the tag whose button was pressed."""
+    check_write_token(settings, _str(form.get("write_token")))
+    tag = _str(form.get("remove")) or ""
+    return _tags_answer(request, session, settings, htmx, sweep_id, "remove", tag)
+
+
+def _tags_answer(
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+    htmx: bool,
+    sweep_id: int,
+    action: str,
+    tag: str,
+) -> Response:
+    error = None
+    try:
+        if action == "add":
+            tag_service.add(session, sweep_id, [tag])
+        else:
+            tag_service.remove(session, sweep_id, tag)
+        session.commit()
+    except Invalid as exc:
+        if not htmx:
+            raise
+        session.rollback()
+        error = f"Tag not added: {exc.message}"
+    if not htmx:
+        return RedirectResponse(f"/sweeps/{sweep_id}", status_code=303)
+    context = {
+        "sweep_id": sweep_id,
+        "tags": tag_store.tags_of(session, sweep_id),
+        "needs_token": settings.write_token is not None,
+        "tag_error": error,
+    }
+    return render(request, "sweeps/_tags.html", context, status_code=422 if error else 200)
 
 
 def sweep_figures(

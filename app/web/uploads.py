@@ -55,12 +55,14 @@ def upload_save(
     """Store every sweep of the upload in one transaction, then open the first."""
     check_write_token(settings, upload.text("write_token"))
     files, fields = upload.files, _fields(upload)
+    tags = [v for v in upload.form.getlist("tags") if isinstance(v, str)]
     try:
         saved = uploads.store(
-            session, files, fields, uploads.limits_for(settings.max_unpacked_bytes)
+            session, files, fields, uploads.limits_for(settings.max_unpacked_bytes), tags
         )
     except IngestError as exc:
-        context = {**_context(settings), "errors": exc.errors, "fields": fields}
+        shown = {**fields, "tags": ", ".join(tags)}
+        context = {**_context(settings), "errors": exc.errors, "fields": shown}
         name = "uploads/_preview.html" if htmx else "uploads/new.html"
         return render(request, name, {**context, "sweeps": []}, status_code=422)
     target = f"/sweeps/{saved[0].sweep.id}" if len(saved) == 1 else "/sweeps"

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import polars as pl
 from sqlalchemy.orm import Session
 
+from app.domain.request_goodput import SAMPLE_SCHEMA
 from app.services import analysis, comparison
 from app.services.analysis import Params, Price, SweepAnalysis
 from app.services.comparison import PriceGroup, SensitivitySeries
-from app.store import points as point_queries
 from app.web import explore_state
 from app.web.explore_state import ExploreQuery, ExploreState
 
@@ -27,8 +28,8 @@ class View:
             return []
         samples = None
         if self.params.mode == "requests":
-            ids = [p.point_id for r in self.results for p in r.points]
-            samples = point_queries.samples_frame(session, ids)
+            frames = [r.samples for r in self.results if r.samples is not None]
+            samples = pl.concat(frames) if frames else pl.DataFrame(schema=SAMPLE_SCHEMA)
         group = self.groups[0] if self.groups else None
         return comparison.sensitivity_series(self.results, self.params, metric, group, samples)
 

@@ -93,7 +93,7 @@ def test_upload_a_vllm_file_and_a_canonical_csv_then_see_it_on_explore(page: Any
     page.wait_for_selector("#readoff-table tbody tr >> text=browser-upload")
     rows = page.locator("#readoff-table tbody tr", has_text="browser-upload")
     assert rows.count() == 1
-    assert rows.locator("td.goodput").inner_text() == "550.0"  # 4400 tok/s over 8 GPUs
+    assert rows.locator("td.goodput").inner_text() == "550"  # 4400 tok/s over 8 GPUs
     assert page.problems == []
 
 
@@ -101,11 +101,11 @@ def test_compare_pricing_metrics_and_claims_render_their_numbers(page: Any) -> N
     page.goto(page.base + "/compare")
     wait_for_chart(page, "#ratio-chart")
     assert page.locator("#headlines .headline-table tbody tr").count() >= 2
-    assert re.search(r"\d\.\d\d×", page.inner_text("#headlines"))
+    assert re.search(r"\d(\.\d+)?×", page.inner_text("#headlines"))
 
     page.goto(page.base + "/pricing")
     first = page.locator("#profiles-table tbody tr").first
-    assert re.fullmatch(r"\$\d+\.\d{4}", first.locator("td").nth(7).inner_text())
+    assert re.fullmatch(r"\$\d+\.\d\d", first.locator("td").nth(7).inner_text())
     assert page.locator("#hardware-table tbody tr").count() >= 10
 
     page.goto(page.base + "/metrics")
@@ -151,7 +151,8 @@ def test_every_control_is_reachable_by_keyboard(page: Any) -> None:
     page.goto(page.base + "/")
     wait_for_chart(page)
     reached = set()
-    for _ in range(60):
+    # The series picker, interval level and tags fields all come before the prices.
+    for _ in range(100):
         page.keyboard.press("Tab")
         reached.add(page.evaluate("document.activeElement.id || document.activeElement.name || ''"))
     for control in ("slo-tpot", "slo-ttft", "slo-preset", "a-stat", "p-set"):

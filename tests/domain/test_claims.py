@@ -47,7 +47,7 @@ def test_o6_per_user_3000_is_impossible_without_44x_acceptance_and_needs_210_tb_
     assert steps["Bytes read per step"].unit == "GB"
     assert steps["Memory time per step"].value == doc("14.6532")
     assert steps["KV cache per token"].value == 327_680
-    assert steps["Memory bandwidth"].formula == "1 GPU(s) × 4.8 TB/s"
+    assert steps["Memory bandwidth"].formula == "1 GPU × 4.8 TB/s"
     assert physics.context is not None and physics.context.step_tokens == 1024
     assert physics.assumptions == ("ISL/OSL not stated: a 1,024-token context",)
 
@@ -172,7 +172,7 @@ def test_context_is_isl_plus_half_osl_for_steps_and_isl_plus_osl_for_capacity() 
 
 def test_claims_normalise_to_tok_s_per_gpu_and_across_token_bases() -> None:
     node = Claim(30_000, "system", "output", "node", 8)
-    assert per_gpu_tok_s(node) == (3750.0, "30,000 tok/s ÷ 8 GPU(s)")
+    assert per_gpu_tok_s(node) == (3750.0, "30,000 tok/s ÷ 8 GPUs")
     user = Claim(250, "per_user", "output", "node", 8, batch=4)
     assert per_gpu_tok_s(user)[0] == 125.0
     total = Claim(8000, "per_gpu", "total", isl=3000, osl=1000)

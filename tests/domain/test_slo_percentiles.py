@@ -44,7 +44,7 @@ def bare_point(point_id: int = 1, **stats: LatencyStats) -> PointMetrics:
 def test_a_limit_naming_no_percentile_uses_the_default() -> None:
     slo = Slo(ttft_ms=2000, tpot_ms=20, e2el_ms=9000, percentile="p99", tpot_percentile="p50")
     assert (slo.stat("ttft"), slo.stat("tpot"), slo.stat("e2el")) == ("p99", "p50", "p99")
-    assert slo.describe() == "p99 TTFT ≤ 2000 ms, p50 TPOT ≤ 20 ms, p99 E2EL ≤ 9000 ms"
+    assert slo.describe() == "p99 TTFT ≤ 2,000 ms, p50 TPOT ≤ 20 ms, p99 E2EL ≤ 9,000 ms"
 
 
 def test_percentiles_from_p50_to_p99_9_are_accepted_and_others_refused() -> None:
@@ -158,4 +158,4 @@ def test_sensitivity_steps_through_percentiles_from_samples() -> None:
 
 def test_per_request_mode_names_no_percentile() -> None:
     slo = Slo(ttft_ms=2000, tpot_ms=20, percentile="p99", tpot_percentile="p50")
-    assert slo.describe(per_request=True) == "TTFT ≤ 2000 ms, TPOT ≤ 20 ms"
+    assert slo.describe(per_request=True) == "TTFT ≤ 2,000 ms, TPOT ≤ 20 ms"

@@ -176,7 +176,10 @@ def test_the_upload_stores_the_25_measured_samples_and_the_read_off_counts_24_go
     ).json()["results"][0]
     first = readoff["points"][0]
     assert first["attainment"] == pytest.approx(0.96)
-    assert first["status"] == "pass"
+    # 96 % meets the 95 % target, but 25 requests leave its 95 % Wilson interval (80 %–99 %)
+    # straddling the target: borderline, and still the operating point.
+    assert first["status"] == "borderline"
+    assert readoff["meets_slo"] is True
     assert "(24 of 25 requests good)" in first["reason"]
     # Goodput of the 24 good measured requests over the 720 s window, on 1 GPU.
     assert readoff["goodput_tok_s_per_gpu"] == pytest.approx(24 * 1200 / 720)

@@ -38,7 +38,7 @@ def test_a_gap_within_10_percent_gives_no_note_and_beyond_it_a_signed_one() -> N
     assert (inside.measured_isl, inside.measured_osl, inside.note) == (1100.0, 91.0, None)
     outside = check_lengths(1000, 100, [(1101.0, 100.0, 10)])
     assert outside.note is not None
-    assert outside.note.startswith("ISL configured 1000, measured mean 1101 (+10 %):")
+    assert outside.note.startswith("ISL configured 1,000, measured mean 1,101 (+10.1 %):")
     assert "OSL configured" not in outside.note
     unlabelled = check_lengths(None, None, [(510.0, 512.0, 300)])
     assert (unlabelled.measured_isl, unlabelled.note) == (510.0, None)
@@ -64,15 +64,16 @@ def test_the_sweep_page_and_its_json_show_the_measured_lengths_beside_1024_1024(
     assert data["measured_isl"] == pytest.approx(isl, rel=1e-12)
     assert data["measured_osl"] == pytest.approx(osl, rel=1e-12)
     assert data["length_note"].startswith(
-        f"ISL configured 1024, measured mean {isl:.1f} (−50 %); "
-        f"OSL configured 1024, measured mean {osl:.1f} (−50 %)"
+        # 510.3 and 511.5 tokens: 3 significant digits, the gaps 50.2 % and 50.05 %.
+        "ISL configured 1,024, measured mean 510 (−50.2 %); "
+        "OSL configured 1,024, measured mean 512 (−50 %)"
     )
     assert data["length_note"] in data["notes"]  # the import warning was kept in the notes
 
     page = BeautifulSoup(client.get(f"/sweeps/{random['id']}").text, "html.parser")
     measured = page.select_one("#measured-lengths")
     assert measured is not None
-    assert measured.text == f"(measured mean {isl:.1f}/{osl:.1f})"
+    assert measured.text == "(measured mean 510/512)"
     note = page.select_one("#length-note")
     assert note is not None and note.text == data["length_note"]
 

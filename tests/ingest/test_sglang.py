@@ -116,8 +116,8 @@ def test_measured_lengths_far_from_the_configured_isl_osl_warn_with_both_numbers
     assert (round(isl, 1), round(osl, 1)) == (510.3, 511.5)
     [note] = random.warnings[1:]
     assert note == (
-        f"ISL configured 1024, measured mean {isl:.1f} (−50 %); OSL configured 1024, measured "
-        f"mean {osl:.1f} (−50 %): the measured mean differs from the configured length by more "
+        "ISL configured 1,024, measured mean 510 (−50.2 %); OSL configured 1,024, measured "
+        "mean 512 (−50 %): the measured mean differs from the configured length by more "
         "than 10 %, so the sweep measured a different workload than its ISL/OSL says"
     )
     assert sharegpt.warnings == [NO_TPOT_WARNING]  # no configured lengths to compare

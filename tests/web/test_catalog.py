@@ -252,7 +252,7 @@ def test_the_catalog_page_lists_both_catalogs_and_its_json_twin_matches(
     pcie = page.select_one("#hardware-H100PCIE")
     assert pcie is not None
     cells = [td.get_text(strip=True) for td in pcie.select("td")]
-    assert cells[:7] == ["H100PCIE", "NVIDIA H100 PCIe", "NVIDIA", "80.00", "HBM2e", "2.000", "756"]
+    assert cells[:7] == ["H100PCIE", "NVIDIA H100 PCIe", "NVIDIA", "80", "HBM2e", "2", "756"]
     assert len(page.select("#models-table tbody tr")) == len(twin["models"]) == 17
 
 

@@ -110,7 +110,7 @@ def test_the_page_states_the_headline_at_several_operating_points(client: TestCl
     )
     rows = page.select("#headlines .headline-table tbody tr")
     assert rows[0].select_one("td").text.startswith("At your SLO")
-    assert [r.select_one("td.ratio").text for r in rows[1:]] == ["2.00×"]
+    assert [r.select_one("td.ratio").text for r in rows[1:]] == ["2×"]
     assert page.select(".range-end-caveat") == []
     assert page.select_one("#ratio-figure") is not None
 

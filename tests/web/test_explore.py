@@ -10,6 +10,7 @@ from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
+from app.domain.numbers import fmt_number, fmt_usd
 from app.services.seed import seed
 from tests.factories import post_files
 from tests.web.test_readoff_api import O11
@@ -59,7 +60,7 @@ def test_the_table_shows_the_same_numbers_as_the_readoff_api(
     api = client.get("/api/readoff", params={"sweep": [2, 3], "ttft_ms": 500, "tpot_ms": 40})
     for result in api.json()["results"]:
         expected = result["goodput_tok_s_per_gpu"]
-        assert shown[result["sweep_id"]] == (f"{expected:,.1f}" if expected is not None else "–")
+        assert shown[result["sweep_id"]] == fmt_number(expected)
 
 
 def test_changing_the_slo_through_htmx_swaps_the_view_and_pushes_the_url(
@@ -71,12 +72,12 @@ def test_changing_the_slo_through_htmx_swaps_the_view_and_pushes_the_url(
     assert "<html" not in response.text
     view = soup(response.text)
     assert view.select_one("#explore") is not None
-    assert view.select_one("#readoff-table td.goodput").text == "3,200.0"
+    assert view.select_one("#readoff-table td.goodput").text == "3,200"
     assert response.headers["HX-Push-Url"] == (
         f"/?ttft_ms=300.0&tpot_ms=35.0&sweep={sweep}&picked=1&preset=custom"
     )
     looser = hx_client.get("/", params={**params, "tpot_ms": 45})
-    assert soup(looser.text).select_one("#readoff-table td.goodput").text == "4,800.0"
+    assert soup(looser.text).select_one("#readoff-table td.goodput").text == "4,800"
 
 
 def test_choosing_a_preset_applies_its_limits(client: TestClient, seeded: None) -> None:
@@ -130,7 +131,7 @@ def test_a_price_set_prices_each_gpu_with_its_own_profile(client: TestClient, se
     by_id = {r["sweep_id"]: r for r in api["results"]}
     for sweep_id, cell in zip([2, 4], cells, strict=True):
         cost = next(c for c in by_id[sweep_id]["costs"] if c["usd_per_mtok"] is not None)
-        assert cell == f"${cost['usd_per_mtok']:,.4f}"
+        assert cell == fmt_usd(cost["usd_per_mtok"])
         hardware = by_id[sweep_id]["hardware"]
         assert cost["name"].startswith(hardware)
 
@@ -209,9 +210,9 @@ def test_per_limit_percentiles_come_from_the_url_and_give_the_vllm_file_a_goodpu
     assert "p99 TTFT ≤ 400 ms, p50 TPOT ≤ 20 ms" in page.select_one("#readoff h2").text
     row = page.select_one("#readoff-table tbody tr")
     assert row.select_one("td.verdict").contents[0].strip() == "yes"
-    assert row.select_one("td.goodput").text == "365.8"
+    assert row.select_one("td.goodput").text == "366"
     assert row.select_one("td.reason").text == (
-        "p99 TTFT 341.25 ms ≤ 400 ms; p50 TPOT 18.42 ms ≤ 20 ms"
+        "p99 TTFT 341 ms ≤ 400 ms; p50 TPOT 18.4 ms ≤ 20 ms"
     )
     assert figure(page)["layout"]["shapes"][0]["type"] == "rect"  # axis p50 = the limit's p50
     api = client.get("/api/explore", params={"sweep": sweep, "picked": 1, **params}).json()
@@ -263,7 +264,8 @@ def test_export_links_carry_the_pages_price_set(client: TestClient, seeded: None
     assert label in page.select_one("#readoff-table thead").text
     # 3,200 tok/s/GPU at the H100 price of the set, $2.00/GPU-hour: 2·10⁶ / (3600 · 3200).
     expected = 2.0 * 1e6 / (3600 * 3200)
-    assert page.select_one("#readoff-table td.cost").text == f"${expected:,.4f}"
+    assert page.select_one("#readoff-table td.cost").text == "$0.17"  # 0.1736 in cents
+    assert expected == pytest.approx(0.1736, abs=5e-5)
     links = {a.text: a["href"] for a in page.select("nav.exports a")}
     csv_text = client.get(links["read-off CSV"]).text
     import csv
@@ -278,4 +280,4 @@ def test_export_links_carry_the_pages_price_set(client: TestClient, seeded: None
     assert (cell["label"], cell["usd_per_gpu_hour"]) == (label, 2.0)
     assert cell["usd_per_mtok"] == pytest.approx(expected)
     report = soup(client.get(links["offline HTML report"]).text)
-    assert report.select_one("#readoff-table td.cost").text == f"${expected:,.4f}"
+    assert report.select_one("#readoff-table td.cost").text == "$0.17"

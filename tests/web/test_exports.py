@@ -86,7 +86,7 @@ def test_the_offline_report_embeds_everything_and_shows_the_page_numbers(
     assert (
         [td.text for td in doc.select("#readoff-table td.goodput")]
         == [td.text for td in page.select("#readoff-table td.goodput")]
-        == ["3,200.0"]
+        == ["3,200"]
     )
     assert doc.select_one("#pareto-figure") is not None
 

@@ -81,8 +81,8 @@ def test_the_page_lists_dates_goodput_and_spreads(client: TestClient) -> None:
     )
     rows = page.select(".history-table tbody tr")
     assert [r.select_one("td").text.strip() for r in rows] == ["2026-06-01", "2026-09-15"]
-    assert [r.select_one("td.goodput").text for r in rows] == ["1,500.0", "2,000.0"]
-    assert "load 16: 3 runs, 1,800.0–2,000.0 tok/s/GPU" in rows[1].select_one("td.spread").text
+    assert [r.select_one("td.goodput").text for r in rows] == ["1,500", "2,000"]
+    assert "load 16: 3 runs, 1,800–2,000 tok/s/GPU" in rows[1].select_one("td.spread").text
 
 
 def test_explore_draws_repeated_runs_as_a_box(client: TestClient) -> None:

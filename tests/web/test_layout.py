@@ -11,8 +11,10 @@ from sqlalchemy.orm import Session
 
 from app.services.seed import seed
 
-# Every field Explore's form sent before the sidebar was reordered: links and tests rely on them.
+# Every field Explore's form sends (those before the sidebar was reordered, the interval level and
+# the picker's search box): links and tests rely on them.
 EXPLORE_FIELDS = {
+    "ci_level", "q",
     "picked", "applied_preset", "preset", "ttft_ms", "tpot_ms", "min_tok_s_user", "e2el_ms",
     "ttft_percentile", "tpot_percentile", "e2el_percentile", "mode", "percentile", "attainment",
     "interpolation", "sensitivity", "price_set", "pricing", "usd_per_gpu_hour", "sweep", "model",

@@ -108,13 +108,13 @@ def test_the_page_lists_profiles_with_their_breakdown(client: TestClient) -> Non
         "Own H100 (O3)",
         "ownership",
         "H100",
-        "$1.4405",
-        "$0.1040",
-        "$0.2055",
-        "$0.0000",
-        "$1.7500",
+        "$1.44",
+        "$0.10",
+        "$0.21",
+        "$0",
+        "$1.75",
         "70 %",
-        "$2.5000",
+        "$2.50",
     ]
     assert page.select_one("#hardware-table tbody td").text == "H100"
 

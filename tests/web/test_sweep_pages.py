@@ -72,7 +72,7 @@ def test_the_detail_page_shows_every_measured_column(client: TestClient) -> None
     headers = [th.contents[0].strip() for th in page.select("#points-table thead th")]
     assert headers == ["Concurrency", "TPOT p50", "Output throughput", "Samples"]
     cells = [[td.text for td in tr.select("td")] for tr in page.select("#points-table tbody tr")]
-    assert cells == [["1.00", "10.00", "100.0", "0"], ["4.00", "12.50", "320.0", "0"]]
+    assert cells == [["1", "10", "100", "0"], ["4", "12.5", "320", "0"]]
 
 
 def test_editing_metadata_through_the_form_and_the_api(client: TestClient) -> None:

@@ -1,0 +1,27 @@
+"""POST /api/check: the JSON twin of `paretoscope check` (a regression gate for CI)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+
+from app.http.deps import SessionDep, SettingsDep, WriteDep
+from app.services import check
+from app.services.check import CheckQuery
+
+router = APIRouter(prefix="/api", tags=["analysis"])
+
+
+@router.post("/check", name="api_check", dependencies=[WriteDep])
+def api_check(
+    body: CheckQuery, request: Request, session: SessionDep, settings: SettingsDep
+) -> dict[str, Any]:
+    """Read off `candidate` and `baseline` (ids, tags or names) at one SLO and price, and say
+    whether the candidate regressed: `verdict` is "pass" or "regression" (200 either way); an
+    unknown sweep or tag, or a sweep whose SLO status is unknown, is a 422 naming the field.
+    The check is stored; History marks each regression."""
+    base_url = settings.base_url or str(request.base_url)
+    report = check.run(session, body, base_url)
+    session.commit()
+    return report.document

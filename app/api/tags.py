@@ -1,0 +1,51 @@
+"""Tags on a sweep: list, add, replace, remove (writes need the write token)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path
+
+from app.http.deps import IdPath, SessionDep, WriteDep
+from app.schemas.tags import TagsBody
+from app.services import tags as tag_service
+from app.store import sweeps as sweep_queries
+from app.store import tags as tag_store
+
+router = APIRouter(prefix="/api", tags=["sweeps"])
+TagPath = Annotated[str, Path(max_length=200, description="a tag, e.g. baseline:main")]
+
+
+@router.get("/sweeps/{sweep_id}/tags", name="api_sweep_tags")
+def api_sweep_tags(sweep_id: IdPath, session: SessionDep) -> dict[str, Any]:
+    """The sweep's tags."""
+    sweep_queries.get_sweep(session, sweep_id)
+    return {"sweep_id": sweep_id, "tags": tag_store.tags_of(session, sweep_id)}
+
+
+@router.post("/sweeps/{sweep_id}/tags", name="api_sweep_tags_add", dependencies=[WriteDep])
+def api_sweep_tags_add(sweep_id: IdPath, body: TagsBody, session: SessionDep) -> dict[str, Any]:
+    """Add `tag` (or each of `tags`); the newest sweep with a tag stands for it in `check`."""
+    tags = tag_service.add(
+        session, sweep_id, body.values(), field="tag" if body.tag is not None else "tags"
+    )
+    session.commit()
+    return {"sweep_id": sweep_id, "tags": tags}
+
+
+@router.put("/sweeps/{sweep_id}/tags", name="api_sweep_tags_set", dependencies=[WriteDep])
+def api_sweep_tags_set(sweep_id: IdPath, body: TagsBody, session: SessionDep) -> dict[str, Any]:
+    """Replace the sweep's tags with `tags`."""
+    tags = tag_service.replace(session, sweep_id, body.values())
+    session.commit()
+    return {"sweep_id": sweep_id, "tags": tags}
+
+
+@router.delete(
+    "/sweeps/{sweep_id}/tags/{tag}", name="api_sweep_tags_remove", dependencies=[WriteDep]
+)
+def api_sweep_tags_remove(sweep_id: IdPath, tag: TagPath, session: SessionDep) -> dict[str, Any]:
+    """Remove one tag."""
+    tags = tag_service.remove(session, sweep_id, tag)
+    session.commit()
+    return {"sweep_id": sweep_id, "tags": tags}

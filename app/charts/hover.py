@@ -1,0 +1,154 @@
+"""Hover text of Pareto points: one template per group of points over their numbers, formatted
+once per process per sweep (points never change); per-point text only for a line whose points
+differ in what they measured."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from app.domain.numbers import fmt_count, fmt_load, fmt_number
+from app.services.analysis import Params, SweepAnalysis
+
+
+def hover_header(result: SweepAnalysis) -> str:
+    """What every point of a sweep shares, written once per trace rather than per point."""
+    meta = result.meta
+    lines = [f"<b>{meta['name']}</b>", f"{meta['hardware']} × {fmt_count(meta['num_gpus'], 'GPU')}"]
+    system = " · ".join(str(meta[f]) for f in ("engine", "precision") if meta.get(f))
+    if system:
+        lines.append(system)
+    return "<br>".join(lines)
+
+
+LATENCY_FIELDS = tuple(
+    f"{m}_{s}_ms" for m in ("ttft", "tpot", "e2el") for s in ("p50", "p90", "p99")
+)
+
+
+def hover_fields(result: SweepAnalysis, k: int) -> tuple[str, ...]:
+    """Which hover lines point k has: its load, position and the latencies it measured."""
+    row = result.rows[k]
+    fields = [f for f in ("concurrency", "request_rate") if row.get(f) is not None]
+    if "request_rate" in fields and math.isinf(row["request_rate"]):
+        fields[fields.index("request_rate")] = "rate_inf"
+    if result.xs[k] is not None and result.ys[k] is not None:
+        fields.append("xy")
+    fields.extend(f for f in LATENCY_FIELDS if row.get(f) is not None)
+    return tuple(fields)
+
+
+def by_hover_fields(result: SweepAnalysis, ks: list[int]) -> dict[tuple[str, ...], list[int]]:
+    """Points grouped by the hover lines they have: thousands of dominated points share one
+    template (a missing value has no slot, so it can never print as 0)."""
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for k in ks:
+        groups.setdefault(hover_fields(result, k), []).append(k)
+    return groups
+
+
+def hover_values(result: SweepAnalysis, k: int, fields: tuple[str, ...]) -> list[str]:
+    """The point's numbers as the one number formatter writes them, in template slot order."""
+    row = result.rows[k]
+    values = []
+    for field in fields:
+        if field == "concurrency":
+            values.append(fmt_load(row[field]))
+        elif field == "request_rate":
+            values.append(fmt_load(row[field], "req/s"))
+        elif field == "xy":
+            values += [fmt_number(result.xs[k]), fmt_number(result.ys[k])]
+        elif field != "rate_inf":
+            values.append(fmt_number(row[field]))
+    return values
+
+
+def hover_template(fields: tuple[str, ...], params: Params) -> str:
+    """The lines `point_hover` writes, as a Plotly template over the point's customdata."""
+    lines: list[str] = []
+    latency: dict[str, list[str]] = {}
+    slot = iter(f"%{{customdata[{i}]}}" for i in range(len(fields) + 1))
+    for field in fields:
+        if field == "concurrency":
+            lines.append(f"concurrency {next(slot)}")
+        elif field == "request_rate":
+            lines.append(f"rate {next(slot)}")
+        elif field == "rate_inf":
+            lines.append("rate ∞")
+        elif field == "xy":
+            x, y = next(slot), next(slot)
+            lines.append(f"{x} tok/s/user · {y} tok/s/GPU ({params.basis})")
+        else:
+            metric, stat, _ = field.split("_")
+            latency.setdefault(metric, []).append(f"{stat} {next(slot)}")
+    lines.extend(f"{m.upper()} ms: " + ", ".join(parts) for m, parts in latency.items())
+    return "<br>".join(lines)
+
+
+def point_hover(result: SweepAnalysis, k: int, params: Params) -> str:
+    """The point's own lines: load, position and latencies."""
+    row = result.rows[k]
+    lines = []
+    if row.get("concurrency") is not None:
+        lines.append(f"concurrency {fmt_load(row['concurrency'])}")
+    if row.get("request_rate") is not None:
+        rate = row["request_rate"]
+        lines.append("rate ∞" if math.isinf(rate) else f"rate {fmt_load(rate, 'req/s')}")
+    x, y = result.xs[k], result.ys[k]
+    if x is not None and y is not None:
+        lines.append(f"{fmt_number(x)} tok/s/user · {fmt_number(y)} tok/s/GPU ({params.basis})")
+    for metric in ("ttft", "tpot", "e2el"):
+        parts = [
+            f"{stat} {fmt_number(row[f'{metric}_{stat}_ms'])}"
+            for stat in ("p50", "p90", "p99")
+            if row.get(f"{metric}_{stat}_ms") is not None
+        ]
+        if parts:
+            lines.append(f"{metric.upper()} ms: " + ", ".join(parts))
+    return "<br>".join(lines)
+
+
+def hover_groups(
+    result: SweepAnalysis, ks: list[int], params: Params, note: str = ""
+) -> list[tuple[list[int], dict[str, Any]]]:
+    """Points with the hover keys of their trace: one template over numbers per group of points
+    with the same lines (a concurrency sweep is one group)."""
+    header = hover_header(result)  # from metadata, which can be edited: never memoised
+    return [
+        (
+            group,
+            {
+                "customdata": customdata,
+                "hovertemplate": f"{header}<br>{hover_template(fields, params)}{note}"
+                "<extra></extra>",
+            },
+        )
+        for fields, group, customdata in _grouped(result, ks, params)
+    ]
+
+
+def _grouped(
+    result: SweepAnalysis, ks: list[int], params: Params
+) -> list[tuple[tuple[str, ...], list[int], list[list[str]]]]:
+    """Groups and their numbers depend only on the points and the axes, and points never change:
+    built once per process per sweep and shared read-only by every figure after."""
+    key = ("hover", params.stat, params.basis, result.meta["num_gpus"], tuple(ks))
+    if key not in result.derived:
+        result.derived[key] = [
+            (fields, group, [hover_values(result, k, fields) for k in group])
+            for fields, group in by_hover_fields(result, ks).items()
+        ]
+    grouped: list[tuple[tuple[str, ...], list[int], list[list[str]]]] = result.derived[key]
+    return grouped
+
+
+def line_hover(result: SweepAnalysis, ks: list[int], params: Params) -> dict[str, Any]:
+    """Hover keys for one line through `ks`: a template when the points share their lines, else
+    a text per point (a line cannot be split into groups)."""
+    groups = hover_groups(result, ks, params)
+    if len(groups) == 1 and groups[0][0] == ks:
+        return groups[0][1]
+    return {
+        "text": [point_hover(result, k, params) for k in ks],
+        "hovertemplate": hover_header(result) + "<br>%{text}<extra></extra>",
+    }

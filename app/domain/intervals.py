@@ -1,0 +1,341 @@
+"""Confidence intervals: Wilson for an attainment, a seeded bootstrap over requests, a t interval
+over repeated runs, the interval of a ratio and how many more requests or runs would separate two
+values.
+
+Pure math: imports only the standard library and polars (no web, database or settings modules).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from statistics import NormalDist
+from typing import Literal
+
+import polars as pl
+
+Method = Literal["wilson", "bootstrap", "t", "ratio-bootstrap", "ratio-log-normal"]
+
+DEFAULT_LEVEL = 0.95
+MIN_LEVEL, MAX_LEVEL = 0.5, 0.999
+# Fixed, so pages, exports and tests give the same interval for the same data.
+BOOTSTRAP_RESAMPLES = 1000
+BOOTSTRAP_SEED = 0
+# Rows drawn per polars call: bounds memory on points with many requests.
+_BLOCK_ROWS = 2_000_000
+POWER = 0.8  # the power estimate's chance of separating the two values
+ONE_RUN = "one run: no interval"
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A figure and its interval at `level`; low/high None (with `reason`) when there is none.
+
+    `n` counts what the interval rests on (`unit`: requests or runs), for the power estimate;
+    `replicates` are the bootstrap's resampled values (a ratio of two bootstraps pairs them).
+    """
+
+    value: float | None
+    low: float | None
+    high: float | None
+    level: float
+    method: Method | None
+    reason: str | None = None
+    n: int | None = None
+    unit: str = "requests"
+    replicates: tuple[float, ...] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def known(self) -> bool:
+        return self.low is not None and self.high is not None
+
+    def contains(self, x: float) -> bool:
+        return self.low is not None and self.high is not None and self.low <= x <= self.high
+
+    def half_width(self) -> float | None:
+        return None if self.low is None or self.high is None else (self.high - self.low) / 2
+
+
+def none(value: float | None, level: float, reason: str, n: int | None = None) -> Interval:
+    """No interval, with the reason in words."""
+    return Interval(value, None, None, level, None, reason, n)
+
+
+def check_level(level: float) -> float:
+    """The interval level, a share in [0.5, 0.999]; ValueError otherwise."""
+    if not MIN_LEVEL <= level <= MAX_LEVEL:
+        raise ValueError(f"interval level must be in [{MIN_LEVEL}, {MAX_LEVEL}], got {level}")
+    return level
+
+
+def z_value(level: float) -> float:
+    """Two-sided normal quantile: 1.959964 at 0.95."""
+    return NormalDist().inv_cdf((1 + check_level(level)) / 2)
+
+
+def wilson(good: int, n: int, level: float = DEFAULT_LEVEL) -> Interval:
+    """Wilson score interval of good ÷ n:
+    (p̂ + z²/2n ± z·√(p̂(1−p̂)/n + z²/4n²)) ÷ (1 + z²/n)."""
+    if n <= 0:
+        return none(None, level, "no requests", 0)
+    if not 0 <= good <= n:
+        raise ValueError(f"good must be in [0, {n}], got {good}")
+    z = z_value(level)
+    p = good / n
+    z2 = z * z
+    denom = 1 + z2 / n
+    centre = (p + z2 / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
+    # Exact at p̂ = 0 or 1, where rounding would leave an end a hair off 0 or 1.
+    low = 0.0 if good == 0 else max(0.0, centre - half)
+    high = 1.0 if good == n else min(1.0, centre + half)
+    return Interval(p, low, high, level, "wilson", None, n)
+
+
+def bootstrap_sums(
+    frame: pl.DataFrame, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED
+) -> pl.DataFrame:
+    """Column sums of `resamples` resamples (rows drawn with replacement, as many as the frame has).
+
+    Seeded: the same frame gives the same sums. One row per resample, in a fixed order.
+    """
+    n = frame.height
+    if n == 0:
+        return frame.clear()
+    per_block = max(1, _BLOCK_ROWS // n)
+    rows = pl.Series(range(n), dtype=pl.UInt32)
+    blocks = []
+    for start in range(0, resamples, per_block):
+        k = min(per_block, resamples - start)
+        # Row numbers drawn with replacement, k resamples of n, summed as a k × n array:
+        # no group_by, so a point's 1,000 resamples cost one gather per column.
+        picked = rows.sample(n * k, with_replacement=True, seed=seed + start)
+        blocks.append(
+            frame.select(pl.col(c).gather(picked).reshape((k, n)).arr.sum() for c in frame.columns)
+        )
+    return pl.concat(blocks)
+
+
+def percentile_interval(
+    value: float | None, replicates: Sequence[float], level: float, n: int, unit: str = "requests"
+) -> Interval:
+    """The bootstrap percentile interval: the (1−level)/2 and (1+level)/2 quantiles."""
+    check_level(level)
+    if not replicates:
+        return none(value, level, "no requests", n)
+    s = pl.Series(replicates, dtype=pl.Float64)
+    low = s.quantile((1 - level) / 2, "linear")
+    high = s.quantile((1 + level) / 2, "linear")
+    return Interval(
+        value,
+        None if low is None else float(low),
+        None if high is None else float(high),
+        level,
+        "bootstrap",
+        None,
+        n,
+        unit,
+        tuple(float(r) for r in replicates),
+    )
+
+
+def t_interval(
+    values: Sequence[float], level: float = DEFAULT_LEVEL, value: float | None = None
+) -> Interval:
+    """Student t interval of the mean of repeated runs: x̄ ± t(1+level)/2, n−1 · s/√n.
+
+    `value` is the figure shown beside it (default the mean). One run: no interval.
+    """
+    n = len(values)
+    shown = value if value is not None else (sum(values) / n if n else None)
+    if n == 0:
+        return none(shown, level, "no runs", 0)
+    if n == 1:
+        return Interval(shown, None, None, level, None, ONE_RUN, 1, "runs")
+    mean = sum(values) / n
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
+    half = t_quantile((1 + check_level(level)) / 2, n - 1) * sd / math.sqrt(n)
+    return Interval(shown, mean - half, mean + half, level, "t", None, n, "runs")
+
+
+def scaled(interval: Interval, factor: float) -> Interval:
+    """The interval of factor × the figure (factor > 0)."""
+
+    def mul(x: float | None) -> float | None:
+        return None if x is None else x * factor
+
+    reps = interval.replicates
+    return Interval(
+        mul(interval.value),
+        mul(interval.low),
+        mul(interval.high),
+        interval.level,
+        interval.method,
+        interval.reason,
+        interval.n,
+        interval.unit,
+        None if reps is None else tuple(r * factor for r in reps),
+    )
+
+
+def reciprocal(interval: Interval, numerator: float) -> Interval:
+    """The interval of numerator ÷ the figure (numerator > 0), e.g. $/Mtok from goodput.
+
+    A decreasing map, so the ends swap; a low end of 0 makes the high end unbounded (None)."""
+
+    def inv(x: float | None) -> float | None:
+        return None if x is None or not x > 0 else numerator / x
+
+    if not interval.known:
+        return Interval(
+            inv(interval.value),
+            None,
+            None,
+            interval.level,
+            None,
+            interval.reason,
+            interval.n,
+            interval.unit,
+        )
+    reps = interval.replicates
+    return Interval(
+        inv(interval.value),
+        inv(interval.high),
+        inv(interval.low),
+        interval.level,
+        interval.method,
+        None if inv(interval.low) is not None else "the interval's low end has no goodput",
+        interval.n,
+        interval.unit,
+        None if reps is None else tuple(numerator / r if r > 0 else math.inf for r in reps),
+    )
+
+
+def _log_se(interval: Interval) -> float | None:
+    """Standard error of ln(figure) implied by a two-sided interval: (ln high − ln low) / 2z."""
+    low, high = interval.low, interval.high
+    if low is None or high is None or not low > 0 or not high > 0:
+        return None
+    return (math.log(high) - math.log(low)) / (2 * z_value(interval.level))
+
+
+def ratio_interval(a: Interval, b: Interval) -> Interval:
+    """Interval of A ÷ B for independent A and B, at A's level.
+
+    Two bootstraps: the percentile interval of the ratios of paired resamples. Otherwise the
+    normal approximation on the log scale: ln(a/b) ± z·√(se_a² + se_b²), each se from its interval.
+    """
+    level = a.level
+    if a.value is None or b.value is None or not b.value > 0:
+        return none(None, level, "no ratio: a figure is missing")
+    value = a.value / b.value
+    ra, rb = a.replicates, b.replicates
+    if ra is not None and rb is not None and len(ra) == len(rb) and all(r > 0 for r in rb):
+        ratios = [x / y for x, y in zip(ra, rb, strict=True)]
+        iv = percentile_interval(value, ratios, level, min(a.n or 0, b.n or 0))
+        return Interval(value, iv.low, iv.high, level, "ratio-bootstrap", None, iv.n)
+    sa, sb = _log_se(a), _log_se(b)
+    if sa is None or sb is None or not value > 0:
+        missing = a if sa is None else b
+        return none(value, level, missing.reason or "no interval")
+    half = z_value(level) * math.sqrt(sa * sa + sb * sb)
+    log_ratio = math.log(value)
+    return Interval(
+        value, math.exp(log_ratio - half), math.exp(log_ratio + half), level, "ratio-log-normal"
+    )
+
+
+@dataclass(frozen=True)
+class Separation:
+    """How many more requests (or runs) each side needs for the two values to separate.
+
+    None when the values are equal (no amount of data separates them) or an interval is missing.
+    """
+
+    more_a: int | None
+    more_b: int | None
+    unit_a: str
+    unit_b: str
+    power: float = POWER
+
+
+def separation(a: Interval, b: Interval, power: float = POWER) -> Separation:
+    """Two-sample power estimate on the log scale, each side's standard error ∝ 1/√n:
+
+    n' = n · ((z(1+level)/2 + z_power) · √(se_a² + se_b²) / |ln(a/b)|)², more = ⌈n'⌉ − n per side.
+    """
+    sa, sb = _log_se(a), _log_se(b)
+    none_ = Separation(None, None, a.unit, b.unit, power)
+    if sa is None or sb is None or not a.n or not b.n or not a.value or not b.value:
+        return none_
+    if not a.value > 0 or not b.value > 0:
+        return none_
+    diff = abs(math.log(a.value / b.value))
+    if diff == 0:
+        return none_
+    z = z_value(a.level) + NormalDist().inv_cdf(power)
+    factor = (z * math.sqrt(sa * sa + sb * sb) / diff) ** 2
+    more_a = max(0, math.ceil(factor * a.n) - a.n)
+    more_b = max(0, math.ceil(factor * b.n) - b.n)
+    return Separation(more_a, more_b, a.unit, b.unit, power)
+
+
+def t_quantile(p: float, df: int) -> float:
+    """Inverse CDF of Student's t with df degrees of freedom (bisection on the exact CDF)."""
+    if not 0 < p < 1 or df < 1:
+        raise ValueError("t_quantile needs 0 < p < 1 and df ≥ 1")
+    if p == 0.5:
+        return 0.0
+    if p < 0.5:
+        return -t_quantile(1 - p, df)
+    lo, hi = 0.0, 1.0
+    while t_cdf(hi, df) < p:
+        hi *= 2
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if t_cdf(mid, df) < p:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-12 * max(1.0, hi):
+            break
+    return (lo + hi) / 2
+
+
+def t_cdf(t: float, df: int) -> float:
+    """Student t CDF: 1 − ½·I_{df/(df+t²)}(df/2, ½) for t ≥ 0, symmetric below."""
+    x = df / (df + t * t)
+    tail = 0.5 * _betainc(df / 2, 0.5, x)
+    return 1 - tail if t >= 0 else tail
+
+
+def _betainc(a: float, b: float, x: float) -> float:
+    """Regularized incomplete beta I_x(a, b) by its continued fraction (Lentz's method)."""
+    if x <= 0:
+        return 0.0
+    if x >= 1:
+        return 1.0
+    log_front = (
+        math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+    )
+    if x > (a + 1) / (a + b + 2):
+        return 1.0 - _betainc(b, a, 1 - x)
+    tiny = 1e-300
+    f, c, d = 1.0, 1.0, 0.0
+    for i in range(400):
+        m = i // 2
+        if i == 0:
+            num = 1.0
+        elif i % 2 == 0:
+            num = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m))
+        else:
+            num = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))
+        d = 1.0 + num * d
+        d = 1 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + num / c
+        c = c if abs(c) > tiny else tiny
+        f *= c * d
+        if abs(1.0 - c * d) < 1e-15:
+            break
+    return math.exp(log_front) * (f - 1.0) / a

@@ -1,0 +1,183 @@
+"""Intervals of a read-off's figures at its operating point: per-request mode by a seeded bootstrap
+over the operating point's requests (Wilson for attainment), percentile mode from repeated runs.
+
+Pure math: imports only the standard library and polars (no web, database or settings modules).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import polars as pl
+
+from app.domain.intervals import (
+    BOOTSTRAP_RESAMPLES,
+    BOOTSTRAP_SEED,
+    ONE_RUN,
+    Interval,
+    bootstrap_sums,
+    none,
+    percentile_interval,
+    t_interval,
+    wilson,
+)
+from app.domain.metrics import Basis
+from app.domain.numbers import fmt_percent
+from app.domain.point import PointMetrics
+from app.domain.request_goodput import good_request_expr
+from app.domain.slo import Readoff, Slo
+
+PERCENTILE_NO_RUNS = ONE_RUN  # percentile mode needs repeated runs at the operating load
+PERCENTILE_ATTAINMENT = "percentile mode: attainment is not counted per request"
+
+
+@dataclass(frozen=True)
+class ReadoffIntervals:
+    """The intervals of one sweep's read-off at `level` (each says why when it has none)."""
+
+    level: float
+    goodput_tok_s_per_gpu: Interval
+    goodput_requests_per_s: Interval
+    attainment: Interval
+    borderline_reason: str | None = None  # set when the read-off is borderline
+
+
+def no_intervals(
+    readoff: Readoff, level: float, reason: str | None = None, borderline: str | None = None
+) -> ReadoffIntervals:
+    why = reason or readoff.reason or "no goodput at this SLO"
+    return ReadoffIntervals(
+        level,
+        none(readoff.goodput_tok_s_per_gpu, level, why),
+        none(readoff.goodput_requests_per_s, level, why),
+        none(None, level, why),
+        borderline,
+    )
+
+
+def borderline_reason(readoff: Readoff, target: float, level: float) -> str | None:
+    """Why a read-off is borderline: the point whose attainment interval straddles the target."""
+    if readoff.shown_status != "borderline":
+        return None
+    op = readoff.operating_verdict
+    verdict = op if op is not None and op.borderline else None
+    if verdict is None:
+        verdict = next((v for v in readoff.verdicts if v.borderline), None)
+    if verdict is None or verdict.attainment_ci is None or verdict.requests is None:
+        return None
+    low, high = verdict.attainment_ci
+    stats = verdict.requests
+    return (
+        f"attainment {_pct(stats.attainment)} ({stats.good} of {stats.issued} requests good): "
+        f"its {_pct(level)} interval {_pct(low)}–{_pct(high)} straddles the {_pct(target)} target"
+    )
+
+
+def _pct(share: float) -> str:
+    return fmt_percent(share)
+
+
+def request_intervals(
+    readoff: Readoff,
+    points: Sequence[PointMetrics],
+    samples: pl.DataFrame | None,
+    slo: Slo,
+    basis: Basis,
+    level: float,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+) -> ReadoffIntervals:
+    """Per-request mode: Wilson for the operating point's attainment; goodput (tokens and
+    requests per second) by the percentile bootstrap over its requests, issued count fixed.
+
+    Each resample draws the point's n issued requests with replacement and recomputes
+    good tokens ÷ duration ÷ GPUs and good ÷ duration; the seed makes it reproducible.
+    """
+    op = readoff.operating_point
+    verdict = readoff.operating_verdict
+    borderline = borderline_reason(readoff, slo.attainment, level)
+    if op is None or verdict is None or verdict.requests is None:
+        return no_intervals(readoff, level, borderline=borderline)
+    point = next(p for p in points if p.point_id == op.point_id)
+    stats = verdict.requests
+    attainment = wilson(stats.good, stats.issued, level)
+    duration = point.duration_s or 0.0
+    if samples is None or samples.is_empty() or not duration > 0 or point.num_gpus <= 0:
+        return no_intervals(readoff, level, "no request samples at the operating point", borderline)
+    mine = samples.filter(pl.col("point_id") == op.point_id)
+    good = good_request_expr(slo.limits())
+    out_len = pl.col("output_len").fill_null(0).cast(pl.Float64)
+    in_len = pl.col("input_len").fill_null(0).cast(pl.Float64)
+    tokens = {"output": out_len, "total": out_len + in_len, "input": in_len}[basis]
+    frame = mine.select(
+        good=good.cast(pl.Float64),
+        tokens=pl.when(good).then(tokens).otherwise(0.0),
+    )
+    sums = bootstrap_sums(frame, resamples, seed)
+    tok_scale = 1.0 / duration / point.num_gpus
+    tok_reps = [float(t) * tok_scale for t in sums["tokens"].to_list()]
+    req_reps = [float(g) / duration for g in sums["good"].to_list()]
+    n = frame.height
+    return ReadoffIntervals(
+        level,
+        percentile_interval(readoff.goodput_tok_s_per_gpu, tok_reps, level, n),
+        percentile_interval(readoff.goodput_requests_per_s, req_reps, level, n),
+        attainment,
+        borderline,
+    )
+
+
+def runs_intervals(
+    readoff: Readoff, points: Sequence[PointMetrics], basis: Basis, level: float
+) -> ReadoffIntervals:
+    """Percentile mode: a t interval over the repeated runs at the operating point's load that
+    meet the SLO (their tok/s per GPU and req/s); one run: no interval, said plainly."""
+    op = readoff.operating_point
+    if op is None:
+        return no_intervals(readoff, level)
+    point = next(p for p in points if p.point_id == op.point_id)
+    load = point.load()
+    passing = {v.point_id for v in readoff.verdicts if v.status == "pass"}
+    runs = [p for p in points if load is not None and p.load() == load]
+    good = [p for p in runs if p.point_id in passing]
+    attainment = none(None, level, PERCENTILE_ATTAINMENT)
+    if len(runs) < 2:
+        return ReadoffIntervals(
+            level,
+            none(readoff.goodput_tok_s_per_gpu, level, PERCENTILE_NO_RUNS, 1),
+            none(readoff.goodput_requests_per_s, level, PERCENTILE_NO_RUNS, 1),
+            attainment,
+        )
+    if len(good) < 2:
+        why = f"1 of {len(runs)} runs at this load meets the SLO: no interval"
+        return ReadoffIntervals(
+            level,
+            none(readoff.goodput_tok_s_per_gpu, level, why, 1),
+            none(readoff.goodput_requests_per_s, level, why, 1),
+            attainment,
+        )
+    tok = [y for p in good if (y := p.tok_s_per_gpu(basis)) is not None]
+    req = [r for p in good if (r := p.requests_per_s) is not None]
+    return ReadoffIntervals(
+        level,
+        t_interval(tok, level, readoff.goodput_tok_s_per_gpu),
+        t_interval(req, level, readoff.goodput_requests_per_s)
+        if req
+        else none(readoff.goodput_requests_per_s, level, "request throughput not recorded"),
+        attainment,
+    )
+
+
+def load_runs_interval(
+    points: Sequence[PointMetrics],
+    point: PointMetrics,
+    basis: Basis,
+    level: float,
+    value: float | None = None,
+) -> Interval:
+    """t interval of tok/s per GPU over every run at `point`'s load (a frontier read-off)."""
+    load = point.load()
+    runs = [p for p in points if load is not None and p.load() == load]
+    ys = [y for p in runs if (y := p.tok_s_per_gpu(basis)) is not None]
+    return t_interval(ys, level, value if value is not None else point.tok_s_per_gpu(basis))

@@ -1,0 +1,148 @@
+"""Regression rules of `paretoscope check`: does a candidate sweep fall behind its baseline?
+
+A candidate regresses when, at the same SLO and prices,
+- the baseline met the SLO and the candidate does not; or
+- goodput fell by more than the tolerance (relative) AND by more than its interval: the
+  candidate's interval lies wholly below the baseline's (with one interval, the other side's
+  value stands in for its interval; with none, the tolerance alone decides); or
+- $/Mtok under some price rose by more than the tolerance.
+A side whose SLO status is unknown cannot be compared: that is a data problem, not a verdict.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Verdict = Literal["pass", "regression", "unknown"]
+
+
+@dataclass(frozen=True)
+class Interval:
+    low: float
+    high: float
+    level: float | None = None
+    method: str | None = None
+
+
+@dataclass(frozen=True)
+class Side:
+    """One sweep's read-off at the check's SLO: the figures the rules compare."""
+
+    meets_slo: bool | None  # None: unknown
+    goodput_tok_s_per_gpu: float | None
+    goodput_interval: Interval | None = None
+    # $/Mtok per price column label (None: no goodput, or the price does not apply)
+    usd_per_mtok: dict[str, float | None] = field(default_factory=dict)
+    usd_per_mtok_interval: dict[str, Interval | None] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Finding:
+    figure: Literal["meets_slo", "goodput_tok_s_per_gpu", "usd_per_mtok"]
+    label: str
+    baseline: float | bool | None
+    candidate: float | bool | None
+    change: float | None  # relative: (candidate - baseline) / baseline
+    regression: bool
+    note: str
+    baseline_interval: Interval | None = None
+    candidate_interval: Interval | None = None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    verdict: Verdict
+    findings: tuple[Finding, ...]
+    reason: str | None = None  # why the verdict is unknown
+
+    @property
+    def regressions(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.regression)
+
+
+def relative_change(baseline: float, candidate: float) -> float | None:
+    return None if baseline == 0 else (candidate - baseline) / baseline
+
+
+def beyond_interval(
+    baseline: float, candidate: float, base_iv: Interval | None, cand_iv: Interval | None
+) -> bool | None:
+    """Whether the fall from `baseline` to `candidate` exceeds the intervals; None when
+    neither side has one (the tolerance alone then decides)."""
+    if base_iv is None and cand_iv is None:
+        return None
+    top = cand_iv.high if cand_iv is not None else candidate
+    bottom = base_iv.low if base_iv is not None else baseline
+    return top < bottom
+
+
+def compare(baseline: Side, candidate: Side, tolerance: float) -> Outcome:
+    """Apply the rules; `tolerance` is a fraction (0.05 = 5 %)."""
+    for name, side in (("baseline", baseline), ("candidate", candidate)):
+        if side.meets_slo is None:
+            return Outcome("unknown", (), f"the {name}'s SLO status is unknown")
+    findings = [_slo_finding(baseline.meets_slo, candidate.meets_slo)]
+    b, c = baseline.goodput_tok_s_per_gpu, candidate.goodput_tok_s_per_gpu
+    if b is not None and c is not None:
+        findings.append(_goodput_finding(baseline, candidate, b, c, tolerance))
+    for label, b_cost in baseline.usd_per_mtok.items():
+        c_cost = candidate.usd_per_mtok.get(label)
+        if b_cost is None or c_cost is None:
+            continue
+        change = relative_change(b_cost, c_cost)
+        rose = change is not None and change > tolerance
+        findings.append(
+            Finding(
+                "usd_per_mtok",
+                label,
+                b_cost,
+                c_cost,
+                change,
+                rose,
+                "rose by more than the tolerance" if rose else "within the tolerance",
+                baseline.usd_per_mtok_interval.get(label),
+                candidate.usd_per_mtok_interval.get(label),
+            )
+        )
+    verdict: Verdict = "regression" if any(f.regression for f in findings) else "pass"
+    return Outcome(verdict, tuple(findings))
+
+
+def _slo_finding(base: bool | None, cand: bool | None) -> Finding:
+    if base and not cand:
+        note = "the SLO is no longer met"
+    elif cand and not base:
+        note = "the SLO is now met"
+    elif cand:
+        note = "both meet the SLO"
+    else:
+        note = "neither meets the SLO"
+    return Finding("meets_slo", "meets SLO", base, cand, None, bool(base and not cand), note)
+
+
+def _goodput_finding(
+    baseline: Side, candidate: Side, b: float, c: float, tolerance: float
+) -> Finding:
+    change = relative_change(b, c)
+    fell = change is not None and change < -tolerance
+    beyond = beyond_interval(b, c, baseline.goodput_interval, candidate.goodput_interval)
+    if not fell:
+        note = "within the tolerance" if change is None or change <= 0 else "rose"
+    elif beyond is None:
+        note = "fell by more than the tolerance (no interval: the tolerance alone decides)"
+    elif beyond:
+        note = "fell by more than the tolerance and beyond the interval"
+    else:
+        note = "fell by more than the tolerance, but within the interval"
+    return Finding(
+        "goodput_tok_s_per_gpu",
+        "goodput",
+        b,
+        c,
+        change,
+        fell and beyond is not False,
+        note,
+        baseline.goodput_interval,
+        candidate.goodput_interval,
+    )

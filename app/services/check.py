@@ -1,0 +1,220 @@
+"""`paretoscope check` and POST /api/check: is a candidate sweep a regression from its baseline?
+
+Both sweeps are read off at the same SLO and prices (exactly as /api/readoff does), compared by
+the rules in app.domain.regression, and the check is stored so that History can mark it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+from urllib.parse import urlencode
+
+from pydantic import ConfigDict, Field, field_validator
+from sqlalchemy.orm import Session
+
+from app.domain import regression
+from app.domain.regression import Interval, Outcome, Side
+from app.schemas.bounds import MAX_ID
+from app.schemas.text import StorableText
+from app.services import check_report, price_columns
+from app.services.errors import Invalid
+from app.services.readoff_json import price_cells_json, result_json, run_query, slo_json
+from app.services.readoff_query import ReadoffQuery
+from app.store import checks as check_store
+from app.store import tags as tag_store
+from app.store.models import Sweep
+
+# Fields of the check itself; every other field is a read-off option (SLO, prices).
+CHECK_FIELDS = ("candidate", "baseline", "tolerance", "base_url")
+
+
+class CheckQuery(ReadoffQuery, StorableText):
+    """The read-off's SLO and price options, the two sweeps, and the tolerance."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    candidate: str = Field(min_length=1, max_length=300, description="sweep id, tag or name")
+    baseline: str = Field(min_length=1, max_length=300, description="sweep id, tag or name")
+    tolerance: float = Field(
+        default=0.05, ge=0, le=1, allow_inf_nan=False, description="fraction, 0.05 = 5 %"
+    )
+    base_url: str | None = Field(
+        default=None, max_length=500, description="where the Compare link points"
+    )
+
+    @field_validator("candidate", "baseline", mode="before")
+    @classmethod
+    def _id_as_text(cls, value: object) -> object:
+        # JSON clients send an id as a number; it names the sweep like its digits do.
+        return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+@dataclass(frozen=True)
+class Resolved:
+    ref: str  # as given
+    sweep_id: int
+    name: str
+    via: Literal["id", "tag", "name"]
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    query: CheckQuery
+    candidate: Resolved
+    baseline: Resolved
+    outcome: Outcome
+    document: dict[str, Any]  # the JSON answer (check_id, summary and headline included)
+
+    @property
+    def verdict(self) -> str:
+        return self.outcome.verdict
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.outcome.verdict == "regression" else 0
+
+
+def resolve(session: Session, ref: str, field: str) -> Resolved:
+    """A sweep named by id (digits), by tag (the newest sweep carrying it), or by its name."""
+    text = ref.strip()
+    if text.isdigit():
+        sweep_id = int(text) if len(text) <= 10 else 0
+        sweep = session.get(Sweep, sweep_id) if 1 <= sweep_id <= MAX_ID else None
+        if sweep is None:
+            raise Invalid(field, f"no sweep {text[:20]}")
+        return Resolved(ref, sweep.id, sweep.name, "id")
+    tagged = tag_store.newest_with_tag(session, text)
+    if tagged is not None:
+        return Resolved(ref, tagged.id, tagged.name, "tag")
+    named = tag_store.sweeps_named(session, text)
+    if len(named) == 1:
+        return Resolved(ref, named[0].id, named[0].name, "name")
+    shown = repr(text if len(text) <= 60 else text[:60] + "…")
+    if named:
+        ids = ", ".join(str(s.id) for s in named)
+        raise Invalid(field, f"{shown} names several sweeps ({ids}): give an id or a tag")
+    raise Invalid(field, f"no sweep has the id, tag or name {shown}")
+
+
+def interval_of(entry: Mapping[str, Any] | None) -> Interval | None:
+    """The one place that reads an interval, in helper "ci"'s layout: `ci_low`, `ci_high`,
+    `ci_level`, `ci_method` on a figure's entry. A missing entry or a null end is no interval."""
+    if not entry:
+        return None
+    low, high = entry.get("ci_low"), entry.get("ci_high")
+    if low is None or high is None:
+        return None
+    return Interval(float(low), float(high), entry.get("ci_level"), entry.get("ci_method"))
+
+
+def side_of(result: Mapping[str, Any]) -> Side:
+    """The figures the rules compare, from a read-off result as /api/readoff gives it."""
+    cells = result.get("price_cells") or []
+    return Side(
+        meets_slo=result.get("meets_slo"),
+        goodput_tok_s_per_gpu=result.get("goodput_tok_s_per_gpu"),
+        goodput_interval=interval_of((result.get("intervals") or {}).get("goodput_tok_s_per_gpu")),
+        usd_per_mtok={c["label"]: c.get("usd_per_mtok") for c in cells},
+        usd_per_mtok_interval={c["label"]: interval_of(c) for c in cells},
+    )
+
+
+def run(session: Session, query: CheckQuery, base_url: str | None = None) -> CheckReport:
+    """Resolve, read off, compare and store the check (in the caller's transaction).
+
+    Raises Invalid (naming `candidate` or `baseline`) when a sweep is unknown, or when its SLO
+    status is unknown at this SLO: the data cannot answer, which is not a pass."""
+    baseline = resolve(session, query.baseline, "baseline")
+    candidate = resolve(session, query.candidate, "candidate")
+    ids = list(dict.fromkeys([baseline.sweep_id, candidate.sweep_id]))
+    params, results, columns = run_query(session, ids, query)
+    docs = {
+        int(r.meta["id"]): {
+            **result_json(r),
+            "price_cells": price_cells_json(price_columns.price_cells(r, columns), columns),
+        }
+        for r in results
+    }
+    base_doc, cand_doc = docs[baseline.sweep_id], docs[candidate.sweep_id]
+    outcome = regression.compare(side_of(base_doc), side_of(cand_doc), query.tolerance)
+    if outcome.verdict == "unknown":
+        field, who, doc = (
+            ("baseline", baseline, base_doc)
+            if base_doc.get("meets_slo") is None
+            else ("candidate", candidate, cand_doc)
+        )
+        raise Invalid(
+            field,
+            f"sweep {who.sweep_id} ({who.name}) cannot be checked at this SLO: its status is "
+            f"unknown ({doc.get('reason') or 'not measured'})",
+        )
+    document: dict[str, Any] = {
+        "verdict": outcome.verdict,
+        "tolerance": query.tolerance,
+        "slo": slo_json(query, params),
+        "price_columns": [c.label for c in columns],
+        "candidate": _side_json(candidate, cand_doc),
+        "baseline": _side_json(baseline, base_doc),
+        "findings": [finding_json(f) for f in outcome.findings],
+        "regressions": [f.label for f in outcome.regressions],
+        "compare_url": compare_url(query, baseline.sweep_id, candidate.sweep_id, base_url),
+    }
+    document["headline"] = check_report.headline(document)
+    document["summary"] = check_report.markdown(document)
+    stored = check_store.save_check(
+        session,
+        candidate_id=candidate.sweep_id,
+        baseline_id=baseline.sweep_id,
+        candidate_ref=candidate.ref,
+        baseline_ref=baseline.ref,
+        options=query.model_dump(mode="json", exclude={"candidate", "baseline", "base_url"}),
+        verdict=outcome.verdict,
+        headline=document["headline"],
+        summary=document["summary"],
+    )
+    document["check_id"] = stored.id
+    return CheckReport(query, candidate, baseline, outcome, document)
+
+
+def compare_url(
+    query: CheckQuery, baseline_id: int, candidate_id: int, base_url: str | None
+) -> str:
+    """Compare with the baseline first, at the check's SLO and prices."""
+    options = query.model_dump(
+        exclude_none=True, exclude_defaults=True, exclude={*CHECK_FIELDS, "points"}
+    )
+    pairs: list[tuple[str, Any]] = [
+        ("sweep", i) for i in dict.fromkeys([baseline_id, candidate_id])
+    ]
+    pairs += [("picked", 1), ("preset", "custom")]
+    for key, value in options.items():
+        values = value if isinstance(value, list) else [value]
+        pairs.extend((key, v) for v in values)
+    root = (query.base_url or base_url or "").rstrip("/")
+    return f"{root}/compare?{urlencode(pairs)}"
+
+
+def _side_json(who: Resolved, doc: dict[str, Any]) -> dict[str, Any]:
+    return {"ref": who.ref, "resolved_by": who.via, **doc}
+
+
+def _interval_json(iv: Interval | None) -> dict[str, Any] | None:
+    if iv is None:
+        return None
+    return {"ci_low": iv.low, "ci_high": iv.high, "ci_level": iv.level, "ci_method": iv.method}
+
+
+def finding_json(f: regression.Finding) -> dict[str, Any]:
+    return {
+        "figure": f.figure,
+        "label": f.label,
+        "baseline": f.baseline,
+        "candidate": f.candidate,
+        "change": f.change,
+        "regression": f.regression,
+        "note": f.note,
+        "baseline_interval": _interval_json(f.baseline_interval),
+        "candidate_interval": _interval_json(f.candidate_interval),
+    }

@@ -1,0 +1,141 @@
+"""A check's answer as words: one headline, a markdown summary for a pull-request comment, and
+plain text for a CI log. Everything comes from the check's JSON document, so all three agree."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+QUOTE = "'"
+BASIS = {"output": "output", "total": "total", "input": "input"}
+
+
+def headline(doc: dict[str, Any]) -> str:
+    """`regression: goodput -20.0 %, $/Mtok ($2/GPU-hour) +25.0 %` or `pass: …`."""
+    moved = [
+        "SLO no longer met" if f["figure"] == "meets_slo" else f"{_label(f)} {_change(f)}".rstrip()
+        for f in doc["findings"]
+        if f["regression"]
+    ]
+    if doc["verdict"] == "regression":
+        return "regression: " + ", ".join(moved)
+    tolerance = _pct(doc["tolerance"])
+    return f"pass: no regression beyond {tolerance}" + (
+        f" ({_goodput_move(doc)})" if _goodput_move(doc) else ""
+    )
+
+
+def markdown(doc: dict[str, Any]) -> str:
+    """A short summary fit for a pull-request comment."""
+    verdict = "**regression**" if doc["verdict"] == "regression" else "pass"
+    cand, base = doc["candidate"], doc["baseline"]
+    lines = [
+        f"### Paretoscope check: {verdict}",
+        "",
+        f"Candidate {_who(cand, '**')} against baseline {_who(base, '**')}.",
+        f"SLO: {doc['slo']['description']} ({doc['slo']['mode']} mode); "
+        f"tolerance {_pct(doc['tolerance'])}.",
+        "",
+        "| | baseline | candidate | change | verdict |",
+        "| --- | ---: | ---: | ---: | --- |",
+    ]
+    for f in doc["findings"]:
+        mark = "**regression**" if f["regression"] else "ok"
+        cells = (_label(f, doc), _value(f, "baseline"), _value(f, "candidate"), _change(f))
+        lines.append(_row(*cells, f"{mark}: {f['note']}"))
+    lines.append(_row("operating point", _operating_point(base), _operating_point(cand), "", ""))
+    lines += ["", f"[Open in Compare]({doc['compare_url']})", ""]
+    return "\n".join(lines)
+
+
+def text(doc: dict[str, Any]) -> str:
+    """The same, as plain lines for a CI log."""
+    cand, base = doc["candidate"], doc["baseline"]
+    lines = [
+        f"check: {doc['verdict'].upper()}",
+        f"candidate: {_who(cand, quote=QUOTE)}",
+        f"baseline:  {_who(base, quote=QUOTE)}",
+        f"SLO: {doc['slo']['description']} ({doc['slo']['mode']} mode); "
+        f"tolerance {_pct(doc['tolerance'])}",
+    ]
+    for f in doc["findings"]:
+        state = "REGRESSION" if f["regression"] else "ok"
+        change = f" ({_change(f)})" if _change(f) else ""
+        lines.append(
+            f"{_label(f, doc)}: {_value(f, 'baseline')} -> {_value(f, 'candidate')}{change}"
+            f" {state}: {f['note']}"
+        )
+    lines.append(f"operating point: {_operating_point(base)} -> {_operating_point(cand)}")
+    lines.append(f"compare: {doc['compare_url']}")
+    return "\n".join(lines) + "\n"
+
+
+def _row(*cells: str) -> str:
+    return "|" + "|".join(f" {c} " if c else " " for c in cells) + "|"
+
+
+def _who(side: dict[str, Any], strong: str = "", quote: str = "`") -> str:
+    ref = f"{quote}{side['ref']}{quote}"
+    how = {"id": "", "tag": f"tag {ref}: ", "name": f"name {ref}: "}
+    by = how[side["resolved_by"]]
+    return f"{strong}{side['name']}{strong} ({by}sweep {side['sweep_id']})"
+
+
+def _label(f: dict[str, Any], doc: dict[str, Any] | None = None) -> str:
+    if f["figure"] == "goodput_tok_s_per_gpu":
+        basis = doc["slo"]["basis"] if doc else "output"
+        return f"goodput ({BASIS.get(basis, basis)} tok/s/GPU)" if doc else "goodput"
+    if f["figure"] == "usd_per_mtok":
+        return f"$/Mtok ({f['label']})"
+    return "meets SLO"
+
+
+def _value(f: dict[str, Any], side: str) -> str:
+    value = f[side]
+    if f["figure"] == "meets_slo":
+        return "yes" if value else "no"
+    if value is None:
+        return "–"
+    shown = f"${value:,.4f}" if f["figure"] == "usd_per_mtok" else f"{value:,.1f}"
+    iv = f[f"{side}_interval"]
+    if iv is None:
+        return shown
+    level = f"{iv['ci_level'] * 100:g} % " if iv.get("ci_level") else ""
+    method = f", {iv['ci_method']}" if iv.get("ci_method") else ""
+    fmt = "${:,.4f}" if f["figure"] == "usd_per_mtok" else "{:,.1f}"
+    low, high = fmt.format(iv["ci_low"]), fmt.format(iv["ci_high"])
+    return f"{shown} ({level}CI {low}–{high}{method})"
+
+
+def _change(f: dict[str, Any]) -> str:
+    change = f.get("change")
+    return "" if change is None else f"{change * 100:+.1f} %"
+
+
+def _pct(fraction: float) -> str:
+    return f"{fraction * 100:g} %"
+
+
+def _goodput_move(doc: dict[str, Any]) -> str:
+    for f in doc["findings"]:
+        if f["figure"] == "goodput_tok_s_per_gpu" and f["change"] is not None:
+            return f"goodput {_change(f)}"
+    return ""
+
+
+def _operating_point(side: dict[str, Any]) -> str:
+    op = side.get("operating_point")
+    if not op:
+        return "none (no point meets the SLO)"
+    if op.get("concurrency") is not None:
+        load = f"concurrency {op['concurrency']:g}"
+    elif op.get("request_rate") == "inf":
+        load = "unlimited request rate"
+    elif op.get("request_rate") is not None:
+        load = f"{op['request_rate']:g} req/s"
+    else:
+        load = f"point {op.get('point_id')}"
+    x = op.get("interactivity_tok_s_user")
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return load
+    return f"{load}, {x:,.1f} tok/s/user"

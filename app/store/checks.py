@@ -1,0 +1,56 @@
+"""Checks that `paretoscope check` (or POST /api/check) ran, for History's regression marks."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.store.models import SweepCheck
+
+
+def save_check(
+    session: Session,
+    *,
+    candidate_id: int,
+    baseline_id: int,
+    candidate_ref: str,
+    baseline_ref: str,
+    options: dict[str, Any],
+    verdict: str,
+    headline: str,
+    summary: str,
+) -> SweepCheck:
+    check = SweepCheck(
+        candidate_id=candidate_id,
+        baseline_id=baseline_id,
+        candidate_ref=candidate_ref[:300],
+        baseline_ref=baseline_ref[:300],
+        options=options,
+        verdict=verdict,
+        headline=headline[:500],
+        summary=summary,
+    )
+    session.add(check)
+    session.flush()
+    return check
+
+
+def regressions_by_candidate(
+    session: Session, sweep_ids: Iterable[int]
+) -> dict[int, list[SweepCheck]]:
+    """Checks that found a regression, by candidate sweep id, oldest first."""
+    ids = list(sweep_ids)
+    if not ids:
+        return {}
+    rows = session.scalars(
+        select(SweepCheck)
+        .where(SweepCheck.candidate_id.in_(ids), SweepCheck.verdict == "regression")
+        .order_by(SweepCheck.created_at, SweepCheck.id)
+    )
+    out: dict[int, list[SweepCheck]] = {}
+    for check in rows:
+        out.setdefault(check.candidate_id, []).append(check)
+    return out

@@ -1,0 +1,158 @@
+"""A team's scale: thousands of stored sweeps with generated request samples (100M at 10,000
+sweeps × 10,000 requests), on Postgres. At each size the same pages are measured — the sweep list,
+a search, Explore with its default selection, and a per-request read-off of 20 sweeps cold
+(first after a restart) and warm — and each is judged by its growth: the figure at the larger size
+against the same figure at the smaller one, measured in this run.
+
+Points go in through the upload API (500 sweeps a file); samples are generated with polars and
+written as the importer writes them (one columnar block per sweep), since a 100M-row CSV would
+measure the generator, not the server.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import polars as pl
+from sqlalchemy import select
+
+from app.store import samples as sample_store
+from app.store.db import make_engine, make_sessionmaker
+from app.store.models import Point
+from bench.common import (
+    Backend,
+    Result,
+    Scale,
+    clear_caches,
+    client_for,
+    fresh_database,
+    synthetic_sweeps_csv,
+    upload,
+)
+
+POINTS = 32
+BATCH = 500
+# Bounded pages (a page of the list, Explore's capped selection, 20 sweeps read off) should not
+# grow with what is stored; a substring search scans names, so it may grow as the table does.
+BOUNDED_GROWTH = 3.0
+SEARCH_GROWTH = 10.0
+
+
+def run(scale: Scale, found: list[Backend]) -> list[Result]:
+    results: list[Result] = []
+    for backend in found:
+        if backend.name not in scale.scale_backends or backend.url is None:
+            continue
+        url = fresh_database(backend, "scale")
+        client = client_for(url)
+        engine = make_engine(url)
+        measured: dict[int, dict[str, float]] = {}
+        stored = 0
+        for size in scale.scale_sweeps:
+            _seed(client, engine, stored, size, scale.scale_samples_per_sweep)
+            stored = size
+            measured[size] = _measure(client, size, scale.repeat)
+        client.__exit__(None, None, None)
+        engine.dispose()
+        sizes = list(scale.scale_sweeps)
+        for small, big in zip(sizes, sizes[1:], strict=False):
+            for figure, value in measured[big].items():
+                target = SEARCH_GROWTH if figure.startswith("search") else BOUNDED_GROWTH
+                results.append(
+                    Result(
+                        f"{figure}, {big:,} sweeps ({big * scale.scale_samples_per_sweep:,} "
+                        "samples)",
+                        backend.name,
+                        value,
+                        "ms",
+                        f"same at {small:,} sweeps",
+                        measured[small][figure],
+                        target,
+                    )
+                )
+    return results
+
+
+def _seed(client: Any, engine: Any, first: int, last: int, per_sweep: int) -> None:
+    """Sweeps first..last-1 through the upload API, then their generated samples."""
+    ids: list[int] = []
+    for start in range(first, last, BATCH):
+        count = min(BATCH, last - start)
+        ids += upload(client, synthetic_sweeps_csv(count, POINTS, seed=start, first=start))
+    rng = np.random.default_rng(first)
+    session_factory = make_sessionmaker(engine)
+    for chunk in range(0, len(ids), 200):
+        with session_factory() as session:
+            for sweep_id in ids[chunk : chunk + 200]:
+                sample_store.write(session, sweep_id, _samples(session, sweep_id, per_sweep, rng))
+            session.commit()
+
+
+def _samples(
+    session: Any, sweep_id: int, per_sweep: int, rng: np.random.Generator
+) -> list[tuple[int, pl.DataFrame]]:
+    positions = session.scalars(
+        select(Point.position).where(Point.sweep_id == sweep_id).order_by(Point.position)
+    ).all()
+    each = max(1, per_sweep // max(1, len(positions)))
+    frames = []
+    for position in positions:
+        ttft = rng.gamma(4.0, 40.0 * (1 + position / 8), each)
+        output = rng.integers(16, 1024, each)
+        tpot = rng.gamma(9.0, 1.5 * (1 + position / 16), each)
+        frames.append(
+            (
+                position,
+                pl.DataFrame(
+                    {
+                        "ttft_ms": ttft,
+                        "e2el_ms": ttft + tpot * (output - 1),
+                        "output_len": output,
+                        "input_len": np.full(each, 1024),
+                        "ok": rng.random(each) > 0.002,
+                    }
+                ),
+            )
+        )
+    return frames
+
+
+def _measure(client: Any, size: int, repeat: int) -> dict[str, float]:
+    """Median wall time of each page at this size (warm-up first; cold ones after a cache clear)."""
+    newest = client.get("/api/sweeps", params={"per_page": 20}).json()["sweeps"]
+    twenty = [s["id"] for s in newest]
+    readoff = {"sweep": twenty, "ttft_ms": 300, "tpot_ms": 30, "mode": "requests"}
+    search = {"q": f"bench-{size - 1}"}
+    pages: dict[str, Callable[[], Any]] = {
+        "sweep list (page 1)": lambda: client.get("/sweeps"),
+        "search (a name, list page)": lambda: client.get("/sweeps", params=search),
+        "Explore, default selection": lambda: client.get("/"),
+        "per-request read-off, 20 sweeps, warm": lambda: client.get("/api/readoff", params=readoff),
+    }
+    out = {name: _median_ms(request, repeat) for name, request in pages.items()}
+
+    def cold() -> Any:
+        clear_caches()
+        return client.get("/api/readoff", params=readoff)
+
+    out["per-request read-off, 20 sweeps, cold"] = _median_ms(cold, repeat, warm_up=False)
+    return out
+
+
+def _median_ms(request: Callable[[], Any], repeat: int, warm_up: bool = True) -> float:
+    if warm_up:
+        _ok(request())
+    times = []
+    for _ in range(max(1, repeat)):
+        start = time.perf_counter()
+        _ok(request())
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def _ok(response: Any) -> None:
+    assert response.status_code == 200, (response.status_code, response.text[:300])

@@ -1,0 +1,149 @@
+"""The Explore series picker in Chromium: the cap with the dropped sweep named, server-side
+search that keeps the selection, and the frontier leaders in one click redrawing the chart."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.browser.conftest import run_server
+
+MODEL = "picker-llm"
+# One point per sweep, x = 1000 / TPOT rising with i. Even sweeps fall from 1,000 to 800
+# tok/s per GPU: all on the frontier. Odd sweeps sit at 500, behind the next even sweep.
+ROWS = [
+    f"pick-{i:02d},H100,1,{MODEL},1,{40 - i},{1000 - 10 * i if i % 2 == 0 else 500}"
+    for i in range(21)
+]
+CSV = "sweep,hardware,num_gpus,model,concurrency,tpot_p50_ms,output_tok_s\n" + "\n".join(ROWS)
+LEADERS = [f"pick-{i:02d}" for i in range(0, 21, 2)]
+
+# Sweeps drawn: the legend groups of the chart's traces (one per sweep).
+DRAWN = """() => {
+  const gd = document.getElementById('pareto-chart');
+  if (!gd || !gd.data) return null;
+  return [...new Set(gd.data.map(t => t.legendgroup).filter(g => g && g.startsWith('sweep-')))];
+}"""
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server of its own: 21 more sweeps of one model would change other tests' defaults."""
+    with run_server(tmp_path_factory.mktemp("picker")) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def ids(browser: Any, site: str) -> dict[str, int]:
+    context = browser.new_context()
+    response = context.request.post(
+        site + "/api/sweeps",
+        multipart={"files": {"name": "picks.csv", "mimeType": "text/csv", "buffer": CSV.encode()}},
+    )
+    assert response.status == 201, response.text()
+    named = {s["name"]: s["id"] for s in response.json()["sweeps"]}
+    context.close()
+    return named
+
+
+@pytest.fixture
+def picker_page(browser: Any, site: str) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    page = context.new_page()
+    page.problems = []
+    page.on("console", lambda m: page.problems.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: page.problems.append(str(e)))
+    page.base = site
+    yield page
+    context.close()
+
+
+def drawn(page: Any) -> list[int]:
+    groups = page.evaluate(DRAWN) or []
+    return sorted(int(g.removeprefix("sweep-")) for g in groups)
+
+
+def wait_drawn(page: Any, count: int) -> None:
+    page.wait_for_function(f"() => {{ const d = ({DRAWN})(); return d && d.length === {count}; }}")
+
+
+def checked_names(page: Any) -> list[str]:
+    return page.locator("#picker-list input[name=sweep]:checked ~ .sweep-name").all_inner_texts()
+
+
+def test_a_21st_ticked_series_is_not_drawn_and_is_named(
+    picker_page: Any, ids: dict[str, int]
+) -> None:
+    page = picker_page
+    first20 = [ids[f"pick-{i:02d}"] for i in range(20)]
+    query = "&".join(f"sweep={i}" for i in first20)
+    page.goto(f"{page.base}/?picked=1&preset=custom&{query}")
+    wait_drawn(page, 20)
+    assert "up to 20 series" in page.inner_text("#picker legend")
+    assert page.locator("#series-dropped").count() == 0
+
+    page.check(f"#s-{ids['pick-20']}")
+    page.wait_for_selector("#series-dropped")
+    wait_drawn(page, 20)
+    assert drawn(page) == sorted(first20)
+    dropped = page.inner_text("#series-dropped")
+    assert "1 sweep not drawn: only 20 series are drawn at once" in dropped
+    assert "pick-20" in dropped
+    assert page.locator("#readoff-table tbody tr").count() == 20
+    assert not page.is_checked(f"#s-{ids['pick-20']}")
+    assert f"sweep={ids['pick-20']}" not in page.url
+    assert page.problems == []
+
+
+def test_search_narrows_the_list_and_keeps_the_selected(
+    picker_page: Any, ids: dict[str, int]
+) -> None:
+    page = picker_page
+    page.goto(f"{page.base}/?picked=1&preset=custom&sweep={ids['pick-03']}")
+    wait_drawn(page, 1)
+    page.evaluate("() => { window.__marker = 'same page'; }")
+    before = page.locator("#picker-list input[name=sweep]").count()
+    assert before > 12  # 21 picks and the seeded sweeps
+
+    page.locator("#picker-q").press_sequentially("pick-1", delay=20)
+    page.wait_for_function(
+        "() => document.querySelector('#picker-count').textContent.includes('10 matching')"
+    )
+    names = page.locator("#picker-list .sweep-name").all_inner_texts()
+    assert names[0] == "pick-03"  # the selected sweep stays, ticked, though it does not match
+    assert sorted(names[1:]) == [f"pick-{i:02d}" for i in range(10, 20)]
+    assert checked_names(page) == ["pick-03"]
+    groups = page.locator("#picker-list .picker-group-title").all_inner_texts()
+    assert groups == ["Selected", f"{MODEL} · H100 (10)"]
+    # Only the list was swapped: same page, the chart untouched, the search box keeps focus.
+    assert page.evaluate("() => window.__marker") == "same page"
+    assert page.evaluate("() => document.activeElement.id") == "picker-q"
+    assert drawn(page) == [ids["pick-03"]]
+
+    # Ticking a match keeps the search (it is in the URL) and draws both.
+    page.check(f"#s-{ids['pick-12']}")
+    wait_drawn(page, 2)
+    page.wait_for_url(re.compile(r"q=pick-1"))
+    assert page.input_value("#picker-q") == "pick-1"
+    assert checked_names(page) == ["pick-03", "pick-12"]
+    assert page.problems == []
+
+
+def test_the_frontier_leaders_button_selects_the_leaders_and_redraws(
+    picker_page: Any, ids: dict[str, int]
+) -> None:
+    page = picker_page
+    page.goto(f"{page.base}/?picked=1&preset=custom&model={MODEL}&sweep={ids['pick-01']}")
+    wait_drawn(page, 1)
+    page.click("#picker-leaders")
+    page.wait_for_selector("#leaders-note")
+    wait_drawn(page, len(LEADERS))
+    assert drawn(page) == sorted(ids[n] for n in LEADERS)
+    assert checked_names(page) == LEADERS  # ranked: the higher throughput first
+    assert "Selected the 11 frontier leaders" in page.inner_text("#leaders-note")
+    page.wait_for_url(re.compile(r"sweep=" + str(ids["pick-00"])))
+    assert "select=" not in page.url
+    assert page.problems == []

@@ -1,0 +1,93 @@
+"""The regression rules of `check`, with and without intervals (helper "ci"'s field layout)."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.domain.regression import Interval, Side, beyond_interval, compare
+from app.domain.tags import split_tags, tag_problem
+from app.services.check import interval_of, side_of
+
+
+def side(goodput: float | None, meets: bool | None = True, **kw: object) -> Side:
+    return Side(meets, goodput, **kw)  # type: ignore[arg-type]
+
+
+def test_goodput_falling_more_than_the_tolerance_without_intervals_is_a_regression() -> None:
+    outcome = compare(side(1000.0), side(940.0), tolerance=0.05)  # -6 %
+    assert outcome.verdict == "regression"
+    [finding] = outcome.regressions
+    assert finding.change == pytest.approx(-0.06)
+    assert finding.note.endswith("(no interval: the tolerance alone decides)")
+    assert compare(side(1000.0), side(950.0), tolerance=0.05).verdict == "pass"  # exactly -5 %
+
+
+def test_a_fall_inside_the_intervals_is_not_a_regression() -> None:
+    # -10 %, but the candidate's interval (850–960) reaches the baseline's low end (950).
+    base = side(1000.0, goodput_interval=Interval(950.0, 1050.0))
+    cand = side(900.0, goodput_interval=Interval(850.0, 960.0))
+    outcome = compare(base, cand, tolerance=0.05)
+    assert outcome.verdict == "pass"
+    assert outcome.findings[1].note == "fell by more than the tolerance, but within the interval"
+    apart = side(900.0, goodput_interval=Interval(850.0, 940.0))
+    assert compare(base, apart, tolerance=0.05).verdict == "regression"
+
+
+def test_one_sided_intervals_compare_against_the_other_sides_value() -> None:
+    assert beyond_interval(1000.0, 900.0, Interval(950.0, 1050.0), None) is True
+    assert beyond_interval(1000.0, 900.0, None, Interval(850.0, 1001.0)) is False
+    assert beyond_interval(1000.0, 900.0, None, None) is None
+
+
+def test_the_slo_no_longer_met_and_dearer_tokens_are_regressions() -> None:
+    lost = compare(side(1000.0), side(None, meets=False), tolerance=0.05)
+    assert [f.note for f in lost.regressions] == ["the SLO is no longer met"]
+    base = side(1000.0, usd_per_mtok={"A": 1.0, "B": None})
+    cand = side(1000.0, usd_per_mtok={"A": 1.06, "B": 2.0})
+    [dearer] = compare(base, cand, tolerance=0.05).regressions
+    assert (dearer.label, dearer.change) == ("A", pytest.approx(0.06))
+    assert compare(side(None, meets=False), side(10.0), 0.05).verdict == "pass"
+
+
+def test_an_unknown_slo_status_is_no_verdict() -> None:
+    outcome = compare(side(None, meets=None), side(1000.0), tolerance=0.05)
+    assert (outcome.verdict, outcome.reason) == ("unknown", "the baseline's SLO status is unknown")
+
+
+def test_intervals_are_read_from_the_read_off_layout_and_missing_ones_are_none() -> None:
+    result = {
+        "meets_slo": True,
+        "goodput_tok_s_per_gpu": 1234.5,
+        "intervals": {
+            "goodput_tok_s_per_gpu": {
+                "value": 1234.5,
+                "ci_low": 1200.1,
+                "ci_high": 1270.3,
+                "ci_level": 0.95,
+                "ci_method": "bootstrap",
+                "ci_reason": None,
+            }
+        },
+        "price_cells": [
+            {"label": "$2/GPU-hour", "usd_per_mtok": 0.45, "ci_low": None, "ci_high": None},
+        ],
+    }
+    s = side_of(result)
+    assert s.goodput_interval == Interval(1200.1, 1270.3, 0.95, "bootstrap")
+    assert s.usd_per_mtok == {"$2/GPU-hour": 0.45}
+    assert s.usd_per_mtok_interval == {"$2/GPU-hour": None}
+    assert side_of({"meets_slo": True, "goodput_tok_s_per_gpu": 5.0}).goodput_interval is None
+    assert interval_of({"ci_low": 1.0}) is None
+
+
+def test_tags_are_bounded_and_never_all_digits() -> None:
+    assert tag_problem("baseline:main") is None
+    assert tag_problem("v1.2+rc@x_y-z") is None
+    assert tag_problem("42") == "'42' is all digits, which names a sweep by id"
+    assert tag_problem("a b") == "'a b' may hold only letters, digits and . _ : @ + -"
+    assert tag_problem("x" * 65) == f"'{'x' * 40}…' is longer than 64 characters"
+    assert split_tags(["nightly, baseline:main", " nightly  x "]) == [
+        "nightly",
+        "baseline:main",
+        "x",
+    ]

@@ -1,0 +1,194 @@
+"""`paretoscope check`: exit 0 / 1 / 2 on real vLLM sweeps imported through `paretoscope import`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy.orm import Session
+
+from app.cli import main
+from app.settings import get_settings
+from app.store.models import Sweep, SweepCheck, SweepTag
+from tests.factories import count
+from tests.scaled import GOODPUT, SLO, write_scaled
+
+
+@pytest.fixture
+def cli(database_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., int]]:
+    monkeypatch.setenv("PARETOSCOPE_DATABASE_URL", database_url)
+    monkeypatch.delenv("PARETOSCOPE_BASE_URL", raising=False)
+    get_settings.cache_clear()
+    yield lambda *args: main([str(a) for a in args])
+    get_settings.cache_clear()
+
+
+@pytest.fixture
+def imported(
+    cli: Callable[..., int], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> Callable[..., None]:
+    def load(label: str, *tags: str, **scale: float) -> None:
+        files = write_scaled(tmp_path, label, **scale)
+        options = ("--hardware", "RTX4090", "--gpus", 1, "--name", label)
+        assert cli("import", *files, *options, *(a for t in tags for a in ("--tag", t))) == 0
+        capsys.readouterr()
+
+    return load
+
+
+def test_a_slower_candidate_exits_1_and_an_equal_or_faster_one_exits_0(
+    cli: Callable[..., int],
+    imported: Callable[..., None],
+    session: Session,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    imported("main", "baseline:main")  # sweep 1
+    imported("slower", throughput=0.8)  # 2
+    imported("equal", throughput=1.0)  # 3
+    imported("faster", throughput=1.25)  # 4
+    price = ("--usd-per-gpu-hour", 0.5)
+    assert cli("check", "slower", "--baseline", "baseline:main", *SLO, *price) == 1
+    assert cli("check", "equal", "--baseline", "baseline:main", *SLO, *price) == 0
+    assert cli("check", "faster", "--baseline", "baseline:main", *SLO, *price) == 0
+    # 20 % slower passes with a 25 % tolerance (goodput -20 %, $/Mtok +25 % is not above it).
+    assert cli("check", 2, "--baseline", 1, *SLO, *price, "--tolerance", 0.25) == 0
+    capsys.readouterr()
+    verdicts = [(c.candidate_id, c.baseline_id, c.verdict) for c in session.query(SweepCheck)]
+    assert verdicts == [(2, 1, "regression"), (3, 1, "pass"), (4, 1, "pass"), (2, 1, "pass")]
+
+
+def test_the_markdown_summary_says_what_moved_by_how_much_and_where(
+    cli: Callable[..., int], imported: Callable[..., None], capsys: pytest.CaptureFixture[str]
+) -> None:
+    imported("main", "baseline:main")
+    imported("nightly-42", "nightly", throughput=0.8)
+    args = ("--baseline", "baseline:main", *SLO, "--usd-per-gpu-hour", 0.5)
+    assert cli("check", "nightly", *args, "--base-url", "https://dash.example.com/") == 1
+    slow = GOODPUT * 0.8
+    base_cost, slow_cost = 0.5e6 / (3600 * GOODPUT), 0.5e6 / (3600 * slow)
+    assert (f"{slow:.1f}", f"{base_cost:.4f}", f"{slow_cost:.4f}") == ("292.6", "0.3797", "0.4746")
+    assert capsys.readouterr().out.splitlines() == [
+        "### Paretoscope check: **regression**",
+        "",
+        "Candidate **nightly-42** (tag `nightly`: sweep 2) against baseline **main** "
+        "(tag `baseline:main`: sweep 1).",
+        "SLO: p99 TTFT ≤ 400 ms, p50 TPOT ≤ 20 ms (percentile mode); tolerance 5 %.",
+        "",
+        "| | baseline | candidate | change | verdict |",
+        "| --- | ---: | ---: | ---: | --- |",
+        "| meets SLO | yes | yes | | ok: both meet the SLO |",
+        "| goodput (output tok/s/GPU) | 365.8 | 292.6 | -20.0 % | **regression**: fell by more "
+        "than the tolerance (no interval: the tolerance alone decides) |",
+        "| $/Mtok ($0.5/GPU-hour) | $0.3797 | $0.4746 | +25.0 % | **regression**: rose by more "
+        "than the tolerance |",
+        "| operating point | 4 req/s, 54.3 tok/s/user | 4 req/s, 54.3 tok/s/user | | |",
+        "",
+        "[Open in Compare](https://dash.example.com/compare?sweep=1&sweep=2&picked=1&preset=custom"
+        "&ttft_ms=400.0&tpot_ms=20.0&ttft_percentile=p99&tpot_percentile=p50"
+        "&usd_per_gpu_hour=0.5)",
+    ]
+
+
+def test_a_candidate_that_no_longer_meets_the_slo_is_a_regression(
+    cli: Callable[..., int], imported: Callable[..., None], capsys: pytest.CaptureFixture[str]
+) -> None:
+    imported("main", "baseline:main")
+    imported("laggy", tpot=1.5)  # p50 TPOT 24.5 ms and up at every rate: no point meets 20 ms
+    assert cli("check", "laggy", "--baseline", "baseline:main", *SLO, "--format", "text") == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "check: REGRESSION"
+    assert lines[4] == "meets SLO: yes -> no REGRESSION: the SLO is no longer met"
+    assert lines[5] == (
+        "operating point: 4 req/s, 54.3 tok/s/user -> none (no point meets the SLO)"
+    )
+    # The other way round the candidate now meets the SLO: no regression.
+    assert cli("check", "main", "--baseline", "laggy", *SLO) == 0
+
+
+def test_a_tag_stands_for_the_newest_sweep_that_carries_it(
+    cli: Callable[..., int],
+    imported: Callable[..., None],
+    session: Session,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    imported("main", "baseline:main")
+    imported("monday", "nightly", throughput=0.5)
+    imported("tuesday", "nightly", "release", throughput=1.1)
+    assert cli("check", "nightly", "--baseline", "baseline:main", *SLO, "--format", "json") == 0
+    out = capsys.readouterr().out
+    import json
+
+    doc = json.loads(out)
+    assert (doc["candidate"]["sweep_id"], doc["candidate"]["name"]) == (3, "tuesday")
+    assert doc["candidate"]["resolved_by"] == "tag"
+    assert doc["verdict"] == "pass"
+    assert [f["figure"] for f in doc["findings"]] == ["meets_slo", "goodput_tok_s_per_gpu"]
+    assert doc["findings"][1]["change"] == pytest.approx(0.1)
+    assert count(session, SweepTag) == 4
+
+
+def test_usage_and_data_errors_exit_2_with_one_line_and_store_nothing(
+    cli: Callable[..., int],
+    imported: Callable[..., None],
+    session: Session,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    imported("main")
+    imported("twin", throughput=0.9)
+    imported("twin", throughput=0.7)
+    cases = [
+        (
+            ("check", "no-such-tag", "--baseline", 1, *SLO),
+            "error: candidate: no sweep has the id, tag or name 'no-such-tag'",
+        ),
+        (("check", 1, "--baseline", 99, *SLO), "error: baseline: no sweep 99"),
+        (
+            ("check", "twin", "--baseline", 1, *SLO),
+            "error: candidate: 'twin' names several sweeps (2, 3): give an id or a tag",
+        ),
+        (
+            ("check", 2, "--baseline", 1, *SLO, "--tolerance", -0.1),
+            "error: --tolerance: Input should be greater than or equal to 0",
+        ),
+        (("check", 2, *SLO), "error: the following arguments are required: --baseline"),
+        (
+            ("check", 2, "--baseline", 1, "--mode", "x"),
+            "error: argument --mode: invalid choice: 'x' (choose from ",
+        ),
+    ]
+    for args, message in cases:
+        assert cli(*args) == 2, args
+        captured = capsys.readouterr()
+        # (argparse's quoting of the choices differs between Python versions)
+        assert (captured.out, captured.err.count("\n")) == ("", 1)
+        assert captured.err.startswith(message)
+    # p90 TPOT is not in the vLLM files (they hold p50, p95, p99): unknown, not a pass.
+    assert cli("check", 2, "--baseline", 1, "--tpot-ms", 20) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(
+        "error: baseline: sweep 1 (main) cannot be checked at this SLO: its "
+        "status is unknown (4 points unknown: p90 TPOT not measured"
+    )
+    assert err.count("\n") == 1
+    assert count(session, SweepCheck) == 0
+
+
+def test_import_refuses_a_bad_tag_and_stores_nothing(
+    cli: Callable[..., int],
+    tmp_path: Path,
+    session: Session,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    files = write_scaled(tmp_path, "main")
+    options = ("--hardware", "RTX4090", "--gpus", 1)
+    assert cli("import", *files, *options, "--tag", "nightly", "--tag", "20261201") == 2
+    err = capsys.readouterr().err
+    assert "(form), column 'tags': '20261201' is all digits, which names a sweep by id" in err
+    assert count(session, Sweep) == 0
+    # One --tag may hold several, comma separated.
+    assert cli("import", *files, *options, "--tag", "nightly,baseline:main") == 0
+    assert [t.tag for t in session.query(SweepTag).order_by(SweepTag.tag)] == [
+        "baseline:main",
+        "nightly",
+    ]

@@ -1,0 +1,128 @@
+"""POST /api/check, the JSON twin of `paretoscope check`, and History's regression marks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from bs4 import BeautifulSoup
+from fastapi.testclient import TestClient
+from sqlalchemy.orm import Session
+
+from app.store.models import SweepCheck
+from tests.factories import count
+from tests.scaled import GOODPUT, scaled
+
+SLO = {"ttft_ms": 400, "ttft_percentile": "p99", "tpot_ms": 20, "tpot_percentile": "p50"}
+
+
+def upload(client: TestClient, tmp_path: Any, label: str, tags: str = "", **scale: float) -> int:
+    files = [("files", (name, body, "application/json")) for name, body in scaled(label, **scale)]
+    data = {"hardware": "RTX4090", "num_gpus": "1", "sweep": label, "tags": tags}
+    response = client.post("/api/sweeps", files=files, data=data)
+    assert response.status_code == 201, response.text
+    sweep_id: int = response.json()["sweeps"][0]["id"]
+    return sweep_id
+
+
+def check(client: TestClient, candidate: str, **options: Any) -> Any:
+    body = {"candidate": candidate, "baseline": "baseline:main", **SLO, **options}
+    return client.post("/api/check", json=body)
+
+
+def test_the_api_gives_the_verdict_with_what_moved_and_stores_the_check(
+    client: TestClient, tmp_path: Any, session: Session
+) -> None:
+    upload(client, tmp_path, "main", "baseline:main")
+    upload(client, tmp_path, "slower", "nightly", throughput=0.8)
+    upload(client, tmp_path, "faster", throughput=1.25)
+    slow = check(client, "nightly", usd_per_gpu_hour=0.5)
+    assert slow.status_code == 200, slow.text
+    doc = slow.json()
+    assert doc["verdict"] == "regression"
+    assert doc["regressions"] == ["goodput", "$0.5/GPU-hour"]
+    assert doc["headline"] == "regression: goodput -20.0 %, $/Mtok ($0.5/GPU-hour) +25.0 %"
+    goodput = doc["findings"][1]
+    assert (goodput["baseline"], goodput["candidate"]) == (GOODPUT, pytest.approx(GOODPUT * 0.8))
+    assert goodput["change"] == pytest.approx(-0.2)
+    assert goodput["baseline_interval"] is None  # percentile mode, one run per load: none
+    assert doc["candidate"]["operating_point"]["request_rate"] == 4.0
+    assert doc["compare_url"].startswith("http://testserver/compare?sweep=1&sweep=2&picked=1")
+    assert doc["summary"].startswith("### Paretoscope check: **regression**\n")
+    fast = check(client, "faster", usd_per_gpu_hour=0.5).json()
+    assert (fast["verdict"], fast["headline"]) == (
+        "pass",
+        "pass: no regression beyond 5 % (goodput +25.0 %)",
+    )
+    stored = [(c.id, c.candidate_ref, c.verdict) for c in session.query(SweepCheck)]
+    assert stored == [
+        (doc["check_id"], "nightly", "regression"),
+        (fast["check_id"], "faster", "pass"),
+    ]
+
+
+def test_usage_and_data_errors_are_422_naming_the_field(
+    client: TestClient, tmp_path: Any, session: Session
+) -> None:
+    upload(client, tmp_path, "main", "baseline:main")
+    cases: list[tuple[dict[str, Any], str, str]] = [
+        ({"candidate": "ghost"}, "candidate", "no sweep has the id, tag or name 'ghost'"),
+        ({"candidate": 1, "baseline": 7}, "baseline", "no sweep 7"),
+        ({"candidate": "1", "tolerance": 2}, "tolerance", "less than or equal to 1"),
+        ({"candidate": "1", "tolerence": 0.1}, "tolerence", "Extra inputs are not permitted"),
+        (
+            {"candidate": "1", "tpot_ms": 20, "tpot_percentile": "p90"},
+            "baseline",
+            "cannot be checked at this SLO: its status is unknown",
+        ),
+    ]
+    for options, field, message in cases:
+        response = check(client, **options)  # type: ignore[arg-type]
+        assert response.status_code == 422, options
+        [error] = response.json()["errors"]
+        assert field in error["field"]
+        assert message in error["message"]
+    assert count(session, SweepCheck) == 0
+
+
+def test_a_check_needs_the_write_token_when_one_is_set(
+    make_client: Callable[..., TestClient], tmp_path: Any
+) -> None:
+    client = make_client(write_token="s3cret")
+    client.headers["Authorization"] = "Bearer s3cret"
+    upload(client, tmp_path, "main", "baseline:main")
+    assert check(client, "1").status_code == 200
+    del client.headers["Authorization"]
+    assert check(client, "1").status_code == 401
+
+
+def test_history_marks_each_regression_a_check_found(client: TestClient, tmp_path: Any) -> None:
+    upload(client, tmp_path, "main", "baseline:main")
+    upload(client, tmp_path, "slower", throughput=0.8)
+    upload(client, tmp_path, "faster", throughput=1.25)
+    assert check(client, "slower").json()["verdict"] == "regression"
+    assert check(client, "faster").json()["verdict"] == "pass"
+    params = {"picked": 1, "preset": "custom", "hardware": "RTX4090", **SLO}
+    body = client.get("/api/history", params=params).json()
+    [config] = body["configurations"]
+    marks = {s["name"]: s["regressions"] for s in config["sweeps"]}
+    assert marks["main"] == [] and marks["faster"] == []
+    [mark] = marks["slower"]
+    assert (mark["check_id"], mark["baseline_sweep_id"], mark["baseline_ref"]) == (
+        1,
+        1,
+        "baseline:main",
+    )
+    assert mark["headline"] == "regression: goodput -20.0 %"
+    cross = body["figure"]["data"][-1]
+    assert cross["name"] == "regression found by a check"
+    assert (cross["x"], cross["y"]) == (["2026-07-07"], [pytest.approx(GOODPUT * 0.8)])
+    page = BeautifulSoup(client.get("/history", params=params).text, "html.parser")
+    flagged = page.select("tr.regressed")
+    assert [tr["data-sweep"] for tr in flagged] == ["2"]
+    note = flagged[0].select_one(".regression-note")
+    assert note is not None
+    assert " ".join(note.text.split()).endswith(
+        "against baseline:main (sweep 1) found a regression: goodput -20.0 %"
+    )

@@ -1,0 +1,151 @@
+"""Compare's "is A really faster?": ratio intervals, "not distinguishable", power estimate."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bs4 import BeautifulSoup
+from fastapi.testclient import TestClient
+
+from tests.factories import post_files
+
+HEADER = (
+    b"sweep,hardware,num_gpus,concurrency,ttft_p90_ms,tpot_p50_ms,tpot_p90_ms,output_tok_s,"
+    b"requests_per_s\n"
+)
+
+
+def runs_csv(name: str, light: float, heavy: tuple[float, ...]) -> bytes:
+    """One run at concurrency 4 (TPOT p50 10 ms: 100 tok/s/user) and repeated runs at 8
+    (TPOT p50 20 ms: 50 tok/s/user), 1 GPU, all well inside a 500 ms TTFT limit."""
+    rows = [f"{name},H100,1,4,100,10,12,{light},1\n".encode()]
+    rows += [f"{name},H100,1,8,100,20,25,{y},1\n".encode() for y in heavy]
+    return HEADER + b"".join(rows)
+
+
+def upload(client: TestClient, name: str, data: bytes) -> int:
+    response = post_files(client, (f"{name}.csv", data))
+    assert response.status_code == 201, response.text
+    return int(response.json()["sweeps"][0]["id"])
+
+
+def compare(client: TestClient, baseline: int, other: int) -> dict[str, Any]:
+    params = {"sweep": [baseline, other], "picked": 1, "preset": "custom", "ttft_ms": 500}
+    response = client.get("/api/compare", params=params)
+    assert response.status_code == 200, response.text
+    [pair] = response.json()["pairs"]
+    return dict(pair)
+
+
+def test_overlapping_runs_are_not_distinguishable_and_the_power_estimate_says_how_many_more(
+    client: TestClient,
+) -> None:
+    b = upload(client, "base", runs_csv("base", 550, (1100, 1300, 1500)))
+    a = upload(client, "cand", runs_csv("cand", 500, (1000, 1200, 1400)))
+    at_slo = compare(client, b, a)["at_slo"]
+    # Goodput: best run, 1400 ÷ 1500 = 0.9333×. Each side's t interval over its 3 runs:
+    # half = t(0.975, 2) · 200 / √3 = 4.302653 · 115.470054 = 496.827542, so
+    # A [703.172458, 1696.827542], B [803.172458, 1796.827542].
+    # se of ln: A (ln 1696.83 − ln 703.17) / (2 · 1.959964) = 0.224727, B 0.205414;
+    # ratio 0.933333 · e^(∓1.959964 · √(0.224727² + 0.205414²)) = 0.933333 · e^(∓0.596740)
+    # = [0.513899, 1.695100]: spans 1×.
+    # Power: n' = 3 · ((1.959964 + 0.841621) · 0.304462 / |ln 0.933333|)² = 3 · 152.850064
+    # = 458.55 → 459 runs, 456 more on each side.
+    interval = at_slo["interval"]
+    assert interval["ci_method"] == "ratio-log-normal"
+    assert round(interval["ci_low"], 6) == 0.513899
+    assert round(interval["ci_high"], 6) == 1.695100
+    assert interval["distinguishable"] is False
+    assert (interval["more_a"], interval["more_b"]) == (456, 456)
+    assert interval["verdict"] == (
+        "not distinguishable with this data: the 95 % interval 0.51×–1.7× spans 1×; "
+        "about 456 more runs of cand and 456 more runs of base would separate them (80 % power)"
+    )
+    # The headline at 75 tok/s/user reads the single run at concurrency 4 on each side.
+    [headline] = compare(client, b, a)["headlines"]
+    assert headline["x_tok_s_user"] == 75
+    assert headline["interval"]["verdict"] == "one run: no interval"
+    assert headline["interval"]["distinguishable"] is None
+
+
+def test_the_page_says_not_distinguishable_beside_the_ratio(client: TestClient) -> None:
+    b = upload(client, "base", runs_csv("base", 550, (1100, 1300, 1500)))
+    a = upload(client, "cand", runs_csv("cand", 500, (1000, 1200, 1400)))
+    page = BeautifulSoup(
+        client.get(
+            "/compare",
+            params={"sweep": [b, a], "picked": 1, "preset": "custom", "ttft_ms": 500},
+        ).text,
+        "html.parser",
+    )
+    row = page.select_one("#headlines tr.at-slo")
+    assert row is not None
+    cell = row.select_one("td.distinction")
+    assert cell is not None and cell["data-distinguishable"] == "false"
+    assert cell.text.startswith("not distinguishable with this data: the 95 % interval")
+    ratio_ci = row.select_one("td.ratio-ci")
+    assert ratio_ci is not None and ratio_ci.text == "0.51× – 1.70×"
+
+
+def test_tight_runs_far_apart_are_distinguishable(client: TestClient) -> None:
+    b = upload(client, "base", runs_csv("base", 550, (1100, 1300, 1500)))
+    a = upload(client, "fast", runs_csv("fast", 500, (3000, 3010, 3020)))
+    interval = compare(client, b, a)["at_slo"]["interval"]
+    assert interval["distinguishable"] is True
+    assert interval["ci_low"] > 1
+    assert interval["verdict"].startswith("distinguishable: the 95 % interval ")
+    assert interval["verdict"].endswith("excludes 1× (fast delivers more)")
+
+
+def test_the_ratio_chart_draws_error_bars_at_the_slo(client: TestClient) -> None:
+    b = upload(client, "base", runs_csv("base", 550, (1100, 1300, 1500)))
+    a = upload(client, "cand", runs_csv("cand", 500, (1000, 1200, 1400)))
+    params = {
+        "sweep": [b, a],
+        "picked": 1,
+        "preset": "custom",
+        "ttft_ms": 500,
+        "min_tok_s_user": 40,
+    }
+    body = client.get("/api/compare", params=params).json()
+    bars = [t for t in body["figures"]["throughput_ratio"]["data"] if "error_y" in t]
+    [trace] = bars
+    # The SLO floor (40 tok/s/user) carries the goodput ratio 1400 ÷ 1500 and its interval.
+    k = trace["x"].index(40)
+    assert round(trace["y"][k], 6) == 0.933333
+    assert round(trace["y"][k] + trace["error_y"]["array"][k], 6) == 1.695100
+    assert round(trace["y"][k] - trace["error_y"]["arrayminus"][k], 6) == 0.513899
+
+
+def test_per_request_sweeps_pair_their_bootstrap_resamples_for_the_ratio(
+    client: TestClient,
+) -> None:
+    from tests.web.test_intervals_api import POINTS, REQUESTS
+
+    ids = []
+    for name in (b"ci", b"cj"):
+        response = post_files(
+            client,
+            (f"{name.decode()}.csv", POINTS.replace(b"ci,", name + b",")),
+            (f"{name.decode()}.requests.csv", REQUESTS.replace(b"ci,", name + b",")),
+        )
+        assert response.status_code == 201, response.text
+        ids.append(response.json()["sweeps"][0]["id"])
+    params = {
+        "sweep": ids,
+        "picked": 1,
+        "preset": "custom",
+        "ttft_ms": 500,
+        "mode": "requests",
+        "attainment": 0.8,
+    }
+    [pair] = client.get("/api/compare", params=params).json()["pairs"]
+    interval = pair["at_slo"]["interval"]
+    # The same requests and the same seed: every paired resample ratio is exactly 1.
+    assert pair["at_slo"]["throughput_ratio"] == 1.0
+    assert (interval["ci_low"], interval["ci_high"]) == (1.0, 1.0)
+    assert interval["ci_method"] == "ratio-bootstrap"
+    assert interval["verdict"] == (
+        "not distinguishable with this data: the 95 % interval 1×–1× spans 1×; "
+        "the two values are equal, so no amount of data would separate them"
+    )
