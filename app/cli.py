@@ -30,10 +30,16 @@ def main(argv: list[str] | None = None) -> int:
 
     imp = sub.add_parser("import", help="import result files (all or nothing)")
     imp.add_argument("files", nargs="+", type=Path)
+    # The options are the upload fields of the API and the page, as --flags (num_gpus is
+    # --num-gpus); --gpus and --name stay as the older spellings.
     imp.add_argument("--hardware", help="GPU key, e.g. H100 (when the files do not say)")
-    imp.add_argument("--gpus", type=_whole, help="all GPUs of the deployment")
+    imp.add_argument(
+        "--num-gpus", "--gpus", dest="num_gpus", type=_whole, help="all GPUs of the deployment"
+    )
     imp.add_argument("--model")
-    imp.add_argument("--name", help="sweep name (when the files do not say)")
+    imp.add_argument(
+        "--sweep", "--name", dest="sweep", help="sweep name (when the files do not say)"
+    )
     imp.add_argument("--engine")
     imp.add_argument("--precision")
     imp.add_argument("--isl", type=_whole)
@@ -94,6 +100,14 @@ def main(argv: list[str] | None = None) -> int:
         reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()
         print(f"error: database: {reason[0] if reason else type(exc).__name__}", file=sys.stderr)
         return 2
+
+
+IMPORT_FIELDS = ("sweep", "hardware", "num_gpus", "model", "engine", "precision", "isl", "osl")
+
+
+def option_name(field: str) -> str:
+    """An upload field as `import` spells it: num_gpus is --num-gpus."""
+    return "--" + field.replace("_", "-")
 
 
 def _whole(text: str) -> int:
@@ -176,14 +190,8 @@ def _import(args: argparse.Namespace) -> int:
 
     _upgrade()
     fields = {
-        "hardware": args.hardware,
-        "num_gpus": None if args.gpus is None else str(args.gpus),
-        "model": args.model,
-        "sweep": args.name,
-        "engine": args.engine,
-        "precision": args.precision,
-        "isl": None if args.isl is None else str(args.isl),
-        "osl": None if args.osl is None else str(args.osl),
+        name: None if getattr(args, name) is None else str(getattr(args, name))
+        for name in IMPORT_FIELDS
     }
     missing = [str(p) for p in args.files if not p.is_file()]
     if missing:
@@ -211,7 +219,7 @@ def _import(args: argparse.Namespace) -> int:
         session.rollback()
         print("error: nothing was imported", file=sys.stderr)
         for error in exc.errors:
-            print(f"  {error}", file=sys.stderr)
+            print(f"  {error.spelled(option_name)}", file=sys.stderr)
         return 2
     except (SQLAlchemyError, MemoryError, RecursionError, ValueError) as exc:
         # Whatever slipped past validation: name the files and the reason, never a traceback.

@@ -78,6 +78,7 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
     from app.api import readoff as api_readoff
     from app.api import sweeps as api_sweeps
     from app.api import tags as api_tags
+    from app.api import uploads as api_uploads
     from app.web import catalog as catalog_pages
     from app.web import claims as claims_pages
     from app.web import (
@@ -97,6 +98,7 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
         api_sweeps.router,
         api_tags.router,
         api_check.router,
+        api_uploads.router,
         api_pricing.router,
         api_readoff.router,
         api_plan.router,

@@ -33,6 +33,16 @@ class Settings(BaseSettings):
         description="Largest total an uploaded archive may unpack to, in MB (default: 10× "
         "max_upload_mb); members expanding over 200× their compressed size are refused too.",
     )
+    max_staged_mb: float | None = Field(
+        default=None,
+        description="Largest total of files the upload page keeps staged between preview and "
+        "save, in MB (default: 4× max_upload_mb); a new upload past it is refused with 503.",
+    )
+    staged_upload_minutes: float = Field(
+        default=60,
+        gt=0,
+        description="How long staged upload files are kept for their preview and save.",
+    )
     write_token: str | None = Field(
         default=None,
         description="When set, every write needs it: `Authorization: Bearer <token>` on the API, "
@@ -92,6 +102,11 @@ class Settings(BaseSettings):
     @property
     def max_upload_bytes(self) -> int:
         return int(self.max_upload_mb * 1024 * 1024)
+
+    @property
+    def max_staged_bytes(self) -> int:
+        mb = self.max_staged_mb if self.max_staged_mb else 4 * self.max_upload_mb
+        return int(mb * 1024 * 1024)
 
     @property
     def max_unpacked_bytes(self) -> int:

@@ -17,6 +17,44 @@
     return layout;
   }
 
+  // Charts: a legend beside the plot (x > 1) moves below it on narrow screens, where the plot
+  // needs the width; the chart grows by the legend's rows, which scroll past a cap.
+  var NARROW = window.matchMedia("(max-width: 700px)");
+
+  function isSide(layout) { return Boolean(layout.legend && layout.legend.x > 1); }
+
+  function legendPlacement(el, layout, entries, below) {
+    var legend = layout.legend;
+    if (!isSide(layout) || !(below || NARROW.matches)) return layout;
+    var room = Math.min(entries, 10) * 20 + 10;
+    el.style.height = Number(el.dataset.baseHeight) + room + "px";
+    // The legend sits in the bottom margin, under the axis title: the margin grows by its room.
+    var margin = Object.assign({}, layout.margin);
+    margin.b = (margin.b || 60) + room;
+    return Object.assign({}, layout, {
+      margin: margin,
+      legend: Object.assign({}, legend, {
+        orientation: "h", x: 0, xanchor: "left", y: 0, yanchor: "bottom", yref: "container",
+        maxheight: room
+      })
+    });
+  }
+
+  // Clicking a sweep's legend entry hides or shows every trace of that sweep (its dominated
+  // points, spreads and star too), also when the legend groups sweeps under a heading.
+  function toggleSweep(gd, evt) {
+    var item = evt.node && evt.node.__data__;
+    if (item && item[0] && item[0].groupTitle) return true;  // a heading: Plotly toggles its group
+    var trace = evt.data[evt.curveNumber];
+    var sweep = trace && trace.meta && trace.meta.sweep;
+    if (sweep === undefined) return true;
+    var hidden = trace.visible === "legendonly";
+    var ids = [];
+    evt.data.forEach(function (t, k) { if (t.meta && t.meta.sweep === sweep) ids.push(k); });
+    window.Plotly.restyle(gd, { visible: hidden ? true : "legendonly" }, ids);
+    return false;
+  }
+
   function drawFigures(root) {
     if (!window.Plotly) return;
     root.querySelectorAll("[data-figure]").forEach(function (el) {
@@ -24,7 +62,22 @@
       if (!source) return;
       var fig = JSON.parse(source.textContent);
       var config = Object.assign({ responsive: true, displaylogo: false }, fig.config || {});
-      window.Plotly.react(el, fig.data, numberAxes(fig.layout || {}), config);
+      el.style.height = "";  // back to the stylesheet's height before measuring it
+      el.dataset.baseHeight = el.clientHeight;
+      var entries = fig.data.filter(function (t) { return t.showlegend !== false; }).length;
+      var layout = legendPlacement(el, numberAxes(fig.layout || {}), entries, false);
+      window.Plotly.react(el, fig.data, layout, config).then(function () {
+        // Long names (claims, ceilings) can make a side legend take the plot's width: then
+        // it goes below the plot, as on a narrow screen.
+        var box = el.querySelector(".legend .bg");
+        if (isSide(layout) && box && box.getBoundingClientRect().width > 0.4 * el.clientWidth) {
+          window.Plotly.react(el, fig.data, legendPlacement(el, layout, entries, true), config);
+        }
+        if (!el.dataset.legendClick) {
+          el.dataset.legendClick = "1";
+          el.on("plotly_legendclick", function (evt) { return toggleSweep(el, evt); });
+        }
+      });
     });
   }
 
@@ -77,6 +130,7 @@
     labelCells(document);
     drawFigures(evt.detail.elt || document);
   });
+  NARROW.addEventListener("change", function () { drawFigures(document); });
 
   // A form with data-confirm asks first (an inline onsubmit would need 'unsafe-inline').
   document.addEventListener("submit", function (evt) {
@@ -105,6 +159,64 @@
     if (evt.key === "Enter" && evt.target.matches && evt.target.matches("[data-picker-search]")) {
       evt.preventDefault();
     }
+  }, true);
+
+  // A request that got no answer at all (a connection cut off, e.g. a body over the upload cap
+  // refused before it was read, or the server down) says so where the answer would have gone,
+  // so the upload page never sits silent; the form stays as it was and works again at once.
+  document.addEventListener("htmx:sendError", function (evt) {
+    var box = evt.detail && evt.detail.target;
+    if (!box || box.id !== "upload-result") return;
+    var alert = document.createElement("div");
+    alert.className = "alert alert-error";
+    alert.setAttribute("role", "alert");
+    var title = document.createElement("strong");
+    title.textContent = "The upload got no answer. ";
+    var text = document.createElement("span");
+    text.textContent = "The connection was closed before the server answered: the files may be " +
+      "over the upload limit, or the server is unreachable. Nothing was stored; choose the files again.";
+    alert.append(title, text);
+    box.replaceChildren(alert);
+  });
+
+  // Upload details: each preview answer replaces the details form. Whatever was typed after
+  // that request left (a field still being edited, or changed while it was in flight) is
+  // carried into the new form and previewed again, so no keystroke is lost to a swap.
+  var detailsSent = null;
+  var detailsEdits = [];
+  document.addEventListener("htmx:configRequest", function (evt) {
+    var elt = evt.detail.elt;
+    if (elt && elt.closest && elt.closest("#details-form")) {
+      detailsSent = evt.detail.formData || null;
+    }
+  });
+  document.addEventListener("htmx:beforeSwap", function (evt) {
+    detailsEdits = [];
+    var from = evt.detail.requestConfig && evt.detail.requestConfig.elt;
+    var form = document.getElementById("details-form");
+    if (!form || !detailsSent || !from || !from.closest || !from.closest("#details-form")) return;
+    form.querySelectorAll("input[name]").forEach(function (input) {
+      var sent = detailsSent.has(input.name) ? String(detailsSent.get(input.name)) : "";
+      if (input.type !== "hidden" && input.value !== sent) {
+        detailsEdits.push({ name: input.name, value: input.value });
+      }
+    });
+    var token = form.querySelector("input[name=staging]");
+    detailsEdits.token = token ? token.value : "";
+  });
+  // After settling: htmx wires the new form's triggers only then.
+  document.addEventListener("htmx:afterSettle", function () {
+    var edits = detailsEdits;
+    detailsEdits = [];
+    var form = document.getElementById("details-form");
+    if (!edits.length || !form) return;
+    var token = form.querySelector("input[name=staging]");
+    if (!token || token.value !== edits.token) return;  // other files now: nothing to carry
+    edits.forEach(function (edit) {
+      var input = form.querySelector('input[name="' + CSS.escape(edit.name) + '"]');
+      if (input) input.value = edit.value;
+    });
+    if (window.htmx) window.htmx.trigger(form, "change");
   });
 
   window.paretoscope = { drawFigures: drawFigures };

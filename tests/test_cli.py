@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 from app.cli import main
 from app.settings import get_settings
 from app.store.models import Point, Sweep
+from tests.conftest import FIXTURES
 from tests.factories import MINIMAL, count
 
 
@@ -159,3 +160,25 @@ def test_readoff_takes_an_interval_level_and_gives_the_same_interval_twice(
     assert docs[0]["intervals"] == docs[1]["intervals"]
     assert cli("readoff", 1, "--ci-level", 1.5) == 2
     assert "ci_level" in capsys.readouterr().err
+
+
+def test_import_takes_the_api_field_names_as_options_and_names_them_in_errors(
+    cli: Callable[..., int], tmp_path: Path, session: Session, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bare = tmp_path / "bare.csv"
+    bare.write_bytes(b"concurrency,tpot_p50_ms,output_tok_s\n1,10,100\n")
+    assert cli("import", bare, "--hardware", "H100") == 2
+    err = capsys.readouterr().err
+    assert "required column 'sweep' is missing and --sweep was not given" in err
+    assert "required column 'num_gpus' is missing and --num-gpus was not given" in err
+    assert cli("import", bare, "--sweep", "s", "--hardware", "H100", "--num-gpus", 0) == 2
+    assert "  --num-gpus: must be greater than 0\n" in capsys.readouterr().err
+    vllm = (
+        FIXTURES / "vllm" / "stellalee_openai-1.0qps-Qwen2.5-Coder-7B-Instruct-20260707-093920.json"
+    )
+    assert cli("import", vllm, "--hardware", "H100") == 2
+    assert "the file does not say how many GPUs; give --num-gpus" in capsys.readouterr().err
+    assert count(session, Sweep) == 0
+    assert cli("import", bare, "--sweep", "s", "--hardware", "H100", "--num-gpus", 4) == 0
+    assert capsys.readouterr().out == "created sweep 1: s (1 point)\n"
+    assert session.query(Sweep).one().num_gpus == 4

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.charts.pareto import colour
+from app.charts.style import colour, empty_note, series_style, side_legend
 from app.domain.numbers import fmt_load, fmt_number, fmt_usd
 from app.domain.slo import Slo
 from app.services.compare_intervals import PairIntervals
@@ -21,9 +21,9 @@ def _hover_pairs(xs: list[float], ys: list[float | None]) -> list[list[str]]:
 
 def _layout(x_title: str, y_title: str, log_y: bool = False) -> dict[str, Any]:
     return {
-        "margin": {"l": 70, "r": 20, "t": 20, "b": 60},
+        "margin": {"l": 70, "r": 10, "t": 20, "b": 60},
         "hovermode": "x unified",
-        "legend": {"orientation": "h", "y": -0.25},
+        "legend": side_legend(),
         "xaxis": {"title": {"text": x_title}, "zeroline": False},
         "yaxis": {"title": {"text": y_title}, "type": "log" if log_y else "linear"},
         "shapes": [],
@@ -78,7 +78,12 @@ def throughput_ratio_figure(
                 "name": f"{pair.a.meta['name']} ÷ {pair.b.meta['name']}",
                 "x": [p.x_tok_s_user for p in pts],
                 "y": [p.throughput_ratio for p in pts],
-                "line": {"color": colour(i), "width": 2, "shape": "hv"},
+                "line": {
+                    "color": colour(i),
+                    "width": 2,
+                    "shape": "hv",
+                    "dash": series_style(i).dash,
+                },  # fmt: skip
                 "customdata": _hover_pairs(
                     [p.x_tok_s_user for p in pts], [p.throughput_ratio for p in pts]
                 ),
@@ -93,6 +98,8 @@ def throughput_ratio_figure(
     )
     _unity(layout)
     _slo_line(layout, slo)
+    if not any(t["x"] for t in traces):
+        empty_note(layout, _no_ratio_reason(pairs))
     return {"data": traces, "layout": layout}
 
 
@@ -139,6 +146,12 @@ def _ratio_error_bars(i: int, pair: Pair, iv: PairIntervals, slo: Slo) -> dict[s
     }
 
 
+def _no_ratio_reason(pairs: list[Pair]) -> str:
+    if not pairs:
+        return "select two or more systems to compare"
+    return "the systems' measured interactivity ranges do not overlap"
+
+
 def cost_ratio_figure(pairs: list[Pair], groups: list[PriceGroup], slo: Slo) -> dict[str, Any]:
     """A ÷ baseline of $/Mtok per price column (rental and ownership side by side)."""
     traces = []
@@ -171,6 +184,11 @@ def cost_ratio_figure(pairs: list[Pair], groups: list[PriceGroup], slo: Slo) -> 
     )
     _unity(layout)
     _slo_line(layout, slo)
+    if not any(t["x"] for t in traces):
+        reason = _no_ratio_reason(pairs)
+        if pairs and any(p.curve.points for p in pairs):
+            reason = "no price applies to both systems of any pair"
+        empty_note(layout, reason)
     return {"data": traces, "layout": layout}
 
 
@@ -181,6 +199,7 @@ def sensitivity_figure(
     traces = []
     for i, s in enumerate(series):
         ys = list(s.costs) if costs else [st.goodput_tok_s_per_gpu for st in s.steps]
+        style = series_style(i)
         traces.append(
             {
                 "type": "scatter",
@@ -188,8 +207,8 @@ def sensitivity_figure(
                 "name": str(s.result.meta["name"]),
                 "x": [st.limit_ms for st in s.steps],
                 "y": ys,
-                "line": {"color": colour(i), "shape": "hv"},
-                "marker": {"size": 5},
+                "line": {"color": style.colour, "shape": "hv", "dash": style.dash},
+                "marker": {"size": 5, "symbol": style.symbol},
                 "connectgaps": False,
                 "customdata": [
                     [fmt_load(st.limit_ms, "ms"), fmt_usd(y, "/Mtok") if costs else fmt_number(y)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.charts.pareto import colour, symbol
+from app.charts.style import empty_note, series_style, side_legend
 from app.domain.numbers import fmt_number, fmt_usd
 from app.services.analysis import Cost
 from app.services.history import ConfigHistory, HistoryRow, RegressionMark
@@ -28,7 +28,7 @@ def history_figure(
             return first.usd_per_mtok if first else None
         return row.result.readoff.goodput_tok_s_per_gpu
 
-    traces = []
+    traces: list[dict[str, Any]] = []
     for i, group in enumerate(groups):
         rows = [row for row in group.rows if row.date is not None]  # undated: table only
         ys = [y_of(row) for row in rows]
@@ -42,8 +42,12 @@ def history_figure(
                 "text": [str(row.result.meta["name"]) for row in rows],
                 "customdata": [fmt_usd(y) if cost else fmt_number(y) for y in ys],
                 "hovertemplate": "%{text}<br>%{x}: %{customdata}<extra></extra>",
-                "line": {"color": colour(i)},
-                "marker": {"color": colour(i), "size": 8, "symbol": symbol(i)},
+                "line": {"color": series_style(i).colour, "dash": series_style(i).dash},
+                "marker": {
+                    "color": series_style(i).colour,
+                    "size": 8,
+                    "symbol": series_style(i).symbol,
+                },
                 "connectgaps": False,
             }
         )
@@ -56,19 +60,24 @@ def history_figure(
     if marked:
         traces.append(_regression_trace(marked, [y_of(row) for row in marked], marks or {}))
     title = "$/Mtok at your SLO" if cost else "Goodput at your SLO, tok/s per GPU"
-    return {
-        "data": traces,
-        "layout": {
-            "margin": {"l": 70, "r": 20, "t": 20, "b": 60},
-            "hovermode": "closest",
-            "legend": {"orientation": "h", "y": -0.25},
-            "xaxis": {
-                "title": {"text": "Measured date (undated sweeps are in the table only)"},
-                "type": "date",
-            },
-            "yaxis": {"title": {"text": title}, "rangemode": "tozero"},
+    layout: dict[str, Any] = {
+        "margin": {"l": 70, "r": 10, "t": 20, "b": 60},
+        "hovermode": "closest",
+        "legend": side_legend(),
+        "xaxis": {
+            "title": {"text": "Measured date (undated sweeps are in the table only)"},
+            "type": "date",
         },
+        "yaxis": {"title": {"text": title}, "rangemode": "tozero"},
     }
+    if not groups:
+        empty_note(layout, "no series selected")
+    elif not any(t["x"] for t in traces):
+        empty_note(layout, "no selected sweep has a measured date (they are listed in the table)")
+    elif not any(y is not None for t in traces for y in t["y"]):
+        what = "a $/Mtok under the first price" if cost else "a goodput at your SLO"
+        empty_note(layout, f"no dated sweep has {what}")
+    return {"data": traces, "layout": layout}
 
 
 def _regression_trace(

@@ -1,27 +1,30 @@
-"""Plotly figure specs as plain dicts (no Plotly import): the templates serialise them as JSON."""
+"""The Pareto chart as a Plotly figure dict (no Plotly import): the templates serialise it as JSON.
+
+Series styles and legend placement are in charts.style, axis ranges and edge markers in
+charts.ranges, the SLO floor in charts.slo_floor.
+"""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
+from app.charts import ranges
 from app.charts.hover import hover_groups, line_hover
+from app.charts.slo_floor import add_slo_floor, slo_floor_x
+from app.charts.style import PALETTE as PALETTE
+from app.charts.style import SYMBOLS as SYMBOLS
+from app.charts.style import colour as colour
+from app.charts.style import empty_note, series_style, side_legend
+from app.charts.style import symbol as symbol
 from app.domain.numbers import fmt_count, fmt_load, fmt_number
 from app.domain.repeats import spreads
 from app.services.analysis import Params, SweepAnalysis
 
-# Okabe–Ito: distinguishable with the common forms of colour blindness.
-PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000", "#F0E442")
-SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross", "x")
 BASIS_WORDS = {"output": "Output", "total": "Total (input + output)", "input": "Input"}
-
-
-def colour(i: int) -> str:
-    return PALETTE[i % len(PALETTE)]
-
-
-def symbol(i: int) -> str:
-    return SYMBOLS[(i // len(PALETTE)) % len(SYMBOLS)]
+AXIS_UNITS = ("tok/s/user", "tok/s/GPU")
+# Up to this many series each is its own legend entry; beyond it the legend groups them under
+# "model · hardware" headings (the palette has this many colours).
+GROUP_LEGEND_ABOVE = len(PALETTE)
 
 
 def pareto_figure(
@@ -32,20 +35,27 @@ def pareto_figure(
     log_y: bool = False,
     frontier_only: bool = False,
     extra_traces: list[dict[str, Any]] | None = None,
+    limits_at_edge: bool = True,
 ) -> dict[str, Any]:
-    """Frontier lines, faded dominated points, read-off stars, and the SLO's interactivity floor."""
+    """Frontier lines, faded dominated points, read-off stars, and the SLO's interactivity floor.
+
+    The axes fit the measured points (and the SLO floor); with `limits_at_edge`, physics
+    limits and claims in `extra_traces` beyond them become edge markers. Without it (a claim's
+    audit, where the claim is the subject) the axes fit those too.
+    """
+    grouped = len(results) > GROUP_LEGEND_ABOVE
     traces: list[dict[str, Any]] = []
+    titled: set[str] = set()
     for i, result in enumerate(results):
-        traces.extend(_sweep_traces(i, result, params, frontier_only))
+        traces.extend(_sweep_traces(i, result, params, frontier_only, grouped, titled))
     unknown = _unknown_trace(results, params)
     if unknown is not None:
         traces.append(unknown)
-    traces.extend(extra_traces or [])
-    xs = [x for r in results for x in r.xs if x is not None and x > 0]
+    extra = list(extra_traces or [])
     layout: dict[str, Any] = {
-        "margin": {"l": 70, "r": 20, "t": 30, "b": 60},
+        "margin": {"l": 70, "r": 10, "t": 30, "b": 60},
         "hovermode": "closest",
-        "legend": {"orientation": "h", "y": -0.2, "itemclick": "toggle"},
+        "legend": side_legend(),
         "xaxis": {
             "title": {
                 "text": (
@@ -70,88 +80,86 @@ def pareto_figure(
         "annotations": [],
         "uirevision": "explore",
     }
-    _slo_floor(layout, params, xs, log_x)
+    fitted = traces if limits_at_edge else traces + extra
+    floor = slo_floor_x(params)
+    box = ranges.fit_box(fitted, log_x=log_x, log_y=log_y, also_x=[floor] if floor else [])
+    if box is not None:
+        ranges.set_ranges(layout, box)
+        add_slo_floor(layout, params, box)
+        if limits_at_edge:
+            extra = ranges.edge_markers(extra, box, AXIS_UNITS)
+    traces.extend(extra)
     reason = empty_reason(results, params)
     if reason is not None:
-        layout["annotations"].append(
-            {
-                "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.5, "showarrow": False,
-                "text": f"Nothing to draw: {reason}", "font": {"size": 13, "color": "#555"},
-            }
-        )  # fmt: skip
-    _keep_claims_from_squashing(layout, traces, log_x, log_y)
-    return {"data": traces, "layout": layout, "config": {"toImageButtonOptions": {"scale": 2}}}
+        empty_note(layout, reason)
+    config = {"toImageButtonOptions": {"scale": 2}}
+    return {"data": traces, "layout": layout, "config": config, "notes": _notes(traces)}
 
 
-def _keep_claims_from_squashing(
-    layout: dict[str, Any], traces: list[dict[str, Any]], log_x: bool, log_y: bool
-) -> None:
-    """A claim far beyond the measurements ("3,000 tok/s per user") would shrink every curve to
-    a corner: the axes keep the measured range and such a claim becomes an arrow at the edge."""
-    claims = [t for t in traces if t.get("meta") == "claim"]
-    measured = [t for t in traces if t.get("meta") != "claim"]
-    xs = [x for t in measured for x in t.get("x", []) if isinstance(x, int | float) and x > 0]
-    ys = [y for t in measured for y in t.get("y", []) if isinstance(y, int | float) and y > 0]
-    if not claims or not xs or not ys:
-        return
-    x_hi, y_hi = max(xs) * 1.15, max(ys) * 1.15
-    off = []
-    for claim in claims:
-        cxs = [x for x in claim["x"] if x is not None]
-        cys = [y for y in claim["y"] if y is not None]
-        # A line claim states one axis only: a vertical line its x, a horizontal one its y.
-        cx = max(cxs, default=0.0) if len(set(cys)) != 1 or len(set(cxs)) == 1 else 0.0
-        cy = max(cys, default=0.0) if len(set(cxs)) != 1 or len(set(cys)) == 1 else 0.0
-        if claim.get("mode") == "lines" and len(set(cxs)) == 1:
-            cy = 0.0
-        if cx > x_hi or cy > y_hi:
-            off.append((claim, cx, cy))
-    if not off:
-        return
+def _notes(traces: list[dict[str, Any]]) -> list[str]:
+    """What the page says beneath the chart about what the chart cannot show in place."""
+    beyond = [t for t in traces if str(t.get("name", "")).endswith("beyond the axis)")]
+    beyond += [t for t in traces if str(t.get("name", "")).endswith("▸ beyond the axis")]
+    if not beyond:
+        return []
+    n = len(beyond)
+    what = "limit or claim lies" if n == 1 else "limits or claims lie"
+    return [
+        f"{n} {what} beyond the measured range: each is a triangle on the axis edge pointing "
+        "its way (hover it for the value); the axes keep to the measurements."
+    ]
 
-    def pos(value: float, log: bool) -> float:
-        return math.log10(value) if log else value
 
-    layout["xaxis"]["range"] = [pos(min(xs) / 1.5, True) if log_x else 0, pos(x_hi, log_x)]
-    layout["yaxis"]["range"] = [pos(min(ys) / 1.5, True) if log_y else 0, pos(y_hi, log_y)]
-    for k, (claim, cx, cy) in enumerate(off):
-        at_x, at_y = min(cx, x_hi / 1.15 * 1.12), min(cy, y_hi / 1.15 * 1.12)
-        beyond = ", ".join(
-            fmt_number(v, unit)
-            for v, lim, unit in ((cx, x_hi, "tok/s/user"), (cy, y_hi, "tok/s/GPU"))
-            if v > lim
-        )
-        layout["annotations"].append(
-            {
-                "xref": "x", "yref": "y", "x": pos(at_x, log_x), "y": pos(at_y, log_y),
-                "text": f"{claim['name']} → off the chart ({beyond})",
-                "showarrow": True, "arrowhead": 2, "ax": -40, "ay": 30 + 28 * k,
-                "font": {"size": 11, "color": "#7F3C8D"}, "xanchor": "right",
-            }
-        )  # fmt: skip
+def legend_group(result: SweepAnalysis) -> tuple[str, str]:
+    """The legend group of a sweep among many: its model and hardware (key, heading)."""
+    model = str(result.meta.get("model") or "model not stated")
+    hardware = str(result.meta.get("hardware") or "hardware not stated")
+    return f"group-{model}|{hardware}", f"{model} · {hardware}"
 
 
 def _sweep_traces(
-    i: int, result: SweepAnalysis, params: Params, frontier_only: bool
+    i: int,
+    result: SweepAnalysis,
+    params: Params,
+    frontier_only: bool,
+    grouped: bool,
+    titled: set[str],
 ) -> list[dict[str, Any]]:
+    """The sweep's frontier (its legend entry), dominated points, spreads and read-off star.
+
+    All carry meta {"sweep": id}: static/app.js hides and shows them together when the legend
+    entry is clicked, also when the legend groups several sweeps under one heading.
+    """
     name = str(result.meta["name"])
-    group = f"sweep-{result.meta['id']}"
-    base: dict[str, Any] = {"legendgroup": group, "type": "scatter"}
+    style = series_style(i)
+    base: dict[str, Any] = {
+        "legendgroup": f"sweep-{result.meta['id']}",
+        "type": "scatter",
+        "meta": {"sweep": result.meta["id"]},
+    }
+    frontier_extra: dict[str, Any] = {}
+    if grouped:
+        group, heading = legend_group(result)
+        base["legendgroup"] = group
+        if group not in titled:
+            titled.add(group)
+            frontier_extra["legendgrouptitle"] = {"text": heading, "font": {"size": 11}}
     front = result.frontier
     traces: list[dict[str, Any]] = [
         {
             **base,
+            **frontier_extra,
             "name": name,
             "mode": "lines+markers",
             "x": [result.xs[k] for k in front],
             "y": [result.ys[k] for k in front],
             **line_hover(result, front, params),
-            "line": {"color": colour(i), "width": 2},
-            "marker": {"color": colour(i), "size": 8, "symbol": symbol(i)},
+            "line": {"color": style.colour, "width": 2, "dash": style.dash},
+            "marker": {"color": style.colour, "size": 8, "symbol": style.symbol},
         }
     ]
     if result.dominated and not frontier_only:
-        marker = {"color": colour(i), "size": 7, "symbol": symbol(i), "opacity": 0.3}
+        marker = {"color": style.colour, "size": 7, "symbol": style.symbol, "opacity": 0.3}
         for ks, hover in hover_groups(result, result.dominated, params, "<br><i>dominated</i>"):
             traces.append(
                 {
@@ -181,7 +189,7 @@ def _sweep_traces(
                     f"<br>at {fmt_number(op.interactivity_tok_s_user, 'tok/s/user')}<extra></extra>"
                 ),
                 "marker": {
-                    "color": colour(i),
+                    "color": style.colour,
                     "size": 18,
                     "symbol": "star",
                     "line": {"color": "#000", "width": 1.5},
@@ -291,71 +299,3 @@ def _spread_traces(
             }
         )
     return out
-
-
-def _slo_floor(layout: dict[str, Any], params: Params, xs: list[float], log_x: bool) -> None:
-    """Shade interactivities below the SLO's minimum (from its TPOT limit).
-
-    The x axis is 1000 / TPOT at the axis statistic; the band is only the pass boundary when
-    the TPOT limit is checked at that same statistic. Otherwise only a labelled line is drawn,
-    saying which statistic it bounds, so points right of it are not mistaken for passing.
-    """
-    slo = params.slo
-    floor = slo.min_tok_s_user
-    if floor is None or not xs or not (0 < floor < math.inf):
-        return
-    low = min(min(xs), floor) / 2 if log_x else 0.0
-    limit_stat = slo.stat("tpot")
-    same = limit_stat == params.stat
-
-    def pos(value: float) -> float:
-        return math.log10(value) if log_x else value
-
-    if same:
-        layout["shapes"].append(
-            {
-                "type": "rect",
-                "xref": "x",
-                "yref": "paper",
-                "x0": pos(low) if log_x else low,
-                "x1": pos(floor),
-                "y0": 0,
-                "y1": 1,
-                "fillcolor": "rgba(213, 94, 0, 0.08)",
-                "line": {"width": 0},
-                "layer": "below",
-            }
-        )
-    layout["shapes"].append(
-        {
-            "type": "line",
-            "xref": "x",
-            "yref": "paper",
-            "x0": pos(floor),
-            "x1": pos(floor),
-            "y0": 0,
-            "y1": 1,
-            "line": {"color": "#D55E00", "width": 1.5, "dash": "dot"},
-        }
-    )
-    text = f"SLO: ≥ {fmt_number(floor)} tok/s/user ({limit_stat} TPOT ≤ {fmt_load(slo.tpot_ms)} ms)"
-    if not same:
-        text += (
-            f"<br>limit on {limit_stat} TPOT; this axis is {params.stat} TPOT,"
-            "<br>so the line is not the pass boundary (no shading)"
-        )
-        layout["margin"]["t"] = 60  # room for the three-line label above the plot
-    layout["annotations"].append(
-        {
-            "xref": "x",
-            "yref": "paper",
-            "x": pos(floor),
-            "y": 1,
-            "yanchor": "bottom",
-            # Right of the line unless the line sits in the right half of the data.
-            "xanchor": "right" if floor > (min(xs) + max(xs)) / 2 else "left",
-            "showarrow": False,
-            "font": {"size": 11, "color": "#A04000"},
-            "text": text,
-        }
-    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from app.charts.pareto import colour
+from app.charts.style import colour, side_legend
 from app.domain import plan as domain
 from app.domain.numbers import fmt_number, fmt_usd
 from app.services.plan import Plan
@@ -73,9 +73,9 @@ def cost_figure(plan: Plan) -> dict[str, Any]:
     return {
         "data": traces,
         "layout": {
-            "margin": {"l": 80, "r": 20, "t": 20, "b": 60},
+            "margin": {"l": 80, "r": 10, "t": 20, "b": 60},
             "hovermode": "closest",
-            "legend": {"orientation": "h", "y": -0.25},
+            "legend": side_legend(),
             "xaxis": {
                 "title": {"text": f"average demand, {UNIT_WORDS[demand.unit]}"},
                 "type": "log",

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.charts.pareto import colour, pareto_figure
+from app.charts.pareto import pareto_figure
+from app.charts.style import colour
 from app.domain.claims import on_basis, per_gpu_tok_s
 from app.domain.numbers import fmt_number
 from app.services.analysis import SweepAnalysis
@@ -165,7 +166,7 @@ def placement_figure(placement: Placement) -> dict[str, Any]:
         log_x = far_out(claim, params.basis, results, extra)
     extent = bounds(results, extra, [claim], params.basis, log_x)
     extra += claim_traces([claim], params.basis, extent, {claim.id: placement.verdict})
-    return pareto_figure(results, params, log_x=log_x, extra_traces=extra)
+    return pareto_figure(results, params, log_x=log_x, extra_traces=extra, limits_at_edge=False)
 
 
 def far_out(

@@ -12,7 +12,7 @@ from sqlalchemy import exc as sa_exc
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.ingest.errors import IngestError
-from app.services.errors import Conflict, Invalid
+from app.services.errors import Busy, Conflict, Gone, Invalid
 from app.store.sweeps import NotFound
 
 log = logging.getLogger("paretoscope")
@@ -47,6 +47,16 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(Conflict)
     async def _conflict(request: Request, exc: Conflict) -> Response:
         return render_error(request, AppError(409, "Conflict", exc.message))
+
+    @app.exception_handler(Gone)
+    async def _gone(request: Request, exc: Gone) -> Response:
+        return render_error(request, AppError(410, "Gone", exc.message))
+
+    @app.exception_handler(Busy)
+    async def _busy(request: Request, exc: Busy) -> Response:
+        response = render_error(request, AppError(503, "Busy", exc.message))
+        response.headers["Retry-After"] = str(exc.retry_after_s)
+        return response
 
     @app.exception_handler(NotFound)
     async def _not_found(request: Request, exc: NotFound) -> Response:

@@ -15,7 +15,7 @@ import yaml
 
 from app.domain.columns import TPOT_COLUMN_NAMES
 from app.ingest import canonical
-from app.ingest.errors import IngestError, RowError
+from app.ingest.errors import FIELD_MARK, IngestError, RowError
 from app.ingest.limits import DEFAULT_LIMITS, Limits, check_sweeps
 from app.ingest.parsed import (
     NO_TPOT_WARNING,
@@ -41,6 +41,8 @@ __all__ = [
 ]
 
 REQUIRED_META = ("sweep", "hardware", "num_gpus")
+# What a required field is, in words: messages name the field itself the way each surface does.
+MISSING_WORDS = {"sweep": "the sweep name", "hardware": "the hardware", "num_gpus": "how many GPUs"}
 
 
 @dataclass(frozen=True)
@@ -127,6 +129,12 @@ def parse_upload(
     return sweeps
 
 
+def missing_field(file: str, key: str) -> RowError:
+    """A required sweep field neither the file nor the user gave."""
+    words = MISSING_WORDS.get(key, key)
+    return RowError(file, f"the file does not say {words}; give {FIELD_MARK}", field=key)
+
+
 def _canonical_kind(source: SourceFile) -> str | None:
     """'points' or 'requests' for a canonical CSV, None for anything else."""
     head = source.data[:4096].lstrip()
@@ -168,9 +176,7 @@ def _finish(
                 sweep.meta[key] = value
         missing = sweep.missing_meta(REQUIRED_META) if require_meta else []
         for key in missing:
-            errors.append(
-                RowError(sweep.source_file, f"the file does not say {key}; give the {key} field")
-            )
+            errors.append(missing_field(sweep.source_file, key))
         for point in sweep.points:
             if point.values.get("output_tok_s") is None:
                 errors.append(

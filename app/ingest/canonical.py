@@ -25,7 +25,7 @@ from app.domain.columns import (
     TPOT_COLUMN_NAMES,
 )
 from app.ingest.common import refuse_duplicate_columns
-from app.ingest.errors import IngestError, RowError
+from app.ingest.errors import FIELD_MARK, IngestError, RowError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 
 FORMAT_SWEEPS = "canonical CSV (points)"
@@ -217,8 +217,11 @@ def _check_required(
 ) -> None:
     for name in required:
         if name not in columns and defaults.get(name) in (None, ""):
-            hint = "" if name == "output_tok_s" else f" and no {name} field was given"
-            errors.append(RowError(file, f"required column {name!r} is missing{hint}", row=1))
+            if name == "output_tok_s":
+                errors.append(RowError(file, f"required column {name!r} is missing", row=1))
+                continue
+            message = f"required column {name!r} is missing and {FIELD_MARK} was not given"
+            errors.append(RowError(file, message, row=1, field=name))
     if "concurrency" not in columns and "request_rate" not in columns:
         errors.append(RowError(file, "needs a 'concurrency' or a 'request_rate' column", row=1))
     if not set(TPOT_COLUMN_NAMES) & set(columns):

@@ -18,3 +18,21 @@ class Conflict(Exception):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+
+
+class Gone(Exception):
+    """Something the request names existed once and no longer does (an expired or saved
+    staged upload); shown as 410 so the client knows to start again."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class Busy(Exception):
+    """A bounded resource is full for now (the staging area); shown as 503 with Retry-After."""
+
+    def __init__(self, message: str, retry_after_s: int = 60) -> None:
+        super().__init__(message)
+        self.message = message
+        self.retry_after_s = retry_after_s

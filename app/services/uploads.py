@@ -3,16 +3,27 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlencode
 
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.domain.columns import COLUMNS_BY_NAME, SOURCE_KINDS, SWEEP_COLUMN_NAMES
-from app.ingest import IngestError, Limits, ParsedSweep, RowError, UploadFile, parse_upload
+from app.ingest import (
+    IngestError,
+    Limits,
+    ParsedSweep,
+    RowError,
+    UploadFile,
+    missing_field,
+    parse_upload,
+)
+from app.ingest.errors import FIELD_SOURCE
 from app.ingest.limits import SWEEP_TEXT_LIMITS, int_problem, text_problem
+from app.ingest.parsed import length_warning
 from app.services.catalog import match_parsed, match_warnings
 from app.services.errors import Invalid
 from app.services.tags import checked_tags
@@ -22,9 +33,114 @@ from app.store.catalog import HardwareMatch
 
 # Form fields and CLI options that fill sweep-level values a file leaves out.
 FORM_FIELDS: tuple[str, ...] = SWEEP_COLUMN_NAMES
+# The details the upload page asks for, for each sweep of an upload (API names; the CLI's
+# options are the same names as --flags). A new detail is one more name here.
+DETAIL_FIELDS: tuple[str, ...] = (
+    "sweep",
+    "hardware",
+    "num_gpus",
+    "model",
+    "engine",
+    "precision",
+    "isl",
+    "osl",
+)
 
 
-def parse_defaults(fields: Mapping[str, str | None], source: str = "(form)") -> dict[str, Any]:
+def page_spelling(name: str) -> str:
+    """A field as the upload page names it: its label, quoted."""
+    column = COLUMNS_BY_NAME.get(name)
+    return f"“{column.label}”" if column else name
+
+
+def page_errors(errors: Sequence[RowError]) -> list[str]:
+    """Errors as the upload page words them: fields by their labels."""
+    return [e.spelled(page_spelling) for e in errors]
+
+
+def native_formats() -> list[str]:
+    """Every format an upload is recognised as, from the importers' registry."""
+    from app.ingest.registry import importers
+
+    return ["canonical CSV", *(t.name for t in importers())]
+
+
+@dataclass(frozen=True)
+class Details:
+    """Sweep details the user gave for an upload, beside what its files say.
+
+    `shared` fills every sweep where its file is silent (the API's form fields, the CLI's
+    options). `per_sweep[i]` is sweep i's own: a value given there is stored, whatever the
+    file said (the page prefills these from the files). `every` sets a value on every sweep
+    (the page's "all sweeps" row). Empty values are not given.
+    """
+
+    shared: Mapping[str, str | None] = field(default_factory=dict)
+    per_sweep: Sequence[Mapping[str, str | None]] = ()
+    every: Mapping[str, str | None] = field(default_factory=dict)
+
+
+def sweep_source(index: int, sweep: ParsedSweep) -> str:
+    """How a message names one sweep of an upload."""
+    return f"sweep {index + 1} ({sweep.source_file})"
+
+
+@dataclass
+class Detailed:
+    """Sweeps with their details applied; the details that were refused (sweep index, or None
+    for the all-sweeps row, and field) were left out, each with its error."""
+
+    sweeps: list[ParsedSweep]
+    errors: list[RowError] = field(default_factory=list)
+    invalid: set[tuple[int | None, str]] = field(default_factory=set)
+
+
+def parse_detailed(
+    files: list[UploadFile], details: Details, limits: Limits, require_meta: bool
+) -> Detailed:
+    """Parse, then apply each sweep's own details. A refused value is an error naming the sweep
+    and the field; with `require_meta`, so is a sweep still lacking its name, hardware or GPU
+    count. Problems in the files themselves raise IngestError."""
+    parsed = parse_upload(files, parse_defaults(details.shared), require_meta=False, limits=limits)
+    out = Detailed(parsed)
+    every = _typed_details(details.every, FIELD_SOURCE, None, out)
+    for i, sweep in enumerate(parsed):
+        given = details.per_sweep[i] if i < len(details.per_sweep) else {}
+        own = {**_typed_details(given, sweep_source(i, sweep), i, out), **every}
+        if own:
+            _apply(sweep, own)
+        if require_meta:
+            out.errors.extend(
+                missing_field(sweep_source(i, sweep), k) for k in sweep.missing_meta()
+            )
+    return out
+
+
+def _typed_details(
+    given: Mapping[str, str | None], source: str, index: int | None, out: Detailed
+) -> dict[str, Any]:
+    """The values that pass; each refused one is recorded in `out` and left out."""
+    try:
+        return parse_defaults(given, source)
+    except IngestError as exc:
+        out.errors.extend(exc.errors)
+        bad = {e.field for e in exc.errors if e.field}
+        out.invalid.update((index, name) for name in bad)
+        return parse_defaults({k: v for k, v in given.items() if k not in bad}, source)
+
+
+def _apply(sweep: ParsedSweep, values: Mapping[str, Any]) -> None:
+    """Set sweep-level values; the length warning follows the ISL/OSL now in force."""
+    before = length_warning(sweep)
+    sweep.meta.update(values)
+    after = length_warning(sweep)
+    if before != after:
+        sweep.warnings[:] = [w for w in sweep.warnings if w != before]
+        if after:
+            sweep.warnings.append(after)
+
+
+def parse_defaults(fields: Mapping[str, str | None], source: str = FIELD_SOURCE) -> dict[str, Any]:
     """Typed sweep-level defaults from form fields; a bad value names the field (and `source`,
     where the fields came from)."""
     defaults: dict[str, Any] = {}
@@ -37,7 +153,7 @@ def parse_defaults(fields: Mapping[str, str | None], source: str = "(form)") -> 
         try:
             value = _typed(kind, raw)
         except ValueError as exc:
-            errors.append(RowError(source, str(exc), column=name))
+            errors.append(RowError(source, str(exc), column=name, field=name))
             continue
         # The same bounds as values from a file: what SQLite would keep, Postgres must too.
         problem = (
@@ -46,13 +162,19 @@ def parse_defaults(fields: Mapping[str, str | None], source: str = "(form)") -> 
             else int_problem(value)
         )
         if problem:
-            errors.append(RowError(source, problem, column=name))
+            errors.append(RowError(source, problem, column=name, field=name))
         else:
             defaults[name] = value
     if "num_gpus" in defaults and defaults["num_gpus"] <= 0:
-        errors.append(RowError(source, "must be greater than 0", column="num_gpus"))
+        errors.append(
+            RowError(source, "must be greater than 0", column="num_gpus", field="num_gpus")
+        )
     if defaults.get("source_kind") not in (None, *SOURCE_KINDS):
-        errors.append(RowError(source, f"must be one of {SOURCE_KINDS}", column="source_kind"))
+        errors.append(
+            RowError(
+                source, f"must be one of {SOURCE_KINDS}", column="source_kind", field="source_kind"
+            )
+        )
     if errors:
         raise IngestError(errors)
     return defaults
@@ -90,6 +212,8 @@ class Preview:
     sweeps: list[ParsedSweep]
     matches: list[HardwareMatch | None]
     warnings: list[str] = field(default_factory=list)
+    errors: list[RowError] = field(default_factory=list)  # details that were refused
+    invalid: set[tuple[int | None, str]] = field(default_factory=set)
 
 
 @dataclass
@@ -109,6 +233,35 @@ def preview(
     parsed = parse_upload(files, defaults, require_meta=False, limits=limits or Limits())
     matches = match_parsed(session, parsed)
     return Preview(parsed, matches, match_warnings(matches))
+
+
+def preview_detailed(
+    session: Session, files: list[UploadFile], details: Details, limits: Limits
+) -> Preview:
+    """The preview of staged files with each sweep's own details applied; refused details are
+    listed in `errors` and `invalid`, not raised, so the preview still shows every sweep."""
+    detailed = parse_detailed(files, details, limits, require_meta=False)
+    matches = match_parsed(session, detailed.sweeps)
+    return Preview(
+        detailed.sweeps, matches, match_warnings(matches), detailed.errors, detailed.invalid
+    )
+
+
+def store_detailed(
+    session: Session,
+    files: list[UploadFile],
+    details: Details,
+    limits: Limits,
+    also: Callable[[], object] | None = None,
+    tags: list[str] | None = None,
+) -> Stored:
+    """Store every sweep with its own details and the upload's `tags` (and run `also`) in one
+    transaction, or nothing."""
+    tag_list = upload_tags(tags or [])
+    detailed = parse_detailed(files, details, limits, require_meta=True)
+    if detailed.errors:
+        raise IngestError(detailed.errors)
+    return _save(session, detailed.sweeps, also, tag_list)
 
 
 def store(
@@ -135,16 +288,38 @@ def store_checked(
     ones included, in the same transaction."""
     tag_list = upload_tags(tags or [])
     parsed = parse_upload(files, parse_defaults(fields), limits=limits or Limits())
+    return _save(session, parsed, tags=tag_list)
+
+
+def _save(
+    session: Session,
+    parsed: list[ParsedSweep],
+    also: Callable[[], object] | None = None,
+    tags: list[str] | None = None,
+) -> Stored:
+    """Store and tag the sweeps and run `also` (e.g. drop the staged files) in one transaction."""
     warnings = match_warnings(match_parsed(session, parsed))
     try:
-        saved = _save(session, parsed, tag_list)
+        saved = _commit(session, parsed, also, tags or [])
     except IntegrityError as exc:
         session.rollback()
         if not q.is_duplicate_race(exc):
             raise
         # A concurrent upload of the same content won the race: answer with its sweeps.
-        saved = _save(session, parsed, tag_list)
+        saved = _commit(session, parsed, also, tags or [])
     return Stored(saved, warnings)
+
+
+def _commit(
+    session: Session, parsed: list[ParsedSweep], also: Callable[[], object] | None, tags: list[str]
+) -> list[q.SavedSweep]:
+    saved = q.save_parsed(session, parsed)
+    for sweep_id in dict.fromkeys(s.sweep.id for s in saved):
+        tag_store.add_tags(session, sweep_id, tags)
+    if also:
+        also()
+    session.commit()
+    return saved
 
 
 def upload_tags(values: list[str]) -> list[str]:
@@ -153,14 +328,6 @@ def upload_tags(values: list[str]) -> list[str]:
         return checked_tags(values, split=True)
     except Invalid as exc:
         raise IngestError([RowError("(form)", exc.message, column="tags")]) from None
-
-
-def _save(session: Session, parsed: list[ParsedSweep], tags: list[str]) -> list[q.SavedSweep]:
-    saved = q.save_parsed(session, parsed)
-    for sweep_id in dict.fromkeys(s.sweep.id for s in saved):
-        tag_store.add_tags(session, sweep_id, tags)
-    session.commit()
-    return saved
 
 
 def saved_json(saved: list[q.SavedSweep], session: Session) -> list[dict[str, Any]]:
@@ -174,3 +341,37 @@ def saved_json(saved: list[q.SavedSweep], session: Session) -> list[dict[str, An
         }
         for s in saved
     ]
+
+
+def explore_url(sweep_ids: Sequence[int], cap: int | None = None) -> str:
+    """Explore with these sweeps selected (the first `cap` of them when capped)."""
+    ids = list(dict.fromkeys(sweep_ids))[:cap]
+    return "/?" + urlencode([*(("sweep", i) for i in ids), ("picked", "1")])
+
+
+def preview_json(result: Preview, token: str, expires_at_s: int) -> dict[str, Any]:
+    """A staged upload's preview: each sweep's details as the files (and the details given)
+    make them, what is still missing, warnings and the hardware match."""
+    sweeps = []
+    for i, sweep in enumerate(result.sweeps):
+        match = result.matches[i] if i < len(result.matches) else None
+        sweeps.append(
+            {
+                "index": i,
+                "name": sweep.name,
+                "source_file": sweep.source_file,
+                "source_format": sweep.source_format,
+                "points": len(sweep.points),
+                "request_samples": sum(p.sample_count for p in sweep.points),
+                "details": {k: _json_meta(sweep.meta.get(k)) for k in SWEEP_COLUMN_NAMES},
+                "missing": sweep.missing_meta(),
+                "warnings": list(sweep.warnings),
+                "hardware_match": match.as_dict() if match else None,
+            }
+        )
+    expires = dt.datetime.fromtimestamp(expires_at_s, dt.UTC).isoformat()
+    return {"staging": token, "expires_at": expires, "sweeps": sweeps, "warnings": result.warnings}
+
+
+def _json_meta(value: Any) -> Any:
+    return value.isoformat() if isinstance(value, dt.date) else value

@@ -7,6 +7,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     Date,
     DateTime,
@@ -293,3 +294,22 @@ class SweepCheck(Base):
     created_at: Mapped[dt.datetime] = mapped_column(
         DateTime(timezone=True), server_default=func.now()
     )
+
+
+class StagedUpload(Base):
+    """Files uploaded once for the upload page's preview, kept until saved or expired.
+
+    In the database (not a worker's memory or disk), so a preview and its confirm may reach
+    different workers or replicas. `files` lists each file's name and size; `data` holds the
+    files' bytes one after another in that order. Times are Unix seconds, the same on SQLite
+    and Postgres.
+    """
+
+    __tablename__ = "staged_upload"
+
+    token: Mapped[str] = mapped_column(String(64), primary_key=True)
+    created_at_s: Mapped[int] = mapped_column(BigInteger)
+    expires_at_s: Mapped[int] = mapped_column(BigInteger, index=True)
+    total_bytes: Mapped[int] = mapped_column(BigInteger)
+    files: Mapped[list[Any]] = mapped_column(JSON)
+    data: Mapped[bytes] = mapped_column(LargeBinary)

@@ -61,6 +61,8 @@ def sweep_detail(
         "lengths": lengths,
         "samples": samples,
         "figures": figures,
+        "inf_load": any(charts_sweep.is_infinite(p) for p in sweep.points),
+        "inf_note": charts_sweep.INF_NOTE,
         "columns": [COLUMNS_BY_NAME[c] for c in shown],
         "editable": [COLUMNS_BY_NAME[c] for c in EDITABLE],
         "needs_token": settings.write_token is not None,
@@ -161,16 +163,18 @@ def _tags_answer(
 def sweep_figures(
     session: SessionDep, points: list[Point], num_gpus: int, has_samples: bool
 ) -> dict[str, dict[str, Any]]:
-    """Figures by element id: latency and throughput against load, per-request CDFs."""
+    """Figures by element id: latency and throughput against load, per-request CDFs (only
+    when the sweep has request samples; the page says so otherwise). An empty figure says why."""
     figures = {
         "latency-figure": charts_sweep.latency_figure(points),
+        "e2el-figure": charts_sweep.e2el_figure(points),
         "throughput-figure": charts_sweep.throughput_figure(points, num_gpus),
     }
     if has_samples:
         samples = point_queries.samples_frame(session, [p.id for p in points])
         figures["ttft-cdf-figure"] = charts_sweep.cdf_figure(points, samples, "ttft")
         figures["tpot-cdf-figure"] = charts_sweep.cdf_figure(points, samples, "tpot")
-    return {k: v for k, v in figures.items() if v is not None}
+    return figures
 
 
 def _str(value: object) -> str | None:

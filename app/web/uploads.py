@@ -1,58 +1,139 @@
-"""Upload page: several files, a preview of what was recognised, fields for what is missing."""
+"""Upload page: the files go up once (staged), each sweep's details are edited against the staged
+copy, and "Save" stores it and shows what was saved.
+
+Every answer lands inside #upload-result (innerHTML), never in place of it, so after any
+refusal (413, 400, 415, 422, 409, 410, 503) the form still works without a reload.
+"""
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
+from starlette.datastructures import FormData
 
 from app.domain.columns import COLUMNS_BY_NAME
-from app.http.deps import HtmxDep, SessionDep, SettingsDep, Upload, UploadDep, check_write_token
+from app.http.deps import (
+    FormDep,
+    HtmxDep,
+    SessionDep,
+    SettingsDep,
+    Upload,
+    UploadDep,
+    check_write_token,
+)
 from app.http.templating import render
 from app.ingest import IngestError
-from app.services import uploads
+from app.services import staging, uploads
+from app.services.errors import Gone
+from app.settings import Settings
 from app.store import catalog
+from app.web.explore_state import MAX_SERIES
 
 router = APIRouter(include_in_schema=False)
-META_FIELDS = ("sweep", "hardware", "num_gpus", "model", "engine", "precision", "isl", "osl")
+META_FIELDS = uploads.DETAIL_FIELDS
+# Form names of one sweep's details ("s2.num_gpus") and of the row that sets every sweep's.
+PER_SWEEP = re.compile(r"s(\d{1,5})\.([a-z_]{1,40})")
+EVERY_PREFIX = "all."
 
 
 @router.get("/upload", name="upload_form")
 def upload_form(request: Request, session: SessionDep, settings: SettingsDep) -> Response:
-    """The upload form; the hardware field suggests catalog keys."""
-    context = {**_context(settings), "hardware_keys": catalog.hardware_keys(session)}
-    return render(request, "uploads/new.html", context)
+    """The upload form; the intro names every format the importers recognise."""
+    return render(request, "uploads/new.html", _context(settings, session))
+
+
+@router.post("/upload/stage", name="upload_stage")
+def upload_stage(
+    request: Request, session: SessionDep, settings: SettingsDep, htmx: HtmxDep, upload: UploadDep
+) -> Response:
+    """Keep the files (once) and preview them; each sweep's details prefilled from its file.
+    Files that do not parse are not kept: the answer lists every problem."""
+    check_write_token(settings, upload.text("write_token"))
+    previous = upload.text("staging")
+    if previous:  # new files replace the ones picked before
+        staging.discard(session, previous)
+    if not upload.files:
+        return _answer(request, settings, session, htmx, {"sweeps": []})
+    limits = uploads.limits_for(settings.max_unpacked_bytes)
+    try:
+        result = uploads.preview_detailed(session, upload.files, uploads.Details(), limits)
+    except IngestError as exc:
+        context = {"sweeps": [], "errors": uploads.page_errors(exc.errors)}
+        return _answer(request, settings, session, htmx, context, 422)
+    staged = staging.stage(
+        session,
+        upload.files,
+        int(settings.staged_upload_minutes * 60),
+        settings.max_staged_bytes,
+    )
+    return _answer(request, settings, session, htmx, _preview_context(staged.token, result))
 
 
 @router.post("/upload/preview", name="upload_preview")
 def upload_preview(
-    request: Request, session: SessionDep, settings: SettingsDep, upload: UploadDep
+    request: Request, session: SessionDep, settings: SettingsDep, htmx: HtmxDep, upload: UploadDep
 ) -> Response:
-    """Parse without storing: which format each file is, its sweeps and points, what is missing.
-    Parsing costs as much as saving, so it needs the write token too."""
+    """With a staging token: the staged files again with the details as edited (no file is
+    sent). With files instead (scripts, older pages): parse them without storing."""
+    token = upload.text("staging")
+    limits = uploads.limits_for(settings.max_unpacked_bytes)
+    if token:
+        details = details_from_form(upload.form)
+        try:
+            staged, result = staging.preview(session, token, details, limits)
+        except IngestError as exc:
+            context = {"sweeps": [], "errors": uploads.page_errors(exc.errors), "token": token}
+            return _answer(request, settings, session, htmx, context, 422)
+        context = _preview_context(staged.token, result, details)
+        context["tags"] = ", ".join(v for v in upload.form.getlist("tags") if isinstance(v, str))
+        return _answer(request, settings, session, htmx, context)
+    # Parsing costs as much as saving, so it needs the write token too.
     check_write_token(settings, upload.text("write_token"))
     files, fields = upload.files, _fields(upload)
     if not files:
         return render(request, "uploads/_preview.html", {"sweeps": [], "errors": []})
     try:
-        result = uploads.preview(
-            session, files, fields, uploads.limits_for(settings.max_unpacked_bytes)
-        )
+        result = uploads.preview(session, files, fields, limits)
     except IngestError as exc:
-        return render(request, "uploads/_preview.html", {"sweeps": [], "errors": exc.errors})
-    context = {
-        "sweeps": result.sweeps,
-        "matches": result.matches,
-        "errors": [],
-        "columns": COLUMNS_BY_NAME,
-    }
-    return render(request, "uploads/_preview.html", context)
+        errors = uploads.page_errors(exc.errors)
+        return render(request, "uploads/_preview.html", {"sweeps": [], "errors": errors})
+    return render(request, "uploads/_preview.html", _preview_context(None, result))
+
+
+@router.post("/upload/confirm", name="upload_confirm")
+def upload_confirm(
+    request: Request, session: SessionDep, settings: SettingsDep, htmx: HtmxDep, form: FormDep
+) -> Response:
+    """Store the staged files' sweeps with their details, then summarise what was saved."""
+    token = form.get("staging")
+    token = token if isinstance(token, str) else ""
+    details = details_from_form(form)
+    tags = [v for v in form.getlist("tags") if isinstance(v, str)]
+    limits = uploads.limits_for(settings.max_unpacked_bytes)
+    try:
+        stored = staging.confirm(session, token, details, limits, tags)
+    except IngestError as exc:
+        # Nothing stored and the files stay staged: show the preview again with the problems.
+        staged, result = _preview_or_none(session, token, details, limits)
+        context = {
+            **(_preview_context(staged, result, details) if result else {"sweeps": []}),
+            "errors": uploads.page_errors(exc.errors),
+            "saving_failed": True,
+            "tags": ", ".join(tags),
+        }
+        return _answer(request, settings, session, htmx, context, 422)
+    return _answer(request, settings, session, htmx, summary_context(session, stored))
 
 
 @router.post("/upload", name="upload_save")
 def upload_save(
     request: Request, session: SessionDep, settings: SettingsDep, htmx: HtmxDep, upload: UploadDep
 ) -> Response:
-    """Store every sweep of the upload in one transaction, then open the first."""
+    """One step, files and fields together (scripts, older pages): store every sweep in one
+    transaction, then open the first."""
     check_write_token(settings, upload.text("write_token"))
     files, fields = upload.files, _fields(upload)
     tags = [v for v in upload.form.getlist("tags") if isinstance(v, str)]
@@ -61,25 +142,101 @@ def upload_save(
             session, files, fields, uploads.limits_for(settings.max_unpacked_bytes), tags
         )
     except IngestError as exc:
-        shown = {**fields, "tags": ", ".join(tags)}
-        context = {**_context(settings), "errors": exc.errors, "fields": shown}
-        name = "uploads/_preview.html" if htmx else "uploads/new.html"
-        return render(request, name, {**context, "sweeps": []}, status_code=422)
+        context = {"errors": uploads.page_errors(exc.errors), "sweeps": []}
+        if htmx:
+            return render(request, "uploads/_preview.html", context, status_code=422)
+        page = {**_context(settings, session), **context}
+        return render(request, "uploads/new.html", page, status_code=422)
     target = f"/sweeps/{saved[0].sweep.id}" if len(saved) == 1 else "/sweeps"
     if htmx:
         return Response(status_code=204, headers={"HX-Redirect": target})
     return RedirectResponse(target, status_code=303)
 
 
+def details_from_form(form: FormData) -> uploads.Details:
+    """Each sweep's details ("s0.hardware") and the all-sweeps row ("all.hardware")."""
+    per_sweep: dict[int, dict[str, str]] = {}
+    every: dict[str, str] = {}
+    for key, value in form.multi_items():
+        if not isinstance(value, str):
+            continue
+        if key.startswith(EVERY_PREFIX) and key[len(EVERY_PREFIX) :] in META_FIELDS:
+            every[key[len(EVERY_PREFIX) :]] = value
+        elif (m := PER_SWEEP.fullmatch(key)) and m.group(2) in uploads.FORM_FIELDS:
+            per_sweep.setdefault(int(m.group(1)), {})[m.group(2)] = value
+    count = max(per_sweep, default=-1) + 1
+    return uploads.Details(per_sweep=[per_sweep.get(i, {}) for i in range(count)], every=every)
+
+
+def summary_context(session: SessionDep, stored: uploads.Stored) -> dict[str, Any]:
+    """What was saved: each sweep linked with its points, and Explore with all of them."""
+    rows = uploads.saved_json(stored.saved, session)
+    ids = list(dict.fromkeys(r["id"] for r in rows))
+    return {
+        "saved": rows,
+        "saved_warnings": stored.warnings,
+        "explore_url": uploads.explore_url(ids, MAX_SERIES),
+        "explore_left_out": max(0, len(ids) - MAX_SERIES),
+        "max_series": MAX_SERIES,
+        "points_total": sum(r["points"] for r in rows),
+    }
+
+
+def _preview_or_none(
+    session: SessionDep, token: str, details: uploads.Details, limits: Any
+) -> tuple[str, uploads.Preview | None]:
+    try:
+        staged = staging.load(session, token)
+        return token, uploads.preview_detailed(session, staged.files, details, limits)
+    except (IngestError, Gone):
+        return token, None
+
+
+def _preview_context(
+    token: str | None, result: uploads.Preview, details: uploads.Details | None = None
+) -> dict[str, Any]:
+    details = details or uploads.Details()
+    return {
+        "token": token,
+        "sweeps": result.sweeps,
+        "matches": result.matches,
+        "errors": uploads.page_errors(result.errors),
+        "columns": COLUMNS_BY_NAME,
+        "detail_fields": [COLUMNS_BY_NAME[k] for k in META_FIELDS],
+        # A refused value is shown as typed, marked, beside its error.
+        "invalid": result.invalid,
+        "given": list(details.per_sweep),
+        "every_given": details.every,
+    }
+
+
+def _answer(
+    request: Request,
+    settings: Settings,
+    session: SessionDep,
+    htmx: bool,
+    context: dict[str, Any],
+    status_code: int = 200,
+) -> Response:
+    """The fragment for #upload-result, or (without htmx) the whole page around it."""
+    if htmx:
+        return render(request, "uploads/_result.html", context, status_code=status_code)
+    page = {**_context(settings, session), **context}
+    return render(request, "uploads/new.html", page, status_code=status_code)
+
+
 def _fields(upload: Upload) -> dict[str, str | None]:
     return {k: v for k in META_FIELDS if (v := upload.text(k)) is not None}
 
 
-def _context(settings: SettingsDep) -> dict[str, object]:
+def _context(settings: Settings, session: SessionDep) -> dict[str, Any]:
     return {
-        "meta_fields": [COLUMNS_BY_NAME[k] for k in META_FIELDS],
         "needs_token": settings.write_token is not None,
         "max_upload_mb": settings.max_upload_mb,
-        "fields": {},
+        "staged_minutes": settings.staged_upload_minutes,
+        "formats": uploads.native_formats(),
+        "hardware_keys": catalog.hardware_keys(session),
+        "detail_fields": [COLUMNS_BY_NAME[k] for k in META_FIELDS],
         "errors": [],
+        "sweeps": [],
     }

@@ -76,16 +76,18 @@ def test_upload_a_vllm_file_and_a_canonical_csv_then_see_it_on_explore(page: Any
     preview = page.inner_text("#upload-preview")
     assert "recognised as vLLM bench serve" in preview
     assert "recognised as canonical CSV (points)" in preview
-    assert "Missing: hardware, num_gpus" in preview
-    page.fill("input[name=hardware]", "RTX4090")
-    page.fill("input[name=num_gpus]", "1")
-    page.locator("input[name=num_gpus]").dispatch_event("change")
+    assert "Missing: Hardware, GPUs" in preview
+    # Each sweep has its own details: only the vLLM one lacks them.
+    vllm = page.locator("#upload-preview article", has_text="recognised as vLLM bench serve")
+    vllm.locator("input[name$='.hardware']").fill("RTX4090")
+    vllm.locator("input[name$='.num_gpus']").fill("1")
+    vllm.locator("input[name$='.num_gpus']").dispatch_event("change")
     page.wait_for_function(
         "() => !document.querySelector('#upload-preview').innerText.includes('Missing:')"
     )
-    page.click("button[type=submit]")
-    page.wait_for_url(re.compile(r"/sweeps(\?|$)"))
-    assert "browser-upload" in page.inner_text("#sweeps-table")
+    page.click("#upload-save")
+    page.wait_for_selector("#upload-summary")
+    assert "browser-upload" in page.inner_text("#saved-sweeps")
 
     page.goto(page.base + "/?model=llama-3.1-70b")
     wait_for_chart(page)

@@ -108,8 +108,17 @@ def hostile(browser: Any, site: str) -> dict[str, Any]:
     page.wait_for_selector("#upload-preview article")
     assert FILE_NAME in page.inner_text("#upload-preview")
     watched.assert_nothing_ran("upload preview")
-    page.click("#upload-form button[type=submit]")
-    page.wait_for_url(re.compile(r"/sweeps(\?|$)"))
+    # The preview prefills each sweep's name into its details field: as text, not markup.
+    names = page.locator("#details-form input[name$='.sweep']").evaluate_all(
+        "inputs => inputs.map(i => i.value)"
+    )
+    assert sorted(names) == sorted(NAMES), names
+    page.click("#upload-save")
+    page.wait_for_selector("#upload-summary")
+    summary = page.inner_text("#saved-sweeps")
+    assert BREAKOUT in summary and COMMENT in summary, summary
+    watched.assert_nothing_ran("upload summary")
+    page.goto(site + "/sweeps")
     listed = page.inner_text("#sweeps-table")
     assert BREAKOUT in listed and COMMENT in listed, listed
     watched.assert_nothing_ran("sweeps list after upload")

@@ -277,6 +277,6 @@ def test_equal_values_are_not_distinguishable_and_no_data_would_separate_them() 
     assert d.distinguishable is False
     # ratio 1 · e^(∓1.959964 · 0.0707107) = [0.870581, 1.148658]
     assert d.text == (
-        "not distinguishable with this data: the 95 % interval 0.87×–1.15× spans 1×; "
+        "not distinguishable with this data: the 95 % interval 0.871×–1.15× spans 1×; "
         "the two values are equal, so no amount of data would separate them"
     )

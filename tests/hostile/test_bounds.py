@@ -269,7 +269,7 @@ def test_the_cli_refuses_out_of_range_ids_and_options_with_status_2_and_no_trace
     err = capsys.readouterr().err
     assert "Traceback" not in err
     assert f"no sweep {2**63}" in err
-    assert "(form), column 'num_gpus': 2147483648 is out of range" in err
+    assert "--num-gpus: 2147483648 is out of range" in err
 
 
 @pytest.mark.postgres

@@ -18,7 +18,7 @@ from tests.hostile.corpus import CASES, Case, write
 
 CLI_OPTIONS = {
     "hardware": "--hardware",
-    "num_gpus": "--gpus",
+    "num_gpus": "--num-gpus",
     "model": "--model",
     "engine": "--engine",
 }
@@ -77,7 +77,7 @@ def test_the_cli_refuses_a_hostile_file_with_status_2_and_no_traceback(
     captured = capsys.readouterr()
     assert status == 2, captured.err
     assert "Traceback" not in captured.err + captured.out
-    # A form field's problem is named by the field or by its CLI option (--gpus for num_gpus).
+    # A form field's problem is named by the field or by its CLI option (--num-gpus for num_gpus).
     names = {case.must_name, CLI_OPTIONS.get(case.must_name, case.must_name)}
     assert any(name in captured.err for name in names), captured.err
     assert stored(session) == (0, 0, 0)

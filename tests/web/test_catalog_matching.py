@@ -271,8 +271,10 @@ def test_the_cli_import_matches_and_prints_the_warning(
 def test_the_upload_form_suggests_catalog_keys_for_the_hardware_field(
     client: TestClient, hardware_catalog: None
 ) -> None:
-    page = BeautifulSoup(client.get("/upload").text, "html.parser")
-    field = page.select_one("input[name=hardware]")
+    bare = b"concurrency,tpot_p50_ms,output_tok_s\n1,10,100\n"
+    staged = client.post("/upload/stage", files=[("files", ("x.csv", bare, "text/csv"))])
+    page = BeautifulSoup(staged.text, "html.parser")
+    field = page.select_one('input[name="s0.hardware"]')
     assert field is not None and field["list"] == "hardware-keys"
     keys = [o["value"] for o in page.select("#hardware-keys option")]
     assert keys[:5] == ["A100", "B200", "B300", "GB200", "GB300"]

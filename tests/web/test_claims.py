@@ -320,12 +320,15 @@ def test_claims_show_as_markers_on_explore_and_worked_examples_only_when_asked_f
     everything = claim_traces(claims="examples")
     assert len(everything) == 6
     examples = [t for t in everything if "Worked example" in t["name"]]
+    # 3,000 tok/s per user lies far beyond the seeded sweeps: an edge marker whose hover gives
+    # the claimed value; 3,000 tok/s per GPU is within the B200 sweep's range: a line.
     assert [t["name"] for t in examples] == [
-        "Claim · Worked example (metrics-and-costs O6), not a vendor · 3,000 tok/s per user",
+        "Claim · Worked example (metrics-and-costs O6), not a vendor · 3,000 tok/s per user"
+        " ▸ beyond the axis",
         "Claim · Worked example (metrics-and-costs O6), not a vendor · 3,000 tok/s for the system",
     ]
     per_user, aggregate = examples
-    assert per_user["mode"] == "lines" and per_user["x"] == [3000.0, 3000.0]
+    assert per_user["mode"] == "markers" and "3,000.0 tok/s/user</b>" in per_user["text"][0]
     assert aggregate["mode"] == "lines" and aggregate["y"] == [3000.0, 3000.0]
     assert "physics: impossible" in per_user["text"][0]
     assert claim_traces(claims="none") == []

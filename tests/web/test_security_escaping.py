@@ -200,7 +200,7 @@ def test_each_sweep_page_and_the_list_show_hostile_names_as_text(
 ) -> None:
     for sweep_id in hostile["sweeps"]:
         html = get_ok(client, f"/sweeps/{sweep_id}")
-        assert len(assert_no_script_from_data(html)) == 2  # latency and throughput
+        assert len(assert_no_script_from_data(html)) == 3  # TTFT+TPOT, E2EL and throughput
     html = get_ok(client, "/sweeps")
     assert_no_script_from_data(html)
     text = texts_of(html)

@@ -158,4 +158,8 @@ def test_the_detail_page_charts_latency_against_load_and_request_cdfs(client: Te
     assert cdf["x"] == [0.0, 30.0, 30.0, 40.0, 40.0, 60.0, 80.0]
     assert cdf["y"][-1] == 1.0
     [latency] = json.loads(page.select_one("#latency-figure").string)["data"]
-    assert (latency["name"], latency["y"]) == ("TPOT p50", [40.0])  # the only latency given
+    assert (latency["name"], latency["y"]) == (
+        "TPOT p50 (right axis)",
+        [40.0],
+    )  # the only one given
+    assert latency["yaxis"] == "y2"

@@ -6,6 +6,7 @@ from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
+from app.ingest.registry import importers
 from app.store.models import Sweep
 from tests.factories import MINIMAL, count
 
@@ -16,10 +17,19 @@ def test_the_form_labels_every_field(client: TestClient) -> None:
     page = BeautifulSoup(client.get("/upload").text, "html.parser")
     form = page.select_one("#upload-form")
     assert form["enctype"] == "multipart/form-data"
-    names = [i["name"] for i in form.select("input")]
-    assert names[:1] == ["files"]
-    assert {"sweep", "hardware", "num_gpus", "model"} <= set(names)
+    assert form["action"] == "/upload/stage"
+    assert [i["name"] for i in form.select("input")] == ["files"]
     assert all(i.find_parent("label") is not None for i in form.select("input"))
+
+
+def test_the_intro_names_every_format_the_registry_recognises(client: TestClient) -> None:
+    page = BeautifulSoup(client.get("/upload").text, "html.parser")
+    shown = [s.get_text() for s in page.select("#upload-formats strong")]
+    assert shown == ["canonical CSV", *(t.name for t in importers())]
+    for tool in ("vLLM bench serve", "SGLang bench_serving", "GenAI-Perf", "AIPerf", "LLMPerf",
+                 "guidellm", "inference-perf", "llm-d benchmark report",
+                 "InferenceX agg results", "TensorRT-LLM trtllm-bench"):  # fmt: skip
+        assert tool in shown
 
 
 def test_the_preview_names_the_format_and_what_is_missing(
@@ -29,7 +39,7 @@ def test_the_preview_names_the_format_and_what_is_missing(
     preview = BeautifulSoup(response.text, "html.parser")
     card = preview.select_one("#upload-preview article")
     assert "recognised as canonical CSV (points)" in card.text
-    assert "Missing: sweep, hardware, num_gpus" in card.select_one(".alert-warn").text
+    assert "Missing: Sweep name, Hardware, GPUs" in card.select_one(".alert-warn").text
     assert len(card.select("tbody tr")) == 2
     assert count(session, Sweep) == 0
 
@@ -71,7 +81,8 @@ def test_saving_without_the_missing_fields_stores_nothing(
     response = client.post("/upload", files=[("files", ("bare.csv", BARE, "text/csv"))])
     assert response.status_code == 422
     errors = BeautifulSoup(response.text, "html.parser").select(".alert-error li")
-    assert "bare.csv, row 1: required column 'sweep' is missing and no sweep field was given" in [
+    # The page names the field by its label.
+    assert "bare.csv, row 1: required column 'sweep' is missing and “Sweep name” was not given" in [
         e.text for e in errors
     ]
     assert count(session, Sweep) == 0

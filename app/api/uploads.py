@@ -1,0 +1,86 @@
+"""Staged uploads, the upload page's JSON twin: stage the files once, preview them with each
+sweep's details as often as needed (no file is sent again), then save from the staged copy."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, File, UploadFile
+from fastapi.responses import JSONResponse, Response
+
+from app.http.deps import SessionDep, SettingsDep, UploadDep, WriteDep
+from app.ingest import IngestError
+from app.schemas.uploads import DetailValue, StagedDetails
+from app.services import staging, uploads
+
+router = APIRouter(prefix="/api/uploads", tags=["uploads"], dependencies=[WriteDep])
+
+
+@router.post("", name="api_upload_stage", status_code=201)
+def api_upload_stage(
+    session: SessionDep,
+    settings: SettingsDep,
+    upload: UploadDep,
+    files: Annotated[list[UploadFile], File(description="One or more result files")],
+) -> Response:
+    """Stage the files (kept until saved, or for PARETOSCOPE_STAGED_UPLOAD_MINUTES) and preview
+    their sweeps, each with the details its files give. Files that do not parse are refused
+    (422) and not kept."""
+    limits = uploads.limits_for(settings.max_unpacked_bytes)
+    result = uploads.preview_detailed(session, upload.files, uploads.Details(), limits)
+    staged = staging.stage(
+        session, upload.files, int(settings.staged_upload_minutes * 60), settings.max_staged_bytes
+    )
+    body = uploads.preview_json(result, staged.token, staged.expires_at_s)
+    return JSONResponse(body, status_code=201)
+
+
+@router.post("/{token}/preview", name="api_upload_preview")
+def api_upload_preview(
+    token: str,
+    session: SessionDep,
+    settings: SettingsDep,
+    body: Annotated[StagedDetails, Body()],
+) -> dict[str, Any]:
+    """The staged sweeps again with these details applied; a refused value is a 422 naming the
+    sweep and the field."""
+    limits = uploads.limits_for(settings.max_unpacked_bytes)
+    staged, result = staging.preview(session, token, _details(body), limits)
+    if result.errors:
+        raise IngestError(result.errors)
+    return uploads.preview_json(result, staged.token, staged.expires_at_s)
+
+
+@router.post("/{token}", name="api_upload_confirm", status_code=201)
+def api_upload_confirm(
+    token: str,
+    session: SessionDep,
+    settings: SettingsDep,
+    body: Annotated[StagedDetails | None, Body()] = None,
+) -> Response:
+    """Save the staged sweeps with these details, all or nothing, and drop the staged files:
+    201 when a sweep was created, 200 when all were stored before; 410 once saved or expired."""
+    limits = uploads.limits_for(settings.max_unpacked_bytes)
+    stored = staging.confirm(session, token, _details(body or StagedDetails()), limits)
+    saved = uploads.saved_json(stored.saved, session)
+    answer = {
+        "sweeps": saved,
+        "warnings": stored.warnings,
+        "explore_url": uploads.explore_url([s["id"] for s in saved]),
+    }
+    return JSONResponse(answer, status_code=201 if any(s.created for s in stored.saved) else 200)
+
+
+@router.delete("/{token}", name="api_upload_discard", status_code=204)
+def api_upload_discard(token: str, session: SessionDep) -> Response:
+    """Drop staged files that will not be saved (they expire anyway)."""
+    staging.discard(session, token)
+    return Response(status_code=204)
+
+
+def _details(body: StagedDetails) -> uploads.Details:
+    return uploads.Details(shared=_texts(body.details), per_sweep=[_texts(s) for s in body.sweeps])
+
+
+def _texts(values: dict[str, DetailValue]) -> dict[str, str | None]:
+    return {k: None if v is None else str(v) for k, v in values.items()}

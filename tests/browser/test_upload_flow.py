@@ -1,0 +1,188 @@
+"""The upload page in Chromium: a refusal never leaves it stuck, the files go up once, each sweep
+has its own details, and saving ends on a summary that opens the sweeps on Explore."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.browser.conftest import ARTIFACTS, run_server
+from tests.conftest import FIXTURES
+
+LLMPERF = sorted((FIXTURES / "llmperf").glob("*.json"))  # 4 files, 2 sweeps, 125 KB
+CAP_MB = 0.5
+BAD_CSV = b"sweep,hardware,num_gpus,concurrency,tpot_p50_ms,output_tok_s\nx,H100,8,1,fast,1\n"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server of its own with a small upload cap, so a too-large file is quick to make."""
+    with run_server(
+        tmp_path_factory.mktemp("upload"), PARETOSCOPE_MAX_UPLOAD_MB=str(CAP_MB)
+    ) as url:
+        yield url
+
+
+@pytest.fixture
+def upload_page(browser: Any, site: str) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.problems = []
+    page.on("pageerror", lambda e: page.problems.append(str(e)))
+    # Every request that carries a body: where to, its content type and (when Chromium exposes
+    # it; it does not for file parts) its size. Files go only as multipart/form-data.
+    page.bodies = []
+    page.on(
+        "request",
+        lambda r: (
+            page.bodies.append(
+                (
+                    r.url.removeprefix(site),
+                    r.headers.get("content-type", ""),
+                    len(r.post_data_buffer or b""),
+                )
+            )
+            if r.method != "GET"
+            else None
+        ),
+    )
+    page.goto(site + "/upload")
+    page.evaluate("() => { window.__sameDocument = true; }")
+    yield page
+    context.close()
+
+
+def files_of(*pairs: tuple[str, bytes]) -> list[dict[str, Any]]:
+    return [{"name": n, "mimeType": "application/octet-stream", "buffer": b} for n, b in pairs]
+
+
+def pick(page: Any, files: list[dict[str, Any]]) -> None:
+    page.set_input_files("#upload-form input[name=files]", files=files)
+
+
+def refusal(page: Any) -> str:
+    page.wait_for_selector("#upload-result [role=alert]", timeout=15000)
+    return str(page.inner_text("#upload-result [role=alert]"))
+
+
+def with_files(requests: list[tuple[str, str, int]]) -> list[str]:
+    return [url for url, kind, _ in requests if kind.startswith("multipart/form-data")]
+
+
+def changed(page: Any) -> None:
+    """Wait until htmx has swapped in a new details form."""
+    page.wait_for_function("() => !document.querySelector('#details-form').dataset.seen")
+
+
+def mark(page: Any) -> None:
+    page.evaluate("() => { document.querySelector('#details-form').dataset.seen = '1'; }")
+
+
+def test_a_refused_upload_leaves_the_page_working_and_the_files_go_up_once(
+    upload_page: Any,
+) -> None:
+    page = upload_page
+    too_large = b"x" * int(3 * 1024 * 1024)  # over the cap and its 1 MB envelope
+    pick(page, files_of(("huge.json", too_large)))
+    shown = refusal(page)
+    assert "Upload too large" in shown and f"limit of {CAP_MB:g} MB" in shown
+
+    # A file over the cap but inside the envelope is read and refused by the upload reader.
+    pick(page, files_of(("big.json", b"y" * int(0.8 * 1024 * 1024))))
+    page.wait_for_function(
+        "() => document.querySelector('#upload-result').innerText.includes('Upload too large')"
+    )
+
+    pick(page, files_of(("bad.csv", BAD_CSV)))
+    page.wait_for_function(
+        "() => document.querySelector('#upload-result').innerText.includes(\"'fast' is not\")"
+    )
+
+    page.bodies.clear()
+    pick(page, files_of(*((p.name, p.read_bytes()) for p in LLMPERF)))
+    page.wait_for_selector("#details-form")
+    cards = page.locator("#upload-preview article")
+    assert cards.count() == 2
+    assert page.evaluate("() => window.__sameDocument") is True  # no reload on the way
+    assert page.input_value("input[name='s0.model']") == "meta-llama/Llama-2-70b-chat-hf"
+    assert with_files(page.bodies) == ["/upload/stage"]
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "upload-preview.png"), full_page=True)
+
+    # Edits send the details only.
+    mark(page)
+    page.fill("input[name='s0.hardware']", "H100")
+    page.press("input[name='s0.hardware']", "Tab")
+    changed(page)
+    mark(page)
+    page.fill("input[name='s0.num_gpus']", "8")
+    page.press("input[name='s0.num_gpus']", "Tab")
+    changed(page)
+    assert page.locator("#sweep-0 .missing").count() == 0
+    assert "Missing: Hardware, GPUs" in page.inner_text("#sweep-1 .missing")
+    mark(page)
+    page.fill("#all-hardware", "H100")
+    page.fill("#all-num_gpus", "2")
+    page.press("#all-num_gpus", "Tab")
+    page.wait_for_function("() => !document.querySelector('#sweep-1 .missing')")
+    assert page.input_value("input[name='s1.num_gpus']") == "2"
+    previews = [u for u, _, _ in page.bodies if u == "/upload/preview"]
+    assert len(previews) >= 3
+    assert with_files(page.bodies) == ["/upload/stage"]
+    assert all(size < 4000 for u, _, size in page.bodies if u == "/upload/preview")
+
+    page.click("#upload-save")
+    page.wait_for_selector("#upload-summary")
+    assert with_files(page.bodies) == ["/upload/stage"]
+    assert page.evaluate("() => window.__sameDocument") is True
+    rows = page.locator("#saved-sweeps tbody tr")
+    assert rows.count() == 2
+    names = rows.locator("td:first-child a").all_inner_texts()
+    assert names == [
+        "Llama-2-70b-chat-hf · LLMPerf · anyscale",
+        "llama-2-70b-chat · LLMPerf · together",
+    ]
+    hrefs = rows.locator("td:first-child a").evaluate_all("links => links.map(a => a.href)")
+    assert all(re.search(r"/sweeps/\d+$", h) for h in hrefs)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "upload-summary.png"), full_page=True)
+
+    page.click("#open-on-explore")
+    page.wait_for_url(re.compile(r"sweep=\d+&sweep=\d+&picked=1"))
+    page.wait_for_selector("#readoff-table tbody tr")
+    table = page.inner_text("#readoff-table")
+    for name in names:
+        assert name in table
+    assert page.problems == []
+
+
+def test_an_edit_typed_while_a_preview_is_in_flight_survives_the_swap(upload_page: Any) -> None:
+    page = upload_page
+    pick(page, files_of(*((p.name, p.read_bytes()) for p in LLMPERF)))
+    page.wait_for_selector("#details-form")
+    held: list[Any] = []
+
+    def hold(route: Any) -> None:
+        if held:
+            route.continue_()
+        else:
+            held.append(route)
+
+    page.route("**/upload/preview", hold)  # hold the first preview's answer back
+    page.fill("input[name='s0.hardware']", "H100")
+    page.press("input[name='s0.hardware']", "Tab")  # change: a preview leaves
+    for _ in range(100):
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert len(held) == 1
+    page.keyboard.type("8")  # into the GPUs field, while that preview is out
+    held[0].continue_()
+    # The answer replaces the form; the 8 is carried over and previewed in turn.
+    page.wait_for_function("() => !document.querySelector('#sweep-0 .missing')")
+    assert page.input_value("input[name='s0.num_gpus']") == "8"
+    assert page.input_value("input[name='s0.hardware']") == "H100"
+    assert page.problems == []

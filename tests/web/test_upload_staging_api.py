@@ -1,0 +1,92 @@
+"""/api/uploads: the upload page's JSON twin (stage once, preview with details, save)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi.testclient import TestClient
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.store.models import StagedUpload, Sweep
+from tests.conftest import FIXTURES
+from tests.factories import count
+
+LLMPERF = sorted((FIXTURES / "llmperf").glob("*.json"))
+
+
+def staged(client: TestClient) -> dict[str, Any]:
+    files = [("files", (p.name, p.read_bytes(), "application/json")) for p in LLMPERF]
+    response = client.post("/api/uploads", files=files)
+    assert response.status_code == 201, response.text
+    return dict(response.json())
+
+
+def test_staging_answers_a_token_and_each_sweeps_details_from_its_files(
+    client: TestClient, session: Session
+) -> None:
+    body = staged(client)
+    assert len(body["staging"]) == 43
+    first, second = body["sweeps"]
+    assert (first["index"], first["points"], first["request_samples"]) == (0, 1, 150)
+    assert first["details"]["model"] == "meta-llama/Llama-2-70b-chat-hf"
+    assert second["details"]["model"] == "together_ai/togethercomputer/llama-2-70b-chat"
+    assert first["details"]["isl"] == 550
+    assert first["missing"] == second["missing"] == ["hardware", "num_gpus"]
+    assert count(session, Sweep) == 0
+
+
+def test_preview_and_save_send_only_details_and_each_sweep_keeps_its_own(
+    client: TestClient, session: Session
+) -> None:
+    token = staged(client)["staging"]
+    details = {"details": {"hardware": "H100"}, "sweeps": [{"num_gpus": 8}, {"num_gpus": 2}]}
+    preview = client.post(f"/api/uploads/{token}/preview", json=details)
+    assert preview.status_code == 200
+    assert preview.request.headers["content-type"] == "application/json"
+    assert [s["missing"] for s in preview.json()["sweeps"]] == [[], []]
+    saved = client.post(f"/api/uploads/{token}", json=details)
+    assert saved.status_code == 201, saved.text
+    assert saved.request.headers["content-type"] == "application/json"
+    body = saved.json()
+    ids = [s["id"] for s in body["sweeps"]]
+    assert [s["points"] for s in body["sweeps"]] == [1, 1]
+    assert body["explore_url"] == f"/?sweep={ids[0]}&sweep={ids[1]}&picked=1"
+    stored = {s.id: (s.hardware, s.num_gpus) for s in session.scalars(select(Sweep))}
+    assert stored == {ids[0]: ("H100", 8), ids[1]: ("H100", 2)}
+    assert session.scalars(select(StagedUpload)).all() == []
+    assert client.post(f"/api/uploads/{token}", json=details).status_code == 410
+
+
+def test_a_missing_or_refused_detail_is_a_422_naming_the_sweep_and_the_api_field(
+    client: TestClient, session: Session
+) -> None:
+    token = staged(client)["staging"]
+    bad = client.post(f"/api/uploads/{token}/preview", json={"sweeps": [{"num_gpus": "x"}]})
+    assert bad.status_code == 422
+    [error] = bad.json()["errors"]
+    assert (error["field"], error["message"]) == ("num_gpus", "'x' is not a whole number")
+    missing = client.post(f"/api/uploads/{token}", json={"details": {"hardware": "H100"}})
+    assert missing.status_code == 422
+    assert [e["message"] for e in missing.json()["errors"]] == [
+        "the file does not say how many GPUs; give num_gpus"
+    ] * 2
+    unknown = client.post(f"/api/uploads/{token}", json={"details": {"gpus": 8}})
+    assert unknown.status_code == 422
+    assert "unknown field 'gpus'" in unknown.json()["detail"]
+    assert count(session, Sweep) == 0
+    assert len(session.scalars(select(StagedUpload)).all()) == 1  # still staged for a retry
+
+
+def test_discarding_drops_the_staged_files(client: TestClient, session: Session) -> None:
+    token = staged(client)["staging"]
+    assert client.delete(f"/api/uploads/{token}").status_code == 204
+    assert session.scalars(select(StagedUpload)).all() == []
+    assert client.post(f"/api/uploads/{token}/preview", json={}).status_code == 410
+
+
+def test_staging_needs_the_bearer_token_when_one_is_set(make_client: Any) -> None:
+    client = make_client(write_token="s3cret")
+    files = [("files", ("x.json", LLMPERF[0].read_bytes(), "application/json"))]
+    assert client.post("/api/uploads", files=files).status_code == 401
+    assert client.post("/api/uploads/abcdefghijklmnopqrstuvwxyz", json={}).status_code == 401
