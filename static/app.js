@@ -81,8 +81,55 @@
     });
   }
 
-  document.addEventListener("DOMContentLoaded", function () { drawFigures(document); });
-  document.addEventListener("htmx:afterSettle", function (evt) { drawFigures(evt.detail.elt || document); });
+  // On a narrow screen each table row becomes a card (app.css); every cell shows its column's
+  // header through data-label, copied here from the header row so the templates stay as they are.
+  // A cell or header with its own data-label keeps it.
+  function headerText(th) {
+    if (th.dataset.label) return th.dataset.label;
+    var copy = th.cloneNode(true);
+    copy.querySelectorAll("br").forEach(function (br) { br.replaceWith(" · "); });
+    return copy.textContent.replace(/\s+/g, " ").trim();
+  }
+
+  function labelCells(root) {
+    root.querySelectorAll("table.data").forEach(function (table) {
+      var head = table.tHead && table.tHead.rows[table.tHead.rows.length - 1];
+      if (!head) return;
+      var labels = [];
+      Array.prototype.forEach.call(head.cells, function (th) {
+        for (var i = 0; i < (th.colSpan || 1); i++) labels.push(headerText(th));
+      });
+      Array.prototype.forEach.call(table.tBodies, function (body) {
+        Array.prototype.forEach.call(body.rows, function (row) {
+          var column = 0;
+          Array.prototype.forEach.call(row.cells, function (cell) {
+            if (!cell.hasAttribute("data-label") && labels[column]) cell.dataset.label = labels[column];
+            column += cell.colSpan || 1;
+          });
+        });
+      });
+    });
+  }
+
+  // A settings form is swapped whole on every change: folds (details.fold) the reader opened stay
+  // open instead of snapping shut under the cursor. The server still opens those with a value set.
+  var openFolds = [];
+  document.addEventListener("htmx:beforeSwap", function () {
+    openFolds = Array.prototype.map.call(document.querySelectorAll("details.fold[open][id]"), function (d) { return d.id; });
+  });
+  document.addEventListener("htmx:afterSwap", function () {
+    openFolds.forEach(function (id) {
+      var fold = document.getElementById(id);
+      if (fold && fold.tagName === "DETAILS") fold.open = true;
+    });
+    openFolds = [];
+  });
+
+  document.addEventListener("DOMContentLoaded", function () { labelCells(document); drawFigures(document); });
+  document.addEventListener("htmx:afterSettle", function (evt) {
+    labelCells(document);
+    drawFigures(evt.detail.elt || document);
+  });
   NARROW.addEventListener("change", function () { drawFigures(document); });
 
   // A form with data-confirm asks first (an inline onsubmit would need 'unsafe-inline').
