@@ -34,7 +34,7 @@ def test_explore_shows_the_interval_the_borderline_verdict_and_an_error_bar(page
     )
     page.goto(page.base + query)
     wait_for_chart(page)
-    assert page.inner_text("#readoff-table td.goodput") == "720.0"
+    assert page.inner_text("#readoff-table td.goodput") == "720"
     assert page.inner_text("#readoff-table td.goodput-ci").startswith("± ")
     verdict = page.locator("#readoff-table td.verdict")
     assert verdict.get_attribute("data-status") == "borderline"

@@ -21,11 +21,12 @@ ROWS = [
 CSV = "sweep,hardware,num_gpus,model,concurrency,tpot_p50_ms,output_tok_s\n" + "\n".join(ROWS)
 LEADERS = [f"pick-{i:02d}" for i in range(0, 21, 2)]
 
-# Sweeps drawn: the legend groups of the chart's traces (one per sweep).
+# Sweeps drawn: the sweep ids the chart's traces carry (meta.sweep; beyond 8 series the legend
+# groups them by model and hardware, so legend groups no longer name sweeps).
 DRAWN = """() => {
   const gd = document.getElementById('pareto-chart');
   if (!gd || !gd.data) return null;
-  return [...new Set(gd.data.map(t => t.legendgroup).filter(g => g && g.startsWith('sweep-')))];
+  return [...new Set(gd.data.map(t => t.meta && t.meta.sweep).filter(s => s !== undefined))];
 }"""
 
 
@@ -63,7 +64,7 @@ def picker_page(browser: Any, site: str) -> Iterator[Any]:
 
 def drawn(page: Any) -> list[int]:
     groups = page.evaluate(DRAWN) or []
-    return sorted(int(g.removeprefix("sweep-")) for g in groups)
+    return sorted(int(g) for g in groups)
 
 
 def wait_drawn(page: Any, count: int) -> None:
