@@ -57,16 +57,16 @@ def test_intervals_are_shown_beside_each_value_and_decide_the_goodput_rule() -> 
     assert lines[2] == "Candidate **n** (tag `nightly`: sweep 9) against baseline **b** (sweep 3)."
     assert lines[3] == "SLO: p90 TTFT ≤ 500 ms (requests mode); tolerance 5 %."
     assert lines[8] == (
-        "| goodput (output tok/s/GPU) | 1,000.0 (95 % CI 950.0–1,050.0, bootstrap) "
-        "| 900.0 (95 % CI 860.0–955.0, bootstrap) | -10.0 % "
+        "| goodput (output tok/s/GPU) | 1,000 (95 % CI 950–1,050, bootstrap) "
+        "| 900 (95 % CI 860–955, bootstrap) | -10 % "
         "| ok: fell by more than the tolerance, but within the interval |"
     )
     assert lines[9] == (
-        "| $/Mtok ($2/GPU-hour) | $0.5556 (95 % CI $0.5300–$0.5800, bootstrap) | $0.5800 "
-        "| +4.4 % | ok: within the tolerance |"
+        "| $/Mtok ($2/GPU-hour) | $0.56 (95 % CI $0.53–$0.58, bootstrap) | $0.58 "
+        "| +4.39 % | ok: within the tolerance |"
     )
     assert lines[10] == (
         "| operating point | concurrency 32, 41.2 tok/s/user | concurrency 16, 41.2 tok/s/user "
         "| | |"
     )
-    assert check_report.headline(doc) == "pass: no regression beyond 5 % (goodput -10.0 %)"
+    assert check_report.headline(doc) == "pass: no regression beyond 5 % (goodput -10 %)"

@@ -78,9 +78,9 @@ def test_the_markdown_summary_says_what_moved_by_how_much_and_where(
         "| | baseline | candidate | change | verdict |",
         "| --- | ---: | ---: | ---: | --- |",
         "| meets SLO | yes | yes | | ok: both meet the SLO |",
-        "| goodput (output tok/s/GPU) | 365.8 | 292.6 | -20.0 % | **regression**: fell by more "
+        "| goodput (output tok/s/GPU) | 366 | 293 | -20 % | **regression**: fell by more "
         "than the tolerance (no interval: the tolerance alone decides) |",
-        "| $/Mtok ($0.5/GPU-hour) | $0.3797 | $0.4746 | +25.0 % | **regression**: rose by more "
+        "| $/Mtok ($0.5/GPU-hour) | $0.38 | $0.47 | +25 % | **regression**: rose by more "
         "than the tolerance |",
         "| operating point | 4 req/s, 54.3 tok/s/user | 4 req/s, 54.3 tok/s/user | | |",
         "",

@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from app.domain.numbers import fmt_load, fmt_number, fmt_percent, fmt_usd
+
 QUOTE = "'"
 BASIS = {"output": "output", "total": "total", "input": "input"}
 
@@ -96,24 +98,25 @@ def _value(f: dict[str, Any], side: str) -> str:
         return "yes" if value else "no"
     if value is None:
         return "–"
-    shown = f"${value:,.4f}" if f["figure"] == "usd_per_mtok" else f"{value:,.1f}"
+    write = fmt_usd if f["figure"] == "usd_per_mtok" else fmt_number
+    shown = write(value)
     iv = f[f"{side}_interval"]
     if iv is None:
         return shown
-    level = f"{iv['ci_level'] * 100:g} % " if iv.get("ci_level") else ""
+    level = f"{fmt_percent(iv['ci_level'])} " if iv.get("ci_level") else ""
     method = f", {iv['ci_method']}" if iv.get("ci_method") else ""
-    fmt = "${:,.4f}" if f["figure"] == "usd_per_mtok" else "{:,.1f}"
-    low, high = fmt.format(iv["ci_low"]), fmt.format(iv["ci_high"])
-    return f"{shown} ({level}CI {low}–{high}{method})"
+    return f"{shown} ({level}CI {write(iv['ci_low'])}–{write(iv['ci_high'])}{method})"
 
 
 def _change(f: dict[str, Any]) -> str:
     change = f.get("change")
-    return "" if change is None else f"{change * 100:+.1f} %"
+    if change is None:
+        return ""
+    return f"{'+' if change > 0 else ''}{fmt_percent(change)}"
 
 
 def _pct(fraction: float) -> str:
-    return f"{fraction * 100:g} %"
+    return fmt_percent(fraction)
 
 
 def _goodput_move(doc: dict[str, Any]) -> str:
@@ -128,14 +131,14 @@ def _operating_point(side: dict[str, Any]) -> str:
     if not op:
         return "none (no point meets the SLO)"
     if op.get("concurrency") is not None:
-        load = f"concurrency {op['concurrency']:g}"
+        load = f"concurrency {fmt_load(op['concurrency'])}"
     elif op.get("request_rate") == "inf":
         load = "unlimited request rate"
     elif op.get("request_rate") is not None:
-        load = f"{op['request_rate']:g} req/s"
+        load = fmt_load(op["request_rate"], "req/s")
     else:
         load = f"point {op.get('point_id')}"
     x = op.get("interactivity_tok_s_user")
     if x is None or (isinstance(x, float) and not math.isfinite(x)):
         return load
-    return f"{load}, {x:,.1f} tok/s/user"
+    return f"{load}, {fmt_number(x, 'tok/s/user')}"

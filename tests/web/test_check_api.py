@@ -42,7 +42,7 @@ def test_the_api_gives_the_verdict_with_what_moved_and_stores_the_check(
     doc = slow.json()
     assert doc["verdict"] == "regression"
     assert doc["regressions"] == ["goodput", "$0.5/GPU-hour"]
-    assert doc["headline"] == "regression: goodput -20.0 %, $/Mtok ($0.5/GPU-hour) +25.0 %"
+    assert doc["headline"] == "regression: goodput -20 %, $/Mtok ($0.5/GPU-hour) +25 %"
     goodput = doc["findings"][1]
     assert (goodput["baseline"], goodput["candidate"]) == (GOODPUT, pytest.approx(GOODPUT * 0.8))
     assert goodput["change"] == pytest.approx(-0.2)
@@ -53,7 +53,7 @@ def test_the_api_gives_the_verdict_with_what_moved_and_stores_the_check(
     fast = check(client, "faster", usd_per_gpu_hour=0.5).json()
     assert (fast["verdict"], fast["headline"]) == (
         "pass",
-        "pass: no regression beyond 5 % (goodput +25.0 %)",
+        "pass: no regression beyond 5 % (goodput +25 %)",
     )
     stored = [(c.id, c.candidate_ref, c.verdict) for c in session.query(SweepCheck)]
     assert stored == [
@@ -114,7 +114,7 @@ def test_history_marks_each_regression_a_check_found(client: TestClient, tmp_pat
         1,
         "baseline:main",
     )
-    assert mark["headline"] == "regression: goodput -20.0 %"
+    assert mark["headline"] == "regression: goodput -20 %"
     cross = body["figure"]["data"][-1]
     assert cross["name"] == "regression found by a check"
     assert (cross["x"], cross["y"]) == (["2026-07-07"], [pytest.approx(GOODPUT * 0.8)])
@@ -124,5 +124,5 @@ def test_history_marks_each_regression_a_check_found(client: TestClient, tmp_pat
     note = flagged[0].select_one(".regression-note")
     assert note is not None
     assert " ".join(note.text.split()).endswith(
-        "against baseline:main (sweep 1) found a regression: goodput -20.0 %"
+        "against baseline:main (sweep 1) found a regression: goodput -20 %"
     )
