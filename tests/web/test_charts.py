@@ -84,7 +84,7 @@ def test_on_log_x_the_floor_band_and_line_use_data_values_and_the_label_log10() 
     label = annotation(layout, "slo-floor-label")
     assert label["x"] == pytest.approx(math.log10(20.0))
     assert label["xanchor"] == "left"
-    assert label["text"].startswith("SLO: ≥ 20.0 tok/s/user (p50 TPOT ≤ 50 ms)")
+    assert label["text"].startswith("SLO: ≥ 20 tok/s/user (p50 TPOT ≤ 50 ms)")
 
 
 def test_on_linear_x_the_band_starts_at_zero_and_the_label_sits_at_the_floor() -> None:
@@ -169,8 +169,7 @@ def test_a_ceiling_wholly_beyond_the_data_keeps_the_axes_and_gets_one_edge_trian
     assert edge["marker"]["symbol"] == ["triangle-right"]
     assert edge["cliponaxis"] is False
     assert edge["text"] == [
-        "<b>Physics limit · H100</b><br>batch 0<br>beyond the axes: 200.0 tok/s/user, "
-        "300.0 tok/s/GPU"
+        "<b>Physics limit · H100</b><br>batch 0<br>beyond the axes: 200 tok/s/user, 300 tok/s/GPU"
     ]
     assert any(t is far for t in fig["data"])  # the line stays, for its legend entry
 
@@ -184,7 +183,7 @@ def test_ceilings_beyond_the_same_corner_get_markers_side_by_side_on_the_top_edg
     # The first at the corner (54, 2160); each next one 6 % of the x axis further left.
     assert [e["x"][0] for e in edges] == pytest.approx([54.0, 54.0 * 0.94, 54.0 * 0.88])
     assert [e["y"][0] for e in edges] == pytest.approx([2160.0] * 3)
-    assert edges[2]["text"][0].endswith("beyond the axes: 1,200.0 tok/s/user, 27,000.0 tok/s/GPU")
+    assert edges[2]["text"][0].endswith("beyond the axes: 1,200 tok/s/user, 27,000 tok/s/GPU")
 
 
 def test_a_ceiling_crossing_the_plot_gets_no_edge_marker() -> None:
@@ -225,12 +224,12 @@ def test_claims_beyond_the_data_become_edge_triangles_with_their_true_values() -
         ["triangle-ne"],
     )
     assert point["text"] == [
-        "<b>point</b><br><b>beyond the axis: 3,000.0 tok/s/user, 5,000.0 tok/s/GPU</b>"
+        "<b>point</b><br><b>beyond the axis: 3,000 tok/s/user, 5,000 tok/s/GPU</b>"
     ]
     per_user = shown["per user ▸ beyond the axis"]
     assert (per_user["x"], per_user["y"]) == ([54.0], [pytest.approx(1080.0)])
     assert per_user["marker"]["symbol"] == ["triangle-right"]
-    assert per_user["text"][0].endswith("beyond the axis: 1,000.0 tok/s/user</b>")
+    assert per_user["text"][0].endswith("beyond the axis: 1,000 tok/s/user</b>")
     system = shown["system ▸ beyond the axis"]
     assert (system["x"], system["y"]) == ([pytest.approx(27.0)], [2160.0])
     assert system["marker"]["symbol"] == ["triangle-up"]

@@ -328,7 +328,7 @@ def test_claims_show_as_markers_on_explore_and_worked_examples_only_when_asked_f
         "Claim · Worked example (metrics-and-costs O6), not a vendor · 3,000 tok/s for the system",
     ]
     per_user, aggregate = examples
-    assert per_user["mode"] == "markers" and "3,000.0 tok/s/user</b>" in per_user["text"][0]
+    assert per_user["mode"] == "markers" and "3,000 tok/s/user</b>" in per_user["text"][0]
     assert aggregate["mode"] == "lines" and aggregate["y"] == [3000.0, 3000.0]
     assert "physics: impossible" in per_user["text"][0]
     assert claim_traces(claims="none") == []

@@ -58,7 +58,7 @@ def test_overlapping_runs_are_not_distinguishable_and_the_power_estimate_says_ho
     assert interval["distinguishable"] is False
     assert (interval["more_a"], interval["more_b"]) == (456, 456)
     assert interval["verdict"] == (
-        "not distinguishable with this data: the 95 % interval 0.51×–1.7× spans 1×; "
+        "not distinguishable with this data: the 95 % interval 0.514×–1.7× spans 1×; "
         "about 456 more runs of cand and 456 more runs of base would separate them (80 % power)"
     )
     # The headline at 75 tok/s/user reads the single run at concurrency 4 on each side.
@@ -84,7 +84,7 @@ def test_the_page_says_not_distinguishable_beside_the_ratio(client: TestClient) 
     assert cell is not None and cell["data-distinguishable"] == "false"
     assert cell.text.startswith("not distinguishable with this data: the 95 % interval")
     ratio_ci = row.select_one("td.ratio-ci")
-    assert ratio_ci is not None and ratio_ci.text == "0.51× – 1.70×"
+    assert ratio_ci is not None and ratio_ci.text == "0.514× – 1.7×"
 
 
 def test_tight_runs_far_apart_are_distinguishable(client: TestClient) -> None:

@@ -8,6 +8,7 @@ import pytest
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
+from app.domain.numbers import fmt_number
 from tests.factories import post_files
 
 # Two points of one GPU, 10 s each. Concurrency 4: 40 requests, all good (TTFT 100 ms).
@@ -98,7 +99,7 @@ def test_the_same_request_twice_gives_identical_intervals_on_the_api_and_the_pag
     assert cell is not None
     goodput = first["intervals"]["goodput_tok_s_per_gpu"]
     half = (goodput["ci_high"] - goodput["ci_low"]) / 2
-    assert cell.text == f"± {half:,.1f}"
+    assert cell.text == f"± {fmt_number(half)}"
     assert float(cell["data-ci-low"]) == goodput["ci_low"]
     assert page.select_one("#readoff-table td.goodput").text == "720.0"
 
