@@ -185,8 +185,9 @@ def test_percentile_mode_with_one_run_per_load_has_no_interval_said_plainly(
         ).text,
         "html.parser",
     )
-    cell = page.select_one("#readoff-table td.goodput-ci")
-    assert cell is not None and cell.text.strip() == "one run: no interval"
+    cell = page.select_one("#readoff-table td.goodput-ci small.ci-none")
+    assert cell is not None and cell.text.strip() == "–"
+    assert cell["title"] == cell["aria-label"] == "one run: no interval"
 
 
 def test_the_explore_chart_draws_the_goodput_interval_as_an_error_bar_on_the_star(
