@@ -25,6 +25,7 @@ Pure: imports only the standard library.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 MISSING = "–"  # the app's empty-cell marker (en dash), as in text cells
 UNKNOWN = "unknown"
@@ -32,6 +33,9 @@ SIGNIFICANT = 3
 LOAD_SIGNIFICANT = 6
 SMALLEST_PLAIN = 1e-3  # below: scientific notation
 LARGEST_PLAIN = 1e15  # from here: scientific notation
+# Pages format the same few thousand values on every request (a sweep's loads, a chart's
+# steps): the functions are pure, so their answers are remembered (typed: True is not 1).
+CACHED = 1 << 15
 SECONDS_FROM_MS = 10_000.0  # fmt_ms(seconds=True) switches to seconds at 10 s
 
 # Plurals English does not make by adding -s/-es/-ies.
@@ -78,6 +82,7 @@ def _with_unit(text: str, unit: str | None) -> str:
     return f"{text} {unit}" if unit else text
 
 
+@lru_cache(maxsize=CACHED, typed=True)
 def fmt_number(
     value: float | None, unit: str | None = None, *, missing: str = MISSING, sig: int = SIGNIFICANT
 ) -> str:
@@ -121,6 +126,7 @@ def fmt_percent(fraction: float | None, *, missing: str = MISSING, sig: int = SI
     return fmt_number(None if fraction is None else fraction * 100, "%", missing=missing, sig=sig)
 
 
+@lru_cache(maxsize=CACHED, typed=True)
 def fmt_load(value: float | None, unit: str | None = None, *, missing: str = MISSING) -> str:
     """A concurrency or request rate as set: 128 (not 128.0), 0.25, 1.125, ∞."""
     if value is not None and not _is_missing(value) and math.isfinite(value):
@@ -129,6 +135,7 @@ def fmt_load(value: float | None, unit: str | None = None, *, missing: str = MIS
     return fmt_number(value, unit, missing=missing, sig=LOAD_SIGNIFICANT)
 
 
+@lru_cache(maxsize=CACHED, typed=True)
 def fmt_usd(value: float | None, per: str = "", *, missing: str = MISSING) -> str:
     """Money: $1,234 · $3.70 · $0.91 · $0.0042 (two significant digits below a cent); `per`
     follows the amount ("/Mtok" → "$0.91/Mtok")."""
