@@ -133,7 +133,7 @@ def run(session: Session, query: CheckQuery, base_url: str | None = None) -> Che
     docs = {
         int(r.meta["id"]): {
             **result_json(r),
-            "price_cells": price_cells_json(price_columns.price_cells(r, columns), columns),
+            "price_cells": price_cells_json(price_columns.price_cells(r, columns), columns, r),
         }
         for r in results
     }

@@ -126,3 +126,35 @@ def test_history_marks_each_regression_a_check_found(client: TestClient, tmp_pat
     assert " ".join(note.text.split()).endswith(
         "against baseline:main (sweep 1) found a regression: goodput -20 %"
     )
+
+
+def test_a_per_request_check_carries_intervals_for_goodput_and_cost(client: TestClient) -> None:
+    from bench.common import synthetic_requests_csv, synthetic_sweeps_csv
+
+    for name, seed in (("base", 1), ("cand", 2)):
+        points = synthetic_sweeps_csv(1, 8, seed=1).replace(b"bench-0", name.encode())
+        requests = synthetic_requests_csv(1, 8, 200, seed=seed).replace(b"bench-0", name.encode())
+        files = [
+            ("files", (f"{name}.csv", points, "text/csv")),
+            ("files", (f"{name}.requests.csv", requests, "text/csv")),
+        ]
+        response = client.post("/api/sweeps", files=files, data={"tags": f"t-{name}"})
+        assert response.status_code == 201, response.text
+    body = {
+        "candidate": "t-cand",
+        "baseline": "t-base",
+        "mode": "requests",
+        "ttft_ms": 300,
+        "tpot_ms": 40,
+        "attainment": 0.9,
+        "usd_per_gpu_hour": 2,
+    }
+    doc = client.post("/api/check", json=body).json()
+    by_figure = {f["figure"]: f for f in doc["findings"]}
+    for figure in ("goodput_tok_s_per_gpu", "usd_per_mtok"):
+        for side in ("baseline", "candidate"):
+            iv = by_figure[figure][f"{side}_interval"]
+            assert iv is not None and iv["ci_method"] == "bootstrap", (figure, side)
+            assert iv["ci_low"] < by_figure[figure][side] < iv["ci_high"]
+    cost_row = next(line for line in doc["summary"].splitlines() if line.startswith("| $/Mtok"))
+    assert cost_row.count("95 % CI $") == 2
