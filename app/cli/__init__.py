@@ -1,0 +1,258 @@
+"""The `paretoscope` command: serve, import, export, plan, readoff, check, db upgrade, seed."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import os
+import sys
+from pathlib import Path
+
+from sqlalchemy.exc import SQLAlchemyError
+
+from app.cli.analysis import check, check_parser, plan, plan_parser, readoff, readoff_options
+from app.cli.common import MAX_ID, sweep_id, upgrade, whole
+from app.domain.numbers import fmt_count
+from app.settings import get_settings
+from app.store.db import make_engine, make_sessionmaker, session_scope
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="paretoscope", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="migrate, seed an empty database, and serve the dashboard")
+    serve.add_argument("--host", default=None, help="default: PARETOSCOPE_HOST or 127.0.0.1")
+    serve.add_argument("--port", type=int, default=None, help="default: PARETOSCOPE_PORT or 8000")
+    serve.add_argument("--workers", type=int, default=1)
+    serve.add_argument("--reload", action="store_true", help="restart on code changes")
+
+    imp = sub.add_parser("import", help="import result files (all or nothing)")
+    imp.add_argument("files", nargs="+", type=Path)
+    # The options are the upload fields of the API and the page, as --flags (num_gpus is
+    # --num-gpus); --gpus and --name stay as the older spellings.
+    imp.add_argument("--hardware", help="GPU key, e.g. H100 (when the files do not say)")
+    imp.add_argument(
+        "--num-gpus", "--gpus", dest="num_gpus", type=whole, help="all GPUs of the deployment"
+    )
+    imp.add_argument("--model")
+    imp.add_argument(
+        "--sweep", "--name", dest="sweep", help="sweep name (when the files do not say)"
+    )
+    imp.add_argument("--engine")
+    imp.add_argument("--precision")
+    imp.add_argument("--isl", type=whole)
+    imp.add_argument("--osl", type=whole)
+    imp.add_argument(
+        "--tag",
+        action="append",
+        default=[],
+        help="tag every imported sweep, e.g. baseline:main or nightly (repeatable)",
+    )
+
+    exp = sub.add_parser("export", help="write sweeps as canonical CSV or JSON")
+    exp.add_argument("sweep_ids", nargs="+", type=whole)
+    exp.add_argument("--format", choices=("csv", "json"), default="csv")
+    exp.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
+
+    plan_parser(sub)
+
+    db = sub.add_parser("db", help="database commands")
+    db_sub = db.add_subparsers(dest="db_command", required=True)
+    db_sub.add_parser("upgrade", help="migrate the database to the newest schema")
+
+    ro = sub.add_parser(
+        "readoff", help="goodput at an SLO per sweep, with $/Mtok (as /api/readoff, CSV or JSON)"
+    )
+    ro.add_argument("sweep_ids", nargs="+", type=sweep_id)
+    readoff_options(ro)
+    ro.add_argument("--format", choices=("csv", "json"), default="csv")
+    ro.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
+
+    check_parser(sub)
+
+    seed = sub.add_parser(
+        "seed", help="load seed_data/ (catalogs are upserted, sweeps deduplicated)"
+    )
+    seed.add_argument("--if-empty", action="store_true", help="only seed an empty database")
+
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # bad options: argparse printed the usage and the reason
+        return exc.code if isinstance(exc.code, int) else 2
+    handler = {
+        "serve": _serve,
+        "import": _import,
+        "export": _export,
+        "plan": plan,
+        "readoff": readoff,
+        "check": check,
+        "db": _db,
+        "seed": _seed,
+    }[args.command]
+    from sqlalchemy.exc import SQLAlchemyError
+
+    try:
+        return handler(args)
+    except SQLAlchemyError as exc:
+        # Whatever a command did not catch itself: the reason in one line, never a traceback.
+        reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+        print(f"error: database: {reason[0] if reason else type(exc).__name__}", file=sys.stderr)
+        return 2
+
+
+IMPORT_FIELDS = ("sweep", "hardware", "num_gpus", "model", "engine", "precision", "isl", "osl")
+
+
+def option_name(field: str) -> str:
+    """An upload field as `import` spells it: num_gpus is --num-gpus."""
+    return "--" + field.replace("_", "-")
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    settings = get_settings()
+    upgrade()
+    _seed_database(if_empty=settings.seed_on_start, only_if_enabled=True)
+    host = args.host or settings.host
+    port = args.port or settings.port
+    if host != settings.host:
+        # The app (in this process or in workers) reads the bind host for its Host allow-list.
+        os.environ["PARETOSCOPE_HOST"] = host
+        get_settings.cache_clear()
+    for line in exposure_warnings(host, settings.write_token is not None):
+        print(f"WARNING: {line}", file=sys.stderr, flush=True)
+    print(f"Paretoscope on http://{host}:{port}", flush=True)
+    uvicorn.run(
+        "app.main:serve_app",
+        factory=True,
+        host=host,
+        port=port,
+        workers=args.workers,
+        reload=args.reload,
+    )
+    return 0
+
+
+def exposure_warnings(host: str, has_token: bool) -> list[str]:
+    """What `serve` says when it binds beyond this machine with writes open to anyone."""
+    if has_token or _is_loopback(host):
+        return []
+    return [
+        f"serving on {host or 'every address'}, which other machines can reach, "
+        "and PARETOSCOPE_WRITE_TOKEN is not set:",
+        "anyone who can reach this port can upload, edit and delete sweeps and prices.",
+        "Set PARETOSCOPE_WRITE_TOKEN, and PARETOSCOPE_ALLOWED_HOSTS to the names users type "
+        "(see README, 'Running on a shared host').",
+    ]
+
+
+def _is_loopback(host: str) -> bool:
+    name = host.strip().strip("[]").lower()
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def _import(args: argparse.Namespace) -> int:
+    from app.ingest import IngestError, UploadFile
+    from app.services import uploads
+
+    upgrade()
+    fields = {
+        name: None if getattr(args, name) is None else str(getattr(args, name))
+        for name in IMPORT_FIELDS
+    }
+    missing = [str(p) for p in args.files if not p.is_file()]
+    if missing:
+        print(f"error: no such file: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    settings = get_settings()
+    try:
+        files = [UploadFile(p.name, p.read_bytes()) for p in args.files]
+    except OSError as exc:
+        print(f"error: {exc.filename}: cannot read ({exc.strerror})", file=sys.stderr)
+        return 2
+    factory = make_sessionmaker(make_engine(settings.database_url))
+    session = factory()
+    names = ", ".join(str(p) for p in args.files)
+    try:
+        limits = uploads.limits_for(settings.max_unpacked_bytes)
+        stored = uploads.store_checked(session, files, fields, limits, args.tag)
+        for warning in stored.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        for item in uploads.saved_json(stored.saved, session):
+            state = "created" if item["created"] else "exists "
+            points = fmt_count(item["points"], "point")
+            print(f"{state} sweep {item['id']}: {item['name']} ({points})")
+    except IngestError as exc:
+        session.rollback()
+        print("error: nothing was imported", file=sys.stderr)
+        for error in exc.errors:
+            print(f"  {error.spelled(option_name)}", file=sys.stderr)
+        return 2
+    except (SQLAlchemyError, MemoryError, RecursionError, ValueError) as exc:
+        # Whatever slipped past validation: name the files and the reason, never a traceback.
+        session.rollback()
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        print(f"error: nothing was imported from {names}: {reason}", file=sys.stderr)
+        return 2
+    finally:
+        session.close()
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from app.services import exports
+    from app.store.sweeps import NotFound, get_sweep
+
+    out_of_range = [i for i in args.sweep_ids if not 1 <= i <= MAX_ID]
+    if out_of_range:
+        print(f"error: no sweep {out_of_range[0]} (ids run from 1)", file=sys.stderr)
+        return 2
+    factory = make_sessionmaker(make_engine(get_settings().database_url))
+    with session_scope(factory) as session:
+        try:
+            sweeps = [get_sweep(session, i) for i in args.sweep_ids]
+        except NotFound as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        text = exports.sweeps_csv(sweeps) if args.format == "csv" else exports.sweeps_json(sweeps)
+    if args.output:
+        try:
+            args.output.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            print(f"error: {args.output}: cannot write ({exc.strerror})", file=sys.stderr)
+            return 2
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _db(args: argparse.Namespace) -> int:
+    upgrade()
+    print("database is at the newest schema")
+    return 0
+
+
+def _seed(args: argparse.Namespace) -> int:
+    upgrade()
+    counts = _seed_database(if_empty=args.if_empty)
+    print("seeded: " + (", ".join(f"{k} {v}" for k, v in counts.items()) or "nothing (not empty)"))
+    return 0
+
+
+def _seed_database(*, if_empty: bool, only_if_enabled: bool = False) -> dict[str, int]:
+    from app.services.seed import seed, seed_if_empty
+
+    if only_if_enabled and not if_empty:
+        return {}
+    factory = make_sessionmaker(make_engine(get_settings().database_url))
+    with session_scope(factory) as session:
+        if if_empty:
+            return {"seeded": 1} if seed_if_empty(session) else {}
+        return seed(session)

@@ -1,0 +1,207 @@
+"""The CLI's read-off commands: `readoff`, `plan` and the regression gate `check`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import NoReturn
+
+from app.cli.common import sweep_id, upgrade
+from app.settings import get_settings
+from app.store.db import make_engine, make_sessionmaker, session_scope
+
+
+def plan_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    plan = sub.add_parser(
+        "plan", help="replicas, GPUs, $/month and power to serve a demand at an SLO"
+    )
+    plan.add_argument("sweep_ids", nargs="+", type=sweep_id)
+    demand = plan.add_mutually_exclusive_group(required=True)
+    demand.add_argument("--requests-per-s", type=float, help="average demand, requests/s")
+    demand.add_argument("--output-tok-s", type=float, help="average demand, output tokens/s")
+    demand.add_argument("--tokens-per-day", type=float, help="average input + output tokens/day")
+    plan.add_argument("--peak-to-average", type=float, default=1.0, help="capacity serves peak")
+    plan.add_argument("--headroom", type=float, default=0.0, help="fraction kept free, e.g. 0.2")
+    for name in ("ttft-ms", "tpot-ms", "min-tok-s-user", "e2el-ms"):
+        plan.add_argument(f"--{name}", type=float, help="SLO limit (not checked when omitted)")
+    for metric in ("ttft", "tpot", "e2el"):
+        plan.add_argument(
+            f"--{metric}-percentile",
+            help=f"{metric.upper()}'s own percentile, p50 … p99.9 (default: --percentile)",
+        )
+    plan.add_argument("--percentile", default="p90", help="default percentile of every limit")
+    plan.add_argument("--price-set", help="e.g. costr@2026-09-08 (one profile per GPU)")
+    plan.add_argument("--mode", default="percentile", help="percentile or requests")
+    plan.add_argument("--attainment", type=float, default=0.9)
+    plan.add_argument("--basis", default="output", help="tokens for $/Mtok: output|total|input")
+    plan.add_argument("--pricing", type=int, action="append", default=[], help="profile id")
+    plan.add_argument("--usd-per-gpu-hour", type=float, help="an inline rental price")
+    plan.add_argument("--format", choices=("text", "json"), default="text")
+
+
+def plan(args: argparse.Namespace) -> int:
+    import json
+
+    from pydantic import ValidationError
+
+    from app.services import plan as planner
+    from app.services import plan_json
+    from app.services.plan_query import PlanParams
+    from app.services.readoff_json import slo_json
+    from app.store.sweeps import NotFound
+
+    names = (
+        "requests_per_s output_tok_s tokens_per_day peak_to_average headroom ttft_ms tpot_ms "
+        "min_tok_s_user e2el_ms percentile ttft_percentile tpot_percentile e2el_percentile mode "
+        "attainment basis pricing usd_per_gpu_hour price_set"
+    ).split()
+    values = {n: getattr(args, n) for n in names if getattr(args, n) is not None}
+    try:
+        query = PlanParams.model_validate(values)
+    except ValidationError as exc:
+        for e in exc.errors():
+            field = ".".join(str(p) for p in e["loc"]).replace("_", "-")
+            print(f"error: {'--' + field + ': ' if field else ''}{e['msg']}", file=sys.stderr)
+        return 2
+    demand = query.demand()
+    assert demand is not None  # argparse requires one demand option
+    upgrade()
+    factory = make_sessionmaker(make_engine(get_settings().database_url))
+    with session_scope(factory) as session:
+        try:
+            plan = planner.run(session, list(dict.fromkeys(args.sweep_ids)), query, demand)
+        except NotFound as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        body = {"slo": slo_json(query, plan.params), **plan_json.plan_json(plan)}
+    if args.format == "json":
+        sys.stdout.write(json.dumps(body, indent=2) + "\n")
+    else:
+        sys.stdout.write(plan_json.plan_text(body))
+    return 0
+
+
+def readoff(args: argparse.Namespace) -> int:
+    import json
+
+    from pydantic import ValidationError
+
+    upgrade()
+    from app.services import exports
+    from app.services.readoff_json import readoff_document, run_query
+    from app.services.readoff_query import ReadoffQuery
+    from app.store.sweeps import NotFound
+
+    fields = {
+        k: v
+        for k, v in vars(args).items()
+        if k not in ("command", "sweep_ids", "format", "output") and v is not None
+    }
+    try:
+        query = ReadoffQuery.model_validate({**fields, "points": args.format == "json"})
+    except ValidationError as exc:
+        for e in exc.errors():
+            where = ".".join(str(p) for p in e["loc"])
+            print(f"error: {where}: {e['msg']}".replace("error: : ", "error: "), file=sys.stderr)
+        return 2
+    factory = make_sessionmaker(make_engine(get_settings().database_url))
+    with session_scope(factory) as session:
+        try:
+            if args.format == "json":
+                doc = readoff_document(session, args.sweep_ids, query)
+                text = json.dumps(doc, indent=2) + "\n"
+            else:
+                params, results, columns = run_query(session, args.sweep_ids, query)
+                text = exports.readoff_csv(results, params, columns)
+        except NotFound as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    if args.output:
+        args.output.write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def readoff_options(parser: argparse.ArgumentParser) -> None:
+    """The read-off's SLO and price options, shared by `readoff` and `check`."""
+    for metric in ("ttft", "tpot", "e2el"):
+        parser.add_argument(f"--{metric}-ms", type=float, help=f"{metric.upper()} limit in ms")
+        parser.add_argument(
+            f"--{metric}-percentile",
+            help=f"{metric.upper()}'s own percentile, p50 … p99.9 (default: --percentile)",
+        )
+    parser.add_argument("--min-tok-s-user", type=float, help="instead of --tpot-ms: 1000/value")
+    parser.add_argument("--percentile", default="p90", help="default percentile of every limit")
+    parser.add_argument("--mode", choices=("percentile", "requests"), default="percentile")
+    parser.add_argument("--attainment", type=float, default=0.9)
+    parser.add_argument(
+        "--ci-level", type=float, default=0.95, help="level of every interval, 0.5 … 0.999"
+    )
+    parser.add_argument("--basis", choices=("output", "total", "input"), default="output")
+    parser.add_argument("--price-set", help="e.g. costr@2026-09-08 (one profile per GPU)")
+    parser.add_argument("--pricing", type=int, action="append", default=[], help="profile id")
+    parser.add_argument("--usd-per-gpu-hour", type=float, help="your own rental price")
+
+
+def check_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    check = sub.add_parser(
+        "check",
+        help="regression gate: exit 1 when CANDIDATE falls behind BASELINE at an SLO",
+        description="Exit 0: no regression beyond the tolerance; 1: a regression; 2: bad usage "
+        "or data. Sweeps are named by id, by tag (the newest sweep with it) or by name.",
+    )
+    check.add_argument("candidate", help="sweep id, tag or name")
+    check.add_argument("--baseline", required=True, help="sweep id, tag or name")
+    readoff_options(check)
+    check.add_argument("--tolerance", type=float, default=0.05, help="fraction, 0.05 = 5 %%")
+    check.add_argument("--format", choices=("text", "markdown", "json"), default="markdown")
+    check.add_argument("--base-url", help="for the Compare link (default: PARETOSCOPE_BASE_URL)")
+
+    def one_line(message: str) -> NoReturn:
+        # A CI log wants the reason, not the usage text: one line, status 2.
+        print(f"error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+    setattr(check, "error", one_line)  # noqa: B010 (an instance override argparse calls)
+
+
+def check(args: argparse.Namespace) -> int:
+    import json
+
+    from pydantic import ValidationError
+
+    from app.services import check, check_report
+    from app.services.check import CheckQuery
+    from app.services.errors import Invalid
+    from app.store.sweeps import NotFound
+
+    fields = {
+        k: v for k, v in vars(args).items() if k not in ("command", "format") and v is not None
+    }
+    try:
+        query = CheckQuery.model_validate(fields)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = "--" + ".".join(str(p) for p in first["loc"]).replace("_", "-")
+        print(f"error: {where}: {first['msg']}", file=sys.stderr)
+        return 2
+    upgrade()
+    factory = make_sessionmaker(make_engine(get_settings().database_url))
+    with session_scope(factory) as session:
+        try:
+            report = check.run(session, query, get_settings().base_url)
+        except Invalid as exc:
+            print(f"error: {exc.field}: {exc.message}", file=sys.stderr)
+            return 2
+        except NotFound as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    doc = report.document
+    if args.format == "json":
+        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+    elif args.format == "text":
+        sys.stdout.write(check_report.text(doc))
+    else:
+        sys.stdout.write(doc["summary"])
+    return report.exit_code
