@@ -30,25 +30,27 @@ SEARCH_TARGET_MS = 300.0
 LEADERS_TARGET_MS = 2000.0
 
 
+def sweep_rows(n: int) -> list[dict[str, Any]]:
+    """`n` sweeps' metadata (ids 1..n on a fresh database), spread over models and GPUs."""
+    return [
+        {
+            "name": f"bulk-{i:05d}",
+            "hardware": GPUS[i % len(GPUS)],
+            "num_gpus": 8,
+            "model": MODELS[i % len(MODELS)],
+            "engine": "vllm" if i % 2 else "sglang",
+            "source_kind": "measured",
+            "content_hash": f"bulk-{i}",
+        }
+        for i in range(1, n + 1)
+    ]
+
+
 def fill(url: str, n: int) -> None:
     """`n` sweeps of POINTS points in two bulk INSERTs (uploading 10,000 files is another bench)."""
     engine = make_engine(url)
     with make_sessionmaker(engine)() as session:
-        session.execute(
-            insert(Sweep),
-            [
-                {
-                    "name": f"bulk-{i:05d}",
-                    "hardware": GPUS[i % len(GPUS)],
-                    "num_gpus": 8,
-                    "model": MODELS[i % len(MODELS)],
-                    "engine": "vllm" if i % 2 else "sglang",
-                    "source_kind": "measured",
-                    "content_hash": f"bulk-{i}",
-                }
-                for i in range(1, n + 1)
-            ],
-        )
+        session.execute(insert(Sweep), sweep_rows(n))
         session.execute(
             insert(Point),
             [

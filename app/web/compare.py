@@ -57,7 +57,7 @@ def compare_context(session: Session, query: explore_state.ExploreQuery) -> dict
     intervals = [pair_intervals(p, view.params) for p in pairs]
     ratio_figure = charts_compare.throughput_ratio_figure(pairs, view.params.slo, intervals)
     cost_figure = charts_compare.cost_ratio_figure(pairs, view.groups, view.params.slo)
-    series = view.sensitivity(session)
+    series = view.sensitivity()
     sens = (
         charts_compare.sensitivity_figure(
             series,

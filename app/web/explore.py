@@ -116,7 +116,7 @@ def explore_context(session: Session, query: explore_state.ExploreQuery) -> dict
         frontier_only=state.query.frontier_only,
         extra_traces=physics_traces(session, state.query, results, params.basis),
     )
-    series = view.sensitivity(session)
+    series = view.sensitivity()
     sens = None
     if series:
         sens = charts_compare.sensitivity_figure(

@@ -22,7 +22,8 @@ class View:
     results: list[SweepAnalysis]
     groups: list[PriceGroup]
 
-    def sensitivity(self, session: Session) -> list[SensitivitySeries]:
+    def sensitivity(self) -> list[SensitivitySeries]:
+        """Sensitivity from the analysed sweeps (per-request: their cached samples, no query)."""
         metric = self.state.query.sensitivity
         if metric == "off" or not self.results:
             return []

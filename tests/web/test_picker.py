@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 from app.services import picker as series_picker
 from app.store.models import Point, Sweep
 from app.store.sweep_search import SweepFilters
+from bench.picker import sweep_rows
 from tests.factories import post_files
 
 # x = 1000 / p50 TPOT (tok/s/user), y = output tok/s / GPUs. lead-a's points are (100, 100),
@@ -240,27 +241,10 @@ def test_the_sweeps_api_searches_the_same_fields_and_bounds_the_limit(client: Te
 
 # --- 10,000 stored sweeps -----------------------------------------------------------------
 
-MODELS = ("llama-3.1-70b", "llama-3.1-8b", "qwen3-32b", "mistral-7b", "deepseek-r1")
-GPUS = ("H100", "H200", "B200", "MI300X")
-
 
 def insert_many(session: Session, n: int) -> None:
-    """`n` sweeps in one bulk INSERT; the first two sweeps get a point each."""
-    session.execute(
-        insert(Sweep),
-        [
-            {
-                "name": f"bulk-{i:05d}",
-                "hardware": GPUS[i % len(GPUS)],
-                "num_gpus": 8,
-                "model": MODELS[i % len(MODELS)],
-                "engine": "vllm" if i % 2 else "sglang",
-                "source_kind": "measured",
-                "content_hash": f"bulk-{i}",
-            }
-            for i in range(1, n + 1)
-        ],
-    )
+    """`n` sweeps in one bulk INSERT (the picker bench's rows); the first two get a point each."""
+    session.execute(insert(Sweep), sweep_rows(n))
     session.execute(
         insert(Point),
         [
