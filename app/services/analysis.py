@@ -6,9 +6,9 @@ Glue between queries (rows in) and the pure domain functions (numbers out); no w
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import polars as pl
 from sqlalchemy.orm import Session
@@ -34,6 +34,7 @@ from app.store import pricing as pricing_queries
 from app.store.points import SweepPoints
 
 Mode = Literal["percentile", "requests"]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -151,17 +152,62 @@ def _one(
         readoff = request_readoff_from_rows(
             counts, points, params.slo, params.basis, params.stat, params.ci_level
         )
+        estimate_y = _estimate(readoff, points, params, frontier, xs, ys)
+        intervals = _intervals(sweep, readoff, points, params, samples, True)
     else:
         stats = _sample_stats(points, params.slo, samples)
-        readoff = percentile_readoff(points, params.slo, params.basis, params.stat, samples=stats)
-    estimate_y = _estimate(readoff, points, params, frontier, xs, ys)
+
+        def figures() -> tuple[Readoff, float | None, ReadoffIntervals]:
+            return _percentile_figures(sweep, points, params, stats, frontier, xs, ys)
+
+        # From the stored points alone the same SLO always reads the same: kept per sweep.
+        kept = ("readoff", sweep.meta["num_gpus"], params)
+        readoff, estimate_y, intervals = (
+            remember(sweep.derived, kept, figures) if not stats else figures()
+        )
     analysis = SweepAnalysis(sweep.meta, sweep.rows, points, xs, ys, frontier, readoff, estimate_y)
     analysis.derived = sweep.derived
     analysis.sample_stats = stats
     analysis.samples = samples if counts is not None else None
-    analysis.intervals = _intervals(sweep, readoff, points, params, samples, counts is not None)
+    analysis.intervals = intervals
     analysis.costs = [_cost(analysis, price) for price in prices]
     return analysis
+
+
+def _percentile_figures(
+    sweep: SweepPoints,
+    points: list[PointMetrics],
+    params: Params,
+    stats: dict[int, SamplePercentiles],
+    frontier: list[int],
+    xs: list[float | None],
+    ys: list[float | None],
+) -> tuple[Readoff, float | None, ReadoffIntervals]:
+    readoff = percentile_readoff(points, params.slo, params.basis, params.stat, samples=stats)
+    estimate_y = _estimate(readoff, points, params, frontier, xs, ys)
+    return readoff, estimate_y, _intervals(sweep, readoff, points, params, None, False)
+
+
+_KEPT = 16  # SLOs remembered per sweep and kind of figure
+
+
+def remember(derived: dict[Any, Any], key: Any, compute: Callable[[], T]) -> T:
+    """`compute()` kept in a sweep's per-process memo under `key` (a kind name first), the last
+    few keys of each kind only. A sweep's points and samples never change (the memo goes with
+    its content hash), so a figure computed from them and everything else named in `key` stays
+    right."""
+    memo: OrderedDict[Any, Any] = derived.setdefault(("memo", key[0]), OrderedDict())
+    try:
+        found: T = memo[key]
+    except KeyError:
+        found = compute()
+        memo[key] = found
+        while len(memo) > _KEPT:
+            try:
+                memo.popitem(last=False)
+            except KeyError:  # another thread emptied it first
+                break
+    return found
 
 
 def _intervals(
@@ -178,6 +224,7 @@ def _intervals(
         return runs_intervals(readoff, points, params.basis, params.ci_level)
     op = readoff.operating_point
     key = (
+        "intervals",
         op.point_id if op else None,
         params.slo.limits(),
         params.slo.attainment,
@@ -185,19 +232,13 @@ def _intervals(
         params.ci_level,
         sweep.meta["num_gpus"],
     )
-    memo: OrderedDict[Any, ReadoffIntervals] = sweep.derived.setdefault("intervals", OrderedDict())
-    found = memo.get(key)
-    if found is None:
-        found = request_intervals(
+    return remember(
+        sweep.derived,
+        key,
+        lambda: request_intervals(
             readoff, points, samples, params.slo, params.basis, params.ci_level
-        )
-        memo[key] = found
-        while len(memo) > _INTERVALS_KEPT:
-            memo.popitem(last=False)
-    return found
-
-
-_INTERVALS_KEPT = 16
+        ),
+    )
 
 
 def _sample_stats(

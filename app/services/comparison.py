@@ -29,7 +29,7 @@ from app.domain.sensitivity import (
     sensitivity,
 )
 from app.domain.verdict import Percentile
-from app.services.analysis import Params, Price, SweepAnalysis
+from app.services.analysis import Params, Price, SweepAnalysis, remember
 
 
 @dataclass(frozen=True)
@@ -165,18 +165,27 @@ def sensitivity_series(
         buckets = request_buckets(samples, params.slo, metric, limits)
     out = []
     for result in results:
-        steps = sensitivity(
-            result.points,
-            params.slo,
-            metric,
-            limits,
-            params.basis,
-            params.stat,
-            buckets,
-            sample_stats=result.sample_stats,
-            axes=(result.xs, result.ys),
-            columns=partial(value_column, result),
-        )
+
+        def steps_of(result: SweepAnalysis = result) -> list[SensitivityStep]:
+            return sensitivity(
+                result.points,
+                params.slo,
+                metric,
+                limits,
+                params.basis,
+                params.stat,
+                buckets,
+                sample_stats=result.sample_stats,
+                axes=(result.xs, result.ys),
+                columns=partial(value_column, result),
+            )
+
+        if buckets is None and not result.sample_stats:
+            # Stored points alone: the same limits read the same steps (kept per sweep).
+            key = ("sensitivity", result.meta["num_gpus"], params, metric, tuple(limits))
+            steps = remember(result.derived, key, steps_of)
+        else:
+            steps = steps_of()
         price = group.for_hardware(str(result.meta["hardware"])) if group else None
         costs = tuple(
             None

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, func, or_, select
+from sqlalchemy import String, cast, delete, func, literal, or_, select, union_all
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
@@ -144,12 +144,19 @@ def sample_counts(session: Session, point_ids: list[int]) -> dict[int, int]:
 
 def facet_values(session: Session) -> dict[str, list[Any]]:
     """Distinct values of each filter field, for the filter dropdowns."""
-    facets: dict[str, list[Any]] = {}
-    for name in (*FILTER_FIELDS, "isl", "osl"):
-        column = getattr(Sweep, name)
-        values = session.scalars(select(column).where(column.is_not(None)).distinct()).all()
-        facets[name] = sorted(values)
-    return facets
+    # One round trip for every field (a page asks on each view): the distinct values of each
+    # field as text, tagged with the field, then typed back.
+    names = (*FILTER_FIELDS, "isl", "osl")
+    parts = [
+        select(literal(name).label("field"), cast(getattr(Sweep, name), String).label("value"))
+        .where(getattr(Sweep, name).is_not(None))
+        .distinct()
+        for name in names
+    ]
+    found: dict[str, list[Any]] = {name: [] for name in names}
+    for name, value in session.execute(union_all(*parts)):
+        found[name].append(int(value) if name in ("isl", "osl") else value)
+    return {name: sorted(values) for name, values in found.items()}
 
 
 def get_sweep(session: Session, sweep_id: int) -> Sweep:

@@ -1,0 +1,122 @@
+"""A sweep's read-off and SLO sensitivity are kept per SLO (points never change): the same SLO
+reads the same figures without judging a point again, a new SLO or an edited GPU count computes
+anew, and what is kept equals what a fresh computation gives."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.domain import slo as slo_domain
+from app.domain.verdict import Slo
+from app.main import GC_GEN0_THRESHOLD, tune_gc
+from app.services import analysis, comparison
+from app.services.analysis import Params, remember
+from app.services.seed import seed
+from app.store import sweeps as sweep_queries
+from app.store.models import Sweep
+
+
+@pytest.fixture
+def sweep_ids(session: Session) -> list[int]:
+    seed(session)
+    session.commit()
+    return list(session.scalars(select(Sweep.id).order_by(Sweep.id)))
+
+
+def _params(ttft_ms: float) -> Params:
+    return Params(Slo(ttft_ms=ttft_ms, tpot_ms=40, percentile="p90"))
+
+
+def test_the_same_slo_reads_the_kept_read_off_which_equals_a_fresh_one(
+    session: Session, sweep_ids: list[int]
+) -> None:
+    first, _ = analysis.run(session, sweep_ids, _params(500), [], None)
+    again, _ = analysis.run(session, sweep_ids, _params(500), [], None)
+    for kept, second in zip(first, again, strict=True):
+        assert second.readoff is kept.readoff  # from memory, not judged again
+        assert second.intervals is kept.intervals
+        fresh = slo_domain.percentile_readoff(kept.points, _params(500).slo, "output", "p50")
+        assert kept.readoff == fresh
+
+
+def test_a_new_slo_is_judged_anew(session: Session, sweep_ids: list[int]) -> None:
+    loose, _ = analysis.run(session, sweep_ids, _params(5000), [], None)
+    tight, _ = analysis.run(session, sweep_ids, _params(1), [], None)
+    assert any(r.readoff.goodput_tok_s_per_gpu is not None for r in loose)
+    assert all(r.readoff.goodput_tok_s_per_gpu is None for r in tight)  # no TTFT is under 1 ms
+
+
+def test_an_edited_gpu_count_is_not_answered_from_memory(
+    session: Session, sweep_ids: list[int]
+) -> None:
+    sweep_id = sweep_ids[0]
+    (before,), _ = analysis.run(session, [sweep_id], _params(5000), [], None)
+    gpus = int(before.meta["num_gpus"])
+    sweep_queries.update_sweep(session, sweep_id, {"num_gpus": gpus * 2})
+    session.commit()
+    (after,), _ = analysis.run(session, [sweep_id], _params(5000), [], None)
+    assert before.readoff.goodput_tok_s_per_gpu is not None
+    assert after.readoff.goodput_tok_s_per_gpu == pytest.approx(
+        before.readoff.goodput_tok_s_per_gpu / 2, rel=1e-12
+    )
+
+
+def test_kept_sensitivity_steps_equal_a_fresh_computation(
+    session: Session, sweep_ids: list[int]
+) -> None:
+    results, _ = analysis.run(session, sweep_ids, _params(500), [], None)
+    kept = comparison.sensitivity_series(results, _params(500), "tpot", None, None)
+    again = comparison.sensitivity_series(results, _params(500), "tpot", None, None)
+    for a, b in zip(kept, again, strict=True):
+        assert a.steps == b.steps
+    for result in results:  # forget what was kept: a fresh computation gives the same steps
+        result.derived.pop(("memo", "sensitivity"), None)
+    fresh = comparison.sensitivity_series(results, _params(500), "tpot", None, None)
+    assert [s.steps for s in fresh] == [s.steps for s in kept]
+    assert any(st.goodput_tok_s_per_gpu for s in fresh for st in s.steps)
+
+
+def test_only_the_last_sixteen_slos_of_each_kind_are_kept_per_sweep() -> None:
+    derived: dict[object, object] = {}
+    calls: list[int] = []
+    for k in range(20):
+        assert remember(derived, ("readoff", k), lambda k=k: calls.append(k) or k) == k
+    assert remember(derived, ("readoff", 19), lambda: calls.append(-1) or -1) == 19
+    assert remember(derived, ("other", 0), lambda: "x") == "x"
+    assert calls == list(range(20))  # the last one asked again was not computed again
+    assert list(derived[("memo", "readoff")]) == [("readoff", k) for k in range(4, 20)]  # type: ignore[call-overload]
+    assert remember(derived, ("readoff", 0), lambda: "again") == "again"  # forgotten: anew
+
+
+def test_facet_values_are_the_distinct_values_of_each_field_typed(
+    session: Session, sweep_ids: list[int]
+) -> None:
+    facets = sweep_queries.facet_values(session)
+    for name in ("model", "hardware", "engine", "precision", "source_kind", "isl", "osl"):
+        column = getattr(Sweep, name)
+        expected = sorted(
+            set(session.scalars(select(column).where(column.is_not(None))))  # type: ignore[arg-type]
+        )
+        assert facets[name] == expected, name
+    assert facets["isl"] and all(isinstance(v, int) for v in facets["isl"] + facets["osl"])
+
+
+@pytest.fixture
+def gc_restored() -> Iterator[None]:
+    threshold = gc.get_threshold()
+    yield
+    gc.set_threshold(*threshold)
+    gc.unfreeze()
+
+
+def test_the_server_collects_garbage_less_often_and_freezes_what_it_started_with(
+    gc_restored: None,
+) -> None:
+    tune_gc()
+    assert gc.get_threshold()[0] == GC_GEN0_THRESHOLD
+    assert gc.get_freeze_count() > 0
