@@ -197,23 +197,26 @@ def sensitivity_figure(
 ) -> dict[str, Any]:
     """Goodput (or $/Mtok) of each sweep against the limit of one metric, as a step line."""
     traces = []
+    labels: dict[float, str] = {}  # every series steps through the same limits: format once
     for i, s in enumerate(series):
         ys = list(s.costs) if costs else [st.goodput_tok_s_per_gpu for st in s.steps]
+        xs = [st.limit_ms for st in s.steps]
+        for x in xs:
+            if x not in labels:
+                labels[x] = fmt_load(x, "ms")
+        shown = [fmt_usd(y, "/Mtok") for y in ys] if costs else [fmt_number(y) for y in ys]
         style = series_style(i)
         traces.append(
             {
                 "type": "scatter",
                 "mode": "lines+markers",
                 "name": str(s.result.meta["name"]),
-                "x": [st.limit_ms for st in s.steps],
+                "x": xs,
                 "y": ys,
                 "line": {"color": style.colour, "shape": "hv", "dash": style.dash},
                 "marker": {"size": 5, "symbol": style.symbol},
                 "connectgaps": False,
-                "customdata": [
-                    [fmt_load(st.limit_ms, "ms"), fmt_usd(y, "/Mtok") if costs else fmt_number(y)]
-                    for st, y in zip(s.steps, ys, strict=True)
-                ],
+                "customdata": [[labels[x], y] for x, y in zip(xs, shown, strict=True)],
                 "hovertemplate": "≤ %{customdata[0]}: %{customdata[1]}",  # the trace name beside it
             }
         )
