@@ -35,6 +35,8 @@ from app.store.points import SweepPoints
 
 Mode = Literal["percentile", "requests"]
 T = TypeVar("T")
+# A read-off, its estimate and intervals: what is kept per sweep and SLO.
+Figures = tuple[Readoff, float | None, ReadoffIntervals]
 
 
 @dataclass(frozen=True)
@@ -123,16 +125,27 @@ def analyse(
     Per-request mode counts good requests of every point of every sweep in one polars pass
     (samples by sweep id), so the work grows with the samples, not with sweeps × samples.
     """
-    counts = None
-    if params.mode == "requests":
-        frames = [f for f in (samples or {}).values() if not f.is_empty()]
-        every = pl.concat(frames) if frames else pl.DataFrame(schema=SAMPLE_SCHEMA)
-        counts = {
-            int(r["point_id"]): r
-            for r in request_goodput_frame(every, params.slo.limits()).iter_rows(named=True)
-        }
     by_sweep = samples or {}
-    return [_one(s, params, prices, counts, by_sweep.get(int(s.meta["id"]))) for s in sweeps]
+    if params.mode != "requests":
+        return [_one(s, params, prices, None, by_sweep.get(int(s.meta["id"]))) for s in sweeps]
+    # Per-request figures are kept per sweep and SLO too: only sweeps without them are counted.
+    kept = {int(s.meta["id"]): recall(s.derived, _readoff_key(s, params)) for s in sweeps}
+    frames = [
+        frame
+        for sweep_id, figures in kept.items()
+        if figures is None
+        and (frame := by_sweep.get(sweep_id)) is not None
+        and not frame.is_empty()
+    ]
+    every = pl.concat(frames) if frames else pl.DataFrame(schema=SAMPLE_SCHEMA)
+    counts = {
+        int(r["point_id"]): r
+        for r in request_goodput_frame(every, params.slo.limits()).iter_rows(named=True)
+    }
+    return [
+        _one(s, params, prices, counts, by_sweep.get(int(s.meta["id"])), kept[int(s.meta["id"])])
+        for s in sweeps
+    ]
 
 
 def _one(
@@ -141,6 +154,7 @@ def _one(
     prices: list[Price],
     counts: Mapping[int, Mapping[str, object]] | None,
     samples: pl.DataFrame | None = None,
+    kept: Figures | None = None,
 ) -> SweepAnalysis:
     points = _point_metrics(sweep)
     key = ("axes", sweep.meta["num_gpus"], params.stat, params.basis)
@@ -149,21 +163,28 @@ def _one(
     xs, ys, frontier = sweep.derived[key]
     stats: dict[int, SamplePercentiles] = {}
     if counts is not None:
-        readoff = request_readoff_from_rows(
-            counts, points, params.slo, params.basis, params.stat, params.ci_level
-        )
-        estimate_y = _estimate(readoff, points, params, frontier, xs, ys)
-        intervals = _intervals(sweep, readoff, points, params, samples, True)
+        # Counted above unless kept: a sweep's points and requests always read the same.
+        def counted() -> Figures:
+            readoff = request_readoff_from_rows(
+                counts, points, params.slo, params.basis, params.stat, params.ci_level
+            )
+            estimate_y = _estimate(readoff, points, params, frontier, xs, ys)
+            return readoff, estimate_y, _intervals(sweep, readoff, points, params, samples, True)
+
+        if kept is None:
+            kept = remember(sweep.derived, _readoff_key(sweep, params), counted)
+        readoff, estimate_y, intervals = kept
     else:
         stats = _sample_stats(points, params.slo, samples)
 
-        def figures() -> tuple[Readoff, float | None, ReadoffIntervals]:
+        def figures() -> Figures:
             return _percentile_figures(sweep, points, params, stats, frontier, xs, ys)
 
         # From the stored points alone the same SLO always reads the same: kept per sweep.
-        kept = ("readoff", sweep.meta["num_gpus"], params)
         readoff, estimate_y, intervals = (
-            remember(sweep.derived, kept, figures) if not stats else figures()
+            remember(sweep.derived, _readoff_key(sweep, params), figures)
+            if not stats
+            else figures()
         )
     analysis = SweepAnalysis(sweep.meta, sweep.rows, points, xs, ys, frontier, readoff, estimate_y)
     analysis.derived = sweep.derived
@@ -182,13 +203,23 @@ def _percentile_figures(
     frontier: list[int],
     xs: list[float | None],
     ys: list[float | None],
-) -> tuple[Readoff, float | None, ReadoffIntervals]:
+) -> Figures:
     readoff = percentile_readoff(points, params.slo, params.basis, params.stat, samples=stats)
     estimate_y = _estimate(readoff, points, params, frontier, xs, ys)
     return readoff, estimate_y, _intervals(sweep, readoff, points, params, None, False)
 
 
+def _readoff_key(sweep: SweepPoints, params: Params) -> tuple[str, Any, Params]:
+    return ("readoff", sweep.meta["num_gpus"], params)
+
+
 _KEPT = 16  # SLOs remembered per sweep and kind of figure
+
+
+def recall(derived: dict[Any, Any], key: Any) -> Any | None:
+    """What `remember` keeps under `key`, or None."""
+    memo: OrderedDict[Any, Any] | None = derived.get(("memo", key[0]))
+    return None if memo is None else memo.get(key)
 
 
 def remember(derived: dict[Any, Any], key: Any, compute: Callable[[], T]) -> T:

@@ -44,6 +44,28 @@ def test_the_same_slo_reads_the_kept_read_off_which_equals_a_fresh_one(
         assert kept.readoff == fresh
 
 
+def test_per_request_figures_are_kept_and_equal_a_fresh_count(session: Session) -> None:
+    from app.ingest import UploadFile
+    from app.services import uploads
+    from tests.web.test_intervals_api import POINTS, REQUESTS
+
+    files = [UploadFile("ci.csv", POINTS), UploadFile("ci.requests.csv", REQUESTS)]
+    [saved] = uploads.store(session, files, {})
+    sweep_id = saved.sweep.id
+    params = Params(Slo(ttft_ms=500, attainment=0.8), mode="requests")
+    (first,), _ = analysis.run(session, [sweep_id], params, [], None)
+    (again,), _ = analysis.run(session, [sweep_id], params, [], None)
+    assert again.readoff is first.readoff and again.intervals is first.intervals
+    assert first.readoff.goodput_tok_s_per_gpu is not None
+    first.derived.pop(("memo", "readoff"))  # forget it: a fresh count reads the same figures
+    (fresh,), _ = analysis.run(session, [sweep_id], params, [], None)
+    assert fresh.readoff is not first.readoff
+    assert fresh.readoff == first.readoff and fresh.intervals == first.intervals
+    tighter = Params(Slo(ttft_ms=1, attainment=0.8), mode="requests")
+    (tight,), _ = analysis.run(session, [sweep_id], tighter, [], None)
+    assert tight.readoff.goodput_tok_s_per_gpu is None
+
+
 def test_a_new_slo_is_judged_anew(session: Session, sweep_ids: list[int]) -> None:
     loose, _ = analysis.run(session, sweep_ids, _params(5000), [], None)
     tight, _ = analysis.run(session, sweep_ids, _params(1), [], None)
