@@ -21,7 +21,7 @@ from typing import Any, Literal
 import httpx
 from fastapi.testclient import TestClient
 
-from app.main import create_app
+from app.main import create_app, tune_gc
 from app.settings import Settings
 from app.store.migrate import upgrade_to_head
 
@@ -187,6 +187,8 @@ def clear_caches() -> None:
 
 
 def client_for(url: str) -> TestClient:
+    """The app in this process, with the garbage collection `paretoscope serve` sets up."""
+    tune_gc()
     client = TestClient(
         create_app(
             Settings(database_url=url, seed_on_start=False, allowed_hosts=["testserver"]),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from statistics import NormalDist
 from typing import Literal
 
@@ -69,6 +70,7 @@ def check_level(level: float) -> float:
     return level
 
 
+@lru_cache(maxsize=64)
 def z_value(level: float) -> float:
     """Two-sided normal quantile: 1.959964 at 0.95."""
     return NormalDist().inv_cdf((1 + check_level(level)) / 2)
@@ -104,27 +106,51 @@ def bootstrap_sums(
     if n == 0:
         return frame.clear()
     per_block = max(1, _BLOCK_ROWS // n)
-    rows = pl.Series(range(n), dtype=pl.UInt32)
     blocks = []
     for start in range(0, resamples, per_block):
         k = min(per_block, resamples - start)
         # Row numbers drawn with replacement, k resamples of n, summed as a k × n array:
         # no group_by, so a point's 1,000 resamples cost one gather per column.
-        picked = rows.sample(n * k, with_replacement=True, seed=seed + start)
+        picked = _drawn_rows(n, k, seed + start)
         blocks.append(
             frame.select(pl.col(c).gather(picked).reshape((k, n)).arr.sum() for c in frame.columns)
         )
     return pl.concat(blocks)
 
 
+def _drawn_rows(n: int, count: int, seed: int) -> pl.Series:
+    """`count` resamples of row numbers 0…n−1 drawn with replacement: the same for every frame
+    of n rows, so the small draws (most points' requests) are kept for the next sweep."""
+    if n * count > _KEEP_DRAWS_UP_TO:
+        return _draw(n, count, seed)
+    return _kept_draw(n, count, seed)
+
+
+def _draw(n: int, count: int, seed: int) -> pl.Series:
+    rows = pl.Series(range(n), dtype=pl.UInt32)
+    return rows.sample(n * count, with_replacement=True, seed=seed)
+
+
+_KEEP_DRAWS_UP_TO = 200_000  # row numbers per kept draw (≤ 800 KB each; 32 kept)
+_kept_draw = lru_cache(maxsize=32)(_draw)
+
+
 def percentile_interval(
-    value: float | None, replicates: Sequence[float], level: float, n: int, unit: str = "requests"
+    value: float | None,
+    replicates: Sequence[float] | pl.Series,
+    level: float,
+    n: int,
+    unit: str = "requests",
 ) -> Interval:
     """The bootstrap percentile interval: the (1−level)/2 and (1+level)/2 quantiles."""
     check_level(level)
-    if not replicates:
+    if len(replicates) == 0:
         return none(value, level, "no requests", n)
-    s = pl.Series(replicates, dtype=pl.Float64)
+    s = (
+        replicates.cast(pl.Float64)
+        if isinstance(replicates, pl.Series)
+        else pl.Series(replicates, dtype=pl.Float64)
+    )
     low = s.quantile((1 - level) / 2, "linear")
     high = s.quantile((1 + level) / 2, "linear")
     return Interval(
@@ -136,7 +162,7 @@ def percentile_interval(
         None,
         n,
         unit,
-        tuple(float(r) for r in replicates),
+        tuple(s.to_list()),
     )
 
 

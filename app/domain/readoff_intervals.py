@@ -94,38 +94,88 @@ def request_intervals(
     Each resample draws the point's n issued requests with replacement and recomputes
     good tokens ÷ duration ÷ GPUs and good ÷ duration; the seed makes it reproducible.
     """
-    op = readoff.operating_point
-    verdict = readoff.operating_verdict
-    borderline = borderline_reason(readoff, slo.attainment, level)
-    if op is None or verdict is None or verdict.requests is None:
-        return no_intervals(readoff, level, borderline=borderline)
-    point = next(p for p in points if p.point_id == op.point_id)
-    stats = verdict.requests
-    attainment = wilson(stats.good, stats.issued, level)
-    duration = point.duration_s or 0.0
-    if samples is None or samples.is_empty() or not duration > 0 or point.num_gpus <= 0:
-        return no_intervals(readoff, level, "no request samples at the operating point", borderline)
-    mine = samples.filter(pl.col("point_id") == op.point_id)
+    [intervals] = request_intervals_many(
+        [(readoff, points, samples)], slo, basis, level, resamples, seed
+    )
+    return intervals
+
+
+def request_intervals_many(
+    sweeps: Sequence[tuple[Readoff, Sequence[PointMetrics], pl.DataFrame | None]],
+    slo: Slo,
+    basis: Basis,
+    level: float,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+) -> list[ReadoffIntervals]:
+    """`request_intervals` of many sweeps (read-off, points, request samples), the operating
+    points' requests picked out and judged in one polars pass rather than a few per sweep."""
+    out: list[ReadoffIntervals | None] = [None] * len(sweeps)
+    todo: list[tuple[int, PointMetrics, Interval, str | None]] = []
+    for i, (readoff, points, samples) in enumerate(sweeps):
+        op = readoff.operating_point
+        verdict = readoff.operating_verdict
+        borderline = borderline_reason(readoff, slo.attainment, level)
+        if op is None or verdict is None or verdict.requests is None:
+            out[i] = no_intervals(readoff, level, borderline=borderline)
+            continue
+        point = next(p for p in points if p.point_id == op.point_id)
+        stats = verdict.requests
+        attainment = wilson(stats.good, stats.issued, level)
+        duration = point.duration_s or 0.0
+        if samples is None or samples.is_empty() or not duration > 0 or point.num_gpus <= 0:
+            why = "no request samples at the operating point"
+            out[i] = no_intervals(readoff, level, why, borderline)
+            continue
+        todo.append((i, point, attainment, borderline))
+    frames = _operating_requests(sweeps, [(i, p.point_id) for i, p, _, _ in todo], slo, basis)
+    for i, point, attainment, borderline in todo:
+        readoff = sweeps[i][0]
+        frame = frames.get(point.point_id, _NO_REQUESTS)
+        sums = bootstrap_sums(frame, resamples, seed)
+        duration = point.duration_s or 0.0
+        tok_scale = 1.0 / duration / point.num_gpus
+        # Float64 columns: the same products and quotients as float(t) * scale, in one call.
+        tok_reps = sums["tokens"].cast(pl.Float64) * tok_scale
+        req_reps = sums["good"].cast(pl.Float64) / duration
+        n = frame.height
+        out[i] = ReadoffIntervals(
+            level,
+            percentile_interval(readoff.goodput_tok_s_per_gpu, tok_reps, level, n),
+            percentile_interval(readoff.goodput_requests_per_s, req_reps, level, n),
+            attainment,
+            borderline,
+        )
+    return [intervals for intervals in out if intervals is not None]
+
+
+_NO_REQUESTS = pl.DataFrame(schema={"good": pl.Float64, "tokens": pl.Float64})
+
+
+def _operating_requests(
+    sweeps: Sequence[tuple[Readoff, Sequence[PointMetrics], pl.DataFrame | None]],
+    wanted: list[tuple[int, int]],
+    slo: Slo,
+    basis: Basis,
+) -> dict[int, pl.DataFrame]:
+    """Per operating point id: its requests in stored order as (good, tokens if good else 0)."""
+    if not wanted:
+        return {}
+    ids = [point_id for _, point_id in wanted]
+    # Each frame once, even if several sweeps were given the same one.
+    frames = {id(f): f for i, _ in wanted if (f := sweeps[i][2]) is not None}
+    every = pl.concat(list(frames.values())).filter(pl.col("point_id").is_in(ids))
     good = good_request_expr(slo.limits())
     out_len = pl.col("output_len").fill_null(0).cast(pl.Float64)
     in_len = pl.col("input_len").fill_null(0).cast(pl.Float64)
     tokens = {"output": out_len, "total": out_len + in_len, "input": in_len}[basis]
-    frame = mine.select(
+    picked = every.select(
+        "point_id",
         good=good.cast(pl.Float64),
         tokens=pl.when(good).then(tokens).otherwise(0.0),
     )
-    sums = bootstrap_sums(frame, resamples, seed)
-    tok_scale = 1.0 / duration / point.num_gpus
-    tok_reps = [float(t) * tok_scale for t in sums["tokens"].to_list()]
-    req_reps = [float(g) / duration for g in sums["good"].to_list()]
-    n = frame.height
-    return ReadoffIntervals(
-        level,
-        percentile_interval(readoff.goodput_tok_s_per_gpu, tok_reps, level, n),
-        percentile_interval(readoff.goodput_requests_per_s, req_reps, level, n),
-        attainment,
-        borderline,
-    )
+    parts = picked.partition_by("point_id", as_dict=True, include_key=False, maintain_order=True)
+    return {int(key[0]): part for key, part in parts.items()}
 
 
 def runs_intervals(

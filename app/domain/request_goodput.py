@@ -82,12 +82,12 @@ def request_stats(
     """Attainment = good ÷ issued; token goodput = good tokens (basis) ÷ duration_s ÷ num_gpus."""
     if not duration_s > 0 or num_gpus <= 0:
         raise ValueError("duration_s and num_gpus must be > 0")
-    issued = int_or_none(row.get("issued")) or 0
+    issued = _count(row.get("issued"))
     if issued <= 0:
         raise ValueError("a point needs at least one issued request")
-    good = int_or_none(row.get("good")) or 0
-    out_tokens = float_or_none(row.get("good_output_tokens")) or 0.0
-    in_tokens = float_or_none(row.get("good_input_tokens")) or 0.0
+    good = _count(row.get("good"))
+    out_tokens = _tokens(row.get("good_output_tokens"))
+    in_tokens = _tokens(row.get("good_input_tokens"))
     tokens = {"output": out_tokens, "total": out_tokens + in_tokens, "input": in_tokens}[basis]
     return RequestStats(
         issued=issued,
@@ -96,3 +96,17 @@ def request_stats(
         goodput_tok_s_per_gpu=tokens / duration_s / num_gpus,
         goodput_requests_per_s=good / duration_s,
     )
+
+
+def _count(value: object) -> int:
+    """A count from request_goodput_frame (an int, or None for no good request); anything else
+    is read carefully."""
+    if type(value) is int:  # the frame's counts, every time but for hand-made rows
+        return value
+    return int_or_none(value) or 0
+
+
+def _tokens(value: object) -> float:
+    if type(value) is int:
+        return float(value)
+    return float_or_none(value) or 0.0

@@ -15,7 +15,6 @@ import polars as pl
 from app.domain.estimate import Estimate, interpolated_estimate, load_order
 from app.domain.intervals import DEFAULT_LEVEL, wilson
 from app.domain.metrics import Basis, frechet_bounds
-from app.domain.numbers import fmt_count, fmt_number, fmt_pair
 from app.domain.point import (
     LatencyStats,
     Metric,
@@ -236,18 +235,13 @@ def _request_verdict(
         return Verdict(point.point_id, "unknown", note="GPU count not recorded")
     stats = request_stats(row, point.duration_s, point.num_gpus, basis)
     passed = stats.attainment >= slo.attainment
-    got, wanted = fmt_pair(stats.attainment * 100, slo.attainment * 100, "%")
-    reason = (
-        f"attainment {got} {'≥' if passed else '<'} {wanted} "
-        f"({fmt_number(stats.good)} of {fmt_count(stats.issued, 'request')} good)"
-    )
     ci = wilson(stats.good, stats.issued, ci_level)
     low, high = ci.low or 0.0, ci.high or 0.0
     return Verdict(
         point.point_id,
         "pass" if passed else "fail",
         requests=stats,
-        note=reason,
+        slo=slo,  # the reason ("attainment 93 % ≥ 90 % …") is worded when someone reads it
         attainment_ci=(low, high),
         borderline=low < slo.attainment <= high,
     )

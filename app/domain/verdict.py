@@ -13,7 +13,7 @@ from functools import cached_property
 from typing import Literal
 
 from app.domain.metrics import interactivity_tok_s_user
-from app.domain.numbers import fmt_count, fmt_load, fmt_pair
+from app.domain.numbers import fmt_count, fmt_load, fmt_number, fmt_pair
 from app.domain.point import METRIC_LABELS, METRICS, Metric, PointMetrics, Stat
 from app.domain.request_goodput import RequestStats
 
@@ -226,6 +226,8 @@ class Verdict:
     def reason(self) -> str:
         if self.note is not None:
             return self.note
+        if self.requests is not None and self.slo is not None:
+            return attainment_reason(self.requests, self.slo.attainment)
         if self.status == "pass":
             return "; ".join(c.describe() for c in self.checks) or "no limits set"
         fails = [c.describe() for c in self.checks if c.status == "fail"]
@@ -236,6 +238,16 @@ class Verdict:
     def attainment(self) -> float | None:
         """Share of issued requests that were good (per-request mode only)."""
         return self.requests.attainment if self.requests else None
+
+
+def attainment_reason(stats: RequestStats, target: float) -> str:
+    """A per-request verdict in words: attainment against the target, with its counts."""
+    passed = stats.attainment >= target
+    got, wanted = fmt_pair(stats.attainment * 100, target * 100, "%")
+    return (
+        f"attainment {got} {'≥' if passed else '<'} {wanted} "
+        f"({fmt_number(stats.good)} of {fmt_count(stats.issued, 'request')} good)"
+    )
 
 
 def point_verdict(

@@ -19,7 +19,7 @@ from app.domain.intervals import DEFAULT_LEVEL
 from app.domain.metrics import Basis
 from app.domain.pareto import Interpolation, pareto_frontier
 from app.domain.point import METRICS, PointMetrics, Stat
-from app.domain.readoff_intervals import ReadoffIntervals, request_intervals, runs_intervals
+from app.domain.readoff_intervals import ReadoffIntervals, request_intervals_many, runs_intervals
 from app.domain.request_goodput import SAMPLE_SCHEMA, request_goodput_frame
 from app.domain.slo import (
     Readoff,
@@ -127,24 +127,54 @@ def analyse(
     """
     by_sweep = samples or {}
     if params.mode != "requests":
-        return [_one(s, params, prices, None, by_sweep.get(int(s.meta["id"]))) for s in sweeps]
+        return [_one(s, params, prices, by_sweep.get(int(s.meta["id"]))) for s in sweeps]
     # Per-request figures are kept per sweep and SLO too: only sweeps without them are counted.
     kept = {int(s.meta["id"]): recall(s.derived, _readoff_key(s, params)) for s in sweeps}
+    missing = [s for s in sweeps if kept[int(s.meta["id"])] is None]
+    for sweep, figures in zip(missing, _request_figures(missing, params, by_sweep), strict=True):
+        kept[int(sweep.meta["id"])] = keep(sweep.derived, _readoff_key(sweep, params), figures)
+    return [
+        _one(s, params, prices, by_sweep.get(int(s.meta["id"])), kept[int(s.meta["id"])])
+        for s in sweeps
+    ]
+
+
+def _request_figures(
+    sweeps: list[SweepPoints], params: Params, samples: Mapping[int, pl.DataFrame]
+) -> list[Figures]:
+    """Per-request read-offs and their bootstrap intervals, each a polars pass for all sweeps."""
+    if not sweeps:
+        return []
     frames = [
         frame
-        for sweep_id, figures in kept.items()
-        if figures is None
-        and (frame := by_sweep.get(sweep_id)) is not None
-        and not frame.is_empty()
+        for s in sweeps
+        if (frame := samples.get(int(s.meta["id"]))) is not None and not frame.is_empty()
     ]
     every = pl.concat(frames) if frames else pl.DataFrame(schema=SAMPLE_SCHEMA)
     counts = {
         int(r["point_id"]): r
         for r in request_goodput_frame(every, params.slo.limits()).iter_rows(named=True)
     }
+    readoffs = []
+    for sweep in sweeps:
+        points = _point_metrics(sweep)
+        xs, ys, frontier = _axes_of(sweep, points, params)
+        readoff = request_readoff_from_rows(
+            counts, points, params.slo, params.basis, params.stat, params.ci_level
+        )
+        readoffs.append((readoff, _estimate(readoff, points, params, frontier, xs, ys)))
+    intervals = request_intervals_many(
+        [
+            (readoff, _point_metrics(s), samples.get(int(s.meta["id"])))
+            for s, (readoff, _) in zip(sweeps, readoffs, strict=True)
+        ],
+        params.slo,
+        params.basis,
+        params.ci_level,
+    )
     return [
-        _one(s, params, prices, counts, by_sweep.get(int(s.meta["id"])), kept[int(s.meta["id"])])
-        for s in sweeps
+        (readoff, estimate_y, ivs)
+        for (readoff, estimate_y), ivs in zip(readoffs, intervals, strict=True)
     ]
 
 
@@ -152,33 +182,20 @@ def _one(
     sweep: SweepPoints,
     params: Params,
     prices: list[Price],
-    counts: Mapping[int, Mapping[str, object]] | None,
     samples: pl.DataFrame | None = None,
-    kept: Figures | None = None,
+    counted: Figures | None = None,
 ) -> SweepAnalysis:
+    """One sweep's analysis; `counted` are its per-request figures (per-request mode)."""
     points = _point_metrics(sweep)
-    key = ("axes", sweep.meta["num_gpus"], params.stat, params.basis)
-    if key not in sweep.derived:
-        sweep.derived[key] = _axes(points, params)
-    xs, ys, frontier = sweep.derived[key]
+    xs, ys, frontier = _axes_of(sweep, points, params)
     stats: dict[int, SamplePercentiles] = {}
-    if counts is not None:
-        # Counted above unless kept: a sweep's points and requests always read the same.
-        def counted() -> Figures:
-            readoff = request_readoff_from_rows(
-                counts, points, params.slo, params.basis, params.stat, params.ci_level
-            )
-            estimate_y = _estimate(readoff, points, params, frontier, xs, ys)
-            return readoff, estimate_y, _intervals(sweep, readoff, points, params, samples, True)
-
-        if kept is None:
-            kept = remember(sweep.derived, _readoff_key(sweep, params), counted)
-        readoff, estimate_y, intervals = kept
+    if counted is not None:
+        readoff, estimate_y, intervals = counted
     else:
         stats = _sample_stats(points, params.slo, samples)
 
         def figures() -> Figures:
-            return _percentile_figures(sweep, points, params, stats, frontier, xs, ys)
+            return _percentile_figures(points, params, stats, frontier, xs, ys)
 
         # From the stored points alone the same SLO always reads the same: kept per sweep.
         readoff, estimate_y, intervals = (
@@ -189,14 +206,23 @@ def _one(
     analysis = SweepAnalysis(sweep.meta, sweep.rows, points, xs, ys, frontier, readoff, estimate_y)
     analysis.derived = sweep.derived
     analysis.sample_stats = stats
-    analysis.samples = samples if counts is not None else None
+    analysis.samples = samples if counted is not None else None
     analysis.intervals = intervals
     analysis.costs = [_cost(analysis, price) for price in prices]
     return analysis
 
 
+def _axes_of(
+    sweep: SweepPoints, points: list[PointMetrics], params: Params
+) -> tuple[list[float | None], list[float | None], list[int]]:
+    key = ("axes", sweep.meta["num_gpus"], params.stat, params.basis)
+    if key not in sweep.derived:
+        sweep.derived[key] = _axes(points, params)
+    axes: tuple[list[float | None], list[float | None], list[int]] = sweep.derived[key]
+    return axes
+
+
 def _percentile_figures(
-    sweep: SweepPoints,
     points: list[PointMetrics],
     params: Params,
     stats: dict[int, SamplePercentiles],
@@ -206,7 +232,7 @@ def _percentile_figures(
 ) -> Figures:
     readoff = percentile_readoff(points, params.slo, params.basis, params.stat, samples=stats)
     estimate_y = _estimate(readoff, points, params, frontier, xs, ys)
-    return readoff, estimate_y, _intervals(sweep, readoff, points, params, None, False)
+    return readoff, estimate_y, runs_intervals(readoff, points, params.basis, params.ci_level)
 
 
 def _readoff_key(sweep: SweepPoints, params: Params) -> tuple[str, Any, Params]:
@@ -214,6 +240,11 @@ def _readoff_key(sweep: SweepPoints, params: Params) -> tuple[str, Any, Params]:
 
 
 _KEPT = 16  # SLOs remembered per sweep and kind of figure
+
+
+def keep(derived: dict[Any, Any], key: Any, value: T) -> T:
+    """Keep `value` under `key` as `remember` would (what another thread kept first wins)."""
+    return remember(derived, key, lambda: value)
 
 
 def recall(derived: dict[Any, Any], key: Any) -> Any | None:
@@ -239,37 +270,6 @@ def remember(derived: dict[Any, Any], key: Any, compute: Callable[[], T]) -> T:
             except KeyError:  # another thread emptied it first
                 break
     return found
-
-
-def _intervals(
-    sweep: SweepPoints,
-    readoff: Readoff,
-    points: list[PointMetrics],
-    params: Params,
-    samples: pl.DataFrame | None,
-    per_request: bool,
-) -> ReadoffIntervals:
-    """Intervals at the operating point only (the bootstrap is the costly part: it is kept per
-    sweep for the last few SLOs, since points and their samples never change)."""
-    if not per_request:
-        return runs_intervals(readoff, points, params.basis, params.ci_level)
-    op = readoff.operating_point
-    key = (
-        "intervals",
-        op.point_id if op else None,
-        params.slo.limits(),
-        params.slo.attainment,
-        params.basis,
-        params.ci_level,
-        sweep.meta["num_gpus"],
-    )
-    return remember(
-        sweep.derived,
-        key,
-        lambda: request_intervals(
-            readoff, points, samples, params.slo, params.basis, params.ci_level
-        ),
-    )
 
 
 def _sample_stats(
