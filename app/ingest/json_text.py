@@ -62,12 +62,14 @@ def hashed_float_expr(name: str) -> pl.Expr:
 
 
 def polars_spells_floats(name: str) -> pl.Expr:
-    """True when every value of the Float64 column is null, a whole number below 2**53 or
-    a fraction from 1e-4 up: the values `hashed_float_parts` writes as Python does."""
+    """True when every value of the Float64 column is null, a whole number below 2**53 (but
+    not -0.0) or a fraction from 1e-4 up: the values `hashed_float_parts` writes as Python
+    does."""
     v = pl.col(name)
     size = v.abs()
     fine = v.is_null() | ((size < _EXACT_INT) & ((v == v.round(0)) | (size >= _FIXED_FROM)))
-    return fine.all()
+    negative_zero = (v == 0) & ((1.0 / v) < 0)  # "-0.0", where Python writes 0
+    return (fine & ~negative_zero.fill_null(False)).all()
 
 
 def hashed_float_parts(name: str) -> list[pl.Expr]:
@@ -75,11 +77,12 @@ def hashed_float_parts(name: str) -> list[pl.Expr]:
     number, quote), for a column `polars_spells_floats` accepts.
 
     Polars writes a whole number below 1e16 as "85.0" (so without ".0" it is the integer's
-    text; -0.0 is made 0.0 first) and a fraction as Python's repr does; a fraction never ends
-    in ".0", so the one cast and suffix strip serve both, and only fractions get quotes."""
+    text; -0.0, written "-0" so, is left to Python) and a fraction as Python's repr does; a
+    fraction never ends in ".0", so the one cast and suffix strip serve both, and only
+    fractions get quotes."""
     v = pl.col(name)
     quote = pl.when((v == v.round(0)) | v.is_null()).then(pl.lit("")).otherwise(pl.lit('"'))
-    number = (v + 0.0).cast(pl.String).str.strip_suffix(".0").fill_null("null")
+    number = v.cast(pl.String).str.strip_suffix(".0").fill_null("null")
     return [quote, number, quote]
 
 
