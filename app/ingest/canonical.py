@@ -139,9 +139,14 @@ def typed_frame(
         casts.append(typed.alias(name))
     typed_df = frame.with_columns(casts) if casts else frame
     expected = {"float": "a number", "int": "a whole number", "bool": "true or false"}
-    for name in frame.columns:
+    checked = [n for n in frame.columns if kinds.get(n) not in (None, "str")]
+    # One pass counts the cells that did not parse; only a column with some is looked into.
+    unparsed = frame.select(
+        (pl.col(n).is_not_null() & typed_df[n].is_null()).any().alias(n) for n in checked
+    )
+    for name in checked:
         kind = kinds.get(name)
-        if kind in (None, "str"):
+        if not unparsed[name].item():
             continue
         bad = frame.select(pl.int_range(pl.len()).alias("i"), pl.col(name).alias("raw")).filter(
             pl.col("raw").is_not_null() & typed_df[name].is_null()

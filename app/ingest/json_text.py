@@ -72,18 +72,22 @@ def polars_spells_floats(name: str) -> pl.Expr:
     return (fine & ~negative_zero.fill_null(False)).all()
 
 
-def hashed_float_parts(name: str) -> list[pl.Expr]:
-    """`hashed_float` of each value, "null" for null, as three texts to concatenate (quote,
-    number, quote), for a column `polars_spells_floats` accepts.
+def hashed_float_column(values: pl.Series) -> tuple[pl.Series, bool]:
+    """`hashed_float` of each value ("null" for null) of a column `polars_spells_floats`
+    accepts, and whether the quotes are left out: when every value is a fraction (the usual
+    latency or throughput column) the caller writes the quotes around each value itself.
 
-    Polars writes a whole number below 1e16 as "85.0" (so without ".0" it is the integer's
-    text; -0.0, written "-0" so, is left to Python) and a fraction as Python's repr does; a
-    fraction never ends in ".0", so the one cast and suffix strip serve both, and only
-    fractions get quotes."""
-    v = pl.col(name)
-    quote = pl.when((v == v.round(0)) | v.is_null()).then(pl.lit("")).otherwise(pl.lit('"'))
-    number = v.cast(pl.String).str.strip_suffix(".0").fill_null("null")
-    return [quote, number, quote]
+    Polars writes a fraction as Python's repr does; the few whole numbers (and nulls) are
+    written by Python over the quoted texts."""
+    v = values
+    whole = (v == v.round(0)).fill_null(True)
+    texts = v.cast(pl.String)
+    if not whole.any():
+        return texts, True
+    quoted = texts.to_frame().select(pl.concat_str(pl.lit('"'), pl.col(v.name), pl.lit('"')))
+    at = whole.arg_true()
+    spelled = ["null" if x is None else str(int(x)) for x in v.gather(at).to_list()]
+    return quoted.to_series().scatter(at, spelled), False
 
 
 def json_string_expr(name: str) -> pl.Expr:

@@ -18,7 +18,7 @@ import polars as pl
 
 from app.domain.columns import POINT_COLUMN_NAMES
 from app.ingest.json_text import (
-    hashed_float_parts,
+    hashed_float_column,
     hashed_texts,
     json_string_expr,
     json_string_texts,
@@ -164,9 +164,11 @@ def hash_fragments(frame: pl.DataFrame) -> pl.Expr:
     app.ingest.json_text) is written beforehand as a whole, those values by Python."""
     given = [c for c in _SORTED_POINT_COLUMNS if c in frame.columns]
     floats = [c for c in given if frame.schema[c] == pl.Float64]
-    texts = [c for c in given if frame.schema[c] == pl.String]
+    texts_columns = [c for c in given if frame.schema[c] == pl.String]
     checks = [polars_spells_floats(c).alias(c) for c in floats]
-    checks += [(pl.col(c).is_null() | json_string_expr(c).is_not_null()).all() for c in texts]
+    checks += [
+        (pl.col(c).is_null() | json_string_expr(c).is_not_null()).all() for c in texts_columns
+    ]
     plain = frame.select(checks).row(0, named=True) if checks else {}
     parts: list[pl.Expr] = []
     pending = '{"s":null,"v":{'
@@ -175,17 +177,21 @@ def hash_fragments(frame: pl.DataFrame) -> pl.Expr:
         if name not in given:
             pending += "null"
             continue
-        parts.append(pl.lit(pending))
-        pending = ""
         dtype = frame.schema[name]
+        after = ""
         if name in floats and plain[name]:
-            parts += hashed_float_parts(name)
-        elif name in texts and plain[name]:
-            parts.append(json_string_expr(name).fill_null("null"))
+            texts, bare = hashed_float_column(frame[name])
+            if bare:  # every value a fraction: its quotes join the text around it
+                pending, after = pending + '"', '"'
+            value = pl.lit(texts)
+        elif name in texts_columns and plain[name]:
+            value = json_string_expr(name).fill_null("null")
         elif dtype.is_integer():
-            parts.append(pl.col(name).cast(pl.String).fill_null("null"))
+            value = pl.col(name).cast(pl.String).fill_null("null")
         else:
-            parts.append(pl.lit(hashed_texts(frame[name])).fill_null("null"))
+            value = pl.lit(hashed_texts(frame[name])).fill_null("null")
+        parts += [pl.lit(pending), value]
+        pending = after
     parts.append(pl.lit(pending + "}}"))
     return pl.concat_str(parts)
 

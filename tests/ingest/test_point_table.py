@@ -25,7 +25,7 @@ from app.domain.columns import POINT_COLUMN_NAMES, TPOT_COLUMN_NAMES
 from app.ingest import IngestError, UploadFile, canonical, parse_upload, parsed
 from app.ingest.json_text import (
     hashed_float,
-    hashed_float_parts,
+    hashed_float_column,
     hashed_texts,
     json_string_texts,
     polars_spells_floats,
@@ -95,8 +95,11 @@ def test_polars_spells_a_million_random_doubles_as_the_hash_always_did() -> None
     assert not covered.select(polars_spells_floats("v")).item()  # -0.0 is among them
     covered = covered.filter((v != 0) | ((1.0 / v) > 0))
     assert covered.select(polars_spells_floats("v")).item()
-    fast = covered.select(pl.concat_str(hashed_float_parts("v"))).to_series().to_list()
-    assert fast == [hashed_float(v) for v in covered["v"].to_list()]
+    texts, bare = hashed_float_column(covered["v"])
+    assert not bare and texts.to_list() == [hashed_float(v) for v in covered["v"].to_list()]
+    fractions = covered.filter(v != v.round(0))["v"]
+    texts, bare = hashed_float_column(fractions)  # quotes left to the caller
+    assert bare and [f'"{t}"' for t in texts] == [hashed_float(v) for v in fractions.to_list()]
 
 
 def test_special_floats_are_written_as_python_normalises_them() -> None:
