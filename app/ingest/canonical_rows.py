@@ -21,7 +21,8 @@ from app.domain.columns import (
     SWEEP_COLUMN_NAMES,
     TPOT_COLUMN_NAMES,
 )
-from app.ingest.parsed import ParsedPoint, ParsedSweep
+from app.ingest.parsed import ParsedSweep
+from app.ingest.point_table import POSITION, ROW, SWEEP, PointTable
 
 
 def with_defaults(frame: pl.DataFrame, defaults: dict[str, Any]) -> pl.DataFrame:
@@ -116,21 +117,34 @@ def group(file: str, frame: pl.DataFrame, source_format: str) -> list[ParsedSwee
         most: Any = sweeps[f"__n_{c}"].max()
         if most is not None and most > 1:
             return None
-    by_name: dict[str, ParsedSweep] = {}
-    for row in sweeps.select("__name", "__i", *meta_columns).iter_rows():
-        found = {c: v for c, v in zip(meta_columns, row[2:], strict=True) if v is not None}
-        by_name[row[0]] = ParsedSweep(found, [], file, source_format, first_row=row[1] + 2)
     point_columns = [c for c in POINT_COLUMN_NAMES if c in columns]
     extra_columns = [c for c in columns if c not in COLUMNS_BY_NAME and not c.startswith("__")]
-    names = keyed["__name"].to_list()
-    values = frame.select(point_columns).iter_rows()
-    extras = frame.select(extra_columns).iter_rows() if extra_columns else None
-    for i, (sweep_name, row) in enumerate(zip(names, values, strict=True)):
-        point = ParsedPoint(
-            {k: v for k, v in zip(point_columns, row, strict=True) if v is not None}, i + 2
+    # One table for the file, sweep by sweep (a stable sort: each sweep's points keep their
+    # order), each sweep a slice of it: no Python object per point (app.ingest.point_table).
+    order = sweeps.select("__name", pl.int_range(pl.len(), dtype=pl.UInt32).alias(SWEEP))
+    table = (
+        frame.select(
+            pl.int_range(2, pl.len() + 2, dtype=pl.Int64).alias(ROW),
+            *point_columns,
+            *(pl.col(c).cast(pl.String) for c in extra_columns),
         )
-        if extras is not None:
-            extra = zip(extra_columns, next(extras), strict=True)
-            point.extra = {k: v for k, v in extra if v is not None}
-        by_name[sweep_name].points.append(point)
-    return list(by_name.values())
+        .with_columns(keyed["__name"])
+        .join(order, on="__name", how="left", maintain_order="left")
+        .drop("__name")
+        .sort(SWEEP, maintain_order=True)
+    )
+    table = table.with_columns(pl.int_range(pl.len()).over(SWEEP).alias(POSITION))
+    counts = table.group_by(SWEEP, maintain_order=True).len()["len"].to_list()
+    shared = PointTable(table, point_columns, extra_columns)
+    out: list[ParsedSweep] = []
+    offset = 0
+    for index, (row, length) in enumerate(
+        zip(sweeps.select("__i", *meta_columns).iter_rows(), counts, strict=True)
+    ):
+        found = {c: v for c, v in zip(meta_columns, row[1:], strict=True) if v is not None}
+        rows = shared.slice(index, offset, length)
+        out.append(
+            ParsedSweep(found, None, file, source_format, first_row=row[0] + 2, table_rows=rows)
+        )
+        offset += length
+    return out

@@ -6,7 +6,7 @@ import hashlib
 import json
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import polars as pl
 
@@ -31,6 +31,28 @@ HASHED_META: tuple[str, ...] = tuple(
 )
 
 
+class PointSource(Protocol):
+    """A sweep's points kept as columns (app.ingest.point_table.PointRows)."""
+
+    def __len__(self) -> int: ...
+
+    def materialise(self) -> list[ParsedPoint]:
+        """The points as the list every importer builds."""
+        ...
+
+    def digest(self, head: bytes) -> str:
+        """sha256 of `head`, the points as the content hash writes them, and "]}"."""
+        ...
+
+    def lengths(self) -> list[tuple[Any, Any, Any]]:
+        """(input_len, output_len, num_requests) of every point; [] when none is given."""
+        ...
+
+    def may_break_limits(self, max_extra_bytes: int) -> bool:
+        """False when no point can break a storage limit (`limits` checks the others)."""
+        ...
+
+
 @dataclass
 class ParsedPoint:
     values: dict[str, Any]  # canonical point columns; absent means not measured
@@ -49,14 +71,69 @@ class ParsedPoint:
         return pl.DataFrame(self.samples or [], schema=SAMPLE_FRAME_SCHEMA, orient="row")
 
 
-@dataclass
 class ParsedSweep:
-    meta: dict[str, Any]  # canonical sweep columns; absent means unknown
-    points: list[ParsedPoint]
-    source_file: str
-    source_format: str  # what the file was recognised as, e.g. "canonical CSV"
-    first_row: int | None = None
-    warnings: list[str] = field(default_factory=list)  # shown in the preview, kept in notes
+    """One sweep of an upload: its metadata and its points.
+
+    `points` is the list every importer builds. A canonical CSV keeps its points as columns
+    instead (`table_rows`, a slice of one table for the whole file): the list is built the
+    first time `points` is read, and from then on the list is the truth. Code on the store
+    path reads `table_rows` while it is set, so a large file never becomes a Python object
+    per point.
+    """
+
+    def __init__(
+        self,
+        meta: dict[str, Any],  # canonical sweep columns; absent means unknown
+        points: list[ParsedPoint] | None,
+        source_file: str,
+        source_format: str,  # what the file was recognised as, e.g. "canonical CSV"
+        first_row: int | None = None,
+        warnings: list[str] | None = None,  # shown in the preview, kept in notes
+        table_rows: PointSource | None = None,
+    ) -> None:
+        if (points is None) == (table_rows is None):
+            raise ValueError("a sweep has either a list of points or table rows")
+        self.meta = meta
+        self._points = points
+        self._table_rows = table_rows
+        self.source_file = source_file
+        self.source_format = source_format
+        self.first_row = first_row
+        self.warnings = warnings if warnings is not None else []
+
+    def __repr__(self) -> str:
+        return (
+            f"ParsedSweep({self.meta!r}, {self.point_count} points, {self.source_file!r}, "
+            f"{self.source_format!r})"
+        )
+
+    @property
+    def points(self) -> list[ParsedPoint]:
+        if self._points is None:
+            assert self._table_rows is not None
+            self._points = self._table_rows.materialise()
+            self._table_rows = None
+        return self._points
+
+    @points.setter
+    def points(self, value: list[ParsedPoint]) -> None:
+        self._points = value
+        self._table_rows = None
+
+    @property
+    def table_rows(self) -> PointSource | None:
+        """The sweep's points as a slice of its file's table, until `points` is read."""
+        return self._table_rows
+
+    @property
+    def point_count(self) -> int:
+        return len(self._table_rows) if self._table_rows is not None else len(self.points)
+
+    @property
+    def sample_count(self) -> int:
+        """Request samples of all points (a table-backed sweep has none: samples attach to
+        the point list)."""
+        return 0 if self._points is None else sum(p.sample_count for p in self._points)
 
     @property
     def name(self) -> str:
@@ -75,8 +152,13 @@ class ParsedSweep:
         """
         # Every dict is built in sorted key order, so json.dumps needs no sort_keys: the text
         # (and the digest) is the same as with sorted keys, for a fraction of the work.
+        meta = {k: _norm(self.meta.get(k)) for k in _SORTED_META}
+        if self._table_rows is not None:
+            # The same text, its points written column by column (app.ingest.point_table).
+            meta_json = json.dumps(meta, default=str, separators=(",", ":"))
+            return self._table_rows.digest(('{"meta":' + meta_json + ',"points":[').encode())
         doc = {
-            "meta": {k: _norm(self.meta.get(k)) for k in _SORTED_META},
+            "meta": meta,
             "points": [
                 {"s": _samples_digest(p), "v": _point_values(p.values)} for p in self.points
             ],
@@ -171,6 +253,8 @@ def sample_throughput_warnings(sweep: ParsedSweep) -> list[str]:
     attainment from them would describe a different set of requests.
     """
     warnings: list[str] = []
+    if sweep.table_rows is not None:
+        return warnings  # samples attach to the point list: a table-backed sweep has none
     for point in sweep.points:
         reported = point.values.get("output_tok_s")
         duration = point.values.get("duration_s")
@@ -193,10 +277,15 @@ def sample_throughput_warnings(sweep: ParsedSweep) -> list[str]:
 
 def length_warning(sweep: ParsedSweep) -> str | None:
     """The measured mean ISL/OSL beside the configured isl/osl when they differ by > 10 %."""
-    points = [
-        (p.values.get("input_len"), p.values.get("output_len"), p.values.get("num_requests"))
-        for p in sweep.points
-    ]
+    rows = sweep.table_rows
+    points = (
+        rows.lengths()
+        if rows is not None
+        else [
+            (p.values.get("input_len"), p.values.get("output_len"), p.values.get("num_requests"))
+            for p in sweep.points
+        ]
+    )
     return check_lengths(sweep.meta.get("isl"), sweep.meta.get("osl"), points).note
 
 

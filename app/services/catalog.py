@@ -37,12 +37,15 @@ def match_parsed(session: Session, parsed: list[ParsedSweep]) -> list[HardwareMa
     """
     rows = list(session.scalars(select(Hardware)).all())
     out: list[HardwareMatch | None] = []
+    known: dict[str, HardwareMatch] = {}  # a file of 3,000 sweeps names a few GPUs
     for item in parsed:
         typed = item.meta.get("hardware")
         if typed in (None, ""):
             out.append(None)
             continue
-        match = catalog.match_hardware_in(rows, str(typed))
+        match = known.get(str(typed))
+        if match is None:
+            match = known[str(typed)] = catalog.match_hardware_in(rows, str(typed))
         if match.key is not None:
             item.meta["hardware"] = match.key
         out.append(match)

@@ -314,8 +314,7 @@ def _commit(
     session: Session, parsed: list[ParsedSweep], also: Callable[[], object] | None, tags: list[str]
 ) -> list[q.SavedSweep]:
     saved = q.save_parsed(session, parsed)
-    for sweep_id in dict.fromkeys(s.sweep.id for s in saved):
-        tag_store.add_tags(session, sweep_id, tags)
+    tag_store.add_tags_to_many(session, (s.sweep.id for s in saved), tags)
     if also:
         also()
     session.commit()
@@ -361,8 +360,8 @@ def preview_json(result: Preview, token: str, expires_at_s: int) -> dict[str, An
                 "name": sweep.name,
                 "source_file": sweep.source_file,
                 "source_format": sweep.source_format,
-                "points": len(sweep.points),
-                "request_samples": sum(p.sample_count for p in sweep.points),
+                "points": sweep.point_count,
+                "request_samples": sweep.sample_count,
                 "details": {k: _json_meta(sweep.meta.get(k)) for k in SWEEP_COLUMN_NAMES},
                 "missing": sweep.missing_meta(),
                 "warnings": list(sweep.warnings),

@@ -3,16 +3,31 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import String, cast, delete, func, literal, or_, select, union_all
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import (
+    Select,
+    String,
+    any_,
+    bindparam,
+    cast,
+    delete,
+    func,
+    literal,
+    or_,
+    select,
+    union_all,
+)
+from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
 from app.domain.columns import POINT_COLUMN_NAMES, SWEEP_COLUMN_NAMES
 from app.ingest.parsed import ParsedSweep
+from app.store import point_rows
 from app.store import samples as sample_store
 from app.store.models import Point, SampleBlock, Sweep, SweepCheck, SweepTag
 from app.store.sweep_search import FILTER_FIELDS, SweepFilters, where
@@ -33,81 +48,118 @@ class SavedSweep:
 def save_parsed(session: Session, parsed: list[ParsedSweep]) -> list[SavedSweep]:
     """Store sweeps in the caller's transaction; identical content returns the existing sweep.
 
-    One query finds the duplicates, one batched INSERT adds the sweeps, one COPY (Postgres) or
-    prepared executemany (SQLite) adds every point of the upload, and samples go in as columnar
-    blocks: no ORM object per point or per sample, and no statement per point.
+    One query finds the duplicates, one COPY (Postgres) or prepared executemany (SQLite) adds
+    the sweeps and another every point of the upload, one query loads the new sweeps, and
+    samples go in as columnar blocks: no ORM object per point or per sample, no statement per
+    sweep or point. A canonical file's points go from its table to the database as columns.
     """
     digests = [item.content_hash() for item in parsed]
-    existing = {
-        s.content_hash: s
-        for s in session.scalars(select(Sweep).where(Sweep.content_hash.in_(set(digests))))
-    }
-    created: dict[str, tuple[Sweep, ParsedSweep]] = {}
+    existing = {s.content_hash: s for s in session.scalars(_with_hashes(session, digests))}
+    created: dict[str, ParsedSweep] = {}
     for item, digest in zip(parsed, digests, strict=True):
         if digest not in existing and digest not in created:
-            created[digest] = (_new_sweep(item, digest), item)
-    session.add_all([sweep for sweep, _ in created.values()])
-    session.flush()
-    _insert_points(session, [(sweep.id, item) for sweep, item in created.values()])
-    for sweep, item in created.values():
-        sample_store.write(
-            session,
-            sweep.id,
-            ((i, p.samples_frame()) for i, p in enumerate(item.points) if p.sample_count),
-        )
-        # The points went in without the ORM: let `sweep.points` load them when asked.
-        session.expire(sweep, ["points"])
+            created[digest] = item
+    new = _insert_sweeps(session, created)
+    _insert_points(session, [(new[digest].id, item) for digest, item in created.items()])
+    for digest, item in created.items():
+        if item.table_rows is None:  # samples attach to a point list, never to a table
+            sample_store.write(
+                session,
+                new[digest].id,
+                ((i, p.samples_frame()) for i, p in enumerate(item.points) if p.sample_count),
+            )
     saved: list[SavedSweep] = []
     first_seen: set[str] = set()
     for digest in digests:
         if digest in existing:
             saved.append(SavedSweep(existing[digest], created=False))
         else:
-            saved.append(SavedSweep(created[digest][0], created=digest not in first_seen))
+            saved.append(SavedSweep(new[digest], created=digest not in first_seen))
             first_seen.add(digest)
     return saved
 
 
-def _new_sweep(item: ParsedSweep, digest: str) -> Sweep:
+def _with_hashes(session: Session, digests: list[str]) -> Select[Sweep]:
+    """The sweeps with these content hashes (on Postgres one array parameter, not thousands)."""
+    wanted = sorted(set(digests))
+    if session.get_bind().dialect.name == "postgresql":
+        hashes = bindparam("hashes", wanted, type_=ARRAY(String))
+        return select(Sweep).where(Sweep.content_hash == any_(hashes))
+    return select(Sweep).where(Sweep.content_hash.in_(wanted))
+
+
+def _insert_sweeps(session: Session, created: dict[str, ParsedSweep]) -> dict[str, Sweep]:
+    """The new sweeps in one COPY (Postgres) or executemany (SQLite), then loaded in one query
+    by their content hashes; by content hash."""
+    if not created:
+        return {}
+    columns = ("name", "source_file", "content_hash", *SWEEP_FIELDS)
+    rows = [_sweep_row(item, digest) for digest, item in created.items()]
+    names = ", ".join(columns)
+    with raw_cursor(session) as (cursor, postgres):
+        if postgres:
+            with cursor.copy(f"COPY sweep ({names}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+        else:
+            marks = ", ".join("?" for _ in columns)
+            cursor.executemany(f"INSERT INTO sweep ({names}) VALUES ({marks})", rows)
+    return {s.content_hash: s for s in session.scalars(_with_hashes(session, list(created)))}
+
+
+def _sweep_row(item: ParsedSweep, digest: str) -> tuple[Any, ...]:
     meta = {k: item.meta.get(k) for k in SWEEP_FIELDS}
     meta["source_kind"] = meta.get("source_kind") or "measured"
     meta["source_tool"] = meta.get("source_tool") or item.source_format
     if item.warnings:
         meta["notes"] = "\n".join([*filter(None, [meta.get("notes")]), *item.warnings])
-    return Sweep(name=item.name, source_file=item.source_file, content_hash=digest, **meta)
+    return (item.name, item.source_file, digest, *(meta[k] for k in SWEEP_FIELDS))
+
+
+@contextmanager
+def raw_cursor(session: Session) -> Iterator[tuple[Any, bool]]:
+    """A DB-API cursor on the session's connection (and whether it is Postgres); its errors
+    are raised as SQLAlchemy's, as a statement through the session would raise them (so a
+    duplicate content hash is an IntegrityError and a lost database an OperationalError)."""
+    connection = session.connection()
+    dialect = connection.dialect
+    cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    try:
+        yield cursor, dialect.name == "postgresql"
+    except dialect.loaded_dbapi.Error as exc:
+        raise DBAPIError.instance(
+            None, None, exc, dialect.loaded_dbapi.Error, dialect=dialect
+        ) from exc
+    finally:
+        cursor.close()
 
 
 def _insert_points(session: Session, sweeps: list[tuple[int, ParsedSweep]]) -> None:
     """Every point of the upload in one COPY on Postgres, one prepared executemany on SQLite
     (psycopg's executemany sends a statement per row, and SQLAlchemy's multi-row VALUES
-    compiles each bound parameter in Python: both far slower). Only the columns some point
-    gives are sent; the others stay NULL, as they would with None."""
-    given: set[str] = set()
-    for _, item in sweeps:
-        for p in item.points:
-            given.update(p.values)
-    point_columns = [c for c in POINT_COLUMN_NAMES if c in given]
-    columns = ("sweep_id", "position", "extra", *point_columns)
-    rows = [
-        (sweep_id, i, json.dumps(p.extra) if p.extra else "{}", *map(p.values.get, point_columns))
-        for sweep_id, item in sweeps
-        for i, p in enumerate(item.points)
-    ]
-    if not rows:
-        return
-    connection = session.connection()
-    cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
-    names = ", ".join(columns)
-    try:
-        if connection.dialect.name == "postgresql":
-            with cursor.copy(f"COPY point ({names}) FROM STDIN") as copy:
-                for row in rows:
-                    copy.write_row(row)
-        else:
-            marks = ", ".join("?" for _ in columns)
-            cursor.executemany(f"INSERT INTO point ({names}) VALUES ({marks})", rows)
-    finally:
-        cursor.close()
+    compiles each bound parameter in Python: both far slower). Points of a canonical file go
+    as columns (a CSV COPY written by polars); importers' point lists as tuples."""
+    with raw_cursor(session) as (cursor, postgres):
+        table = point_rows.table_frame(sweeps)
+        if not table.is_empty():
+            names = ", ".join(table.columns)
+            if postgres:
+                with cursor.copy(f"COPY point ({names}) FROM STDIN (FORMAT csv)") as copy:
+                    copy.write(point_rows.copy_csv(table))
+            else:
+                marks = ", ".join("?" for _ in table.columns)
+                sql = f"INSERT INTO point ({names}) VALUES ({marks})"
+                cursor.executemany(sql, table.iter_rows())
+        columns, rows = point_rows.list_rows(sweeps)
+        if rows:
+            names = ", ".join(columns)
+            if postgres:
+                with cursor.copy(f"COPY point ({names}) FROM STDIN") as copy:
+                    for row in rows:
+                        copy.write_row(row)
+            else:
+                marks = ", ".join("?" for _ in columns)
+                cursor.executemany(f"INSERT INTO point ({names}) VALUES ({marks})", rows)
 
 
 def is_duplicate_race(exc: IntegrityError) -> bool:

@@ -32,9 +32,19 @@ def tags_of(session: Session, sweep_id: int) -> list[str]:
 
 def add_tags(session: Session, sweep_id: int, tags: Iterable[str]) -> None:
     """Add tags the sweep does not carry yet (in the caller's transaction)."""
-    have = set(tags_of(session, sweep_id))
+    add_tags_to_many(session, [sweep_id], tags)
+
+
+def add_tags_to_many(session: Session, sweep_ids: Iterable[int], tags: Iterable[str]) -> None:
+    """Add the tags to every sweep that does not carry them yet: one query for the tags they
+    have, one INSERT (nothing at all when there are no tags)."""
+    wanted = list(dict.fromkeys(tags))
+    ids = list(dict.fromkeys(sweep_ids))
+    if not wanted or not ids:
+        return
+    have = tags_by_sweep(session, ids)
     session.add_all(
-        [SweepTag(sweep_id=sweep_id, tag=t) for t in dict.fromkeys(tags) if t not in have]
+        [SweepTag(sweep_id=i, tag=t) for i in ids for t in wanted if t not in have.get(i, ())]
     )
     session.flush()
 

@@ -1,0 +1,69 @@
+"""The rows `save_parsed` inserts into `point`: from a canonical file's table as columns, or
+from an importer's point list as tuples.
+
+Either way only the columns some point gives are sent (the others stay NULL, as they would
+with None), `position` is the point's place in its sweep and `extra` is `json.dumps(extra)`
+("{}" when the point has none).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import polars as pl
+
+from app.domain.columns import POINT_COLUMN_NAMES
+from app.ingest.parsed import ParsedSweep
+from app.ingest.point_table import POSITION, SWEEP, PointRows, PointTable
+
+
+def table_frame(sweeps: list[tuple[int, ParsedSweep]]) -> pl.DataFrame:
+    """The points of the table-backed sweeps: sweep_id, position, extra, then the point
+    columns some of them give, in the order of POINT_COLUMN_NAMES."""
+    by_table: dict[int, tuple[PointTable, list[tuple[int, int]]]] = {}
+    for sweep_id, item in sweeps:
+        rows = item.table_rows
+        if isinstance(rows, PointRows):
+            by_table.setdefault(id(rows.table), (rows.table, []))[1].append((rows.index, sweep_id))
+    frames = []
+    for table, wanted in by_table.values():
+        ids = pl.DataFrame(wanted, schema={SWEEP: pl.UInt32, "sweep_id": pl.Int64}, orient="row")
+        chosen = table.frame.join(ids, on=SWEEP, how="inner", maintain_order="left")
+        given = [c for c in table.point_columns if chosen[c].null_count() < chosen.height]
+        frames.append(
+            chosen.select(
+                "sweep_id",
+                pl.col(POSITION).cast(pl.Int64).alias("position"),
+                table.extra_json(chosen).alias("extra"),
+                *given,
+            )
+        )
+    if not frames:
+        return pl.DataFrame()
+    frame = pl.concat(frames, how="diagonal_relaxed") if len(frames) > 1 else frames[0]
+    order = [c for c in POINT_COLUMN_NAMES if c in frame.columns]
+    return frame.select("sweep_id", "position", "extra", *order)
+
+
+def list_rows(sweeps: list[tuple[int, ParsedSweep]]) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """Column names and row tuples of the sweeps whose points are a list."""
+    listed = [(i, item) for i, item in sweeps if not isinstance(item.table_rows, PointRows)]
+    given: set[str] = set()
+    for _, item in listed:
+        for p in item.points:
+            given.update(p.values)
+    point_columns = [c for c in POINT_COLUMN_NAMES if c in given]
+    rows = [
+        (sweep_id, i, json.dumps(p.extra) if p.extra else "{}", *map(p.values.get, point_columns))
+        for sweep_id, item in listed
+        for i, p in enumerate(item.points)
+    ]
+    return ["sweep_id", "position", "extra", *point_columns], rows
+
+
+def copy_csv(frame: pl.DataFrame) -> bytes:
+    """The frame as COPY ... (FORMAT csv) reads it: an unquoted empty cell is NULL, a quoted
+    one ("") the empty string; floats at full precision (inf, -inf and NaN as Postgres spells
+    them), so each value reads back exactly."""
+    return frame.write_csv(include_header=False, float_precision=None).encode()
