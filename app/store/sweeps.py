@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -95,15 +95,8 @@ def _insert_sweeps(session: Session, created: dict[str, ParsedSweep]) -> dict[st
         return {}
     columns = ("name", "source_file", "content_hash", *SWEEP_FIELDS)
     rows = [_sweep_row(item, digest) for digest, item in created.items()]
-    names = ", ".join(columns)
     with raw_cursor(session) as (cursor, postgres):
-        if postgres:
-            with cursor.copy(f"COPY sweep ({names}) FROM STDIN") as copy:
-                for row in rows:
-                    copy.write_row(row)
-        else:
-            marks = ", ".join("?" for _ in columns)
-            cursor.executemany(f"INSERT INTO sweep ({names}) VALUES ({marks})", rows)
+        _insert_rows(cursor, postgres, "sweep", columns, rows)
     return {s.content_hash: s for s in session.scalars(_with_hashes(session, list(created)))}
 
 
@@ -152,14 +145,21 @@ def _insert_points(session: Session, sweeps: list[tuple[int, ParsedSweep]]) -> N
                 cursor.executemany(sql, table.iter_rows())
         columns, rows = point_rows.list_rows(sweeps)
         if rows:
-            names = ", ".join(columns)
-            if postgres:
-                with cursor.copy(f"COPY point ({names}) FROM STDIN") as copy:
-                    for row in rows:
-                        copy.write_row(row)
-            else:
-                marks = ", ".join("?" for _ in columns)
-                cursor.executemany(f"INSERT INTO point ({names}) VALUES ({marks})", rows)
+            _insert_rows(cursor, postgres, "point", columns, rows)
+
+
+def _insert_rows(
+    cursor: Any, postgres: bool, table: str, columns: Sequence[str], rows: list[tuple[Any, ...]]
+) -> None:
+    """Rows of Python values in one COPY (Postgres) or one prepared executemany (SQLite)."""
+    names = ", ".join(columns)
+    if postgres:
+        with cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
+    else:
+        marks = ", ".join("?" for _ in columns)
+        cursor.executemany(f"INSERT INTO {table} ({names}) VALUES ({marks})", rows)
 
 
 def is_duplicate_race(exc: IntegrityError) -> bool:
