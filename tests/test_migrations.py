@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import Engine, inspect, text
 
+from app.store.db import make_engine
 from app.store.migrate import alembic_config, downgrade_to_base, upgrade_to_head
 from app.store.models import Base
 
@@ -15,6 +17,22 @@ def test_upgrade_head_matches_the_models(engine: Engine) -> None:
     with engine.connect() as conn:
         diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
     assert diff == []
+
+
+@pytest.mark.postgres
+def test_postgres_keeps_sample_blocks_out_of_line_without_compressing_them_again(
+    postgres_migrated: str,
+) -> None:
+    engine = make_engine(postgres_migrated)  # SQLite has no storage setting to check
+    with engine.connect() as conn:
+        storage = conn.execute(
+            text(
+                "SELECT attstorage FROM pg_attribute "
+                "WHERE attrelid = 'sample_block'::regclass AND attname = 'data'"
+            )
+        ).scalar_one()
+    engine.dispose()
+    assert storage == "e"  # EXTERNAL: the zstd blocks are not run through pglz
 
 
 def test_downgrade_then_upgrade_round_trips(database_url: str, engine: Engine) -> None:

@@ -6,7 +6,7 @@ import hashlib
 import json
 import math
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import IO, Any, Protocol, cast
 
 import polars as pl
 
@@ -189,8 +189,23 @@ def _samples_digest(point: ParsedPoint) -> str | None:
     # CSV text of the typed frame: the same samples give the same bytes, whichever importer.
     if not point.sample_count:
         return None
-    text = point.samples_frame().write_csv(float_precision=None)
-    return hashlib.sha256(text.encode()).hexdigest()
+    digest = _Digest()  # polars writes the CSV into the hash: no copy of the text is made
+    point.samples_frame().write_csv(cast(IO[bytes], digest), float_precision=None)
+    return digest.sha256.hexdigest()
+
+
+class _Digest:
+    """A file-like sink for polars' CSV writer that only hashes what it is given."""
+
+    def __init__(self) -> None:
+        self.sha256 = hashlib.sha256()
+
+    def write(self, data: bytes) -> int:
+        self.sha256.update(data)
+        return len(data)
+
+    def flush(self) -> None:
+        pass
 
 
 def _norm(value: Any) -> Any:

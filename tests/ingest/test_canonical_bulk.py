@@ -202,6 +202,14 @@ def test_the_content_hash_is_the_sorted_json_digest_it_always_was() -> None:
         assert sweep.content_hash() == hashlib.sha256(text.encode()).hexdigest()
 
 
+def test_a_points_samples_hash_as_the_sha256_of_their_typed_csv_text() -> None:
+    [group, *_] = parse_requests_csv("r.csv", as_bytes(request_rows(300)))
+    point = parsed.ParsedPoint({"concurrency": 1}, samples=group.samples)
+    text = point.samples_frame().write_csv(float_precision=None)
+    assert parsed._samples_digest(point) == hashlib.sha256(text.encode()).hexdigest()
+    assert parsed._samples_digest(parsed.ParsedPoint({"concurrency": 1})) is None
+
+
 def test_points_store_the_columns_they_give_and_leave_the_others_empty(
     session: Session,
 ) -> None:
