@@ -216,8 +216,11 @@ def sensitivity_figure(
                 "line": {"color": style.colour, "shape": "hv", "dash": style.dash},
                 "marker": {"size": 5, "symbol": style.symbol},
                 "connectgaps": False,
-                "customdata": [[labels[x], y] for x, y in zip(xs, shown, strict=True)],
-                "hovertemplate": "≤ %{customdata[0]}: %{customdata[1]}",  # the trace name beside it
+                # Each step's limit and value as formatted text (two flat lists, not a pair per
+                # step: a page draws 20 series × 60 steps).
+                "customdata": [labels[x] for x in xs],
+                "text": shown,
+                "hovertemplate": "≤ %{customdata}: %{text}",  # the trace name beside it
             }
         )
     name = METRIC_NAMES.get(metric, metric)

@@ -8,10 +8,12 @@ import gc
 from collections.abc import Iterator
 
 import pytest
+from fastapi.testclient import TestClient
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.domain import slo as slo_domain
+from app.domain.numbers import fmt_load, fmt_number
 from app.domain.verdict import Slo
 from app.main import GC_GEN0_THRESHOLD, tune_gc
 from app.services import analysis, comparison
@@ -142,3 +144,16 @@ def test_the_server_collects_garbage_less_often_and_freezes_what_it_started_with
     tune_gc()
     assert gc.get_threshold()[0] == GC_GEN0_THRESHOLD
     assert gc.get_freeze_count() > 0
+
+
+def test_the_sensitivity_hover_reads_each_steps_limit_and_goodput_as_formatted(
+    client: TestClient, sweep_ids: list[int]
+) -> None:
+    figure = client.get("/api/explore", params={"sweep": sweep_ids, "picked": 1}).json()[
+        "sensitivity"
+    ]
+    assert figure["data"]
+    for trace in figure["data"]:
+        assert trace["hovertemplate"] == "≤ %{customdata}: %{text}"
+        assert trace["customdata"] == [fmt_load(x, "ms") for x in trace["x"]]
+        assert trace["text"] == [fmt_number(y) for y in trace["y"]]
