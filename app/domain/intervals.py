@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from statistics import NormalDist
 from typing import Literal
@@ -192,16 +192,12 @@ def scaled(interval: Interval, factor: float) -> Interval:
         return None if x is None else x * factor
 
     reps = interval.replicates
-    return Interval(
-        mul(interval.value),
-        mul(interval.low),
-        mul(interval.high),
-        interval.level,
-        interval.method,
-        interval.reason,
-        interval.n,
-        interval.unit,
-        None if reps is None else tuple(r * factor for r in reps),
+    return replace(
+        interval,
+        value=mul(interval.value),
+        low=mul(interval.low),
+        high=mul(interval.high),
+        replicates=None if reps is None else tuple(r * factor for r in reps),
     )
 
 
@@ -214,27 +210,19 @@ def reciprocal(interval: Interval, numerator: float) -> Interval:
         return None if x is None or not x > 0 else numerator / x
 
     if not interval.known:
-        return Interval(
-            inv(interval.value),
-            None,
-            None,
-            interval.level,
-            None,
-            interval.reason,
-            interval.n,
-            interval.unit,
+        return replace(
+            interval, value=inv(interval.value), low=None, high=None, method=None, replicates=None
         )
     reps = interval.replicates
-    return Interval(
-        inv(interval.value),
-        inv(interval.high),
-        inv(interval.low),
-        interval.level,
-        interval.method,
-        None if inv(interval.low) is not None else "the interval's low end has no goodput",
-        interval.n,
-        interval.unit,
-        None if reps is None else tuple(numerator / r if r > 0 else math.inf for r in reps),
+    return replace(
+        interval,
+        value=inv(interval.value),
+        low=inv(interval.high),
+        high=inv(interval.low),
+        reason=None if inv(interval.low) is not None else "the interval's low end has no goodput",
+        replicates=None
+        if reps is None
+        else tuple(numerator / r if r > 0 else math.inf for r in reps),
     )
 
 

@@ -133,7 +133,7 @@ def request_intervals_many(
         readoff = sweeps[i][0]
         frame = frames.get(point.point_id, _NO_REQUESTS)
         sums = bootstrap_sums(frame, resamples, seed)
-        duration = point.duration_s or 0.0
+        duration = point.duration_s or 0.0  # > 0: checked above
         tok_scale = 1.0 / duration / point.num_gpus
         # Float64 columns: the same products and quotients as float(t) * scale, in one call.
         tok_reps = sums["tokens"].cast(pl.Float64) * tok_scale

@@ -156,25 +156,19 @@ def _request_figures(
         for r in request_goodput_frame(every, params.slo.limits()).iter_rows(named=True)
     }
     readoffs = []
+    estimates = []
     for sweep in sweeps:
         points = _point_metrics(sweep)
         xs, ys, frontier = _axes_of(sweep, points, params)
         readoff = request_readoff_from_rows(
             counts, points, params.slo, params.basis, params.stat, params.ci_level
         )
-        readoffs.append((readoff, _estimate(readoff, points, params, frontier, xs, ys)))
-    intervals = request_intervals_many(
-        [
-            (readoff, _point_metrics(s), samples.get(int(s.meta["id"])))
-            for s, (readoff, _) in zip(sweeps, readoffs, strict=True)
-        ],
-        params.slo,
-        params.basis,
-        params.ci_level,
-    )
+        readoffs.append((readoff, points, samples.get(int(sweep.meta["id"]))))
+        estimates.append(_estimate(readoff, points, params, frontier, xs, ys))
+    intervals = request_intervals_many(readoffs, params.slo, params.basis, params.ci_level)
     return [
         (readoff, estimate_y, ivs)
-        for (readoff, estimate_y), ivs in zip(readoffs, intervals, strict=True)
+        for (readoff, _, _), estimate_y, ivs in zip(readoffs, estimates, intervals, strict=True)
     ]
 
 
