@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+
 import polars as pl
 from alembic import command
 from sqlalchemy import Engine, func, inspect, select, text
@@ -74,6 +76,23 @@ def test_a_block_holds_compressed_parquet_and_counts_by_position(session: Sessio
     assert block.data[:4] == b"PAR1"
     # 20,005 requests of five columns take 800 KB as rows; the block is a small fraction.
     assert len(block.data) < 60_000
+
+
+def test_a_block_written_as_zstd_before_reads_back_as_the_same_samples(session: Session) -> None:
+    samples = [(10.5 + i, 900.25 + i, i + 1, 512, i % 3 != 0) for i in range(1_000)]
+    saved = q.save_parsed(session, [_sweep("z", [samples])])
+    session.commit()
+    ids = [p.id for p in q.get_sweep(session, saved[0].sweep.id).points]
+    block = session.scalars(select(SampleBlock)).one()
+    written = sample_store.decode(block.data)
+    older = io.BytesIO()  # as blocks were written before LZ4
+    written.write_parquet(older, compression="zstd", statistics=False)
+    assert older.getvalue() != block.data
+    block.data = older.getvalue()
+    session.commit()
+    sample_store.cache.clear()
+    frame = sample_store.samples_frame(session, ids)
+    assert frame.drop("point_id").rows() == samples
 
 
 def test_deleting_a_sweep_deletes_its_sample_blocks(session: Session) -> None:

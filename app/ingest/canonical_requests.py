@@ -30,10 +30,13 @@ from app.ingest.errors import IngestError, RowError
 from app.ingest.parsed import SAMPLE_FIELDS
 from app.ingest.text import check_text, decode_text
 
-CHUNK_BYTES = 2 * 1024 * 1024  # ~50,000 requests per chunk
+# ~200,000 requests per chunk: each read and split has a fixed cost (2 MB chunks took half as
+# long again), and a chunk's transient memory is a few times its size, whatever the file's.
+CHUNK_BYTES = 8 * 1024 * 1024
 MAX_REPORTED_PER_CHECK = 5
 INT32_MAX = 2**31 - 1
 KEYS = ("sweep", "concurrency", "request_rate")
+LENGTHS = ("output_len", "input_len")
 
 
 @dataclass
@@ -71,7 +74,7 @@ def parse_requests_csv(
         pass
     frame = read_frame(file, decode_text(file, data))
     typed = typed_frame(file, frame, REQUEST_TYPES, errors)
-    return _collect(file, iter([typed]), errors, header)
+    return _collect(file, iter([_narrow_lengths(typed)]), errors, header)
 
 
 def _header(file: str, data: bytes) -> list[str]:
@@ -95,23 +98,36 @@ def _fast_chunks(
 ) -> Iterator[pl.DataFrame]:
     """Typed chunks of rows read straight from the bytes; _Untyped when a cell does not parse.
 
-    Text columns (`sweep`, `ok`) are read as categories, so trimming, unquoting and reading
-    true/false run once per distinct value, not once per request.
+    A chunk is first read with `ok` as polars' own booleans (true/false in any case, a subset
+    of TRUE_WORDS/FALSE_WORDS) and token counts as 32-bit integers: the common file, typed in
+    one pass. A chunk that does not read so (other words for ok, a count beyond 32 bits) is
+    read again with `ok` as categories, so trimming and reading the words run once per
+    distinct value, not once per request. `sweep` is a category either way.
     """
     known = [c for c in header if c in REQUEST_TYPES]
     text = ("str", "bool")
-    schema = {
+    words = {
         c: pl.Categorical() if REQUEST_TYPES[c] in text else POLARS_TYPES[REQUEST_TYPES[c]]
         for c in known
     }
+    plain = {**words, "ok": pl.Boolean(), **{c: pl.Int32() for c in LENGTHS if c in known}}
+
+    def read(part: bytes, schema: dict[str, pl.DataType]) -> pl.DataFrame:
+        return pl.read_csv(part, columns=known, schema_overrides=schema, null_values=NULL_VALUES)
+
     for part in _parts(data, chunk_bytes):
         try:
-            chunk = pl.read_csv(
-                part, columns=known, schema_overrides=schema, null_values=NULL_VALUES
-            )
+            chunk = read(part, plain)
+        except pl.exceptions.PolarsError:
+            pass
+        else:
+            yield chunk.with_columns(_clean_sweep(chunk))
+            continue
+        try:
+            chunk = read(part, words)
         except pl.exceptions.PolarsError as exc:
             raise _Untyped from exc
-        yield _typed_text(chunk)
+        yield _narrow_lengths(_typed_text(chunk))
 
 
 def _cleaned(values: pl.Series) -> pl.Series:
@@ -128,11 +144,16 @@ def _typed_text(chunk: pl.DataFrame) -> pl.DataFrame:
     if true.len() + false.len() != distinct.len():
         raise _Untyped  # a cell that is not true or false: the careful read names it
     ok = pl.when(pl.col("ok").is_null()).then(None).otherwise(pl.col("ok").is_in(true.to_list()))
+    return chunk.with_columns(ok.alias("ok"), _clean_sweep(chunk))
+
+
+def _clean_sweep(chunk: pl.DataFrame) -> pl.Expr:
+    """`sweep` trimmed and unquoted as read_frame does, judged on its distinct names: a
+    category per name, so the group key costs one code per request."""
     names = chunk["sweep"].unique().drop_nulls().cast(pl.String)
-    sweep = pl.col("sweep")  # a category per name: the group key costs one code per request
-    if not (_cleaned(names) == names).all():
-        sweep = sweep.cast(pl.String).str.strip_chars().str.replace(r"^'([=+\-@])", "$1")
-    return chunk.with_columns(ok.alias("ok"), sweep.alias("sweep"))
+    if (_cleaned(names) == names).all():
+        return pl.col("sweep")
+    return pl.col("sweep").cast(pl.String).str.strip_chars().str.replace(r"^'([=+\-@])", "$1")
 
 
 def _parts(data: bytes, chunk_bytes: int) -> Iterator[bytes]:
@@ -187,8 +208,12 @@ def _collect(
             offset += chunk.height
             continue  # keep counting rows for the messages, but split nothing
         keys = [k for k in KEYS if k in chunk.columns]
-        chunk = _narrow_lengths(chunk)
-        split = chunk.partition_by(keys, maintain_order=True, include_key=False, as_dict=True)
+        fields = [c for c in SAMPLE_FIELDS if c in chunk.columns]
+        # Columns picked before the split, not per part: a select per part per chunk cost
+        # more than the split itself.
+        split = chunk.select(*keys, *fields).partition_by(
+            keys, maintain_order=True, include_key=False, as_dict=True
+        )
         firsts: dict[tuple[object, ...], int] | None = None
         for values, part in split.items():
             found_keys = dict(zip(keys, values, strict=True))
@@ -201,7 +226,7 @@ def _collect(
                 first = firsts[key]
                 entry = (RequestGroup(sweep, concurrency, rate, first, part.clear()), [])
                 groups[key] = entry
-            entry[1].append(part.select(c for c in SAMPLE_FIELDS if c in part.columns))
+            entry[1].append(part)
         offset += chunk.height
     errors += [e for per_check in found for e in per_check]
     if errors:
@@ -222,7 +247,7 @@ def _narrow_lengths(chunk: pl.DataFrame) -> pl.DataFrame:
     """Token counts as 32-bit integers when they fit (they almost always do): a quarter less
     memory per request. A chunk with a larger count keeps 64 bits, for the limits check to
     name it."""
-    lengths = [c for c in ("output_len", "input_len") if c in chunk.columns]
+    lengths = [c for c in LENGTHS if c in chunk.columns]
     top = chunk.select(pl.max_horizontal(pl.col(lengths).abs().max())).item()
     if top is not None and top > INT32_MAX:
         return chunk

@@ -124,7 +124,8 @@ class Point(Base):
 
 
 class SampleBlock(Base):
-    """Request samples of a sweep, columnar: a zstd Parquet blob of up to BLOCK_ROWS requests.
+    """Request samples of a sweep, columnar: an LZ4 Parquet blob of up to BLOCK_ROWS requests
+    (zstd in blocks written before).
 
     Columns: position (the point's position in its sweep), ttft_ms, e2el_ms, output_len,
     input_len, ok. A sweep has several blocks when it has many requests (seq orders them);

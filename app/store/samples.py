@@ -1,4 +1,5 @@
-"""Request samples stored columnar: zstd Parquet blocks per sweep, written and read by polars.
+"""Request samples stored columnar: compressed Parquet blocks per sweep, written and read by
+polars.
 
 No Python object is made per sample: a block is encoded from a frame and decoded into one.
 Decoded sweeps are cached per process by (database, sweep id, content hash, point ids), like
@@ -26,9 +27,12 @@ CACHE_ROWS = 8_000_000  # ~300 MB of decoded samples per process at most
 
 
 def encode(frame: pl.DataFrame) -> bytes:
+    # LZ4: encodes in 0.6x zstd's time for 1.3x its size (request timings compress poorly
+    # either way). Blocks written as zstd before read the same: Parquet names its codec per
+    # column chunk.
     buffer = io.BytesIO()
     frame.select(pl.col(c).cast(t) for c, t in BLOCK_SCHEMA.items()).write_parquet(
-        buffer, compression="zstd", statistics=False
+        buffer, compression="lz4", statistics=False
     )
     return buffer.getvalue()
 

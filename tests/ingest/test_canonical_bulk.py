@@ -64,6 +64,20 @@ def test_the_chunked_read_gives_what_the_careful_text_read_gives() -> None:
     assert summary(careful) == summary(fast)
 
 
+def test_ok_written_as_other_words_in_some_chunks_reads_as_true_and_false_does() -> None:
+    rows = request_rows(3000)
+    words = {"true": ["1", "yes", " OK ", "True"], "false": ["0", "no", "Failed", "FALSE"]}
+    # Only rows past the first chunks get other words: chunks read both ways in one file.
+    mixed = [
+        r if i < 1500 else r.rsplit(",", 1)[0] + "," + words[r.rsplit(",", 1)[1]][i % 4]
+        for i, r in enumerate(rows)
+    ]
+    plain = parse_requests_csv("r.csv", as_bytes(rows), chunk_bytes=2000)
+    assert summary(parse_requests_csv("r.csv", as_bytes(mixed), chunk_bytes=2000)) == summary(plain)
+    assert plain[0].samples.schema["ok"] == pl.Boolean
+    assert plain[0].samples.schema["output_len"] == pl.Int32
+
+
 @pytest.mark.parametrize(
     ("bad_row", "cell", "column", "message"),
     [
