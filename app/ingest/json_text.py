@@ -77,17 +77,20 @@ def hashed_float_column(values: pl.Series) -> tuple[pl.Series, bool]:
     accepts, and whether the quotes are left out: when every value is a fraction (the usual
     latency or throughput column) the caller writes the quotes around each value itself.
 
-    Polars writes a fraction as Python's repr does; the few whole numbers (and nulls) are
-    written by Python over the quoted texts."""
+    Polars writes a fraction as Python's repr does, and a whole number below 2**53 (all
+    `polars_spells_floats` lets through) as an integer cast to text, as `str(int(x))` does."""
     v = values
-    whole = (v == v.round(0)).fill_null(True)
-    texts = v.cast(pl.String)
-    if not whole.any():
-        return texts, True
-    quoted = texts.to_frame().select(pl.concat_str(pl.lit('"'), pl.col(v.name), pl.lit('"')))
-    at = whole.arg_true()
-    spelled = ["null" if x is None else str(int(x)) for x in v.gather(at).to_list()]
-    return quoted.to_series().scatter(at, spelled), False
+    if not (v == v.round(0)).fill_null(True).any():
+        return v.cast(pl.String), True
+    x = pl.col(v.name)
+    spelled = (
+        pl.when(x.is_null())
+        .then(pl.lit("null"))
+        .when(x == x.round(0))
+        .then(x.cast(pl.Int64).cast(pl.String))
+        .otherwise(pl.concat_str(pl.lit('"'), x.cast(pl.String), pl.lit('"')))
+    )
+    return v.to_frame().select(spelled).to_series(), False
 
 
 def json_string_expr(name: str) -> pl.Expr:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import io
 import json
 from typing import Any
 
@@ -74,8 +75,13 @@ class PointTable:
             .group_by(SWEEP, maintain_order=True)
             .agg(pl.col("start").first(), pl.col("end").last())
         )
-        joined = fragments["__json"].str.join(",").cast(pl.Binary).item()
-        return memoryview(joined), list(spans.select("start", "end").iter_rows())
+        # Written out by the CSV writer, a comma after each point: one copy of the text, where
+        # str.join, a cast to bytes and handing them to Python made three.
+        buffer = io.BytesIO()
+        fragments.select("__json").write_csv(
+            buffer, include_header=False, line_terminator=",", quote_style="never"
+        )
+        return buffer.getbuffer(), list(spans.select("start", "end").iter_rows())
 
     def flagged_rows(self, max_extra_bytes: int) -> list[int]:
         """Table positions of the points that may break a storage limit (a superset: each one
