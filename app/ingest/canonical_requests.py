@@ -102,7 +102,8 @@ def _fast_chunks(
     of TRUE_WORDS/FALSE_WORDS) and token counts as 32-bit integers: the common file, typed in
     one pass. A chunk that does not read so (other words for ok, a count beyond 32 bits) is
     read again with `ok` as categories, so trimming and reading the words run once per
-    distinct value, not once per request. `sweep` is a category either way.
+    distinct value, not once per request, and so are the chunks after it (a file that writes
+    ok as 1/0 is read once per chunk, not twice). `sweep` is a category either way.
     """
     known = [c for c in header if c in REQUEST_TYPES]
     text = ("str", "bool")
@@ -115,14 +116,16 @@ def _fast_chunks(
     def read(part: bytes, schema: dict[str, pl.DataType]) -> pl.DataFrame:
         return pl.read_csv(part, columns=known, schema_overrides=schema, null_values=NULL_VALUES)
 
+    first_try = True
     for part in _parts(data, chunk_bytes):
-        try:
-            chunk = read(part, plain)
-        except pl.exceptions.PolarsError:
-            pass
-        else:
-            yield chunk.with_columns(_clean_sweep(chunk))
-            continue
+        if first_try:
+            try:
+                chunk = read(part, plain)
+            except pl.exceptions.PolarsError:
+                first_try = False
+            else:
+                yield chunk.with_columns(_clean_sweep(chunk))
+                continue
         try:
             chunk = read(part, words)
         except pl.exceptions.PolarsError as exc:
