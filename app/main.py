@@ -17,6 +17,7 @@ from app.http.body_limit import BodyLimitMiddleware
 from app.http.nul_guard import NulQueryGuard
 from app.http.security import SecurityMiddleware
 from app.http.static import STATIC_DIR, VersionedStatic
+from app.http.templating import templates
 from app.http.timing import ServerTimingMiddleware
 from app.settings import Settings, get_settings
 from app.store.db import POOL_OVERFLOW, make_engine, make_sessionmaker, session_scope
@@ -126,8 +127,18 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
 def serve_app() -> FastAPI:
     """uvicorn factory for `paretoscope serve`: the CLI has already migrated and seeded."""
     app = create_app(migrate=False)
+    load_templates(reload=app.state.settings.reload_templates)
     tune_gc()
     return app
+
+
+def load_templates(reload: bool) -> None:
+    """Compile every template now, not on first use (16 first requests at once compiled each
+    one 16 times), and stop checking their files' times on every render unless `serve
+    --reload` asked for it (a stat per template per page, each a trip through the GIL)."""
+    templates.env.auto_reload = reload
+    for name in templates.env.list_templates(extensions=["html"]):
+        templates.env.get_template(name)
 
 
 # Young objects collected per gen-0 pass (CPython's default is 700).

@@ -69,6 +69,11 @@ class Settings(BaseSettings):
     seed_on_start: bool = Field(
         default=True, description="Seed catalogs and demo sweeps when the database is empty."
     )
+    reload_templates: bool = Field(
+        default=False,
+        description="`serve` re-reads a template whose file changed (set by `serve --reload`); "
+        "off, templates are compiled once at start.",
+    )
 
     @field_validator("database_url")
     @classmethod

@@ -124,6 +124,9 @@ def _serve(args: argparse.Namespace) -> int:
     for line in exposure_warnings(host, settings.write_token is not None):
         print(f"WARNING: {line}", file=sys.stderr, flush=True)
     print(f"Paretoscope on http://{host}:{port}", flush=True)
+    if args.reload:
+        os.environ["PARETOSCOPE_RELOAD_TEMPLATES"] = "true"  # edited templates too, in workers
+        get_settings.cache_clear()
     uvicorn.run(
         "app.main:serve_app",
         factory=True,

@@ -1,11 +1,14 @@
 """A sweep's read-off and SLO sensitivity are kept per SLO (points never change): the same SLO
 reads the same figures without judging a point again, a new SLO or an edited GPU count computes
-anew, and what is kept equals what a fresh computation gives."""
+anew, and what is kept equals what a fresh computation gives. And what else a server does once,
+not per page: garbage collection tuned, templates compiled at start."""
 
 from __future__ import annotations
 
 import gc
+import os
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -15,7 +18,8 @@ from sqlalchemy.orm import Session
 from app.domain import slo as slo_domain
 from app.domain.numbers import fmt_load, fmt_number
 from app.domain.verdict import Slo
-from app.main import GC_GEN0_THRESHOLD, tune_gc
+from app.http.templating import templates
+from app.main import GC_GEN0_THRESHOLD, load_templates, tune_gc
 from app.services import analysis, comparison
 from app.services.analysis import Params, remember
 from app.services.seed import seed
@@ -157,3 +161,36 @@ def test_the_sensitivity_hover_reads_each_steps_limit_and_goodput_as_formatted(
         assert trace["hovertemplate"] == "≤ %{customdata}: %{text}"
         assert trace["customdata"] == [fmt_load(x, "ms") for x in trace["x"]]
         assert trace["text"] == [fmt_number(y) for y in trace["y"]]
+
+
+@pytest.fixture
+def templates_restored() -> Iterator[None]:
+    reload = templates.env.auto_reload
+    yield
+    templates.env.auto_reload = reload
+
+
+def test_the_server_compiles_every_template_at_start_and_reads_none_again(
+    templates_restored: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    load_templates(reload=False)
+    assert templates.env.auto_reload is False
+    compiled: list[str | None] = []
+    compile_template = templates.env.compile
+
+    def counting(source: str, name: str | None = None, *args: Any, **kwargs: Any) -> Any:
+        compiled.append(name)
+        return compile_template(source, name, *args, **kwargs)
+
+    monkeypatch.setattr(templates.env, "compile", counting)
+    monkeypatch.setattr(os.path, "getmtime", lambda _path: pytest.fail("a template was re-read"))
+    names = templates.env.list_templates(extensions=["html"])
+    assert "explore/_view.html" in names
+    for name in names:
+        templates.env.get_template(name)
+    assert compiled == []
+
+
+def test_serve_with_reload_rereads_edited_templates(templates_restored: None) -> None:
+    load_templates(reload=True)
+    assert templates.env.auto_reload is True
