@@ -20,11 +20,6 @@ Method = Literal["wilson", "bootstrap", "t", "ratio-bootstrap", "ratio-log-norma
 
 DEFAULT_LEVEL = 0.95
 MIN_LEVEL, MAX_LEVEL = 0.5, 0.999
-# Fixed, so pages, exports and tests give the same interval for the same data.
-BOOTSTRAP_RESAMPLES = 1000
-BOOTSTRAP_SEED = 0
-# Rows drawn per polars call: bounds memory on points with many requests.
-_BLOCK_ROWS = 2_000_000
 POWER = 0.8  # the power estimate's chance of separating the two values
 ONE_RUN = "one run: no interval"
 
@@ -34,7 +29,8 @@ class Interval:
     """A figure and its interval at `level`; low/high None (with `reason`) when there is none.
 
     `n` counts what the interval rests on (`unit`: requests or runs), for the power estimate;
-    `replicates` are the bootstrap's resampled values (a ratio of two bootstraps pairs them).
+    `replicates` are the bootstrap's resampled values (a ratio of two bootstraps pairs them),
+    kept as a polars Series: a read-off makes two per sweep and rarely reads one.
     """
 
     value: float | None
@@ -45,7 +41,7 @@ class Interval:
     reason: str | None = None
     n: int | None = None
     unit: str = "requests"
-    replicates: tuple[float, ...] | None = field(default=None, repr=False, compare=False)
+    replicates: pl.Series | None = field(default=None, repr=False, compare=False)
 
     @property
     def known(self) -> bool:
@@ -83,6 +79,13 @@ def wilson(good: int, n: int, level: float = DEFAULT_LEVEL) -> Interval:
         return none(None, level, "no requests", 0)
     if not 0 <= good <= n:
         raise ValueError(f"good must be in [0, {n}], got {good}")
+    low, high = wilson_bounds(good, n, level)
+    return Interval(good / n, low, high, level, "wilson", None, n)
+
+
+def wilson_bounds(good: int, n: int, level: float = DEFAULT_LEVEL) -> tuple[float, float]:
+    """The ends of `wilson` (n > 0, 0 ≤ good ≤ n), without the Interval: a read-off asks this
+    for every point of every sweep."""
     z = z_value(level)
     p = good / n
     z2 = z * z
@@ -92,47 +95,7 @@ def wilson(good: int, n: int, level: float = DEFAULT_LEVEL) -> Interval:
     # Exact at p̂ = 0 or 1, where rounding would leave an end a hair off 0 or 1.
     low = 0.0 if good == 0 else max(0.0, centre - half)
     high = 1.0 if good == n else min(1.0, centre + half)
-    return Interval(p, low, high, level, "wilson", None, n)
-
-
-def bootstrap_sums(
-    frame: pl.DataFrame, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED
-) -> pl.DataFrame:
-    """Column sums of `resamples` resamples (rows drawn with replacement, as many as the frame has).
-
-    Seeded: the same frame gives the same sums. One row per resample, in a fixed order.
-    """
-    n = frame.height
-    if n == 0:
-        return frame.clear()
-    per_block = max(1, _BLOCK_ROWS // n)
-    blocks = []
-    for start in range(0, resamples, per_block):
-        k = min(per_block, resamples - start)
-        # Row numbers drawn with replacement, k resamples of n, summed as a k × n array:
-        # no group_by, so a point's 1,000 resamples cost one gather per column.
-        picked = _drawn_rows(n, k, seed + start)
-        blocks.append(
-            frame.select(pl.col(c).gather(picked).reshape((k, n)).arr.sum() for c in frame.columns)
-        )
-    return pl.concat(blocks)
-
-
-def _drawn_rows(n: int, count: int, seed: int) -> pl.Series:
-    """`count` resamples of row numbers 0…n−1 drawn with replacement: the same for every frame
-    of n rows, so the small draws (most points' requests) are kept for the next sweep."""
-    if n * count > _KEEP_DRAWS_UP_TO:
-        return _draw(n, count, seed)
-    return _kept_draw(n, count, seed)
-
-
-def _draw(n: int, count: int, seed: int) -> pl.Series:
-    rows = pl.Series(range(n), dtype=pl.UInt32)
-    return rows.sample(n * count, with_replacement=True, seed=seed)
-
-
-_KEEP_DRAWS_UP_TO = 200_000  # row numbers per kept draw (≤ 800 KB each; 32 kept)
-_kept_draw = lru_cache(maxsize=32)(_draw)
+    return low, high
 
 
 def percentile_interval(
@@ -162,7 +125,7 @@ def percentile_interval(
         None,
         n,
         unit,
-        tuple(s.to_list()),
+        s,
     )
 
 
@@ -197,7 +160,7 @@ def scaled(interval: Interval, factor: float) -> Interval:
         value=mul(interval.value),
         low=mul(interval.low),
         high=mul(interval.high),
-        replicates=None if reps is None else tuple(r * factor for r in reps),
+        replicates=None if reps is None else reps * factor,
     )
 
 
@@ -222,7 +185,9 @@ def reciprocal(interval: Interval, numerator: float) -> Interval:
         reason=None if inv(interval.low) is not None else "the interval's low end has no goodput",
         replicates=None
         if reps is None
-        else tuple(numerator / r if r > 0 else math.inf for r in reps),
+        else reps.to_frame("r")
+        .select(pl.when(pl.col("r") > 0).then(numerator / pl.col("r")).otherwise(math.inf))
+        .to_series(),
     )
 
 
@@ -245,9 +210,8 @@ def ratio_interval(a: Interval, b: Interval) -> Interval:
         return none(None, level, "no ratio: a figure is missing")
     value = a.value / b.value
     ra, rb = a.replicates, b.replicates
-    if ra is not None and rb is not None and len(ra) == len(rb) and all(r > 0 for r in rb):
-        ratios = [x / y for x, y in zip(ra, rb, strict=True)]
-        iv = percentile_interval(value, ratios, level, min(a.n or 0, b.n or 0))
+    if ra is not None and rb is not None and len(ra) == len(rb) and (rb > 0).all():
+        iv = percentile_interval(value, ra / rb, level, min(a.n or 0, b.n or 0))
         return Interval(value, iv.low, iv.high, level, "ratio-bootstrap", None, iv.n)
     sa, sb = _log_se(a), _log_se(b)
     if sa is None or sb is None or not value > 0:

@@ -11,12 +11,10 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from app.domain.bootstrap import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, bootstrap_sums_many
 from app.domain.intervals import (
-    BOOTSTRAP_RESAMPLES,
-    BOOTSTRAP_SEED,
     ONE_RUN,
     Interval,
-    bootstrap_sums,
     none,
     percentile_interval,
     t_interval,
@@ -129,10 +127,12 @@ def request_intervals_many(
             continue
         todo.append((i, point, attainment, borderline))
     frames = _operating_requests(sweeps, [(i, p.point_id) for i, p, _, _ in todo], slo, basis)
-    for i, point, attainment, borderline in todo:
+    requests = [frames.get(point.point_id, _NO_REQUESTS) for _, point, _, _ in todo]
+    all_sums = bootstrap_sums_many(requests, resamples, seed)
+    for (i, point, attainment, borderline), frame, sums in zip(
+        todo, requests, all_sums, strict=True
+    ):
         readoff = sweeps[i][0]
-        frame = frames.get(point.point_id, _NO_REQUESTS)
-        sums = bootstrap_sums(frame, resamples, seed)
         duration = point.duration_s or 0.0  # > 0: checked above
         tok_scale = 1.0 / duration / point.num_gpus
         # Float64 columns: the same products and quotients as float(t) * scale, in one call.

@@ -13,7 +13,7 @@ from typing import Literal
 import polars as pl
 
 from app.domain.estimate import Estimate, interpolated_estimate, load_order
-from app.domain.intervals import DEFAULT_LEVEL, wilson
+from app.domain.intervals import DEFAULT_LEVEL, wilson_bounds
 from app.domain.metrics import Basis, frechet_bounds
 from app.domain.point import (
     LatencyStats,
@@ -235,8 +235,7 @@ def _request_verdict(
         return Verdict(point.point_id, "unknown", note="GPU count not recorded")
     stats = request_stats(row, point.duration_s, point.num_gpus, basis)
     passed = stats.attainment >= slo.attainment
-    ci = wilson(stats.good, stats.issued, ci_level)
-    low, high = ci.low or 0.0, ci.high or 0.0
+    low, high = wilson_bounds(stats.good, stats.issued, ci_level)
     return Verdict(
         point.point_id,
         "pass" if passed else "fail",

@@ -9,10 +9,11 @@ from collections.abc import Sequence
 import polars as pl
 import pytest
 
+from app.domain import bootstrap
+from app.domain.bootstrap import bootstrap_sums, bootstrap_sums_many
 from app.domain.intervals import (
     ONE_RUN,
     Interval,
-    bootstrap_sums,
     check_level,
     percentile_interval,
     ratio_interval,
@@ -104,6 +105,38 @@ def test_the_bootstrap_is_reproducible_for_the_same_data() -> None:
     assert first.height == 1000
     assert first["x"].to_list() == second["x"].to_list()
     assert bootstrap_sums(frame, seed=1)["x"].to_list() != first["x"].to_list()
+
+
+@pytest.mark.parametrize("whole", [True, False], ids=["whole numbers", "fractions"])
+def test_many_frames_bootstrapped_together_give_each_frames_own_sums_exactly(
+    whole: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Whole numbers (request flags and token counts) are summed by a matrix product of draw
+    # counts; fractions by one gather per batch: either way, each frame's own sums exactly.
+    rng = random.Random(3)
+    # Heights shared and not, one frame empty, one over the per-call block (drawn apart), and
+    # enough of height 20 to take several stacked calls.
+    heights = [20] * 230 + [1, 7, 7, 0, 2_500, 20, 64]
+    frames = [
+        pl.DataFrame(
+            {
+                "good": [float(rng.random() < 0.8) for _ in range(n)],
+                "tokens": [
+                    float(rng.randint(0, 4096)) if whole else rng.uniform(0, 900) for _ in range(n)
+                ],
+            },
+            schema={"good": pl.Float64, "tokens": pl.Float64},
+        )
+        for n in heights
+    ]
+    if whole:  # the product answers for every batch: no gather is asked for
+        monkeypatch.setattr(bootstrap, "_gathered_sums", lambda *a: pytest.fail("gathered"))
+    together = bootstrap_sums_many(frames)
+    assert len(together) == len(frames)
+    for frame, sums in zip(frames, together, strict=True):
+        alone = bootstrap_sums(frame)
+        assert sums.height == alone.height
+        assert sums.to_dict(as_series=False) == alone.to_dict(as_series=False)
 
 
 def test_the_bootstraps_95_percent_interval_covers_the_true_goodput_90_to_99_percent() -> None:
