@@ -6,6 +6,7 @@ from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.util import identity_key
 
 from app.domain.cost import OwnershipInputs, ownership_breakdown, usd_per_useful_hour
 from app.schemas.pricing import PricingIn
@@ -32,10 +33,17 @@ def get_profile(session: Session, profile_id: int) -> PricingProfile:
 
 
 def get_profiles(session: Session, profile_ids: list[int]) -> list[PricingProfile]:
-    found = {
-        p.id: p
-        for p in session.scalars(select(PricingProfile).where(PricingProfile.id.in_(profile_ids)))
-    }
+    # Profiles this session already loaded (Explore lists them all before pricing a read-off)
+    # are taken from its identity map: a query only for the others.
+    found: dict[int, PricingProfile] = {}
+    for i in set(profile_ids):
+        loaded = session.identity_map.get(identity_key(PricingProfile, i))
+        if isinstance(loaded, PricingProfile):
+            found[i] = loaded
+    others = [i for i in profile_ids if i not in found]
+    if others:
+        query = select(PricingProfile).where(PricingProfile.id.in_(others))
+        found.update((p.id, p) for p in session.scalars(query))
     missing = [i for i in profile_ids if i not in found]
     if missing:
         raise NotFound(f"pricing profile {missing[0]} does not exist")

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
+from sqlalchemy import Engine, event
 from sqlalchemy.orm import Session
 
+from app.store import pricing as pricing_queries
 from app.store.models import Hardware, PricingProfile
+from app.store.sweeps import NotFound
 
 O3_OWNERSHIP = {
     "name": "Own H100 (O3)",
@@ -131,3 +136,32 @@ def test_the_page_form_creates_and_reports_errors(client: TestClient, session: S
     )
     assert ok.status_code == 303
     assert session.query(PricingProfile).one().usd_per_gpu_hour == 3.1
+
+
+def test_profiles_a_session_already_loaded_are_priced_without_asking_again(
+    client: TestClient, session: Session, engine: Engine
+) -> None:
+    ids = [
+        client.post("/api/pricing", json={**O3_OWNERSHIP, "name": f"Own {i}"}).json()["id"]
+        for i in range(3)
+    ]
+    asked: list[str] = []
+
+    def note(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        asked.append(statement)
+
+    event.listen(engine, "before_cursor_execute", note)
+    try:
+        listed = pricing_queries.list_profiles(session)
+        assert len(asked) == 1
+        got = pricing_queries.get_profiles(session, [ids[2], ids[0], ids[2]])
+        assert len(asked) == 1  # all three from the session's identity map
+        assert [p.id for p in got] == [ids[2], ids[0], ids[2]]
+        assert {p.id for p in listed} >= set(ids)
+        with Session(engine) as fresh:  # nothing loaded: one query, in the order asked
+            assert [p.id for p in pricing_queries.get_profiles(fresh, ids[::-1])] == ids[::-1]
+            assert len(asked) == 2
+            with pytest.raises(NotFound, match="pricing profile 999999 does not exist"):
+                pricing_queries.get_profiles(fresh, [ids[0], 999999])
+    finally:
+        event.remove(engine, "before_cursor_execute", note)
