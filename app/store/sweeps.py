@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import (
+    CompoundSelect,
     Select,
     String,
     any_,
@@ -194,19 +195,28 @@ def sample_counts(session: Session, point_ids: list[int]) -> dict[int, int]:
     return sample_store.counts_by_point(session, point_ids)
 
 
-def facet_values(session: Session) -> dict[str, list[Any]]:
-    """Distinct values of each filter field, for the filter dropdowns."""
+FACET_FIELDS = (*FILTER_FIELDS, "isl", "osl")
+
+
+def _facet_query() -> CompoundSelect[Any]:
     # One round trip for every field (a page asks on each view): the distinct values of each
     # field as text, tagged with the field, then typed back.
-    names = (*FILTER_FIELDS, "isl", "osl")
     parts = [
         select(literal(name).label("field"), cast(getattr(Sweep, name), String).label("value"))
         .where(getattr(Sweep, name).is_not(None))
         .distinct()
-        for name in names
+        for name in FACET_FIELDS
     ]
-    found: dict[str, list[Any]] = {name: [] for name in names}
-    for name, value in session.execute(union_all(*parts)):
+    return union_all(*parts)
+
+
+_FACETS = _facet_query()  # built once: a statement is immutable, and Explore asks on every view
+
+
+def facet_values(session: Session) -> dict[str, list[Any]]:
+    """Distinct values of each filter field, for the filter dropdowns."""
+    found: dict[str, list[Any]] = {name: [] for name in FACET_FIELDS}
+    for name, value in session.execute(_FACETS):
         found[name].append(int(value) if name in ("isl", "osl") else value)
     return {name: sorted(values) for name, values in found.items()}
 
