@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import select
+from sqlalchemy import event, select
 from sqlalchemy.orm import Session
 
 from app.domain import slo as slo_domain
@@ -23,6 +23,7 @@ from app.main import GC_GEN0_THRESHOLD, load_templates, tune_gc
 from app.services import analysis, comparison
 from app.services.analysis import Params, remember
 from app.services.seed import seed
+from app.store import points as point_queries
 from app.store import sweeps as sweep_queries
 from app.store.models import Sweep
 
@@ -194,3 +195,31 @@ def test_the_server_compiles_every_template_at_start_and_reads_none_again(
 def test_serve_with_reload_rereads_edited_templates(templates_restored: None) -> None:
     load_templates(reload=True)
     assert templates.env.auto_reload is True
+
+
+def test_sweeps_the_session_already_loaded_are_read_without_asking_for_them_again(
+    session: Session, sweep_ids: list[int]
+) -> None:
+    ids = sweep_ids[:3]
+    fresh = [(s.meta, s.rows) for s in point_queries.sweeps_with_points(session, ids)]
+    session.expunge_all()
+    # As Explore's picker does first, keeping them for the page (the session holds loaded
+    # objects only while something else does).
+    picked = sweep_queries.sweeps_in_order(session, ids)
+    asked: list[str] = []
+
+    def note(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        asked.append(statement)
+
+    engine = session.get_bind()
+    event.listen(engine, "before_cursor_execute", note)
+    try:
+        again = [(s.meta, s.rows) for s in point_queries.sweeps_with_points(session, ids)]
+        assert again == fresh
+        assert not any("FROM sweep" in q for q in asked)  # points come from the cache too
+        # A sweep changed in this session is read from the database, not from the session.
+        picked[0].name = "renamed, not flushed"
+        point_queries.sweeps_with_points(session, ids)
+        assert any("FROM sweep" in q for q in asked)
+    finally:
+        event.remove(engine, "before_cursor_execute", note)
