@@ -115,11 +115,16 @@ def sensitivity(
         by_step = _request_steps(samples, points, base, ascending, basis, xs)
     steps: list[SensitivityStep | None] = [None] * len(limits_ms)
     for k, i in enumerate(order):
-        step = by_step[k]  # the constructor, not dataclasses.replace: this runs per step
-        steps[i] = SensitivityStep(
-            limits_ms[i], step.goodput_tok_s_per_gpu, step.concurrency, step.request_rate
-        )
+        goodput, concurrency, rate = by_step[k]
+        steps[i] = SensitivityStep(limits_ms[i], goodput, concurrency, rate)
     return [s for s in steps if s is not None]
+
+
+# A step before its limit is known: goodput at it, and the operating point's concurrency and
+# request rate (None, None, None when nothing passes). Tuples, not SensitivitySteps: made for
+# every step of every sweep on each new SLO, and the step is built once, with its limit.
+Best = tuple[float | None, float | None, float | None]
+_NOTHING: Best = (None, None, None)
 
 
 def _percentile_steps(
@@ -130,7 +135,7 @@ def _percentile_steps(
     xs: Sequence[float | None],
     ys: Sequence[float | None],
     columns: Columns,
-) -> list[SensitivityStep]:
+) -> list[Best]:
     # A percentile-mode verdict is each limit checked on its own, so a point passes at step k
     # exactly when it passes the other limits and its `metric` value is ≤ the k-th limit:
     # one judgement per point, then a binary search over the sorted limits.
@@ -209,7 +214,7 @@ def _request_steps(
     ascending: list[float],
     basis: Basis,
     xs: Sequence[float | None],
-) -> list[SensitivityStep]:
+) -> list[Best]:
     """Per point, good requests summed cumulatively over the steps; each step then judges
     attainment and token goodput as the per-request read-off does (tests/domain hold the two
     equal), without building a verdict and its reason per point per step."""
@@ -256,10 +261,10 @@ def _request_steps(
             if best is None or key > best:
                 best = key
         if best is None:
-            steps.append(SensitivityStep(0.0, None, None, None))
+            steps.append(_NOTHING)
         else:
             op = points[-best[2]]
-            steps.append(SensitivityStep(0.0, best[0], op.concurrency, op.request_rate))
+            steps.append((best[0], op.concurrency, op.request_rate))
     return steps
 
 
@@ -267,7 +272,7 @@ def _best_by_step(
     points: Sequence[PointMetrics],
     entering: dict[int, list[tuple[float, float, int]]],
     count: int,
-) -> list[SensitivityStep]:
+) -> list[Best]:
     """The best passing point at each step: highest throughput, ties to higher x, then the first
     point in stored order (as the read-off picks it)."""
     best: tuple[float, float, int] | None = None
@@ -277,10 +282,10 @@ def _best_by_step(
             if best is None or (y, x) > best[:2] or ((y, x) == best[:2] and index < best[2]):
                 best = (y, x, index)
         if best is None:
-            steps.append(SensitivityStep(0.0, None, None, None))
+            steps.append(_NOTHING)
         else:
             point = points[best[2]]
-            steps.append(SensitivityStep(0.0, best[0], point.concurrency, point.request_rate))
+            steps.append((best[0], point.concurrency, point.request_rate))
     return steps
 
 
