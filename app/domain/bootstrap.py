@@ -78,11 +78,10 @@ def bootstrap_sums_many(
 
 def _gathered_sums(stacked: pl.DataFrame, n: int, resamples: int, seed: int) -> pl.DataFrame:
     """Resample sums of the frames of n rows stacked in `stacked`, frame after frame."""
-    drawn = resamples * n
+    drawn, m = resamples * n, stacked.height // n
     picked = _drawn_rows(n, resamples, seed)  # bootstrap_sums' only block: start 0
-    at = pl.int_range(0, stacked.height // n * drawn, dtype=pl.UInt32, eager=True)
+    at = pl.int_range(0, m * drawn, dtype=pl.UInt32, eager=True)
     rows = picked.gather(at % drawn) + (at // drawn) * n  # frame j's rows sit j*n further down
-    m = stacked.height // n
     return stacked.select(
         pl.col(c).gather(rows).reshape((m * resamples, n)).arr.sum() for c in stacked.columns
     )
@@ -92,6 +91,7 @@ def _counted_sums(stacked: pl.DataFrame, n: int, resamples: int, seed: int) -> p
     """`_gathered_sums` by a matrix product, or None when that would not be exact (a column not
     Float64, or not whole numbers, or sums that could reach 2**53)."""
     m = stacked.height // n
+    counts = _draw_counts(n, resamples, seed)
     columns = {}
     for name, dtype in stacked.schema.items():
         if dtype != pl.Float64:
@@ -101,7 +101,7 @@ def _counted_sums(stacked: pl.DataFrame, n: int, resamples: int, seed: int) -> p
             return None
         if n * float(np.abs(values).max(initial=0.0)) >= 2.0**53:
             return None
-        columns[name] = (values @ _draw_counts(n, resamples, seed).T).reshape(m * resamples)
+        columns[name] = (values @ counts.T).reshape(m * resamples)
     return pl.DataFrame(columns, schema=stacked.schema)
 
 

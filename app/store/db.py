@@ -6,14 +6,15 @@ next request gets a fresh connection instead of a dead one: the app recovers by 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, inspect
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm.util import identity_key
 
 # How long a SQLite write waits for another writer's lock before giving up.
 SQLITE_BUSY_TIMEOUT_S = 30
@@ -72,3 +73,25 @@ def session_scope(factory: sessionmaker[Session]) -> Iterator[Session]:
         raise
     finally:
         session.close()
+
+
+Model = TypeVar("Model")
+
+
+def already_loaded(
+    session: Session, model: type[Model], ids: Iterable[int], columns: Iterable[str]
+) -> dict[int, Model]:
+    """The rows of `model` with these ids that this session holds with `columns` loaded and
+    current (not expired, not changed): what a page read a moment ago need not be asked for
+    again. The session keeps an object only while something else refers to it."""
+    wanted = frozenset(columns)
+    found: dict[int, Model] = {}
+    for i in set(ids):
+        obj = session.identity_map.get(identity_key(model, i))
+        if not isinstance(obj, model):
+            continue
+        state = inspect(obj)
+        if state.modified or state.expired_attributes or not wanted.isdisjoint(state.unloaded):
+            continue
+        found[i] = obj
+    return found

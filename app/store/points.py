@@ -8,12 +8,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
-from sqlalchemy import inspect, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
-from sqlalchemy.orm.util import identity_key
 
 from app.domain.columns import POINT_COLUMN_NAMES
 from app.store import samples as sample_store
+from app.store.db import already_loaded
 from app.store.models import Point, Sweep
 from app.store.sweeps import NotFound
 
@@ -33,7 +33,6 @@ SWEEP_META = (
     "measured_at",
     "content_hash",
 )
-SWEEP_META_SET = frozenset(SWEEP_META)
 CACHE_SWEEPS = 1024
 
 
@@ -84,7 +83,9 @@ def sweeps_with_points(session: Session, sweep_ids: list[int]) -> list[SweepPoin
     """The sweeps in the order asked, each with its points in stored order; unknown ids raise."""
     if not sweep_ids:
         return []
-    metas = _loaded_metas(session, sweep_ids)
+    # Explore's picker loads the selected sweeps just before: their metadata is not asked again.
+    loaded = already_loaded(session, Sweep, sweep_ids, SWEEP_META)
+    metas = {i: {c: getattr(s, c) for c in SWEEP_META} for i, s in loaded.items()}
     if len(metas) < len(set(sweep_ids)):
         meta_rows = session.execute(
             select(*(getattr(Sweep, c) for c in SWEEP_META)).where(Sweep.id.in_(sweep_ids))
@@ -106,25 +107,6 @@ def sweeps_with_points(session: Session, sweep_ids: list[int]) -> list[SweepPoin
             hit = (rows, _cache.put(key, rows))
         out.append(SweepPoints(metas[i], hit[0], hit[1]))
     return out
-
-
-def _loaded_metas(session: Session, sweep_ids: list[int]) -> dict[int, dict[str, Any]]:
-    """The metadata of the asked sweeps this session has loaded already, every column current
-    (Explore's picker loads the selected ones just before): no second query for them."""
-    metas = {}
-    for i in set(sweep_ids):
-        sweep = session.identity_map.get(identity_key(Sweep, i))
-        if not isinstance(sweep, Sweep):
-            continue
-        state = inspect(sweep)
-        if (
-            state.modified
-            or state.expired_attributes
-            or not SWEEP_META_SET.isdisjoint(state.unloaded)
-        ):
-            continue
-        metas[i] = {c: getattr(sweep, c) for c in SWEEP_META}
-    return metas
 
 
 def _fetch_rows(session: Session, sweep_ids: list[int]) -> dict[int, list[dict[str, Any]]]:

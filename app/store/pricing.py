@@ -6,10 +6,10 @@ from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
-from sqlalchemy.orm.util import identity_key
 
 from app.domain.cost import OwnershipInputs, ownership_breakdown, usd_per_useful_hour
 from app.schemas.pricing import PricingIn
+from app.store.db import already_loaded
 from app.store.models import Hardware, PricingProfile
 from app.store.sweeps import NotFound
 
@@ -33,13 +33,8 @@ def get_profile(session: Session, profile_id: int) -> PricingProfile:
 
 
 def get_profiles(session: Session, profile_ids: list[int]) -> list[PricingProfile]:
-    # Profiles this session already loaded (Explore lists them all before pricing a read-off)
-    # are taken from its identity map: a query only for the others.
-    found: dict[int, PricingProfile] = {}
-    for i in set(profile_ids):
-        loaded = session.identity_map.get(identity_key(PricingProfile, i))
-        if isinstance(loaded, PricingProfile):
-            found[i] = loaded
+    # Explore lists every profile before pricing its read-off: a query only for the others.
+    found = already_loaded(session, PricingProfile, profile_ids, PROFILE_FIELDS)
     others = [i for i in profile_ids if i not in found]
     if others:
         query = select(PricingProfile).where(PricingProfile.id.in_(others))
