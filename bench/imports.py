@@ -73,7 +73,7 @@ saved = uploads.store(session, upload(names), {})
 elapsed = time.perf_counter() - start
 peak = status("VmHWM")
 print(json.dumps({"s": elapsed, "growth_mb": (peak - before) / 2**20, "insert_s": inserting[0],
-                  "ids": [s.sweep.id for s in saved]}))
+                  "ids": [s.id for s in saved]}))
 """
 
 READOFF = """

@@ -72,25 +72,31 @@ def polars_spells_floats(name: str) -> pl.Expr:
     return (fine & ~negative_zero.fill_null(False)).all()
 
 
-def hashed_float_column(values: pl.Series) -> tuple[pl.Series, bool]:
+def only_fractions(name: str) -> pl.Expr:
+    """True when every value of the Float64 column is a fraction (the usual latency or
+    throughput column; a null counts as not one): `spelled_floats` can then leave the quotes
+    around each value to the caller."""
+    v = pl.col(name)
+    return (v != v.round(0)).fill_null(False).all()
+
+
+def spelled_floats(name: str, bare: bool) -> pl.Expr:
     """`hashed_float` of each value ("null" for null) of a column `polars_spells_floats`
-    accepts, and whether the quotes are left out: when every value is a fraction (the usual
-    latency or throughput column) the caller writes the quotes around each value itself.
+    accepts; with `bare` (the column has `only_fractions`) without the quotes.
 
     Polars writes a fraction as Python's repr does, and a whole number below 2**53 (all
-    `polars_spells_floats` lets through) as an integer cast to text, as `str(int(x))` does."""
-    v = values
-    if not (v == v.round(0)).fill_null(True).any():
-        return v.cast(pl.String), True
-    x = pl.col(v.name)
-    spelled = (
+    `polars_spells_floats` lets through) as an integer cast to text, as `str(int(x))` does.
+    An expression, so the casts of all columns run in the one select that joins them."""
+    x = pl.col(name)
+    if bare:
+        return x.cast(pl.String)
+    return (
         pl.when(x.is_null())
         .then(pl.lit("null"))
         .when(x == x.round(0))
         .then(x.cast(pl.Int64).cast(pl.String))
         .otherwise(pl.concat_str(pl.lit('"'), x.cast(pl.String), pl.lit('"')))
     )
-    return v.to_frame().select(spelled).to_series(), False
 
 
 def json_string_expr(name: str) -> pl.Expr:

@@ -19,11 +19,12 @@ import polars as pl
 
 from app.domain.columns import POINT_COLUMN_NAMES
 from app.ingest.json_text import (
-    hashed_float_column,
     hashed_texts,
     json_string_expr,
     json_string_texts,
+    only_fractions,
     polars_spells_floats,
+    spelled_floats,
 )
 from app.ingest.limits import INT32_MAX, INT_FIELDS, POINT_TEXT_LIMITS
 from app.ingest.parsed import ParsedPoint
@@ -172,6 +173,7 @@ def hash_fragments(frame: pl.DataFrame) -> pl.Expr:
     floats = [c for c in given if frame.schema[c] == pl.Float64]
     texts_columns = [c for c in given if frame.schema[c] == pl.String]
     checks = [polars_spells_floats(c).alias(c) for c in floats]
+    checks += [only_fractions(c).alias(f"bare {c}") for c in floats]
     checks += [
         (pl.col(c).is_null() | json_string_expr(c).is_not_null()).all() for c in texts_columns
     ]
@@ -186,10 +188,10 @@ def hash_fragments(frame: pl.DataFrame) -> pl.Expr:
         dtype = frame.schema[name]
         after = ""
         if name in floats and plain[name]:
-            texts, bare = hashed_float_column(frame[name])
+            bare = plain[f"bare {name}"]
             if bare:  # every value a fraction: its quotes join the text around it
                 pending, after = pending + '"', '"'
-            value = pl.lit(texts)
+            value = spelled_floats(name, bare)
         elif name in texts_columns and plain[name]:
             value = json_string_expr(name).fill_null("null")
         elif dtype.is_integer():

@@ -314,7 +314,7 @@ def _commit(
     session: Session, parsed: list[ParsedSweep], also: Callable[[], object] | None, tags: list[str]
 ) -> list[q.SavedSweep]:
     saved = q.save_parsed(session, parsed)
-    tag_store.add_tags_to_many(session, (s.sweep.id for s in saved), tags)
+    tag_store.add_tags_to_many(session, (s.id for s in saved), tags)
     if also:
         also()
     session.commit()
@@ -330,12 +330,12 @@ def upload_tags(values: list[str]) -> list[str]:
 
 
 def saved_json(saved: list[q.SavedSweep], session: Session) -> list[dict[str, Any]]:
-    counts = q.point_counts(session, [s.sweep.id for s in saved])
+    counts = q.point_counts(session, [s.id for s in saved])
     return [
         {
-            "id": s.sweep.id,
-            "name": s.sweep.name,
-            "points": counts.get(s.sweep.id, 0),
+            "id": s.id,
+            "name": s.name,
+            "points": counts.get(s.id, 0),
             "created": s.created,
         }
         for s in saved

@@ -28,8 +28,15 @@ def table_frame(sweeps: list[tuple[int, ParsedSweep]]) -> pl.DataFrame:
             by_table.setdefault(id(rows.table), (rows.table, []))[1].append((rows.index, sweep_id))
     frames = []
     for table, wanted in by_table.values():
-        ids = pl.DataFrame(wanted, schema={SWEEP: pl.UInt32, "sweep_id": pl.Int64}, orient="row")
-        chosen = table.frame.join(ids, on=SWEEP, how="inner", maintain_order="left")
+        # Each slice's sweep id looked up by its number (no join); null for one not stored.
+        slices = table.frame[SWEEP][-1] + 1  # the table is in slice order
+        by_slice: list[int | None] = [None] * slices
+        for index, sweep_id in wanted:
+            by_slice[index] = sweep_id
+        lookup = pl.Series("sweep_id", by_slice, dtype=pl.Int64)
+        chosen = table.frame.with_columns(pl.lit(lookup).gather(pl.col(SWEEP)))
+        if len(wanted) < slices:
+            chosen = chosen.filter(pl.col("sweep_id").is_not_null())
         given = [c for c in table.point_columns if chosen[c].null_count() < chosen.height]
         frames.append(
             chosen.select(

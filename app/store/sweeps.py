@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import (
@@ -42,8 +42,18 @@ class NotFound(LookupError):
 
 @dataclass(frozen=True)
 class SavedSweep:
-    sweep: Sweep
+    """A sweep an upload stored or found: its id and name, whether this upload created it,
+    and the ORM sweep on demand. New sweeps are not loaded back as objects: for a file of
+    thousands of sweeps that cost half as much as inserting them."""
+
+    id: int
+    name: str
     created: bool
+    session: Session = field(repr=False, compare=False)
+
+    @property
+    def sweep(self) -> Sweep:
+        return self.session.get_one(Sweep, self.id)  # from the identity map once loaded
 
 
 def save_parsed(session: Session, parsed: list[ParsedSweep]) -> list[SavedSweep]:
@@ -61,21 +71,23 @@ def save_parsed(session: Session, parsed: list[ParsedSweep]) -> list[SavedSweep]
         if digest not in existing and digest not in created:
             created[digest] = item
     new = _insert_sweeps(session, created)
-    _insert_points(session, [(new[digest].id, item) for digest, item in created.items()])
+    _insert_points(session, [(new[digest], item) for digest, item in created.items()])
     for digest, item in created.items():
         if item.table_rows is None:  # samples attach to a point list, never to a table
             sample_store.write(
                 session,
-                new[digest].id,
+                new[digest],
                 ((i, p.samples_frame()) for i, p in enumerate(item.points) if p.sample_count),
             )
     saved: list[SavedSweep] = []
     first_seen: set[str] = set()
     for digest in digests:
         if digest in existing:
-            saved.append(SavedSweep(existing[digest], created=False))
+            old = existing[digest]
+            saved.append(SavedSweep(old.id, old.name, created=False, session=session))
         else:
-            saved.append(SavedSweep(new[digest], created=digest not in first_seen))
+            created_now = digest not in first_seen
+            saved.append(SavedSweep(new[digest], created[digest].name, created_now, session))
             first_seen.add(digest)
     return saved
 
@@ -89,16 +101,17 @@ def _with_hashes(session: Session, digests: list[str]) -> Select[Sweep]:
     return select(Sweep).where(Sweep.content_hash.in_(wanted))
 
 
-def _insert_sweeps(session: Session, created: dict[str, ParsedSweep]) -> dict[str, Sweep]:
-    """The new sweeps in one COPY (Postgres) or executemany (SQLite), then loaded in one query
-    by their content hashes; by content hash."""
+def _insert_sweeps(session: Session, created: dict[str, ParsedSweep]) -> dict[str, int]:
+    """The new sweeps in one COPY (Postgres) or executemany (SQLite); their ids by content
+    hash, found in one query."""
     if not created:
         return {}
     columns = ("name", "source_file", "content_hash", *SWEEP_FIELDS)
     rows = [_sweep_row(item, digest) for digest, item in created.items()]
     with raw_cursor(session) as (cursor, postgres):
         _insert_rows(cursor, postgres, "sweep", columns, rows)
-    return {s.content_hash: s for s in session.scalars(_with_hashes(session, list(created)))}
+    ids = _with_hashes(session, list(created)).with_only_columns(Sweep.content_hash, Sweep.id)
+    return dict(session.execute(ids).tuples().all())
 
 
 def _sweep_row(item: ParsedSweep, digest: str) -> tuple[Any, ...]:

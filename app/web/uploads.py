@@ -147,7 +147,7 @@ def upload_save(
             return render(request, "uploads/_preview.html", context, status_code=422)
         page = {**_context(settings, session), **context}
         return render(request, "uploads/new.html", page, status_code=422)
-    target = f"/sweeps/{saved[0].sweep.id}" if len(saved) == 1 else "/sweeps"
+    target = f"/sweeps/{saved[0].id}" if len(saved) == 1 else "/sweeps"
     if htmx:
         return Response(status_code=204, headers={"HX-Redirect": target})
     return RedirectResponse(target, status_code=303)

@@ -25,10 +25,11 @@ from app.domain.columns import POINT_COLUMN_NAMES, TPOT_COLUMN_NAMES
 from app.ingest import IngestError, UploadFile, canonical, parse_upload, parsed
 from app.ingest.json_text import (
     hashed_float,
-    hashed_float_column,
     hashed_texts,
     json_string_texts,
+    only_fractions,
     polars_spells_floats,
+    spelled_floats,
 )
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.point_table import POSITION, ROW, SWEEP, PointTable
@@ -95,11 +96,15 @@ def test_polars_spells_a_million_random_doubles_as_the_hash_always_did() -> None
     assert not covered.select(polars_spells_floats("v")).item()  # -0.0 is among them
     covered = covered.filter((v != 0) | ((1.0 / v) > 0))
     assert covered.select(polars_spells_floats("v")).item()
-    texts, bare = hashed_float_column(covered["v"])
-    assert not bare and texts.to_list() == [hashed_float(v) for v in covered["v"].to_list()]
-    fractions = covered.filter(v != v.round(0))["v"]
-    texts, bare = hashed_float_column(fractions)  # quotes left to the caller
-    assert bare and [f'"{t}"' for t in texts] == [hashed_float(v) for v in fractions.to_list()]
+    assert not covered.select(only_fractions("v")).item()
+    texts = covered.select(spelled_floats("v", bare=False)).to_series()
+    assert texts.to_list() == [hashed_float(v) for v in covered["v"].to_list()]
+    fractions = covered.filter(v != v.round(0))
+    assert fractions.select(only_fractions("v")).item()
+    texts = fractions.select(spelled_floats("v", bare=True)).to_series()  # quotes left out
+    assert [f'"{t}"' for t in texts] == [hashed_float(v) for v in fractions["v"].to_list()]
+    with_null = pl.concat([fractions, pl.DataFrame({"v": [None]}, schema={"v": pl.Float64})])
+    assert not with_null.select(only_fractions("v")).item()  # a null is written bare: "null"
 
 
 def test_special_floats_are_written_as_python_normalises_them() -> None:
