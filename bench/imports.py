@@ -13,7 +13,9 @@ Both sides are warm, as in a server that has taken an upload before: the import 
 stores a small file of the same kind (other content), and the baseline process first reads a
 small CSV. So neither figure counts Python's first import of a module or the first run of
 polars' code, whose pages (~45 MB of the 2M-request import's growth, ~25 MB of `read_csv`'s)
-a running server has resident already; the memory figure is what the upload itself adds.
+a running server has resident already; the memory figure is what the upload itself adds. The
+import and read-off processes also set up garbage collection as `paretoscope serve` does at
+start (`app.main.tune_gc`).
 """
 
 from __future__ import annotations
@@ -43,7 +45,9 @@ from app.ingest import UploadFile
 from app.services import uploads
 from app.ingest.registry import importers
 from app.store import sweeps
+from app.main import tune_gc
 importers()
+tune_gc()  # the garbage collection `paretoscope serve` sets up at start
 inserting = [0.0]  # the point rows' insert inside the import (the database's own share)
 def timed(insert_points):
     def insert(*args):
@@ -79,9 +83,10 @@ print(json.dumps({"s": elapsed, "growth_mb": (peak - before) / 2**20, "insert_s"
 READOFF = """
 import json, sys, time
 from fastapi.testclient import TestClient
-from app.main import create_app
+from app.main import create_app, tune_gc
 from app.settings import Settings
 url, sweep = sys.argv[1], int(sys.argv[2])
+tune_gc()  # the garbage collection `paretoscope serve` sets up at start
 settings = Settings(database_url=url, seed_on_start=False, allowed_hosts=["testserver"])
 client = TestClient(create_app(settings, migrate=False))
 client.__enter__()
