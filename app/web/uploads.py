@@ -34,6 +34,11 @@ from app.web.explore_state import MAX_SERIES
 
 router = APIRouter(include_in_schema=False)
 META_FIELDS = uploads.DETAIL_FIELDS
+# Sweeps the preview shows with their details as inputs. A request may carry at most 1,000 form
+# fields (Starlette's bound), each such sweep sends one per detail, so a larger upload lists the
+# rest, with the values of their files and the All sweeps row (LISTED_SWEEPS of them at most).
+EDITABLE_SWEEPS = 100
+LISTED_SWEEPS = 1_000
 # Form names of one sweep's details ("s2.num_gpus") and of the row that sets every sweep's.
 PER_SWEEP = re.compile(r"s(\d{1,5})\.([a-z_]{1,40})")
 EVERY_PREFIX = "all."
@@ -203,6 +208,8 @@ def _preview_context(
         "errors": uploads.page_errors(result.errors),
         "columns": COLUMNS_BY_NAME,
         "detail_fields": [COLUMNS_BY_NAME[k] for k in META_FIELDS],
+        "editable": EDITABLE_SWEEPS,
+        "listed": LISTED_SWEEPS,
         # A refused value is shown as typed, marked, beside its error.
         "invalid": result.invalid,
         "given": list(details.per_sweep),

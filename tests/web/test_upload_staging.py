@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 from app.ingest import UploadFile
 from app.services import uploads
 from app.store.models import StagedUpload, Sweep
+from app.web.uploads import EDITABLE_SWEEPS
 from tests.conftest import FIXTURES
 from tests.factories import count
 
@@ -194,6 +195,48 @@ def test_saving_without_a_gpu_count_names_sweep_and_field_and_keeps_the_files_st
     fields["s1.num_gpus"] = "2"
     assert hx_client.post("/upload/confirm", data=fields).status_code == 200
     assert count(session, Sweep) == 2
+
+
+def many_sweeps_csv(n: int) -> bytes:
+    rows = [f"s{k:03d},H100,{1 + k % 8},m-{k},1,10,100\n" for k in range(n)]
+    return (
+        "sweep,hardware,num_gpus,model,concurrency,tpot_p50_ms,output_tok_s\n" + "".join(rows)
+    ).encode()
+
+
+def test_an_upload_of_more_sweeps_than_a_form_can_carry_lists_the_rest_and_saves_them_all(
+    hx_client: TestClient, session: Session
+) -> None:
+    sweeps = EDITABLE_SWEEPS + 50
+    staged = hx_client.post(
+        "/upload/stage", files=[("files", ("many.csv", many_sweeps_csv(sweeps), "text/csv"))]
+    )
+    page = soup(staged)
+    assert len(page.select("#upload-preview article.preview")) == EDITABLE_SWEEPS
+    more = page.select_one("#more-sweeps")
+    assert more.select_one("h2").text == "50 more sweeps"
+    rows = more.select("tbody tr")
+    assert len(rows) == 50
+    assert [td.text for td in rows[-1].select("td")] == [
+        f"s{sweeps - 1} many.csv",
+        "1",
+        "H100 (not in the catalog)",  # this test's catalog is empty
+        str(1 + (sweeps - 1) % 8),
+        f"m-{sweeps - 1}",
+        "",
+    ]
+    fields = details_form(page)
+    # Within the form-field bound every request has (Starlette's 1,000), as the browser sends it.
+    assert len(fields) <= 1000
+    assert f"s{EDITABLE_SWEEPS}.hardware" not in fields
+    fields.update({"all.engine": "vLLM", "s0.model": "edited"})
+    saved = hx_client.post("/upload/confirm", data=fields)
+    assert saved.status_code == 200, saved.text[:500]
+    stored = session.execute(select(Sweep.name, Sweep.model, Sweep.engine, Sweep.num_gpus)).all()
+    assert len(stored) == sweeps
+    by_name = {name: (model, engine, gpus) for name, model, engine, gpus in stored}
+    assert by_name["s000"] == ("edited", "vLLM", 1)
+    assert by_name[f"s{sweeps - 1}"] == (f"m-{sweeps - 1}", "vLLM", 1 + (sweeps - 1) % 8)
 
 
 def test_a_saved_or_expired_or_made_up_staging_token_is_gone(
