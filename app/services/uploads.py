@@ -72,12 +72,16 @@ class Details:
     `shared` fills every sweep where its file is silent (the API's form fields, the CLI's
     options). `per_sweep[i]` is sweep i's own: a value given there is stored, whatever the
     file said (the page prefills these from the files). `every` sets a value on every sweep
-    (the page's "all sweeps" row). Empty values are not given.
+    (the page's "all sweeps" row). `rest` fills sweeps from index `rest_from` on as their own
+    values would (the all-sweeps values a large upload's page applied to the sweeps it lists
+    without inputs). Empty values are not given.
     """
 
     shared: Mapping[str, str | None] = field(default_factory=dict)
     per_sweep: Sequence[Mapping[str, str | None]] = ()
     every: Mapping[str, str | None] = field(default_factory=dict)
+    rest: Mapping[str, str | None] = field(default_factory=dict)
+    rest_from: int = 0
 
 
 def sweep_source(index: int, sweep: ParsedSweep) -> str:
@@ -104,9 +108,11 @@ def parse_detailed(
     parsed = parse_upload(files, parse_defaults(details.shared), require_meta=False, limits=limits)
     out = Detailed(parsed)
     every = _typed_details(details.every, FIELD_SOURCE, None, out)
+    rest = _typed_details(details.rest, FIELD_SOURCE, None, out) if details.rest else {}
     for i, sweep in enumerate(parsed):
         given = details.per_sweep[i] if i < len(details.per_sweep) else {}
-        own = {**_typed_details(given, sweep_source(i, sweep), i, out), **every}
+        own = _typed_details(given, sweep_source(i, sweep), i, out)
+        own = {**(rest if i >= details.rest_from else {}), **own, **every}
         if own:
             _apply(sweep, own)
         if require_meta:

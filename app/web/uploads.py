@@ -42,6 +42,7 @@ LISTED_SWEEPS = 1_000
 # Form names of one sweep's details ("s2.num_gpus") and of the row that sets every sweep's.
 PER_SWEEP = re.compile(r"s(\d{1,5})\.([a-z_]{1,40})")
 EVERY_PREFIX = "all."
+REST_PREFIX = "rest."  # all-sweeps values already applied, kept for the sweeps only listed
 
 
 @router.get("/upload", name="upload_form")
@@ -162,15 +163,23 @@ def details_from_form(form: FormData) -> uploads.Details:
     """Each sweep's details ("s0.hardware") and the all-sweeps row ("all.hardware")."""
     per_sweep: dict[int, dict[str, str]] = {}
     every: dict[str, str] = {}
+    rest: dict[str, str] = {}
     for key, value in form.multi_items():
         if not isinstance(value, str):
             continue
         if key.startswith(EVERY_PREFIX) and key[len(EVERY_PREFIX) :] in META_FIELDS:
             every[key[len(EVERY_PREFIX) :]] = value
+        elif key.startswith(REST_PREFIX) and key[len(REST_PREFIX) :] in META_FIELDS:
+            rest[key[len(REST_PREFIX) :]] = value
         elif (m := PER_SWEEP.fullmatch(key)) and m.group(2) in uploads.FORM_FIELDS:
             per_sweep.setdefault(int(m.group(1)), {})[m.group(2)] = value
     count = max(per_sweep, default=-1) + 1
-    return uploads.Details(per_sweep=[per_sweep.get(i, {}) for i in range(count)], every=every)
+    return uploads.Details(
+        per_sweep=[per_sweep.get(i, {}) for i in range(count)],
+        every=every,
+        rest=rest,
+        rest_from=EDITABLE_SWEEPS,
+    )
 
 
 def summary_context(session: SessionDep, stored: uploads.Stored) -> dict[str, Any]:
@@ -210,6 +219,12 @@ def _preview_context(
         "detail_fields": [COLUMNS_BY_NAME[k] for k in META_FIELDS],
         "editable": EDITABLE_SWEEPS,
         "listed": LISTED_SWEEPS,
+        # The all-sweeps values applied so far, carried for the sweeps without inputs.
+        "rest_given": {
+            k: v
+            for k, v in {**details.rest, **details.every}.items()
+            if v and (None, k) not in result.invalid
+        },
         # A refused value is shown as typed, marked, beside its error.
         "invalid": result.invalid,
         "given": list(details.per_sweep),

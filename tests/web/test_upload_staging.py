@@ -229,14 +229,31 @@ def test_an_upload_of_more_sweeps_than_a_form_can_carry_lists_the_rest_and_saves
     # Within the form-field bound every request has (Starlette's 1,000), as the browser sends it.
     assert len(fields) <= 1000
     assert f"s{EDITABLE_SWEEPS}.hardware" not in fields
-    fields.update({"all.engine": "vLLM", "s0.model": "edited"})
+    # The All sweeps row, applied by a preview, then one sweep edited: the listed sweeps keep
+    # the row's value although the row itself is cleared once applied.
+    fields.update({"all.engine": "vLLM", "all.precision": "fp8", "s0.model": "edited"})
+    page = soup(hx_client.post("/upload/preview", data=fields))
+    assert page.select_one("#rest-given").text == (
+        "Set on all of them from the All sweeps row: Engine vLLM, Precision fp8."
+    )
+    fields = details_form(page)
+    assert (fields["all.engine"], fields["s1.engine"], fields["rest.engine"]) == (
+        "",
+        "vLLM",
+        "vLLM",
+    )
+    fields.update({"s1.engine": "SGLang", "all.precision": "bf16"})
     saved = hx_client.post("/upload/confirm", data=fields)
     assert saved.status_code == 200, saved.text[:500]
-    stored = session.execute(select(Sweep.name, Sweep.model, Sweep.engine, Sweep.num_gpus)).all()
+    stored = session.execute(
+        select(Sweep.name, Sweep.model, Sweep.engine, Sweep.precision, Sweep.num_gpus)
+    ).all()
     assert len(stored) == sweeps
-    by_name = {name: (model, engine, gpus) for name, model, engine, gpus in stored}
-    assert by_name["s000"] == ("edited", "vLLM", 1)
-    assert by_name[f"s{sweeps - 1}"] == (f"m-{sweeps - 1}", "vLLM", 1 + (sweeps - 1) % 8)
+    by_name = {name: rest for name, *rest in stored}
+    assert by_name["s000"] == ["edited", "vLLM", "bf16", 1]
+    assert by_name["s001"] == ["m-1", "SGLang", "bf16", 2]
+    last = sweeps - 1
+    assert by_name[f"s{last}"] == [f"m-{last}", "vLLM", "bf16", 1 + last % 8]
 
 
 def test_a_saved_or_expired_or_made_up_staging_token_is_gone(
