@@ -186,3 +186,32 @@ def test_an_edit_typed_while_a_preview_is_in_flight_survives_the_swap(upload_pag
     assert page.input_value("input[name='s0.num_gpus']") == "8"
     assert page.input_value("input[name='s0.hardware']") == "H100"
     assert page.problems == []
+
+
+def test_an_upload_of_150_sweeps_saves_from_the_page_with_the_all_sweeps_row_on_every_sweep(
+    upload_page: Any,
+) -> None:
+    page = upload_page
+    header = "sweep,hardware,num_gpus,model,concurrency,tpot_p50_ms,output_tok_s\n"
+    rows = "".join(f"big-{k:03d},H100,8,m,1,10,100\n" for k in range(150))
+    pick(page, files_of(("big.csv", (header + rows).encode())))
+    page.wait_for_selector("#details-form")
+    assert page.locator("#upload-preview article.preview").count() == 100
+    assert page.locator("#more-sweeps tbody tr").count() == 50
+    mark(page)
+    page.fill("#all-engine", "vLLM")
+    page.press("#all-engine", "Tab")
+    changed(page)
+    assert (
+        page.inner_text("#rest-given") == "Set on all of them from the All sweeps row: Engine vLLM."
+    )
+    assert page.input_value("input[name='s99.engine']") == "vLLM"
+    page.click("#upload-save")
+    page.wait_for_selector("#upload-summary")
+    assert page.locator("#saved-sweeps tbody tr").count() == 150
+    last = page.locator("#saved-sweeps tbody tr td:first-child a").last
+    assert last.inner_text() == "big-149"
+    last.click()
+    page.wait_for_url(re.compile(r"/sweeps/\d+$"))
+    assert "vLLM" in page.inner_text("main")
+    assert page.problems == []
