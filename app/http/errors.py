@@ -64,7 +64,12 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
-        return render_error(request, AppError(exc.status_code, "Error", str(exc.detail)))
+        detail = str(exc.detail)
+        if exc.status_code == 400 and detail.startswith("Too many files"):
+            # Starlette reads at most 1,000 files of a form: a folder of more goes as an archive.
+            detail += " Put the files in one .zip or .tar.gz and upload that instead."
+            return render_error(request, AppError(400, "Too many files", detail))
+        return render_error(request, AppError(exc.status_code, "Error", detail))
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(request: Request, exc: RequestValidationError) -> Response:

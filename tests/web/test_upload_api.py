@@ -236,6 +236,19 @@ def test_an_upload_over_the_size_limit_is_refused(make_client, session: Session)
     assert count(session, Sweep) == 0
 
 
+def test_more_files_than_a_form_may_carry_are_refused_with_the_way_round(
+    client: TestClient, session: Session
+) -> None:
+    files = [(f"r{k}.csv", MINIMAL) for k in range(1001)]
+    response = post_files(client, *files)
+    assert response.status_code == 400
+    assert response.json()["detail"] == (
+        "Too many files. Maximum number of files is 1000. "
+        "Put the files in one .zip or .tar.gz and upload that instead."
+    )
+    assert count(session, Sweep) == 0
+
+
 def test_writes_need_the_bearer_token_when_one_is_set(make_client, session: Session) -> None:  # type: ignore[no-untyped-def]
     client = make_client(write_token="s3cret")
     assert post_files(client, ("mini.csv", MINIMAL)).status_code == 401
