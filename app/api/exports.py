@@ -21,14 +21,14 @@ router = APIRouter(prefix="/api/export", tags=["exports"])
 @router.get("/sweeps.csv", name="export_sweeps_csv")
 def export_sweeps_csv(session: SessionDep, sweep: SweepIds) -> Response:
     """Canonical points CSV of the sweeps (imports back as the same sweeps)."""
-    sweeps = [q.get_sweep(session, i) for i in sweep_ids(sweep)]
+    sweeps = q.get_sweeps(session, sweep_ids(sweep))
     return _download(exports.sweeps_csv(sweeps), "sweeps.csv", "text/csv; charset=utf-8")
 
 
 @router.get("/requests.csv", name="export_requests_csv")
 def export_requests_csv(session: SessionDep, sweep: SweepIds) -> Response:
     """Canonical per-request CSV of the sweeps' request samples."""
-    sweeps = [q.get_sweep(session, i) for i in sweep_ids(sweep)]
+    sweeps = q.get_sweeps(session, sweep_ids(sweep))
     samples = point_queries.samples_by_point(session, [p.id for s in sweeps for p in s.points])
     text = exports.requests_csv(sweeps, samples)
     return _download(text, "requests.csv", "text/csv; charset=utf-8")
@@ -37,7 +37,7 @@ def export_requests_csv(session: SessionDep, sweep: SweepIds) -> Response:
 @router.get("/sweeps.zip", name="export_sweeps_zip")
 def export_sweeps_zip(session: SessionDep, sweep: SweepIds) -> Response:
     """points.csv and requests.csv together: everything needed to import the sweeps again."""
-    sweeps = [q.get_sweep(session, i) for i in sweep_ids(sweep)]
+    sweeps = q.get_sweeps(session, sweep_ids(sweep))
     samples = point_queries.samples_by_point(session, [p.id for s in sweeps for p in s.points])
     return _download(exports.sweeps_zip(sweeps, samples), "sweeps.zip", "application/zip")
 
@@ -45,7 +45,7 @@ def export_sweeps_zip(session: SessionDep, sweep: SweepIds) -> Response:
 @router.get("/sweeps.json", name="export_sweeps_json")
 def export_sweeps_json(session: SessionDep, sweep: SweepIds) -> Response:
     """Sweeps with every stored column of their points, as JSON."""
-    sweeps = [q.get_sweep(session, i) for i in sweep_ids(sweep)]
+    sweeps = q.get_sweeps(session, sweep_ids(sweep))
     return _download(exports.sweeps_json(sweeps), "sweeps.json", "application/json")
 
 

@@ -211,7 +211,7 @@ def _import(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     from app.services import exports
-    from app.store.sweeps import NotFound, get_sweep
+    from app.store.sweeps import NotFound, get_sweeps
 
     out_of_range = [i for i in args.sweep_ids if not 1 <= i <= MAX_ID]
     if out_of_range:
@@ -220,7 +220,7 @@ def _export(args: argparse.Namespace) -> int:
     factory = make_sessionmaker(make_engine(get_settings().database_url))
     with session_scope(factory) as session:
         try:
-            sweeps = [get_sweep(session, i) for i in args.sweep_ids]
+            sweeps = get_sweeps(session, args.sweep_ids)
         except NotFound as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2

@@ -243,6 +243,17 @@ def get_sweep(session: Session, sweep_id: int) -> Sweep:
     return sweep
 
 
+def get_sweeps(session: Session, sweep_ids: list[int]) -> list[Sweep]:
+    """The sweeps with these ids and their points, in the order given, in two queries (not two
+    per sweep); NotFound names the first id that does not exist."""
+    query = select(Sweep).where(Sweep.id.in_(sweep_ids)).options(selectinload(Sweep.points))
+    found = {s.id: s for s in session.scalars(query)}
+    missing = next((i for i in sweep_ids if i not in found), None)
+    if missing is not None:
+        raise NotFound(f"sweep {missing} does not exist")
+    return [found[i] for i in sweep_ids]
+
+
 def update_sweep(session: Session, sweep_id: int, changes: dict[str, Any]) -> Sweep:
     sweep = get_sweep(session, sweep_id)
     for key, value in changes.items():

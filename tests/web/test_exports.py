@@ -5,9 +5,11 @@ from __future__ import annotations
 import csv
 import io
 import zipfile
+from typing import Any
 
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
+from sqlalchemy import event
 from sqlalchemy.orm import Session
 
 from app.services.exports import neutralise
@@ -27,6 +29,32 @@ def test_exported_csv_reimports_as_the_same_sweep(client: TestClient, session: S
     assert again.status_code == 200
     assert again.json()["sweeps"] == [{**sweep, "created": False}]
     assert count(session, Sweep) == 1
+
+
+def test_several_sweeps_export_in_the_order_asked_in_two_queries_and_an_unknown_one_is_404(
+    client: TestClient,
+) -> None:
+    engine = client.app.state.engine  # type: ignore[attr-defined]
+    rows = [full_row(sweep=f"s{k}", concurrency=c) for k in range(3) for c in (1, 8)]
+    ids = [
+        s["id"] for s in post_files(client, ("s.csv", to_csv(rows, FULL_HEADER))).json()["sweeps"]
+    ]
+    asked: list[str] = []
+
+    def note(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        asked.append(statement)
+
+    event.listen(engine, "before_cursor_execute", note)
+    try:
+        exported = client.get("/api/export/sweeps.json", params={"sweep": ids[::-1]})
+    finally:
+        event.remove(engine, "before_cursor_execute", note)
+    assert [s["name"] for s in exported.json()["sweeps"]] == ["s2", "s1", "s0"]
+    assert [len(s["points"]) for s in exported.json()["sweeps"]] == [2, 2, 2]
+    assert len([q for q in asked if "FROM sweep" in q or "FROM point" in q]) == 2
+    missing = client.get("/api/export/sweeps.csv", params={"sweep": [ids[0], 999999]})
+    assert missing.status_code == 404
+    assert missing.json()["detail"] == "sweep 999999 does not exist"
 
 
 def test_an_export_zip_carries_request_samples_and_reimports_unchanged(
