@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 from app.ingest import UploadFile
 from app.services import uploads
 from app.store.models import StagedUpload, Sweep
-from app.web.uploads import EDITABLE_SWEEPS
+from app.web.uploads import EDITABLE_SWEEPS, LISTED_SWEEPS
 from tests.conftest import FIXTURES
 from tests.factories import count
 
@@ -254,6 +254,17 @@ def test_an_upload_of_more_sweeps_than_a_form_can_carry_lists_the_rest_and_saves
     assert by_name["s001"] == ["m-1", "SGLang", "bf16", 2]
     last = sweeps - 1
     assert by_name[f"s{last}"] == [f"m-{last}", "vLLM", "bf16", 1 + last % 8]
+
+
+def test_a_preview_lists_a_bounded_number_of_sweeps_and_counts_the_rest(
+    hx_client: TestClient,
+) -> None:
+    sweeps = EDITABLE_SWEEPS + LISTED_SWEEPS + 5
+    upload = [("files", ("many.csv", many_sweeps_csv(sweeps), "text/csv"))]
+    page = soup(hx_client.post("/upload/stage", files=upload))
+    more = page.select_one("#more-sweeps")
+    assert len(more.select("tbody tr")) == LISTED_SWEEPS
+    assert more.select("p")[-1].text == "and 5 more sweeps not listed."
 
 
 def test_a_saved_or_expired_or_made_up_staging_token_is_gone(
