@@ -160,7 +160,8 @@ def upload_save(
 
 
 def details_from_form(form: FormData) -> uploads.Details:
-    """Each sweep's details ("s0.hardware") and the all-sweeps row ("all.hardware")."""
+    """Each sweep's details ("s0.hardware"), the all-sweeps row ("all.hardware") and the row's
+    values carried for the sweeps listed without inputs ("rest.hardware")."""
     per_sweep: dict[int, dict[str, str]] = {}
     every: dict[str, str] = {}
     rest: dict[str, str] = {}
@@ -219,11 +220,11 @@ def _preview_context(
         "detail_fields": [COLUMNS_BY_NAME[k] for k in META_FIELDS],
         "editable": EDITABLE_SWEEPS,
         "listed": LISTED_SWEEPS,
-        # The all-sweeps values applied so far, carried for the sweeps without inputs.
+        # The all-sweeps values applied so far, carried for the sweeps without inputs (a value
+        # the row refused stays in the row, marked, and leaves the one carried before).
         "rest_given": {
-            k: v
-            for k, v in {**details.rest, **details.every}.items()
-            if v and (None, k) not in result.invalid
+            **{k: v for k, v in details.rest.items() if v},
+            **{k: v for k, v in details.every.items() if v and (None, k) not in result.invalid},
         },
         # A refused value is shown as typed, marked, beside its error.
         "invalid": result.invalid,

@@ -242,7 +242,13 @@ def test_an_upload_of_more_sweeps_than_a_form_can_carry_lists_the_rest_and_saves
         "vLLM",
         "vLLM",
     )
-    fields.update({"s1.engine": "SGLang", "all.precision": "bf16"})
+    # A refused row value stays in the row, marked, and leaves the value carried before.
+    fields["all.num_gpus"] = "eight"
+    page = soup(hx_client.post("/upload/preview", data=fields))
+    assert page.select_one("#all-num_gpus")["aria-invalid"] == "true"
+    fields = details_form(page)
+    assert (fields["all.num_gpus"], fields["rest.engine"]) == ("eight", "vLLM")
+    fields.update({"s1.engine": "SGLang", "all.precision": "bf16", "all.num_gpus": ""})
     saved = hx_client.post("/upload/confirm", data=fields)
     assert saved.status_code == 200, saved.text[:500]
     stored = session.execute(
