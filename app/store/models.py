@@ -68,6 +68,9 @@ class Sweep(Base):
     )
     content_hash: Mapped[str] = mapped_column(String(64), unique=True)
 
+    # The sweep list's order (newest first): a page reads its rows, not a sort of every sweep.
+    __table_args__ = (Index("ix_sweep_created_at_id", "created_at", "id"),)
+
     points: Mapped[list[Point]] = relationship(
         back_populates="sweep",
         cascade="all, delete-orphan",

@@ -20,6 +20,7 @@ from sqlalchemy import (
     literal,
     or_,
     select,
+    tuple_,
     union_all,
 )
 from sqlalchemy.dialects.postgresql import ARRAY
@@ -211,7 +212,7 @@ def sample_counts(session: Session, point_ids: list[int]) -> dict[int, int]:
 FACET_FIELDS = (*FILTER_FIELDS, "isl", "osl")
 
 
-def _facet_query() -> CompoundSelect[Any]:
+def _facet_union() -> CompoundSelect[Any]:
     # One round trip for every field (a page asks on each view): the distinct values of each
     # field as text, tagged with the field, then typed back.
     parts = [
@@ -223,14 +224,26 @@ def _facet_query() -> CompoundSelect[Any]:
     return union_all(*parts)
 
 
-_FACETS = _facet_query()  # built once: a statement is immutable, and Explore asks on every view
+# Built once: a statement is immutable, and the list and Explore ask on every view.
+_FACETS_UNION = _facet_union()
+# Postgres: one scan for every field (the union scanned the table once per field: 14 ms of a
+# 28 ms list page at 10,000 sweeps). Each row holds one field's value, the others null.
+_FACETS_SETS = select(*(getattr(Sweep, name) for name in FACET_FIELDS)).group_by(
+    func.grouping_sets(*(tuple_(getattr(Sweep, name)) for name in FACET_FIELDS))
+)
 
 
 def facet_values(session: Session) -> dict[str, list[Any]]:
     """Distinct values of each filter field, for the filter dropdowns."""
     found: dict[str, list[Any]] = {name: [] for name in FACET_FIELDS}
-    for name, value in session.execute(_FACETS):
-        found[name].append(int(value) if name in ("isl", "osl") else value)
+    if session.get_bind().dialect.name == "postgresql":
+        for row in session.execute(_FACETS_SETS):
+            for name, value in zip(FACET_FIELDS, row, strict=True):
+                if value is not None:
+                    found[name].append(value)
+    else:
+        for name, value in session.execute(_FACETS_UNION):
+            found[name].append(int(value) if name in ("isl", "osl") else value)
     return {name: sorted(values) for name, values in found.items()}
 
 
