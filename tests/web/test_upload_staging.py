@@ -223,7 +223,7 @@ def test_an_upload_of_more_sweeps_than_a_form_can_carry_lists_the_rest_and_saves
         "H100 (not in the catalog)",  # this test's catalog is empty
         str(1 + (sweeps - 1) % 8),
         f"m-{sweeps - 1}",
-        "",
+        "—",  # nothing missing
     ]
     fields = details_form(page)
     # Within the form-field bound every request has (Starlette's 1,000), as the browser sends it.
@@ -266,10 +266,13 @@ def test_a_preview_lists_a_bounded_number_of_sweeps_and_counts_the_rest(
     hx_client: TestClient,
 ) -> None:
     sweeps = EDITABLE_SWEEPS + LISTED_SWEEPS + 5
-    upload = [("files", ("many.csv", many_sweeps_csv(sweeps), "text/csv"))]
+    data = many_sweeps_csv(sweeps).replace(b"s105,H100,2,", b"s105,H100,,")  # no GPU count
+    upload = [("files", ("many.csv", data, "text/csv"))]
     page = soup(hx_client.post("/upload/stage", files=upload))
     more = page.select_one("#more-sweeps")
     assert len(more.select("tbody tr")) == LISTED_SWEEPS
+    missing = [r.select_one("td.missing").text for r in more.select("tbody tr")[:6]]
+    assert missing == ["—"] * 5 + ["GPUs"]
     assert more.select("p")[-1].text == "and 5 more sweeps not listed."
 
 
