@@ -52,7 +52,7 @@ def api_sweeps_create(
         session, upload.files, fields, uploads.limits_for(settings.max_unpacked_bytes), tags
     )
     status = 201 if any(s.created for s in stored.saved) else 200
-    body = {"sweeps": uploads.saved_json(stored.saved, session), "warnings": stored.warnings}
+    body = {"sweeps": uploads.saved_json(stored.saved), "warnings": stored.warnings}
     return JSONResponse(body, status_code=status)
 
 

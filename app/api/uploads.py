@@ -62,7 +62,7 @@ def api_upload_confirm(
     201 when a sweep was created, 200 when all were stored before; 410 once saved or expired."""
     limits = uploads.limits_for(settings.max_unpacked_bytes)
     stored = staging.confirm(session, token, _details(body or StagedDetails()), limits)
-    saved = uploads.saved_json(stored.saved, session)
+    saved = uploads.saved_json(stored.saved)
     answer = {
         "sweeps": saved,
         "warnings": stored.warnings,

@@ -188,7 +188,7 @@ def _import(args: argparse.Namespace) -> int:
         stored = uploads.store_checked(session, files, fields, limits, args.tag)
         for warning in stored.warnings:
             print(f"warning: {warning}", file=sys.stderr)
-        for item in uploads.saved_json(stored.saved, session):
+        for item in uploads.saved_json(stored.saved):
             state = "created" if item["created"] else "exists "
             points = fmt_count(item["points"], "point")
             print(f"{state} sweep {item['id']}: {item['name']} ({points})")

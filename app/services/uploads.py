@@ -335,17 +335,8 @@ def upload_tags(values: list[str]) -> list[str]:
         raise IngestError([RowError("(form)", exc.message, column="tags")]) from None
 
 
-def saved_json(saved: list[q.SavedSweep], session: Session) -> list[dict[str, Any]]:
-    counts = q.point_counts(session, [s.id for s in saved])
-    return [
-        {
-            "id": s.id,
-            "name": s.name,
-            "points": counts.get(s.id, 0),
-            "created": s.created,
-        }
-        for s in saved
-    ]
+def saved_json(saved: list[q.SavedSweep]) -> list[dict[str, Any]]:
+    return [{"id": s.id, "name": s.name, "points": s.points, "created": s.created} for s in saved]
 
 
 def explore_url(sweep_ids: Sequence[int], cap: int | None = None) -> str:

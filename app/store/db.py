@@ -6,14 +6,28 @@ next request gets a fresh connection instead of a dead one: the app recovers by 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import json
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import Engine, create_engine, event, inspect
+from sqlalchemy import (
+    ColumnElement,
+    Engine,
+    Integer,
+    String,
+    any_,
+    create_engine,
+    event,
+    func,
+    inspect,
+    literal,
+    select,
+)
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.engine import make_url
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import InstrumentedAttribute, Session, sessionmaker
 from sqlalchemy.orm.util import identity_key
 
 # How long a SQLite write waits for another writer's lock before giving up.
@@ -95,3 +109,25 @@ def already_loaded(
             continue
         found[i] = obj
     return found
+
+
+# Above this many values a SQLite IN list is passed as one JSON parameter instead (SQLite
+# binds at most SQLITE_MAX_VARIABLE_NUMBER parameters: 32,766 by default).
+_SQLITE_IN_LIST_MAX = 10_000
+
+
+def in_values(
+    session: Session, column: InstrumentedAttribute[Any], values: Sequence[Any]
+) -> ColumnElement[bool]:
+    """`column IN values` for any number of values (ints or text). An IN list binds one
+    parameter per value, and a statement may carry at most 65,535 on Postgres (an upload of
+    more sweeps than that was stored, then failed): there the values go as one array; on SQLite
+    a long list goes as one JSON array read by json_each."""
+    name = session.get_bind().dialect.name
+    if name == "postgresql":
+        kind = Integer if values and isinstance(values[0], int) else String
+        return column == any_(literal(list(values), ARRAY(kind)))
+    if len(values) > _SQLITE_IN_LIST_MAX:
+        listed = func.json_each(literal(json.dumps(list(values)))).table_valued("value")
+        return column.in_(select(listed.c.value))
+    return column.in_(values)

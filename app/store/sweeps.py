@@ -12,8 +12,6 @@ from sqlalchemy import (
     CompoundSelect,
     Select,
     String,
-    any_,
-    bindparam,
     cast,
     delete,
     func,
@@ -23,7 +21,6 @@ from sqlalchemy import (
     tuple_,
     union_all,
 )
-from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
@@ -31,6 +28,7 @@ from app.domain.columns import POINT_COLUMN_NAMES, SWEEP_COLUMN_NAMES
 from app.ingest.parsed import ParsedSweep
 from app.store import point_rows
 from app.store import samples as sample_store
+from app.store.db import in_values
 from app.store.models import Point, SampleBlock, Sweep, SweepCheck, SweepTag
 from app.store.sweep_search import FILTER_FIELDS, SweepFilters, where
 
@@ -43,12 +41,14 @@ class NotFound(LookupError):
 
 @dataclass(frozen=True)
 class SavedSweep:
-    """A sweep an upload stored or found: its id and name, whether this upload created it,
-    and the ORM sweep on demand. New sweeps are not loaded back as objects: for a file of
-    thousands of sweeps that cost half as much as inserting them."""
+    """A sweep an upload stored or found: its id, name and number of points (the upload's:
+    the same content has the same points), whether this upload created it, and the ORM sweep
+    on demand. New sweeps are not loaded back as objects: for a file of thousands of sweeps
+    that cost half as much as inserting them."""
 
     id: int
     name: str
+    points: int
     created: bool
     session: Session = field(repr=False, compare=False)
 
@@ -82,24 +82,21 @@ def save_parsed(session: Session, parsed: list[ParsedSweep]) -> list[SavedSweep]
             )
     saved: list[SavedSweep] = []
     first_seen: set[str] = set()
-    for digest in digests:
+    for item, digest in zip(parsed, digests, strict=True):
         if digest in existing:
             old = existing[digest]
-            saved.append(SavedSweep(old.id, old.name, created=False, session=session))
+            saved.append(SavedSweep(old.id, old.name, item.point_count, False, session))
         else:
-            created_now = digest not in first_seen
-            saved.append(SavedSweep(new[digest], created[digest].name, created_now, session))
+            first = digest not in first_seen
+            name = created[digest].name
+            saved.append(SavedSweep(new[digest], name, item.point_count, first, session))
             first_seen.add(digest)
     return saved
 
 
 def _with_hashes(session: Session, digests: list[str]) -> Select[Sweep]:
-    """The sweeps with these content hashes (on Postgres one array parameter, not thousands)."""
-    wanted = sorted(set(digests))
-    if session.get_bind().dialect.name == "postgresql":
-        hashes = bindparam("hashes", wanted, type_=ARRAY(String))
-        return select(Sweep).where(Sweep.content_hash == any_(hashes))
-    return select(Sweep).where(Sweep.content_hash.in_(wanted))
+    """The sweeps with these content hashes (one parameter for all of them, not thousands)."""
+    return select(Sweep).where(in_values(session, Sweep.content_hash, sorted(set(digests))))
 
 
 def _insert_sweeps(session: Session, created: dict[str, ParsedSweep]) -> dict[str, int]:

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
+from app.store.db import in_values
 from app.store.models import Sweep, SweepTag
 
 
@@ -17,7 +18,7 @@ def tags_by_sweep(session: Session, sweep_ids: Iterable[int]) -> dict[int, list[
         return {}
     rows = session.execute(
         select(SweepTag.sweep_id, SweepTag.tag)
-        .where(SweepTag.sweep_id.in_(ids))
+        .where(in_values(session, SweepTag.sweep_id, ids))
         .order_by(SweepTag.tag)
     )
     out: dict[int, list[str]] = {}

@@ -131,7 +131,7 @@ def upload_confirm(
             "tags": ", ".join(tags),
         }
         return _answer(request, settings, session, htmx, context, 422)
-    return _answer(request, settings, session, htmx, summary_context(session, stored))
+    return _answer(request, settings, session, htmx, summary_context(stored))
 
 
 @router.post("/upload", name="upload_save")
@@ -183,12 +183,14 @@ def details_from_form(form: FormData) -> uploads.Details:
     )
 
 
-def summary_context(session: SessionDep, stored: uploads.Stored) -> dict[str, Any]:
-    """What was saved: each sweep linked with its points, and Explore with all of them."""
-    rows = uploads.saved_json(stored.saved, session)
+def summary_context(stored: uploads.Stored) -> dict[str, Any]:
+    """What was saved: each sweep linked with its points (the first LISTED_SWEEPS), and Explore
+    with all of them."""
+    rows = uploads.saved_json(stored.saved)
     ids = list(dict.fromkeys(r["id"] for r in rows))
     return {
         "saved": rows,
+        "listed": LISTED_SWEEPS,
         "saved_warnings": stored.warnings,
         "explore_url": uploads.explore_url(ids, MAX_SERIES),
         "explore_left_out": max(0, len(ids) - MAX_SERIES),

@@ -273,6 +273,17 @@ def test_a_preview_lists_a_bounded_number_of_sweeps_and_counts_the_rest(
     assert len(more.select("tbody tr")) == LISTED_SWEEPS
     missing = [r.select_one("td.missing").text for r in more.select("tbody tr")[:6]]
     assert missing == ["—"] * 5 + ["GPUs"]
+    # Saved, the summary lists as many and counts the rest too.
+    fields = details_form(page)
+    fields["all.num_gpus"] = "8"
+    summary = soup(hx_client.post("/upload/confirm", data=fields)).select_one("#upload-summary")
+    assert summary.select_one("h2").get_text(" ", strip=True) == (
+        f"Saved {sweeps:,} sweeps {sweeps:,} points"
+    )
+    assert len(summary.select("#saved-sweeps tbody tr")) == LISTED_SWEEPS
+    assert summary.select_one("#saved-more").text == (
+        f"and {sweeps - LISTED_SWEEPS} more sweeps, on the Sweeps page."
+    )
     assert more.select("p")[-1].text == "and 5 more sweeps not listed."
 
 
