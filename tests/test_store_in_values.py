@@ -30,6 +30,8 @@ def test_more_ids_or_hashes_than_a_statement_may_bind_select_as_a_short_list_doe
     by_hash = select(Sweep.id).where(in_values(session, Sweep.content_hash, hashes))
     assert session.scalars(by_hash).all() == [saved.id]
     assert tag_store.tags_by_sweep(session, ids) == {saved.id: ["nightly"]}
+    for column in (Sweep.id, Sweep.content_hash):  # and none at all selects none
+        assert session.scalars(select(Sweep.id).where(in_values(session, column, []))).all() == []
 
 
 def test_the_saved_summary_asks_the_database_nothing(session: Session, engine: Engine) -> None:

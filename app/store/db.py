@@ -20,6 +20,7 @@ from sqlalchemy import (
     any_,
     create_engine,
     event,
+    false,
     func,
     inspect,
     literal,
@@ -123,6 +124,8 @@ def in_values(
     parameter per value, and a statement may carry at most 65,535 on Postgres (an upload of
     more sweeps than that was stored, then failed): there the values go as one array; on SQLite
     a long list goes as one JSON array read by json_each."""
+    if not values:
+        return false()
     name = session.get_bind().dialect.name
     if name == "postgresql":
         kind = Integer if values and isinstance(values[0], int) else String
