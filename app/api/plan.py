@@ -6,8 +6,9 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
+from app.api.readoff import SweepIds
 from app.charts import plan as charts
-from app.http.deps import DbId, SessionDep
+from app.http.deps import SessionDep
 from app.http.errors import AppError
 from app.services import plan as planner
 from app.services import plan_json
@@ -15,7 +16,6 @@ from app.services.plan_query import PlanParams
 from app.services.readoff_json import slo_json
 
 router = APIRouter(prefix="/api", tags=["analysis"])
-SweepIds = Annotated[list[DbId], Query(description="sweep id; repeat for several")]
 
 
 @router.get("/plan", name="api_plan")

@@ -8,12 +8,16 @@ from fastapi import APIRouter, Query
 
 from app.http.deps import DbId, SessionDep
 from app.http.errors import AppError
+from app.schemas.bounds import MAX_SWEEPS_ASKED
 from app.services import analysis
 from app.services.readoff_json import frontier_json, readoff_document
 from app.services.readoff_query import ReadoffQuery
 
 router = APIRouter(prefix="/api", tags=["analysis"])
-SweepIds = Annotated[list[DbId], Query(description="sweep id; repeat for several")]
+SweepIds = Annotated[
+    list[DbId],
+    Query(description="sweep id; repeat for several", max_length=MAX_SWEEPS_ASKED),
+]
 
 
 @router.get("/readoff", name="api_readoff")

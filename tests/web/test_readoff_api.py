@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from app.schemas.bounds import MAX_SWEEPS_ASKED
 from tests.conftest import FIXTURES
 from tests.factories import post_files
 
@@ -364,3 +365,15 @@ def test_percentiles_outside_p50_to_p99_9_are_refused(client: TestClient) -> Non
         response = client.get("/api/readoff", params={"sweep": sweep, "ttft_percentile": bad})
         assert response.status_code == 422, bad
         assert "ttft_percentile" in response.text
+
+
+def test_a_read_off_or_export_naming_more_sweeps_than_allowed_is_refused_naming_the_field(
+    client: TestClient,
+) -> None:
+    too_many = {"sweep": list(range(1, MAX_SWEEPS_ASKED + 2))}
+    for path in ("/api/readoff", "/api/export/sweeps.csv", "/api/plan"):
+        response = client.get(path, params=too_many)
+        assert response.status_code == 422, path
+        [error] = response.json()["errors"]
+        assert error["field"] == "sweep"
+        assert f"at most {MAX_SWEEPS_ASKED} items" in error["message"]
