@@ -256,7 +256,8 @@ def get_sweep(session: Session, sweep_id: int) -> Sweep:
 def get_sweeps(session: Session, sweep_ids: list[int]) -> list[Sweep]:
     """The sweeps with these ids and their points, in the order given, in two queries (not two
     per sweep); NotFound names the first id that does not exist."""
-    query = select(Sweep).where(Sweep.id.in_(sweep_ids)).options(selectinload(Sweep.points))
+    query = select(Sweep).where(in_values(session, Sweep.id, sweep_ids))
+    query = query.options(selectinload(Sweep.points))
     found = {s.id: s for s in session.scalars(query)}
     missing = next((i for i in sweep_ids if i not in found), None)
     if missing is not None:
@@ -320,7 +321,8 @@ def sweeps_in_order(session: Session, sweep_ids: list[int]) -> list[Sweep]:
     """The sweeps with these ids, in the order given (unknown ids are skipped)."""
     if not sweep_ids:
         return []
-    by_id = {s.id: s for s in session.scalars(select(Sweep).where(Sweep.id.in_(sweep_ids)))}
+    query = select(Sweep).where(in_values(session, Sweep.id, sweep_ids))
+    by_id = {s.id: s for s in session.scalars(query)}
     return [by_id[i] for i in sweep_ids if i in by_id]
 
 
