@@ -114,20 +114,46 @@ OUT_OF_RANGE = AppError(422, "Invalid request", "A number in the request is out 
 
 
 def database_error(exc: BaseException) -> AppError | None:
-    """503 for a lost, refused or exhausted database connection; 422 for a number the database
-    cannot hold; None for anything else (a bug: 500)."""
+    """503 for a database that is away, busy or out of resources (a retry may succeed); 422
+    for a number the database cannot hold; None for anything else (a bug: 500)."""
     if isinstance(exc, sa_exc.TimeoutError):  # every pooled connection stayed busy
         return UNREACHABLE
-    if isinstance(exc, sa_exc.DBAPIError) and (
-        exc.connection_invalidated
-        or isinstance(exc, sa_exc.OperationalError | sa_exc.InterfaceError)
-    ):
+    if isinstance(exc, sa_exc.DBAPIError) and _unavailable(exc):
         return UNREACHABLE
     if isinstance(exc, sa_exc.StatementError) and isinstance(exc.orig, OverflowError):
         return OUT_OF_RANGE  # SQLite: an integer beyond 64 bits
     if isinstance(exc, sa_exc.DataError) and getattr(exc.orig, "sqlstate", None) == "22003":
         return OUT_OF_RANGE  # Postgres: numeric_value_out_of_range
     return None
+
+
+# SQLSTATE classes of a database that is away or overloaded: connection exception, insufficient
+# resources, operator intervention (shutdown), transaction rollback (deadlock, serialization);
+# and lock_not_available (lock_timeout).
+_UNAVAILABLE_CLASSES = ("08", "53", "57", "40")
+_LOCK_NOT_AVAILABLE = "55P03"
+# SQLite's primary result codes of the same kind: BUSY, LOCKED, NOMEM, READONLY, IOERR, FULL,
+# CANTOPEN, PROTOCOL. SQLITE_ERROR (no such table, too many variables, ...) is a bug.
+_SQLITE_UNAVAILABLE = frozenset({5, 6, 7, 8, 10, 13, 14, 15})
+
+
+def _unavailable(exc: sa_exc.DBAPIError) -> bool:
+    """Whether the error says the database cannot serve now, rather than that the statement
+    is wrong. Drivers raise OperationalError for both: psycopg also for a statement it refuses
+    itself (more than 65,535 parameters), SQLite for a missing table."""
+    if exc.connection_invalidated or isinstance(exc, sa_exc.InterfaceError):
+        return True
+    if not isinstance(exc, sa_exc.OperationalError):
+        return False
+    if exc.statement is None:  # raised while connecting
+        return True
+    sqlstate = getattr(exc.orig, "sqlstate", None)
+    if isinstance(sqlstate, str):
+        return sqlstate[:2] in _UNAVAILABLE_CLASSES or sqlstate == _LOCK_NOT_AVAILABLE
+    code = getattr(exc.orig, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF in _SQLITE_UNAVAILABLE
+    return False
 
 
 def form_errors(

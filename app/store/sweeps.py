@@ -109,7 +109,7 @@ def _insert_sweeps(session: Session, created: dict[str, ParsedSweep]) -> dict[st
     with raw_cursor(session) as (cursor, postgres):
         _insert_rows(cursor, postgres, "sweep", columns, rows)
     ids = _with_hashes(session, list(created)).with_only_columns(Sweep.content_hash, Sweep.id)
-    return dict(session.execute(ids).tuples().all())
+    return dict(session.execute(ids).all())
 
 
 def _sweep_row(item: ParsedSweep, digest: str) -> tuple[Any, ...]:

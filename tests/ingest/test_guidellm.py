@@ -417,3 +417,11 @@ def test_an_in_process_vllm_backend_fills_the_engine_and_openai_http_names_none(
     data = doc()
     data["config"]["spec"]["backend"]["kind"] = "vllm_python"
     assert one_sweep(NAME, as_json(data)).meta["engine"] == "vllm"
+
+
+def test_a_yaml_report_after_comments_is_claimed_and_a_csv_naming_the_marker_is_not() -> None:
+    text = yaml.safe_dump(doc()).encode()
+    assert IMPORTER.sniff(SourceFile("b.yaml", b"# written by hand\n\n" + text))
+    assert IMPORTER.sniff(SourceFile("b.yaml", b"---\n" + text))
+    csv = b"sweep,concurrency,note\nx,1,generative_benchmark\nbenchmarks: no\n"
+    assert not IMPORTER.sniff(SourceFile("requests.csv", csv))
