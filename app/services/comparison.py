@@ -26,6 +26,7 @@ from app.domain.sensitivity import (
     point_values,
     request_buckets,
     request_limits,
+    request_sensitivity,
     sensitivity,
 )
 from app.domain.verdict import Percentile
@@ -159,12 +160,14 @@ def sensitivity_series(
             stat,
             columns=[value_column(r, metric, stat) for r in results],
         )
-    buckets = None
+    by_request: list[list[SensitivityStep]] | None = None
     if params.mode == "requests" and samples is not None:
-        # One polars pass over every selected sweep's requests, read per sweep below.
+        # One polars pass over every selected sweep's requests, and one over their buckets.
         buckets = request_buckets(samples, params.slo, metric, limits)
+        sweeps = [(r.points, r.xs) for r in results]
+        by_request = request_sensitivity(sweeps, params.slo, limits, params.basis, buckets)
     out = []
-    for result in results:
+    for i, result in enumerate(results):
 
         def steps_of(result: SweepAnalysis = result) -> list[SensitivityStep]:
             return sensitivity(
@@ -174,13 +177,14 @@ def sensitivity_series(
                 limits,
                 params.basis,
                 params.stat,
-                buckets,
                 sample_stats=result.sample_stats,
                 axes=(result.xs, result.ys),
                 columns=partial(value_column, result),
             )
 
-        if buckets is None and not result.sample_stats:
+        if by_request is not None:
+            steps = by_request[i]
+        elif not result.sample_stats:
             # Stored points alone: the same limits read the same steps (kept per sweep).
             key = ("sensitivity", result.meta["num_gpus"], params, metric, tuple(limits))
             steps = remember(result.derived, key, steps_of)

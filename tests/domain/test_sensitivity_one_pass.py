@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import polars as pl
 import pytest
@@ -13,7 +14,9 @@ from app.domain.request_goodput import SAMPLE_SCHEMA
 from app.domain.sensitivity import (
     SensitivityStep,
     percentile_limits,
+    request_buckets,
     request_limits,
+    request_sensitivity,
     sensitivity,
     with_limit,
 )
@@ -109,3 +112,54 @@ def test_per_request_sensitivity_equals_rejudging_every_request_at_every_limit(
     assert sensitivity(points, base, metric, shuffled, basis, samples=samples) == _rejudged(
         points, base, metric, shuffled, samples, basis
     )
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("metric", ["ttft", "tpot", "e2el"])
+def test_many_sweeps_in_one_pass_equal_rejudging_each_sweep_at_every_limit(
+    seed: int, metric: Metric
+) -> None:
+    rng = random.Random(300 + seed)
+    # Point ids unique across sweeps, as stored points are.
+    sweeps = [[replace(p, point_id=10 * s + p.point_id) for p in _points(rng, 5)] for s in range(4)]
+    ids = [p.point_id for points in sweeps[:3] for p in points[:4]]  # a sweep without samples
+    samples = _samples(rng, ids, 900)
+    base = Slo(ttft_ms=rng.choice([None, 250.0]), attainment=rng.choice([0.5, 0.8]))
+    limits = request_limits(samples, metric)
+    shuffled = [*rng.sample(limits, len(limits)), 0.5, limits[2]]
+    buckets = request_buckets(samples, base, metric, shuffled)
+    xs = [[p.interactivity_tok_s_user("p50") for p in points] for points in sweeps]
+    together = request_sensitivity(
+        list(zip(sweeps, xs, strict=True)), base, shuffled, "output", buckets
+    )
+    assert together == [_rejudged(points, base, metric, shuffled, samples) for points in sweeps]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_request_limits_are_polars_linear_quantiles_of_the_good_requests(seed: int) -> None:
+    rng = random.Random(seed)
+    samples = _samples(rng, [1, 2, 3], rng.randint(1, 400))
+    for metric in ("ttft", "e2el"):
+        values = samples.filter(pl.col("ok"))[f"{metric}_ms"].drop_nulls()
+        if values.is_empty():
+            assert request_limits(samples, metric) == []
+            continue
+        wanted = {values.quantile(i / 39, "linear") for i in range(40)}
+        assert request_limits(samples, metric) == sorted(wanted)
+
+
+def test_a_tie_in_goodput_and_interactivity_goes_to_the_first_point_as_in_the_read_off() -> None:
+    same = LatencyStats(p50=20.0, p90=30.0)
+    points = [
+        PointMetrics(i, 8, concurrency=c, duration_s=60.0, ttft_ms=same, tpot_ms=same)
+        for i, c in ((7, 16.0), (3, 8.0), (5, 32.0))
+    ]
+    # The first two points served the very same requests; the third none that count.
+    requests = [(pid, 100.0, 900.0, 50, 10, True) for pid in (7, 3) for _ in range(4)]
+    requests += [(5, 100.0, 900.0, 50, 10, False)]
+    samples = pl.DataFrame(requests, schema=SAMPLE_SCHEMA, orient="row")
+    base = Slo(ttft_ms=250.0)
+    limits = request_limits(samples, "e2el")
+    steps = sensitivity(points, base, "e2el", limits, samples=samples)
+    assert steps == _rejudged(points, base, "e2el", limits, samples)
+    assert {s.concurrency for s in steps} == {16.0}
