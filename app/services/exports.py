@@ -112,12 +112,14 @@ def rows_csv(header: list[str], rows: list[list[Any]]) -> str:
 
 
 def sweeps_json(sweeps: list[Sweep]) -> str:
-    docs = []
+    """{"sweeps": [...]}, a sweep (with its points) per line. Not `indent=2`: Python encodes an
+    indented document in pure Python, 4× slower (0.9 s for 1,000 sweeps of 32 points)."""
+    lines = []
     for sweep in sweeps:
         doc = sweep_summary(sweep, len(sweep.points))
         doc["points"] = [point_dict(p) for p in sweep.points]
-        docs.append(doc)
-    return json.dumps({"sweeps": docs}, indent=2)
+        lines.append(json.dumps(doc))
+    return '{"sweeps": [\n' + ",\n".join(lines) + "\n]}\n" if lines else '{"sweeps": []}\n'
 
 
 READOFF_HEADER = [

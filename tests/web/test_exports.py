@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import zipfile
 from typing import Any
 
@@ -51,6 +52,10 @@ def test_several_sweeps_export_in_the_order_asked_in_two_queries_and_an_unknown_
         event.remove(engine, "before_cursor_execute", note)
     assert [s["name"] for s in exported.json()["sweeps"]] == ["s2", "s1", "s0"]
     assert [len(s["points"]) for s in exported.json()["sweeps"]] == [2, 2, 2]
+    # A sweep per line, so a diff of two exports reads sweep by sweep.
+    lines = exported.text.splitlines()
+    assert lines[0] == '{"sweeps": [' and lines[-1] == "]}"
+    assert [json.loads(line.rstrip(","))["name"] for line in lines[1:-1]] == ["s2", "s1", "s0"]
     assert len([q for q in asked if "FROM sweep" in q or "FROM point" in q]) == 2
     missing = client.get("/api/export/sweeps.csv", params={"sweep": [ids[0], 999999]})
     assert missing.status_code == 404
