@@ -30,7 +30,7 @@ from app.domain.sensitivity import (
     sensitivity,
 )
 from app.domain.verdict import Percentile
-from app.services.analysis import Params, Price, SweepAnalysis, remember
+from app.services.analysis import Params, Price, SweepAnalysis, keep, recall, remember
 
 
 @dataclass(frozen=True)
@@ -160,12 +160,9 @@ def sensitivity_series(
             stat,
             columns=[value_column(r, metric, stat) for r in results],
         )
-    by_request: list[list[SensitivityStep]] | None = None
+    by_request = None
     if params.mode == "requests" and samples is not None:
-        # One polars pass over every selected sweep's requests, and one over their buckets.
-        buckets = request_buckets(samples, params.slo, metric, limits)
-        sweeps = [(r.points, r.xs) for r in results]
-        by_request = request_sensitivity(sweeps, params.slo, limits, params.basis, buckets)
+        by_request = _request_steps(results, params, metric, limits, samples)
     out = []
     for i, result in enumerate(results):
 
@@ -199,6 +196,30 @@ def sensitivity_series(
         )
         out.append(SensitivitySeries(result, tuple(steps), costs))
     return out
+
+
+def _request_steps(
+    results: list[SweepAnalysis],
+    params: Params,
+    metric: Metric,
+    limits: list[float],
+    samples: pl.DataFrame,
+) -> list[list[SensitivityStep]]:
+    """Per-request steps of every sweep: one polars pass over all selected sweeps' requests and
+    one over their buckets, unless each sweep kept its steps for these limits. A sweep's steps
+    follow from its own points and requests and the limits, so a view shown again (the same
+    SLO, another axis or price) reads them back."""
+    keys = [("sensitivity", r.meta["num_gpus"], params, metric, tuple(limits)) for r in results]
+    kept: list[list[SensitivityStep] | None]
+    kept = [recall(r.derived, key) for r, key in zip(results, keys, strict=True)]
+    if all(steps is not None for steps in kept):
+        return [steps for steps in kept if steps is not None]
+    buckets = request_buckets(samples, params.slo, metric, limits)
+    sweeps = [(r.points, r.xs) for r in results]
+    computed = request_sensitivity(sweeps, params.slo, limits, params.basis, buckets)
+    return [
+        keep(r.derived, key, steps) for r, key, steps in zip(results, keys, computed, strict=True)
+    ]
 
 
 def value_column(result: SweepAnalysis, metric: Metric, stat: Percentile) -> list[float | None]:

@@ -10,6 +10,7 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
+import polars as pl
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import event, select
@@ -108,6 +109,35 @@ def test_kept_sensitivity_steps_equal_a_fresh_computation(
     fresh = comparison.sensitivity_series(results, _params(500), "tpot", None, None)
     assert [s.steps for s in fresh] == [s.steps for s in kept]
     assert any(st.goodput_tok_s_per_gpu for s in fresh for st in s.steps)
+
+
+def test_per_request_sensitivity_is_kept_per_sweep_and_equals_a_fresh_pass(
+    session: Session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.ingest import UploadFile
+    from app.services import uploads
+    from tests.web.test_intervals_api import POINTS, REQUESTS
+
+    files = [UploadFile("ci.csv", POINTS), UploadFile("ci.requests.csv", REQUESTS)]
+    [saved] = uploads.store(session, files, {})
+    params = Params(Slo(ttft_ms=500, attainment=0.8), mode="requests")
+    results, _ = analysis.run(session, [saved.id], params, [], None)
+    samples = pl.concat([r.samples for r in results if r.samples is not None])
+    kept = comparison.sensitivity_series(results, params, "tpot", None, samples)
+    assert any(st.goodput_tok_s_per_gpu for s in kept for st in s.steps)
+    passes: list[int] = []
+    counted = comparison.request_buckets
+    monkeypatch.setattr(comparison, "request_buckets", lambda *a: passes.append(1) or counted(*a))
+    again = comparison.sensitivity_series(results, params, "tpot", None, samples)
+    assert passes == []  # the same view again: every sweep's steps read back
+    assert [s.steps for s in again] == [s.steps for s in kept]
+    for result in results:
+        result.derived.pop(("memo", "sensitivity"))
+    fresh = comparison.sensitivity_series(results, params, "tpot", None, samples)
+    assert passes == [1] and [s.steps for s in fresh] == [s.steps for s in kept]
+    loose = Params(Slo(ttft_ms=5000, attainment=0.8), mode="requests")
+    comparison.sensitivity_series(results, loose, "tpot", None, samples)
+    assert passes == [1, 1]  # another SLO is another pass
 
 
 def test_only_the_last_sixteen_slos_of_each_kind_are_kept_per_sweep() -> None:
