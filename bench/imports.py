@@ -35,7 +35,7 @@ import polars as pl
 from bench.common import Backend, Result, Scale, fresh_database, synthetic_sweeps_csv, unknown
 
 TIMEOUT_S = 540
-RUNS = 3  # median of this many (fewer when the scale's repeat is lower)
+RUNS = 5  # median of this many (fewer when the scale's repeat is lower)
 
 IMPORT = """
 import json, os, sys, time

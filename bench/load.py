@@ -28,6 +28,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from app.store.migrate import upgrade_to_head
+from bench.common import POSTGRES_ADMIN_URL
 from bench.server import running_server
 
 CLIENT_TIMEOUT_S = 10.0
@@ -244,9 +245,21 @@ def scratch_sqlite() -> Iterator[str]:
 
 
 def postgres_admin_url() -> str | None:
-    return os.environ.get("PARETOSCOPE_BENCH_DATABASE_URL") or os.environ.get(
+    """The server to make scratch databases on: as set, else the one every other bench uses
+    (bench.common.POSTGRES_ADMIN_URL) when it answers."""
+    chosen = os.environ.get("PARETOSCOPE_BENCH_DATABASE_URL") or os.environ.get(
         "PARETOSCOPE_TEST_DATABASE_URL"
     )
+    if chosen:
+        return chosen
+    engine = create_engine(POSTGRES_ADMIN_URL)
+    try:
+        with engine.connect():
+            return POSTGRES_ADMIN_URL
+    except Exception:  # no server: the Postgres load figure is skipped, as said
+        return None
+    finally:
+        engine.dispose()
 
 
 @contextmanager
@@ -270,7 +283,7 @@ def run(seconds: float = 60, uploaders: int = 8, readers: int = 32) -> list[Load
     admin = postgres_admin_url()
     for backend in ("sqlite", "postgres"):
         if backend == "postgres" and not admin:
-            print("load postgres: skipped (set PARETOSCOPE_BENCH_DATABASE_URL)")
+            print("load postgres: skipped (no server; set PARETOSCOPE_BENCH_DATABASE_URL)")
             continue
         for workers in (1, 2):
             scratch = scratch_sqlite() if backend == "sqlite" else scratch_postgres(admin or "")

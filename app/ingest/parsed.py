@@ -64,10 +64,19 @@ class ParsedPoint:
     def sample_count(self) -> int:
         return 0 if self.samples is None else len(self.samples)
 
-    def samples_frame(self) -> pl.DataFrame:
-        """The samples as a typed frame (a large canonical file stays columnar throughout)."""
+    def samples_frame(self, any_int_width: bool = False) -> pl.DataFrame:
+        """The samples as a typed frame (a large canonical file stays columnar throughout).
+
+        With `any_int_width` token counts read as 32-bit stay so: a copy of two columns saved
+        where only their values matter (their CSV text, a sum, a block that casts anyway)."""
         if isinstance(self.samples, pl.DataFrame):
-            return self.samples.select(pl.col(c).cast(t) for c, t in SAMPLE_FRAME_SCHEMA.items())
+            frame = self.samples
+            return frame.select(
+                pl.col(c)
+                if any_int_width and t.is_integer() and frame.schema[c].is_integer()
+                else pl.col(c).cast(t)
+                for c, t in SAMPLE_FRAME_SCHEMA.items()
+            )
         return pl.DataFrame(self.samples or [], schema=SAMPLE_FRAME_SCHEMA, orient="row")
 
 
@@ -190,7 +199,8 @@ def _samples_digest(point: ParsedPoint) -> str | None:
     if not point.sample_count:
         return None
     digest = _Digest()  # polars writes the CSV into the hash: no copy of the text is made
-    point.samples_frame().write_csv(cast(IO[bytes], digest), float_precision=None)
+    # A 32-bit count writes the same text as a 64-bit one.
+    point.samples_frame(any_int_width=True).write_csv(cast(IO[bytes], digest), float_precision=None)
     return digest.sha256.hexdigest()
 
 
@@ -275,8 +285,9 @@ def sample_throughput_warnings(sweep: ParsedSweep) -> list[str]:
         duration = point.values.get("duration_s")
         if not point.sample_count or not reported or not duration or duration <= 0:
             continue
-        frame = point.samples_frame()
-        tokens = frame.filter(pl.col("ok").fill_null(False))["output_len"].sum()
+        frame = point.samples_frame(any_int_width=True)
+        ok_tokens = pl.col("output_len").filter(pl.col("ok").fill_null(False)).sum()
+        tokens = frame.select(ok_tokens.cast(pl.Int64)).item()  # only that column, filtered
         measured = float(tokens or 0) / duration
         if measured > reported * (1 + SAMPLE_THROUGHPUT_TOLERANCE):
             excess = (measured / reported - 1) * 100

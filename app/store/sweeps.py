@@ -78,7 +78,12 @@ def save_parsed(session: Session, parsed: list[ParsedSweep]) -> list[SavedSweep]
             sample_store.write(
                 session,
                 new[digest],
-                ((i, p.samples_frame()) for i, p in enumerate(item.points) if p.sample_count),
+                # Any count width: blocks are cast to their schema as they are encoded.
+                (
+                    (i, p.samples_frame(any_int_width=True))
+                    for i, p in enumerate(item.points)
+                    if p.sample_count
+                ),
             )
     saved: list[SavedSweep] = []
     first_seen: set[str] = set()

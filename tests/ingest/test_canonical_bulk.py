@@ -78,6 +78,26 @@ def test_ok_written_as_other_words_in_some_chunks_reads_as_true_and_false_does()
     assert plain[0].samples.schema["output_len"] == pl.Int32
 
 
+@pytest.mark.parametrize("word", ["NA", "N/A", "null", "None"])
+def test_null_words_in_a_chunked_file_read_as_empty_cells_do(word: str) -> None:
+    rows = request_rows(3000)
+    # From row 1,500 on: the first chunks read without null words, then with them.
+    worded = rows[:1500] + [r.replace(",,,,", f",{word},{word},{word},") for r in rows[1500:]]
+    plain = parse_requests_csv("r.csv", as_bytes(rows), chunk_bytes=2000)
+    assert summary(parse_requests_csv("r.csv", as_bytes(worded), chunk_bytes=2000)) == summary(
+        plain
+    )
+
+
+@pytest.mark.parametrize("word", ["NA", "null", ""])
+def test_a_sweep_named_by_a_null_word_is_an_empty_sweep_in_every_chunk(word: str) -> None:
+    rows = request_rows(3000)
+    rows[2500] = rows[2500].replace("s,", f"{word},", 1)
+    with pytest.raises(IngestError) as caught:
+        parse_requests_csv("r.csv", as_bytes(rows), chunk_bytes=2000)
+    assert "r.csv, row 2502, column 'sweep': required value is empty" in str(caught.value)
+
+
 @pytest.mark.parametrize(
     ("bad_row", "cell", "column", "message"),
     [
