@@ -28,7 +28,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from app.store.migrate import upgrade_to_head
-from bench.common import POSTGRES_ADMIN_URL
+from bench.common import POSTGRES_ADMIN_URL, Result
 from bench.server import running_server
 
 CLIENT_TIMEOUT_S = 10.0
@@ -92,6 +92,20 @@ class LoadReport:
             ),
             *(f"  other: {e}" for e in self.other_errors[:5]),
         ]
+
+    def results(self) -> list[Result]:
+        """The report as rows of the one `make bench` table (absolute targets: the hardening
+        issue sets them so, with no baseline)."""
+        backend, setup = self.label.split(", ", 1)
+        name = {"sqlite": "SQLite", "postgres": "Postgres"}.get(backend, backend)
+        problems = self.server_errors + self.timeouts + len(self.other_errors)
+        problems += len(self.stored_twice) + len(self.missing) + len(self.unannounced)
+        return [
+            Result(f"load, {setup}: read p99", name, self.read_p99_s * 1000, "ms", "", None,
+                   READ_P99_TARGET_S * 1000, judged="value"),
+            Result(f"load, {setup}: 5xx, timeouts, lost or doubled stores", name,
+                   float(problems), "problems", "", None, 0.0, judged="value"),
+        ]  # fmt: skip
 
 
 def _percentile(values: list[float], q: float) -> float:

@@ -62,3 +62,23 @@ def test_more_clients_than_threads_and_connections_do_not_stall_the_server() -> 
     assert report.timeouts == 0, detail
     assert report.server_errors == 0, detail
     assert report.reads > 20, detail
+
+
+def test_the_load_verdicts_join_the_one_bench_table_and_miss_on_any_problem() -> None:
+    from bench import __main__ as bench_main
+
+    report = load.LoadReport(label="postgres, 2 workers, 60 s", seconds=60, reads=3)
+    report.read_seconds = [0.1, 0.2, 2.5]
+    report.missing = ["sweep-7"]
+    p99, problems = report.results()
+    assert (p99.figure, p99.backend, p99.value) == (
+        "load, 2 workers, 60 s: read p99",
+        "Postgres",
+        2500,
+    )
+    assert (p99.verdict, problems.value, problems.verdict) == ("MISSED", 1, "MISSED")
+    report.read_seconds, report.missing = [0.1], []
+    assert [r.verdict for r in report.results()] == ["ok", "ok"]
+    rows = bench_main.table(report.results()).splitlines()[2:]
+    assert [row.split()[-1] for row in rows] == ["ok", "ok"]
+    assert "≤ 2000 ms" in rows[0] and "0 problems" in rows[1]
