@@ -66,6 +66,35 @@ def test_requests_beyond_a_block_start_the_next_block_in_order() -> None:
     assert pl.concat(blocks)["position"].to_list() == [0] * 10 + [1] * 15
 
 
+def test_a_sweep_written_in_many_blocks_stores_them_in_order_and_reads_back_whole(
+    session: Session,
+) -> None:
+    samples = [(float(i), float(i) + 1.0, i, 3, i % 5 != 0) for i in range(25)]
+    saved = q.save_parsed(session, [_sweep("blocks", [[], []])])
+    sweep = saved[0].sweep
+    ids = [p.id for p in sweep.points]
+    columns = list(sample_store.SAMPLE_FRAME_SCHEMA)
+    frames = [
+        (0, pl.DataFrame(samples[:10], orient="row", schema=columns)),
+        (1, pl.DataFrame(samples[10:], orient="row", schema=columns)),
+    ]
+    # Blocks after the first are encoded on a helper thread while the one before is stored.
+    assert sample_store.write(session, sweep.id, frames, size=7) == 25
+    session.commit()
+    stored = session.execute(
+        select(SampleBlock.seq, SampleBlock.rows, SampleBlock.counts).order_by(SampleBlock.seq)
+    ).all()
+    assert [tuple(b) for b in stored] == [
+        (0, 7, {"0": 7}),
+        (1, 7, {"0": 3, "1": 4}),
+        (2, 7, {"1": 7}),
+        (3, 4, {"1": 4}),
+    ]
+    frame = sample_store.samples_frame(session, ids)
+    assert frame["ttft_ms"].to_list() == [float(i) for i in range(25)]
+    assert frame["point_id"].to_list() == [ids[0]] * 10 + [ids[1]] * 15
+
+
 def test_a_block_holds_compressed_parquet_and_counts_by_position(session: Session) -> None:
     samples = [(float(i % 50), 1000.0 + i % 70, i % 100 + 1, 512, True) for i in range(20_000)]
     saved = q.save_parsed(session, [_sweep("c", [samples, samples[:5]])])

@@ -12,6 +12,7 @@ import io
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 
 import polars as pl
 from sqlalchemy import insert, select
@@ -62,25 +63,40 @@ def blocks(
         yield pl.concat(pending, how="vertical_relaxed", rechunk=False)
 
 
-def write(session: Session, sweep_id: int, frames: Iterable[tuple[int, pl.DataFrame]]) -> int:
-    """Store the samples of one sweep (point position, frame of SAMPLE_FIELDS); rows written."""
+def write(
+    session: Session,
+    sweep_id: int,
+    frames: Iterable[tuple[int, pl.DataFrame]],
+    size: int = BLOCK_ROWS,
+) -> int:
+    """Store the samples of one sweep (point position, frame of SAMPLE_FIELDS); rows written.
+
+    Each block after the first is encoded on a helper thread while the database stores the one
+    before (polars and the driver both let go of the GIL): on Postgres the server spends about
+    as long keeping a block as polars spends encoding it. At most two blocks are in flight."""
     total = 0
-    for seq, block in enumerate(blocks(frames)):
-        counts = block.group_by("position").len().rows()
-        session.execute(
-            insert(SampleBlock),
-            [
-                {
-                    "sweep_id": sweep_id,
-                    "seq": seq,
-                    "rows": block.height,
-                    "counts": {str(p): n for p, n in sorted(counts)},
-                    "data": encode(block),
-                }
-            ],
-        )
-        total += block.height
+    pending: Future[dict[str, object]] | None = None
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="sample-blocks") as encoder:
+        for seq, block in enumerate(blocks(frames, size)):
+            encoding = encoder.submit(_block_row, sweep_id, seq, block)
+            if pending is not None:
+                session.execute(insert(SampleBlock), [pending.result()])
+            pending = encoding
+            total += block.height
+        if pending is not None:
+            session.execute(insert(SampleBlock), [pending.result()])
     return total
+
+
+def _block_row(sweep_id: int, seq: int, block: pl.DataFrame) -> dict[str, object]:
+    counts = block.group_by("position").len().rows()
+    return {
+        "sweep_id": sweep_id,
+        "seq": seq,
+        "rows": block.height,
+        "counts": {str(p): n for p, n in sorted(counts)},
+        "data": encode(block),
+    }
 
 
 def counts_by_point(session: Session, point_ids: list[int]) -> dict[int, int]:
