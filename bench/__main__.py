@@ -91,7 +91,8 @@ def main(argv: list[str]) -> int:
             key, value = arg[2:].split("=", 1)
             numbers = tuple(int(v) for v in value.split(","))
             current = getattr(scale, key)
-            scale = replace(scale, **{key: numbers if isinstance(current, tuple) else numbers[0]})
+            given: object = numbers if isinstance(current, tuple) else numbers[0]
+            scale = replace(scale, **{key: given})  # type: ignore[arg-type]
     words = [a for a in argv if not a.startswith("--")]
     seconds = [float(w) for w in words if w.replace(".", "", 1).isdigit()]
     names = [w for w in words if not w.replace(".", "", 1).isdigit()] or [*MODULES, "load"]

@@ -9,6 +9,7 @@ limit never asked before on warm data, so every sweep is judged (and counted) fr
 
 from __future__ import annotations
 
+import functools
 import itertools
 from typing import Any
 
@@ -26,7 +27,7 @@ from bench.common import (
     upload,
 )
 
-SLO = {"ttft_ms": 300, "tpot_ms": 30, "interpolation": "linear"}
+SLO: dict[str, Any] = {"ttft_ms": 300, "tpot_ms": 30, "interpolation": "linear"}
 RATIO_TARGET = 4.0  # per-request ≤ 4× percentile mode (issue 14)
 GROWTH_TARGET = 13.0  # ≤ 13× per 10× sweeps (linear would be 10×)
 
@@ -64,10 +65,11 @@ def _one_backend(scale: Scale, backend: Backend) -> list[Result]:
     new: dict[tuple[int, str], float] = {}
     for n in scale.sweeps:
         for mode in ("percentile", "requests"):
-            cold[n, mode] = median_cold_ms(lambda n=n, mode=mode: readoff(n, mode), scale.repeat)
-            warm[n, mode] = median_server_ms(lambda n=n, mode=mode: readoff(n, mode), scale.repeat)
+            same = functools.partial(readoff, n, mode)
+            cold[n, mode] = median_cold_ms(same, scale.repeat)
+            warm[n, mode] = median_server_ms(same, scale.repeat)
             new[n, mode] = median_server_ms(
-                lambda n=n, mode=mode: readoff(n, mode, new_slo=True), scale.repeat
+                functools.partial(readoff, n, mode, new_slo=True), scale.repeat
             )
     client.__exit__(None, None, None)
 

@@ -44,7 +44,7 @@ def run(scale: Scale, found: list[Backend]) -> list[Result]:
         with running_server(url, workers=1) as server, httpx.Client(base_url=server.url) as c:
             csv = synthetic_sweeps_csv(scale.explore_sweeps, scale.points_per_sweep, seed=5)
             ids = upload(c, csv)
-            params = {"sweep": ids, "ttft_ms": 300, "tpot_ms": 30, "picked": 1}
+            params: dict[str, Any] = {"sweep": ids, "ttft_ms": 300, "tpot_ms": 30, "picked": 1}
             explore = str(c.build_request("GET", "/", params=params).url)
             healthz = f"{server.url}/healthz"
             explore_rate = requests_per_s(explore, clients, scale.throughput_seconds)
