@@ -46,7 +46,8 @@ def export_sweeps_zip(session: SessionDep, sweep: SweepIds) -> Response:
 def export_sweeps_json(session: SessionDep, sweep: SweepIds) -> Response:
     """Sweeps with every stored column of their points, as JSON."""
     sweeps = q.get_sweeps(session, sweep_ids(sweep))
-    return _download(exports.sweeps_json(sweeps), "sweeps.json", "application/json")
+    samples = q.sample_counts_by_position(session, [s.id for s in sweeps])
+    return _download(exports.sweeps_json(sweeps, samples), "sweeps.json", "application/json")
 
 
 @router.get("/readoff.csv", name="export_readoff_csv")

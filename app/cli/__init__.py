@@ -211,7 +211,7 @@ def _import(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     from app.services import exports
-    from app.store.sweeps import NotFound, get_sweeps
+    from app.store.sweeps import NotFound, get_sweeps, sample_counts_by_position
 
     out_of_range = [i for i in args.sweep_ids if not 1 <= i <= MAX_ID]
     if out_of_range:
@@ -224,7 +224,11 @@ def _export(args: argparse.Namespace) -> int:
         except NotFound as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
-        text = exports.sweeps_csv(sweeps) if args.format == "csv" else exports.sweeps_json(sweeps)
+        if args.format == "csv":
+            text = exports.sweeps_csv(sweeps)
+        else:
+            samples = sample_counts_by_position(session, [s.id for s in sweeps])
+            text = exports.sweeps_json(sweeps, samples)
     if args.output:
         try:
             args.output.write_text(text, encoding="utf-8")

@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 
 from app.domain.request_goodput import SAMPLE_SCHEMA
 from app.ingest.parsed import SAMPLE_FRAME_SCHEMA
+from app.store.db import in_values
 from app.store.models import Point, SampleBlock, Sweep
 
 BLOCK_ROWS = 250_000  # ~2.5 MB compressed: bounded memory per write (the encoder buffers a block)
@@ -106,16 +107,23 @@ def counts_by_point(session: Session, point_ids: list[int]) -> dict[int, int]:
     points = session.execute(
         select(Point.id, Point.sweep_id, Point.position).where(Point.id.in_(point_ids))
     ).all()
-    by_key = {(s, pos): i for i, s, pos in points}
-    out: dict[int, int] = {}
-    sweep_ids = sorted({s for _, s, _ in points})
-    for sweep_id, counts in session.execute(
-        select(SampleBlock.sweep_id, SampleBlock.counts).where(SampleBlock.sweep_id.in_(sweep_ids))
-    ):
+    at = counts_by_position(session, sorted({s for _, s, _ in points}))
+    return {i: at[s, pos] for i, s, pos in points if (s, pos) in at}
+
+
+def counts_by_position(session: Session, sweep_ids: list[int]) -> dict[tuple[int, int], int]:
+    """Number of request samples at each (sweep id, point position) that has any, from the
+    block headers alone (nothing decoded)."""
+    out: dict[tuple[int, int], int] = {}
+    if not sweep_ids:
+        return out
+    query = select(SampleBlock.sweep_id, SampleBlock.counts).where(
+        in_values(session, SampleBlock.sweep_id, sorted(set(sweep_ids)))
+    )
+    for sweep_id, counts in session.execute(query):
         for position, n in counts.items():
-            point_id = by_key.get((sweep_id, int(position)))
-            if point_id is not None:
-                out[point_id] = out.get(point_id, 0) + int(n)
+            key = (sweep_id, int(position))
+            out[key] = out.get(key, 0) + int(n)
     return out
 
 

@@ -211,6 +211,11 @@ def sample_counts(session: Session, point_ids: list[int]) -> dict[int, int]:
     return sample_store.counts_by_point(session, point_ids)
 
 
+def sample_counts_by_position(session: Session, sweep_ids: list[int]) -> dict[tuple[int, int], int]:
+    """Request samples per (sweep id, point position), for sweeps whose points are loaded."""
+    return sample_store.counts_by_position(session, sweep_ids)
+
+
 FACET_FIELDS = (*FILTER_FIELDS, "isl", "osl")
 
 

@@ -76,6 +76,18 @@ def test_an_export_zip_carries_request_samples_and_reimports_unchanged(
     assert sample_count(session) == 8
 
 
+def test_the_json_export_counts_each_points_request_samples(client: TestClient) -> None:
+    plain = b"sweep,hardware,num_gpus,concurrency,tpot_p50_ms,output_tok_s\nbare,H100,1,1,10,100\n"
+    stored = post_files(client, ("o9.csv", O9_POINTS), ("o9.requests.csv", O9_REQUESTS))
+    [with_samples] = stored.json()["sweeps"]
+    [without] = post_files(client, ("bare.csv", plain)).json()["sweeps"]
+    ids = [with_samples["id"], without["id"]]
+    exported = client.get("/api/export/sweeps.json", params={"sweep": ids}).json()["sweeps"]
+    assert [[p["request_samples"] for p in s["points"]] for s in exported] == [[8], [0]]
+    detail = client.get(f"/api/sweeps/{ids[0]}").json()
+    assert detail["points"][0]["request_samples"] == 8  # the sweep's own page says the same
+
+
 def test_formula_cells_are_neutralised_but_numbers_are_not() -> None:
     assert neutralise("=SUM(A1)") == "'=SUM(A1)"
     assert neutralise("+cmd") == "'+cmd"
