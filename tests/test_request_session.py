@@ -1,0 +1,80 @@
+"""The per-request session (`app.http.deps.get_session`): committed when the handler returns,
+rolled back when it raises, and its connection back in the pool either way, even when the
+commit itself fails."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from types import SimpleNamespace
+from typing import Any
+
+import anyio
+import pytest
+from sqlalchemy import Engine, func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from app.http.deps import get_session
+from app.store.db import make_sessionmaker
+from app.store.models import SloPreset
+
+
+def _request(engine: Engine) -> Any:
+    state = SimpleNamespace(sessionmaker=make_sessionmaker(engine), session_capacity=2)
+    return SimpleNamespace(app=SimpleNamespace(state=state))
+
+
+def _preset(key: str) -> SloPreset:
+    return SloPreset(key=key, name=key, ttft_ms=100.0)
+
+
+def _presets(engine: Engine) -> list[str]:
+    with make_sessionmaker(engine)() as session:
+        return list(session.scalars(select(SloPreset.key).order_by(SloPreset.key)))
+
+
+def _run(engine: Engine, handler: Any) -> None:
+    async def main() -> None:
+        sessions: AsyncIterator[Session] = get_session(_request(engine))
+        session = await anext(sessions)
+        try:
+            handler(session)
+        except BaseException as exc:
+            await sessions.athrow(exc)
+        else:
+            with pytest.raises(StopAsyncIteration):
+                await anext(sessions)
+
+    anyio.run(main)
+
+
+def test_a_handler_that_returns_has_its_writes_committed_and_its_connection_returned(
+    engine: Engine,
+) -> None:
+    _run(engine, lambda session: session.add(_preset("kept")))
+    assert "kept" in _presets(engine)
+    assert engine.pool.checkedout() == 0  # type: ignore[attr-defined]
+
+
+def test_a_handler_that_raises_has_its_writes_rolled_back_and_its_connection_returned(
+    engine: Engine,
+) -> None:
+    def fails(session: Session) -> None:
+        session.add(_preset("dropped"))
+        session.flush()
+        raise RuntimeError("the handler failed")
+
+    with pytest.raises(RuntimeError, match="the handler failed"):
+        _run(engine, fails)
+    assert "dropped" not in _presets(engine)
+    assert engine.pool.checkedout() == 0  # type: ignore[attr-defined]
+
+
+def test_a_commit_that_fails_raises_and_still_returns_the_connection(engine: Engine) -> None:
+    _run(engine, lambda session: session.add(_preset("twice")))
+    before = len(_presets(engine))
+    with pytest.raises(IntegrityError):
+        _run(engine, lambda session: session.add(_preset("twice")))  # the key is taken
+    with make_sessionmaker(engine)() as session:
+        assert session.scalar(select(func.count()).select_from(SloPreset)) == before
+    assert engine.pool.checkedout() == 0  # type: ignore[attr-defined]
