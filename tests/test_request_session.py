@@ -5,6 +5,7 @@ commit itself fails."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 from typing import Any
 
@@ -45,7 +46,9 @@ def _run(engine: Engine, handler: Any) -> None:
             with pytest.raises(StopAsyncIteration):
                 await anext(sessions)
 
-    anyio.run(main)
+    # On a thread of its own: a test before this one may leave an event loop running here.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(anyio.run, main).result()
 
 
 def test_a_handler_that_returns_has_its_writes_committed_and_its_connection_returned(
