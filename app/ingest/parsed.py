@@ -286,8 +286,10 @@ def sample_throughput_warnings(sweep: ParsedSweep) -> list[str]:
         if not point.sample_count or not reported or not duration or duration <= 0:
             continue
         frame = point.samples_frame(any_int_width=True)
-        ok_tokens = pl.col("output_len").filter(pl.col("ok").fill_null(False)).sum()
-        tokens = frame.select(ok_tokens.cast(pl.Int64)).item()  # only that column, filtered
+        # Summed as 64-bit: polars sums a 32-bit column in 32 bits, and 3 requests of a
+        # billion tokens would wrap. Only that column is cast and filtered, not the frame.
+        ok = pl.col("ok").fill_null(False)
+        tokens = frame.select(pl.col("output_len").cast(pl.Int64).filter(ok).sum()).item()
         measured = float(tokens or 0) / duration
         if measured > reported * (1 + SAMPLE_THROUGHPUT_TOLERANCE):
             excess = (measured / reported - 1) * 100

@@ -72,9 +72,9 @@ def write(
 ) -> int:
     """Store the samples of one sweep (point position, frame of SAMPLE_FIELDS); rows written.
 
-    Each block after the first is encoded on a helper thread while the database stores the one
-    before (polars and the driver both let go of the GIL): on Postgres the server spends about
-    as long keeping a block as polars spends encoding it. At most two blocks are in flight."""
+    Blocks are encoded on a helper thread, each while the database stores the one before
+    (polars and the driver both let go of the GIL): on Postgres the server spends about as long
+    keeping a block as polars spends encoding it. At most two blocks are in flight."""
     total = 0
     pending: Future[dict[str, object]] | None = None
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="sample-blocks") as encoder:

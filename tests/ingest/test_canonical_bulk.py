@@ -98,6 +98,18 @@ def test_a_sweep_named_by_a_null_word_is_an_empty_sweep_in_every_chunk(word: str
     assert "r.csv, row 2502, column 'sweep': required value is empty" in str(caught.value)
 
 
+def test_samples_throughput_is_summed_in_64_bits_though_counts_are_read_as_32() -> None:
+    points = b"sweep,hardware,num_gpus,concurrency,duration_s,tpot_p50_ms,output_tok_s\n"
+    points += b"big,H100,8,1,1,10,100\n"
+    requests = HEADER + "\n" + "big,1,10.0,20.0,1000000000,512,true\n" * 3
+    files = [UploadFile("points.csv", points), UploadFile("r.csv", requests.encode())]
+    [sweep] = parse_upload(files, {})
+    assert sweep.points[0].samples.schema["output_len"] == pl.Int32  # type: ignore[union-attr]
+    # 3e9 tokens: in 32 bits the sum wraps to a negative number and nothing would be said.
+    [warning] = [w for w in sweep.warnings if "request samples give" in w]
+    assert "its 3 request samples give 3e+09 output tok/s over the 1 s run" in warning
+
+
 @pytest.mark.parametrize(
     ("bad_row", "cell", "column", "message"),
     [
