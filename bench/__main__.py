@@ -110,8 +110,11 @@ def main(argv: list[str]) -> int:
             print(f"[{name}: {time.perf_counter() - start:.1f} s]", file=sys.stderr)
     if run_load and scale is FULL:
         # Its details print as it runs; its verdicts join the one table.
-        for report in load.run(seconds=seconds[0] if seconds else 60.0):
+        reports = load.run(seconds=seconds[0] if seconds else 60.0)
+        for report in reports:
             results.extend(report.results())
+        if not any(r.label.startswith("postgres") for r in reports):
+            results.append(load.not_measured("Postgres", "no Postgres server answered"))
     if results:
         print(table(results))
         print(

@@ -108,6 +108,12 @@ class LoadReport:
         ]  # fmt: skip
 
 
+def not_measured(backend: str, why: str) -> Result:
+    """The load figure's row for a database it could not run on: unknown, not failed."""
+    return Result("load figure", backend, None, "ms", "", None, READ_P99_TARGET_S * 1000,
+                  judged="value", reason=why)  # fmt: skip
+
+
 def _percentile(values: list[float], q: float) -> float:
     if not values:
         return 0.0

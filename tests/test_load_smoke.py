@@ -82,3 +82,8 @@ def test_the_load_verdicts_join_the_one_bench_table_and_miss_on_any_problem() ->
     rows = bench_main.table(report.results()).splitlines()[2:]
     assert [row.split()[-1] for row in rows] == ["ok", "ok"]
     assert "≤ 2000 ms" in rows[0] and "0 problems" in rows[1]
+
+
+def test_a_database_the_load_figure_could_not_run_on_is_unknown_not_failed() -> None:
+    row = load.not_measured("Postgres", "no Postgres server answered")
+    assert (row.verdict, row.value, row.reason) == ("unknown", None, "no Postgres server answered")
