@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
-from typing import Literal
+from typing import Any, Literal
 
 import polars as pl
 
@@ -183,8 +183,7 @@ def sensitivity_series(
             steps = by_request[i]
         elif not result.sample_stats:
             # Stored points alone: the same limits read the same steps (kept per sweep).
-            key = ("sensitivity", result.meta["num_gpus"], params, metric, tuple(limits))
-            steps = remember(result.derived, key, steps_of)
+            steps = remember(result.derived, _steps_key(result, params, metric, limits), steps_of)
         else:
             steps = steps_of()
         price = group.for_hardware(str(result.meta["hardware"])) if group else None
@@ -209,7 +208,7 @@ def _request_steps(
     one over their buckets, unless each sweep kept its steps for these limits. A sweep's steps
     follow from its own points and requests and the limits, so a view shown again (the same
     SLO, another axis or price) reads them back."""
-    keys = [("sensitivity", r.meta["num_gpus"], params, metric, tuple(limits)) for r in results]
+    keys = [_steps_key(r, params, metric, limits) for r in results]
     kept: list[list[SensitivityStep] | None]
     kept = [recall(r.derived, key) for r, key in zip(results, keys, strict=True)]
     if all(steps is not None for steps in kept):
@@ -220,6 +219,13 @@ def _request_steps(
     return [
         keep(r.derived, key, steps) for r, key, steps in zip(results, keys, computed, strict=True)
     ]
+
+
+def _steps_key(
+    result: SweepAnalysis, params: Params, metric: Metric, limits: list[float]
+) -> tuple[Any, ...]:
+    """Where a sweep keeps its sensitivity steps for these limits (its GPU count: editable)."""
+    return ("sensitivity", result.meta["num_gpus"], params, metric, tuple(limits))
 
 
 def value_column(result: SweepAnalysis, metric: Metric, stat: Percentile) -> list[float | None]:

@@ -105,7 +105,9 @@ def counts_by_point(session: Session, point_ids: list[int]) -> dict[int, int]:
     if not point_ids:
         return {}
     points = session.execute(
-        select(Point.id, Point.sweep_id, Point.position).where(Point.id.in_(point_ids))
+        select(Point.id, Point.sweep_id, Point.position).where(
+            in_values(session, Point.id, point_ids)
+        )
     ).all()
     at = counts_by_position(session, sorted({s for _, s, _ in points}))
     return {i: at[s, pos] for i, s, pos in points if (s, pos) in at}

@@ -104,8 +104,11 @@ def test_per_request_sensitivity_equals_rejudging_every_request_at_every_limit(
     rng = random.Random(100 + seed)
     points = _points(rng, 6)
     samples = _samples(rng, [p.point_id for p in points[:5]], 600)
-    base = Slo(ttft_ms=rng.choice([None, 250.0]), e2el_ms=rng.choice([None, 3000.0]))
-    base = Slo(ttft_ms=base.ttft_ms, e2el_ms=base.e2el_ms, attainment=rng.choice([0.5, 0.8]))
+    base = Slo(
+        ttft_ms=rng.choice([None, 250.0]),
+        e2el_ms=rng.choice([None, 3000.0]),
+        attainment=rng.choice([0.5, 0.8]),
+    )
     limits = request_limits(samples, metric)
     shuffled = [*rng.sample(limits, len(limits)), 0.5, limits[3]]
     basis: Basis = rng.choice(["output", "total"])
