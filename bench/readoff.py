@@ -2,25 +2,26 @@
 against percentile mode of the same selection, warm and cold, and its growth per 10× sweeps.
 
 Cold = the first request after the process forgets its cached points and samples (what a
-restart costs the app; the database's own page cache stays warm). Warm asks the same SLO again,
-which the server answers from the figures it keeps per sweep and SLO; "new SLO" asks a TTFT
-limit never asked before on warm data, so every sweep is judged (and counted) from scratch.
+restart costs the app; the database's own page cache stays warm). Warm asks the same SLO again
+right after it, which the server answers from the figures it keeps per sweep and SLO; "new
+SLO" then asks a TTFT limit never asked before on warm data, so every sweep is judged (and
+counted) from scratch. Each figure is the median of `repeat` samples taken in rounds.
 """
 
 from __future__ import annotations
 
-import functools
 import itertools
+import statistics
 from typing import Any
 
 from bench.common import (
     Backend,
     Result,
     Scale,
+    clear_caches,
     client_for,
     fresh_database,
-    median_cold_ms,
-    median_server_ms,
+    server_ms,
     synthetic_requests_csv,
     synthetic_sweeps_csv,
     unknown,
@@ -60,17 +61,22 @@ def _one_backend(scale: Scale, backend: Backend) -> list[Result]:
         assert response.status_code == 200 and len(response.json()["results"]) == n
         return response
 
-    warm: dict[tuple[int, str], float] = {}
-    cold: dict[tuple[int, str], float] = {}
-    new: dict[tuple[int, str], float] = {}
-    for n in scale.sweeps:
-        for mode in ("percentile", "requests"):
-            same = functools.partial(readoff, n, mode)
-            cold[n, mode] = median_cold_ms(same, scale.repeat)
-            warm[n, mode] = median_server_ms(same, scale.repeat)
-            new[n, mode] = median_server_ms(
-                functools.partial(readoff, n, mode, new_slo=True), scale.repeat
-            )
+    # Rounds, each taking one sample of every figure (cold, then the same SLO again, then a new
+    # one) at every size: drift on a shared machine reaches both sides of each ratio alike.
+    # Measured a size at a time, a slow spell during the 100-sweep block alone moved the
+    # 100→1,000 growth from 11.9× to 13.4× between two runs of the same code.
+    taken: dict[tuple[str, int, str], list[float]] = {}
+    for _ in range(max(1, scale.repeat)):
+        for n in scale.sweeps:
+            for mode in ("percentile", "requests"):
+                clear_caches()
+                for state, new_slo in (("cold", False), ("warm", False), ("new", True)):
+                    ms = server_ms(readoff(n, mode, new_slo))
+                    taken.setdefault((state, n, mode), []).append(ms)
+    median = {key: statistics.median(values) for key, values in taken.items()}
+    cold = {(n, mode): ms for (state, n, mode), ms in median.items() if state == "cold"}
+    warm = {(n, mode): ms for (state, n, mode), ms in median.items() if state == "warm"}
+    new = {(n, mode): ms for (state, n, mode), ms in median.items() if state == "new"}
     client.__exit__(None, None, None)
 
     name = backend.name
