@@ -17,7 +17,7 @@ import random
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Awaitable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -28,7 +28,7 @@ from sqlalchemy.engine import make_url
 
 from app.store.migrate import upgrade_to_head
 from bench.common import POSTGRES_ADMIN_URL, Result
-from bench.load_client import Connection, TransportError
+from bench.load_client import Connection, Response, TransportError
 from bench.server import running_server
 
 CLIENT_TIMEOUT_S = 10.0
@@ -156,18 +156,12 @@ async def _uploader(
             else:
                 name = f"load-{run}-u{index}-{n}"
                 body = sweep_csv(name, seed=index * 1_000_000 + n)
-            start = time.monotonic()
-            try:
-                response = await http.post_file(
-                    "/api/sweeps", "files", f"{name}.csv", body, "text/csv"
-                )
-            except TimeoutError:
-                report.timeouts += 1
+            upload = http.post_file("/api/sweeps", "files", f"{name}.csv", body, "text/csv")
+            answer = await _timed(upload, f"upload {name}", report)
+            if answer is None:
                 continue
-            except TransportError as exc:
-                report.other_errors.append(f"upload {name}: {exc}")
-                continue
-            report.upload_seconds.append(time.monotonic() - start)
+            response, elapsed = answer
+            report.upload_seconds.append(elapsed)
             report.uploads += 1
             if response.status_code >= 500:
                 report.server_errors += 1
@@ -199,16 +193,10 @@ async def _reader(
     try:
         while time.monotonic() < deadline:
             path = rng.choice(paths)
-            start = time.monotonic()
-            try:
-                response = await http.get(path, BROWSER_HEADERS)
-            except TimeoutError:
-                report.timeouts += 1
+            answer = await _timed(http.get(path, BROWSER_HEADERS), f"GET {path}", report)
+            if answer is None:
                 continue
-            except TransportError as exc:
-                report.other_errors.append(f"GET {path}: {exc}")
-                continue
-            elapsed = time.monotonic() - start
+            response, elapsed = answer
             report.read_seconds.append(elapsed)
             page = path.split("?")[0].rstrip("0123456789")
             report.read_seconds_by_page.setdefault(page, []).append(elapsed)
@@ -219,6 +207,23 @@ async def _reader(
                 report.other_errors.append(f"GET {path}: {response.status_code}")
     finally:
         await http.close()
+
+
+async def _timed(
+    request: Awaitable[Response], what: str, report: LoadReport
+) -> tuple[Response, float] | None:
+    """The response and how long it took, or None once a timeout or a dropped connection is
+    counted."""
+    start = time.monotonic()
+    try:
+        response = await request
+    except TimeoutError:
+        report.timeouts += 1
+        return None
+    except TransportError as exc:
+        report.other_errors.append(f"{what}: {exc}")
+        return None
+    return response, time.monotonic() - start
 
 
 async def _drive(
