@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -86,9 +87,11 @@ def requests_per_s(url: str, clients: int, seconds: float) -> float:
     """Completed 200 responses per second with `clients` clients each asking back to back on a
     keep-alive connection of its own (gzip accepted, as a browser would), after one warm-up
     request each. A `{limit}` in the URL becomes a TTFT limit no request has asked for before
-    (300 ms and a fraction). The clients are bench.load_client's: httpx threads spent a fifth
-    of the server's CPU per request again on the same two cores."""
-    return asyncio.run(_rate(url, clients, seconds))
+    (300 ms and a fraction). The clients are bench.load_client's: httpx threads cost ~5 ms of
+    CPU per Explore request and ~1.7 ms per /healthz one (half the server's) on the same cores."""
+    # A thread of its own: the caller may already run an event loop (pytest with Playwright).
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, _rate(url, clients, seconds)).result()
 
 
 async def _rate(url: str, clients: int, seconds: float) -> float:

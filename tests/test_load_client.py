@@ -126,3 +126,38 @@ def test_a_server_that_never_answers_is_a_timeout_and_one_that_hangs_up_mid_body
         _serve(silent, ask)
     with pytest.raises(TransportError, match="IncompleteReadError"):
         _serve(hangs_up, ask)
+
+
+def test_the_throughput_clients_run_where_an_event_loop_is_already_running() -> None:
+    """`make bench` calls them from plain code, but pytest with Playwright leaves a loop
+    running on the test thread: they must not need this thread's loop."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from bench.throughput import requests_per_s
+
+    class Ok(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive, as uvicorn answers
+
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"ok")
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Ok)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/?ttft_ms={{limit}}"
+
+    async def from_inside_a_loop() -> float:
+        return requests_per_s(url, clients=2, seconds=0.2)
+
+    try:
+        with ThreadPoolExecutor(1) as pool:
+            rate = pool.submit(asyncio.run, from_inside_a_loop()).result()
+    finally:
+        server.shutdown()
+    assert rate > 0
