@@ -18,7 +18,6 @@ import tempfile
 import time
 import uuid
 from collections.abc import Awaitable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +27,7 @@ from sqlalchemy.engine import make_url
 
 from app.store.migrate import upgrade_to_head
 from bench.common import POSTGRES_ADMIN_URL, Result
-from bench.load_client import Connection, Response, TransportError
+from bench.load_client import Connection, Response, TransportError, run_apart
 from bench.server import running_server
 
 CLIENT_TIMEOUT_S = 10.0
@@ -280,10 +279,7 @@ def run_load(
     report = LoadReport(label=label, seconds=seconds)
     env = {"PARETOSCOPE_SEED_ON_START": "true", **(env or {})}
     with running_server(database_url, workers=workers, env=env) as server:
-        # A thread of its own: the caller may already run an event loop (pytest with Playwright).
-        with ThreadPoolExecutor(1) as pool:
-            drive = _drive(server.url, uploaders, readers, seconds, report)
-            pool.submit(asyncio.run, drive).result()
+        run_apart(_drive(server.url, uploaders, readers, seconds, report))
     _check_storage(database_url, report)
     return report
 

@@ -14,11 +14,14 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
+from collections.abc import Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 MAX_HEADER_BYTES = 64 * 1024
+T = TypeVar("T")
 
 
 class TransportError(Exception):
@@ -136,3 +139,10 @@ async def _chunked(reader: asyncio.StreamReader) -> bytes:
             return b"".join(parts)
         parts.append(await reader.readexactly(size))
         await reader.readexactly(2)  # the chunk's CRLF
+
+
+def run_apart(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run `coroutine` to its end on a new event loop in a thread of its own: the caller may
+    already run a loop on its thread (pytest with Playwright), where asyncio.run refuses."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -28,7 +27,7 @@ from bench.common import (
     unknown,
     upload,
 )
-from bench.load_client import Connection
+from bench.load_client import Connection, run_apart
 from bench.server import running_server
 
 MIN_REQ_S = 50.0
@@ -89,9 +88,7 @@ def requests_per_s(url: str, clients: int, seconds: float) -> float:
     request each. A `{limit}` in the URL becomes a TTFT limit no request has asked for before
     (300 ms and a fraction). The clients are bench.load_client's: httpx threads cost ~5 ms of
     CPU per Explore request and ~1.7 ms per /healthz one (half the server's) on the same cores."""
-    # A thread of its own: the caller may already run an event loop (pytest with Playwright).
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, _rate(url, clients, seconds)).result()
+    return run_apart(_rate(url, clients, seconds))
 
 
 async def _rate(url: str, clients: int, seconds: float) -> float:

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from bench.load_client import Connection, TransportError
+from bench.load_client import Connection, TransportError, run_apart
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 
@@ -24,8 +23,7 @@ def _serve(handler: Handler, talk: Callable[[str], Awaitable[object]]) -> object
         async with server:
             return await talk(f"http://127.0.0.1:{port}")
 
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, main()).result()
+    return run_apart(main())
 
 
 async def _read_request(reader: asyncio.StreamReader) -> tuple[bytes, bytes]:
@@ -156,8 +154,7 @@ def test_the_throughput_clients_run_where_an_event_loop_is_already_running() -> 
         return requests_per_s(url, clients=2, seconds=0.2)
 
     try:
-        with ThreadPoolExecutor(1) as pool:
-            rate = pool.submit(asyncio.run, from_inside_a_loop()).result()
+        rate = run_apart(from_inside_a_loop())
     finally:
         server.shutdown()
     assert rate > 0
