@@ -166,3 +166,18 @@ def test_a_tie_in_goodput_and_interactivity_goes_to_the_first_point_as_in_the_re
     steps = sensitivity(points, base, "e2el", limits, samples=samples)
     assert steps == _rejudged(points, base, "e2el", limits, samples)
     assert {s.concurrency for s in steps} == {16.0}
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("metric", ["ttft", "tpot", "e2el"])
+def test_percentile_sensitivity_over_ascending_limits_equals_rejudging_every_point(
+    seed: int, metric: Metric
+) -> None:
+    # Ascending, as percentile_limits gives them (and Explore asks): the steps keep that order.
+    rng = random.Random(500 + seed)
+    points = _points(rng, 9)
+    base = Slo(ttft_ms=rng.choice([None, 40.0]), e2el_ms=rng.choice([None, 60.0]))
+    limits = percentile_limits([points], metric, "p90")
+    steps = sensitivity(points, base, metric, limits)
+    assert [s.limit_ms for s in steps] == limits
+    assert steps == _rejudged(points, base, metric, limits)
