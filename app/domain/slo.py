@@ -31,12 +31,14 @@ from app.domain.request_goodput import (
 )
 from app.domain.verdict import (
     Check,
+    Columns,
     SamplePercentiles,
     SampleValue,
     ShownStatus,
     Slo,
     Status,
     Verdict,
+    column_verdicts,
     percentile_percent,
     point_verdict,
 )
@@ -133,6 +135,8 @@ def percentile_readoff(
     x_stat: Stat = "p50",
     interpolate: bool = True,
     samples: Mapping[int, SamplePercentiles] | None = None,
+    columns: Columns | None = None,
+    axes: tuple[Sequence[float | None], Sequence[float | None]] | None = None,
 ) -> Readoff:
     """Goodput = highest tok/s/GPU among measured points meeting the SLO, plus an optional estimate.
 
@@ -140,12 +144,19 @@ def percentile_readoff(
     point's request samples (`samples`, by point id, from `sample_percentiles`), else unknown.
     The estimate interpolates between the operating point and the next point by load when that
     point is a known fail (metrics-and-costs §1.6(b)4), reported only if it beats the goodput.
+
+    A caller that keeps what the points never change may hand in the `columns` of values the
+    checks compare (without `samples`) and the points' `axes`: x (interactivity at `x_stat`)
+    and y (tok/s per GPU on `basis`).
     """
     given = samples or {}
-    verdicts = tuple(point_verdict(p, slo, given.get(p.point_id)) for p in points)
+    if columns is not None and not given:
+        verdicts = column_verdicts(points, slo, columns)
+    else:
+        verdicts = tuple(point_verdict(p, slo, given.get(p.point_id)) for p in points)
     # Fréchet bounds hold for any mix of percentiles: each limit has its own share q_k.
     bounds = frechet_bounds(slo.quantiles()) if slo.limits() else None
-    best = _best_passing(points, verdicts, basis, x_stat)
+    best = _best_passing(points, verdicts, basis, x_stat, axes)
     if best is None:
         return _no_goodput("percentile", basis, points, verdicts, bounds, PERCENTILE_MODE_NOTE)
     op_index, op = best
@@ -254,15 +265,24 @@ def _point_goodput(point: PointMetrics, verdict: Verdict, basis: Basis) -> float
 
 
 def _best_passing(
-    points: Sequence[PointMetrics], verdicts: Sequence[Verdict], basis: Basis, x_stat: Stat
+    points: Sequence[PointMetrics],
+    verdicts: Sequence[Verdict],
+    basis: Basis,
+    x_stat: Stat,
+    axes: tuple[Sequence[float | None], Sequence[float | None]] | None = None,
 ) -> tuple[int, OperatingPoint] | None:
-    """Index and summary of the passing point with the highest throughput (ties: higher x)."""
+    """Index and summary of the passing point with the highest throughput (ties: higher x);
+    `axes` are the points' x and y when the caller has them (see percentile_readoff)."""
     best: tuple[float, float, int] | None = None
     for i, (point, verdict) in enumerate(zip(points, verdicts, strict=True)):
-        y = _point_goodput(point, verdict, basis) if verdict.status == "pass" else None
+        if verdict.status != "pass":
+            continue
+        if axes is not None and verdict.requests is None:
+            x, y = axes[0][i], axes[1][i]
+        else:
+            x, y = point.interactivity_tok_s_user(x_stat), _point_goodput(point, verdict, basis)
         if y is None:
             continue
-        x = point.interactivity_tok_s_user(x_stat)
         key = (y, x if x is not None else -math.inf)
         if best is None or key > best[:2]:
             best = (key[0], key[1], i)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
@@ -268,6 +268,32 @@ def point_verdict(
             failed = True
     overall: Status = "fail" if failed else "unknown" if unknown else "pass"
     return Verdict(point.point_id, overall, point=point, slo=slo, samples=samples)
+
+
+# The values a percentile-mode check compares, per point, for a (metric, percentile): stored,
+# else from request samples (see sensitivity.point_values). Callers that see the same points
+# again keep them and hand them in.
+Columns = Callable[[Metric, Percentile], Sequence[float | None]]
+
+
+def column_verdicts(
+    points: Sequence[PointMetrics], slo: Slo, columns: Columns
+) -> tuple[Verdict, ...]:
+    """`point_verdict` of every point (no samples), judged from the `columns` of values the
+    checks compare: a comparison per limit per point, not a lookup of each stored statistic."""
+    checks = [(columns(metric, stat), limit) for metric, stat, limit in slo.checked()]
+    verdicts = []
+    for index, point in enumerate(points):
+        failed = unknown = False
+        for column, limit in checks:
+            value = column[index]
+            if value is None:
+                unknown = True
+            elif value > limit:
+                failed = True
+        overall: Status = "fail" if failed else "unknown" if unknown else "pass"
+        verdicts.append(Verdict(point.point_id, overall, point=point, slo=slo))
+    return tuple(verdicts)
 
 
 def check_limit(

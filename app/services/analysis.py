@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Literal, TypeVar
 
 import polars as pl
@@ -18,9 +19,10 @@ from app.domain.estimate import estimate_tok_s_per_gpu
 from app.domain.intervals import DEFAULT_LEVEL
 from app.domain.metrics import Basis
 from app.domain.pareto import Interpolation, pareto_frontier
-from app.domain.point import METRICS, PointMetrics, Stat
+from app.domain.point import METRICS, Metric, PointMetrics, Stat
 from app.domain.readoff_intervals import ReadoffIntervals, request_intervals_many, runs_intervals
 from app.domain.request_goodput import SAMPLE_SCHEMA, request_goodput_frame
+from app.domain.sensitivity import point_values
 from app.domain.slo import (
     Readoff,
     Slo,
@@ -28,7 +30,7 @@ from app.domain.slo import (
     request_readoff_from_rows,
     sample_percentiles,
 )
-from app.domain.verdict import SamplePercentiles, stored_value
+from app.domain.verdict import Columns, Percentile, SamplePercentiles, stored_value
 from app.store import points as point_queries
 from app.store import pricing as pricing_queries
 from app.store.points import SweepPoints
@@ -189,7 +191,8 @@ def _one(
         stats = _sample_stats(points, params.slo, samples)
 
         def figures() -> Figures:
-            return _percentile_figures(points, params, stats, frontier, xs, ys)
+            columns = None if stats else partial(check_values, sweep.derived, points)
+            return _percentile_figures(points, params, stats, frontier, xs, ys, columns)
 
         # From the stored points alone the same SLO always reads the same: kept per sweep.
         readoff, estimate_y, intervals = (
@@ -223,8 +226,11 @@ def _percentile_figures(
     frontier: list[int],
     xs: list[float | None],
     ys: list[float | None],
+    columns: Columns | None = None,
 ) -> Figures:
-    readoff = percentile_readoff(points, params.slo, params.basis, params.stat, samples=stats)
+    readoff = percentile_readoff(
+        points, params.slo, params.basis, params.stat, samples=stats, columns=columns, axes=(xs, ys)
+    )
     estimate_y = _estimate(readoff, points, params, frontier, xs, ys)
     return readoff, estimate_y, runs_intervals(readoff, points, params.basis, params.ci_level)
 
@@ -291,6 +297,18 @@ def needs_samples(sweep: SweepPoints, slo: Slo) -> bool:
         )
     result: bool = sweep.derived[key]
     return result
+
+
+def check_values(
+    derived: dict[Any, Any], points: list[PointMetrics], metric: Metric, stat: Percentile
+) -> list[float | None]:
+    """The stored statistic a check of (metric, stat) compares at each point (None where the
+    file has none). Stored statistics never change: kept per process per sweep (`derived`)."""
+    key = ("check values", metric, stat)
+    if key not in derived:
+        derived[key] = point_values(points, metric, stat)
+    column: list[float | None] = derived[key]
+    return column
 
 
 def _point_metrics(sweep: SweepPoints) -> list[PointMetrics]:

@@ -30,7 +30,15 @@ from app.domain.sensitivity import (
     sensitivity,
 )
 from app.domain.verdict import Percentile
-from app.services.analysis import Params, Price, SweepAnalysis, keep, recall, remember
+from app.services.analysis import (
+    Params,
+    Price,
+    SweepAnalysis,
+    check_values,
+    keep,
+    recall,
+    remember,
+)
 
 
 @dataclass(frozen=True)
@@ -233,11 +241,7 @@ def value_column(result: SweepAnalysis, metric: Metric, stat: Percentile) -> lis
     change, so without sample-derived values they are remembered per process per sweep."""
     if result.sample_stats:
         return point_values(result.points, metric, stat, result.sample_stats)
-    key = ("check values", metric, stat)
-    if key not in result.derived:
-        result.derived[key] = point_values(result.points, metric, stat)
-    column: list[float | None] = result.derived[key]
-    return column
+    return check_values(result.derived, result.points, metric, stat)
 
 
 def sensitivity_percentile(params: Params, metric: str) -> str:
