@@ -3,14 +3,24 @@ judged point by point: Explore hands both in for every sweep on each new SLO."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
 
-from app.domain.point import LatencyStats, Metric, PointMetrics
+from app.domain.metrics import Basis
+from app.domain.point import LatencyStats, Metric, PointMetrics, Stat
 from app.domain.sensitivity import point_values
 from app.domain.slo import Slo, percentile_readoff
-from app.domain.verdict import Percentile, column_verdicts, point_verdict
+from app.domain.verdict import (
+    Columns,
+    Percentile,
+    SamplePercentiles,
+    SampleValue,
+    Verdict,
+    column_verdicts,
+    point_verdict,
+)
 
 
 def _points(rng: random.Random, n: int) -> list[PointMetrics]:
@@ -45,7 +55,7 @@ def _slo(rng: random.Random) -> Slo:
     )
 
 
-def _columns(points: list[PointMetrics]):  # type: ignore[no-untyped-def]
+def _columns(points: list[PointMetrics]) -> Columns:
     def columns(metric: Metric, stat: Percentile) -> list[float | None]:
         return point_values(points, metric, stat)
 
@@ -67,8 +77,8 @@ def test_column_verdicts_equal_judging_each_point(seed: int) -> None:
 def test_a_readoff_from_columns_and_axes_equals_the_readoff_from_the_points(seed: int) -> None:
     rng = random.Random(1000 + seed)
     points, slo = _points(rng, 10), _slo(rng)
-    basis = rng.choice(["output", "total"])
-    stat = rng.choice(["p50", "p90"])
+    basis: Basis = rng.choice(["output", "total"])
+    stat: Stat = rng.choice(["p50", "p90"])
     axes = (
         [p.interactivity_tok_s_user(stat) for p in points],
         [p.tok_s_per_gpu(basis) for p in points],
@@ -77,3 +87,15 @@ def test_a_readoff_from_columns_and_axes_equals_the_readoff_from_the_points(seed
     kept = percentile_readoff(points, slo, basis, stat, columns=_columns(points), axes=axes)
     assert kept == plain
     assert [v.status for v in kept.verdicts] == [v.status for v in plain.verdicts]
+
+
+def test_a_verdict_made_on_the_hot_path_is_the_verdict_its_constructor_makes() -> None:
+    point = _points(random.Random(7), 1)[0]
+    slo = Slo(ttft_ms=30.0)
+    samples: SamplePercentiles = {("ttft", "p75"): SampleValue(12.0, 40)}
+    made = point_verdict(point, slo, samples)
+    built = Verdict(point.point_id, made.status, point=point, slo=slo, samples=samples)
+    assert vars(made) == vars(built)
+    assert (made, hash(made), repr(made)) == (built, hash(built), repr(built))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.status = "pass"  # type: ignore[misc]
