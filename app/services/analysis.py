@@ -33,6 +33,7 @@ from app.domain.slo import (
 from app.domain.verdict import Columns, Percentile, SamplePercentiles, stored_value
 from app.store import points as point_queries
 from app.store import pricing as pricing_queries
+from app.store.catalog_cache import Catalog
 from app.store.points import SweepPoints
 
 Mode = Literal["percentile", "requests"]
@@ -364,11 +365,20 @@ def _cost(analysis: SweepAnalysis, price: Price) -> Cost:
 
 
 def prices_for(
-    session: Session, profile_ids: list[int], usd_per_gpu_hour: float | None
+    session: Session,
+    profile_ids: list[int],
+    usd_per_gpu_hour: float | None,
+    kept: Catalog | None = None,
 ) -> list[Price]:
-    """Stored profiles (their total hourly cost) plus an optional inline rental price."""
+    """Stored profiles (their total hourly cost) plus an optional inline rental price; the
+    profiles from the `kept` catalog when it has them all."""
+    by_id = {p.id: p for p in kept.profiles} if kept else {}
+    if all(i in by_id for i in profile_ids):
+        profiles = [by_id[i] for i in profile_ids]
+    else:  # the query names a missing id
+        profiles = pricing_queries.get_profiles(session, profile_ids)
     prices = []
-    for profile in pricing_queries.get_profiles(session, profile_ids):
+    for profile in profiles:
         total = pricing_queries.hourly_cost(profile)["total_usd_per_gpu_hour"] or 0.0
         prices.append(Price(profile.id, profile.name, profile.hardware, total, profile.utilization))
     if usd_per_gpu_hour is not None:
@@ -382,8 +392,10 @@ def run(
     params: Params,
     profile_ids: list[int],
     usd_per_gpu_hour: float | None,
+    kept: Catalog | None = None,
 ) -> tuple[list[SweepAnalysis], list[Price]]:
-    """Load the sweeps (and samples in per-request mode), then analyse them."""
+    """Load the sweeps (and samples in per-request mode), then analyse them; prices and power
+    from the `kept` catalog when the caller has read it (app.store.catalog_cache)."""
     sweeps = point_queries.sweeps_with_points(session, sweep_ids)
     samples = None
     if params.mode == "requests":
@@ -393,9 +405,9 @@ def run(
         wanting = [s for s in sweeps if needs_samples(s, params.slo)]
         if wanting:
             samples = point_queries.sweeps_samples(session, wanting)
-    prices = prices_for(session, profile_ids, usd_per_gpu_hour)
+    prices = prices_for(session, profile_ids, usd_per_gpu_hour, kept)
     results = analyse(sweeps, params, prices, samples)
-    power = pricing_queries.allin_kw_by_hardware(session)
+    power = kept.allin_kw if kept else pricing_queries.allin_kw_by_hardware(session)
     for result in results:
         result.allin_kw = power.get(str(result.meta["hardware"]).lower())
     return results, prices

@@ -5,7 +5,7 @@ Joins the catalogs (hardware, model specs) with the domain roofline; the charts 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -151,8 +151,10 @@ def shown_physics(
     precision: str | None,
     ctx: int | None,
     claims_mode: str,
+    stored_claims: Sequence[VendorClaim] | None = None,
 ) -> ShownPhysics:
-    """Ceilings per hardware × GPU count of the shown sweeps, and the claims to mark.
+    """Ceilings per hardware × GPU count of the shown sweeps, and the claims to mark (from
+    `stored_claims`, every stored claim, when the caller has read them).
 
     Worked examples (claims flagged `example`) are shown only in "examples" mode: they are
     teaching material, not anyone's claim, and would crowd the default chart.
@@ -162,7 +164,9 @@ def shown_physics(
         return ShownPhysics(curves, [], {})
     pairs = [(str(r.meta["hardware"]), r.meta.get("model")) for r in results]
     everything = claims_mode in ("all", "examples")
-    claims = claim_queries.claims_for(session, pairs, everything=everything)
+    if stored_claims is None:
+        stored_claims = claim_queries.list_claims(session)
+    claims = claim_queries.claims_among(stored_claims, pairs, everything=everything)
     if claims_mode != "examples":
         claims = [c for c in claims if not c.example]
     verdicts = {c.id: physics_for(session, c).verdict for c in claims}

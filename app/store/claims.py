@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import func, select
@@ -115,11 +116,10 @@ def matching_sweep_ids(
     return ids[:MAX_MATCHING_SWEEPS]
 
 
-def claims_for(
-    session: Session, pairs: list[tuple[str, str | None]], everything: bool = False
+def claims_among(
+    claims: Sequence[VendorClaim], pairs: list[tuple[str, str | None]], everything: bool = False
 ) -> list[VendorClaim]:
-    """Claims matching any (hardware, model) pair of the shown sweeps, or all of them."""
-    claims = list_claims(session)
+    """The claims matching any (hardware, model) pair of the shown sweeps, or all of them."""
     if everything:
-        return claims
+        return list(claims)
     return [c for c in claims if any(matches_sweep(c, h, m) for h, m in pairs)]

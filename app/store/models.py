@@ -317,3 +317,15 @@ class StagedUpload(Base):
     total_bytes: Mapped[int] = mapped_column(BigInteger)
     files: Mapped[list[Any]] = mapped_column(JSON)
     data: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class CatalogVersion(Base):
+    """One row whose `token` is renewed by every change to a catalog table (hardware, model
+    specs, pricing profiles, SLO presets, vendor claims), in the same transaction: triggers set
+    up by migration 0011 do it, whatever made the change (the app, a seed, psql). A process that
+    keeps the catalog reads this row to know whether what it keeps is still right."""
+
+    __tablename__ = "catalog_version"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    token: Mapped[str] = mapped_column(String(64))

@@ -22,6 +22,7 @@ from app.services.price_columns import PriceColumn
 from app.services.readoff_json import result_json, slo_json
 from app.store import sweeps as sweep_queries
 from app.store.catalog import model_specs
+from app.store.catalog_cache import Catalog
 from app.web import explore_state, views
 from app.web.explore_state import ExploreState
 
@@ -114,7 +115,7 @@ def explore_context(session: Session, query: explore_state.ExploreQuery) -> dict
         log_x=state.query.logx,
         log_y=state.query.logy,
         frontier_only=state.query.frontier_only,
-        extra_traces=physics_traces(session, state.query, results, params.basis),
+        extra_traces=physics_traces(session, state.query, results, params.basis, state.catalog),
     )
     series = view.sensitivity()
     sens = None
@@ -143,7 +144,7 @@ def explore_context(session: Session, query: explore_state.ExploreQuery) -> dict
         "cost_ci": cost_interval,
         "colours": colours(state),
         "facets": sweep_queries.facet_values(session),
-        "model_specs": physics_model_specs(session),
+        "model_specs": physics_model_specs(session, state.catalog),
     }
 
 
@@ -153,7 +154,11 @@ def price_cells(result: SweepAnalysis, columns: list[PriceColumn]) -> list[analy
 
 
 def physics_traces(
-    session: Session, query: explore_state.ExploreQuery, results: list[SweepAnalysis], basis: str
+    session: Session,
+    query: explore_state.ExploreQuery,
+    results: list[SweepAnalysis],
+    basis: str,
+    kept: Catalog | None = None,
 ) -> list[dict[str, Any]]:
     """Dashed physics limits (when a model spec is chosen) and vendor-claim markers."""
     shown = shown_physics(
@@ -163,6 +168,7 @@ def physics_traces(
         precision=query.roofline_precision,
         ctx=query.roofline_ctx,
         claims_mode=query.claims,
+        stored_claims=kept.claims if kept else None,
     )
     return explore_traces(
         shown,
@@ -173,6 +179,6 @@ def physics_traces(
     )
 
 
-def physics_model_specs(session: Session) -> list[Any]:
+def physics_model_specs(session: Session, kept: Catalog | None = None) -> list[Any]:
     """Model specs the physics-limit picker offers."""
-    return list(model_specs(session))
+    return list(kept.model_specs if kept else model_specs(session))

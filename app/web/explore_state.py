@@ -22,8 +22,8 @@ from app.services import price_columns
 from app.services.picker import LeaderResult, Picker
 from app.services.price_columns import PriceColumn
 from app.services.readoff_query import ReadoffQuery, preset_limits
-from app.store import catalog
-from app.store import pricing as pricing_queries
+from app.store import catalog_cache
+from app.store.catalog_cache import Catalog
 from app.store.models import PricingProfile, SloPreset, Sweep
 from app.store.sweep_search import SweepFilters
 
@@ -86,6 +86,7 @@ class ExploreState:
     dropped: list[Sweep] = field(default_factory=list)  # asked for beyond MAX_SERIES, by name
     leaders: LeaderResult | None = None  # set when this request selected the frontier leaders
     max_series: int = MAX_SERIES
+    catalog: Catalog | None = None  # as resolve read it: the rest of the request reads it here
 
     @property
     def profile_ids(self) -> list[int]:
@@ -142,11 +143,12 @@ def resolve(
     session: Session, query: ExploreQuery, default_series: int = DEFAULT_SERIES
 ) -> ExploreState:
     """Apply presets and defaults, pick the series, expand price sets into profiles."""
-    presets = catalog.slo_presets(session)
+    kept = catalog_cache.current(session)
+    presets = list(kept.slo_presets)
     by_key = {p.key: p for p in presets}
     query = _apply_preset(query, by_key)
     selection, pick = select_series(session, query, default_series)
-    profiles = pricing_queries.list_profiles(session)
+    profiles = list(kept.profiles)
     state = ExploreState(
         query=query,
         candidates=[*pick.selected, *(s for g in pick.groups for s in g.sweeps)],
@@ -155,6 +157,7 @@ def resolve(
         preset_key=_matching_preset(query, by_key),
         profiles=profiles,
         price_sets=_price_sets(profiles),
+        catalog=kept,
     )
     state.price_columns = _price_columns(state)
     state.picker, state.dropped, state.leaders = pick, selection.dropped, selection.leaders

@@ -41,7 +41,12 @@ def build(
     state = explore_state.resolve(session, query, default_series)
     params = state.query.params()
     results, prices = analysis.run(
-        session, state.selected, params, state.profile_ids, state.query.usd_per_gpu_hour
+        session,
+        state.selected,
+        params,
+        state.profile_ids,
+        state.query.usd_per_gpu_hour,
+        state.catalog,
     )
     return View(state, params, results, price_groups(state, prices))
 

@@ -1,0 +1,73 @@
+"""The catalog as Explore reads it on every request, kept per process while it is unchanged.
+
+SLO presets, model specs, pricing profiles, vendor claims and all-in power are five queries
+whose answer changes only when someone edits the catalog. Triggers (migration 0011) renew
+`catalog_version.token` in the transaction of any change to those tables, whoever makes it (a
+request, another replica, a seed, psql), so a request reads that one row and, when the token is
+the one kept, takes the kept catalog.
+
+What is kept is never older than its token: the token is read first, the tables after it. A
+change committed in between gives a newer catalog under the older token, which the next request
+replaces (its token differs). An uncommitted change in the reading transaction is kept under a
+token that a rollback takes back, so it is never taken again.
+
+The rows are ORM objects loaded by a session of their own and then detached: every attribute is
+loaded, nothing lazy is left, and they are shared by every request of the process. Read only:
+a page that edits the catalog loads its rows from its own session, as before.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from weakref import WeakKeyDictionary
+
+from sqlalchemy import Connection, Engine, select
+from sqlalchemy.orm import Session
+
+from app.store import catalog, claims, pricing
+from app.store.models import CatalogVersion, ModelSpec, PricingProfile, SloPreset, VendorClaim
+
+
+@dataclass(frozen=True)
+class Catalog:
+    token: str
+    slo_presets: tuple[SloPreset, ...]  # by key
+    model_specs: tuple[ModelSpec, ...]  # by key
+    profiles: tuple[PricingProfile, ...]  # as pricing.list_profiles orders them
+    claims: tuple[VendorClaim, ...]  # as claims.list_claims orders them
+    allin_kw: dict[str, float]  # all-in kW per GPU by lower-cased hardware key
+
+
+_kept: WeakKeyDictionary[Engine, Catalog] = WeakKeyDictionary()
+_lock = threading.Lock()
+
+
+def current(session: Session) -> Catalog:
+    """The catalog as this session's transaction sees it now: one query while it is the one
+    kept, the five lists when not. Read it once per request and hand it on."""
+    bind = session.get_bind()
+    engine = bind.engine if isinstance(bind, Connection) else bind
+    token = session.scalar(select(CatalogVersion.token).where(CatalogVersion.id == 1))
+    with _lock:
+        found = _kept.get(engine)
+    if found is None or token is None or found.token != token:
+        found = _load(session, token or "")
+        if token is not None:
+            with _lock:
+                _kept[engine] = found
+    return found
+
+
+def _load(session: Session, token: str) -> Catalog:
+    """Every catalog list, read in the caller's transaction by a session of its own (so the
+    caller's session is left as it was) and detached when that session closes."""
+    with Session(bind=session.connection(), expire_on_commit=False) as loader:
+        return Catalog(
+            token=token,
+            slo_presets=tuple(catalog.slo_presets(loader)),
+            model_specs=tuple(catalog.model_specs(loader)),
+            profiles=tuple(pricing.list_profiles(loader)),
+            claims=tuple(claims.list_claims(loader)),
+            allin_kw=pricing.allin_kw_by_hardware(loader),
+        )
