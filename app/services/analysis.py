@@ -5,11 +5,10 @@ Glue between queries (rows in) and the pure domain functions (numbers out); no w
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 import polars as pl
 from sqlalchemy.orm import Session
@@ -19,10 +18,9 @@ from app.domain.estimate import estimate_tok_s_per_gpu
 from app.domain.intervals import DEFAULT_LEVEL
 from app.domain.metrics import Basis
 from app.domain.pareto import Interpolation, pareto_frontier
-from app.domain.point import METRICS, Metric, PointMetrics, Stat
+from app.domain.point import METRICS, PointMetrics, Stat
 from app.domain.readoff_intervals import ReadoffIntervals, request_intervals_many, runs_intervals
 from app.domain.request_goodput import SAMPLE_SCHEMA, request_goodput_frame
-from app.domain.sensitivity import point_values
 from app.domain.slo import (
     Readoff,
     Slo,
@@ -30,14 +28,14 @@ from app.domain.slo import (
     request_readoff_from_rows,
     sample_percentiles,
 )
-from app.domain.verdict import Columns, Percentile, SamplePercentiles, stored_value
+from app.domain.verdict import Columns, SamplePercentiles
+from app.services.sweep_memo import check_values, keep, recall, remember
 from app.store import points as point_queries
 from app.store import pricing as pricing_queries
 from app.store.catalog_cache import Catalog
 from app.store.points import SweepPoints
 
 Mode = Literal["percentile", "requests"]
-T = TypeVar("T")
 # A read-off, its estimate and intervals: what is kept per sweep and SLO.
 Figures = tuple[Readoff, float | None, ReadoffIntervals]
 
@@ -240,39 +238,6 @@ def _readoff_key(sweep: SweepPoints, params: Params) -> tuple[str, Any, Params]:
     return ("readoff", sweep.meta["num_gpus"], params)
 
 
-_KEPT = 16  # SLOs remembered per sweep and kind of figure
-
-
-def keep(derived: dict[Any, Any], key: Any, value: T) -> T:
-    """Keep `value` under `key` as `remember` would (what another thread kept first wins)."""
-    return remember(derived, key, lambda: value)
-
-
-def recall(derived: dict[Any, Any], key: Any) -> Any | None:
-    """What `remember` keeps under `key`, or None."""
-    memo: OrderedDict[Any, Any] | None = derived.get(("memo", key[0]))
-    return None if memo is None else memo.get(key)
-
-
-def remember(derived: dict[Any, Any], key: Any, compute: Callable[[], T]) -> T:
-    """`compute()` kept in a sweep's per-process memo under `key` (a kind name first), the last
-    few keys of each kind only. A sweep's points and samples never change (the memo goes with
-    its content hash), so a figure computed from them and everything else named in `key` stays
-    right."""
-    memo: OrderedDict[Any, Any] = derived.setdefault(("memo", key[0]), OrderedDict())
-    try:
-        found: T = memo[key]
-    except KeyError:
-        found = compute()
-        memo[key] = found
-        while len(memo) > _KEPT:
-            try:
-                memo.popitem(last=False)
-            except KeyError:  # another thread emptied it first
-                break
-    return found
-
-
 def _sample_stats(
     points: list[PointMetrics], slo: Slo, samples: pl.DataFrame | None
 ) -> dict[int, SamplePercentiles]:
@@ -294,22 +259,10 @@ def needs_samples(sweep: SweepPoints, slo: Slo) -> bool:
     if key not in sweep.derived:
         points = _point_metrics(sweep)
         sweep.derived[key] = any(
-            stored_value(p, m, stat) is None for p in points for m, stat in wanted
+            None in check_values(sweep.derived, points, m, stat) for m, stat in wanted
         )
     result: bool = sweep.derived[key]
     return result
-
-
-def check_values(
-    derived: dict[Any, Any], points: list[PointMetrics], metric: Metric, stat: Percentile
-) -> list[float | None]:
-    """The stored statistic a check of (metric, stat) compares at each point (None where the
-    file has none). Stored statistics never change: kept per process per sweep (`derived`)."""
-    key = ("check values", metric, stat)
-    if key not in derived:
-        derived[key] = point_values(points, metric, stat)
-    column: list[float | None] = derived[key]
-    return column
 
 
 def _point_metrics(sweep: SweepPoints) -> list[PointMetrics]:

@@ -30,15 +30,8 @@ from app.domain.sensitivity import (
     sensitivity,
 )
 from app.domain.verdict import Percentile
-from app.services.analysis import (
-    Params,
-    Price,
-    SweepAnalysis,
-    check_values,
-    keep,
-    recall,
-    remember,
-)
+from app.services.analysis import Params, Price, SweepAnalysis
+from app.services.sweep_memo import check_values, keep, recall, remember
 
 
 @dataclass(frozen=True)

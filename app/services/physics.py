@@ -151,10 +151,10 @@ def shown_physics(
     precision: str | None,
     ctx: int | None,
     claims_mode: str,
-    stored_claims: Sequence[VendorClaim] | None = None,
+    stored_claims: Sequence[VendorClaim],
 ) -> ShownPhysics:
-    """Ceilings per hardware × GPU count of the shown sweeps, and the claims to mark (from
-    `stored_claims`, every stored claim, when the caller has read them).
+    """Ceilings per hardware × GPU count of the shown sweeps, and the claims to mark, from
+    `stored_claims` (every stored claim, as app.store.catalog_cache keeps them).
 
     Worked examples (claims flagged `example`) are shown only in "examples" mode: they are
     teaching material, not anyone's claim, and would crowd the default chart.
@@ -164,8 +164,6 @@ def shown_physics(
         return ShownPhysics(curves, [], {})
     pairs = [(str(r.meta["hardware"]), r.meta.get("model")) for r in results]
     everything = claims_mode in ("all", "examples")
-    if stored_claims is None:
-        stored_claims = claim_queries.list_claims(session)
     claims = claim_queries.claims_among(stored_claims, pairs, everything=everything)
     if claims_mode != "examples":
         claims = [c for c in claims if not c.example]

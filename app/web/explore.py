@@ -21,7 +21,6 @@ from app.services.physics import shown_physics
 from app.services.price_columns import PriceColumn
 from app.services.readoff_json import result_json, slo_json
 from app.store import sweeps as sweep_queries
-from app.store.catalog import model_specs
 from app.store.catalog_cache import Catalog
 from app.web import explore_state, views
 from app.web.explore_state import ExploreState
@@ -144,7 +143,7 @@ def explore_context(session: Session, query: explore_state.ExploreQuery) -> dict
         "cost_ci": cost_interval,
         "colours": colours(state),
         "facets": sweep_queries.facet_values(session),
-        "model_specs": physics_model_specs(session, state.catalog),
+        "model_specs": physics_model_specs(state.catalog),
     }
 
 
@@ -158,7 +157,7 @@ def physics_traces(
     query: explore_state.ExploreQuery,
     results: list[SweepAnalysis],
     basis: str,
-    kept: Catalog | None = None,
+    kept: Catalog,
 ) -> list[dict[str, Any]]:
     """Dashed physics limits (when a model spec is chosen) and vendor-claim markers."""
     shown = shown_physics(
@@ -168,7 +167,7 @@ def physics_traces(
         precision=query.roofline_precision,
         ctx=query.roofline_ctx,
         claims_mode=query.claims,
-        stored_claims=kept.claims if kept else None,
+        stored_claims=kept.claims,
     )
     return explore_traces(
         shown,
@@ -179,6 +178,6 @@ def physics_traces(
     )
 
 
-def physics_model_specs(session: Session, kept: Catalog | None = None) -> list[Any]:
+def physics_model_specs(kept: Catalog) -> list[Any]:
     """Model specs the physics-limit picker offers."""
-    return list(kept.model_specs if kept else model_specs(session))
+    return list(kept.model_specs)

@@ -81,12 +81,12 @@ class ExploreState:
     preset_key: str  # the preset the limits equal, or "" for custom limits
     profiles: list[PricingProfile]
     price_sets: list[tuple[str, str]]  # (key, label)
+    catalog: Catalog  # as resolve read it: the rest of the request reads it here
     price_columns: list[PriceColumn] = field(default_factory=list)
     picker: Picker | None = None
     dropped: list[Sweep] = field(default_factory=list)  # asked for beyond MAX_SERIES, by name
     leaders: LeaderResult | None = None  # set when this request selected the frontier leaders
     max_series: int = MAX_SERIES
-    catalog: Catalog | None = None  # as resolve read it: the rest of the request reads it here
 
     @property
     def profile_ids(self) -> list[int]:

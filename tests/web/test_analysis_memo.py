@@ -22,8 +22,9 @@ from app.domain.verdict import Slo
 from app.http.templating import templates
 from app.main import GC_GEN0_THRESHOLD, load_templates, tune_gc
 from app.services import analysis, comparison
-from app.services.analysis import Params, remember
+from app.services.analysis import Params
 from app.services.seed import seed
+from app.services.sweep_memo import remember
 from app.store import points as point_queries
 from app.store import sweeps as sweep_queries
 from app.store.models import Sweep
