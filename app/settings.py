@@ -54,12 +54,16 @@ class Settings(BaseSettings):
         "subdomains, `*` any host). Loopback names are always accepted; unset means the loopback "
         "names plus the bind host. Any other Host header gets 400 (stops DNS rebinding).",
     )
+    # Python runs one thread per worker at a time: more threads only overlap database waits,
+    # and beyond a few they contend for the interpreter lock. At 16 clients on Explore, 16
+    # threads cost 25-35% more CPU per page than 2-4 (bench/throughput.py, interleaved A/B).
     threads: int = Field(
-        default=16,
+        default=4,
         ge=1,
         le=512,
         description="Threads per worker for parsing and database work; also the size of each "
-        "worker's database connection pool.",
+        "worker's database connection pool. A few suffice: Python runs one at a time, so more "
+        "only help when the database is far away; add workers, not threads, for more CPU.",
     )
     base_url: str | None = Field(
         default=None,

@@ -16,6 +16,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.http.deps import get_session
+from app.settings import Settings
 from app.store.db import make_sessionmaker
 from app.store.models import SloPreset
 
@@ -81,3 +82,18 @@ def test_a_commit_that_fails_raises_and_still_returns_the_connection(engine: Eng
     with make_sessionmaker(engine)() as session:
         assert session.scalar(select(func.count()).select_from(SloPreset)) == before
     assert engine.pool.checkedout() == 0  # type: ignore[attr-defined]
+
+
+def test_a_worker_runs_its_routes_on_as_many_threads_as_set_with_a_pooled_connection_each(
+    make_client: Any,
+) -> None:
+    client = make_client(threads=3)
+    limiter = client.portal.call(anyio.to_thread.current_default_thread_limiter)  # type: ignore[union-attr]
+    assert limiter.total_tokens == 3
+    assert client.app.state.engine.pool.size() == 3  # type: ignore[attr-defined]
+    assert client.get("/healthz").status_code == 200
+
+
+def test_a_worker_runs_few_threads_by_default_since_python_runs_one_at_a_time() -> None:
+    # More threads than a few only contend for the interpreter lock (see app.settings).
+    assert Settings.model_fields["threads"].default == 4
