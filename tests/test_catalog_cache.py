@@ -3,6 +3,7 @@ and every change, whoever makes it, seen by the next request of every process.""
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -14,7 +15,7 @@ from sqlalchemy.orm import Session
 from app.services.seed import seed
 from app.store import catalog_cache
 from app.store.db import make_sessionmaker
-from app.store.models import SloPreset
+from app.store.models import PricingProfile, SloPreset
 
 CATALOG_TABLES = {"hardware", "model_spec", "pricing_profile", "slo_preset", "vendor_claim"}
 # A row of each catalog table the seed stores, by its key column.
@@ -150,3 +151,47 @@ def test_the_kept_rows_read_outside_any_session(engine: Engine, seeded: None) ->
     assert {p.key for p in kept.slo_presets} >= {"chat-interactive"}
     assert all(p.usd_per_gpu_hour is not None or p.capex_usd for p in kept.profiles)
     assert kept.allin_kw["h100"] > 0
+
+
+def test_a_value_derived_from_the_kept_catalog_is_made_once_until_the_catalog_changes(
+    engine: Engine, seeded: None
+) -> None:
+    made: list[int] = []
+
+    def count(kept: catalog_cache.Catalog) -> int:
+        made.append(len(kept.profiles))
+        return len(kept.profiles)
+
+    factory = make_sessionmaker(engine)
+    for _ in range(2):
+        with factory() as session:
+            assert catalog_cache.current(session).derived("profiles", count) == made[0]
+    assert len(made) == 1
+    with factory() as session:
+        first = "(SELECT MIN(id) FROM pricing_profile)"
+        session.execute(text(f"DELETE FROM pricing_profile WHERE id = {first}"))
+        session.commit()
+    with factory() as session:
+        assert catalog_cache.current(session).derived("profiles", count) == made[0] - 1
+    assert len(made) == 2
+
+
+def test_explore_offers_a_price_set_added_after_the_page_was_first_shown(
+    client: TestClient, engine: Engine, seeded: None
+) -> None:
+    def offered() -> list[str]:
+        page = BeautifulSoup(client.get("/").text, "html.parser")
+        return [str(o["value"]) for o in page.select("select[name=price_set] option")]
+
+    before = offered()
+    assert "costr@2031-01-01" not in before
+    with make_sessionmaker(engine)() as session:
+        session.add(
+            PricingProfile(
+                name="H100 rental, later", kind="rental", hardware="H100", usd_per_gpu_hour=2.0,
+                utilization=1.0, tier="costr", as_of=dt.date(2031, 1, 1),
+            )
+        )  # fmt: skip
+        session.commit()
+    after = offered()
+    assert set(after) - set(before) == {"costr@2031-01-01"}

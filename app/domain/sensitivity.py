@@ -316,16 +316,18 @@ def _best_by_step(
     """The best passing point at each step: highest throughput, ties to higher x, then the first
     point in stored order (as the read-off picks it)."""
     best: tuple[float, float, int] | None = None
+    step = _NOTHING
     steps = []
     for k in range(count):
-        for y, x, index in entering.get(k, []):
-            if best is None or (y, x) > best[:2] or ((y, x) == best[:2] and index < best[2]):
-                best = (y, x, index)
-        if best is None:
-            steps.append(_NOTHING)
-        else:
-            point = points[best[2]]
-            steps.append((best[0], point.concurrency, point.request_rate))
+        entered = entering.get(k)
+        if entered:  # the best changes only where points enter: most steps repeat the last
+            for y, x, index in entered:
+                if best is None or (y, x) > best[:2] or ((y, x) == best[:2] and index < best[2]):
+                    best = (y, x, index)
+            if best is not None:
+                point = points[best[2]]
+                step = (best[0], point.concurrency, point.request_rate)
+        steps.append(step)
     return steps
 
 

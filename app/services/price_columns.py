@@ -6,6 +6,7 @@ the same $/Mtok as the page it was linked from.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
@@ -44,10 +45,12 @@ def price_columns(
     price_set: str | None,
     pricing: list[int],
     usd_per_gpu_hour: float | None,
+    sets: Sequence[tuple[str, str]] | None = None,
 ) -> list[PriceColumn]:
-    """The price set's column, one per chosen profile, and the inline price's, in that order."""
+    """The price set's column, one per chosen profile, and the inline price's, in that order.
+    `sets` are `price_sets(profiles)` when the caller has them already."""
     columns: list[PriceColumn] = []
-    labels = dict(price_sets(profiles))
+    labels = dict(price_sets(profiles) if sets is None else sets)
     if price_set in labels:
         tier, as_of = (price_set or "").split("@")
         ids = [

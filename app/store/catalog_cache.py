@@ -19,7 +19,9 @@ a page that edits the catalog loads its rows from its own session, as before.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 from weakref import WeakKeyDictionary
 
 from sqlalchemy import Connection, Engine, select
@@ -27,6 +29,9 @@ from sqlalchemy.orm import Session
 
 from app.store import catalog, claims, pricing
 from app.store.models import CatalogVersion, ModelSpec, PricingProfile, SloPreset, VendorClaim
+
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -37,6 +42,16 @@ class Catalog:
     profiles: tuple[PricingProfile, ...]  # as pricing.list_profiles orders them
     claims: tuple[VendorClaim, ...]  # as claims.list_claims orders them
     allin_kw: dict[str, float]  # all-in kW per GPU by lower-cased hardware key
+    # Values derived from this catalog alone (e.g. the price sets), made once per catalog.
+    _derived: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def derived(self, name: str, make: Callable[[Catalog], T]) -> T:
+        """`make(self)`, made once for this catalog (a race makes it twice, the same)."""
+        try:
+            value: T = self._derived[name]
+        except KeyError:
+            value = self._derived[name] = make(self)
+        return value
 
 
 _kept: WeakKeyDictionary[Engine, Catalog] = WeakKeyDictionary()

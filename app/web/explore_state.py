@@ -80,7 +80,7 @@ class ExploreState:
     presets: list[SloPreset]
     preset_key: str  # the preset the limits equal, or "" for custom limits
     profiles: list[PricingProfile]
-    price_sets: list[tuple[str, str]]  # (key, label)
+    price_sets: tuple[tuple[str, str], ...]  # (key, label); shared by requests, read only
     catalog: Catalog  # as resolve read it: the rest of the request reads it here
     price_columns: list[PriceColumn] = field(default_factory=list)
     picker: Picker | None = None
@@ -156,7 +156,7 @@ def resolve(
         presets=presets,
         preset_key=_matching_preset(query, by_key),
         profiles=profiles,
-        price_sets=_price_sets(profiles),
+        price_sets=kept.derived("price_sets", _price_sets),
         catalog=kept,
     )
     state.price_columns = _price_columns(state)
@@ -238,12 +238,12 @@ def _matching_preset(query: ExploreQuery, presets: dict[str, SloPreset]) -> str:
     return preset.key if same else ""
 
 
-def _price_sets(profiles: list[PricingProfile]) -> list[tuple[str, str]]:
-    return price_columns.price_sets(profiles)
+def _price_sets(kept: catalog_cache.Catalog) -> tuple[tuple[str, str], ...]:
+    return tuple(price_columns.price_sets(list(kept.profiles)))
 
 
 def _price_columns(state: ExploreState) -> list[PriceColumn]:
     query = state.query
     return price_columns.price_columns(
-        state.profiles, query.price_set, query.pricing, query.usd_per_gpu_hour
+        state.profiles, query.price_set, query.pricing, query.usd_per_gpu_hour, state.price_sets
     )
