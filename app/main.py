@@ -21,6 +21,7 @@ from app.http.templating import templates
 from app.http.timing import ServerTimingMiddleware
 from app.settings import Settings, get_settings
 from app.store.db import POOL_OVERFLOW, make_engine, make_sessionmaker, session_scope
+from app.web.page_cache import PageCache
 
 
 class Paretoscope(FastAPI):
@@ -63,6 +64,9 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
     app.state.engine = engine
     app.state.sessionmaker = make_sessionmaker(engine)
     app.state.session_capacity = settings.threads + POOL_OVERFLOW  # see deps.get_session
+    # None kept while templates reload on change (`serve --reload`): a page is their output.
+    page_bytes = 0 if settings.reload_templates else int(settings.page_cache_mb * 2**20)
+    app.state.page_cache = PageCache(page_bytes)
     app.add_middleware(NulQueryGuard)
     app.add_middleware(ServerTimingMiddleware)
     app.add_middleware(BodyLimitMiddleware, max_upload_bytes=settings.max_upload_bytes)

@@ -65,6 +65,14 @@ class Settings(BaseSettings):
         "worker's database connection pool. A few suffice: Python runs one at a time, so more "
         "only help when the database is far away; add workers, not threads, for more CPU.",
     )
+    page_cache_mb: float = Field(
+        default=64,
+        ge=0,
+        le=65536,
+        description="Memory per worker for Explore pages kept for the same address while no "
+        "sweep, tag or catalog row changes (0 keeps none). Every change renews a token in the "
+        "database, so each replica drops what it kept on its next request.",
+    )
     base_url: str | None = Field(
         default=None,
         description="The address users open the dashboard at (https://dash.example.com), for the "

@@ -175,8 +175,15 @@ def unknown(figure: str, backend: Backend, unit: str, baseline: str, target: flo
 
 
 def clear_caches() -> None:
-    """Make the app forget its cached points and samples, as a restart would."""
+    """Make the app forget its cached points, samples and pages, as a restart would."""
     from app.store import points
+
+    try:
+        from app.web import page_cache
+    except ImportError:  # an app from before the page cache (bench run against an older one)
+        pass
+    else:
+        page_cache.clear_all()
 
     if hasattr(points, "clear_caches"):
         points.clear_caches()

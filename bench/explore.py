@@ -3,9 +3,9 @@ mode, sensitivity on as by default), and 20 sweeps × 32 points in per-request m
 
 Judged warm with a new SLO on every request (cached points and samples, but nothing the server
 keeps per SLO applies: both sides judge every point) and cold (the first request after the
-process forgets its cached points and samples). The same SLO asked again is shown too, unjudged:
-/api/readoff then reads its kept figures in a few ms, while the page still draws every point, so
-that ratio measures the drawing, not the read-off."""
+process forgets its cached points, samples and pages). The same SLO asked again is shown too,
+unjudged: /api/readoff then reads its kept figures and the page is the one kept for its address
+(app.web.page_cache), so that ratio compares two answers from memory."""
 
 from __future__ import annotations
 

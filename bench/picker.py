@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from sqlalchemy import insert
@@ -134,8 +135,13 @@ def _measure(backend: Backend, n: int, scale: Scale) -> dict[str, float]:
         assert response.status_code == 200, response.text
         return response
 
+    asked = itertools.count(1)
+
+    def page() -> Any:  # a new SLO each time: the page is drawn, not answered as kept
+        return client.get("/", params={**selection, "tpot_ms": 30 + next(asked) / 1000})
+
     out = {
-        "page": median_server_ms(lambda: client.get("/", params=selection), scale.repeat),
+        "page": median_server_ms(page, scale.repeat),
         "search": median_server_ms(
             lambda: get("/explore/picker", **selection, q="qwen3 h100"), scale.repeat
         ),

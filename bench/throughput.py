@@ -7,10 +7,11 @@ The server seeds its database at start, as `serve` does by default: the page off
 SLO presets, price sets and model specs and checks the seeded claims, as it would for a user
 (an empty catalog spared each page their rows and options).
 
-The same URL asked again is what a team looking at one dashboard does, and the server keeps a
-sweep's read-off per SLO; so the same figures are also measured with a different TTFT limit on
-every request (nothing kept applies), the server's work from scratch, judged against the same
-targets."""
+The same URL asked again is what a team looking at one dashboard does, and the server answers
+it with the page it kept for that address while no sweep or catalog row has changed
+(app.web.page_cache); so the same figures are also measured with a different TTFT limit on every
+request (no kept page or read-off applies), the server's work from scratch, judged against the
+same targets."""
 
 from __future__ import annotations
 

@@ -67,8 +67,8 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
         return
     url = request.getfixturevalue("postgres_migrated")
     engine = make_engine(url)
-    # All but catalog_version's one row: emptying the catalog tables renews its token.
-    kept = {"catalog_version"}
+    # All but the version rows: emptying the tables they follow renews their tokens.
+    kept = {"catalog_version", "sweep_version"}
     tables = ", ".join(t.name for t in Base.metadata.sorted_tables if t.name not in kept)
     with engine.begin() as conn:
         conn.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))

@@ -29,7 +29,7 @@ from sqlalchemy.orm import Session
 
 from app.store import catalog, claims, pricing
 from app.store.models import CatalogVersion, ModelSpec, PricingProfile, SloPreset, VendorClaim
-
+from app.store.versions import Versions
 
 T = TypeVar("T")
 
@@ -58,12 +58,16 @@ _kept: WeakKeyDictionary[Engine, Catalog] = WeakKeyDictionary()
 _lock = threading.Lock()
 
 
-def current(session: Session) -> Catalog:
+def current(session: Session, versions: Versions | None = None) -> Catalog:
     """The catalog as this session's transaction sees it now: one query while it is the one
-    kept, the five lists when not. Read it once per request and hand it on."""
+    kept, the five lists when not. Read it once per request and hand it on. `versions`, when
+    the caller read them in this transaction already, spare the query for the token."""
     bind = session.get_bind()
     engine = bind.engine if isinstance(bind, Connection) else bind
-    token = session.scalar(select(CatalogVersion.token).where(CatalogVersion.id == 1))
+    if versions is None:
+        token = session.scalar(select(CatalogVersion.token).where(CatalogVersion.id == 1))
+    else:
+        token = versions.catalog
     with _lock:
         found = _kept.get(engine)
     if found is None or token is None or found.token != token:

@@ -329,3 +329,15 @@ class CatalogVersion(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     token: Mapped[str] = mapped_column(String(64))
+
+
+class SweepVersion(Base):
+    """One row whose `token` is renewed by every change to a sweep or its tags, in the same
+    transaction (triggers of migration 0012), whatever made it. Points and request samples
+    change only with their sweep's row. A process that keeps a rendered page reads this row
+    (and catalog_version's) to know whether the page is still right."""
+
+    __tablename__ = "sweep_version"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    token: Mapped[str] = mapped_column(String(64))

@@ -22,7 +22,8 @@ from app.services.price_columns import PriceColumn
 from app.services.readoff_json import result_json, slo_json
 from app.store import sweeps as sweep_queries
 from app.store.catalog_cache import Catalog
-from app.web import explore_state, views
+from app.store.versions import Versions
+from app.web import explore_state, page_cache, views
 from app.web.explore_state import ExploreState
 
 router = APIRouter()
@@ -30,9 +31,14 @@ router = APIRouter()
 
 @router.get("/", name="explore", include_in_schema=False)
 def explore(request: Request, session: SessionDep) -> Response:
-    """The Explore page; an htmx update gets only the view and the canonical URL to push."""
-    context = explore_context(session, explore_state.parse(request.query_params))
-    return render_view(request, "explore", context)
+    """The Explore page; an htmx update gets only the view and the canonical URL to push. The
+    same address asked again while no sweep or catalog row has changed gets the kept page."""
+
+    def rendered(versions: Versions) -> Response:
+        query = explore_state.parse(request.query_params)
+        return render_view(request, "explore", explore_context(session, query, versions))
+
+    return page_cache.answer(request, session, "explore", rendered)
 
 
 def render_view(request: Request, page: str, context: dict[str, Any]) -> Response:
@@ -105,8 +111,10 @@ def api_explore(request: Request, session: SessionDep) -> dict[str, Any]:
     }
 
 
-def explore_context(session: Session, query: explore_state.ExploreQuery) -> dict[str, Any]:
-    view = views.build(session, query)
+def explore_context(
+    session: Session, query: explore_state.ExploreQuery, versions: Versions | None = None
+) -> dict[str, Any]:
+    view = views.build(session, query, versions=versions)
     state, params, results = view.state, view.params, view.results
     figure = charts.pareto_figure(
         results,

@@ -26,6 +26,7 @@ from app.store import catalog_cache
 from app.store.catalog_cache import Catalog
 from app.store.models import PricingProfile, SloPreset, Sweep
 from app.store.sweep_search import SweepFilters
+from app.store.versions import Versions
 
 FILTERS = ("model", "hardware", "engine", "precision", "isl", "osl", "source_kind")
 SLO_FIELDS = (
@@ -140,10 +141,14 @@ def parse(params: QueryParams) -> ExploreQuery:
 
 
 def resolve(
-    session: Session, query: ExploreQuery, default_series: int = DEFAULT_SERIES
+    session: Session,
+    query: ExploreQuery,
+    default_series: int = DEFAULT_SERIES,
+    versions: Versions | None = None,
 ) -> ExploreState:
-    """Apply presets and defaults, pick the series, expand price sets into profiles."""
-    kept = catalog_cache.current(session)
+    """Apply presets and defaults, pick the series, expand price sets into profiles.
+    `versions`: the tokens, when the caller read them in this transaction already."""
+    kept = catalog_cache.current(session, versions)
     presets = list(kept.slo_presets)
     by_key = {p.key: p for p in presets}
     query = _apply_preset(query, by_key)

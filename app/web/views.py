@@ -11,6 +11,7 @@ from app.domain.request_goodput import SAMPLE_SCHEMA
 from app.services import analysis, comparison
 from app.services.analysis import Params, Price, SweepAnalysis
 from app.services.comparison import PriceGroup, SensitivitySeries
+from app.store.versions import Versions
 from app.web import explore_state
 from app.web.explore_state import ExploreQuery, ExploreState
 
@@ -36,9 +37,12 @@ class View:
 
 
 def build(
-    session: Session, query: ExploreQuery, default_series: int = explore_state.DEFAULT_SERIES
+    session: Session,
+    query: ExploreQuery,
+    default_series: int = explore_state.DEFAULT_SERIES,
+    versions: Versions | None = None,
 ) -> View:
-    state = explore_state.resolve(session, query, default_series)
+    state = explore_state.resolve(session, query, default_series, versions)
     params = state.query.params()
     results, prices = analysis.run(
         session,

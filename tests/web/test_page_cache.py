@@ -1,0 +1,237 @@
+"""Explore pages kept per process (app.web.page_cache): the same address asked again is answered
+with one query while nothing it shows has changed, and any change to a sweep, a tag or the
+catalog, made by anyone, shows on the next page (SQLite and Postgres)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import pytest
+from bs4 import BeautifulSoup
+from fastapi.responses import Response
+from fastapi.testclient import TestClient
+from sqlalchemy import Engine, event, text
+
+from app.store.db import make_sessionmaker
+from app.store.models import SloPreset
+from app.web.page_cache import PageCache
+from tests.factories import post_files
+
+SWEEPS = (
+    b"sweep,hardware,num_gpus,model,concurrency,tpot_p50_ms,ttft_p90_ms,output_tok_s\n"
+    b"first,H100,8,llama-3.1-70b,1,10,100,800\n"
+    b"first,H100,8,llama-3.1-70b,8,20,150,2400\n"
+    b"second,H200,8,llama-3.1-70b,4,15,120,2000\n"
+)
+SWEEP_TABLES = {"sweep", "sweep_tag"}
+
+
+def soup(response: object) -> BeautifulSoup:
+    return BeautifulSoup(response.text, "html.parser")  # type: ignore[attr-defined]
+
+
+def upload(client: TestClient, data: bytes) -> dict[str, int]:
+    response = post_files(client, ("sweeps.csv", data))
+    assert response.status_code == 201, response.text
+    return {s["name"]: s["id"] for s in response.json()["sweeps"]}
+
+
+def readoff_names(client: TestClient, url: str) -> list[str]:
+    rows = soup(client.get(url)).select("#readoff-table tbody tr td:first-child a")
+    return [a.text for a in rows]
+
+
+def picker_names(client: TestClient, url: str) -> list[str]:
+    return [n.text for n in soup(client.get(url)).select("#picker-list .sweep-name")]
+
+
+def sweep_token(engine: Engine) -> str:
+    with engine.connect() as conn:
+        return str(conn.execute(text("SELECT token FROM sweep_version")).scalar_one())
+
+
+@pytest.fixture
+def statements() -> Iterator[list[str]]:
+    """Every statement any engine runs while the test runs (the app's engine is its own)."""
+    seen: list[str] = []
+
+    def note(conn, cursor, statement, parameters, context, executemany) -> None:  # type: ignore[no-untyped-def]
+        seen.append(statement.lower())
+
+    event.listen(Engine, "before_cursor_execute", note)
+    yield seen
+    event.remove(Engine, "before_cursor_execute", note)
+
+
+@pytest.fixture
+def explore_url(client: TestClient) -> str:
+    ids = upload(client, SWEEPS)
+    return f"/?sweep={ids['first']}&sweep={ids['second']}&picked=1&ttft_ms=300&tpot_ms=30"
+
+
+def test_the_same_address_asked_again_is_answered_with_one_query(
+    client: TestClient, explore_url: str, statements: list[str]
+) -> None:
+    first = client.get(explore_url)
+    statements.clear()
+    again = client.get(explore_url)
+    assert again.status_code == 200
+    assert again.text == first.text
+    assert again.headers["content-type"] == first.headers["content-type"]
+    asked = [s for s in statements if s.lstrip().startswith("select")]
+    assert len(asked) == 1
+    assert "from catalog_version" in asked[0] and "from sweep_version" in asked[0]
+
+
+def test_a_sweep_renamed_by_another_process_shows_on_the_next_page(
+    client: TestClient, engine: Engine, explore_url: str
+) -> None:
+    assert readoff_names(client, explore_url) == ["first", "second"]
+    with engine.begin() as conn:  # a script, psql or another replica
+        conn.execute(text("UPDATE sweep SET name = 'renamed' WHERE name = 'first'"))
+    assert readoff_names(client, explore_url) == ["renamed", "second"]
+
+
+def test_a_deleted_sweep_leaves_the_next_page(
+    client: TestClient, engine: Engine, explore_url: str
+) -> None:
+    search = "/?q=second"
+    assert picker_names(client, search) == ["second"]
+    with engine.begin() as conn:
+        conn.execute(text("DELETE FROM sweep WHERE name = 'second'"))
+    assert picker_names(client, search) == []
+
+
+def test_an_upload_shows_in_the_picker_of_the_next_page(
+    client: TestClient, explore_url: str
+) -> None:
+    picker = "/?q=third"
+    assert picker_names(client, picker) == []
+    upload(
+        client,
+        b"sweep,hardware,num_gpus,concurrency,tpot_p50_ms,output_tok_s\nthird,H100,1,1,10,100\n",
+    )
+    assert picker_names(client, picker) == ["third"]
+
+
+def test_a_catalog_change_shows_on_the_next_page(
+    client: TestClient, engine: Engine, explore_url: str
+) -> None:
+    def presets() -> list[str]:
+        return [o.text for o in soup(client.get(explore_url)).select("#slo-preset option")]
+
+    assert "Later preset" not in presets()
+    with make_sessionmaker(engine)() as session:
+        session.add(SloPreset(key="later", name="Later preset", ttft_ms=500.0))
+        session.commit()
+    assert "Later preset" in presets()
+
+
+def test_a_swap_and_a_whole_page_are_kept_apart(client: TestClient, explore_url: str) -> None:
+    whole = client.get(explore_url)
+    swap = client.get(explore_url, headers={"HX-Request": "true"})
+    again = client.get(explore_url)
+    assert soup(whole).find("html") is not None and "hx-push-url" not in whole.headers
+    assert soup(swap).find("html") is None and swap.headers["hx-push-url"].startswith("/?")
+    assert again.text == whole.text and "hx-push-url" not in again.headers
+    restored = client.get(
+        explore_url, headers={"HX-Request": "true", "HX-History-Restore-Request": "true"}
+    )
+    assert soup(restored).find("html") is not None  # htmx restoring history wants it whole
+
+
+def test_a_refused_address_is_refused_again_and_never_kept(client: TestClient) -> None:
+    for _ in range(2):
+        assert client.get("/?ttft_ms=-5").status_code == 422
+    assert client.app.state.page_cache.size_bytes == 0  # type: ignore[attr-defined]
+
+
+def test_with_no_memory_for_pages_every_request_renders(
+    make_client: Callable[..., TestClient], statements: list[str]
+) -> None:
+    client = make_client(page_cache_mb=0)
+    url = "/?sweep=" + str(upload(client, SWEEPS)["first"]) + "&picked=1"
+    client.get(url)
+    statements.clear()
+    assert client.get(url).status_code == 200
+    assert any("from sweep " in s or "from sweep\n" in s for s in statements)
+    assert client.app.state.page_cache.size_bytes == 0  # type: ignore[attr-defined]
+
+
+def test_the_sweep_tables_have_the_triggers_that_renew_the_token(engine: Engine) -> None:
+    with engine.connect() as conn:
+        if engine.dialect.name == "sqlite":
+            rows = conn.execute(
+                text(
+                    "SELECT tbl_name, sql FROM sqlite_master "
+                    "WHERE type = 'trigger' AND name LIKE '%sweep_token'"
+                )
+            ).all()
+            events = {(t, e) for t, sql in rows for e in ("INSERT", "UPDATE", "DELETE") if e in sql}
+        else:
+            rows = conn.execute(
+                text(
+                    "SELECT event_object_table, event_manipulation "
+                    "FROM information_schema.triggers WHERE trigger_name LIKE '%sweep_token'"
+                )
+            ).all()
+            events = {(t, e) for t, e in rows}
+    assert events == {(t, e) for t in SWEEP_TABLES for e in ("INSERT", "UPDATE", "DELETE")}
+
+
+def test_each_change_to_a_sweep_or_a_tag_renews_the_token(
+    client: TestClient, engine: Engine, explore_url: str
+) -> None:
+    changes = [
+        "INSERT INTO sweep_tag (sweep_id, tag) SELECT id, 'nightly' FROM sweep LIMIT 1",
+        "UPDATE sweep_tag SET tag = 'weekly'",
+        "DELETE FROM sweep_tag",
+        "UPDATE sweep SET notes = 'checked' WHERE name = 'second'",
+        "DELETE FROM sweep WHERE name = 'second'",
+    ]
+    for change in changes:
+        before = sweep_token(engine)
+        with engine.begin() as conn:
+            conn.execute(text(change))
+        assert sweep_token(engine) != before, change
+
+
+def test_a_change_rolled_back_leaves_the_token_as_it_was(engine: Engine, explore_url: str) -> None:
+    before = sweep_token(engine)
+    with engine.connect() as conn:
+        conn.execute(text("UPDATE sweep SET name = 'never' WHERE name = 'first'"))
+        conn.rollback()
+    assert sweep_token(engine) == before
+
+
+def page(status: int = 200, size: int = 10, **headers: str) -> Response:
+    return Response(b"x" * size, status_code=status, headers=headers, media_type="text/html")
+
+
+def test_pages_past_the_byte_budget_push_out_the_least_recently_used() -> None:
+    pages = PageCache(max_bytes=25)
+    pages.put(("a",), page())
+    pages.put(("b",), page())
+    assert pages.get(("a",)) is not None  # now b is the least recently used
+    pages.put(("c",), page())
+    assert pages.get(("b",)) is None
+    assert pages.get(("a",)) is not None and pages.get(("c",)) is not None
+    assert pages.size_bytes == 20
+    pages.put(("huge",), page(size=26))  # larger than the whole budget: not kept at all
+    assert pages.get(("huge",)) is None and pages.size_bytes == 20
+
+
+def test_only_a_200_is_kept_and_with_the_headers_a_page_sets() -> None:
+    pages = PageCache(max_bytes=1000)
+    pages.put(("refused",), page(status=422))
+    assert pages.get(("refused",)) is None
+    pages.put(("swap",), page(**{"HX-Push-Url": "/?sweep=1", "X-Other": "no"}))
+    kept = pages.get(("swap",))
+    assert kept is not None
+    answer = kept.response()
+    assert answer.headers["hx-push-url"] == "/?sweep=1"
+    assert "x-other" not in answer.headers
+    assert answer.headers["content-type"].startswith("text/html")
+    assert pages.get(None) is None
+    pages.put(None, page())
+    assert pages.size_bytes == len(b"x" * 10)
