@@ -66,14 +66,19 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
         yield f"sqlite:///{path}"
         return
     url = request.getfixturevalue("postgres_migrated")
-    engine = make_engine(url)
-    # All but the version rows: emptying the tables they follow renews their tokens.
+    empty_postgres(url)
+    yield url
+
+
+def empty_postgres(url: str) -> None:
+    """Every table emptied but the version rows (emptying the tables they follow renews their
+    tokens; without the rows nothing could be kept under them)."""
     kept = {"catalog_version", "sweep_version"}
     tables = ", ".join(t.name for t in Base.metadata.sorted_tables if t.name not in kept)
+    engine = make_engine(url)
     with engine.begin() as conn:
         conn.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
     engine.dispose()
-    yield url
 
 
 @pytest.fixture

@@ -14,11 +14,9 @@ from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import text
 
 from app.settings import PROJECT_ROOT
-from app.store.db import make_engine
-from app.store.models import Base
+from tests.conftest import empty_postgres
 
 PG_URL = os.environ.get("PARETOSCOPE_TEST_DATABASE_URL")
 
@@ -47,11 +45,7 @@ def two_servers(request: pytest.FixtureRequest) -> Iterator[list[str]]:
     if not PG_URL:
         pytest.skip("PARETOSCOPE_TEST_DATABASE_URL is not set")
     database_url = request.getfixturevalue("postgres_migrated")
-    engine = make_engine(database_url)
-    tables = ", ".join(t.name for t in Base.metadata.sorted_tables)
-    with engine.begin() as conn:
-        conn.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
-    engine.dispose()
+    empty_postgres(database_url)
     env = {
         **os.environ,
         "PARETOSCOPE_DATABASE_URL": database_url,
