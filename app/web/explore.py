@@ -150,7 +150,7 @@ def explore_context(
         "cells": {r.meta["id"]: price_cells(r, state.price_columns) for r in results},
         "cost_ci": cost_interval,
         "colours": colours(state),
-        "facets": sweep_queries.facet_values(session),
+        "facets": sweep_queries.facet_values(session, versions),
         "model_specs": physics_model_specs(state.catalog),
     }
 

@@ -12,6 +12,8 @@ from fastapi.responses import Response
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, event, text
 
+from app.store import sweeps as sweep_queries
+from app.store import versions as version_tokens
 from app.store.db import make_sessionmaker
 from app.store.models import SloPreset
 from app.web.page_cache import PageCache
@@ -235,3 +237,22 @@ def test_only_a_200_is_kept_and_with_the_headers_a_page_sets() -> None:
     assert pages.get(None) is None
     pages.put(None, page())
     assert pages.size_bytes == len(b"x" * 10)
+
+
+def test_the_filter_values_are_read_again_only_after_a_sweep_changes(
+    client: TestClient, engine: Engine, explore_url: str, statements: list[str]
+) -> None:
+    factory = make_sessionmaker(engine)
+
+    def facets() -> dict[str, list[object]]:
+        with factory() as session:
+            return sweep_queries.facet_values(session, version_tokens.read(session))
+
+    assert facets()["hardware"] == ["H100", "H200"]
+    statements.clear()
+    assert facets()["hardware"] == ["H100", "H200"]
+    assert not [s for s in statements if "from sweep " in s or "from sweep\n" in s]
+    upload(
+        client, b"sweep,hardware,num_gpus,concurrency,tpot_p50_ms,output_tok_s\nb,B200,1,1,9,90\n"
+    )
+    assert facets()["hardware"] == ["B200", "H100", "H200"]
