@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine, event, text
 from sqlalchemy.orm import Session
 
 from app.main import create_app
@@ -124,3 +124,39 @@ def hx_client(make_client: Callable[..., TestClient]) -> TestClient:
     client = make_client()
     client.headers["HX-Request"] = "true"
     return client
+
+
+def trigger_events(engine: Engine, name_suffix: str) -> set[tuple[str, str]]:
+    """(table, INSERT | UPDATE | DELETE) of every trigger whose name ends with `name_suffix`."""
+    with engine.connect() as conn:
+        if engine.dialect.name == "sqlite":
+            rows = conn.execute(
+                text(
+                    "SELECT tbl_name, sql FROM sqlite_master "
+                    "WHERE type = 'trigger' AND name LIKE :n"
+                ),
+                {"n": f"%{name_suffix}"},
+            ).all()
+            return {(t, e) for t, sql in rows for e in ("INSERT", "UPDATE", "DELETE") if e in sql}
+        rows = conn.execute(
+            text(
+                "SELECT event_object_table, event_manipulation "
+                "FROM information_schema.triggers WHERE trigger_name LIKE :n"
+            ),
+            {"n": f"%{name_suffix}"},
+        ).all()
+        return {(t, e) for t, e in rows}
+
+
+@pytest.fixture
+def statements() -> Iterator[list[str]]:
+    """Every statement any engine runs while the test runs (each app's engine is its own),
+    lower-cased."""
+    seen: list[str] = []
+
+    def note(conn, cursor, statement, parameters, context, executemany) -> None:  # type: ignore[no-untyped-def]
+        seen.append(statement.lower())
+
+    event.listen(Engine, "before_cursor_execute", note)
+    yield seen
+    event.remove(Engine, "before_cursor_execute", note)

@@ -4,18 +4,19 @@ and every change, whoever makes it, seen by the next request of every process.""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
-from sqlalchemy import Engine, event, text
+from sqlalchemy import Engine, text
 from sqlalchemy.orm import Session
 
 from app.services.seed import seed
 from app.store import catalog_cache
 from app.store.db import make_sessionmaker
 from app.store.models import PricingProfile, SloPreset
+from tests.conftest import trigger_events
 
 CATALOG_TABLES = {"hardware", "model_spec", "pricing_profile", "slo_preset", "vendor_claim"}
 # A row of each catalog table the seed stores, by its key column.
@@ -44,40 +45,9 @@ def preset_names(client: TestClient) -> list[str]:
     return [o.text for o in page.select("#slo-preset option")][1:]  # after "custom limits"
 
 
-@pytest.fixture
-def statements(engine: Engine) -> Iterator[list[str]]:
-    """Every statement any engine runs while the test runs (the app's engine is its own)."""
-    seen: list[str] = []
-
-    def note(conn, cursor, statement, parameters, context, executemany) -> None:  # type: ignore[no-untyped-def]
-        seen.append(statement)
-
-    event.listen(Engine, "before_cursor_execute", note)
-    yield seen
-    event.remove(Engine, "before_cursor_execute", note)
-
-
 def test_every_catalog_table_has_the_triggers_that_renew_the_token(engine: Engine) -> None:
-    with engine.connect() as conn:
-        if engine.dialect.name == "sqlite":
-            rows = conn.execute(
-                text(
-                    "SELECT tbl_name, sql FROM sqlite_master "
-                    "WHERE type = 'trigger' AND name LIKE '%catalog_token'"
-                )
-            ).all()
-            events = {(t, e) for t, sql in rows for e in ("INSERT", "UPDATE", "DELETE") if e in sql}
-            wanted = {(t, e) for t in CATALOG_TABLES for e in ("INSERT", "UPDATE", "DELETE")}
-        else:
-            rows = conn.execute(
-                text(
-                    "SELECT event_object_table, event_manipulation "
-                    "FROM information_schema.triggers WHERE trigger_name LIKE '%catalog_token'"
-                )
-            ).all()
-            events = {(t, e) for t, e in rows}
-            wanted = {(t, e) for t in CATALOG_TABLES for e in ("INSERT", "UPDATE", "DELETE")}
-    assert events == wanted
+    wanted = {(t, e) for t in CATALOG_TABLES for e in ("INSERT", "UPDATE", "DELETE")}
+    assert trigger_events(engine, "catalog_token") == wanted
 
 
 @pytest.mark.parametrize("table", sorted(CATALOG_TABLES))

@@ -4,19 +4,20 @@ catalog, made by anyone, shows on the next page (SQLite and Postgres)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 from bs4 import BeautifulSoup
 from fastapi.responses import Response
 from fastapi.testclient import TestClient
-from sqlalchemy import Engine, event, text
+from sqlalchemy import Engine, text
 
 from app.store import sweeps as sweep_queries
 from app.store import versions as version_tokens
 from app.store.db import make_sessionmaker
 from app.store.models import SloPreset
 from app.web.page_cache import PageCache
+from tests.conftest import trigger_events
 from tests.factories import post_files
 
 SWEEPS = (
@@ -50,19 +51,6 @@ def picker_names(client: TestClient, url: str) -> list[str]:
 def sweep_token(engine: Engine) -> str:
     with engine.connect() as conn:
         return str(conn.execute(text("SELECT token FROM sweep_version")).scalar_one())
-
-
-@pytest.fixture
-def statements() -> Iterator[list[str]]:
-    """Every statement any engine runs while the test runs (the app's engine is its own)."""
-    seen: list[str] = []
-
-    def note(conn, cursor, statement, parameters, context, executemany) -> None:  # type: ignore[no-untyped-def]
-        seen.append(statement.lower())
-
-    event.listen(Engine, "before_cursor_execute", note)
-    yield seen
-    event.remove(Engine, "before_cursor_execute", note)
 
 
 @pytest.fixture
@@ -161,24 +149,8 @@ def test_with_no_memory_for_pages_every_request_renders(
 
 
 def test_the_sweep_tables_have_the_triggers_that_renew_the_token(engine: Engine) -> None:
-    with engine.connect() as conn:
-        if engine.dialect.name == "sqlite":
-            rows = conn.execute(
-                text(
-                    "SELECT tbl_name, sql FROM sqlite_master "
-                    "WHERE type = 'trigger' AND name LIKE '%sweep_token'"
-                )
-            ).all()
-            events = {(t, e) for t, sql in rows for e in ("INSERT", "UPDATE", "DELETE") if e in sql}
-        else:
-            rows = conn.execute(
-                text(
-                    "SELECT event_object_table, event_manipulation "
-                    "FROM information_schema.triggers WHERE trigger_name LIKE '%sweep_token'"
-                )
-            ).all()
-            events = {(t, e) for t, e in rows}
-    assert events == {(t, e) for t in SWEEP_TABLES for e in ("INSERT", "UPDATE", "DELETE")}
+    wanted = {(t, e) for t in SWEEP_TABLES for e in ("INSERT", "UPDATE", "DELETE")}
+    assert trigger_events(engine, "sweep_token") == wanted
 
 
 def test_each_change_to_a_sweep_or_a_tag_renews_the_token(
