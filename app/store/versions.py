@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import literal, select, union_all
+from sqlalchemy import ColumnElement, String, cast, func, literal, select, union_all
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from app.store.models import CatalogVersion, SweepVersion
@@ -28,3 +29,22 @@ _BOTH = union_all(
 def read(session: Session) -> Versions:
     found: dict[str, str] = {row.kind: row.token for row in session.execute(_BOTH)}
     return Versions(catalog=found.get("catalog"), sweeps=found.get("sweeps"))
+
+
+def restore_missing(session: Session) -> list[str]:
+    """Give back a version row someone deleted (a TRUNCATE of every table, say), with a new
+    token; without its row nothing is kept under it. The kinds restored, in the caller's
+    transaction."""
+    postgres = session.get_bind().dialect.name == "postgresql"
+    insert = postgresql.insert if postgres else sqlite.insert
+    new_token: ColumnElement[str] = func.lower(func.hex(func.randomblob(16)))
+    if postgres:
+        new_token = cast(func.gen_random_uuid(), String)
+    restored = []
+    for kind, model in (("catalog", CatalogVersion), ("sweeps", SweepVersion)):
+        if session.get(model, 1) is None:
+            # Another process starting at the same time may give it back first.
+            row = insert(model).values(id=1, token=new_token).on_conflict_do_nothing()
+            session.execute(row)
+            restored.append(kind)
+    return restored

@@ -12,6 +12,8 @@ from fastapi.responses import Response
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, text
 
+from app.main import create_app
+from app.settings import Settings
 from app.store import sweeps as sweep_queries
 from app.store import versions as version_tokens
 from app.store.db import make_sessionmaker
@@ -228,3 +230,22 @@ def test_the_filter_values_are_read_again_only_after_a_sweep_changes(
         client, b"sweep,hardware,num_gpus,concurrency,tpot_p50_ms,output_tok_s\nb,B200,1,1,9,90\n"
     )
     assert facets()["hardware"] == ["B200", "H100", "H200"]
+
+
+def test_a_server_starting_on_a_database_whose_version_rows_were_deleted_gives_them_back(
+    database_url: str, engine: Engine
+) -> None:
+    with engine.begin() as conn:
+        conn.execute(text("DELETE FROM sweep_version"))
+        conn.execute(text("DELETE FROM catalog_version"))
+    settings = Settings(
+        database_url=database_url, seed_on_start=False, allowed_hosts=["testserver"]
+    )
+    with TestClient(create_app(settings)) as client:  # migrates (a no-op here), as serve does
+        url = "/?sweep=" + str(upload(client, SWEEPS)["first"]) + "&picked=1"
+        client.get(url)
+        assert client.app.state.page_cache.size_bytes > 0  # type: ignore[attr-defined]
+    with engine.connect() as conn:
+        kinds = conn.execute(text("SELECT count(*) FROM sweep_version")).scalar_one()
+        assert kinds == 1
+        assert conn.execute(text("SELECT count(*) FROM catalog_version")).scalar_one() == 1
