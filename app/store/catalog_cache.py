@@ -18,18 +18,16 @@ a page that edits the catalog loads its rows from its own session, as before.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
-from weakref import WeakKeyDictionary
 
-from sqlalchemy import Connection, Engine, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.store import catalog, claims, pricing
 from app.store.models import CatalogVersion, ModelSpec, PricingProfile, SloPreset, VendorClaim
-from app.store.versions import Versions
+from app.store.versions import KeptUnder, Versions
 
 T = TypeVar("T")
 
@@ -54,27 +52,21 @@ class Catalog:
         return value
 
 
-_kept: WeakKeyDictionary[Engine, Catalog] = WeakKeyDictionary()
-_lock = threading.Lock()
+_kept: KeptUnder[Catalog] = KeptUnder()
 
 
 def current(session: Session, versions: Versions | None = None) -> Catalog:
     """The catalog as this session's transaction sees it now: one query while it is the one
     kept, the five lists when not. Read it once per request and hand it on. `versions`, when
     the caller read them in this transaction already, spare the query for the token."""
-    bind = session.get_bind()
-    engine = bind.engine if isinstance(bind, Connection) else bind
     if versions is None:
         token = session.scalar(select(CatalogVersion.token).where(CatalogVersion.id == 1))
     else:
         token = versions.catalog
-    with _lock:
-        found = _kept.get(engine)
-    if found is None or token is None or found.token != token:
+    found = _kept.get(session, token)
+    if found is None:
         found = _load(session, token or "")
-        if token is not None:
-            with _lock:
-                _kept[engine] = found
+        _kept.put(session, token, found)
     return found
 
 

@@ -7,12 +7,9 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
-from weakref import WeakKeyDictionary
 
 from sqlalchemy import (
     CompoundSelect,
-    Connection,
-    Engine,
     Select,
     String,
     cast,
@@ -34,7 +31,7 @@ from app.store import samples as sample_store
 from app.store.db import in_values
 from app.store.models import Point, SampleBlock, Sweep, SweepCheck, SweepTag
 from app.store.sweep_search import FILTER_FIELDS, SweepFilters, where
-from app.store.versions import Versions
+from app.store.versions import KeptUnder, Versions
 
 SWEEP_FIELDS: tuple[str, ...] = tuple(c for c in SWEEP_COLUMN_NAMES if c != "sweep")
 
@@ -245,7 +242,7 @@ _FACETS_SETS = select(*(getattr(Sweep, name) for name in FACET_FIELDS)).group_by
 
 
 # The facets per engine, with the sweeps token they were read under (app.store.versions).
-_kept_facets: WeakKeyDictionary[Engine, tuple[str, dict[str, list[Any]]]] = WeakKeyDictionary()
+_kept_facets: KeptUnder[dict[str, list[Any]]] = KeptUnder()
 
 
 def facet_values(session: Session, versions: Versions | None = None) -> dict[str, list[Any]]:
@@ -253,15 +250,10 @@ def facet_values(session: Session, versions: Versions | None = None) -> dict[str
     this transaction, the values read under the same sweeps token are reused (do not change
     them): the dropdowns change only when a sweep does."""
     token = versions.sweeps if versions else None
-    if token is None:
-        return _facet_values(session)
-    bind = session.get_bind()
-    engine = bind.engine if isinstance(bind, Connection) else bind
-    kept = _kept_facets.get(engine)
-    if kept is not None and kept[0] == token:
-        return kept[1]
-    found = _facet_values(session)  # read after the token: never older than it
-    _kept_facets[engine] = (token, found)
+    found = _kept_facets.get(session, token)
+    if found is None:
+        found = _facet_values(session)  # read after the token: never older than it
+        _kept_facets.put(session, token, found)
     return found
 
 

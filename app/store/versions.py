@@ -5,13 +5,28 @@ before reading the rows knows it is never older than they say."""
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
+from typing import Generic, TypeVar
+from weakref import WeakKeyDictionary
 
-from sqlalchemy import ColumnElement, String, cast, func, literal, select, union_all
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    Engine,
+    String,
+    cast,
+    func,
+    literal,
+    select,
+    union_all,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from app.store.models import CatalogVersion, SweepVersion
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -24,6 +39,33 @@ _BOTH = union_all(
     select(literal("catalog").label("kind"), CatalogVersion.token).where(CatalogVersion.id == 1),
     select(literal("sweeps").label("kind"), SweepVersion.token).where(SweepVersion.id == 1),
 )
+
+
+class KeptUnder(Generic[T]):
+    """One value per database (engine) a process talks to, with the token it was read under:
+    `get` gives it back only under the same token. Read the token before the value, so what is
+    kept is never older than its token."""
+
+    def __init__(self) -> None:
+        self._kept: WeakKeyDictionary[Engine, tuple[str, T]] = WeakKeyDictionary()
+        self._lock = threading.Lock()
+
+    def get(self, session: Session, token: str | None) -> T | None:
+        if token is None:
+            return None
+        with self._lock:
+            kept = self._kept.get(_engine(session))
+        return kept[1] if kept is not None and kept[0] == token else None
+
+    def put(self, session: Session, token: str | None, value: T) -> None:
+        if token is not None:  # no row, no token: nothing may be kept
+            with self._lock:
+                self._kept[_engine(session)] = (token, value)
+
+
+def _engine(session: Session) -> Engine:
+    bind = session.get_bind()
+    return bind.engine if isinstance(bind, Connection) else bind
 
 
 def read(session: Session) -> Versions:
