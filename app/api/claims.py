@@ -30,7 +30,7 @@ from app.schemas.claims import ClaimIn
 from app.services.catalog_checks import checked_claim
 from app.services.claims_audit import AuditQuery, Precision, audit
 from app.services.physics import ceiling_curve, physics_for
-from app.store import catalog
+from app.store import catalog, catalog_cache
 from app.store import claims as q
 from app.store import points as point_queries
 
@@ -40,9 +40,10 @@ router = APIRouter(prefix="/api", tags=["claims"])
 @router.get("/claims", name="api_claims_list")
 def api_claims_list(session: SessionDep) -> dict[str, Any]:
     """Every claim, newest first, each with its physics verdict."""
+    kept = catalog_cache.current(session)
     return {
         "claims": [
-            {**q.claim_dict(c), "verdict": physics_for(session, c).verdict}
+            {**q.claim_dict(c), "verdict": physics_for(kept, c).verdict}
             for c in q.list_claims(session)
         ]
     }

@@ -22,7 +22,7 @@ from app.services.analysis import Params, SweepAnalysis
 from app.services.physics import Curve, claim_ceiling, physics_for
 from app.services.readoff_json import readoff_body, run_query
 from app.services.readoff_query import ReadoffQuery, preset_limits
-from app.store import catalog
+from app.store import catalog_cache
 from app.store import claims as claim_queries
 from app.store import pricing as pricing_queries
 from app.store.models import SloPreset, VendorClaim
@@ -115,9 +115,10 @@ def default_pricing(session: Session, hardware: str) -> list[int]:
 def audit(session: Session, claim: VendorClaim, query: AuditQuery) -> Audit:
     """Physics, open questions, the read-off of the compared sweeps, and what to place them on."""
     facts = claim_queries.domain_claim(claim)
-    spec = catalog.match_model_spec(session, claim.model)
+    kept = catalog_cache.current(session)
+    spec = kept.model_spec(claim.model)
     physics = physics_for(
-        session,
+        kept,
         claim,
         params_b=query.params_b,
         accepted_length=query.accepted_length,
@@ -140,7 +141,7 @@ def audit(session: Session, claim: VendorClaim, query: AuditQuery) -> Audit:
         results,
         params,
         claim,
-        claim_ceiling(session, claim, spec, physics, query.params_b),
+        claim_ceiling(kept, claim, spec, physics, query.params_b),
         physics.verdict,
         query.logx if "logx" in query.model_fields_set else None,
     )

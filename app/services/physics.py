@@ -5,11 +5,9 @@ Joins the catalogs (hardware, model specs) with the domain roofline; the charts 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
-
-from sqlalchemy.orm import Session
 
 from app.domain.claim_physics import check_physics
 from app.domain.claim_work import Physics
@@ -18,6 +16,7 @@ from app.domain.roofline import HardwareSpec, ModelArch, RooflinePoint, roofline
 from app.services.analysis import SweepAnalysis
 from app.store import catalog
 from app.store import claims as claim_queries
+from app.store.catalog_cache import Catalog
 from app.store.models import ModelSpec, VendorClaim
 
 MAX_CURVES = 8
@@ -82,17 +81,18 @@ def ceiling_curve(
 
 
 def physics_for(
-    session: Session,
+    kept: Catalog,
     claim: VendorClaim,
     *,
     params_b: float | None = None,
     accepted_length: float | None = None,
     kv_precision: str = "bf16",
 ) -> Physics:
-    """The claim against the roofline of its catalog hardware and matched model spec."""
-    row = catalog.hardware_by_key(session, claim.hardware)
+    """The claim against the roofline of its catalog hardware and matched model spec, both
+    from the kept catalog (no query per claim: a list of claims reads the catalog once)."""
+    row = kept.hardware_row(claim.hardware)
     hw = catalog.hardware_spec(row) if row else None
-    spec = catalog.match_model_spec(session, claim.model)
+    spec = kept.model_spec(claim.model)
     missing = []
     if row is None:
         missing.append(f"hardware {claim.hardware!r} in the catalog")
@@ -119,14 +119,14 @@ def physics_for(
 
 
 def claim_ceiling(
-    session: Session,
+    kept: Catalog,
     claim: VendorClaim,
     spec: ModelSpec | None,
     physics: Physics,
     params_b: float | None = None,
 ) -> Curve | None:
     """The ceiling of the claim's own deployment, when hardware, model and context are known."""
-    row = catalog.hardware_by_key(session, claim.hardware)
+    row = kept.hardware_row(claim.hardware)
     hw = catalog.hardware_spec(row) if row else None
     if spec is None or hw is None or row is None or physics.context is None:
         return None
@@ -144,42 +144,41 @@ def claim_ceiling(
 
 
 def shown_physics(
-    session: Session,
+    kept: Catalog,
     results: list[SweepAnalysis],
     *,
     model: str | None,
     precision: str | None,
     ctx: int | None,
     claims_mode: str,
-    stored_claims: Sequence[VendorClaim],
 ) -> ShownPhysics:
-    """Ceilings per hardware × GPU count of the shown sweeps, and the claims to mark, from
-    `stored_claims` (every stored claim, as app.store.catalog_cache keeps them).
+    """Ceilings per hardware × GPU count of the shown sweeps, and the claims to mark, from the
+    kept catalog's claims, hardware and model specs (no query).
 
     Worked examples (claims flagged `example`) are shown only in "examples" mode: they are
     teaching material, not anyone's claim, and would crowd the default chart.
     """
-    curves = sweep_curves(session, results, model, precision, ctx)
+    curves = sweep_curves(kept, results, model, precision, ctx)
     if claims_mode == "none":
         return ShownPhysics(curves, [], {})
     pairs = [(str(r.meta["hardware"]), r.meta.get("model")) for r in results]
     everything = claims_mode in ("all", "examples")
-    claims = claim_queries.claims_among(stored_claims, pairs, everything=everything)
+    claims = claim_queries.claims_among(kept.claims, pairs, everything=everything)
     if claims_mode != "examples":
         claims = [c for c in claims if not c.example]
-    verdicts = {c.id: physics_for(session, c).verdict for c in claims}
+    verdicts = {c.id: physics_for(kept, c).verdict for c in claims}
     return ShownPhysics(curves, claims, verdicts)
 
 
 def sweep_curves(
-    session: Session,
+    kept: Catalog,
     results: list[SweepAnalysis],
     model: str | None,
     precision: str | None,
     ctx: int | None,
 ) -> list[tuple[int, Curve]]:
     """One curve per distinct hardware × GPUs × precision × context, coloured as its sweep."""
-    spec = catalog.match_model_spec(session, model)
+    spec = kept.model_spec(model)
     if spec is None:
         return []
     arch = catalog.model_arch(spec)
@@ -187,7 +186,7 @@ def sweep_curves(
     seen: set[tuple[str, int, str, int]] = set()
     for i, result in enumerate(results):
         meta = result.meta
-        row = catalog.hardware_by_key(session, str(meta["hardware"]))
+        row = kept.hardware_row(str(meta["hardware"]))
         hw = catalog.hardware_spec(row) if row else None
         if row is None or hw is None:
             continue

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from sqlalchemy import func, select
@@ -30,6 +30,22 @@ def hardware_by_key(session: Session, key: str | None) -> Hardware | None:
         matched = match_hardware(session, key).key
         row = None if matched is None else session.get(Hardware, matched)
     return row
+
+
+def hardware_in(rows: Sequence[Hardware], key: str | None) -> Hardware | None:
+    """`hardware_by_key` among rows already read (every hardware row, by key), no query."""
+    if not key or not key.strip():
+        return None
+    wanted = key.strip().lower()
+    found = next((row for row in rows if row.key.lower() == wanted), None)
+    if found is None:
+        matched = match_hardware_in(rows, key).key
+        found = next((row for row in rows if row.key == matched), None)
+    return found
+
+
+def hardware_rows(session: Session) -> list[Hardware]:
+    return list(session.scalars(select(Hardware).order_by(Hardware.key)).all())
 
 
 def hardware_keys(session: Session) -> list[str]:
@@ -147,10 +163,15 @@ def model_specs(session: Session) -> list[ModelSpec]:
 
 def match_model_spec(session: Session, text: str | None) -> ModelSpec | None:
     """The spec whose key or name equals `text` ignoring case, spaces and punctuation."""
+    return model_spec_in(model_specs(session) if squash(text) else [], text)
+
+
+def model_spec_in(specs: Iterable[ModelSpec], text: str | None) -> ModelSpec | None:
+    """`match_model_spec` among specs already read (by key), no query."""
     wanted = squash(text)
     if not wanted:
         return None
-    for spec in model_specs(session):
+    for spec in specs:
         if wanted in (squash(spec.key), squash(spec.name)):
             return spec
     return None

@@ -1,7 +1,7 @@
 """The catalog as Explore reads it on every request, kept per process while it is unchanged.
 
-SLO presets, model specs, pricing profiles, vendor claims and all-in power are five queries
-whose answer changes only when someone edits the catalog. Triggers (migration 0011) renew
+SLO presets, model specs, pricing profiles, vendor claims, hardware and all-in power are six
+queries whose answer changes only when someone edits the catalog. Triggers (migration 0011) renew
 `catalog_version.token` in the transaction of any change to those tables, whoever makes it (a
 request, another replica, a seed, psql), so a request reads that one row and, when the token is
 the one kept, takes the kept catalog.
@@ -26,7 +26,14 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.store import catalog, claims, pricing
-from app.store.models import CatalogVersion, ModelSpec, PricingProfile, SloPreset, VendorClaim
+from app.store.models import (
+    CatalogVersion,
+    Hardware,
+    ModelSpec,
+    PricingProfile,
+    SloPreset,
+    VendorClaim,
+)
 from app.store.versions import KeptUnder, Versions
 
 T = TypeVar("T")
@@ -39,6 +46,7 @@ class Catalog:
     model_specs: tuple[ModelSpec, ...]  # by key
     profiles: tuple[PricingProfile, ...]  # as pricing.list_profiles orders them
     claims: tuple[VendorClaim, ...]  # as claims.list_claims orders them
+    hardware: tuple[Hardware, ...]  # by key
     allin_kw: dict[str, float]  # all-in kW per GPU by lower-cased hardware key
     # Values derived from this catalog alone (e.g. the price sets), made once per catalog.
     _derived: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
@@ -51,13 +59,21 @@ class Catalog:
             value = self._derived[name] = make(self)
         return value
 
+    def hardware_row(self, key: str | None) -> Hardware | None:
+        """The hardware row `key` names, as `catalog.hardware_by_key` finds it."""
+        return catalog.hardware_in(self.hardware, key)
+
+    def model_spec(self, text: str | None) -> ModelSpec | None:
+        """The model spec `text` names, as `catalog.match_model_spec` finds it."""
+        return catalog.model_spec_in(self.model_specs, text)
+
 
 _kept: KeptUnder[Catalog] = KeptUnder()
 
 
 def current(session: Session, versions: Versions | None = None) -> Catalog:
     """The catalog as this session's transaction sees it now: one query while it is the one
-    kept, the five lists when not. Read it once per request and hand it on. `versions`, when
+    kept, the six lists when not. Read it once per request and hand it on. `versions`, when
     the caller read them in this transaction already, spare the query for the token."""
     if versions is None:
         token = session.scalar(select(CatalogVersion.token).where(CatalogVersion.id == 1))
@@ -80,5 +96,6 @@ def _load(session: Session, token: str) -> Catalog:
             model_specs=tuple(catalog.model_specs(loader)),
             profiles=tuple(pricing.list_profiles(loader)),
             claims=tuple(claims.list_claims(loader)),
+            hardware=tuple(catalog.hardware_rows(loader)),
             allin_kw=pricing.allin_kw_by_hardware(loader),
         )

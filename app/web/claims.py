@@ -26,7 +26,7 @@ from app.services.errors import Invalid
 from app.services.physics import physics_for
 from app.services.readoff_query import ReadoffQuery
 from app.settings import Settings
-from app.store import catalog
+from app.store import catalog, catalog_cache
 from app.store import claims as q
 from app.store import pricing as pricing_queries
 from app.store import sweeps as sweep_queries
@@ -161,9 +161,10 @@ def _list_context(
     editing: int | None,
 ) -> dict[str, Any]:
     claims = q.list_claims(session)
+    kept = catalog_cache.current(session)
     return {
         "claims": claims,
-        "verdicts": {c.id: physics_for(session, c) for c in claims},
+        "verdicts": {c.id: physics_for(kept, c) for c in claims},
         "hardware": catalog.hardware_keys(session),
         "specs": catalog.model_specs(session),
         "needs_token": settings.write_token is not None,

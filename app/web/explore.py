@@ -122,7 +122,7 @@ def explore_context(
         log_x=state.query.logx,
         log_y=state.query.logy,
         frontier_only=state.query.frontier_only,
-        extra_traces=physics_traces(session, state.query, results, params.basis, state.catalog),
+        extra_traces=physics_traces(state.query, results, params.basis, state.catalog),
     )
     series = view.sensitivity()
     sens = None
@@ -161,7 +161,6 @@ def price_cells(result: SweepAnalysis, columns: list[PriceColumn]) -> list[analy
 
 
 def physics_traces(
-    session: Session,
     query: explore_state.ExploreQuery,
     results: list[SweepAnalysis],
     basis: str,
@@ -169,13 +168,12 @@ def physics_traces(
 ) -> list[dict[str, Any]]:
     """Dashed physics limits (when a model spec is chosen) and vendor-claim markers."""
     shown = shown_physics(
-        session,
+        kept,
         results,
         model=query.roofline_model,
         precision=query.roofline_precision,
         ctx=query.roofline_ctx,
         claims_mode=query.claims,
-        stored_claims=kept.claims,
     )
     return explore_traces(
         shown,

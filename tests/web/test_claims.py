@@ -10,11 +10,12 @@ from typing import Any
 import pytest
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
+from app.schemas.claims import ClaimIn
 from app.services.seed import SEED_DIR, seed
-from app.store.models import VendorClaim
+from app.store.models import Hardware, VendorClaim
 from tests.factories import post_files
 
 O6_PER_USER = {
@@ -301,6 +302,49 @@ def test_seeded_claims_are_listed_with_source_date_and_verdict(
     assert claims_in(session) == 6
 
 
+def test_the_claims_page_and_api_read_the_catalog_once_however_many_claims(
+    client: TestClient, session: Session, seeded: None, statements: list[str]
+) -> None:
+    def run() -> dict[str, int]:
+        counts = {}
+        for path in ("/claims", "/api/claims"):
+            client.get(path)  # the first after a change reads the catalog again
+            statements.clear()
+            assert client.get(path).status_code == 200
+            counts[path] = len(statements)
+        return counts
+
+    few = run()
+    before = client.get("/api/claims").json()["claims"]
+    copies: dict[int, str] = {}  # copy's id: its original's verdict
+    for claim in before:
+        fields = {k: v for k, v in claim.items() if k in ClaimIn.model_fields and v is not None}
+        for _ in range(5):
+            copies[create(client, fields)] = claim["verdict"]
+    after = {c["id"]: c["verdict"] for c in client.get("/api/claims").json()["claims"]}
+    assert len(after) == 36
+    assert {i: after[i] for i in copies} == copies  # each copy judged as its original
+    assert {c["id"]: after[c["id"]] for c in before} == {c["id"]: c["verdict"] for c in before}
+    assert sorted(set(copies.values())) == ["cannot check", "impossible", "physically possible"]
+    assert run() == few  # no query per claim
+
+
+def test_a_hardware_edit_changes_the_listed_verdict_on_the_next_request(
+    client: TestClient, session: Session, catalog: None
+) -> None:
+    create(client, O6_PER_USER)
+    assert [c["verdict"] for c in client.get("/api/claims").json()["claims"]] == ["impossible"]
+    # O6: 3,000 tok/s per user needs ~210 TB/s; give the H200 300 (another writer's change).
+    session.execute(update(Hardware).where(Hardware.key == "H200").values(mem_bw_tb_s=300))
+    session.commit()
+    listed = client.get("/api/claims").json()["claims"]
+    assert [c["verdict"] for c in listed] == ["physically possible"]
+    page = soup(client.get("/claims").text)
+    assert [text_of(tr, ".verdict") for tr in page.select("#claims-table tbody tr")] == [
+        "physically possible"
+    ]
+
+
 def test_an_empty_claims_page_says_what_to_do(client: TestClient) -> None:
     empty = text_of(soup(client.get("/claims").text), ".empty")
     assert "No claims yet" in empty and "paretoscope seed" in empty
@@ -332,6 +376,24 @@ def test_claims_show_as_markers_on_explore_and_worked_examples_only_when_asked_f
     assert aggregate["mode"] == "lines" and aggregate["y"] == [3000.0, 3000.0]
     assert "physics: impossible" in per_user["text"][0]
     assert claim_traces(claims="none") == []
+
+
+def test_explores_physics_limits_and_claim_markers_run_no_query_of_their_own(
+    client: TestClient, seeded: None, statements: list[str]
+) -> None:
+    def drawn(ttft_ms: int, **params: Any) -> tuple[int, list[str]]:
+        """Statements run for Explore's JSON twin, and the kinds of trace it draws."""
+        client.get("/api/explore", params={"ttft_ms": ttft_ms - 1})  # the catalog read once
+        statements.clear()
+        figure = client.get("/api/explore", params={"ttft_ms": ttft_ms, **params}).json()
+        kinds = [t["meta"] for t in figure["figure"]["data"] if isinstance(t["meta"], str)]
+        return len(statements), sorted(set(kinds))
+
+    plain, none = drawn(401, claims="none")
+    assert none == []
+    marked, kinds = drawn(402, roofline_model="llama-3.1-70b", claims="examples")
+    assert kinds == ["claim", "edge", "roofline"]
+    assert marked == plain
 
 
 def test_a_vendor_claim_on_the_shown_gpu_and_model_is_marked_by_default(
