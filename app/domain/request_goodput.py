@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import polars as pl
 
+from app.domain.intervals import DEFAULT_LEVEL, wilson_bounds_expr
 from app.domain.metrics import Basis
 from app.domain.point import Metric, float_or_none, int_or_none
 
@@ -74,6 +76,59 @@ def request_goodput_frame(
         )
         .collect()
     )
+
+
+class Counted(NamedTuple):
+    """One point's requests at an SLO (request_counts): the counts, the good requests' tokens
+    on the basis, the attainment and the ends of its Wilson interval."""
+
+    issued: int
+    good: int
+    good_tokens: float
+    attainment: float
+    ci_low: float
+    ci_high: float
+
+    def stats(self, duration_s: float, num_gpus: int) -> RequestStats:
+        """As `request_stats` (duration_s and num_gpus > 0, checked by the caller), made
+        without the frozen dataclass's __init__: a read-off makes one per point."""
+        made = object.__new__(RequestStats)
+        made.__dict__.update(
+            issued=self.issued,
+            good=self.good,
+            attainment=self.attainment,
+            goodput_tok_s_per_gpu=self.good_tokens / duration_s / num_gpus,
+            goodput_requests_per_s=self.good / duration_s,
+        )
+        return made
+
+
+def request_counts(
+    samples: pl.DataFrame,
+    limits: Sequence[tuple[Metric, float]],
+    basis: Basis,
+    level: float = DEFAULT_LEVEL,
+) -> dict[int, Counted]:
+    """`Counted` per point id: request_goodput_frame, then the attainment and its Wilson
+    interval at `level` as columns (one polars pass for every point of every sweep asked,
+    each figure the float `request_stats` and `wilson_bounds` give)."""
+    counts = request_goodput_frame(samples, limits)
+    out = pl.col("good_output_tokens").cast(pl.Float64).fill_null(0.0)
+    inp = pl.col("good_input_tokens").cast(pl.Float64).fill_null(0.0)
+    tokens = {"output": out, "total": out + inp, "input": inp}[basis]
+    issued, good = pl.col("issued"), pl.col("good")
+    low, high = wilson_bounds_expr(good, issued, level)
+    table = counts.filter(issued > 0).select(
+        pl.col("point_id"),
+        issued.cast(pl.Int64),
+        good.cast(pl.Int64),
+        tokens.alias("tokens"),
+        (good.cast(pl.Float64) / issued.cast(pl.Float64)).alias("attainment"),
+        low.alias("low"),
+        high.alias("high"),
+    )
+    ids = table.get_column("point_id").to_list()
+    return dict(zip(ids, map(Counted._make, table.drop("point_id").iter_rows()), strict=True))
 
 
 def request_stats(

@@ -13,7 +13,7 @@ from typing import Literal
 import polars as pl
 
 from app.domain.estimate import Estimate, interpolated_estimate, load_order
-from app.domain.intervals import DEFAULT_LEVEL, wilson_bounds
+from app.domain.intervals import DEFAULT_LEVEL
 from app.domain.metrics import Basis, frechet_bounds
 from app.domain.point import (
     LatencyStats,
@@ -21,12 +21,11 @@ from app.domain.point import (
     PointMetrics,
     Stat,
     float_or_none,
-    int_or_none,
 )
 from app.domain.request_goodput import (
+    Counted,
     RequestStats,
-    request_goodput_frame,
-    request_stats,
+    request_counts,
     request_tpot_expr,
 )
 from app.domain.verdict import (
@@ -38,6 +37,7 @@ from app.domain.verdict import (
     Slo,
     Status,
     Verdict,
+    attainment_verdict,
     column_verdicts,
     percentile_percent,
     point_verdict,
@@ -183,34 +183,31 @@ def request_readoff(
     slo: Slo,
     basis: Basis = "output",
     x_stat: Stat = "p50",
+    ci_level: float = DEFAULT_LEVEL,
 ) -> Readoff:
     """Per-request goodput: points with attainment ≥ target qualify; goodput = best token goodput.
 
     Token goodput = tokens of good requests (basis) ÷ duration_s ÷ GPUs; request goodput =
     good ÷ duration_s. A point without samples, duration or GPU count is unknown.
     """
-    rows = {
-        int(r["point_id"]): r
-        for r in request_goodput_frame(samples, slo.limits()).iter_rows(named=True)
-    }
-    return request_readoff_from_rows(rows, points, slo, basis, x_stat)
+    counts = request_counts(samples, slo.limits(), basis, ci_level)
+    return request_readoff_from_counts(counts, points, slo, basis, x_stat)
 
 
-def request_readoff_from_rows(
-    rows: Mapping[int, Mapping[str, object]],
+def request_readoff_from_counts(
+    counts: Mapping[int, Counted],
     points: Sequence[PointMetrics],
     slo: Slo,
     basis: Basis = "output",
     x_stat: Stat = "p50",
-    ci_level: float = DEFAULT_LEVEL,
 ) -> Readoff:
-    """request_readoff from counts already aggregated by point id (see request_goodput_frame).
+    """request_readoff from counts already made for these points (see request_counts, whose
+    `basis` and level these are).
 
-    Each point's attainment gets a Wilson interval at `ci_level`; one that straddles the target
-    makes the point borderline (it still qualifies for goodput by its measured attainment)."""
-    verdicts = tuple(
-        _request_verdict(p, rows.get(p.point_id), slo, basis, ci_level) for p in points
-    )
+    Each point's attainment has its Wilson interval; one that straddles the target makes the
+    point borderline (it still qualifies for goodput by its measured attainment)."""
+    target = slo.attainment
+    verdicts = tuple(_request_verdict(p, counts.get(p.point_id), slo, target) for p in points)
     best = _best_passing(points, verdicts, basis, x_stat)
     if best is None:
         return _no_goodput("per_request", basis, points, verdicts, None, PER_REQUEST_MODE_NOTE)
@@ -231,30 +228,20 @@ def request_readoff_from_rows(
 
 
 def _request_verdict(
-    point: PointMetrics,
-    row: Mapping[str, object] | None,
-    slo: Slo,
-    basis: Basis,
-    ci_level: float = DEFAULT_LEVEL,
+    point: PointMetrics, counted: Counted | None, slo: Slo, target: float
 ) -> Verdict:
-    """Attainment verdict of one point from its aggregated sample row."""
-    if row is None or not int_or_none(row.get("issued")):
+    """Attainment verdict of one point from its counts (`target` is slo.attainment)."""
+    if counted is None:  # request_counts leaves out points without an issued request
         return Verdict(point.point_id, "unknown", note="no request samples")
-    if point.duration_s is None or not point.duration_s > 0:
+    duration_s = point.duration_s
+    if duration_s is None or not duration_s > 0:
         return Verdict(point.point_id, "unknown", note="benchmark duration not recorded")
     if point.num_gpus <= 0:
         return Verdict(point.point_id, "unknown", note="GPU count not recorded")
-    stats = request_stats(row, point.duration_s, point.num_gpus, basis)
-    passed = stats.attainment >= slo.attainment
-    low, high = wilson_bounds(stats.good, stats.issued, ci_level)
-    return Verdict(
-        point.point_id,
-        "pass" if passed else "fail",
-        requests=stats,
-        slo=slo,  # the reason ("attainment 93 % ≥ 90 % …") is worded when someone reads it
-        attainment_ci=(low, high),
-        borderline=low < slo.attainment <= high,
-    )
+    stats = counted.stats(duration_s, point.num_gpus)
+    low, high = counted.ci_low, counted.ci_high
+    status: Status = "pass" if stats.attainment >= target else "fail"
+    return attainment_verdict(point.point_id, status, stats, slo, (low, high), low < target <= high)
 
 
 def _point_goodput(point: PointMetrics, verdict: Verdict, basis: Basis) -> float | None:

@@ -262,6 +262,29 @@ def _judged(
     return verdict
 
 
+def attainment_verdict(
+    point_id: int,
+    status: Status,
+    stats: RequestStats,
+    slo: Slo,
+    ci: tuple[float, float],
+    borderline: bool,
+) -> Verdict:
+    """A per-request verdict, `Verdict(point_id, status, requests=stats, slo=slo,
+    attainment_ci=ci, borderline=borderline)`, made as `_judged` makes one."""
+    verdict = object.__new__(Verdict)
+    verdict.__dict__.update(
+        _VERDICT_DEFAULTS,
+        point_id=point_id,
+        status=status,
+        requests=stats,
+        slo=slo,
+        attainment_ci=ci,
+        borderline=borderline,
+    )
+    return verdict
+
+
 def attainment_reason(stats: RequestStats, target: float) -> str:
     """A per-request verdict in words: attainment against the target, with its counts."""
     passed = stats.attainment >= target

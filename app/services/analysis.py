@@ -20,12 +20,12 @@ from app.domain.metrics import Basis
 from app.domain.pareto import Interpolation, pareto_frontier
 from app.domain.point import METRICS, PointMetrics, Stat
 from app.domain.readoff_intervals import ReadoffIntervals, request_intervals_many, runs_intervals
-from app.domain.request_goodput import SAMPLE_SCHEMA, request_goodput_frame
+from app.domain.request_goodput import SAMPLE_SCHEMA, request_counts
 from app.domain.slo import (
     Readoff,
     Slo,
     percentile_readoff,
-    request_readoff_from_rows,
+    request_readoff_from_counts,
     sample_percentiles,
 )
 from app.domain.verdict import Columns, SamplePercentiles
@@ -152,18 +152,13 @@ def _request_figures(
         if (frame := samples.get(int(s.meta["id"]))) is not None and not frame.is_empty()
     ]
     every = pl.concat(frames) if frames else pl.DataFrame(schema=SAMPLE_SCHEMA)
-    counts = {
-        int(r["point_id"]): r
-        for r in request_goodput_frame(every, params.slo.limits()).iter_rows(named=True)
-    }
+    counts = request_counts(every, params.slo.limits(), params.basis, params.ci_level)
     readoffs = []
     estimates = []
     for sweep in sweeps:
         points = _point_metrics(sweep)
         xs, ys, frontier = _axes_of(sweep, points, params)
-        readoff = request_readoff_from_rows(
-            counts, points, params.slo, params.basis, params.stat, params.ci_level
-        )
+        readoff = request_readoff_from_counts(counts, points, params.slo, params.basis, params.stat)
         readoffs.append((readoff, points, samples.get(int(sweep.meta["id"]))))
         estimates.append(_estimate(readoff, points, params, frontier, xs, ys))
     intervals = request_intervals_many(readoffs, params.slo, params.basis, params.ci_level)

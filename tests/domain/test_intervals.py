@@ -21,6 +21,8 @@ from app.domain.intervals import (
     t_interval,
     t_quantile,
     wilson,
+    wilson_bounds,
+    wilson_bounds_expr,
 )
 from app.domain.point import LatencyStats, PointMetrics
 from app.domain.readoff_intervals import (
@@ -32,6 +34,15 @@ from app.domain.request_goodput import SAMPLE_SCHEMA
 from app.domain.slo import Slo, percentile_readoff, request_readoff
 
 # --- Wilson ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("level", [0.5, 0.8, 0.9, 0.95, 0.99])
+def test_wilson_as_columns_gives_the_very_floats_of_the_scalar_version(level: float) -> None:
+    pairs = [(good, n) for n in range(1, 401) for good in range(n + 1)]
+    frame = pl.DataFrame(pairs, schema={"good": pl.UInt32, "n": pl.UInt32}, orient="row")
+    low, high = wilson_bounds_expr(pl.col("good"), pl.col("n"), level)
+    ends = frame.select(low.alias("low"), high.alias("high")).rows()
+    assert ends == [wilson_bounds(good, n, level) for good, n in pairs]  # exact, not approx
 
 
 def test_wilson_81_of_100_at_95_percent_matches_the_hand_computation() -> None:

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 
 import polars as pl
 import pytest
 
-from app.domain.metrics import request_tpot_ms
-from app.domain.request_goodput import SAMPLE_SCHEMA, request_goodput_frame, request_tpot_expr
+from app.domain.intervals import wilson_bounds
+from app.domain.metrics import Basis, request_tpot_ms
+from app.domain.request_goodput import (
+    SAMPLE_SCHEMA,
+    request_counts,
+    request_goodput_frame,
+    request_stats,
+    request_tpot_expr,
+)
 from app.domain.slo import (
     PER_REQUEST_MODE_NOTE,
     PERCENTILE_MODE_NOTE,
@@ -316,6 +324,28 @@ def request_point(
 GOOD = (100.0, 2080.0, 100, True)  # TPOT 20 ms
 SLOW = (100.0, 5050.0, 100, True)  # TPOT 50 ms
 FAILED = (None, None, None, False)
+
+
+@pytest.mark.parametrize("basis", ["output", "total", "input"])
+def test_counts_made_as_columns_give_each_points_stats_exactly_as_one_by_one(basis: Basis) -> None:
+    rng = random.Random(5)
+    rows = []
+    for point_id in range(1, 301):  # point 300: every request failed, none good
+        for _ in range(rng.randint(1, 40)):
+            ok = point_id < 300 and rng.random() > 0.1
+            ttft = rng.uniform(50, 400) if ok else None
+            n = rng.choice([None, 1, 2, rng.randint(3, 900)]) if ok else None
+            e2el = None if ttft is None or n is None else ttft + (n - 1) * rng.uniform(5, 60)
+            rows.append((point_id, ttft, e2el, n, rng.choice([None, 512, 1024]), ok))
+    frame = pl.DataFrame(rows, schema=SAMPLE_SCHEMA, orient="row")
+    limits = Slo(250, 35, e2el_ms=20_000).limits()
+    counts = request_counts(frame, limits, basis, 0.9)
+    assert sorted(counts) == list(range(1, 301))
+    for row in request_goodput_frame(frame, limits).iter_rows(named=True):
+        counted = counts[row["point_id"]]
+        assert counted.stats(37.5, 3) == request_stats(row, 37.5, 3, basis)
+        assert (counted.ci_low, counted.ci_high) == wilson_bounds(row["good"], row["issued"], 0.9)
+    assert counts[300].good == 0 and counts[300].ci_low == 0.0
 
 
 def test_failed_requests_count_as_misses() -> None:
