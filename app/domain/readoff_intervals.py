@@ -105,9 +105,11 @@ def request_intervals_many(
     level: float,
     resamples: int = BOOTSTRAP_RESAMPLES,
     seed: int = BOOTSTRAP_SEED,
+    every: pl.DataFrame | None = None,
 ) -> list[ReadoffIntervals]:
     """`request_intervals` of many sweeps (read-off, points, request samples), the operating
-    points' requests picked out and judged in one polars pass rather than a few per sweep."""
+    points' requests picked out and judged in one polars pass rather than a few per sweep;
+    `every` is all their samples in one frame, when the caller has stacked them already."""
     out: list[ReadoffIntervals | None] = [None] * len(sweeps)
     todo: list[tuple[int, PointMetrics, Interval, str | None]] = []
     for i, (readoff, points, samples) in enumerate(sweeps):
@@ -126,7 +128,8 @@ def request_intervals_many(
             out[i] = no_intervals(readoff, level, why, borderline)
             continue
         todo.append((i, point, attainment, borderline))
-    frames = _operating_requests(sweeps, [(i, p.point_id) for i, p, _, _ in todo], slo, basis)
+    wanted = [(i, p.point_id) for i, p, _, _ in todo]
+    frames = _operating_requests(sweeps, wanted, slo, basis, every)
     requests = [frames.get(point.point_id, _NO_REQUESTS) for _, point, _, _ in todo]
     all_sums = bootstrap_sums_many(requests, resamples, seed)
     for (i, point, attainment, borderline), frame, sums in zip(
@@ -157,14 +160,17 @@ def _operating_requests(
     wanted: list[tuple[int, int]],
     slo: Slo,
     basis: Basis,
+    every: pl.DataFrame | None = None,
 ) -> dict[int, pl.DataFrame]:
     """Per operating point id: its requests in stored order as (good, tokens if good else 0)."""
     if not wanted:
         return {}
     ids = [point_id for _, point_id in wanted]
-    # Each frame once, even if several sweeps were given the same one.
-    frames = {id(f): f for i, _ in wanted if (f := sweeps[i][2]) is not None}
-    every = pl.concat(list(frames.values())).filter(pl.col("point_id").is_in(ids))
+    if every is None:
+        # Each frame once, even if several sweeps were given the same one.
+        frames = {id(f): f for i, _ in wanted if (f := sweeps[i][2]) is not None}
+        every = pl.concat(list(frames.values()))
+    every = every.filter(pl.col("point_id").is_in(ids))
     good = good_request_expr(slo.limits())
     out_len = pl.col("output_len").fill_null(0).cast(pl.Float64)
     in_len = pl.col("input_len").fill_null(0).cast(pl.Float64)

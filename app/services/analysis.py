@@ -161,7 +161,9 @@ def _request_figures(
         readoff = request_readoff_from_counts(counts, points, params.slo, params.basis, params.stat)
         readoffs.append((readoff, points, samples.get(int(sweep.meta["id"]))))
         estimates.append(_estimate(readoff, points, params, frontier, xs, ys))
-    intervals = request_intervals_many(readoffs, params.slo, params.basis, params.ci_level)
+    intervals = request_intervals_many(
+        readoffs, params.slo, params.basis, params.ci_level, every=every
+    )
     return [
         (readoff, estimate_y, ivs)
         for (readoff, _, _), estimate_y, ivs in zip(readoffs, estimates, intervals, strict=True)
