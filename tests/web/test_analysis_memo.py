@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 
 from app.domain import slo as slo_domain
 from app.domain.numbers import fmt_load, fmt_number
+from app.domain.point import Metric
 from app.domain.verdict import Slo
 from app.http.templating import templates
 from app.main import GC_GEN0_THRESHOLD, load_templates, tune_gc
@@ -139,6 +140,37 @@ def test_per_request_sensitivity_is_kept_per_sweep_and_equals_a_fresh_pass(
     loose = Params(Slo(ttft_ms=5000, attainment=0.8), mode="requests")
     comparison.sensitivity_series(results, loose, "tpot", None, samples)
     assert passes == [1, 1]  # another SLO is another pass
+
+
+def test_the_requests_sorted_for_the_sensitivity_limits_are_sorted_once_per_selection(
+    session: Session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.ingest import UploadFile
+    from app.services import uploads
+    from bench.common import synthetic_requests_csv, synthetic_sweeps_csv
+
+    points, requests = synthetic_sweeps_csv(1, 8), synthetic_requests_csv(1, 8, 40)
+    files = [UploadFile("points.csv", points), UploadFile("requests.csv", requests)]
+    [saved] = uploads.store(session, files, {})
+    sorted_for: list[str] = []
+    limits = comparison.request_limits
+    monkeypatch.setattr(
+        comparison, "request_limits", lambda s, m: sorted_for.append(m) or limits(s, m)
+    )
+
+    def steps(ttft_ms: float, metric: Metric) -> tuple[list[float], pl.DataFrame]:
+        params = Params(Slo(ttft_ms=ttft_ms, tpot_ms=60, attainment=0.8), mode="requests")
+        results, _ = analysis.run(session, [saved.id], params, [], None)
+        samples = pl.concat([r.samples for r in results if r.samples is not None])
+        [series] = comparison.sensitivity_series(results, params, metric, None, samples)
+        return [st.limit_ms for st in series.steps], samples
+
+    first, samples = steps(500, "ttft")
+    assert first == limits(samples, "ttft") and len(first) > 10
+    assert steps(501, "ttft")[0] == first and steps(502, "ttft")[0] == first
+    assert sorted_for == ["ttft"]  # each new SLO stepped through the limits kept
+    assert steps(503, "e2el")[0] == limits(samples, "e2el") != first
+    assert sorted_for == ["ttft", "e2el"]  # another metric has its own
 
 
 def test_only_the_last_sixteen_slos_of_each_kind_are_kept_per_sweep() -> None:
