@@ -26,10 +26,7 @@ def hardware_by_key(session: Session, key: str | None) -> Hardware | None:
         return None
     wanted = key.strip().lower()
     row = session.scalar(select(Hardware).where(func.lower(Hardware.key) == wanted))
-    if row is None:
-        matched = match_hardware(session, key).key
-        row = None if matched is None else session.get(Hardware, matched)
-    return row
+    return row if row is not None else hardware_in(hardware_rows(session), key)
 
 
 def hardware_in(rows: Sequence[Hardware], key: str | None) -> Hardware | None:

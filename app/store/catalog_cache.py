@@ -1,10 +1,10 @@
 """The catalog as Explore reads it on every request, kept per process while it is unchanged.
 
-SLO presets, model specs, pricing profiles, vendor claims, hardware and all-in power are six
-queries whose answer changes only when someone edits the catalog. Triggers (migration 0011) renew
-`catalog_version.token` in the transaction of any change to those tables, whoever makes it (a
-request, another replica, a seed, psql), so a request reads that one row and, when the token is
-the one kept, takes the kept catalog.
+SLO presets, model specs, pricing profiles, vendor claims and hardware (with its all-in power)
+are five queries whose answer changes only when someone edits the catalog. Triggers (migration
+0011) renew `catalog_version.token` in the transaction of any change to those tables, whoever
+makes it (a request, another replica, a seed, psql), so a request reads that one row and, when
+the token is the one kept, takes the kept catalog.
 
 What is kept is never older than its token: the token is read first, the tables after it. A
 change committed in between gives a newer catalog under the older token, which the next request
@@ -73,7 +73,7 @@ _kept: KeptUnder[Catalog] = KeptUnder()
 
 def current(session: Session, versions: Versions | None = None) -> Catalog:
     """The catalog as this session's transaction sees it now: one query while it is the one
-    kept, the six lists when not. Read it once per request and hand it on. `versions`, when
+    kept, the five lists when not. Read it once per request and hand it on. `versions`, when
     the caller read them in this transaction already, spare the query for the token."""
     if versions is None:
         token = session.scalar(select(CatalogVersion.token).where(CatalogVersion.id == 1))
@@ -90,12 +90,13 @@ def _load(session: Session, token: str) -> Catalog:
     """Every catalog list, read in the caller's transaction by a session of its own (so the
     caller's session is left as it was) and detached when that session closes."""
     with Session(bind=session.connection(), expire_on_commit=False) as loader:
+        hardware = tuple(catalog.hardware_rows(loader))
         return Catalog(
             token=token,
             slo_presets=tuple(catalog.slo_presets(loader)),
             model_specs=tuple(catalog.model_specs(loader)),
             profiles=tuple(pricing.list_profiles(loader)),
             claims=tuple(claims.list_claims(loader)),
-            hardware=tuple(catalog.hardware_rows(loader)),
-            allin_kw=pricing.allin_kw_by_hardware(loader),
+            hardware=hardware,
+            allin_kw=pricing.allin_kw_of((h.key, h.allin_kw) for h in hardware),
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from sqlalchemy import select
@@ -68,7 +69,11 @@ def hardware_catalog(session: Session) -> list[Hardware]:
 
 def allin_kw_by_hardware(session: Session) -> dict[str, float]:
     """All-in kW per GPU by lower-cased hardware key, where the catalog knows it."""
-    rows = session.execute(select(Hardware.key, Hardware.allin_kw)).all()
+    return allin_kw_of(session.execute(select(Hardware.key, Hardware.allin_kw)).all())
+
+
+def allin_kw_of(rows: Iterable[tuple[str, float | None]]) -> dict[str, float]:
+    """`allin_kw_by_hardware` of (key, all-in kW) pairs already read."""
     return {key.lower(): kw for key, kw in rows if kw is not None}
 
 

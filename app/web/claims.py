@@ -165,8 +165,8 @@ def _list_context(
     return {
         "claims": claims,
         "verdicts": {c.id: physics_for(kept, c) for c in claims},
-        "hardware": catalog.hardware_keys(session),
-        "specs": catalog.model_specs(session),
+        "hardware": [h.key for h in kept.hardware],
+        "specs": list(kept.model_specs),
         "needs_token": settings.write_token is not None,
         "form": form,
         "form_errors": errors,
