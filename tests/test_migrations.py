@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+import polars as pl
 import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import Engine, inspect, text
+from sqlalchemy import Engine, delete, inspect, select, text
 
-from app.store.db import make_engine
+from app.ingest import UploadFile
+from app.services import uploads
+from app.settings import PROJECT_ROOT
+from app.store import samples as sample_store
+from app.store import sweeps
+from app.store.db import make_engine, make_sessionmaker
 from app.store.migrate import alembic_config, downgrade_to_base, upgrade_to_head
-from app.store.models import Base
+from app.store.models import Base, SampleBlock, Sweep
+from tests.ingest.test_all_fixtures import FIELDS, FOLDERS, files_of
+
+SEED_SWEEPS = PROJECT_ROOT / "seed_data" / "sweeps"
 
 
 def test_upgrade_head_matches_the_models(engine: Engine) -> None:
@@ -79,3 +88,56 @@ def test_the_upgrade_relabels_what_an_older_seed_stored(database_url: str, engin
         "NVIDIA": False,
     }
     assert prices == {"ix-2026-04-h100-costh": "ownership", "ix-2026-04-h100-costr": "rental"}
+
+
+def test_rehashing_keeps_every_stored_sweep_found_by_its_file(
+    database_url: str, engine: Engine
+) -> None:
+    """Format 2 -> 1 -> 2 through migration 0013 gives each sweep its upload's hash again: its
+    notes with the upload's warnings left off, its samples hashed block by block (here the
+    demo's in blocks of 75 requests, so its points straddle blocks). An edited sweep is
+    hashed as it stands, so only its file uploads as a new sweep."""
+    demo = [SEED_SWEEPS / "demo_llama70b_1k1k.csv", SEED_SWEEPS / "demo_llama70b_1k1k.requests.csv"]
+    paths = [p for f in FOLDERS for p in files_of(f)] + demo
+    files = [UploadFile(p.name, p.read_bytes()) for p in paths]
+    with make_sessionmaker(engine)() as session:
+        saved = uploads.store(session, files, FIELDS)
+        with_samples = next(s.id for s in saved if s.name.startswith("Demo"))  # 9 points, samples
+        blocks = select(SampleBlock.data).where(SampleBlock.sweep_id == with_samples)
+        frame = pl.concat(
+            map(sample_store.decode, session.scalars(blocks.order_by(SampleBlock.seq)))
+        )
+        session.execute(delete(SampleBlock).where(SampleBlock.sweep_id == with_samples))
+        parts = frame.partition_by("position", maintain_order=True, as_dict=True)
+        sample_store.write(session, with_samples, ((p, f) for (p,), f in parts.items()), size=75)
+        edited = next(s.id for s in saved if s.id != with_samples)
+        session.commit()
+        hashes = dict(session.execute(select(Sweep.id, Sweep.content_hash)).all())
+        sweeps.update_sweep(session, edited, {"workload": "edited after upload"})
+        session.commit()
+    assert len(hashes) == 27 and any("no TPOT statistic" in n for n in _notes(engine))
+
+    command.downgrade(alembic_config(database_url), "20261202_0012")
+    formatted_1 = dict(_hashes(engine))
+    assert not set(formatted_1.values()) & set(hashes.values())
+    upgrade_to_head(database_url)
+    again = dict(_hashes(engine))
+    assert {i: h for i, h in again.items() if i != edited} == {
+        i: h for i, h in hashes.items() if i != edited
+    }
+    assert again[edited] not in hashes.values()
+
+    with make_sessionmaker(engine)() as session:
+        uploads.store(session, files, FIELDS)
+        session.commit()
+    assert len(_hashes(engine)) == 28  # only the edited sweep's file stored anew
+
+
+def _hashes(engine: Engine) -> list[tuple[int, str]]:
+    with engine.connect() as conn:
+        return [(r[0], r[1]) for r in conn.execute(text("SELECT id, content_hash FROM sweep"))]
+
+
+def _notes(engine: Engine) -> list[str]:
+    with engine.connect() as conn:
+        return [r[0] for r in conn.execute(text("SELECT notes FROM sweep")) if r[0]]

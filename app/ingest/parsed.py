@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import hashlib
-import json
-import math
 from dataclasses import dataclass, field
 from typing import IO, Any, Protocol, cast
 
 import polars as pl
 
-from app.domain.columns import POINT_COLUMN_NAMES, SWEEP_COLUMN_NAMES
+from app.domain.columns import SWEEP_COLUMN_NAMES
 from app.domain.lengths import check_lengths
+from app.ingest import content_hash as hashing
 
 SAMPLE_FIELDS: tuple[str, ...] = ("ttft_ms", "e2el_ms", "output_len", "input_len", "ok")
 SAMPLE_FRAME_SCHEMA: dict[str, pl.DataType] = {
@@ -41,7 +40,7 @@ class PointSource(Protocol):
         ...
 
     def digest(self, head: bytes) -> str:
-        """sha256 of `head`, the points as the content hash writes them, and "]}"."""
+        """The content hash of these points under `head` (app.ingest.content_hash)."""
         ...
 
     def lengths(self) -> list[tuple[Any, Any, Any]]:
@@ -154,44 +153,14 @@ class ParsedSweep:
         return [k for k in required if self.meta.get(k) in (None, "")]
 
     def content_hash(self) -> str:
-        """Digest of the canonical content: the same measurements and description hash the same.
-
-        Provenance (which tool, file or kind) and the tool's extra fields are left out, so a
-        sweep exported as canonical CSV imports back as the same sweep.
-        """
-        # Every dict is built in sorted key order, so json.dumps needs no sort_keys: the text
-        # (and the digest) is the same as with sorted keys, for a fraction of the work.
-        meta = {k: _norm(self.meta.get(k)) for k in _SORTED_META}
+        """Digest of the canonical content: the same measurements and description hash the same
+        (app.ingest.content_hash says what is hashed)."""
+        head = hashing.head(hashing.meta_json(self.meta, HASHED_META))
         if self._table_rows is not None:
-            # The same text, its points written column by column (app.ingest.point_table).
-            meta_json = json.dumps(meta, default=str, separators=(",", ":"))
-            return self._table_rows.digest(('{"meta":' + meta_json + ',"points":[').encode())
-        doc = {
-            "meta": meta,
-            "points": [
-                {"s": _samples_digest(p), "v": _point_values(p.values)} for p in self.points
-            ],
-        }
-        text = json.dumps(doc, default=str, separators=(",", ":"))
-        return hashlib.sha256(text.encode()).hexdigest()
-
-
-_SORTED_META = tuple(sorted(HASHED_META))
-_EMPTY_POINT = dict.fromkeys(sorted(POINT_COLUMN_NAMES))  # every column, unmeasured
-
-
-def _point_values(values: dict[str, Any]) -> dict[str, Any]:
-    """The point's columns, normalised, in sorted order (a column not given is None)."""
-    out = _EMPTY_POINT.copy()
-    for k, v in values.items():
-        if k in out:
-            if isinstance(v, float):  # _norm, inlined: this runs for every value of a point
-                if v.is_integer():
-                    v = int(v)
-                else:
-                    v = "inf" if math.isinf(v) else repr(v)
-            out[k] = v
-    return out
+            return self._table_rows.digest(head)
+        samples = [(i, d) for i, p in enumerate(self.points) if (d := _samples_digest(p))]
+        arrays = hashing.from_values([p.values for p in self.points])
+        return arrays.digest(head, samples=samples)
 
 
 def _samples_digest(point: ParsedPoint) -> str | None:
@@ -216,16 +185,6 @@ class _Digest:
 
     def flush(self) -> None:
         pass
-
-
-def _norm(value: Any) -> Any:
-    if isinstance(value, float):
-        if math.isinf(value):
-            return "inf"
-        if value.is_integer():
-            return int(value)
-        return repr(value)
-    return value
 
 
 def name_sweeps(sweeps: list[ParsedSweep], given: str | None) -> None:

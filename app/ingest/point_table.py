@@ -10,21 +10,15 @@ hash, the point inserts) reads the columns.
 from __future__ import annotations
 
 import bisect
-import hashlib
-import io
 import json
 from typing import Any
 
 import polars as pl
 
 from app.domain.columns import POINT_COLUMN_NAMES
+from app.ingest import content_hash
 from app.ingest.json_text import (
-    hashed_texts,
-    json_string_expr,
     json_string_texts,
-    only_fractions,
-    polars_spells_floats,
-    spelled_floats,
 )
 from app.ingest.limits import INT32_MAX, INT_FIELDS, POINT_TEXT_LIMITS
 from app.ingest.parsed import ParsedPoint
@@ -45,44 +39,19 @@ class PointTable:
         self.frame = frame
         self.point_columns = point_columns
         self.extra_columns = extra_columns
-        self._points_json: tuple[memoryview, list[tuple[int, int]]] | None = None
+        self._arrays: content_hash.PointArrays | None = None
         self._flagged: dict[int, list[int]] = {}
         self._lengths: list[tuple[Any, Any, Any]] | None = None
 
     def slice(self, index: int, offset: int, length: int) -> PointRows:
         return PointRows(self, index, offset, length)
 
-    def digest(self, index: int, head: bytes) -> str:
-        """sha256 of `head`, then slice `index`'s points as the content hash writes them
-        (comma-separated), then "]}": the content hash of that sweep when `head` is its
-        '{"meta":{...},"points":[' (ParsedSweep.content_hash)."""
-        if self._points_json is None:
-            self._points_json = self._all_points_json()
-        text, spans = self._points_json
-        start, end = spans[index]
-        digest = hashlib.sha256(head)
-        digest.update(text[start:end])
-        digest.update(b"]}")
-        return digest.hexdigest()
-
-    def _all_points_json(self) -> tuple[memoryview, list[tuple[int, int]]]:
-        """Every point's JSON, comma-joined in one buffer, and each slice's span of it: the
-        text is written once, and each sweep hashes its span without a copy."""
-        fragments = self.frame.select(pl.col(SWEEP), hash_fragments(self.frame).alias("__json"))
-        size = pl.col("__json").str.len_bytes().cast(pl.Int64)
-        ends = (size + 1).cum_sum() - 1  # where each point's text ends (its comma follows)
-        spans = (
-            fragments.select(pl.col(SWEEP), (ends - size).alias("start"), ends.alias("end"))
-            .group_by(SWEEP, maintain_order=True)
-            .agg(pl.col("start").first(), pl.col("end").last())
-        )
-        # Written out by the CSV writer, a comma after each point: one copy of the text, where
-        # str.join, a cast to bytes and handing them to Python made three.
-        buffer = io.BytesIO()
-        fragments.select("__json").write_csv(
-            buffer, include_header=False, line_terminator=",", quote_style="never"
-        )
-        return buffer.getbuffer(), list(spans.select("start", "end").iter_rows())
+    def digest(self, head: bytes, offset: int, length: int) -> str:
+        """The content hash of the points at [offset, offset + length) under `head`
+        (ParsedSweep.content_hash): the whole table is read into the hash's arrays once."""
+        if self._arrays is None:
+            self._arrays = content_hash.from_frame(self.frame)
+        return self._arrays.digest(head, offset, offset + length)
 
     def flagged_rows(self, max_extra_bytes: int) -> list[int]:
         """Table positions of the points that may break a storage limit (a superset: each one
@@ -150,7 +119,7 @@ class PointRows:
         return points
 
     def digest(self, head: bytes) -> str:
-        return self.table.digest(self.index, head)
+        return self.table.digest(head, self.offset, self.length)
 
     def may_break_limits(self, max_extra_bytes: int) -> bool:
         flagged = self.table.flagged_rows(max_extra_bytes)
@@ -160,48 +129,6 @@ class PointRows:
     def lengths(self) -> list[tuple[Any, Any, Any]]:
         every = self.table.lengths()
         return every[self.offset : self.offset + self.length] if every else []
-
-
-def hash_fragments(frame: pl.DataFrame) -> pl.Expr:
-    """Per point, `{"s":null,"v":{...}}` exactly as `ParsedSweep.content_hash` writes a point
-    without samples: every canonical column in sorted order, a column not given as null.
-
-    One expression for all columns. A column holding a value polars does not spell as Python
-    does (rare: infinities, NaN, tiny fractions, huge numbers, text to escape; see
-    app.ingest.json_text) is written beforehand as a whole, those values by Python."""
-    given = [c for c in _SORTED_POINT_COLUMNS if c in frame.columns]
-    floats = [c for c in given if frame.schema[c] == pl.Float64]
-    texts_columns = [c for c in given if frame.schema[c] == pl.String]
-    checks = [polars_spells_floats(c).alias(c) for c in floats]
-    checks += [only_fractions(c).alias(f"bare {c}") for c in floats]
-    checks += [
-        (pl.col(c).is_null() | json_string_expr(c).is_not_null()).all() for c in texts_columns
-    ]
-    plain = frame.select(checks).row(0, named=True) if checks else {}
-    parts: list[pl.Expr] = []
-    pending = '{"s":null,"v":{'
-    for i, name in enumerate(_SORTED_POINT_COLUMNS):
-        pending += ("," if i else "") + json.dumps(name) + ":"
-        if name not in given:
-            pending += "null"
-            continue
-        dtype = frame.schema[name]
-        after = ""
-        if name in floats and plain[name]:
-            bare = plain[f"bare {name}"]
-            if bare:  # every value a fraction: its quotes join the text around it
-                pending, after = pending + '"', '"'
-            value = spelled_floats(name, bare)
-        elif name in texts_columns and plain[name]:
-            value = json_string_expr(name).fill_null("null")
-        elif dtype.is_integer():
-            value = pl.col(name).cast(pl.String).fill_null("null")
-        else:
-            value = pl.lit(hashed_texts(frame[name])).fill_null("null")
-        parts += [pl.lit(pending), value]
-        pending = after
-    parts.append(pl.lit(pending + "}}"))
-    return pl.concat_str(parts)
 
 
 def limit_flags(

@@ -7,7 +7,6 @@ file, row and column.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import random
@@ -22,38 +21,19 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.domain.columns import POINT_COLUMN_NAMES, TPOT_COLUMN_NAMES
-from app.ingest import IngestError, UploadFile, canonical, parse_upload, parsed
-from app.ingest.json_text import (
-    hashed_float,
-    hashed_texts,
-    json_string_texts,
-    only_fractions,
-    polars_spells_floats,
-    spelled_floats,
-)
-from app.ingest.parsed import ParsedPoint, ParsedSweep
+from app.ingest import IngestError, UploadFile, canonical, content_hash, parse_upload, parsed
+from app.ingest.json_text import json_string_texts
+from app.ingest.parsed import ParsedSweep
 from app.ingest.point_table import POSITION, ROW, SWEEP, PointTable
 from app.services import uploads
 from app.services.exports import sweeps_csv
 from app.settings import PROJECT_ROOT
 from app.store import sweeps as q
 from app.store.models import Point, Sweep
+from tests.ingest.hash_reference import reference_hash
 from tests.ingest.test_all_fixtures import FIELDS, FOLDERS, files_of
 
 SEED_SWEEPS = PROJECT_ROOT / "seed_data" / "sweeps"
-
-
-def reference_hash(sweep: ParsedSweep, points: list[ParsedPoint]) -> str:
-    """The pinned definition: sorted JSON of the normalised meta and point values."""
-    doc = {
-        "meta": {k: parsed._norm(sweep.meta.get(k)) for k in parsed.HASHED_META},
-        "points": [
-            {"v": {k: parsed._norm(p.values.get(k)) for k in POINT_COLUMN_NAMES}, "s": None}
-            for p in points
-        ],
-    }
-    text = json.dumps(doc, sort_keys=True, default=str, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def table_sweeps(text: str) -> list[ParsedSweep]:
@@ -62,7 +42,7 @@ def table_sweeps(text: str) -> list[ParsedSweep]:
     return sweeps
 
 
-# --- floats and strings as JSON, column-wise ------------------------------------------------
+# --- doubles as the hash reads them; text as JSON ---------------------------------------------
 
 
 def random_doubles(n: int, seed: int) -> np.ndarray:
@@ -80,39 +60,24 @@ def random_doubles(n: int, seed: int) -> np.ndarray:
     return np.concatenate([bits, near, decimals, magnitudes])
 
 
-def test_polars_spells_a_million_random_doubles_as_the_hash_always_did() -> None:
-    values = pl.Series("v", random_doubles(300_000, seed=3))
-    values = values.append(pl.Series("v", [0.0, -0.0, 1e-4, 9.999e-5, 2.0**53, 2.0**53 - 1]))
-    expected = [hashed_float(v) for v in values.to_list()]
-    # The column path with Python's fallback equals Python everywhere ...
-    assert hashed_texts(values).to_list() == expected
-    # ... and polars alone covers the values it claims, exactly.
-    frame = values.to_frame()
-    v = pl.col("v")
-    covered = frame.filter(
-        v.is_null() | ((v.abs() < 2.0**53) & ((v == v.round(0)) | (v.abs() >= 1e-4)))
-    )
-    assert covered.height > 600_000
-    assert not covered.select(polars_spells_floats("v")).item()  # -0.0 is among them
-    covered = covered.filter((v != 0) | ((1.0 / v) > 0))
-    assert covered.select(polars_spells_floats("v")).item()
-    assert not covered.select(only_fractions("v")).item()
-    texts = covered.select(spelled_floats("v", bare=False)).to_series()
-    assert texts.to_list() == [hashed_float(v) for v in covered["v"].to_list()]
-    fractions = covered.filter(v != v.round(0))
-    assert fractions.select(only_fractions("v")).item()
-    texts = fractions.select(spelled_floats("v", bare=True)).to_series()  # quotes left out
-    assert [f'"{t}"' for t in texts] == [hashed_float(v) for v in fractions["v"].to_list()]
-    with_null = pl.concat([fractions, pl.DataFrame({"v": [None]}, schema={"v": pl.Float64})])
-    assert not with_null.select(only_fractions("v")).item()  # a null is written bare: "null"
+def test_the_hash_reads_each_double_by_its_bits_with_one_zero_and_one_nan() -> None:
+    doubles = random_doubles(5_000, seed=3).tolist()
+    nan_payload = np.array([0x7FF8000000000001], dtype=np.uint64).view(np.float64)[0].item()
+    doubles += [0.0, -0.0, math.nan, -math.nan, nan_payload, math.inf, -math.inf, 5e-324]
+    points = [{"output_tok_s": v, "num_requests": i} for i, v in enumerate(doubles)]
+    frame = pl.DataFrame(points, schema={"output_tok_s": pl.Float64, "num_requests": pl.Int64})
+    meta = {"sweep": "d", "hardware": "H100", "num_gpus": 8}
+    head = content_hash.head(content_hash.meta_json(meta, parsed.HASHED_META))
+    expected = reference_hash(meta, points)
+    assert content_hash.from_frame(frame).digest(head) == expected
+    assert content_hash.from_values(points).digest(head) == expected
 
+    def one(value: float) -> str:
+        return content_hash.from_values([{"output_tok_s": value}]).digest(head)
 
-def test_special_floats_are_written_as_python_normalises_them() -> None:
-    values = [float("inf"), float("-inf"), float("nan"), -0.0, 1e300, 1e-300, 5e-324, None]
-    texts = hashed_texts(pl.Series("v", values, dtype=pl.Float64)).to_list()
-    assert texts == ['"inf"', '"inf"', '"nan"', "0", str(int(1e300)), '"1e-300"', '"5e-324"', None]
-    # As the hash's own normalisation writes them through json.dumps.
-    assert texts[:-1] == [json.dumps(parsed._norm(v)) for v in values[:-1]]
+    assert one(0.0) == one(-0.0) and one(math.nan) == one(nan_payload) == one(-math.nan)
+    assert one(1.0) != one(math.nextafter(1.0, 2.0)) and one(math.inf) != one(-math.inf)
+    assert content_hash.from_values([{}]).digest(head) != one(0.0)  # unmeasured is not zero
 
 
 def test_text_is_escaped_exactly_as_json_dumps_escapes_it() -> None:
