@@ -27,7 +27,7 @@ from app.ingest.parsed import (
 )
 from app.ingest.safe_load import load_yaml
 from app.ingest.source import SourceFile, expand
-from app.ingest.text import decode_text, first_text_line
+from app.ingest.text import check_text, decode_text, first_text_line
 
 __all__ = [
     "IngestError",
@@ -95,9 +95,10 @@ def parse_upload(
             elif kind == "requests":
                 requests.append((source.name, parse_requests_csv(source.name, source.data)))
             elif kind == "points":
+                check_text(source.name, source.data)  # read as bytes: no decoded copy
                 sweeps.extend(
                     canonical.parse_sweeps_csv(
-                        source.name, source.text, dict(defaults), require_meta
+                        source.name, source.data, dict(defaults), require_meta
                     )
                 )
             else:

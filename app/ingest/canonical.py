@@ -6,6 +6,7 @@ with the file, the row (the header is row 1) and the column.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import math
@@ -67,17 +68,21 @@ def is_request_header(header: list[str]) -> bool:
     return {"ttft_ms", "e2el_ms", "ok"} <= set(header)
 
 
-def read_frame(file: str, text: str) -> pl.DataFrame:
-    """Every cell as a string; types are applied column by column so errors can name the cell."""
+def read_frame(file: str, text: str | bytes) -> pl.DataFrame:
+    """Every cell as a string; types are applied column by column so errors can name the cell.
+
+    Bytes are read as they are (the caller has checked they are UTF-8: `check_text`), without
+    a decoded copy of the file."""
+    data = text.encode() if isinstance(text, str) else text.removeprefix(codecs.BOM_UTF8)
     # Polars renames a repeated column ("x_duplicated_0"): look at the header as written first.
     try:
-        written = next(csv.reader(io.StringIO(_header_text(text))), [])
+        written = next(csv.reader(io.StringIO(_header_text(data))), [])
     except csv.Error as exc:
         raise IngestError.one(file, f"not a readable CSV ({exc})", row=1) from exc
     refuse_duplicate_columns(file, written)
     try:
         frame = pl.read_csv(
-            text.encode(),  # polars reads bytes at twice the speed of a StringIO
+            data,  # polars reads bytes at twice the speed of a StringIO
             infer_schema=False,
             null_values=NULL_VALUES,
             raise_if_empty=True,
@@ -96,16 +101,16 @@ def read_frame(file: str, text: str) -> pl.DataFrame:
     # Exports neutralise formula-like text with a leading quote; reading undoes exactly that,
     # so an exported sweep imports back unchanged.
     trimmed = pl.col(pl.String).str.strip_chars()
-    if "'" in text:  # the regex costs more than the read: only when a cell may need it
+    if b"'" in data:  # the regex costs more than the read: only when a cell may need it
         trimmed = trimmed.str.replace(r"^'([=+\-@])", "$1")
     return frame.with_columns(trimmed)
 
 
-def _header_text(text: str) -> str:
+def _header_text(data: bytes) -> str:
     """The header record: the first line, or more while a quoted name spans a line break."""
-    end = text.find("\n")
-    head = text if end < 0 else text[: end + 1]
-    return text if head.count('"') % 2 else head
+    end = data.find(b"\n")
+    head = data if end < 0 else data[: end + 1]
+    return (data if head.count(b'"') % 2 else head).decode()
 
 
 def typed_frame(
@@ -198,7 +203,7 @@ def check_values(file: str, rows: list[dict[str, Any]], errors: list[RowError]) 
 
 
 def parse_sweeps_csv(
-    file: str, text: str, defaults: dict[str, Any], require_meta: bool = True
+    file: str, text: str | bytes, defaults: dict[str, Any], require_meta: bool = True
 ) -> list[ParsedSweep]:
     """Canonical points CSV → sweeps; `defaults` fill sweep-level values the file leaves empty.
 

@@ -4,6 +4,7 @@ problem anywhere in a large file is still named by file, row and column."""
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import random
 from typing import Any
@@ -242,6 +243,20 @@ def test_the_content_hash_is_format_2_as_its_definition_reads() -> None:
         sweeps[0].content_hash()
         == "13311d8f5c01e924d1406b97ef62f9c4ea9bacd48692bb98594e2ccf63b98433"
     )
+
+
+def test_a_points_file_read_as_bytes_with_a_bom_and_crlf_reads_as_its_text_does() -> None:
+    as_text = canonical.parse_sweeps_csv("p.csv", POINTS, {})
+    windows = codecs.BOM_UTF8 + POINTS.replace("\n", "\r\n").encode()
+    for data in (POINTS.encode(), windows):
+        [*as_bytes] = parse_upload([UploadFile("p.csv", data)], {})
+        assert [s.content_hash() for s in as_bytes] == [s.content_hash() for s in as_text]
+        assert [(p.values, p.extra) for s in as_bytes for p in s.points] == [
+            (p.values, p.extra) for s in as_text for p in s.points
+        ]
+    broken = POINTS.encode().replace(b"H200", b"H\xff200")
+    with pytest.raises(IngestError, match="not UTF-8 text: byte 0xff"):
+        parse_upload([UploadFile("p.csv", broken)], {})
 
 
 def test_a_sweeps_request_samples_enter_its_hash_by_their_digest() -> None:
