@@ -21,6 +21,7 @@ are hashed as they are. Stored sweeps were rehashed by migration 0013.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 import math
@@ -73,7 +74,10 @@ class PointArrays:
         digest.update((stop - start).to_bytes(8, "little"))
         digest.update(self.values[start:stop].data)  # contiguous rows: no copy
         digest.update(self.measured[start:stop].data)
-        others = [[i - start, c, v] for i, c, v in self.others if start <= i < stop]
+        # The other values are sorted by point: a sweep's are one run of them.
+        first = bisect.bisect_left(self.others, (start,))
+        last = bisect.bisect_left(self.others, (stop,))
+        others = [[i - start, c, v] for i, c, v in self.others[first:last]]
         digest.update(_compact(others).encode())
         digest.update(_compact([list(s) for s in samples]).encode())
         return digest.hexdigest()
