@@ -141,7 +141,7 @@ def _as_uploaded(
 ) -> dict[str, Any]:
     """The description the stored hash was made of: as stored, or with the upload's warnings
     left off the notes; as stored when neither gives the stored hash (edited since)."""
-    if old(meta, points, samples) == stored or not meta.get("notes"):
+    if not meta.get("notes") or old(meta, points, samples) == stored:
         return meta
     lines = str(meta["notes"]).split("\n")
     for keep in range(len(lines) - 1, -1, -1):
