@@ -48,6 +48,12 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
             if settings.seed_on_start:
                 with session_scope(app.state.sessionmaker) as session:
                     seed_if_empty(session)
+        else:
+            from app.store.migrate import schema_mismatch
+
+            mismatch = await anyio.to_thread.run_sync(schema_mismatch, settings.database_url)
+            if mismatch:
+                raise RuntimeError(f"not serving {engine.url!r}: {mismatch}")
         yield
         engine.dispose()
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import polars as pl
 import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
+from fastapi.testclient import TestClient
 from sqlalchemy import Engine, delete, inspect, select, text
 
 from app.ingest import UploadFile
@@ -141,3 +144,21 @@ def _hashes(engine: Engine) -> list[tuple[int, str]]:
 def _notes(engine: Engine) -> list[str]:
     with engine.connect() as conn:
         return [r[0] for r in conn.execute(text("SELECT notes FROM sweep")) if r[0]]
+
+
+def test_a_server_on_a_database_at_another_revision_refuses_to_start_and_says_why(
+    database_url: str, make_client: Callable[..., TestClient]
+) -> None:
+    """Uploads would not find sweeps stored before migration 0013 (another hash), so a
+    server without its own migration step checks the schema before it answers anything."""
+    command.downgrade(alembic_config(database_url), "20261202_0012")
+    try:
+        with pytest.raises(RuntimeError) as refused:
+            make_client()
+        assert "schema is at revision 20261202_0012, and this version of Paretoscope needs " in str(
+            refused.value
+        )
+        assert "run `paretoscope db upgrade`" in str(refused.value)
+    finally:
+        upgrade_to_head(database_url)
+    assert make_client().get("/healthz").status_code == 200

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import functools
+
 from alembic import command
 from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
 
 from app.settings import PROJECT_ROOT
 from app.store import versions
@@ -32,3 +36,29 @@ def upgrade_to_head(database_url: str) -> None:
 
 def downgrade_to_base(database_url: str) -> None:
     command.downgrade(alembic_config(database_url), "base")
+
+
+@functools.cache
+def _heads() -> frozenset[str]:
+    return frozenset(ScriptDirectory.from_config(alembic_config("sqlite://")).get_heads())
+
+
+def schema_mismatch(database_url: str) -> str | None:
+    """Why this version cannot serve the database (its schema is older or newer than this
+    version's newest migration), or None. An older one would be read wrongly: since migration
+    20261202_0013, for one, an upload finds a stored sweep by a hash the older schema's rows
+    were not given."""
+    engine = make_engine(database_url, pool_size=1)
+    try:
+        with engine.connect() as conn:
+            current = frozenset(MigrationContext.configure(conn).get_current_heads())
+    finally:
+        engine.dispose()
+    if current == _heads():
+        return None
+    at = ", ".join(sorted(current)) or "none (an empty database)"
+    return (
+        f"the database's schema is at revision {at}, and this version of Paretoscope needs "
+        f"{', '.join(sorted(_heads()))}: run `paretoscope db upgrade` (or `paretoscope serve`, "
+        "which migrates first) with this version, or serve it with the version that wrote it"
+    )
