@@ -42,14 +42,19 @@ TEXT_COLUMNS: tuple[str, ...] = tuple(
     sorted(c.name for c in POINT_COLUMNS if c.kind not in ("int", "float"))
 )
 _COLUMN_INDEX = {name: i for i, name in enumerate(NUMERIC_COLUMNS)}
+# Built once: json.dumps with any option builds an encoder on every call.
+_ENCODER = json.JSONEncoder(default=str, separators=(",", ":"))
 
 Other = tuple[int, str, Any]  # (point, column, value) of a value that is not a double
 
 
 def meta_json(meta: dict[str, Any], keys: Sequence[str]) -> bytes:
     """The description as the hash writes it: these keys, sorted, each value normalised."""
-    doc = {k: _norm(meta.get(k)) for k in sorted(keys)}
-    return json.dumps(doc, default=str, separators=(",", ":")).encode()
+    doc = {}
+    for k in sorted(keys):
+        value = meta.get(k)
+        doc[k] = _norm(value) if value.__class__ is float else value
+    return _ENCODER.encode(doc).encode()
 
 
 @dataclass(frozen=True)
@@ -70,17 +75,21 @@ class PointArrays:
     ) -> str:
         """The content hash of points [start, stop) under `head` (FORMAT + meta_json)."""
         stop = len(self.values) if stop is None else stop
-        digest = hashlib.sha256(head)
-        digest.update((stop - start).to_bytes(8, "little"))
+        digest = hashlib.sha256(head + (stop - start).to_bytes(8, "little"))
         digest.update(self.values[start:stop].data)  # contiguous rows: no copy
         digest.update(self.measured[start:stop].data)
+        others = self._others_of(start, stop)
+        digest.update(_compact(others) if others else b"[]")
+        digest.update(_compact([list(s) for s in samples]) if samples else b"[]")
+        return digest.hexdigest()
+
+    def _others_of(self, start: int, stop: int) -> list[list[Any]]:
+        if not self.others:
+            return []
         # The other values are sorted by point: a sweep's are one run of them.
         first = bisect.bisect_left(self.others, (start,))
         last = bisect.bisect_left(self.others, (stop,))
-        others = [[i - start, c, v] for i, c, v in self.others[first:last]]
-        digest.update(_compact(others).encode())
-        digest.update(_compact([list(s) for s in samples]).encode())
-        return digest.hexdigest()
+        return [[i - start, c, v] for i, c, v in self.others[first:last]]
 
 
 def head(meta: bytes) -> bytes:
@@ -157,8 +166,8 @@ def _text(value: Any) -> Any:
     return value if isinstance(value, str | int | bool) else str(value)
 
 
-def _compact(value: Any) -> str:
-    return json.dumps(value, default=str, separators=(",", ":"))
+def _compact(value: Any) -> bytes:
+    return _ENCODER.encode(value).encode()
 
 
 def _norm(value: Any) -> Any:

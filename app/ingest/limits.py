@@ -45,6 +45,7 @@ INT_FIELDS: tuple[str, ...] = (
     "num_failed",
 )
 _INT_SET = frozenset(INT_FIELDS)
+_META_ORDER = {k: i for i, k in enumerate((*SWEEP_TEXT_LIMITS, *INT_FIELDS))}
 SAMPLE_INT_FIELDS: tuple[str, ...] = ("output_len", "input_len")
 
 
@@ -89,15 +90,19 @@ def check_sweeps(sweeps: list[ParsedSweep], limits: Limits = DEFAULT_LIMITS) -> 
                 else RowError(shown, "the file name contains a NUL byte")
             )
             continue
-        for key, limit in SWEEP_TEXT_LIMITS.items():
-            value = sweep.meta.get(key)
-            problem = text_problem(value, limit) if isinstance(value, str) else None
+        found: list[tuple[int, str, str]] = []
+        for key, value in sweep.meta.items():  # only the fields given (most are not)
+            limit = SWEEP_TEXT_LIMITS.get(key)
+            if limit is not None and isinstance(value, str):
+                problem = text_problem(value, limit)
+            elif key in _INT_SET:
+                problem = int_problem(value)
+            else:
+                continue
             if problem:
-                errors.append(RowError(file, problem, sweep.first_row, key))
-        for key in INT_FIELDS:
-            problem = int_problem(sweep.meta.get(key))
-            if problem:
-                errors.append(RowError(file, problem, sweep.first_row, key))
+                found.append((_META_ORDER[key], key, problem))
+        for _, key, problem in sorted(found):  # text fields first, then whole numbers
+            errors.append(RowError(file, problem, sweep.first_row, key))
         rows = sweep.table_rows
         if rows is not None and not rows.may_break_limits(limits.max_extra_bytes):
             continue  # screened as columns: no point comes near a limit

@@ -273,6 +273,8 @@ def length_warning(sweep: ParsedSweep) -> str | None:
             for p in sweep.points
         ]
     )
+    if not points:  # no lengths measured: nothing to compare
+        return None
     return check_lengths(sweep.meta.get("isl"), sweep.meta.get("osl"), points).note
 
 

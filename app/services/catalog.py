@@ -55,8 +55,8 @@ def match_parsed(session: Session, parsed: list[ParsedSweep]) -> list[HardwareMa
 def match_warnings(matches: list[HardwareMatch | None]) -> list[str]:
     """One line per distinct typed name that was changed or left unmatched."""
     lines: dict[str, None] = {}
-    for match in matches:
-        line = match.warning() if match else None
+    for match in dict.fromkeys(m for m in matches if m):  # each distinct match once
+        line = match.warning()
         if line:
             lines[line] = None
     return list(lines)
