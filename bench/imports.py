@@ -48,7 +48,7 @@ from app.store import sweeps
 from app.main import tune_gc
 importers()
 tune_gc()  # the garbage collection `paretoscope serve` sets up at start
-inserting = [0.0]  # the point rows' insert inside the import (the database's own share)
+inserting = [0.0]  # the points' blocks encoded and stored, inside the import
 def timed(insert_points):
     def insert(*args):
         start = time.perf_counter()
@@ -234,9 +234,9 @@ def _measure(scale: Scale, found: list[Backend], folder: Path) -> list[Result]:
             Result(f"{scale.canonical_points:,} canonical points stored", backend.name,
                    med["points"], "s",
                    "polars.read_csv of the file", med["base_points"], 15.0),
-            # Info: what the database alone takes to insert the point rows (Postgres: COPY,
-            # with the foreign-key check per row; SQLite: one executemany), inside that import.
-            Result("  of which the database inserting the point rows", backend.name,
+            # Info: what encoding the points' blocks and storing them takes (Postgres: one
+            # binary COPY; SQLite: one executemany; a row per sweep), inside that import.
+            Result("  of which the points' blocks, encoded and stored", backend.name,
                    med["points_insert"], "s", "polars.read_csv of the file",
                    med["base_points"], 15.0, judged="none"),
         ]  # fmt: skip

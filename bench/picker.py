@@ -6,10 +6,12 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+import polars as pl
 from sqlalchemy import insert
 
+from app.store import point_blocks
 from app.store.db import make_engine, make_sessionmaker
-from app.store.models import Point, Sweep
+from app.store.models import PointBlock, Sweep
 from bench.common import (
     Backend,
     Result,
@@ -52,19 +54,23 @@ def fill(url: str, n: int) -> None:
     engine = make_engine(url)
     with make_sessionmaker(engine)() as session:
         session.execute(insert(Sweep), sweep_rows(n))
-        session.execute(
-            insert(Point),
+        frame = pl.DataFrame(
             [
                 {
                     "sweep_id": i,
                     "position": k,
-                    "concurrency": 2**k,
+                    "extra": "{}",
+                    "concurrency": float(2**k),
                     "tpot_p50_ms": 8 + 4 * k + (i % 97) / 10,
                     "output_tok_s": (300 + i % 113) * (2**k) ** 0.8,
                 }
                 for i in range(1, n + 1)
                 for k in range(POINTS)
-            ],
+            ]
+        )
+        blocks = point_blocks.encode_frame(frame)
+        session.execute(
+            insert(PointBlock), [{"sweep_id": s, "points": n, "data": d} for s, n, d in blocks]
         )
         session.commit()
     engine.dispose()

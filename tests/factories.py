@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.domain.columns import POINT_COLUMN_NAMES, SWEEP_COLUMN_NAMES
-from app.store.models import Point, SampleBlock, Sweep
+from app.store.models import PointBlock, SampleBlock, Sweep
 
 FULL_HEADER = [*SWEEP_COLUMN_NAMES, *POINT_COLUMN_NAMES]
 
@@ -78,9 +78,15 @@ def post_files(client: TestClient, *files: tuple[str, bytes], **fields: Any) -> 
     )
 
 
-def count(session: Session, model: type[Sweep] | type[Point]) -> int:
+def count(session: Session, model: type[Sweep] | type[SampleBlock]) -> int:
     session.expire_all()
     return session.scalar(select(func.count()).select_from(model)) or 0
+
+
+def point_count(session: Session) -> int:
+    """Stored points: those of every sweep's block."""
+    session.expire_all()
+    return session.scalar(select(func.coalesce(func.sum(PointBlock.points), 0))) or 0
 
 
 def sample_count(session: Session) -> int:

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from app.cli import main
 from app.settings import get_settings
-from app.store.models import Point, Sweep
+from app.store.models import PointBlock, Sweep
 from tests.conftest import FIXTURES
 from tests.factories import MINIMAL, count
 
@@ -67,7 +67,7 @@ def test_export_writes_canonical_csv_that_reimports_to_the_same_sweep(
     lines = out.read_text().splitlines()
     assert lines[0].startswith("sweep,hardware,num_gpus,")
     assert len(lines) == 3
-    session.query(Point).delete()
+    session.query(PointBlock).delete()
     session.query(Sweep).delete()
     session.commit()
     assert cli("import", out) == 0

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from typing import Any
 
 import polars as pl
 import pytest
@@ -11,7 +13,9 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, delete, inspect, select, text
+from sqlalchemy.orm import Session
 
+from app.domain.columns import POINT_COLUMN_NAMES
 from app.ingest import UploadFile
 from app.services import uploads
 from app.settings import PROJECT_ROOT
@@ -45,6 +49,24 @@ def test_postgres_keeps_sample_blocks_out_of_line_without_compressing_them_again
         ).scalar_one()
     engine.dispose()
     assert storage == "e"  # EXTERNAL: the zstd blocks are not run through pglz
+
+
+def test_postgres_keeps_point_blocks_in_their_row_up_to_8_kb_and_never_compresses_them(
+    postgres_migrated: str,
+) -> None:
+    engine = make_engine(postgres_migrated)
+    with engine.connect() as conn:
+        storage = conn.execute(
+            text(
+                "SELECT attstorage FROM pg_attribute "
+                "WHERE attrelid = 'point_block'::regclass AND attname = 'data'"
+            )
+        ).scalar_one()
+        options = conn.execute(
+            text("SELECT reloptions FROM pg_class WHERE oid = 'point_block'::regclass")
+        ).scalar_one()
+    engine.dispose()
+    assert (storage, options) == ("e", ["toast_tuple_target=8160"])
 
 
 def test_downgrade_then_upgrade_round_trips(database_url: str, engine: Engine) -> None:
@@ -162,3 +184,43 @@ def test_a_server_on_a_database_at_another_revision_refuses_to_start_and_says_wh
     finally:
         upgrade_to_head(database_url)
     assert make_client().get("/healthz").status_code == 200
+
+
+def test_points_move_into_blocks_and_back_with_every_value(
+    database_url: str, engine: Engine
+) -> None:
+    """Migration 0014 and its downgrade: each sweep's points, in order, with every column and
+    their extra fields, read the same from rows and from blocks."""
+    paths = [p for f in FOLDERS for p in files_of(f)] + [SEED_SWEEPS / "demo_llama70b_1k1k.csv"]
+    files = [UploadFile(p.name, p.read_bytes()) for p in paths]
+    with make_sessionmaker(engine)() as session:
+        uploads.store(session, files, FIELDS)
+        session.commit()
+        before = _stored_points(session)
+    assert sum(len(p) for p in before.values()) > 90
+    assert any(e for points in before.values() for *_, e in points)  # some extra fields
+
+    command.downgrade(alembic_config(database_url), "20261202_0013")
+    with engine.connect() as conn:
+        rows = conn.execute(
+            text(f"SELECT sweep_id, position, {', '.join(POINT_COLUMN_NAMES)}, extra FROM point")
+        ).all()
+    as_rows: dict[int, list[tuple[Any, ...]]] = {}
+    for sweep_id, position, *values, extra in sorted(rows, key=lambda r: (r[0], r[1])):
+        extra = json.loads(extra) if isinstance(extra, str) else extra
+        as_rows.setdefault(sweep_id, []).append((position, *values, extra))
+    assert as_rows == {s: p for s, p in before.items() if p}
+
+    upgrade_to_head(database_url)
+    with make_sessionmaker(engine)() as session:
+        assert _stored_points(session) == before
+
+
+def _stored_points(session: Session) -> dict[int, list[tuple[Any, ...]]]:
+    return {
+        sweep.id: [
+            (p.position, *(getattr(p, c) for c in POINT_COLUMN_NAMES), p.extra)
+            for p in sweep.points
+        ]
+        for sweep in session.scalars(select(Sweep))
+    }

@@ -15,6 +15,7 @@ from app.store import sweeps as q
 from app.store.db import make_sessionmaker
 from app.store.migrate import alembic_config, upgrade_to_head
 from app.store.models import SampleBlock
+from app.store.point_blocks import point_id
 
 REQUESTS = (
     b"sweep,concurrency,ttft_ms,e2el_ms,output_len,input_len,ok\n"
@@ -162,28 +163,31 @@ def test_the_migration_moves_request_rows_into_blocks_and_back(
         )
     upgrade_to_head(database_url)
     assert "request_sample" not in inspect(engine).get_table_names()
+    # A point's id is now its sweep's id and its position (migration 0014).
+    a, b, c = point_id(1, 0), point_id(1, 1), point_id(2, 0)
     with make_sessionmaker(engine)() as session:
-        frame = sample_store.samples_frame(session, [11, 12, 21])
+        frame = sample_store.samples_frame(session, [a, b, c])
         assert frame.rows() == [
-            (11, 1.5, 10.0, 2, 4, True),
-            (11, None, None, None, 4, False),
-            (12, 5.5, 50.25, 10, 4, True),
-            (21, 7.0, 70.0, 3, 4, True),
+            (a, 1.5, 10.0, 2, 4, True),
+            (a, None, None, None, 4, False),
+            (b, 5.5, 50.25, 10, 4, True),
+            (c, 7.0, 70.0, 3, 4, True),
         ]
-        assert q.sample_counts(session, [11, 12, 21]) == {11: 2, 12: 1, 21: 1}
+        assert q.sample_counts(session, [a, b, c]) == {a: 2, b: 1, c: 1}
     sample_store.cache.clear()
     command.downgrade(config, "0001")
     with engine.connect() as conn:
         rows = conn.execute(
             text(
-                "SELECT point_id, ttft_ms, e2el_ms, output_len, input_len, ok"
-                " FROM request_sample ORDER BY id"
+                "SELECT p.sweep_id, p.position, r.ttft_ms, r.e2el_ms, r.output_len,"
+                " r.input_len, r.ok FROM request_sample r JOIN point p ON p.id = r.point_id"
+                " ORDER BY r.id"
             )
         ).all()
     assert [tuple(r) for r in rows] == [
-        (11, 1.5, 10.0, 2, 4, True),
-        (11, None, None, None, 4, False),
-        (12, 5.5, 50.25, 10, 4, True),
-        (21, 7.0, 70.0, 3, 4, True),
+        (1, 0, 1.5, 10.0, 2, 4, True),
+        (1, 0, None, None, None, 4, False),
+        (1, 1, 5.5, 50.25, 10, 4, True),
+        (2, 0, 7.0, 70.0, 3, 4, True),
     ]
     upgrade_to_head(database_url)

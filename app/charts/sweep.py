@@ -16,7 +16,7 @@ import polars as pl
 from app.charts.style import colour, empty_note, series_style, side_legend, top_legend
 from app.domain.numbers import fmt_load
 from app.domain.request_goodput import request_tpot_expr
-from app.store.models import Point
+from app.store.point_blocks import StoredPoint
 
 CDF_POINTS = 200
 SECONDS_FROM_MS = 10_000.0  # E2EL at or above this is shown in seconds
@@ -24,19 +24,19 @@ INF_STEP = 0.25  # the ∞ point sits this share of the largest finite load beyo
 INF_NOTE = "request rate ∞ (all requests sent at once) is drawn at the right, marked ∞"
 
 
-def is_infinite(point: Point) -> bool:
+def is_infinite(point: StoredPoint) -> bool:
     rate = point.request_rate
     return point.concurrency is None and rate is not None and math.isinf(rate)
 
 
-def _finite_load(point: Point) -> float | None:
+def _finite_load(point: StoredPoint) -> float | None:
     if point.concurrency is not None:
         return point.concurrency
     rate = point.request_rate
     return None if rate is None or math.isinf(rate) else rate
 
 
-def _inf_x(points: list[Point]) -> float | None:
+def _inf_x(points: list[StoredPoint]) -> float | None:
     """Where the ∞ load is drawn, or None when the sweep has no such point."""
     if not any(is_infinite(p) for p in points):
         return None
@@ -45,11 +45,11 @@ def _inf_x(points: list[Point]) -> float | None:
     return top * (1 + INF_STEP) if top > 0 else 1.0
 
 
-def _load(point: Point, inf_x: float | None) -> float | None:
+def _load(point: StoredPoint, inf_x: float | None) -> float | None:
     return inf_x if is_infinite(point) else _finite_load(point)
 
 
-def _axis_title(points: list[Point]) -> str:
+def _axis_title(points: list[StoredPoint]) -> str:
     if any(p.concurrency is not None for p in points):
         return "Concurrency (requests)"
     return "Request rate (req/s)"
@@ -75,7 +75,9 @@ def _inf_marks(layout: dict[str, Any], inf_x: float | None) -> None:
     )  # fmt: skip
 
 
-def _pairs(points: list[Point], column: str, inf_x: float | None, scale: float = 1.0) -> list[Any]:
+def _pairs(
+    points: list[StoredPoint], column: str, inf_x: float | None, scale: float = 1.0
+) -> list[Any]:
     return sorted(
         (x, value / scale)
         for p in points
@@ -92,7 +94,7 @@ def _line(name: str, pairs: list[Any], colour_: str, dash: str, **extra: Any) ->
     }  # fmt: skip
 
 
-def _base_layout(points: list[Point], inf_x: float | None, **axes: Any) -> dict[str, Any]:
+def _base_layout(points: list[StoredPoint], inf_x: float | None, **axes: Any) -> dict[str, Any]:
     layout: dict[str, Any] = {
         "margin": {"l": 60, "r": 10, "t": 20, "b": 55},
         "legend": side_legend(),
@@ -106,7 +108,7 @@ def _base_layout(points: list[Point], inf_x: float | None, **axes: Any) -> dict[
     return layout
 
 
-def latency_figure(points: list[Point]) -> dict[str, Any]:
+def latency_figure(points: list[StoredPoint]) -> dict[str, Any]:
     """p50 and p90 TTFT (left axis) and TPOT (right axis), ms, against load."""
     inf_x = _inf_x(points)
     traces = []
@@ -142,7 +144,7 @@ def _ms_axis(title: str, colour_: str) -> dict[str, Any]:
     }
 
 
-def e2el_figure(points: list[Point]) -> dict[str, Any]:
+def e2el_figure(points: list[StoredPoint]) -> dict[str, Any]:
     """p50 and p90 end-to-end latency against load, in seconds when it reaches 10 s."""
     inf_x = _inf_x(points)
     values = [v for p in points for v in (p.e2el_p50_ms, p.e2el_p90_ms) if v is not None]
@@ -164,7 +166,7 @@ def e2el_figure(points: list[Point]) -> dict[str, Any]:
     return {"data": traces, "layout": layout}
 
 
-def throughput_figure(points: list[Point], num_gpus: int) -> dict[str, Any]:
+def throughput_figure(points: list[StoredPoint], num_gpus: int) -> dict[str, Any]:
     """Output and total tok/s per GPU against load."""
     inf_x = _inf_x(points)
     traces = []
@@ -180,7 +182,7 @@ def throughput_figure(points: list[Point], num_gpus: int) -> dict[str, Any]:
     return {"data": traces, "layout": layout}
 
 
-def cdf_figure(points: list[Point], samples: pl.DataFrame, metric: str) -> dict[str, Any]:
+def cdf_figure(points: list[StoredPoint], samples: pl.DataFrame, metric: str) -> dict[str, Any]:
     """Empirical CDF of per-request TTFT or TPOT (ms), one line per load level with samples."""
     value = request_tpot_expr() if metric == "tpot" else pl.col("ttft_ms")
     traces = []

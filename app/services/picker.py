@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from app.domain.leaders import FrontierPoint, frontier_leaders
 from app.domain.metrics import Basis, deployment_tok_s, interactivity_tok_s_user, tok_s_per_gpu
 from app.domain.point import Stat
-from app.store import sweep_search
+from app.store import point_front, sweep_search
 from app.store import sweeps as sweep_queries
 from app.store.models import Sweep
 from app.store.sweep_search import SweepFilters
@@ -121,7 +121,7 @@ def leaders(
 
     The database narrows the points to the frontier's candidates; the domain decides."""
     column = f"tpot_{stat}_ms"
-    rows = sweep_search.frontier_candidates(session, filters, column, basis, point_limit + 1)
+    rows = point_front.frontier_candidates(session, filters, column, basis, point_limit + 1)
     truncated = len(rows) > point_limit
     rows = rows[:point_limit]
     points = [

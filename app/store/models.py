@@ -25,6 +25,9 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
+from app.store import point_blocks
+from app.store.point_blocks import StoredPoint
+
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
     "uq": "uq_%(table_name)s_%(column_0_name)s",
@@ -71,59 +74,32 @@ class Sweep(Base):
     # The sweep list's order (newest first): a page reads its rows, not a sort of every sweep.
     __table_args__ = (Index("ix_sweep_created_at_id", "created_at", "id"),)
 
-    points: Mapped[list[Point]] = relationship(
-        back_populates="sweep",
-        cascade="all, delete-orphan",
-        passive_deletes=True,
-        order_by="Point.position",
+    point_block: Mapped[PointBlock | None] = relationship(
+        cascade="all, delete-orphan", passive_deletes=True
     )
 
+    @property
+    def points(self) -> list[StoredPoint]:
+        """The sweep's points in position order, decoded once per loaded sweep."""
+        cached: list[StoredPoint] | None = self.__dict__.get("_decoded_points")
+        if cached is None:
+            block = self.point_block
+            cached = point_blocks.stored_points(self.id, block.data if block else None)
+            self.__dict__["_decoded_points"] = cached
+        return cached
 
-class Point(Base):
-    """One load level of a sweep; latencies in ms, throughputs for the whole deployment."""
 
-    __tablename__ = "point"
-    __table_args__ = (Index("ix_point_sweep_position", "sweep_id", "position"),)
+class PointBlock(Base):
+    """A sweep's points in one block (app.store.point_blocks): a row per sweep, not per point.
+    `points` is how many there are, so counting needs no decoding."""
 
-    id: Mapped[int] = mapped_column(primary_key=True)
-    sweep_id: Mapped[int] = mapped_column(ForeignKey("sweep.id", ondelete="CASCADE"))
-    position: Mapped[int] = mapped_column(Integer)
-    concurrency: Mapped[float | None] = mapped_column(Float)
-    request_rate: Mapped[float | None] = mapped_column(Float)
-    achieved_concurrency: Mapped[float | None] = mapped_column(Float)
-    num_requests: Mapped[int | None] = mapped_column(Integer)
-    num_failed: Mapped[int | None] = mapped_column(Integer)
-    duration_s: Mapped[float | None] = mapped_column(Float)
-    input_len: Mapped[float | None] = mapped_column(Float)
-    output_len: Mapped[float | None] = mapped_column(Float)
-    ttft_mean_ms: Mapped[float | None] = mapped_column(Float)
-    ttft_p50_ms: Mapped[float | None] = mapped_column(Float)
-    ttft_p90_ms: Mapped[float | None] = mapped_column(Float)
-    ttft_p95_ms: Mapped[float | None] = mapped_column(Float)
-    ttft_p99_ms: Mapped[float | None] = mapped_column(Float)
-    tpot_mean_ms: Mapped[float | None] = mapped_column(Float)
-    tpot_p50_ms: Mapped[float | None] = mapped_column(Float)
-    tpot_p90_ms: Mapped[float | None] = mapped_column(Float)
-    tpot_p95_ms: Mapped[float | None] = mapped_column(Float)
-    tpot_p99_ms: Mapped[float | None] = mapped_column(Float)
-    itl_mean_ms: Mapped[float | None] = mapped_column(Float)
-    itl_p50_ms: Mapped[float | None] = mapped_column(Float)
-    itl_p90_ms: Mapped[float | None] = mapped_column(Float)
-    itl_p95_ms: Mapped[float | None] = mapped_column(Float)
-    itl_p99_ms: Mapped[float | None] = mapped_column(Float)
-    e2el_mean_ms: Mapped[float | None] = mapped_column(Float)
-    e2el_p50_ms: Mapped[float | None] = mapped_column(Float)
-    e2el_p90_ms: Mapped[float | None] = mapped_column(Float)
-    e2el_p95_ms: Mapped[float | None] = mapped_column(Float)
-    e2el_p99_ms: Mapped[float | None] = mapped_column(Float)
-    output_tok_s: Mapped[float] = mapped_column(Float)
-    total_tok_s: Mapped[float | None] = mapped_column(Float)
-    requests_per_s: Mapped[float | None] = mapped_column(Float)
-    goodput_requests_per_s: Mapped[float | None] = mapped_column(Float)
-    goodput_slo: Mapped[str | None] = mapped_column(String(200))
-    extra: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    __tablename__ = "point_block"
 
-    sweep: Mapped[Sweep] = relationship(back_populates="points")
+    sweep_id: Mapped[int] = mapped_column(
+        ForeignKey("sweep.id", ondelete="CASCADE"), primary_key=True
+    )
+    points: Mapped[int] = mapped_column(Integer)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
 
 
 class SampleBlock(Base):

@@ -1,19 +1,18 @@
-"""The rows `save_parsed` inserts into `point`: from a canonical file's table as columns, or
-from an importer's point list as tuples.
+"""The points `save_parsed` stores (app.store.point_blocks): from a canonical file's table as
+columns, or from an importer's point list.
 
-Either way only the columns some point gives are sent (the others stay NULL, as they would
-with None), `position` is the point's place in its sweep and `extra` is `json.dumps(extra)`
-("{}" when the point has none).
+Either way only the columns some point gives are in the frame (a column none gives is not
+measured anywhere), `position` is the point's place in its sweep and `extra` is
+`json.dumps(extra)` ("{}" when the point has none).
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import polars as pl
 
-from app.domain.columns import POINT_COLUMN_NAMES
+from app.domain.columns import COLUMNS_BY_NAME, POINT_COLUMN_NAMES
 from app.ingest.parsed import ParsedSweep
 from app.ingest.point_table import POSITION, SWEEP, PointRows, PointTable
 
@@ -53,8 +52,8 @@ def table_frame(sweeps: list[tuple[int, ParsedSweep]]) -> pl.DataFrame:
     return frame.select("sweep_id", "position", "extra", *order)
 
 
-def list_rows(sweeps: list[tuple[int, ParsedSweep]]) -> tuple[list[str], list[tuple[Any, ...]]]:
-    """Column names and row tuples of the sweeps whose points are a list."""
+def list_frame(sweeps: list[tuple[int, ParsedSweep]]) -> pl.DataFrame:
+    """The points of the sweeps whose points are a list, as `table_frame` gives a table's."""
     listed = [(i, item) for i, item in sweeps if not isinstance(item.table_rows, PointRows)]
     given: set[str] = set()
     for _, item in listed:
@@ -66,11 +65,18 @@ def list_rows(sweeps: list[tuple[int, ParsedSweep]]) -> tuple[list[str], list[tu
         for sweep_id, item in listed
         for i, p in enumerate(item.points)
     ]
-    return ["sweep_id", "position", "extra", *point_columns], rows
+    schema: dict[str, pl.DataType] = {"sweep_id": pl.Int64(), "position": pl.Int64()}
+    schema["extra"] = pl.String()
+    for c in point_columns:
+        schema[c] = pl.String() if COLUMNS_BY_NAME[c].kind == "str" else pl.Float64()
+    return pl.DataFrame(rows, schema=schema, orient="row")
 
 
-def copy_csv(frame: pl.DataFrame) -> bytes:
-    """The frame as COPY ... (FORMAT csv) reads it: an unquoted empty cell is NULL, a quoted
-    one ("") the empty string; floats at full precision (inf, -inf and NaN as Postgres spells
-    them), so each value reads back exactly."""
-    return frame.write_csv(include_header=False, float_precision=None).encode()
+def points_frame(sweeps: list[tuple[int, ParsedSweep]]) -> pl.DataFrame:
+    """Every point of these sweeps: sweep_id, position, extra, then the point columns some
+    give, sorted by sweep and position."""
+    frames = [f for f in (table_frame(sweeps), list_frame(sweeps)) if not f.is_empty()]
+    if not frames:
+        return pl.DataFrame()
+    frame = pl.concat(frames, how="diagonal_relaxed") if len(frames) > 1 else frames[0]
+    return frame.sort("sweep_id", "position", maintain_order=True)

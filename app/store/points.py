@@ -11,10 +11,10 @@ import polars as pl
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.domain.columns import POINT_COLUMN_NAMES
+from app.store import point_blocks, point_front
 from app.store import samples as sample_store
 from app.store.db import already_loaded
-from app.store.models import Point, Sweep
+from app.store.models import PointBlock, Sweep
 from app.store.sweeps import NotFound
 
 SWEEP_META = (
@@ -112,17 +112,10 @@ def sweeps_with_points(session: Session, sweep_ids: list[int]) -> list[SweepPoin
 def _fetch_rows(session: Session, sweep_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
     if not sweep_ids:
         return {}
-    columns = ("id", "sweep_id", "position", *POINT_COLUMN_NAMES)
-    point_rows = session.execute(
-        select(*(getattr(Point, c) for c in columns))
-        .where(Point.sweep_id.in_(sweep_ids))
-        .order_by(Point.sweep_id, Point.position)
-    ).all()
     by_sweep: dict[int, list[dict[str, Any]]] = {i: [] for i in sweep_ids}
-    for row in point_rows:
-        data = dict(zip(columns, row, strict=True))
-        data["point_id"] = data.pop("id")
-        by_sweep[data["sweep_id"]].append(data)
+    found = select(PointBlock.sweep_id, PointBlock.data).where(PointBlock.sweep_id.in_(sweep_ids))
+    for sweep_id, data in session.execute(found):
+        by_sweep[sweep_id] = point_blocks.rows(sweep_id, data)
     return by_sweep
 
 
@@ -166,3 +159,4 @@ def clear_caches() -> None:
     """Forget every cached point row and decoded sample (as a restart would; for benchmarks)."""
     _cache.clear()
     sample_store.cache.clear()
+    point_front.kept.clear()

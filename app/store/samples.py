@@ -21,7 +21,8 @@ from sqlalchemy.orm import Session
 from app.domain.request_goodput import SAMPLE_SCHEMA
 from app.ingest.parsed import SAMPLE_FRAME_SCHEMA
 from app.store.db import in_values
-from app.store.models import Point, SampleBlock, Sweep
+from app.store.models import PointBlock, SampleBlock, Sweep
+from app.store.point_blocks import point_id, sweep_of
 
 BLOCK_ROWS = 250_000  # ~2.5 MB compressed: bounded memory per write (the encoder buffers a block)
 BLOCK_SCHEMA: dict[str, pl.DataType] = {"position": pl.Int32(), **SAMPLE_FRAME_SCHEMA}
@@ -104,13 +105,8 @@ def counts_by_point(session: Session, point_ids: list[int]) -> dict[int, int]:
     """Number of request samples of each point that has any (from block headers, no decoding)."""
     if not point_ids:
         return {}
-    points = session.execute(
-        select(Point.id, Point.sweep_id, Point.position).where(
-            in_values(session, Point.id, point_ids)
-        )
-    ).all()
-    at = counts_by_position(session, sorted({s for _, s, _ in points}))
-    return {i: at[s, pos] for i, s, pos in points if (s, pos) in at}
+    at = counts_by_position(session, sorted({sweep_of(i)[0] for i in point_ids}))
+    return {i: at[key] for i in point_ids if (key := sweep_of(i)) in at}
 
 
 def counts_by_position(session: Session, sweep_ids: list[int]) -> dict[tuple[int, int], int]:
@@ -171,18 +167,14 @@ def samples_frame(session: Session, point_ids: list[int]) -> pl.DataFrame:
     wanted = set(point_ids)
     if not wanted:
         return pl.DataFrame(schema=SAMPLE_SCHEMA)
-    sweep_ids = select(Point.sweep_id).where(Point.id.in_(wanted)).distinct().scalar_subquery()
+    sweep_ids = sorted({sweep_of(i)[0] for i in wanted})
     rows = session.execute(
-        select(Point.sweep_id, Point.id, Point.position, Sweep.content_hash)
-        .join(Sweep, Sweep.id == Point.sweep_id)
-        .where(Point.sweep_id.in_(sweep_ids))
+        select(Sweep.id, Sweep.content_hash, PointBlock.points)
+        .join(PointBlock, PointBlock.sweep_id == Sweep.id)
+        .where(in_values(session, Sweep.id, sweep_ids))
     ).all()
-    points: dict[int, list[tuple[int, int]]] = {}
-    digests: dict[int, str] = {}
-    for sweep_id, point_id, position, digest in rows:
-        points.setdefault(sweep_id, []).append((point_id, position))
-        digests[sweep_id] = digest
-    frames = by_sweep(session, {s: (digests[s], points[s]) for s in sorted(points)})
+    points = {s: [(point_id(s, p), p) for p in range(n)] for s, _, n in rows}
+    frames = by_sweep(session, {s: (digest, points[s]) for s, digest, _ in sorted(rows)})
     parts = []
     for sweep_id in sorted(frames):
         frame = frames[sweep_id]

@@ -26,10 +26,11 @@ from sqlalchemy.orm import Session, selectinload
 
 from app.domain.columns import POINT_COLUMN_NAMES, SWEEP_COLUMN_NAMES
 from app.ingest.parsed import ParsedSweep
-from app.store import point_rows
+from app.store import point_blocks, point_rows
 from app.store import samples as sample_store
 from app.store.db import in_values
-from app.store.models import Point, SampleBlock, Sweep, SweepCheck, SweepTag
+from app.store.models import PointBlock, SampleBlock, Sweep, SweepCheck, SweepTag
+from app.store.point_blocks import StoredPoint
 from app.store.sweep_search import FILTER_FIELDS, SweepFilters, where
 from app.store.versions import KeptUnder, Versions
 
@@ -146,24 +147,21 @@ def raw_cursor(session: Session) -> Iterator[tuple[Any, bool]]:
 
 
 def _insert_points(session: Session, sweeps: list[tuple[int, ParsedSweep]]) -> None:
-    """Every point of the upload in one COPY on Postgres, one prepared executemany on SQLite
-    (psycopg's executemany sends a statement per row, and SQLAlchemy's multi-row VALUES
-    compiles each bound parameter in Python: both far slower). Points of a canonical file go
-    as columns (a CSV COPY written by polars); importers' point lists as tuples."""
+    """Every sweep's points as one block (app.store.point_blocks), all blocks of the upload in
+    one binary COPY (Postgres) or one prepared executemany (SQLite). Points of a canonical file
+    go from its table to the blocks as columns; importers' point lists as one frame."""
+    frame = point_rows.points_frame(sweeps)
+    blocks = list(point_blocks.encode_frame(frame))
+    if not blocks:
+        return
     with raw_cursor(session) as (cursor, postgres):
-        table = point_rows.table_frame(sweeps)
-        if not table.is_empty():
-            names = ", ".join(table.columns)
-            if postgres:
-                with cursor.copy(f"COPY point ({names}) FROM STDIN (FORMAT csv)") as copy:
-                    copy.write(point_rows.copy_csv(table))
-            else:
-                marks = ", ".join("?" for _ in table.columns)
-                sql = f"INSERT INTO point ({names}) VALUES ({marks})"
-                cursor.executemany(sql, table.iter_rows())
-        columns, rows = point_rows.list_rows(sweeps)
-        if rows:
-            _insert_rows(cursor, postgres, "point", columns, rows)
+        if postgres:
+            sql = "COPY point_block (sweep_id, points, data) FROM STDIN (FORMAT BINARY)"
+            with cursor.copy(sql) as copy:
+                copy.write(point_blocks.binary_copy(blocks))
+        else:
+            sql = "INSERT INTO point_block (sweep_id, points, data) VALUES (?, ?, ?)"
+            cursor.executemany(sql, blocks)
 
 
 def _insert_rows(
@@ -201,9 +199,7 @@ def point_counts(session: Session, sweep_ids: list[int]) -> dict[int, int]:
     if not sweep_ids:
         return {}
     rows = session.execute(
-        select(Point.sweep_id, func.count())
-        .where(Point.sweep_id.in_(sweep_ids))
-        .group_by(Point.sweep_id)
+        select(PointBlock.sweep_id, PointBlock.points).where(PointBlock.sweep_id.in_(sweep_ids))
     ).all()
     return dict(rows)
 
@@ -272,7 +268,7 @@ def _facet_values(session: Session) -> dict[str, list[Any]]:
 
 def get_sweep(session: Session, sweep_id: int) -> Sweep:
     sweep = session.scalar(
-        select(Sweep).where(Sweep.id == sweep_id).options(selectinload(Sweep.points))
+        select(Sweep).where(Sweep.id == sweep_id).options(selectinload(Sweep.point_block))
     )
     if sweep is None:
         raise NotFound(f"sweep {sweep_id} does not exist")
@@ -283,7 +279,7 @@ def get_sweeps(session: Session, sweep_ids: list[int]) -> list[Sweep]:
     """The sweeps with these ids and their points, in the order given, in two queries (not two
     per sweep); NotFound names the first id that does not exist."""
     query = select(Sweep).where(in_values(session, Sweep.id, sweep_ids))
-    query = query.options(selectinload(Sweep.points))
+    query = query.options(selectinload(Sweep.point_block))
     found = {s.id: s for s in session.scalars(query)}
     missing = next((i for i in sweep_ids if i not in found), None)
     if missing is not None:
@@ -310,8 +306,8 @@ def delete_sweep(session: Session, sweep_id: int) -> None:
             or_(SweepCheck.candidate_id == sweep_id, SweepCheck.baseline_id == sweep_id)
         )
     )
-    session.execute(delete(Point).where(Point.sweep_id == sweep_id))
-    session.expire(sweep, ["points"])
+    session.execute(delete(PointBlock).where(PointBlock.sweep_id == sweep_id))
+    session.expire(sweep, ["point_block"])
     session.delete(sweep)
     session.flush()
 
@@ -326,7 +322,7 @@ def sweep_summary(sweep: Sweep, points: int) -> dict[str, Any]:
     return data
 
 
-def point_dict(point: Point, samples: int = 0) -> dict[str, Any]:
+def point_dict(point: StoredPoint, samples: int = 0) -> dict[str, Any]:
     data: dict[str, Any] = {"id": point.id, "position": point.position}
     for key in POINT_COLUMN_NAMES:
         data[key] = _json_value(getattr(point, key))

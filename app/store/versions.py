@@ -62,6 +62,10 @@ class KeptUnder(Generic[T]):
             with self._lock:
                 self._kept[_engine(session)] = (token, value)
 
+    def clear(self) -> None:
+        with self._lock:
+            self._kept.clear()
+
 
 def _engine(session: Session) -> Engine:
     bind = session.get_bind()

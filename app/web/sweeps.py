@@ -20,7 +20,7 @@ from app.store import catalog
 from app.store import points as point_queries
 from app.store import sweeps as q
 from app.store import tags as tag_store
-from app.store.models import Point
+from app.store.point_blocks import StoredPoint
 
 router = APIRouter(include_in_schema=False)
 
@@ -161,7 +161,7 @@ def _tags_answer(
 
 
 def sweep_figures(
-    session: SessionDep, points: list[Point], num_gpus: int, has_samples: bool
+    session: SessionDep, points: list[StoredPoint], num_gpus: int, has_samples: bool
 ) -> dict[str, dict[str, Any]]:
     """Figures by element id: latency and throughput against load, per-request CDFs (only
     when the sweep has request samples; the page says so otherwise). An empty figure says why."""

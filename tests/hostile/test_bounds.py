@@ -20,13 +20,13 @@ from sqlalchemy.orm import Session
 
 from app.cli import main
 from app.ingest import IngestError, UploadFile, parse_upload
-from app.ingest.limits import POINT_TEXT_LIMITS, SOURCE_FILE_LIMIT, SWEEP_TEXT_LIMITS
+from app.ingest.limits import SOURCE_FILE_LIMIT, SWEEP_TEXT_LIMITS
 from app.ingest.safe_load import MAX_DEPTH, MAX_NUMBER_DIGITS, load_yaml, loads_json
 from app.main import create_app
 from app.services.seed import SEED_DIR, seed
 from app.settings import Settings, get_settings
 from app.store.migrate import upgrade_to_head
-from app.store.models import Point, PricingProfile, Sweep
+from app.store.models import PricingProfile, Sweep
 from tests.conftest import FIXTURES
 from tests.factories import MINIMAL, count, post_files
 from tests.hostile.corpus import tar_gz_bomb, zip_bomb_1gib
@@ -134,7 +134,6 @@ def test_text_limits_are_the_column_lengths_of_the_database() -> None:
         column = columns["name" if field == "sweep" else field]
         if isinstance(column.type, String) and column.type.length:
             assert column.type.length == limit, field
-    assert Point.__table__.columns["goodput_slo"].type.length == POINT_TEXT_LIMITS["goodput_slo"]
     assert columns["source_file"].type.length == SOURCE_FILE_LIMIT
 
 

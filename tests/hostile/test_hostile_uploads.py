@@ -12,8 +12,8 @@ from sqlalchemy.orm import Session
 
 from app.cli import main
 from app.settings import get_settings
-from app.store.models import Point, SampleBlock, Sweep
-from tests.factories import count, sample_count
+from app.store.models import SampleBlock, Sweep
+from tests.factories import count, point_count, sample_count
 from tests.hostile.corpus import CASES, Case, write
 
 CLI_OPTIONS = {
@@ -29,7 +29,7 @@ def stored(session: Session) -> tuple[int, int, int]:
     # Blocks and the samples in them: nothing of a refused upload may be stored.
     return (
         count(session, Sweep),
-        count(session, Point),
+        point_count(session),
         count(session, SampleBlock) + sample_count(session),
     )
 

@@ -11,13 +11,12 @@ from typing import Any
 
 import polars as pl
 import pytest
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.ingest import IngestError, UploadFile, canonical, canonical_rows, parse_upload, parsed
 from app.ingest.canonical_requests import RequestGroup, parse_requests_csv
 from app.store import sweeps as q
-from app.store.models import Point
+from app.store.models import Sweep
 from tests.ingest.hash_reference import reference_hash
 
 HEADER = "sweep,concurrency,ttft_ms,e2el_ms,output_len,input_len,ok"
@@ -293,9 +292,7 @@ def test_points_store_the_columns_they_give_and_leave_the_others_empty(
     sweeps = canonical.parse_sweeps_csv("p.csv", POINTS, {})
     [a, b] = q.save_parsed(session, sweeps)
     session.commit()
-    stored = session.scalars(
-        select(Point).where(Point.sweep_id == a.sweep.id).order_by(Point.position)
-    ).all()
+    stored = session.get_one(Sweep, a.sweep.id).points
     assert [p.concurrency for p in stored] == [1.0, 2.0, 4.0]
     assert [p.num_requests for p in stored] == [50, 50, None]
     assert [p.itl_p50_ms for p in stored] == [None, None, None]

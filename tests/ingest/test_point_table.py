@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pytest
-from sqlalchemy import delete, select
+from sqlalchemy import delete
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -29,7 +29,7 @@ from app.services import uploads
 from app.services.exports import sweeps_csv
 from app.settings import PROJECT_ROOT
 from app.store import sweeps as q
-from app.store.models import Point, Sweep
+from app.store.models import PointBlock, Sweep
 from tests.ingest.hash_reference import reference_hash
 from tests.ingest.test_all_fixtures import FIELDS, FOLDERS, files_of
 
@@ -257,9 +257,8 @@ def test_request_samples_attach_to_the_points_of_a_table_backed_sweep() -> None:
 
 
 def stored_points(session: Session, sweep_id: int) -> list[tuple[Any, ...]]:
-    rows = session.scalars(
-        select(Point).where(Point.sweep_id == sweep_id).order_by(Point.position)
-    ).all()
+    session.expire_all()
+    rows = session.get_one(Sweep, sweep_id).points
     return [(p.position, p.extra, *(getattr(p, c) for c in POINT_COLUMN_NAMES)) for p in rows]
 
 
@@ -271,7 +270,7 @@ def test_a_table_backed_sweep_stores_exactly_what_its_point_list_stores(session:
     from_table = [stored_points(session, s.sweep.id) for s in saved]
     assert [s.created for s in saved] == [True, True]
     for s in saved:
-        session.execute(delete(Point).where(Point.sweep_id == s.sweep.id))
+        session.execute(delete(PointBlock).where(PointBlock.sweep_id == s.sweep.id))
         session.execute(delete(Sweep).where(Sweep.id == s.sweep.id))
     session.commit()
     listed = table_sweeps(text)

@@ -23,7 +23,7 @@ from app.charts.style import DISTINCT_SERIES, series_style
 from app.domain.columns import POINT_COLUMN_NAMES
 from app.domain.verdict import Slo
 from app.services.analysis import Params, SweepAnalysis, analyse
-from app.store.models import Point
+from app.store.point_blocks import StoredPoint
 from app.store.points import SweepPoints
 from tests.factories import post_files
 from tests.web.test_readoff_api import STELLALEE
@@ -275,8 +275,13 @@ def test_an_empty_pareto_chart_says_why() -> None:
 # --- the sweep page ------------------------------------------------------------------------------
 
 
-def load_point(rate: float, ttft: float | None, tpot: float | None, e2el: float | None) -> Point:
-    return Point(
+def load_point(
+    rate: float, ttft: float | None, tpot: float | None, e2el: float | None
+) -> StoredPoint:
+    return StoredPoint(
+        0,
+        0,
+        0,
         request_rate=rate,
         ttft_p50_ms=ttft,
         tpot_p50_ms=tpot,
@@ -328,7 +333,7 @@ def test_e2el_is_in_seconds_once_it_reaches_10_000_ms() -> None:
 
 
 def test_empty_sweep_charts_say_why() -> None:
-    bare = [Point(concurrency=4)]
+    bare = [StoredPoint(0, 0, 0, concurrency=4)]
     latency = sweep_charts.latency_figure(bare)
     assert latency["data"] == []
     assert annotation(latency["layout"], "empty-reason")["text"] == (

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+import polars as pl
 import pytest
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
@@ -12,7 +13,8 @@ from sqlalchemy import insert
 from sqlalchemy.orm import Session
 
 from app.services import picker as series_picker
-from app.store.models import Point, Sweep
+from app.store.models import PointBlock, Sweep
+from app.store.point_blocks import encode_frame
 from app.store.sweep_search import SweepFilters
 from bench.picker import sweep_rows
 from tests.factories import post_files
@@ -80,6 +82,32 @@ def test_the_frontier_leaders_are_the_sweeps_owning_the_joint_frontier(
     # The search text narrows the set too: only the H200 sweep matches "h200".
     h200 = SweepFilters(model="llama-3.1-70b", q="h200")
     assert series_picker.leaders(session, h200, "p50", "output").chosen == [ids["lead-b"]]
+
+
+def test_the_kept_points_follow_every_stored_edited_and_deleted_sweep(
+    client: TestClient, session: Session
+) -> None:
+    """The leaders rank a frame of every stored point kept under the sweeps token: a new
+    sweep, a GPU count edited and a sweep deleted each show on the next ask."""
+    ids = upload(client, LEADERS_CSV)
+    llama = SweepFilters(model="llama-3.1-70b")
+    assert series_picker.leaders(session, llama, "p50", "output").chosen == [
+        ids["lead-a"], ids["lead-b"]
+    ]  # fmt: skip
+    more = upload(client, b"sweep,hardware,num_gpus,model,concurrency,tpot_p50_ms,output_tok_s\n"
+                  b"newcomer,H100,8,llama-3.1-70b,4,5,40000\n")  # fmt: skip
+    session.rollback()  # a new transaction: the new token
+    assert series_picker.leaders(session, llama, "p50", "output").chosen == [more["newcomer"]]
+    # 40,000 tok/s on 8,000 GPUs is 5 per GPU: it dominates no one now, so the others return.
+    assert client.patch(f"/api/sweeps/{more['newcomer']}", json={"num_gpus": 8000}).is_success
+    session.rollback()
+    chosen = series_picker.leaders(session, llama, "p50", "output").chosen
+    assert more["newcomer"] in chosen and ids["lead-a"] in chosen
+    assert client.delete(f"/api/sweeps/{more['newcomer']}").is_success
+    session.rollback()
+    assert series_picker.leaders(session, llama, "p50", "output").chosen == [
+        ids["lead-a"], ids["lead-b"]
+    ]  # fmt: skip
 
 
 def test_a_point_limit_says_the_frontier_read_was_cut(client: TestClient, session: Session) -> None:
@@ -245,12 +273,18 @@ def test_the_sweeps_api_searches_the_same_fields_and_bounds_the_limit(client: Te
 def insert_many(session: Session, n: int) -> None:
     """`n` sweeps in one bulk INSERT (the picker bench's rows); the first two get a point each."""
     session.execute(insert(Sweep), sweep_rows(n))
+    points = pl.DataFrame(
+        {
+            "sweep_id": [1, 2],
+            "position": [0, 0],
+            "extra": ["{}", "{}"],
+            "tpot_p50_ms": [20.0, 10.0],
+            "output_tok_s": [800.0, 400.0],
+        }
+    )
     session.execute(
-        insert(Point),
-        [
-            {"sweep_id": 1, "position": 0, "tpot_p50_ms": 20.0, "output_tok_s": 800.0},
-            {"sweep_id": 2, "position": 0, "tpot_p50_ms": 10.0, "output_tok_s": 400.0},
-        ],
+        insert(PointBlock),
+        [{"sweep_id": s, "points": n, "data": d} for s, n, d in encode_frame(points)],
     )
     session.commit()
 

@@ -6,8 +6,8 @@ from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
-from app.store.models import Point, Sweep
-from tests.factories import MINIMAL, count, post_files
+from app.store.models import Sweep
+from tests.factories import MINIMAL, count, point_count, post_files
 
 THREE_SWEEPS = (
     b"sweep,hardware,num_gpus,model,engine,precision,concurrency,tpot_p50_ms,output_tok_s\n"
@@ -108,7 +108,7 @@ def test_deleting_removes_the_sweep_and_its_points(client: TestClient, session: 
     response = client.post(f"/sweeps/{sweep_id}/delete", follow_redirects=False)
     assert response.status_code == 303
     assert count(session, Sweep) == 0
-    assert count(session, Point) == 0
+    assert point_count(session) == 0
     assert client.get(f"/api/sweeps/{sweep_id}").status_code == 404
     assert client.delete(f"/api/sweeps/{sweep_id}").status_code == 404
 
