@@ -35,6 +35,7 @@ SWEEP_TEXT_LIMITS: dict[str, int] = {
 }
 POINT_TEXT_LIMITS: dict[str, int] = {"goodput_slo": 200}
 SOURCE_FILE_LIMIT = 500
+MAX_POINTS_PER_SWEEP = 9_999_999  # app.store.point_blocks: ids are sweep id x 10^7 + position
 INT_FIELDS: tuple[str, ...] = (
     "num_gpus",
     "num_prefill_gpus",
@@ -88,6 +89,16 @@ def check_sweeps(sweeps: list[ParsedSweep], limits: Limits = DEFAULT_LIMITS) -> 
                 RowError(shown, f"the file name is longer than {SOURCE_FILE_LIMIT} characters")
                 if "\x00" not in file
                 else RowError(shown, "the file name contains a NUL byte")
+            )
+            continue
+        if sweep.point_count > MAX_POINTS_PER_SWEEP:
+            errors.append(
+                RowError(
+                    file,
+                    f"sweep {sweep.name!r} has {sweep.point_count:,} points; a sweep may have at "
+                    f"most {MAX_POINTS_PER_SWEEP:,} (a point's id is its sweep's and its place)",
+                    sweep.first_row,
+                )
             )
             continue
         found: list[tuple[int, str, str]] = []

@@ -27,9 +27,10 @@ import numpy as np
 import polars as pl
 
 from app.domain.columns import POINT_COLUMNS
+from app.ingest.limits import MAX_POINTS_PER_SWEEP
 
-POINT_ID_STRIDE = 10_000_000  # positions per sweep; sweep ids up to ~9e8 keep ids below 2**53
-MAX_POINTS_PER_SWEEP = POINT_ID_STRIDE - 1
+# Positions per sweep (uploads refuse more); sweep ids up to ~9e8 keep ids below 2**53.
+POINT_ID_STRIDE = MAX_POINTS_PER_SWEEP + 1
 NUMERIC: tuple[str, ...] = tuple(c.name for c in POINT_COLUMNS if c.kind in ("int", "float"))
 INTEGER: frozenset[str] = frozenset(c.name for c in POINT_COLUMNS if c.kind == "int")
 TEXT: tuple[str, ...] = tuple(c.name for c in POINT_COLUMNS if c.kind not in ("int", "float"))

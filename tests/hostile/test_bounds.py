@@ -19,12 +19,13 @@ from sqlalchemy import String, select
 from sqlalchemy.orm import Session
 
 from app.cli import main
-from app.ingest import IngestError, UploadFile, parse_upload
+from app.ingest import IngestError, UploadFile, limits, parse_upload
 from app.ingest.limits import SOURCE_FILE_LIMIT, SWEEP_TEXT_LIMITS
 from app.ingest.safe_load import MAX_DEPTH, MAX_NUMBER_DIGITS, load_yaml, loads_json
 from app.main import create_app
 from app.services.seed import SEED_DIR, seed
 from app.settings import Settings, get_settings
+from app.store import point_blocks
 from app.store.migrate import upgrade_to_head
 from app.store.models import PricingProfile, Sweep
 from tests.conftest import FIXTURES
@@ -101,6 +102,24 @@ def _zip(members: dict[str, bytes]) -> bytes:
         for name, data in members.items():
             archive.writestr(name, data)
     return out.getvalue()
+
+
+def test_a_sweep_with_more_points_than_a_point_id_can_number_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A point's id is its sweep's id x 10^7 + its position, so a sweep may have at most
+    9,999,999 points (shown here with the bound lowered to 3; the ids follow the bound)."""
+    assert point_blocks.POINT_ID_STRIDE == limits.MAX_POINTS_PER_SWEEP + 1 == 10**7
+    monkeypatch.setattr(limits, "MAX_POINTS_PER_SWEEP", 3)
+    rows = "".join(f"big,H100,8,{c},10,{100 * c}\n" for c in range(1, 5))
+    csv = ("sweep,hardware,num_gpus,concurrency,tpot_p50_ms,output_tok_s\n" + rows).encode()
+    with pytest.raises(IngestError) as refused:
+        parse_upload([UploadFile("big.csv", csv)], {})
+    assert str(refused.value) == (
+        "big.csv, row 2: sweep 'big' has 4 points; a sweep may have at most 3 (a point's id is "
+        "its sweep's and its place)"
+    )
+    assert len(parse_upload([UploadFile("ok.csv", csv.rsplit(b"big", 1)[0])], {})) == 1
 
 
 def test_json_depth_and_digit_limits_sit_exactly_at_the_documented_values() -> None:
