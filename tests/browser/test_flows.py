@@ -79,7 +79,13 @@ def test_upload_a_vllm_file_and_a_canonical_csv_then_see_it_on_explore(page: Any
     assert "Missing: Hardware, GPUs" in preview
     # Each sweep has its own details: only the vLLM one lacks them.
     vllm = page.locator("#upload-preview article", has_text="recognised as vLLM bench serve")
+    # One edit previewed at a time: a preview answer replaces the form, and a field being
+    # filled while that happens would be filled in the form that is going away.
     vllm.locator("input[name$='.hardware']").fill("RTX4090")
+    vllm.locator("input[name$='.hardware']").dispatch_event("change")
+    page.wait_for_function(
+        "() => !document.querySelector('#upload-preview').innerText.includes('Hardware, GPUs')"
+    )
     vllm.locator("input[name$='.num_gpus']").fill("1")
     vllm.locator("input[name$='.num_gpus']").dispatch_event("change")
     page.wait_for_function(

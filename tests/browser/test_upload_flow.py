@@ -125,6 +125,8 @@ def test_a_refused_upload_leaves_the_page_working_and_the_files_go_up_once(
     assert "Missing: Hardware, GPUs" in page.inner_text("#sweep-1 .missing")
     mark(page)
     page.fill("#all-hardware", "H100")
+    page.press("#all-hardware", "Tab")
+    changed(page)  # one edit previewed at a time: the answer replaces the form
     page.fill("#all-num_gpus", "2")
     page.press("#all-num_gpus", "Tab")
     page.wait_for_function("() => !document.querySelector('#sweep-1 .missing')")
