@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import struct
 from collections.abc import Iterator
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -88,7 +88,6 @@ class StoredPoint:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-STORED_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(StoredPoint))
 _ENCODER = json.JSONEncoder(separators=(",", ":"))  # built once, not per block
 
 
@@ -161,7 +160,25 @@ def decode(data: bytes) -> tuple[dict[str, Any], np.ndarray, np.ndarray]:
 def rows(sweep_id: int, data: bytes) -> list[dict[str, Any]]:
     """Each point as a dict of every point column (None where not measured), position,
     sweep_id and point_id, in position order."""
+    return _rows(sweep_id, *decode(data))
+
+
+def stored_points(sweep_id: int, data: bytes | None) -> list[StoredPoint]:
+    if data is None:
+        return []
     header, body, measured = decode(data)
+    extras = {int(i): json.loads(text) for i, text in header.get("extra", [])}
+    out = []
+    for row in _rows(sweep_id, header, body, measured):
+        del row["point_id"]
+        out.append(StoredPoint(id=point_id(sweep_id, row["position"]), **row))
+        out[-1].extra = extras.get(row["position"], {})
+    return out
+
+
+def _rows(
+    sweep_id: int, header: dict[str, Any], body: np.ndarray, measured: np.ndarray
+) -> list[dict[str, Any]]:
     columns: dict[str, list[Any]] = {}
     for j, name in enumerate(header["numeric"]):
         column = body[:, j].tolist()
@@ -178,23 +195,4 @@ def rows(sweep_id: int, data: bytes) -> list[dict[str, Any]]:
             row[name] = values[position]
         row.update(sweep_id=sweep_id, position=position, point_id=point_id(sweep_id, position))
         out.append(row)
-    return out
-
-
-def stored_points(sweep_id: int, data: bytes | None) -> list[StoredPoint]:
-    if data is None:
-        return []
-    header, _, _ = decode(data)
-    extras = {int(i): json.loads(text) for i, text in header.get("extra", [])}
-    out = []
-    for row in rows(sweep_id, data):
-        position = row.pop("position")
-        row.pop("sweep_id")
-        row.pop("point_id")
-        out.append(
-            StoredPoint(
-                point_id(sweep_id, position), sweep_id, position, **row,
-                extra=extras.get(position, {}),
-            )
-        )  # fmt: skip
     return out

@@ -101,6 +101,7 @@ def _read_points(session: Session) -> pl.DataFrame:
     frame = pl.DataFrame(
         {
             "sweep_id": sweep_column,
+            # point_blocks.point_id, for whole columns at once.
             "point_id": sweep_column * point_blocks.POINT_ID_STRIDE + np.concatenate(positions),
             # NaN marks a value not measured here; as null, comparisons leave it out.
             **{c: pl.Series(c, np.concatenate(v)).fill_nan(None) for c, v in columns.items()},
