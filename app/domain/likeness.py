@@ -59,7 +59,8 @@ class Difference:
     field: str  # model, hardware, num_gpus, precision, isl_osl, workload, source
     label: str  # as written: "hardware", "GPU count", "ISL/OSL", …
     kind: Kind
-    values: tuple[str, ...]  # each system's value as shown, in the order given
+    # Each distinct value as shown, in the order given (a shared source: one per system).
+    values: tuple[str, ...]
     differs: bool = True  # False: a shared demo or mock source, stated but not a difference
 
     @property
@@ -165,7 +166,8 @@ def differences(systems: Sequence[System]) -> Likeness:
     if len(sources) > 1:
         found.append(Difference("source", "source", "source", sources))
     elif systems and sources[0] != MEASURED:
-        found.append(Difference("source", "source", "source", sources, differs=False))
+        every = tuple(s.source for s in systems)  # one per system: the text counts them
+        found.append(Difference("source", "source", "source", every, differs=False))
     return Likeness(tuple(found))
 
 
