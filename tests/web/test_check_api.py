@@ -180,8 +180,7 @@ def test_the_api_calls_another_gpu_a_comparison_and_refuses_another_model_unless
     doc = check(client, "nightly", usd_per_gpu_hour=2).json()
     assert (doc["verdict"], doc["regressions"]) == ("comparison", [])
     assert doc["headline"] == (
-        "comparison (hardware differs: H200 vs H100): goodput -10.4 %, "
-        "$/Mtok ($2/GPU-hour) +11.6 %"
+        "comparison (hardware differs: H200 vs H100): goodput -10.4 %, $/Mtok ($2/GPU-hour) +11.6 %"
     )
     assert doc["differences"] == [
         {
