@@ -163,3 +163,26 @@ def test_plan_lists_what_differs_among_the_systems_on_the_page_the_api_and_the_c
     assert client.get("/api/plan", params={**params, "sweep": [10]}).json()["differences"] == []
     assert cli("plan", 10, "--requests-per-s", 10) == 0
     assert capsys.readouterr().out.splitlines()[1] == ""
+
+
+@pytest.mark.usefixtures("seeded")
+def test_check_on_the_seeded_sweeps_names_a_mock_server_and_demo_data(
+    cli: Callable[..., int],  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The guidellm mock server against a measured Llama-3-8B: refused, every difference named.
+    assert cli("check", MOCK, "--baseline", 10) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.endswith(
+        "do not measure the same work (model differs: e2e-mock-model vs llama-3-8b; workload "
+        "differs: synthetic vs shared-prefix; ISL/OSL differs: 32/8 vs 192/64; hardware "
+        "differs: M4 vs A100; precision differs: not given vs bf16; source differs: mock "
+        "server vs measured): a change between them is not a regression; give "
+        "--allow-different to compare them\n"
+    )
+    # One demo configuration against itself passes, and says the data is synthetic.
+    assert cli("check", 2, "--baseline", 2, "--tpot-ms", 50, "--format", "text") == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "check: PASS"
+    assert lines[3] == "Note: both are demo (synthetic data), not a measurement of a real system."
