@@ -192,3 +192,131 @@ def test_import_refuses_a_bad_tag_and_stores_nothing(
         "baseline:main",
         "nightly",
     ]
+
+
+# --- like with like -----------------------------------------------------------------------
+
+
+@pytest.fixture
+def imported_as(
+    cli: Callable[..., int], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> Callable[..., None]:
+    """The scaled vLLM sweep imported with the given hardware, GPUs, model and tags."""
+
+    def load(label: str, *options: object, tags: tuple[str, ...] = (), **scale: float) -> None:
+        files = write_scaled(tmp_path, label, **scale)
+        tagged = [a for t in tags for a in ("--tag", t)]
+        assert cli("import", *files, "--name", label, *options, *tagged) == 0
+        capsys.readouterr()
+
+    return load
+
+
+def test_a_slower_h200_against_an_h100_baseline_is_a_comparison_not_a_regression(
+    cli: Callable[..., int],
+    imported_as: Callable[..., None],
+    session: Session,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    imported_as("h100", "--hardware", "H100", "--gpus", 1, tags=("baseline:main",))
+    imported_as("h200", "--hardware", "H200", "--gpus", 1, tags=("nightly",), throughput=0.896)
+    args = ("nightly", "--baseline", "baseline:main", *SLO, "--usd-per-gpu-hour", 2)
+    assert cli("check", *args, "--format", "text") == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "check: COMPARISON"
+    assert lines[3] == (
+        "Not one configuration: hardware differs: H200 vs H100. What moved compares two "
+        "systems; it is not a regression."
+    )
+    assert lines[6] == (
+        "goodput (output tok/s/GPU): 366 -> 328 (-10.4 %) comparison: fell by more than the "
+        "tolerance (no interval: the tolerance alone decides)"
+    )
+    assert not any("REGRESSION" in line for line in lines)
+    assert cli("check", *args, "--format", "json") == 0
+    import json
+
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["verdict"], doc["same_configuration"], doc["regressions"]) == (
+        "comparison",
+        False,
+        [],
+    )
+    assert doc["headline"] == (
+        "comparison (hardware differs: H200 vs H100): goodput -10.4 %, $/Mtok ($2/GPU-hour) +11.6 %"
+    )
+    assert [d["text"] for d in doc["differences"]] == ["hardware differs: H200 vs H100"]
+    assert [f["regression"] for f in doc["findings"]] == [False, False, False]
+    assert cli("check", *args) == 0
+    summary = capsys.readouterr().out.splitlines()
+    assert summary[0] == "### Paretoscope check: comparison, not a regression"
+    assert summary[3].startswith("**Not one configuration**: hardware differs: H200 vs H100.")
+    verdicts = [(c.candidate_id, c.baseline_id, c.verdict) for c in session.query(SweepCheck)]
+    assert verdicts == [(2, 1, "comparison")] * 3
+    # A GPU count or precision of its own is a comparison too, each difference named.
+    imported_as("wide", "--hardware", "H100", "--gpus", 2, "--precision", "fp8")
+    assert cli("check", "wide", "--baseline", "baseline:main", *SLO, "--format", "json") == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["verdict"] == "comparison"
+    assert [d["text"] for d in doc["differences"]] == [
+        "GPU count differs: 2 GPUs vs 1 GPU",
+        "precision differs: fp8 vs not given",
+    ]
+
+
+def test_another_model_exits_2_listing_the_differences_unless_allowed(
+    cli: Callable[..., int],
+    imported_as: Callable[..., None],
+    session: Session,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    base = ("--hardware", "H100", "--gpus", 1)
+    imported_as("qwen", *base, tags=("baseline:main",))
+    imported_as("llama", *base, "--isl", 1024, throughput=0.5)
+    # The files name their model; the sweep's details are edited as a user would.
+    session.get_one(Sweep, 1).model = "qwen2.5-coder-7b"
+    session.get_one(Sweep, 2).model = "llama-3.1-8b"
+    session.commit()
+    assert cli("check", "llama", "--baseline", "baseline:main", *SLO) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        "error: sweep 2 (llama) and sweep 1 (qwen) do not measure the same work (model "
+        "differs: llama-3.1-8b vs qwen2.5-coder-7b; ISL/OSL differs: 1024/? vs not given): a "
+        "change between them is not a regression; give --allow-different to compare them\n"
+    )
+    assert count(session, SweepCheck) == 0
+    # Allowed, a halved goodput is a comparison: exit 0, never a regression.
+    assert cli("check", "llama", "--baseline", "baseline:main", *SLO, "--allow-different") == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "### Paretoscope check: comparison, not a regression"
+    assert out[3] == (
+        "**Not one configuration**: model differs: llama-3.1-8b vs qwen2.5-coder-7b; ISL/OSL "
+        "differs: 1024/? vs not given. What moved compares two systems; it is not a regression."
+    )
+    assert [c.verdict for c in session.query(SweepCheck)] == ["comparison"]
+
+
+def test_readoff_takes_ids_tags_and_names_as_check_does(
+    cli: Callable[..., int], imported: Callable[..., None], capsys: pytest.CaptureFixture[str]
+) -> None:
+    imported("main", "baseline:main")
+    imported("monday", "nightly", throughput=0.5)
+    imported("tuesday", "nightly", throughput=0.8)
+    assert cli("readoff", "nightly", "baseline:main", "monday", 3, *SLO) == 0
+    rows = capsys.readouterr().out.splitlines()[1:]
+    # The newest sweep tagged nightly (3), the baseline (1), monday by name (2); 3 once.
+    assert [r.split(",")[0] for r in rows] == ["3", "1", "2"]
+    assert cli("readoff", "nightly", *SLO, "--format", "json") == 0
+    import json
+
+    [result] = json.loads(capsys.readouterr().out)["results"]
+    assert result["sweep_id"] == 3
+    assert result["goodput_tok_s_per_gpu"] == pytest.approx(GOODPUT * 0.8)
+    for ref, message in (
+        ("weekly", "error: no sweep has the id, tag or name 'weekly'\n"),
+        ("99", "error: no sweep 99\n"),
+    ):
+        assert cli("readoff", ref, *SLO) == 2
+        captured = capsys.readouterr()
+        assert (captured.out, captured.err) == ("", message)

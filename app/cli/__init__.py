@@ -11,7 +11,7 @@ from pathlib import Path
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.cli.analysis import check, check_parser, plan, plan_parser, readoff, readoff_options
-from app.cli.common import MAX_ID, sweep_id, upgrade, whole
+from app.cli.common import MAX_ID, upgrade, whole
 from app.domain.numbers import fmt_count
 from app.settings import get_settings
 from app.store.db import make_engine, make_sessionmaker, session_scope
@@ -64,7 +64,9 @@ def main(argv: list[str] | None = None) -> int:
     ro = sub.add_parser(
         "readoff", help="goodput at an SLO per sweep, with $/Mtok (as /api/readoff, CSV or JSON)"
     )
-    ro.add_argument("sweep_ids", nargs="+", type=sweep_id)
+    ro.add_argument(
+        "sweep_ids", nargs="+", metavar="SWEEP", help="sweep id, tag or name (as check takes)"
+    )
     readoff_options(ro)
     ro.add_argument("--format", choices=("csv", "json"), default="csv")
     ro.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")

@@ -104,15 +104,23 @@ def readoff(args: argparse.Namespace) -> int:
             where = ".".join(str(p) for p in e["loc"])
             print(f"error: {where}: {e['msg']}".replace("error: : ", "error: "), file=sys.stderr)
         return 2
+    from app.services.check import resolve
+    from app.services.errors import Invalid
+
     factory = make_sessionmaker(make_engine(get_settings().database_url))
     with session_scope(factory) as session:
         try:
+            # Ids, tags (the newest sweep carrying it) or names, as `check` resolves them.
+            ids = list(dict.fromkeys(resolve(session, r, "sweep").sweep_id for r in args.sweep_ids))
             if args.format == "json":
-                doc = readoff_document(session, args.sweep_ids, query)
+                doc = readoff_document(session, ids, query)
                 text = json.dumps(doc, indent=2) + "\n"
             else:
-                params, results, columns = run_query(session, args.sweep_ids, query)
+                params, results, columns = run_query(session, ids, query)
                 text = exports.readoff_csv(results, params, columns)
+        except Invalid as exc:
+            print(f"error: {exc.message}", file=sys.stderr)
+            return 2
         except NotFound as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
@@ -148,13 +156,21 @@ def check_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     check = sub.add_parser(
         "check",
         help="regression gate: exit 1 when CANDIDATE falls behind BASELINE at an SLO",
-        description="Exit 0: no regression beyond the tolerance; 1: a regression; 2: bad usage "
-        "or data. Sweeps are named by id, by tag (the newest sweep with it) or by name.",
+        description="Exit 0: no regression beyond the tolerance, or a comparison (the two are "
+        "not one configuration: hardware, GPU count or precision differs); 1: a regression; "
+        "2: bad usage or data, or different models, workloads, ISL/OSL or a demo/mock-server "
+        "sweep against a measured one (unless --allow-different). Sweeps are named by id, by "
+        "tag (the newest sweep with it) or by name.",
     )
     check.add_argument("candidate", help="sweep id, tag or name")
     check.add_argument("--baseline", required=True, help="sweep id, tag or name")
     readoff_options(check)
     check.add_argument("--tolerance", type=float, default=0.05, help="fraction, 0.05 = 5 %%")
+    check.add_argument(
+        "--allow-different",
+        action="store_true",
+        help="compare different models, workloads or ISL/OSL (a comparison, never a regression)",
+    )
     check.add_argument("--format", choices=("text", "markdown", "json"), default="markdown")
     check.add_argument("--base-url", help="for the Compare link (default: PARETOSCOPE_BASE_URL)")
 
@@ -172,7 +188,7 @@ def check(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
     from app.services import check, check_report
-    from app.services.check import CheckQuery
+    from app.services.check import CheckQuery, DifferentWork
     from app.services.errors import Invalid
     from app.store.sweeps import NotFound
 
@@ -191,6 +207,9 @@ def check(args: argparse.Namespace) -> int:
     with session_scope(factory) as session:
         try:
             report = check.run(session, query, get_settings().base_url)
+        except DifferentWork as exc:
+            print(f"error: {exc.reason}; give --allow-different to compare them", file=sys.stderr)
+            return 2
         except Invalid as exc:
             print(f"error: {exc.field}: {exc.message}", file=sys.stderr)
             return 2

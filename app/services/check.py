@@ -2,12 +2,17 @@
 
 Both sweeps are read off at the same SLO and prices (exactly as /api/readoff does), compared by
 the rules in app.domain.regression, and the check is stored so that History can mark it.
+
+Like with like (app.domain.likeness): only two sweeps of one configuration can regress. A
+different model, workload, ISL/OSL or a demo/mock source against a measured one is refused
+unless `allow_different`; a different hardware, GPU count or precision (or an allowed
+difference) makes the check a "comparison": its changes are reported, never as a regression.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 from urllib.parse import urlencode
 
@@ -15,10 +20,11 @@ from pydantic import ConfigDict, Field, field_validator
 from sqlalchemy.orm import Session
 
 from app.domain import regression
+from app.domain.likeness import Likeness
 from app.domain.regression import Interval, Outcome, Side
 from app.schemas.bounds import MAX_ID
 from app.schemas.text import StorableText
-from app.services import check_report, price_columns
+from app.services import check_report, likeness, price_columns
 from app.services.errors import Invalid
 from app.services.readoff_json import price_cells_json, result_json, run_query, slo_json
 from app.services.readoff_query import ReadoffQuery
@@ -27,7 +33,7 @@ from app.store import tags as tag_store
 from app.store.models import Sweep
 
 # Fields of the check itself; every other field is a read-off option (SLO, prices).
-CHECK_FIELDS = ("candidate", "baseline", "tolerance", "base_url")
+CHECK_FIELDS = ("candidate", "baseline", "tolerance", "base_url", "allow_different")
 
 
 class CheckQuery(ReadoffQuery, StorableText):
@@ -42,6 +48,11 @@ class CheckQuery(ReadoffQuery, StorableText):
     )
     base_url: str | None = Field(
         default=None, max_length=500, description="where the Compare link points"
+    )
+    allow_different: bool = Field(
+        default=False,
+        description="compare sweeps of different models, workloads or ISL/OSL, or a demo or "
+        "mock-server sweep against a measured one (a comparison, never a regression)",
     )
 
     @field_validator("candidate", "baseline", mode="before")
@@ -66,14 +77,26 @@ class CheckReport:
     baseline: Resolved
     outcome: Outcome
     document: dict[str, Any]  # the JSON answer (check_id, summary and headline included)
+    likeness: Likeness | None = None
 
     @property
     def verdict(self) -> str:
-        return self.outcome.verdict
+        """pass, regression, or comparison (the two are not one configuration)."""
+        return str(self.document["verdict"])
 
     @property
     def exit_code(self) -> int:
-        return 1 if self.outcome.verdict == "regression" else 0
+        return 1 if self.verdict == "regression" else 0
+
+
+class DifferentWork(Invalid):
+    """The candidate and baseline measure different work (or a demo/mock against a measured
+    sweep) and `allow_different` was not given; `likeness` lists every difference."""
+
+    def __init__(self, reason: str, found: Likeness) -> None:
+        super().__init__("allow_different", f"{reason}; set allow_different to compare them")
+        self.reason = reason
+        self.likeness = found
 
 
 def resolve(session: Session, ref: str, field: str) -> Resolved:
@@ -128,6 +151,14 @@ def run(session: Session, query: CheckQuery, base_url: str | None = None) -> Che
     status is unknown at this SLO: the data cannot answer, which is not a pass."""
     baseline = resolve(session, query.baseline, "baseline")
     candidate = resolve(session, query.candidate, "candidate")
+    found = likeness.of_sweeps(session, [candidate.sweep_id, baseline.sweep_id])
+    if found.different_work and not query.allow_different:
+        raise DifferentWork(
+            f"sweep {candidate.sweep_id} ({candidate.name}) and sweep {baseline.sweep_id} "
+            f"({baseline.name}) do not measure the same work ({found.text}): a change "
+            "between them is not a regression",
+            found,
+        )
     ids = list(dict.fromkeys([baseline.sweep_id, candidate.sweep_id]))
     params, results, columns = run_query(session, ids, query)
     docs = {
@@ -150,15 +181,24 @@ def run(session: Session, query: CheckQuery, base_url: str | None = None) -> Che
             f"sweep {who.sweep_id} ({who.name}) cannot be checked at this SLO: its status is "
             f"unknown ({doc.get('reason') or 'not measured'})",
         )
+    verdict: str = outcome.verdict
+    findings = outcome.findings
+    if not found.same_configuration:
+        # Two configurations: what moved is a comparison between systems, not a regression.
+        verdict = "comparison"
+        findings = tuple(replace(f, regression=False) for f in findings)
     document: dict[str, Any] = {
-        "verdict": outcome.verdict,
+        "verdict": verdict,
+        "same_configuration": found.same_configuration,
+        "differences": found.as_json(),
+        "allow_different": query.allow_different,
         "tolerance": query.tolerance,
         "slo": slo_json(query, params),
         "price_columns": [c.label for c in columns],
         "candidate": _side_json(candidate, cand_doc),
         "baseline": _side_json(baseline, base_doc),
-        "findings": [finding_json(f) for f in outcome.findings],
-        "regressions": [f.label for f in outcome.regressions],
+        "findings": [finding_json(f) for f in findings],
+        "regressions": [f.label for f in findings if f.regression],
         "compare_url": compare_url(query, baseline.sweep_id, candidate.sweep_id, base_url),
     }
     document["headline"] = check_report.headline(document)
@@ -170,12 +210,12 @@ def run(session: Session, query: CheckQuery, base_url: str | None = None) -> Che
         candidate_ref=candidate.ref,
         baseline_ref=baseline.ref,
         options=query.model_dump(mode="json", exclude={"candidate", "baseline", "base_url"}),
-        verdict=outcome.verdict,
+        verdict=verdict,
         headline=document["headline"],
         summary=document["summary"],
     )
     document["check_id"] = stored.id
-    return CheckReport(query, candidate, baseline, outcome, document)
+    return CheckReport(query, candidate, baseline, outcome, document, found)
 
 
 def compare_url(

@@ -21,20 +21,42 @@ def headline(doc: dict[str, Any]) -> str:
     ]
     if doc["verdict"] == "regression":
         return "regression: " + ", ".join(moved)
+    if doc["verdict"] == "comparison":
+        return comparison_headline(doc)
     tolerance = _pct(doc["tolerance"])
     return f"pass: no regression beyond {tolerance}" + (
         f" ({_goodput_move(doc)})" if _goodput_move(doc) else ""
     )
 
 
+def comparison_headline(doc: dict[str, Any]) -> str:
+    """`comparison (hardware differs: H200 vs H100): goodput -10.4 %, …`: what moved between
+    two configurations, never called a regression."""
+    moved = [
+        f"{_label(f)} {_change(f)}".rstrip()
+        for f in doc["findings"]
+        if f["figure"] != "meets_slo" and f["change"] is not None
+    ]
+    slo = next((f for f in doc["findings"] if f["figure"] == "meets_slo"), None)
+    if slo is not None and slo["baseline"] != slo["candidate"]:
+        moved.insert(0, "SLO no longer met" if slo["baseline"] else "SLO now met")
+    return f"comparison ({differences_text(doc)})" + (f": {', '.join(moved)}" if moved else "")
+
+
+def differences_text(doc: dict[str, Any]) -> str:
+    """Every difference between candidate and baseline, in one line."""
+    return "; ".join(d["text"] for d in doc.get("differences") or [])
+
+
 def markdown(doc: dict[str, Any]) -> str:
     """A short summary fit for a pull-request comment."""
-    verdict = "**regression**" if doc["verdict"] == "regression" else "pass"
+    verdict = {"regression": "**regression**", "comparison": "comparison, not a regression"}
     cand, base = doc["candidate"], doc["baseline"]
     lines = [
-        f"### Paretoscope check: {verdict}",
+        f"### Paretoscope check: {verdict.get(doc['verdict'], 'pass')}",
         "",
         f"Candidate {_who(cand, '**')} against baseline {_who(base, '**')}.",
+        *_likeness_lines(doc, "**"),
         f"SLO: {doc['slo']['description']} ({doc['slo']['mode']} mode); "
         f"tolerance {_pct(doc['tolerance'])}.",
         "",
@@ -42,7 +64,7 @@ def markdown(doc: dict[str, Any]) -> str:
         "| --- | ---: | ---: | ---: | --- |",
     ]
     for f in doc["findings"]:
-        mark = "**regression**" if f["regression"] else "ok"
+        mark = "**regression**" if f["regression"] else _unmarked(doc)
         cells = (_label(f, doc), _value(f, "baseline"), _value(f, "candidate"), _change(f))
         lines.append(_row(*cells, f"{mark}: {f['note']}"))
     lines.append(_row("operating point", _operating_point(base), _operating_point(cand), "", ""))
@@ -57,11 +79,12 @@ def text(doc: dict[str, Any]) -> str:
         f"check: {doc['verdict'].upper()}",
         f"candidate: {_who(cand, quote=QUOTE)}",
         f"baseline:  {_who(base, quote=QUOTE)}",
+        *_likeness_lines(doc),
         f"SLO: {doc['slo']['description']} ({doc['slo']['mode']} mode); "
         f"tolerance {_pct(doc['tolerance'])}",
     ]
     for f in doc["findings"]:
-        state = "REGRESSION" if f["regression"] else "ok"
+        state = "REGRESSION" if f["regression"] else _unmarked(doc)
         change = f" ({_change(f)})" if _change(f) else ""
         lines.append(
             f"{_label(f, doc)}: {_value(f, 'baseline')} -> {_value(f, 'candidate')}{change}"
@@ -70,6 +93,21 @@ def text(doc: dict[str, Any]) -> str:
     lines.append(f"operating point: {_operating_point(base)} -> {_operating_point(cand)}")
     lines.append(f"compare: {doc['compare_url']}")
     return "\n".join(lines) + "\n"
+
+
+def _likeness_lines(doc: dict[str, Any], strong: str = "") -> list[str]:
+    """What differs between the two (and a demo or mock source), before any figure."""
+    listed = doc.get("differences") or []
+    if not listed:
+        return []
+    if doc["verdict"] == "comparison":
+        lead = f"{strong}Not one configuration{strong}: {differences_text(doc)}."
+        return [lead + " What moved compares two systems; it is not a regression."]
+    return [f"Note: {differences_text(doc)}."]
+
+
+def _unmarked(doc: dict[str, Any]) -> str:
+    return "comparison" if doc["verdict"] == "comparison" else "ok"
 
 
 def _row(*cells: str) -> str:

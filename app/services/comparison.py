@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Literal
 
@@ -18,6 +18,7 @@ from app.domain.compare import (
 )
 from app.domain.cost import usd_per_mtok
 from app.domain.estimate import load_order
+from app.domain.likeness import Likeness, between
 from app.domain.numbers import fmt_load
 from app.domain.point import METRIC_LABELS, METRICS, Metric
 from app.domain.sensitivity import (
@@ -68,6 +69,8 @@ class Pair:
     # the SLO binds, so the goodput (and the ratio) is a bound, not the system's capacity.
     slo_at_range_end: tuple[str, ...] = ()
     curve_ends: tuple[tuple[str, ...], ...] = ()  # per curve point, as Headline.at_range_end
+    # What differs between A and B (model, hardware, GPUs, precision, ISL/OSL, workload, source).
+    likeness: Likeness = field(default_factory=lambda: Likeness(()))
 
 
 def frontier_of(result: SweepAnalysis) -> Frontier:
@@ -113,7 +116,16 @@ def _pair(a: SweepAnalysis, b: SweepAnalysis, groups: list[PriceGroup], params: 
         for p in curve.points
     )
     return Pair(
-        a, b, curve, cost_curves, tuple(headlines), slo_ratio, slo_costs, slo_ends, curve_ends
+        a,
+        b,
+        curve,
+        cost_curves,
+        tuple(headlines),
+        slo_ratio,
+        slo_costs,
+        slo_ends,
+        curve_ends,
+        between(a.meta, b.meta),
     )
 
 

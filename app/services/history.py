@@ -8,11 +8,25 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from app.domain.likeness import Likeness, between
 from app.domain.repeats import Spread, spreads
 from app.services.analysis import SweepAnalysis
+from app.services.likeness import describe
 from app.store import checks as check_store
+from app.store import sweeps as sweep_queries
 
-CONFIG_KEYS: tuple[str, ...] = ("hardware", "model", "engine", "precision", "isl", "osl")
+# One line per configuration: what app.domain.likeness compares (model, hardware, GPU count,
+# precision, ISL/OSL, workload) plus the engine, whose changes a trend shows.
+CONFIG_KEYS: tuple[str, ...] = (
+    "hardware",
+    "num_gpus",
+    "model",
+    "engine",
+    "precision",
+    "isl",
+    "osl",
+    "workload",
+)
 
 
 @dataclass(frozen=True)
@@ -34,10 +48,17 @@ class ConfigHistory:
 
     @property
     def label(self) -> str:
-        parts = [str(self.config[k]) for k in CONFIG_KEYS if self.config.get(k) not in (None, "")]
-        isl, osl = self.config.get("isl"), self.config.get("osl")
+        """`8×H100 · llama-70b · vllm · fp8 · 1024/1024 · random`."""
+        given = {k: v for k, v in self.config.items() if v not in (None, "")}
+        gpus = given.pop("num_gpus", None)
+        if "hardware" in given and gpus is not None:
+            given["hardware"] = f"{gpus}×{given['hardware']}"
+        isl, osl = given.pop("isl", None), given.pop("osl", None)
+        parts = [str(given[k]) for k in ("hardware", "model", "engine", "precision") if k in given]
         if isl or osl:
-            parts = [p for p in parts if p not in (str(isl), str(osl))] + [f"{isl}/{osl}"]
+            parts.append(f"{isl}/{osl}")
+        if "workload" in given:
+            parts.append(str(given["workload"]))
         return " · ".join(parts)
 
 
@@ -76,13 +97,19 @@ def repeated_runs(result: SweepAnalysis) -> list[Spread]:
 
 @dataclass(frozen=True)
 class RegressionMark:
-    """A check that found this sweep (its candidate) a regression from `baseline_id`."""
+    """A check that found this sweep (its candidate) a regression from `baseline_id`, or (when
+    `likeness` shows two configurations) one that compared it with another system."""
 
     check_id: int
     baseline_id: int
     baseline_ref: str
     created_at: dt.datetime | None
     headline: str
+    likeness: Likeness = Likeness(())
+
+    @property
+    def regression(self) -> bool:
+        return self.likeness.same_configuration
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -91,15 +118,39 @@ class RegressionMark:
             "baseline_ref": self.baseline_ref,
             "created_at": self.created_at.isoformat() if self.created_at else None,
             "headline": self.headline,
+            "same_configuration": self.likeness.same_configuration,
+            "differences": self.likeness.as_json(),
         }
 
 
-def regression_marks(session: Session, sweep_ids: list[int]) -> dict[int, list[RegressionMark]]:
-    """Regressions that stored checks found, by candidate sweep id (checks that passed: none)."""
-    return {
-        sweep_id: [
-            RegressionMark(c.id, c.baseline_id, c.baseline_ref, c.created_at, c.headline)
-            for c in checks
-        ]
-        for sweep_id, checks in check_store.regressions_by_candidate(session, sweep_ids).items()
+def check_marks(session: Session, sweep_ids: list[int]) -> dict[int, list[RegressionMark]]:
+    """Stored checks that found a regression or made a comparison, by candidate sweep id,
+    each with what differs between its candidate and baseline as they are described now."""
+    found = check_store.regressions_by_candidate(
+        session, sweep_ids, verdicts=("regression", "comparison")
+    )
+    baselines = {c.baseline_id for checks in found.values() for c in checks}
+    described = {
+        s.id: describe(s)
+        for s in sweep_queries.sweeps_in_order(session, sorted(baselines | set(found)))
     }
+    out: dict[int, list[RegressionMark]] = {}
+    for sweep_id, checks in found.items():
+        for c in checks:
+            if c.baseline_id not in described or sweep_id not in described:
+                continue
+            likeness = between(described[sweep_id], described[c.baseline_id])
+            if c.verdict == "regression" or not likeness.same_configuration:
+                mark = RegressionMark(
+                    c.id, c.baseline_id, c.baseline_ref, c.created_at, c.headline, likeness
+                )
+                out.setdefault(sweep_id, []).append(mark)
+    return out
+
+
+def regression_marks(
+    marks: dict[int, list[RegressionMark]], regression: bool = True
+) -> dict[int, list[RegressionMark]]:
+    """Only the regressions (one configuration), or only the comparisons (two)."""
+    kept = {i: [m for m in found if m.regression == regression] for i, found in marks.items()}
+    return {i: found for i, found in kept.items() if found}

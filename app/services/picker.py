@@ -7,18 +7,22 @@ named (never dropped silently).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
+from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
+from app.domain import likeness
 from app.domain.leaders import FrontierPoint, frontier_leaders
 from app.domain.metrics import Basis, deployment_tok_s, interactivity_tok_s_user, tok_s_per_gpu
 from app.domain.point import Stat
+from app.services.likeness import DESCRIPTION
 from app.store import point_front, sweep_search
 from app.store import sweeps as sweep_queries
 from app.store.models import Sweep
-from app.store.sweep_search import SweepFilters
+from app.store.sweep_search import SweepFilters, where
 
 MAX_SERIES = 20  # series drawn at once: beyond about 20 a chart's legend stops being readable
 PICKER_LIMIT = 50  # matches listed besides the selected; search narrows the rest
@@ -67,11 +71,31 @@ class Selection:
 
 
 @dataclass(frozen=True)
+class WorkGroup:
+    """Matching sweeps serving one model and workload (ISL/OSL): the leaders rank within one."""
+
+    key: str  # stable text naming the group in a URL (`leaders_group`)
+    label: str  # `llama-3-8b · shared-prefix · 192/64`
+    sweeps: int
+
+
+@dataclass(frozen=True)
 class LeaderResult:
     chosen: list[int]
     dropped: list[int]
     frontier_points: dict[int, int]
     truncated: bool  # more frontier candidates than LEADER_POINT_LIMIT: only the first were read
+    group: WorkGroup | None = None  # the model and workload ranked
+    # Every model and workload among the matching sweeps (demo and mock left out unless asked).
+    groups: list[WorkGroup] = field(default_factory=list)
+    # Demo or mock-server sweeps left out: (id, name).
+    excluded: list[tuple[int, str]] = field(default_factory=list)
+    include_demo: bool = False
+
+    @property
+    def needs_group(self) -> bool:
+        """The matching sweeps serve several models or workloads and none was chosen."""
+        return self.group is None and len(self.groups) > 1
 
 
 def cap_selection(session: Session, wanted: list[int], cap: int = MAX_SERIES) -> Selection:
@@ -115,13 +139,30 @@ def leaders(
     basis: Basis,
     cap: int = MAX_SERIES,
     point_limit: int = LEADER_POINT_LIMIT,
+    *,
+    group: str | None = None,
+    include_demo: bool = False,
 ) -> LeaderResult:
     """The sweeps owning points of the joint Pareto frontier (tok/s per GPU against tok/s per
-    user at `stat` TPOT) of every sweep matching `filters`, up to `cap` of them.
+    user at `stat` TPOT) of the sweeps matching `filters` that serve one model and workload,
+    up to `cap` of them.
 
-    The database narrows the points to the frontier's candidates; the domain decides."""
+    Like with like: demo (synthetic) and mock-server sweeps are left out unless
+    `include_demo`; the rest are grouped by model, workload and ISL/OSL
+    (app.domain.likeness.work_key). One group is ranked: the only one, or `group` (a
+    WorkGroup.key). When the matching sweeps span several and none is named, nothing is chosen
+    and `groups` lists them for the user to pick one. The database narrows the points to the
+    frontier's candidates; the domain decides."""
+    members, groups, excluded = _work_groups(session, filters, include_demo)
+    chosen_group = next((g for g in groups if g.key == group), None)
+    if chosen_group is None and len(groups) == 1:
+        chosen_group = groups[0]
+    if chosen_group is None:
+        return LeaderResult([], [], {}, False, None, groups, excluded, include_demo)
     column = f"tpot_{stat}_ms"
-    rows = point_front.frontier_candidates(session, filters, column, basis, point_limit + 1)
+    rows = point_front.frontier_candidates(
+        session, filters, column, basis, point_limit + 1, only=members[chosen_group.key]
+    )
     truncated = len(rows) > point_limit
     rows = rows[:point_limit]
     points = [
@@ -133,7 +174,39 @@ def leaders(
         for sweep_id, gpus, tpot, output, total in rows
     ]
     found = frontier_leaders(points, cap)
-    return LeaderResult(found.chosen, found.dropped, found.frontier_points, truncated)
+    return LeaderResult(
+        found.chosen,
+        found.dropped,
+        found.frontier_points,
+        truncated,
+        chosen_group,
+        groups,
+        excluded,
+        include_demo,
+    )
+
+
+def _work_groups(
+    session: Session, filters: SweepFilters, include_demo: bool
+) -> tuple[dict[str, set[int]], list[WorkGroup], list[tuple[int, str]]]:
+    """The matching sweeps' ids by work group, the groups (most sweeps first, then by label),
+    and the demo or mock-server sweeps left out."""
+    columns = [Sweep.id, Sweep.name, *(getattr(Sweep, c) for c in DESCRIPTION)]
+    query = cast("Select[Any]", select(*columns))
+    members: dict[str, set[int]] = {}
+    labels: dict[str, str] = {}
+    excluded: list[tuple[int, str]] = []
+    for row in session.execute(where(query, filters).order_by(Sweep.id)):
+        system = likeness.system_of(dict(zip(DESCRIPTION, row[2:], strict=True)))
+        if system.source != likeness.MEASURED and not include_demo:
+            excluded.append((int(row[0]), str(row[1])))
+            continue
+        key = json.dumps(likeness.work_key(system))
+        members.setdefault(key, set()).add(int(row[0]))
+        labels.setdefault(key, likeness.work_label(system))
+    groups = [WorkGroup(k, labels[k], len(ids)) for k, ids in members.items()]
+    groups.sort(key=lambda g: (-g.sweeps, g.label.lower(), g.key))
+    return members, groups, excluded
 
 
 def sweep_json(sweep: Sweep) -> dict[str, Any]:

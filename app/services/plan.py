@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 
 from app.domain import plan as domain
 from app.domain.cost import HOURS_PER_MONTH
+from app.domain.likeness import Likeness, between
 from app.domain.plan import Crossover, Demand, RequestShape, Sizing, Status, StepOption
 from app.domain.point import float_or_none
 from app.services import analysis, price_columns
@@ -98,6 +99,12 @@ class Plan:
 
     def option(self, key: str) -> Option:
         return next(o for o in self.options if o.step.key == key)
+
+    @property
+    def likeness(self) -> Likeness:
+        """What differs among the systems planned: the cheapest of different models or
+        workloads serves different work."""
+        return between(*(r.analysis.meta for r in self.results))
 
 
 def run(session: Session, sweep_ids: list[int], query: ReadoffQuery, demand: Demand) -> Plan:

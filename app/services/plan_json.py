@@ -35,6 +35,8 @@ def plan_json(plan: Plan) -> dict[str, Any]:
             "hours_per_month": HOURS_PER_MONTH,
         },
         "cheapest": None if cheapest is None else _option_json(cheapest),
+        "same_configuration": plan.likeness.same_configuration,
+        "differences": plan.likeness.as_json(),
         "results": [_result_json(r, plan.params) for r in plan.results],
         "chart_range": {"low": low, "high": high},
         "crossovers": [_crossover_json(plan, c) for c in plan.crossovers],
@@ -129,6 +131,12 @@ def _result_json(r: PlanResult, params: Params) -> dict[str, Any]:
     }
 
 
+def differences_lines(body: dict[str, Any]) -> list[str]:
+    """What differs among the systems planned (app.domain.likeness), in one line."""
+    listed = body.get("differences") or []
+    return ["systems differ: " + "; ".join(d["text"] for d in listed)] if listed else []
+
+
 def plan_text(body: dict[str, Any]) -> str:
     """A plain table of a plan_json body: one line per system, then the cheapest and crossovers."""
     d = body["demand"]
@@ -136,6 +144,7 @@ def plan_text(body: dict[str, Any]) -> str:
     lines = [
         f"demand: {fmt_number(d['average'])} {unit} average, peak {fmt_number(d['peak'])} "
         f"(× {fmt_number(d['peak_to_average'])}), headroom {fmt_percent(d['headroom'])}",
+        *differences_lines(body),
         "",
     ]
     for r in body["results"]:

@@ -39,15 +39,16 @@ def save_check(
 
 
 def regressions_by_candidate(
-    session: Session, sweep_ids: Iterable[int]
+    session: Session, sweep_ids: Iterable[int], verdicts: tuple[str, ...] = ("regression",)
 ) -> dict[int, list[SweepCheck]]:
-    """Checks that found a regression, by candidate sweep id, oldest first."""
+    """Checks with one of these verdicts (a regression, unless told), by candidate sweep id,
+    oldest first."""
     ids = list(sweep_ids)
     if not ids:
         return {}
     rows = session.scalars(
         select(SweepCheck)
-        .where(SweepCheck.candidate_id.in_(ids), SweepCheck.verdict == "regression")
+        .where(SweepCheck.candidate_id.in_(ids), SweepCheck.verdict.in_(verdicts))
         .order_by(SweepCheck.created_at, SweepCheck.id)
     )
     out: dict[int, list[SweepCheck]] = {}

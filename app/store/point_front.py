@@ -8,6 +8,7 @@ is stored, edited or deleted. A request filters and ranks that frame: no block i
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any, cast
 
 import numpy as np
@@ -27,16 +28,24 @@ kept: KeptUnder[pl.DataFrame] = KeptUnder()  # every point's FRONT_COLUMNS, per 
 
 
 def frontier_candidates(
-    session: Session, filters: SweepFilters, tpot_column: str, basis: str, limit: int
+    session: Session,
+    filters: SweepFilters,
+    tpot_column: str,
+    basis: str,
+    limit: int,
+    only: Collection[int] | None = None,
 ) -> list[tuple[int, int, float | None, float | None, float | None]]:
     """(sweep id, GPUs, TPOT at the axis statistic, output tok/s, total tok/s) of the points of
     the matching sweeps that no other matching point beats on both axes, by point id; at most
     `limit` rows. x = 1000 / TPOT and y = tok/s on `basis` / GPUs, as the chart.
 
     Ranked in one ordered pass: a point is a candidate when it has more tok/s per GPU than
-    every point with more tok/s per user (ties by more tok/s per GPU, then point id)."""
+    every point with more tok/s per user (ties by more tok/s per GPU, then point id).
+    `only`: of these sweeps alone (one model and workload, as the leaders rank)."""
     query = cast("Select[Any]", select(Sweep.id, Sweep.num_gpus))
     matching = session.execute(where(query, filters)).all()
+    if only is not None:
+        matching = [r for r in matching if r[0] in only]
     if not matching:
         return []
     sweeps = pl.DataFrame(

@@ -29,6 +29,7 @@ SWEEP_META = (
     "spec_decode",
     "isl",
     "osl",
+    "workload",
     "source_kind",
     "measured_at",
     "content_hash",

@@ -124,6 +124,8 @@ def pair_json(
     return {
         "a": {"sweep_id": pair.a.meta["id"], "name": pair.a.meta["name"]},
         "b": {"sweep_id": pair.b.meta["id"], "name": pair.b.meta["name"]},
+        "same_configuration": pair.likeness.same_configuration,
+        "differences": pair.likeness.as_json(),
         "shared_range_tok_s_user": pair.curve.shared_range,
         "reason": pair.curve.reason,
         "curve": [

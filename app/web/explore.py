@@ -83,9 +83,18 @@ def selection_json(state: ExploreState) -> dict[str, Any]:
             "dropped": leaders.dropped,
             "frontier_points": {str(k): v for k, v in leaders.frontier_points.items()},
             "truncated": leaders.truncated,
+            "group": None if leaders.group is None else group_json(leaders.group),
+            "groups": [group_json(g) for g in leaders.groups],
+            "needs_group": leaders.needs_group,
+            "include_demo": leaders.include_demo,
+            "excluded": [{"id": i, "name": name} for i, name in leaders.excluded],
         },
         "picker": series_picker.picker_json(state.picker) if state.picker else None,
     }
+
+
+def group_json(group: series_picker.WorkGroup) -> dict[str, Any]:
+    return {"key": group.key, "label": group.label, "sweeps": group.sweeps}
 
 
 def colours(state: ExploreState) -> dict[int, str]:

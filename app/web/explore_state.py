@@ -59,6 +59,10 @@ class ExploreQuery(ReadoffQuery):
     q: str | None = Field(default=None, max_length=200, description="search the series picker")
     # A one-off action, not kept in the URL: select the frontier leaders of the filtered set.
     select: Literal["leaders"] | None = None
+    # Which model and workload the leaders rank (a WorkGroup key; one-off, with select).
+    leaders_group: str | None = Field(default=None, max_length=1000)
+    # The leaders leave out demo (synthetic) and mock-server sweeps unless this is set.
+    leaders_demo: bool = False
     picked: bool = False  # the series picker was used, so an empty selection means none
     preset: str | None = None
     applied_preset: str | None = None
@@ -100,6 +104,7 @@ class ExploreState:
         data["preset"] = self.preset_key or "custom"
         data.pop("applied_preset", None)
         data.pop("select", None)
+        data.pop("leaders_group", None)
         pairs: list[tuple[str, Any]] = []
         for key, value in data.items():
             if isinstance(value, list):
@@ -182,10 +187,22 @@ def select_series(
     group), capped at MAX_SERIES with the rest named, and the picker around them."""
     filters = sweep_filters(query)
     if query.select == "leaders":
-        found = series_picker.leaders(session, filters, query.stat, query.basis)
-        selection = series_picker.Selection(
-            found.chosen, series_picker.sweeps_named(session, found.dropped), found
+        found = series_picker.leaders(
+            session,
+            filters,
+            query.stat,
+            query.basis,
+            group=query.leaders_group,
+            include_demo=query.leaders_demo,
         )
+        if found.needs_group:
+            # Several models or workloads match: the selection stays until one is chosen.
+            kept = series_picker.cap_selection(session, query.sweep)
+            selection = series_picker.Selection(kept.selected, kept.dropped, found)
+        else:
+            selection = series_picker.Selection(
+                found.chosen, series_picker.sweeps_named(session, found.dropped), found
+            )
     elif query.sweep:
         selection = series_picker.cap_selection(session, query.sweep)
     elif query.picked:

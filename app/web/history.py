@@ -53,6 +53,9 @@ def api_history(request: Request, session: SessionDep) -> dict[str, Any]:
                         "regressions": [
                             m.as_json() for m in context["marks"].get(r.result.meta["id"], [])
                         ],
+                        "comparisons": [
+                            m.as_json() for m in context["comparisons"].get(r.result.meta["id"], [])
+                        ],
                         "repeated_runs": [
                             {
                                 "load": s.load,
@@ -82,7 +85,11 @@ def history_context(session: Session, query: explore_state.ExploreQuery) -> dict
     created = sweep_queries.created_at(session, ids)
     groups = history.histories(results, created)
     cells = {r.meta["id"]: price_cells(r, state.price_columns) for r in results}
-    marks = history.regression_marks(session, ids)
+    checked = history.check_marks(session, ids)
+    # A red cross only for a regression within one configuration; checks between two
+    # configurations are listed as comparisons, with what differs.
+    marks = history.regression_marks(checked)
+    comparisons = history.regression_marks(checked, regression=False)
     figure = charts_history.history_figure(groups, cells, cost=False, marks=marks)
     cost_figure = (
         charts_history.history_figure(groups, cells, cost=True, marks=marks)
@@ -95,6 +102,7 @@ def history_context(session: Session, query: explore_state.ExploreQuery) -> dict
         "histories": groups,
         "cells": cells,
         "marks": marks,
+        "comparisons": comparisons,
         "spreads": {r.meta["id"]: history.repeated_runs(r) for r in results},
         "figure": figure,
         "cost_figure": cost_figure,

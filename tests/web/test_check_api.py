@@ -158,3 +158,103 @@ def test_a_per_request_check_carries_intervals_for_goodput_and_cost(client: Test
             assert iv["ci_low"] < by_figure[figure][side] < iv["ci_high"]
     cost_row = next(line for line in doc["summary"].splitlines() if line.startswith("| $/Mtok"))
     assert cost_row.count("95 % CI $") == 2
+
+
+# --- like with like -----------------------------------------------------------------------
+
+
+def upload_as(client: TestClient, label: str, hardware: str, tags: str = "", **scale: float) -> int:
+    files = [("files", (name, body, "application/json")) for name, body in scaled(label, **scale)]
+    data = {"hardware": hardware, "num_gpus": "1", "sweep": label, "tags": tags}
+    response = client.post("/api/sweeps", files=files, data=data)
+    assert response.status_code == 201, response.text
+    sweep_id: int = response.json()["sweeps"][0]["id"]
+    return sweep_id
+
+
+def test_the_api_calls_another_gpu_a_comparison_and_refuses_another_model_unless_allowed(
+    client: TestClient, session: Session
+) -> None:
+    upload_as(client, "h100", "H100", "baseline:main")
+    upload_as(client, "h200", "H200", "nightly", throughput=0.896)
+    doc = check(client, "nightly", usd_per_gpu_hour=2).json()
+    assert (doc["verdict"], doc["regressions"]) == ("comparison", [])
+    assert doc["headline"] == (
+        "comparison (hardware differs: H200 vs H100): goodput -10.4 %, $/Mtok ($2/GPU-hour) +11.6 %"
+    )
+    assert doc["differences"] == [
+        {
+            "field": "hardware",
+            "label": "hardware",
+            "kind": "system",
+            "values": ["H200", "H100"],
+            "differs": True,
+            "text": "hardware differs: H200 vs H100",
+        }
+    ]
+    assert client.patch("/api/sweeps/2", json={"model": "llama-3.1-8b"}).is_success
+    refused = check(client, "nightly")
+    assert refused.status_code == 422
+    [error] = refused.json()["errors"]
+    assert error["field"] == "allow_different"
+    assert error["message"] == (
+        "sweep 2 (h200) and sweep 1 (h100) do not measure the same work (model differs: "
+        "llama-3.1-8b vs Qwen2.5-Coder-7B-Instruct; hardware differs: H200 vs H100): a change "
+        "between them is not a regression; set allow_different to compare them"
+    )
+    allowed = check(client, "nightly", allow_different=True).json()
+    assert allowed["verdict"] == "comparison"
+    assert [d["field"] for d in allowed["differences"]] == ["model", "hardware"]
+    assert [c.verdict for c in session.query(SweepCheck)] == ["comparison", "comparison"]
+
+
+def test_history_marks_a_regression_only_within_one_configuration(
+    client: TestClient, session: Session
+) -> None:
+    from app.store import checks as check_store
+
+    upload_as(client, "h100", "H100", "baseline:main")  # 1
+    upload_as(client, "h100-slower", "H100", throughput=0.8)  # 2
+    upload_as(client, "h200", "H200", throughput=0.896)  # 3
+    assert check(client, "h100-slower").json()["verdict"] == "regression"  # check 1
+    assert check(client, "h200").json()["verdict"] == "comparison"  # check 2
+    # A check stored before like-with-like called the H200 a regression of the H100.
+    check_store.save_check(
+        session,
+        candidate_id=3,
+        baseline_id=1,
+        candidate_ref="h200",
+        baseline_ref="baseline:main",
+        options={},
+        verdict="regression",
+        headline="regression: goodput -10.4 %",
+        summary="",
+    )
+    session.commit()
+    params = {"picked": 1, "preset": "custom", **SLO}
+    body = client.get("/api/history", params=params).json()
+    sweeps = {s["name"]: s for c in body["configurations"] for s in c["sweeps"]}
+    assert [m["check_id"] for m in sweeps["h100-slower"]["regressions"]] == [1]
+    assert sweeps["h100-slower"]["regressions"][0]["same_configuration"] is True
+    assert sweeps["h200"]["regressions"] == []
+    assert [(m["check_id"], m["headline"]) for m in sweeps["h200"]["comparisons"]] == [
+        (2, "comparison (hardware differs: H200 vs H100): goodput -10.4 %"),
+        (3, "regression: goodput -10.4 %"),
+    ]
+    assert [d["text"] for d in sweeps["h200"]["comparisons"][1]["differences"]] == [
+        "hardware differs: H200 vs H100"
+    ]
+    cross = body["figure"]["data"][-1]
+    assert cross["name"] == "regression found by a check"
+    assert cross["x"] == ["2026-07-07"] and len(cross["text"]) == 1
+    page = BeautifulSoup(client.get("/history", params=params).text, "html.parser")
+    assert [tr["data-sweep"] for tr in page.select("tr.regressed")] == ["2"]
+    notes = page.select('tr[data-sweep="3"] .comparison-note')
+    assert [n["data-check"] for n in notes] == ["2", "3"]
+    text = " ".join(notes[1].text.split())
+    assert text.startswith("Check #3 (")  # and the date it ran
+    assert text.endswith(
+        "against baseline:main (sweep 1) compared two configurations, not a regression: "
+        "hardware differs: H200 vs H100"
+    )
+    assert page.select('tr[data-sweep="3"] .regression-note') == []

@@ -35,7 +35,7 @@ def test_sweeps_of_one_configuration_trend_by_measured_date(client: TestClient) 
     post_files(client, ("runs.csv", RUNS))
     body = history(client, hardware="H100", tpot_ms=35, usd_per_gpu_hour=2)
     [config] = body["configurations"]
-    assert config["label"] == "H100 · llama-70b · vllm · fp8 · 1024/1024"
+    assert config["label"] == "8×H100 · llama-70b · vllm · fp8 · 1024/1024"
     assert [(s["name"], s["date"], s["date_source"]) for s in config["sweeps"]] == [
         ("june", "2026-06-01", "measured"),
         ("sept", "2026-09-15", "measured"),
@@ -66,8 +66,8 @@ def test_each_configuration_is_its_own_line(client: TestClient) -> None:
     body = history(client, tpot_ms=100)
     labels = [c["label"] for c in body["configurations"]]
     assert labels == [
-        "H100 · llama-70b · vllm · fp8 · 1024/1024",
-        "B200 · llama-70b · vllm · fp8 · 1024/1024",
+        "8×H100 · llama-70b · vllm · fp8 · 1024/1024",
+        "8×B200 · llama-70b · vllm · fp8 · 1024/1024",
     ]
 
 

@@ -73,10 +73,18 @@ def test_the_frontier_leaders_are_the_sweeps_owning_the_joint_frontier(
     assert found.chosen == [ids["lead-a"], ids["lead-b"]]
     assert found.frontier_points == {ids["lead-a"]: 3, ids["lead-b"]: 1}
     assert not found.truncated
-    # Unfiltered, the Mistral point dominates every Llama point.
-    assert series_picker.leaders(session, SweepFilters(), "p50", "output").chosen == [
-        ids["fast-mistral"]
+    # Unfiltered, two models match: the leaders rank within one, never across models (the
+    # Mistral point would dominate every Llama point), so the user chooses which.
+    unfiltered = series_picker.leaders(session, SweepFilters(), "p50", "output")
+    assert (unfiltered.chosen, unfiltered.needs_group) == ([], True)
+    assert [(g.label, g.sweeps) for g in unfiltered.groups] == [
+        ("llama-3.1-70b", 4),
+        ("mistral-7b", 1),
     ]
+    mistral = series_picker.leaders(
+        session, SweepFilters(), "p50", "output", group=unfiltered.groups[1].key
+    )
+    assert mistral.chosen == [ids["fast-mistral"]]
     capped = series_picker.leaders(session, llama, "p50", "output", cap=1)
     assert (capped.chosen, capped.dropped) == ([ids["lead-a"]], [ids["lead-b"]])
     # The search text narrows the set too: only the H200 sweep matches "h200".
@@ -334,12 +342,26 @@ def test_with_ten_thousand_sweeps_a_search_finds_one_and_a_filter_counts_exactly
 def test_with_ten_thousand_sweeps_the_leaders_come_from_the_whole_filtered_set(
     client: TestClient, session: Session, ten_thousand: None
 ) -> None:
-    # Sweep 1: (50 tok/s/user, 100 tok/s/GPU); sweep 2: (100, 50): both on the frontier.
+    # Sweep 1 (llama-3.1-8b): (50 tok/s/user, 100 tok/s/GPU); sweep 2 (qwen3-32b): (100, 50).
+    # Five models match, 2,000 sweeps each: the leaders rank within the one chosen.
     found = series_picker.leaders(session, SweepFilters(), "p50", "output")
-    assert found.chosen == [1, 2]
-    api = client.get("/api/explore", params={"picked": 1, "select": "leaders"}).json()
-    assert api["selected"] == [1, 2]
-    assert re.search(r"sweep=1&sweep=2", api["query"])
+    assert (found.chosen, found.needs_group) == ([], True)
+    assert [(g.label, g.sweeps) for g in found.groups] == [
+        ("deepseek-r1", 2000),
+        ("llama-3.1-70b", 2000),
+        ("llama-3.1-8b", 2000),
+        ("mistral-7b", 2000),
+        ("qwen3-32b", 2000),
+    ]
+    llama = found.groups[2].key
+    assert series_picker.leaders(session, SweepFilters(), "p50", "output", group=llama).chosen == [
+        1
+    ]
+    params = {"picked": 1, "select": "leaders", "leaders_group": found.groups[4].key}
+    api = client.get("/api/explore", params=params).json()
+    assert api["selected"] == [2]
+    assert api["leaders"]["group"]["label"] == "qwen3-32b"
+    assert re.search(r"sweep=2&", api["query"]) and "leaders_group" not in api["query"]
 
 
 def test_compare_and_plan_name_the_sweeps_beyond_the_cap_too(client: TestClient) -> None:
