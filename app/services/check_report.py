@@ -42,7 +42,7 @@ def markdown(doc: dict[str, Any]) -> str:
         "| --- | ---: | ---: | ---: | --- |",
     ]
     for f in doc["findings"]:
-        mark = "**regression**" if f["regression"] else "ok"
+        mark = "**regression**" if f["regression"] else _state(f)
         cells = (_label(f, doc), _value(f, "baseline"), _value(f, "candidate"), _change(f))
         lines.append(_row(*cells, f"{mark}: {f['note']}"))
     lines.append(_row("operating point", _operating_point(base), _operating_point(cand), "", ""))
@@ -61,7 +61,7 @@ def text(doc: dict[str, Any]) -> str:
         f"tolerance {_pct(doc['tolerance'])}",
     ]
     for f in doc["findings"]:
-        state = "REGRESSION" if f["regression"] else "ok"
+        state = "REGRESSION" if f["regression"] else _state(f)
         change = f" ({_change(f)})" if _change(f) else ""
         lines.append(
             f"{_label(f, doc)}: {_value(f, 'baseline')} -> {_value(f, 'candidate')}{change}"
@@ -70,6 +70,12 @@ def text(doc: dict[str, Any]) -> str:
     lines.append(f"operating point: {_operating_point(base)} -> {_operating_point(cand)}")
     lines.append(f"compare: {doc['compare_url']}")
     return "\n".join(lines) + "\n"
+
+
+def _state(f: dict[str, Any]) -> str:
+    """ok, or unknown for a figure one side has not (its note says why)."""
+    unknown = f["figure"] != "meets_slo" and (f["baseline"] is None or f["candidate"] is None)
+    return "unknown" if unknown else "ok"
 
 
 def _row(*cells: str) -> str:

@@ -58,7 +58,9 @@ class PlanResult:
     kw: float | None = None
     mwh_per_month: float | None = None
     power_reason: str | None = None
-    costs: list[PlanCost] = field(default_factory=list)
+    costs: list[PlanCost] = field(default_factory=list)  # the prices of its own GPU (and yours)
+    # (price column, why it has no price for this GPU): never another GPU's price
+    unpriced: list[tuple[str, str]] = field(default_factory=list)
     cheapest: bool = False
 
     @property
@@ -118,7 +120,10 @@ def run(session: Session, sweep_ids: list[int], query: ReadoffQuery, demand: Dem
     for a in analyses:
         prefill, decode = split.get(int(a.meta["id"]), (None, None))
         result = _plan_one(a, params, demand, prefill, decode)
-        result.costs = [_cost(result, p, kinds, hourly, demand, params) for p in prices]
+        hardware = str(a.meta.get("hardware") or "")
+        own = [p for p in prices if p.applies_to(hardware)]
+        result.costs = [_cost(result, p, kinds, hourly, demand, params) for p in own]
+        result.unpriced = _unpriced(columns, prices, hardware)
         results.append(result)
     options = _options(results, demand)
     _mark_cheapest(options)
@@ -186,6 +191,24 @@ def _shape(a: SweepAnalysis, point_id: int) -> RequestShape:
     return RequestShape(inp, out)
 
 
+def _unpriced(
+    columns: list[price_columns.PriceColumn], prices: list[Price], hardware: str
+) -> list[tuple[str, str]]:
+    """The price columns without a price for this GPU, each with what to do instead."""
+    out = []
+    for column in columns:
+        mine = [
+            p
+            for p in prices
+            if (column.inline and p.profile_id is None) or p.profile_id in column.profile_ids
+        ]
+        if not any(p.applies_to(hardware) for p in mine):
+            priced = [p.hardware for p in mine]
+            reason = price_columns.no_price_reason(hardware, priced, column.price_set)
+            out.append((column.label, reason))
+    return out
+
+
 def _price_details(
     session: Session, profile_ids: list[int]
 ) -> tuple[dict[int, str], dict[int, dict[str, float | None]]]:
@@ -205,10 +228,6 @@ def _cost(
 ) -> PlanCost:
     kind = "inline" if price.profile_id is None else kinds[price.profile_id]
     cost = PlanCost(price, kind)
-    hardware = str(result.analysis.meta.get("hardware") or "")
-    if not price.applies_to(hardware):
-        cost.reason = f"price is for {price.hardware}, not {hardware}"
-        return cost
     if result.sizing is None:
         cost.reason = "no fleet: " + (result.reason or "not sized")
         return cost

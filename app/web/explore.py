@@ -18,7 +18,7 @@ from app.services import picker as series_picker
 from app.services.analysis import SweepAnalysis
 from app.services.intervals import cost_interval
 from app.services.physics import shown_physics
-from app.services.price_columns import PriceColumn
+from app.services.price_columns import PriceCell, PriceColumn
 from app.services.readoff_json import result_json, slo_json
 from app.store import sweeps as sweep_queries
 from app.store.catalog_cache import Catalog
@@ -155,8 +155,8 @@ def explore_context(
     }
 
 
-def price_cells(result: SweepAnalysis, columns: list[PriceColumn]) -> list[analysis.Cost | None]:
-    """Per price column, the cost of the price that applies to this sweep's hardware."""
+def price_cells(result: SweepAnalysis, columns: list[PriceColumn]) -> list[PriceCell]:
+    """Per price column, the cost under this sweep's own GPU's price, or why there is none."""
     return price_columns.price_cells(result, columns)
 
 
