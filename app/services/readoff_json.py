@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 from app.domain.intervals import DEFAULT_LEVEL, Interval
 from app.domain.slo import Readoff
 from app.services import analysis, price_columns
-from app.services.analysis import Cost, Params, SweepAnalysis
+from app.services.analysis import Params, SweepAnalysis
 from app.services.intervals import cost_interval
 from app.services.price_columns import PriceCell, PriceColumn
 from app.services.readoff_query import ReadoffQuery

@@ -13,7 +13,7 @@ from app.charts import pareto as charts
 from app.charts.roofline import explore_traces
 from app.http.deps import SessionDep
 from app.http.templating import render
-from app.services import analysis, comparison, price_columns
+from app.services import comparison, price_columns
 from app.services import picker as series_picker
 from app.services.analysis import SweepAnalysis
 from app.services.intervals import cost_interval
