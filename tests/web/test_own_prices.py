@@ -5,17 +5,23 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
+from app.domain.numbers import fmt_usd
 from app.services.seed import SEED_DIR, seed
 from tests.conftest import FIXTURES
 from tests.factories import post_files
+from tests.test_cli_check import cli  # noqa: F401  (the fixture)
+from tests.web.test_readoff_api import O11
 
 PRICE_SET = "costr@2026-09-08"
 SET_LABEL = "InferenceX 3-year rental · Sep 2026"
@@ -59,3 +65,146 @@ def test_the_readoff_csv_never_writes_another_gpus_price_on_an_a100_row(
     assert row[f"usd_per_gpu_hour [{SET_LABEL}]"] == ""  # never B200's 3.7
     assert row[f"usd_per_mtok [{SET_LABEL}]"] == ""
     assert row[f"usd_per_mtok_reason [{SET_LABEL}]"] == NO_A100
+
+
+def upload_pair(client: TestClient) -> tuple[int, int]:
+    """Both LLMPerf 70B runs as one model on four A100s (a like-with-like pair)."""
+    out = []
+    for provider in ("anyscale", "together"):
+        names = (f"summary_{provider}_70b.json", f"individual_{provider}_70b.json")
+        files = [(n, (FIXTURES / "llmperf" / n).read_bytes()) for n in names]
+        fields = {"hardware": "A100", "num_gpus": 4, "model": "llama-2-70b-chat"}
+        response = post_files(client, *files, **fields)
+        assert response.status_code == 201, response.text
+        out.append(int(response.json()["sweeps"][0]["id"]))
+    return out[0], out[1]
+
+
+@pytest.mark.usefixtures("priced")
+def test_the_readoff_json_gives_the_reason_and_no_other_gpus_price(client: TestClient) -> None:
+    sweep = upload_a100(client)
+    response = client.get("/api/readoff", params={"sweep": sweep, "price_set": PRICE_SET, **SLO})
+    [result] = response.json()["results"]
+    assert result["meets_slo"] is True
+    assert result["costs"] == []  # none of the set's prices is an A100's
+    [cell] = result["price_cells"]
+    assert cell == {
+        "label": SET_LABEL,
+        "price": None,
+        "profile_id": None,
+        "usd_per_gpu_hour": None,
+        "usd_per_mtok": None,
+        "reason": NO_A100,
+        "ci_low": None,
+        "ci_high": None,
+        "ci_level": None,
+        "ci_method": None,
+        "ci_reason": "no interval",
+    }
+
+
+@pytest.mark.usefixtures("priced")
+def test_your_own_price_prices_the_a100_beside_the_set_that_has_none(client: TestClient) -> None:
+    sweep = upload_a100(client)
+    params = {"sweep": sweep, "price_set": PRICE_SET, "usd_per_gpu_hour": 1.8, **SLO}
+    result = client.get("/api/readoff", params=params).json()["results"][0]
+    unpriced, own = result["price_cells"]
+    assert (unpriced["usd_per_gpu_hour"], unpriced["reason"]) == (None, NO_A100)
+    goodput = result["goodput_tok_s_per_gpu"]
+    assert (own["label"], own["usd_per_gpu_hour"], own["reason"]) == ("$1.8/GPU-hour", 1.8, None)
+    assert own["usd_per_mtok"] == pytest.approx(1.8 * 1e6 / (3600 * goodput))
+    row = readoff_row(client, **params)
+    assert row["usd_per_gpu_hour [$1.8/GPU-hour]"] == "1.8"
+    assert row["usd_per_mtok_reason [$1.8/GPU-hour]"] == ""
+    assert row[f"usd_per_mtok_reason [{SET_LABEL}]"] == NO_A100
+
+
+def soup(text: str) -> BeautifulSoup:
+    return BeautifulSoup(text, "html.parser")
+
+
+@pytest.mark.usefixtures("priced")
+def test_explore_and_history_read_the_reason_in_the_a100_rows_price_cell(
+    client: TestClient,
+) -> None:
+    [h100] = [s["id"] for s in post_files(client, ("o11.csv", O11)).json()["sweeps"]]
+    a100 = upload_a100(client)
+    view = {"sweep": [h100, a100], "picked": 1, "preset": "custom", "price_set": PRICE_SET}
+    page = soup(client.get("/", params={**view, **SLO}).text)
+    rows = {int(tr["data-sweep"]): tr for tr in page.select("#readoff-table tbody tr")}
+    # O11 meets the SLO at 48,000 tok/s on 8 GPUs: $2/GPU-hour (the set's H100) ÷ 6,000 tok/s.
+    assert rows[h100].select_one("td.cost").get_text() == fmt_usd(2.0 * 1e6 / (3600 * 6000))
+    a100_cell = rows[a100].select_one("td.cost")
+    assert a100_cell.select_one(".cost-reason").get_text() == NO_A100
+    assert a100_cell.get_text() == "–" + NO_A100
+    history = soup(client.get("/history", params={**view, **SLO}).text)
+    assert NO_A100 in [s.get_text() for s in history.select(".cost-reason")]
+
+
+@pytest.mark.usefixtures("priced")
+def test_compare_says_why_a_cost_ratio_with_an_a100_is_unknown(client: TestClient) -> None:
+    [h100] = [s["id"] for s in post_files(client, ("o11.csv", O11)).json()["sweeps"]]
+    a100 = upload_a100(client)
+    params = {"sweep": [h100, a100], "picked": 1, "preset": "custom", "price_set": PRICE_SET}
+    [pair] = client.get("/api/compare", params={**params, **SLO}).json()["pairs"]
+    name = pair["a"]["name"]
+    assert pair["at_slo"]["cost_ratios"] == {SET_LABEL: None}
+    assert pair["at_slo"]["cost_reasons"] == {SET_LABEL: f"{name}: {NO_A100}"}
+    page = soup(client.get("/compare", params={**params, **SLO}).text)
+    cell = page.select_one("#headlines tr.at-slo td.cost-ratio")
+    assert cell.select_one(".cost-reason").get_text() == f"{name}: {NO_A100}"
+
+
+@pytest.mark.usefixtures("priced")
+def test_the_plan_sizes_the_a100_fleet_but_gives_no_dollars_and_says_why(
+    client: TestClient,
+) -> None:
+    a100 = upload_a100(client)
+    query = {"sweep": a100, "price_set": PRICE_SET, "requests_per_s": 10, **SLO}
+    body = client.get("/api/plan", params=query).json()
+    [r] = body["results"]
+    assert r["status"] == "pass" and r["replicas"] is not None
+    assert r["costs"] == [] and r["usd_per_month"] is None
+    assert r["unpriced"] == [{"label": SET_LABEL, "reason": NO_A100}]
+    assert body["cheapest"] is None
+    page_query = {
+        "sweep": a100,
+        "picked": 1,
+        "preset": "custom",
+        "price_set": PRICE_SET,
+        "demand": 10,
+        "demand_unit": "requests_per_s",
+        **SLO,
+    }
+    page = soup(client.get("/plan", params=page_query).text)
+    costs = page.select_one(f'#plan-table tr[data-sweep="{a100}"] td.costs')
+    assert costs.select_one(".cost-reason").get_text() == NO_A100
+    assert "see each system's reason below" in page.select_one("#plan-cheapest").get_text()
+
+
+@pytest.mark.usefixtures("priced")
+def test_check_and_plan_print_the_unknown_dollar_line_with_its_reason(
+    client: TestClient,
+    cli: Callable[..., int],  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    anyscale, together = upload_pair(client)
+    slo = ("--ttft-ms", 1000, "--tpot-ms", 100, "--price-set", PRICE_SET)
+    assert cli("check", together, "--baseline", anyscale, *slo, "--format", "text") == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert (
+        f"$/Mtok ({SET_LABEL}): – -> – unknown: baseline: {NO_A100}; candidate: {NO_A100}"
+    ) in lines
+    assert cli("check", together, "--baseline", anyscale, *slo, "--format", "json") == 0
+    [finding] = [
+        f for f in json.loads(capsys.readouterr().out)["findings"] if f["figure"] == "usd_per_mtok"
+    ]
+    assert (finding["baseline"], finding["candidate"], finding["regression"]) == (
+        None,
+        None,
+        False,
+    )
+    assert cli("plan", anyscale, "--requests-per-s", 10, *slo) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert f"    $: {NO_A100} · {SET_LABEL}" in lines
+    assert "cheapest: none (no system meets the SLO with a price)" in lines
