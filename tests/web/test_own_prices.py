@@ -33,8 +33,8 @@ SLO = {"ttft_ms": 1000, "tpot_ms": 100}
 
 @pytest.fixture
 def priced(session: Session, tmp_path: Path) -> None:
-    """The hardware catalog and the price profiles of seed_data/ (no seed sweeps)."""
-    for name in ("hardware.csv", "pricing.csv"):
+    """The hardware catalog, price profiles and SLO presets of seed_data/ (no seed sweeps)."""
+    for name in ("hardware.csv", "pricing.csv", "slo_presets.csv"):
         shutil.copy(SEED_DIR / name, tmp_path / name)
     seed(session, tmp_path)
     session.commit()
@@ -208,3 +208,72 @@ def test_check_and_plan_print_the_unknown_dollar_line_with_its_reason(
     lines = capsys.readouterr().out.splitlines()
     assert f"    $: {NO_A100} · {SET_LABEL}" in lines
     assert "cheapest: none (no system meets the SLO with a price)" in lines
+
+
+VLLM = sorted((FIXTURES / "vllm").glob("stellalee_openai-*qps-*.json"))
+
+
+def save_vllm(client: TestClient) -> dict[str, Any]:
+    """The real vLLM runs staged and saved as the upload page does, on one H100 each."""
+    files = [("files", (p.name, p.read_bytes(), "application/json")) for p in VLLM]
+    token = client.post("/api/uploads", files=files).json()["staging"]
+    details = {"details": {"hardware": "H100", "num_gpus": 1}}
+    saved = client.post(f"/api/uploads/{token}", json=details)
+    assert saved.status_code == 201, saved.text
+    return dict(saved.json())
+
+
+@pytest.mark.usefixtures("priced")
+def test_open_on_explore_after_an_upload_uses_the_home_pages_slo_preset_and_price_set(
+    client: TestClient,
+) -> None:
+    saved = save_vllm(client)
+    link = saved["explore_url"]
+    sweep = saved["sweeps"][0]["id"]
+    assert link.startswith(f"/?sweep={sweep}&") and link.endswith("&picked=1")
+    page = soup(client.get(link).text)
+    assert page.select_one("#slo-preset option[selected]")["value"] == "chat-interactive"
+    assert page.select_one("#p-set option[selected]")["value"] == PRICE_SET
+    said = page.select_one("#explore-defaults")
+    assert said.select_one(".default-slo").get_text() == "SLO: Chat (interactive) preset (default)"
+    assert said.select_one(".default-prices").get_text() == f"prices: {SET_LABEL} (default)"
+    assert "p99 TTFT ≤ 500 ms, p50 TPOT ≤ 40 ms" in page.select_one("#readoff h2").get_text()
+    assert SET_LABEL in page.select_one("#readoff-table thead").get_text()
+    # The same read-off as the API at the preset's limits and the set's H100 price ($2/GPU-hour).
+    api = client.get(
+        "/api/readoff",
+        params={
+            "sweep": sweep,
+            "ttft_ms": 500,
+            "ttft_percentile": "p99",
+            "tpot_ms": 40,
+            "tpot_percentile": "p50",
+            "price_set": PRICE_SET,
+        },
+    ).json()["results"][0]
+    [cell] = api["price_cells"]
+    assert cell["usd_per_gpu_hour"] == 2.0
+    row = page.select_one(f'#readoff-table tr[data-sweep="{sweep}"]')
+    assert row.select_one("td.verdict")["data-status"] == api["status"]
+    assert row.select_one("td.cost").get_text() == fmt_usd(cell["usd_per_mtok"])
+    # The JSON twin of the same address reads the same defaults.
+    twin = client.get("/api/explore", params={"sweep": sweep, "picked": 1}).json()
+    assert twin["slo"]["description"] == "p99 TTFT ≤ 500 ms, p50 TPOT ≤ 40 ms"
+    assert [c["label"] for c in twin["price_columns"]] == [SET_LABEL]
+
+
+@pytest.mark.usefixtures("priced")
+def test_explicit_no_limits_and_no_prices_stay_as_chosen(client: TestClient) -> None:
+    sweep = save_vllm(client)["sweeps"][0]["id"]
+    # The form's "custom limits" with every limit cleared and price set "none".
+    page = soup(client.get("/", params={"sweep": sweep, "picked": 1, "preset": "custom"}).text)
+    assert page.select_one("#explore-defaults") is None
+    assert page.select_one("#slo-preset option[selected]")["value"] == "custom"
+    assert page.select_one("#slo-ttft")["value"] == ""
+    assert page.select_one("#p-set option[selected]") is None
+    assert "$/Mtok" not in page.select_one("#readoff-table thead").get_text()
+    # A preset chosen on the page, with price set "none": the prices stay none.
+    chosen = {"sweep": sweep, "picked": 1, "preset": "chat-interactive"}
+    page = soup(client.get("/", params={**chosen, "applied_preset": "chat-interactive"}).text)
+    assert page.select_one("#explore-defaults") is None
+    assert "$/Mtok" not in page.select_one("#readoff-table thead").get_text()
