@@ -9,17 +9,23 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+import polars as pl
 from sqlalchemy.orm import Session
 
 from app.domain import plan as domain
 from app.domain.cost import HOURS_PER_MONTH
+from app.domain.metrics import Basis
 from app.domain.plan import Crossover, Demand, RequestShape, Sizing, Status, StepOption
 from app.domain.point import float_or_none
+from app.domain.request_goodput import request_counts
 from app.services import analysis, price_columns
 from app.services.analysis import Params, Price, SweepAnalysis
 from app.services.readoff_query import ReadoffQuery
 from app.store import pricing as pricing_queries
 from app.store import sweeps as sweep_queries
+
+# The tokens a demand unit counts: output tokens/s, or input + output tokens a day.
+TOKEN_BASIS: dict[str, Basis] = {"output_tok_s": "output", "tokens_per_day": "total"}
 
 # Ownership components of a profile's hourly cost, reported per month.
 OWNERSHIP_PARTS = (
@@ -154,14 +160,47 @@ def _plan_one(
     if per_request is None:
         return _unknown(result, f"meets the SLO, but {domain.missing_lengths(demand.unit)}")
     gpus = int(a.meta["num_gpus"])
+    capacity = goodput * per_request
+    if demand.unit != "requests_per_s":
+        basis = TOKEN_BASIS[demand.unit]
+        token_goodput = _token_goodput(a, params, basis)
+        if token_goodput is not None and not token_goodput > 0:
+            return _unknown(result, f"meets the SLO, but no {basis} tokens were measured there")
+        if token_goodput is not None:
+            # The read-off's own token goodput × GPUs (× a day): good requests' tokens, never
+            # good requests × the mean length of all requests.
+            per_day = demand.unit == "tokens_per_day"
+            capacity = token_goodput * gpus * (domain.SECONDS_PER_DAY if per_day else 1.0)
     result.goodput_requests_per_s_per_replica = goodput
-    result.goodput_per_replica = goodput * per_request
+    result.goodput_per_replica = capacity
     result.demand_requests_per_s_average = demand.average / per_request
     result.sizing = domain.size_fleet(demand, result.goodput_per_replica, gpus)
     if a.allin_kw is not None:
         result.kw = domain.fleet_kw(a.allin_kw, result.sizing.gpus)
         result.mwh_per_month = domain.mwh_per_month(result.kw)
     return result
+
+
+def _token_goodput(a: SweepAnalysis, params: Params, basis: Basis) -> float | None:
+    """Token goodput per GPU on `basis` at the read-off's operating point: the read-off's own
+    on its basis; on another, the operating point's measured throughput (percentile mode) or
+    its good requests' tokens ÷ duration (per-request mode). None when not measured."""
+    readoff = a.readoff
+    op = readoff.operating_point
+    if op is None:
+        return None
+    if readoff.basis == basis:
+        return readoff.goodput_tok_s_per_gpu
+    point = next(p for p in a.points if p.point_id == op.point_id)
+    if readoff.mode != "per_request":
+        return point.tok_s_per_gpu(basis)
+    if a.samples is None or point.duration_s is None or not point.duration_s > 0:
+        return None
+    mine = a.samples.filter(pl.col("point_id") == op.point_id)
+    counted = request_counts(mine, params.slo.limits(), basis, params.ci_level).get(op.point_id)
+    if counted is None:
+        return None
+    return counted.stats(point.duration_s, point.num_gpus).goodput_tok_s_per_gpu
 
 
 def _unknown(result: PlanResult, reason: str) -> PlanResult:
