@@ -139,6 +139,10 @@ def test_explore_and_history_read_the_reason_in_the_a100_rows_price_cell(
     assert a100_cell.get_text() == "–" + NO_A100
     history = soup(client.get("/history", params={**view, **SLO}).text)
     assert NO_A100 in [s.get_text() for s in history.select(".cost-reason")]
+    twin = client.get("/api/history", params={**view, **SLO}).json()
+    listed = {s["sweep_id"]: s for c in twin["configurations"] for s in c["sweeps"]}
+    assert (listed[a100]["costs"], listed[a100]["cost_reasons"]) == ([None], [NO_A100])
+    assert listed[h100]["cost_reasons"] == [None]
 
 
 @pytest.mark.usefixtures("priced")
