@@ -19,7 +19,7 @@ from app.services.analysis import SweepAnalysis
 from app.services.intervals import cost_interval
 from app.services.physics import shown_physics
 from app.services.price_columns import PriceCell, PriceColumn
-from app.services.readoff_json import result_json, slo_json
+from app.services.readoff_json import price_cells_json, result_json, slo_json
 from app.store import sweeps as sweep_queries
 from app.store.catalog_cache import Catalog
 from app.store.versions import Versions
@@ -105,7 +105,10 @@ def api_explore(request: Request, session: SessionDep) -> dict[str, Any]:
         "price_columns": [
             {"label": c.label, "profile_ids": c.profile_ids} for c in state.price_columns
         ],
-        "results": [result_json(r) for r in context["results"]],
+        "results": [
+            {**result_json(r), "price_cells": price_cells_json(context["cells"][r.meta["id"]], r)}
+            for r in context["results"]
+        ],
         "figure": context["figure"],
         "sensitivity": context["sensitivity_figure"],
     }

@@ -137,6 +137,10 @@ def test_explore_and_history_read_the_reason_in_the_a100_rows_price_cell(
     a100_cell = rows[a100].select_one("td.cost")
     assert a100_cell.select_one(".cost-reason").get_text() == NO_A100
     assert a100_cell.get_text() == "–" + NO_A100
+    twin = client.get("/api/explore", params={**view, **SLO}).json()
+    cells = {r["sweep_id"]: r["price_cells"] for r in twin["results"]}
+    assert [(c["usd_per_gpu_hour"], c["reason"]) for c in cells[a100]] == [(None, NO_A100)]
+    assert [(c["usd_per_gpu_hour"], c["reason"]) for c in cells[h100]] == [(2.0, None)]
     history = soup(client.get("/history", params={**view, **SLO}).text)
     assert NO_A100 in [s.get_text() for s in history.select(".cost-reason")]
     twin = client.get("/api/history", params={**view, **SLO}).json()
