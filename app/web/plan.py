@@ -85,7 +85,7 @@ def api_query(selected: list[int], query: PlanPageQuery) -> str:
     """The same plan as /api/plan parameters: explicit limits, price set and profile ids, no
     presets."""
     fields = {*PlanQuery.model_fields, *explore_state.SLO_FIELDS}
-    fields |= {"mode", "basis", "stat", "interpolation", "usd_per_gpu_hour"}
+    fields |= {"mode", "basis", "stat", "interpolation", "usd_per_gpu_hour", "price_set"}
     data = query.model_dump(include=fields, exclude_none=True)
     pairs: list[tuple[str, Any]] = [("sweep", i) for i in selected]
     pairs += [(k, v) for k, v in data.items()]

@@ -188,6 +188,8 @@ def test_the_plan_sizes_the_a100_fleet_but_gives_no_dollars_and_says_why(
     costs = page.select_one(f'#plan-table tr[data-sweep="{a100}"] td.costs')
     assert costs.select_one(".cost-reason").get_text() == NO_A100
     assert "see each system's reason below" in page.select_one("#plan-cheapest").get_text()
+    twin = page.find("a", string="This plan as JSON")["href"]
+    assert client.get(twin).json()["results"][0]["unpriced"] == r["unpriced"]
 
 
 @pytest.mark.usefixtures("priced")
