@@ -21,6 +21,7 @@ from app.services.seed import SEED_DIR, seed
 from tests.conftest import FIXTURES
 from tests.factories import post_files
 from tests.test_cli_check import cli  # noqa: F401  (the fixture)
+from tests.web.test_compare import TWO
 from tests.web.test_readoff_api import O11
 
 PRICE_SET = "costr@2026-09-08"
@@ -287,3 +288,16 @@ def test_explicit_no_limits_and_no_prices_stay_as_chosen(client: TestClient) -> 
     page = soup(client.get("/", params={**chosen, "applied_preset": "chat-interactive"}).text)
     assert page.select_one("#explore-defaults") is None
     assert "$/Mtok" not in page.select_one("#readoff-table thead").get_text()
+
+
+@pytest.mark.usefixtures("priced")
+def test_the_compare_cost_chart_says_which_system_has_no_price(client: TestClient) -> None:
+    # test_compare's overlapping frontiers, B on A100s.
+    data = TWO.replace(b"H200", b"A100")
+    a, b = [s["id"] for s in post_files(client, ("two.csv", data)).json()["sweeps"]]
+    params = {"sweep": [a, b], "picked": 1, "preset": "custom", "price_set": PRICE_SET}
+    page = soup(client.get("/compare", params=params).text)
+    figure = json.loads(page.select_one("#cost-figure").string)
+    assert figure["data"] == []
+    [note] = [n for n in figure["layout"]["annotations"] if n.get("name") == "empty-reason"]
+    assert note["text"] == f"Nothing to draw: B: {NO_A100}"
