@@ -187,7 +187,9 @@ def cost_ratio_figure(pairs: list[Pair], groups: list[PriceGroup], slo: Slo) -> 
     if not any(t["x"] for t in traces):
         reason = _no_ratio_reason(pairs)
         if pairs and any(p.curve.points for p in pairs):
-            reason = "no price applies to both systems of any pair"
+            # The first system without its own GPU's price says which and what to do.
+            whys = [why for p in pairs for why in p.cost_reasons if why]
+            reason = whys[0] if whys else "no price applies to both systems of any pair"
         empty_note(layout, reason)
     return {"data": traces, "layout": layout}
 

@@ -6,15 +6,15 @@ from typing import Any
 
 from app.charts.style import empty_note, series_style, side_legend
 from app.domain.numbers import fmt_number, fmt_usd
-from app.services.analysis import Cost
 from app.services.history import ConfigHistory, HistoryRow, RegressionMark
+from app.services.price_columns import PriceCell
 
 REGRESSION_COLOUR = "#c0392b"
 
 
 def history_figure(
     groups: list[ConfigHistory],
-    cells: dict[int, list[Cost | None]],
+    cells: dict[int, list[PriceCell]],
     *,
     cost: bool,
     marks: dict[int, list[RegressionMark]] | None = None,
@@ -24,8 +24,8 @@ def history_figure(
 
     def y_of(row: HistoryRow) -> float | None:
         if cost:
-            first = (cells.get(row.result.meta["id"]) or [None])[0]
-            return first.usd_per_mtok if first else None
+            mine = cells.get(row.result.meta["id"]) or []
+            return mine[0].usd_per_mtok if mine else None
         return row.result.readoff.goodput_tok_s_per_gpu
 
     traces: list[dict[str, Any]] = []

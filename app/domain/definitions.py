@@ -234,11 +234,14 @@ DEFINITIONS: tuple[Definition, ...] = (
         "plan-goodput",
         "Plan: goodput per replica",
         "goodput per replica [req/s] = the read-off's request goodput at the operating point; "
-        "in tokens: × output tokens per request, or × (input + output) × 86,400 for tokens/day",
+        "in tokens: the read-off's token goodput × num_gpus (output tok/s), or its total "
+        "(input + output) token goodput × num_gpus × 86,400 for tokens/day",
         "A replica is one whole deployment of the sweep: all num_gpus GPUs (prefill + decode "
         "when disaggregated). The operating point and goodput are exactly the read-off's "
-        "(percentile mode: the point's measured req/s; per-request mode: good requests ÷ "
-        "duration).",
+        "(percentile mode: the point's measured req/s and tok/s; per-request mode: good "
+        "requests ÷ duration, and the good requests' own tokens ÷ duration, never good "
+        "requests × the mean length of all requests). On another basis than the read-off's, "
+        "the same operating point's tokens on the demand's basis.",
     ),
     Definition(
         "plan-replicas",

@@ -35,6 +35,8 @@ class Side:
     # $/Mtok per price column label (None: no goodput, or the price does not apply)
     usd_per_mtok: dict[str, float | None] = field(default_factory=dict)
     usd_per_mtok_interval: dict[str, Interval | None] = field(default_factory=dict)
+    # Why a price column has no $/Mtok (e.g. no price for this GPU in the set), by label
+    usd_per_mtok_reason: dict[str, str | None] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,8 @@ def compare(baseline: Side, candidate: Side, tolerance: float) -> Outcome:
     for label, b_cost in baseline.usd_per_mtok.items():
         c_cost = candidate.usd_per_mtok.get(label)
         if b_cost is None or c_cost is None:
+            # Unknown, not dropped: the line says which side has no $/Mtok and why.
+            findings.append(_unknown_cost(label, baseline, candidate))
             continue
         change = relative_change(b_cost, c_cost)
         rose = change is not None and change > tolerance
@@ -107,6 +111,23 @@ def compare(baseline: Side, candidate: Side, tolerance: float) -> Outcome:
         )
     verdict: Verdict = "regression" if any(f.regression for f in findings) else "pass"
     return Outcome(verdict, tuple(findings))
+
+
+def _unknown_cost(label: str, baseline: Side, candidate: Side) -> Finding:
+    whys = []
+    for name, side in (("baseline", baseline), ("candidate", candidate)):
+        if side.usd_per_mtok.get(label) is None:
+            why = side.usd_per_mtok_reason.get(label) or "no $/Mtok"
+            whys.append(f"{name}: {why}")
+    return Finding(
+        "usd_per_mtok",
+        label,
+        baseline.usd_per_mtok.get(label),
+        candidate.usd_per_mtok.get(label),
+        None,
+        False,
+        "; ".join(whys),
+    )
 
 
 def _slo_finding(base: bool | None, cand: bool | None) -> Finding:

@@ -141,6 +141,7 @@ def side_of(result: Mapping[str, Any]) -> Side:
         goodput_interval=interval_of((result.get("intervals") or {}).get("goodput_tok_s_per_gpu")),
         usd_per_mtok={c["label"]: c.get("usd_per_mtok") for c in cells},
         usd_per_mtok_interval={c["label"]: interval_of(c) for c in cells},
+        usd_per_mtok_reason={c["label"]: c.get("reason") for c in cells},
     )
 
 
@@ -164,7 +165,7 @@ def run(session: Session, query: CheckQuery, base_url: str | None = None) -> Che
     docs = {
         int(r.meta["id"]): {
             **result_json(r),
-            "price_cells": price_cells_json(price_columns.price_cells(r, columns), columns, r),
+            "price_cells": price_cells_json(price_columns.price_cells(r, columns), r),
         }
         for r in results
     }

@@ -64,7 +64,7 @@ def markdown(doc: dict[str, Any]) -> str:
         "| --- | ---: | ---: | ---: | --- |",
     ]
     for f in doc["findings"]:
-        mark = "**regression**" if f["regression"] else _unmarked(doc)
+        mark = "**regression**" if f["regression"] else _state(f, doc)
         cells = (_label(f, doc), _value(f, "baseline"), _value(f, "candidate"), _change(f))
         lines.append(_row(*cells, f"{mark}: {f['note']}"))
     lines.append(_row("operating point", _operating_point(base), _operating_point(cand), "", ""))
@@ -84,7 +84,7 @@ def text(doc: dict[str, Any]) -> str:
         f"tolerance {_pct(doc['tolerance'])}",
     ]
     for f in doc["findings"]:
-        state = "REGRESSION" if f["regression"] else _unmarked(doc)
+        state = "REGRESSION" if f["regression"] else _state(f, doc)
         change = f" ({_change(f)})" if _change(f) else ""
         lines.append(
             f"{_label(f, doc)}: {_value(f, 'baseline')} -> {_value(f, 'candidate')}{change}"
@@ -106,7 +106,12 @@ def _likeness_lines(doc: dict[str, Any], strong: str = "") -> list[str]:
     return [f"Note: {differences_text(doc)}."]
 
 
-def _unmarked(doc: dict[str, Any]) -> str:
+def _state(f: dict[str, Any], doc: dict[str, Any]) -> str:
+    """unknown for a figure one side has not (its note says why); otherwise ok, or comparison
+    when the two are not one configuration."""
+    unknown = f["figure"] != "meets_slo" and (f["baseline"] is None or f["candidate"] is None)
+    if unknown:
+        return "unknown"
     return "comparison" if doc["verdict"] == "comparison" else "ok"
 
 

@@ -32,6 +32,7 @@ from app.domain.sensitivity import (
 )
 from app.domain.verdict import Percentile
 from app.services.analysis import Params, Price, SweepAnalysis
+from app.services.price_columns import no_price_reason
 from app.services.sweep_memo import check_values, keep, recall, remember
 
 
@@ -41,9 +42,16 @@ class PriceGroup:
 
     label: str
     prices: tuple[Price, ...]
+    price_set: bool = False
 
     def for_hardware(self, hardware: str) -> Price | None:
         return next((p for p in self.prices if p.applies_to(hardware)), None)
+
+    def missing(self, hardware: str) -> str | None:
+        """Why this GPU has no price here (never another GPU's), or None when it has one."""
+        if self.for_hardware(hardware) is not None:
+            return None
+        return no_price_reason(hardware, [p.hardware for p in self.prices], self.price_set)
 
 
 @dataclass(frozen=True)
@@ -71,6 +79,8 @@ class Pair:
     curve_ends: tuple[tuple[str, ...], ...] = ()  # per curve point, as Headline.at_range_end
     # What differs between A and B (model, hardware, GPUs, precision, ISL/OSL, workload, source).
     likeness: Likeness = field(default_factory=lambda: Likeness(()))
+    # Per price group, why a cost ratio is unknown: a system without its own GPU's price
+    cost_reasons: tuple[str | None, ...] = ()
 
 
 def frontier_of(result: SweepAnalysis) -> Frontier:
@@ -115,6 +125,7 @@ def _pair(a: SweepAnalysis, b: SweepAnalysis, groups: list[PriceGroup], params: 
         range_ends_at(fa, fb, p.x_tok_s_user, str(a.meta["name"]), str(b.meta["name"]))
         for p in curve.points
     )
+    reasons = tuple(_cost_reason(g, a, b) for g in groups)
     return Pair(
         a,
         b,
@@ -126,7 +137,18 @@ def _pair(a: SweepAnalysis, b: SweepAnalysis, groups: list[PriceGroup], params: 
         slo_ends,
         curve_ends,
         between(a.meta, b.meta),
+        reasons,
     )
+
+
+def _cost_reason(group: PriceGroup, a: SweepAnalysis, b: SweepAnalysis) -> str | None:
+    """Why the group gives no cost ratio for the pair: a system without its own GPU's price."""
+    whys = []
+    for result in (a, b):
+        why = group.missing(str(result.meta["hardware"] or ""))
+        if why is not None:
+            whys.append(f"{result.meta['name']}: {why}")
+    return "; ".join(whys) or None
 
 
 def _goodput_at_heaviest_load(result: SweepAnalysis) -> bool:

@@ -135,7 +135,8 @@ READOFF_HEADER = [
 
 
 def readoff_csv(results: list[SweepAnalysis], params: Params, columns: list[PriceColumn]) -> str:
-    """One row per sweep; per price column the $/Mtok and the $/GPU-hour that applied to its GPU.
+    """One row per sweep; per price column the $/Mtok and the $/GPU-hour of its own GPU (or the
+    user's own price), and why there is no $/Mtok: never another GPU's price.
 
     `status` is pass, borderline, fail or unknown; `meets_slo` is empty when unknown. Each
     interval's ends follow its value's columns (empty, with `ci_reason`, when there is none).
@@ -150,6 +151,7 @@ def readoff_csv(results: list[SweepAnalysis], params: Params, columns: list[Pric
                 f"usd_per_gpu_hour [{c.label}]",
                 f"usd_per_mtok_ci_low [{c.label}]",
                 f"usd_per_mtok_ci_high [{c.label}]",
+                f"usd_per_mtok_reason [{c.label}]",
             )
         ),
     ]
@@ -157,11 +159,12 @@ def readoff_csv(results: list[SweepAnalysis], params: Params, columns: list[Pric
     for result in results:
         prices = [
             value
-            for cost in price_cells(result, columns)
+            for cell in price_cells(result, columns)
             for value in (
-                None if cost is None else cost.usd_per_mtok,
-                None if cost is None else cost.price.usd_per_gpu_hour,
-                *_cost_ends(result, cost),
+                cell.usd_per_mtok,
+                cell.usd_per_gpu_hour,
+                *_cost_ends(result, cell.cost),
+                cell.reason,
             )
         ]
         rows.append([*_readoff_row(result, params), *prices])

@@ -9,18 +9,24 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+import polars as pl
 from sqlalchemy.orm import Session
 
 from app.domain import plan as domain
 from app.domain.cost import HOURS_PER_MONTH
 from app.domain.likeness import Likeness, between
+from app.domain.metrics import Basis
 from app.domain.plan import Crossover, Demand, RequestShape, Sizing, Status, StepOption
 from app.domain.point import float_or_none
+from app.domain.request_goodput import request_counts
 from app.services import analysis, price_columns
 from app.services.analysis import Params, Price, SweepAnalysis
 from app.services.readoff_query import ReadoffQuery
 from app.store import pricing as pricing_queries
 from app.store import sweeps as sweep_queries
+
+# The tokens a demand unit counts: output tokens/s, or input + output tokens a day.
+TOKEN_BASIS: dict[str, Basis] = {"output_tok_s": "output", "tokens_per_day": "total"}
 
 # Ownership components of a profile's hourly cost, reported per month.
 OWNERSHIP_PARTS = (
@@ -59,7 +65,9 @@ class PlanResult:
     kw: float | None = None
     mwh_per_month: float | None = None
     power_reason: str | None = None
-    costs: list[PlanCost] = field(default_factory=list)
+    costs: list[PlanCost] = field(default_factory=list)  # the prices of its own GPU (and yours)
+    # (price column, why it has no price for this GPU): never another GPU's price
+    unpriced: list[tuple[str, str]] = field(default_factory=list)
     cheapest: bool = False
 
     @property
@@ -125,7 +133,10 @@ def run(session: Session, sweep_ids: list[int], query: ReadoffQuery, demand: Dem
     for a in analyses:
         prefill, decode = split.get(int(a.meta["id"]), (None, None))
         result = _plan_one(a, params, demand, prefill, decode)
-        result.costs = [_cost(result, p, kinds, hourly, demand, params) for p in prices]
+        hardware = str(a.meta.get("hardware") or "")
+        own = [p for p in prices if p.applies_to(hardware)]
+        result.costs = [_cost(result, p, kinds, hourly, demand, params) for p in own]
+        result.unpriced = _unpriced(columns, prices, hardware)
         results.append(result)
     options = _options(results, demand)
     _mark_cheapest(options)
@@ -156,14 +167,47 @@ def _plan_one(
     if per_request is None:
         return _unknown(result, f"meets the SLO, but {domain.missing_lengths(demand.unit)}")
     gpus = int(a.meta["num_gpus"])
+    capacity = goodput * per_request
+    if demand.unit != "requests_per_s":
+        basis = TOKEN_BASIS[demand.unit]
+        token_goodput = _token_goodput(a, params, basis)
+        if token_goodput is not None and not token_goodput > 0:
+            return _unknown(result, f"meets the SLO, but no {basis} tokens were measured there")
+        if token_goodput is not None:
+            # The read-off's own token goodput × GPUs (× a day): good requests' tokens, never
+            # good requests × the mean length of all requests.
+            per_day = demand.unit == "tokens_per_day"
+            capacity = token_goodput * gpus * (domain.SECONDS_PER_DAY if per_day else 1.0)
     result.goodput_requests_per_s_per_replica = goodput
-    result.goodput_per_replica = goodput * per_request
+    result.goodput_per_replica = capacity
     result.demand_requests_per_s_average = demand.average / per_request
     result.sizing = domain.size_fleet(demand, result.goodput_per_replica, gpus)
     if a.allin_kw is not None:
         result.kw = domain.fleet_kw(a.allin_kw, result.sizing.gpus)
         result.mwh_per_month = domain.mwh_per_month(result.kw)
     return result
+
+
+def _token_goodput(a: SweepAnalysis, params: Params, basis: Basis) -> float | None:
+    """Token goodput per GPU on `basis` at the read-off's operating point: the read-off's own
+    on its basis; on another, the operating point's measured throughput (percentile mode) or
+    its good requests' tokens ÷ duration (per-request mode). None when not measured."""
+    readoff = a.readoff
+    op = readoff.operating_point
+    if op is None:
+        return None
+    if readoff.basis == basis:
+        return readoff.goodput_tok_s_per_gpu
+    point = next(p for p in a.points if p.point_id == op.point_id)
+    if readoff.mode != "per_request":
+        return point.tok_s_per_gpu(basis)
+    if a.samples is None or point.duration_s is None or not point.duration_s > 0:
+        return None
+    mine = a.samples.filter(pl.col("point_id") == op.point_id)
+    counted = request_counts(mine, params.slo.limits(), basis, params.ci_level).get(op.point_id)
+    if counted is None:
+        return None
+    return counted.stats(point.duration_s, point.num_gpus).goodput_tok_s_per_gpu
 
 
 def _unknown(result: PlanResult, reason: str) -> PlanResult:
@@ -193,6 +237,24 @@ def _shape(a: SweepAnalysis, point_id: int) -> RequestShape:
     return RequestShape(inp, out)
 
 
+def _unpriced(
+    columns: list[price_columns.PriceColumn], prices: list[Price], hardware: str
+) -> list[tuple[str, str]]:
+    """The price columns without a price for this GPU, each with what to do instead."""
+    out = []
+    for column in columns:
+        mine = [
+            p
+            for p in prices
+            if (column.inline and p.profile_id is None) or p.profile_id in column.profile_ids
+        ]
+        if not any(p.applies_to(hardware) for p in mine):
+            priced = [p.hardware for p in mine]
+            reason = price_columns.no_price_reason(hardware, priced, column.price_set)
+            out.append((column.label, reason))
+    return out
+
+
 def _price_details(
     session: Session, profile_ids: list[int]
 ) -> tuple[dict[int, str], dict[int, dict[str, float | None]]]:
@@ -212,10 +274,6 @@ def _cost(
 ) -> PlanCost:
     kind = "inline" if price.profile_id is None else kinds[price.profile_id]
     cost = PlanCost(price, kind)
-    hardware = str(result.analysis.meta.get("hardware") or "")
-    if not price.applies_to(hardware):
-        cost.reason = f"price is for {price.hardware}, not {hardware}"
-        return cost
     if result.sizing is None:
         cost.reason = "no fleet: " + (result.reason or "not sized")
         return cost

@@ -124,6 +124,8 @@ def _result_json(r: PlanResult, params: Params) -> dict[str, Any]:
             }
             for c in r.costs
         ],
+        # Price columns without a price for this sweep's GPU: its $ figures are unknown.
+        "unpriced": [{"label": label, "reason": reason} for label, reason in r.unpriced],
         # The cheapest applicable price for this sweep; the brief asks for a top-level figure.
         "usd_per_month": min(
             (c.usd_per_month for c in r.costs if c.usd_per_month is not None), default=None
@@ -152,6 +154,7 @@ def plan_text(body: dict[str, Any]) -> str:
         lines.append(f"[{r['status']}] sweep {r['sweep_id']}: {r['name']}{star}")
         if r["replicas"] is None:
             lines.append(f"    {r['reason']}")
+            lines.extend(f"    $: {u['reason']} · {u['label']}" for u in r["unpriced"])
             continue
         lines.append(
             f"    {fmt_count(r['replicas'], 'replica')} × {fmt_count(r['num_gpus'], 'GPU')}"
@@ -168,12 +171,19 @@ def plan_text(body: dict[str, Any]) -> str:
         lines.append(f"    power: {power}")
         for c in r["costs"]:
             if c["usd_per_month"] is None:
+                lines.append(f"    $: {c['reason']} · {c['name']}")
                 continue
             mark = " ★" if c["cheapest"] else ""
             mtok = c["usd_per_mtok_average"]
             per_mtok = "" if mtok is None else f", {fmt_usd(mtok, '/Mtok')} at average"
             lines.append(
                 f"    {fmt_usd(c['usd_per_month'], '/month')}{per_mtok} · {c['name']}{mark}"
+            )
+        for u in r["unpriced"]:
+            lines.append(f"    $: {u['reason']} · {u['label']}")
+        if not r["costs"] and not r["unpriced"]:
+            lines.append(
+                "    $: no price chosen: give --price-set, --pricing or --usd-per-gpu-hour"
             )
     cheapest = body["cheapest"]
     lines.append("")

@@ -28,6 +28,36 @@ class PriceColumn:
     label: str
     profile_ids: list[int]  # a price set has one profile per GPU; a cell uses the one that applies
     inline: bool = False
+    price_set: bool = False  # a dated price set (one profile per GPU), not one chosen profile
+
+
+@dataclass(frozen=True)
+class PriceCell:
+    """One price column for one sweep: the cost under the price of the sweep's own GPU (or the
+    user's own $/GPU-hour), or none, with the reason. A price is never borrowed from a GPU."""
+
+    label: str
+    cost: Cost | None
+    reason: str | None  # why there is no $/Mtok (None when there is one)
+
+    @property
+    def usd_per_mtok(self) -> float | None:
+        return None if self.cost is None else self.cost.usd_per_mtok
+
+    @property
+    def usd_per_gpu_hour(self) -> float | None:
+        return None if self.cost is None else self.cost.price.usd_per_gpu_hour
+
+
+def no_price_reason(hardware: str, priced: Sequence[str | None], price_set: bool) -> str:
+    """Why a price column has no price for this GPU, and what to do instead (`priced`: the
+    hardware of the column's prices; `price_set`: a dated set rather than chosen profiles)."""
+    gpu = hardware or "this sweep's hardware"
+    if price_set:
+        return f"no {gpu} price in this set: enter $/GPU-hour"
+    others = ", ".join(sorted({h for h in priced if h}))
+    where = f" (it prices {others})" if others else ""
+    return f"no {gpu} price in this profile{where}: enter $/GPU-hour"
 
 
 def price_sets(profiles: list[PricingProfile]) -> list[tuple[str, str]]:
@@ -58,7 +88,7 @@ def price_columns(
             for p in profiles
             if p.tier == tier and p.as_of is not None and p.as_of.isoformat() == as_of
         ]
-        columns.append(PriceColumn(labels[price_set or ""], ids))
+        columns.append(PriceColumn(labels[price_set or ""], ids, price_set=True))
     names = {p.id: p.name for p in profiles}
     for profile_id in pricing:
         if profile_id in names:
@@ -86,9 +116,11 @@ def profile_ids(columns: list[PriceColumn]) -> list[int]:
     return [i for c in columns for i in c.profile_ids]
 
 
-def price_cells(result: SweepAnalysis, columns: list[PriceColumn]) -> list[Cost | None]:
-    """Per price column, the cost of the price that applies to this sweep's hardware."""
-    cells: list[Cost | None] = []
+def price_cells(result: SweepAnalysis, columns: list[PriceColumn]) -> list[PriceCell]:
+    """Per price column, the cost under the price that applies to this sweep's hardware; a
+    column without one gives no cost (never another GPU's price), with the reason."""
+    hardware = str(result.meta.get("hardware") or "")
+    cells: list[PriceCell] = []
     for column in columns:
         match = [
             c
@@ -96,7 +128,11 @@ def price_cells(result: SweepAnalysis, columns: list[PriceColumn]) -> list[Cost 
             if (column.inline and c.price.profile_id is None)
             or (c.price.profile_id in column.profile_ids)
         ]
-        applicable = [c for c in match if c.price.applies_to(str(result.meta["hardware"]))]
-        chosen = applicable or match
-        cells.append(chosen[0] if chosen else None)
+        applicable = next((c for c in match if c.price.applies_to(hardware)), None)
+        if applicable is None:
+            priced = [c.price.hardware for c in match]
+            reason = no_price_reason(hardware, priced, column.price_set)
+            cells.append(PriceCell(column.label, None, reason))
+        else:
+            cells.append(PriceCell(column.label, applicable, applicable.reason))
     return cells

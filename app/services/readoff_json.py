@@ -10,9 +10,9 @@ from sqlalchemy.orm import Session
 from app.domain.intervals import DEFAULT_LEVEL, Interval
 from app.domain.slo import Readoff
 from app.services import analysis, price_columns
-from app.services.analysis import Cost, Params, SweepAnalysis
+from app.services.analysis import Params, SweepAnalysis
 from app.services.intervals import cost_interval
-from app.services.price_columns import PriceColumn
+from app.services.price_columns import PriceCell, PriceColumn
 from app.services.readoff_query import ReadoffQuery
 
 
@@ -93,6 +93,7 @@ def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, A
                 **ci_fields(cost_interval(result, c)),
             }
             for c in result.costs
+            if c.price.applies_to(str(result.meta["hardware"] or ""))
         ],
     }
     if with_points:
@@ -176,19 +177,21 @@ def ci_fields(interval: Interval | None) -> dict[str, Any]:
 
 
 def price_cells_json(
-    cells: list[Cost | None], columns: list[PriceColumn], result: SweepAnalysis | None = None
+    cells: list[PriceCell], result: SweepAnalysis | None = None
 ) -> list[dict[str, Any]]:
-    """One entry per price column: the price that applied to the sweep's GPU and its $/Mtok."""
+    """One entry per price column: the price of the sweep's own GPU (or the user's) and its
+    $/Mtok, or nulls with the reason (never another GPU's price)."""
     out = []
-    for column, cost in zip(columns, cells, strict=True):
+    for cell in cells:
+        cost = cell.cost
         out.append(
             {
-                "label": column.label,
+                "label": cell.label,
                 "price": None if cost is None else cost.price.name,
                 "profile_id": None if cost is None else cost.price.profile_id,
-                "usd_per_gpu_hour": None if cost is None else cost.price.usd_per_gpu_hour,
-                "usd_per_mtok": None if cost is None else cost.usd_per_mtok,
-                "reason": "no price for this GPU" if cost is None else cost.reason,
+                "usd_per_gpu_hour": cell.usd_per_gpu_hour,
+                "usd_per_mtok": cell.usd_per_mtok,
+                "reason": cell.reason,
                 **ci_fields(
                     None if cost is None or result is None else cost_interval(result, cost)
                 ),
@@ -227,7 +230,7 @@ def readoff_body(
         "results": [
             {
                 **result_json(r, with_points=query.points),
-                "price_cells": price_cells_json(price_columns.price_cells(r, columns), columns, r),
+                "price_cells": price_cells_json(price_columns.price_cells(r, columns), r),
             }
             for r in results
         ],

@@ -155,6 +155,8 @@ def pair_json(
             "throughput_ratio": pair.slo_ratio,
             "at_range_end": list(pair.slo_at_range_end),
             "cost_ratios": dict(zip([g.label for g in groups], pair.slo_cost_ratios, strict=True)),
+            # Why a cost ratio is unknown: a system without its own GPU's price in the column.
+            "cost_reasons": dict(zip(labels, pair.cost_reasons, strict=True)),
             "interval": None if intervals is None else distinction_json(intervals.slo),
             "cost_ratio_intervals": None
             if intervals is None

@@ -13,13 +13,13 @@ from app.charts import pareto as charts
 from app.charts.roofline import explore_traces
 from app.http.deps import SessionDep
 from app.http.templating import render
-from app.services import analysis, comparison, price_columns
+from app.services import comparison, price_columns
 from app.services import picker as series_picker
 from app.services.analysis import SweepAnalysis
 from app.services.intervals import cost_interval
 from app.services.physics import shown_physics
-from app.services.price_columns import PriceColumn
-from app.services.readoff_json import result_json, slo_json
+from app.services.price_columns import PriceCell, PriceColumn
+from app.services.readoff_json import price_cells_json, result_json, slo_json
 from app.store import sweeps as sweep_queries
 from app.store.catalog_cache import Catalog
 from app.store.versions import Versions
@@ -114,7 +114,10 @@ def api_explore(request: Request, session: SessionDep) -> dict[str, Any]:
         "price_columns": [
             {"label": c.label, "profile_ids": c.profile_ids} for c in state.price_columns
         ],
-        "results": [result_json(r) for r in context["results"]],
+        "results": [
+            {**result_json(r), "price_cells": price_cells_json(context["cells"][r.meta["id"]], r)}
+            for r in context["results"]
+        ],
         "figure": context["figure"],
         "sensitivity": context["sensitivity_figure"],
     }
@@ -164,8 +167,8 @@ def explore_context(
     }
 
 
-def price_cells(result: SweepAnalysis, columns: list[PriceColumn]) -> list[analysis.Cost | None]:
-    """Per price column, the cost of the price that applies to this sweep's hardware."""
+def price_cells(result: SweepAnalysis, columns: list[PriceColumn]) -> list[PriceCell]:
+    """Per price column, the cost under this sweep's own GPU's price, or why there is none."""
     return price_columns.price_cells(result, columns)
 
 

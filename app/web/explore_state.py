@@ -40,6 +40,7 @@ SLO_FIELDS = (
     "e2el_percentile",
     "attainment",
 )
+PRICE_FIELDS = ("price_set", "pricing", "usd_per_gpu_hour")
 DEFAULT_PRESET = "chat-interactive"
 DEFAULT_PRICE_SET = "costr@2026-09-08"
 DEFAULT_SERIES = 8
@@ -92,6 +93,9 @@ class ExploreState:
     dropped: list[Sweep] = field(default_factory=list)  # asked for beyond MAX_SERIES, by name
     leaders: LeaderResult | None = None  # set when this request selected the frontier leaders
     max_series: int = MAX_SERIES
+    # What the URL left out and the home page's defaults filled: "slo" (the default preset)
+    # and "prices" (the default price set), so the page can say so.
+    defaults: tuple[str, ...] = ()
 
     @property
     def profile_ids(self) -> list[int]:
@@ -156,7 +160,7 @@ def resolve(
     kept = catalog_cache.current(session, versions)
     presets = list(kept.slo_presets)
     by_key = {p.key: p for p in presets}
-    query = _apply_preset(query, by_key)
+    query, defaults = _apply_preset(query, by_key)
     selection, pick = select_series(session, query, default_series)
     profiles = list(kept.profiles)
     state = ExploreState(
@@ -170,6 +174,11 @@ def resolve(
         catalog=kept,
     )
     state.price_columns = _price_columns(state)
+    # Say only what was filled in and exists (a catalog without the preset or set has none).
+    known_set = query.price_set in dict(state.price_sets)
+    state.defaults = tuple(
+        d for d in defaults if (d == "slo" and state.preset_key) or (d == "prices" and known_set)
+    )
     state.picker, state.dropped, state.leaders = pick, selection.dropped, selection.leaders
     return state
 
@@ -226,17 +235,29 @@ def _default_series(candidates: list[Sweep]) -> list[int]:
     return best[:DEFAULT_SERIES]
 
 
-def _apply_preset(query: ExploreQuery, presets: dict[str, SloPreset]) -> ExploreQuery:
+def _apply_preset(
+    query: ExploreQuery, presets: dict[str, SloPreset]
+) -> tuple[ExploreQuery, tuple[str, ...]]:
+    """The chosen preset's limits, and the home page's defaults where the URL names no SLO (no
+    limit, no preset: the default preset) or no price and no preset (the default price set),
+    e.g. a link naming sweeps only. The page's form always sends `preset` ("custom" for your
+    own limits, or none at all), so a choice made on the page is never overridden. Returns the
+    query and what was defaulted ("slo", "prices")."""
     given = query.model_fields_set
-    first_visit = not (given & {*SLO_FIELDS, "preset", "applied_preset", "picked"})
-    key = DEFAULT_PRESET if first_visit and query.preset is None else query.preset
+    no_slo = not (given & {*SLO_FIELDS, "preset", "applied_preset"})
+    no_price = not (given & {*PRICE_FIELDS, "preset", "applied_preset"})
+    key = DEFAULT_PRESET if no_slo and query.preset is None else query.preset
     preset = presets.get(key or "")
     changes: dict[str, Any] = {}
-    if preset is not None and (first_visit or key != query.applied_preset):
+    defaults: list[str] = []
+    if preset is not None and (no_slo or key != query.applied_preset):
         changes = {**preset_limits(preset), "preset": preset.key}
-    if first_visit and query.price_set is None and not query.pricing:
+        if no_slo:
+            defaults.append("slo")
+    if no_price:
         changes["price_set"] = DEFAULT_PRICE_SET
-    return query.model_copy(update=changes) if changes else query
+        defaults.append("prices")
+    return (query.model_copy(update=changes) if changes else query), tuple(defaults)
 
 
 def _matching_preset(query: ExploreQuery, presets: dict[str, SloPreset]) -> str:

@@ -46,10 +46,9 @@ def api_history(request: Request, session: SessionDep) -> dict[str, Any]:
                         "uploaded": r.uploaded.isoformat() if r.uploaded else None,
                         "goodput_tok_s_per_gpu": r.result.readoff.goodput_tok_s_per_gpu,
                         "reason": r.result.readoff.reason,
-                        "costs": [
-                            None if c is None else c.usd_per_mtok
-                            for c in context["cells"][r.result.meta["id"]]
-                        ],
+                        "costs": [c.usd_per_mtok for c in context["cells"][r.result.meta["id"]]],
+                        # Why a cost is null, e.g. no price for the sweep's GPU in the set.
+                        "cost_reasons": [c.reason for c in context["cells"][r.result.meta["id"]]],
                         "regressions": [
                             m.as_json() for m in context["marks"].get(r.result.meta["id"], [])
                         ],

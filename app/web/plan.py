@@ -62,7 +62,12 @@ def plan_context(session: Session, query: PlanPageQuery) -> dict[str, Any]:
     state = explore_state.resolve(session, query)
     # resolve() keeps the query's class; it is typed as Explore's.
     assert isinstance(state.query, PlanPageQuery)
-    resolved = state.query.model_copy(update={"pricing": state.profile_ids, "price_set": None})
+    # A price set stays one column (each GPU its own price, or the reason it has none), as on
+    # Explore; a set the catalog does not have is none, as there.
+    known = state.query.price_set in dict(state.price_sets)
+    resolved = state.query.model_copy(
+        update={"price_set": state.query.price_set if known else None}
+    )
     demand = resolved.demand()
     assert demand is not None  # parse() fills a default demand
     plan = planner.run(session, state.selected, resolved, demand) if state.selected else None
@@ -77,9 +82,10 @@ def plan_context(session: Session, query: PlanPageQuery) -> dict[str, Any]:
 
 
 def api_query(selected: list[int], query: PlanPageQuery) -> str:
-    """The same plan as /api/plan parameters: explicit limits and profile ids, no presets."""
+    """The same plan as /api/plan parameters: explicit limits, price set and profile ids, no
+    presets."""
     fields = {*PlanQuery.model_fields, *explore_state.SLO_FIELDS}
-    fields |= {"mode", "basis", "stat", "interpolation", "usd_per_gpu_hour"}
+    fields |= {"mode", "basis", "stat", "interpolation", "usd_per_gpu_hour", "price_set"}
     data = query.model_dump(include=fields, exclude_none=True)
     pairs: list[tuple[str, Any]] = [("sweep", i) for i in selected]
     pairs += [(k, v) for k, v in data.items()]

@@ -63,5 +63,5 @@ def price_groups(state: ExploreState, prices: list[Price]) -> list[PriceGroup]:
             for p in prices
             if (column.inline and p.profile_id is None) or p.profile_id in column.profile_ids
         )
-        groups.append(PriceGroup(column.label, chosen))
+        groups.append(PriceGroup(column.label, chosen, column.price_set))
     return groups

@@ -208,9 +208,11 @@ def test_a_profile_for_other_hardware_prices_nothing(client: TestClient, session
         "/api/pricing",
         json={"name": "b", "kind": "rental", "hardware": "B200", "usd_per_gpu_hour": 3},
     ).json()
-    cost = readoff(client, sweep=sweep, tpot_ms=35, pricing=other["id"])["results"][0]["costs"][0]
-    assert cost["usd_per_mtok"] is None
-    assert cost["reason"] == "price is for B200, not H100"
+    [result] = readoff(client, sweep=sweep, tpot_ms=35, pricing=other["id"])["results"]
+    assert result["costs"] == []  # the B200 price is not this H100 sweep's
+    [cell] = result["price_cells"]
+    assert (cell["usd_per_gpu_hour"], cell["usd_per_mtok"]) == (None, None)
+    assert cell["reason"] == "no H100 price in this profile (it prices B200): enter $/GPU-hour"
 
 
 def test_the_total_basis_uses_total_throughput(client: TestClient) -> None:
