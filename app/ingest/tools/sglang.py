@@ -253,7 +253,7 @@ def _point(rec: Record) -> ParsedPoint:
     point = ParsedPoint(values={k: v for k, v in values.items() if v is not None}, row=rec.row)
     detail = request_samples(rec)
     if detail is not None:
-        point.samples, point.values["num_failed"] = detail
+        point.samples, point.values["num_failed"] = detail.samples, detail.failed
         check_completed(rec, point.samples, completed)
         used |= set(DETAIL_KEYS) | {"cached_tokens", "cached_tokens_details"}
     if d.get("request_rate") == "trace":

@@ -60,7 +60,7 @@ from typing import Any
 from app.domain.columns import COLUMNS_BY_NAME, SWEEP_COLUMN_NAMES
 from app.ingest.common import integer, json_safe
 from app.ingest.errors import IngestError
-from app.ingest.parsed import ParsedPoint, ParsedSweep
+from app.ingest.parsed import ParsedPoint, ParsedSweep, point_label
 from app.ingest.source import SourceFile
 from app.ingest.tools import _vllm_records as records
 from app.ingest.tools._engines import fill_engine
@@ -127,6 +127,8 @@ SLO_KEYS = ("goodput_slo", "goodput")
 NAME_KEYS = ("model_id", "tokenizer_id", "backend", "endpoint_type")
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 _DIGITS = re.compile(r"\d+(?:\.\d+)?")
+# A point's extra: how many of the file's `completed` requests were empty streams.
+EMPTY_STREAMS = "empty_streams_counted_as_completed"
 
 
 class VllmImporter:
@@ -239,7 +241,32 @@ def _sweep(group: list[Record]) -> ParsedSweep:
     formats = list(dict.fromkeys(r.fmt for r in group))
     files = list(dict.fromkeys(r.file for r in group))
     source = files[0] if len(files) == 1 else f"{files[0]} (+{len(files) - 1} more)"
-    return ParsedSweep(meta, points, source, " + ".join(formats), first_row=first.row)
+    warning = _empty_stream_warning(points)
+    return ParsedSweep(
+        meta,
+        points,
+        source,
+        " + ".join(formats),
+        warnings=[warning] if warning else None,
+        first_row=first.row,
+    )
+
+
+def _empty_stream_warning(points: list[ParsedPoint]) -> str | None:
+    """How many requests the file counted as completed came back as empty streams."""
+    counts = [(p, p.extra[EMPTY_STREAMS]) for p in points if p.extra.get(EMPTY_STREAMS)]
+    if not counts:
+        return None
+    total = sum(n for _, n in counts)
+    where = ", ".join(f"{n} {point_label(p)}" for p, n in counts)
+    requests = "1 request" if total == 1 else f"{total:,} requests"
+    return (
+        f"{requests} counted as completed returned an empty stream (TTFT 0, no output tokens): "
+        f"counted as failed ({where}). Goodput and attainment count them as misses and the "
+        "stored request counts leave them out of the completed; the file's own statistics "
+        "(mean and percentile latencies, throughput, mean lengths) are kept as vLLM computed "
+        "them, with these requests among the completed."
+    )
 
 
 def _label(group: list[Record]) -> str:
@@ -330,10 +357,17 @@ def _point(rec: Record) -> ParsedPoint:
     point = ParsedPoint(values={k: v for k, v in values.items() if v is not None}, row=rec.row)
     detail = request_samples(rec)
     if detail is not None:
-        point.samples, failed = detail
-        check_completed(rec, point.samples, completed)
+        point.samples = detail.samples
+        empty = check_completed(rec, point.samples, completed, detail.empty_streams)
         if "num_failed" not in point.values:
-            point.values["num_failed"] = failed
+            point.values["num_failed"] = detail.failed
+        elif empty:
+            point.values["num_failed"] += empty
+        if empty and completed is not None:
+            # The request counts follow the arrays: an empty stream is no success. The file's
+            # own statistics (means, percentiles, throughput, token totals) stay as written.
+            point.values["num_requests"] = completed - empty
+            extra[EMPTY_STREAMS] = empty
     for key, value in d.items():
         if key in used and not (key in DETAIL_KEYS and detail is None):
             continue
