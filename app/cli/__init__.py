@@ -168,8 +168,6 @@ def _is_loopback(host: str) -> bool:
 def _import(args: argparse.Namespace) -> int:
     from app.cli.folders import read_inputs
     from app.ingest import IngestError
-    from app.ingest.errors import RowError
-    from app.ingest.skipped import UNREAD, listed, nothing_to_import
     from app.services import uploads
 
     upgrade()
@@ -184,8 +182,6 @@ def _import(args: argparse.Namespace) -> int:
     settings = get_settings()
     try:
         files, unread = read_inputs(args.files, settings.max_unpacked_bytes)
-        if not files:  # every file skipped by its name: nothing is a result file
-            raise IngestError(nothing_to_import([RowError(s.file, UNREAD) for s in unread]))
     except OSError as exc:
         print(f"error: {exc.filename}: cannot read ({exc.strerror})", file=sys.stderr)
         return 2
@@ -199,22 +195,20 @@ def _import(args: argparse.Namespace) -> int:
     names = ", ".join(str(p) for p in args.files)
     try:
         limits = uploads.limits_for(settings.max_unpacked_bytes)
-        stored = uploads.store_checked(session, files, fields, limits, args.tag)
+        stored = uploads.store_checked(session, files, fields, limits, args.tag, unread)
         for warning in stored.warnings:
             print(f"warning: {warning}", file=sys.stderr)
         for item in uploads.saved_json(stored.saved):
             state = "created" if item["created"] else "exists "
             points = fmt_count(item["points"], "point")
             print(f"{state} sweep {item['id']}: {item['name']} ({points})")
-        for skipped in listed([*unread, *stored.skipped]):
+        for skipped in stored.skipped:
             print(f"skipped {skipped.file}: {skipped.reason.removesuffix(': skipped')}")
     except IngestError as exc:
         session.rollback()
         print("error: nothing was imported", file=sys.stderr)
         for error in exc.errors:
             print(f"  {error.spelled(option_name)}", file=sys.stderr)
-        for skipped in listed(unread):  # the folder's side files, not read
-            print(f"  {skipped.file}: {UNREAD}", file=sys.stderr)
         return 2
     except (SQLAlchemyError, MemoryError, RecursionError, ValueError) as exc:
         # Whatever slipped past validation: name the files and the reason, never a traceback.

@@ -6,18 +6,18 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from app.ingest import IngestError, Skipped, UploadFile
-from app.ingest.skipped import unread_reason
+from app.ingest import IngestError, UploadFile
 from app.ingest.source import MAX_ARCHIVE_MEMBERS, is_side_file
 
 
-def read_inputs(paths: list[Path], max_bytes: int) -> tuple[list[UploadFile], list[Skipped]]:
+def read_inputs(paths: list[Path], max_bytes: int) -> tuple[list[UploadFile], list[str]]:
     """Every file given, and every file under every folder given (named by its path from the
     folder's parent, so files keep their folder as they would in an archive). Side files by
-    name are skipped without being read. Raises IngestError past MAX_ARCHIVE_MEMBERS files or
+    name are skipped without being read: their names (a hidden folder's ends in "/") are the
+    second list. Raises IngestError past MAX_ARCHIVE_MEMBERS files or
     `max_bytes` in all (PARETOSCOPE_MAX_UNPACKED_MB), OSError when a file cannot be read."""
     files: list[UploadFile] = []
-    skipped: list[Skipped] = []
+    skipped: list[str] = []
     total = 0
     for path in paths:
         if not path.is_dir():
@@ -26,7 +26,7 @@ def read_inputs(paths: list[Path], max_bytes: int) -> tuple[list[UploadFile], li
         for found in _walk(path, skipped):
             name = found.relative_to(path.parent).as_posix()
             if is_side_file(name):
-                skipped.append(Skipped(name, unread_reason(name)))
+                skipped.append(name)
                 continue
             if len(files) >= MAX_ARCHIVE_MEMBERS:
                 raise IngestError.one(
@@ -43,7 +43,7 @@ def read_inputs(paths: list[Path], max_bytes: int) -> tuple[list[UploadFile], li
     return files, skipped
 
 
-def _walk(folder: Path, skipped: list[Skipped]) -> list[Path]:
+def _walk(folder: Path, skipped: list[str]) -> list[Path]:
     """Regular files under `folder`, sorted; hidden folders (.git) are skipped whole and
     symbolic links to folders are not followed."""
     out: list[Path] = []
@@ -52,7 +52,7 @@ def _walk(folder: Path, skipped: list[Skipped]) -> list[Path]:
         for d in sorted(dirs):
             if d.startswith(".") or d == "__MACOSX":
                 rel = (here / d).relative_to(folder.parent).as_posix() + "/"
-                skipped.append(Skipped(rel, unread_reason(rel.rstrip("/"))))
+                skipped.append(rel)
         dirs[:] = sorted(d for d in dirs if not (d.startswith(".") or d == "__MACOSX"))
         out.extend(here / n for n in sorted(names) if (here / n).is_file())
     return out

@@ -6,7 +6,7 @@ format has an importer in `app.ingest.tools`, found by `registry.importers()`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -86,6 +86,7 @@ def parse_upload_files(
     defaults: Mapping[str, Any],
     require_meta: bool = True,
     limits: Limits = DEFAULT_LIMITS,
+    unread: Sequence[str] = (),
 ) -> ParsedUpload:
     """Parse every result file; per-request files attach to the points of sweeps in the same
     upload. A file no importer recognises (a README, a log, a plot, a `.commands` file) is
@@ -94,15 +95,17 @@ def parse_upload_files(
 
     With `require_meta=False` (the preview) a missing sweep name, hardware or GPU count is left
     for the user to fill instead of being an error. `limits` bound what archives may unpack to
-    (shared by all files of the upload) and what each point may keep.
+    (shared by all files of the upload) and what each point may keep. `unread` names files the
+    caller skipped by their name without reading them (a folder's logs, images, hidden files:
+    see `source.is_side_file`); they are listed as archive members skipped so are.
     """
-    if not files:
+    if not files and not unread:
         raise IngestError.one("(upload)", "no file was uploaded")
     from app.ingest.registry import importers
 
     errors: list[RowError] = []
     sources: list[SourceFile] = []
-    unread: list[str] = []
+    unread = list(unread)
     unpacked = 0
     for upload in files:
         left = replace(limits, max_unpacked_bytes=limits.max_unpacked_bytes - unpacked)

@@ -49,12 +49,14 @@ def skip_reason(data: bytes) -> str:
 
 
 def unread_reason(member: str) -> str:
-    """Why an archive member (or a folder's file) was skipped by its name, unread."""
-    base = member.rsplit("/", 1)[-1]
+    """Why an archive member (or a folder's file; a folder's own name ends in "/") was skipped
+    by its name, unread."""
+    base = member.rstrip("/").rsplit("/", 1)[-1]
     if "__MACOSX" in member or base == ".DS_Store":
         return "not a result file (macOS metadata): skipped"
     if base.startswith("."):
-        return "not a result file (hidden file): skipped"
+        kind = "folder" if member.endswith("/") else "file"
+        return f"not a result file (hidden {kind}): skipped"
     return SKIPPED
 
 

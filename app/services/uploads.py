@@ -301,13 +301,16 @@ def store_checked(
     fields: Mapping[str, str | None],
     limits: Limits | None = None,
     tags: list[str] | None = None,
+    unread: Sequence[str] = (),
 ) -> Stored:
     """`store`, with the warnings of hardware matching (every upload path goes through here).
 
     `tags` (form values, comma or space separated) go on every sweep of the upload, existing
-    ones included, in the same transaction."""
+    ones included, in the same transaction. `unread`: files skipped by name, unread (a folder's
+    side files, as the CLI reads a folder), listed among the skipped ones."""
     tag_list = upload_tags(tags or [])
-    upload = parse_upload_files(files, parse_defaults(fields), limits=limits or Limits())
+    defaults = parse_defaults(fields)
+    upload = parse_upload_files(files, defaults, limits=limits or Limits(), unread=unread)
     stored = _save(session, upload.sweeps, tags=tag_list)
     stored.skipped = upload.skipped
     return stored
