@@ -34,7 +34,7 @@ from app.ingest.skipped import (
     skip_reason,
     unread_reason,
 )
-from app.ingest.source import SourceFile, expand
+from app.ingest.source import SourceFile, expand, is_side_file
 from app.ingest.text import check_text, decode_text, first_text_line
 
 __all__ = [
@@ -108,6 +108,9 @@ def parse_upload_files(
     unread = list(unread)
     unpacked = 0
     for upload in files:
+        if is_side_file(upload.name):  # a log, README or plot of a folder: never read
+            unread.append(upload.name)
+            continue
         left = replace(limits, max_unpacked_bytes=limits.max_unpacked_bytes - unpacked)
         try:
             expanded = expand(upload.name, upload.data, left, unread)
@@ -206,9 +209,12 @@ def _canonical_kind(source: SourceFile) -> str | None:
 
 
 def _check_json(source: SourceFile) -> None:
-    """A file that opens like JSON but breaks off is a broken result file, not a side file: its
-    error refuses the upload. (A side file's JSON is valid; JSONL reads as extra data after
-    the first value.) The parse is the bounded one every sniffer shares, done once."""
+    """A .json file that breaks off is a broken result file, not a side file: its error refuses
+    the upload. (A side file's JSON is valid; JSONL reads as extra data after the first value.)
+    The parse is the bounded one every sniffer shares, done once; a file of another name
+    (a `.commands` file, a log opening with "[INFO]") is never parsed to tell."""
+    if not source.name.lower().endswith(".json"):
+        return
     if source.data[:4096].lstrip()[:1] not in (b"{", b"["):
         return
     error = source.json_error  # raises IngestError past a depth or digit bound

@@ -14,10 +14,7 @@ from app.ingest.errors import RowError
 
 SKIPPED = "not a result file: skipped"
 # When no file is a result file: why a file skipped by its name was never read.
-UNREAD = (
-    "not a result file (logs, text, Markdown, images, HTML and hidden files in an archive or "
-    "folder are not read)"
-)
+UNREAD = "not a result file (logs, text, Markdown, images, HTML and hidden files are not read)"
 # Listing every member of an archive of 10,000 plots would bury the answer: the first ones are
 # named, the rest counted in one last entry.
 MAX_SKIPPED_LISTED = 100

@@ -22,7 +22,20 @@ CHUNK = 256 * 1024
 ZIP_READ = 64 * 1024
 TAR_SUFFIXES = (".tar.gz", ".tgz", ".tar", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
 _XZ_MAGIC = b"\xfd7zXZ\x00"
-IGNORED_SUFFIXES = (".pytorch.json", ".DS_Store", ".log", ".png", ".txt", ".md", ".html")
+IGNORED_SUFFIXES = (
+    ".pytorch.json",
+    ".DS_Store",
+    ".log",
+    ".txt",
+    ".md",
+    ".html",
+    ".png",
+    ".jpg",
+    ".jpeg",
+    ".svg",
+    ".gif",
+    ".pdf",
+)
 
 
 @dataclass
@@ -115,7 +128,8 @@ def expand(
 
 def is_side_file(member: str) -> bool:
     """True for a file that is never a result file by its name: a log, text, Markdown, image or
-    HTML file, a hidden file, macOS metadata (an archive's such members are not even read)."""
+    HTML file, a hidden file, macOS metadata. Such a file is not read, whether it came alone,
+    from a folder or as an archive's member."""
     base = member.rsplit("/", 1)[-1]
     return base.startswith(".") or member.endswith(IGNORED_SUFFIXES) or "__MACOSX" in member
 

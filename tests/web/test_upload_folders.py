@@ -38,22 +38,28 @@ SIDE_FILES: dict[str, bytes] = {
     "benchmark_results.json": b'{"model": "Qwen2.5-Coder-7B-Instruct", "runs": '
     b'[{"qps": 1.0, "output_tok_s": 120.42}, {"qps": 8.0, "output_tok_s": 860.1}]}\n',
 }
+# A folder chosen on the page arrives with each file named by its path in the folder (Chromium
+# sends `webkitRelativePath` as the file name), so a skipped file is named with its folder.
+# Files read and recognised as no result come first, then the ones skipped by their name alone
+# (logs, Markdown, images: never read).
 SKIPPED = [
-    {"file": "bench.commands", "reason": "not a result file: skipped"},
-    {"file": "server.log", "reason": "not a result file: skipped"},
-    {"file": "README.md", "reason": "not a result file: skipped"},
-    {"file": "ttft_vs_rate.png", "reason": "not a result file (binary): skipped"},
-    {"file": "benchmark_results.json", "reason": "not a result file: skipped"},
+    {"file": "qwen-rates/bench.commands", "reason": "not a result file: skipped"},
+    {"file": "qwen-rates/benchmark_results.json", "reason": "not a result file: skipped"},
+    {"file": "qwen-rates/server.log", "reason": "not a result file: skipped"},
+    {"file": "qwen-rates/README.md", "reason": "not a result file: skipped"},
+    {"file": "qwen-rates/ttft_vs_rate.png", "reason": "not a result file: skipped"},
 ]
+UNREAD = "not a result file (logs, text, Markdown, images, HTML and hidden files are not read)"
 RATE_SWEEP = ("Qwen2.5-Coder-7B-Instruct · vllm bench serve · rate sweep 2026-07-07", 4)
 
 
 def folder_files(
-    paths: list[Path], side: dict[str, bytes] = SIDE_FILES
+    paths: list[Path], side: dict[str, bytes] = SIDE_FILES, folder: str = "qwen-rates"
 ) -> list[tuple[str, tuple[str, bytes, str]]]:
-    """The files of a folder as the page's folder choice sends them: results, then side files."""
+    """The files of a folder as the page's folder choice sends them (each named by its path
+    from the folder chosen): results, then side files."""
     files = [(p.name, p.read_bytes()) for p in paths] + list(side.items())
-    return [("files", (name, data, "application/octet-stream")) for name, data in files]
+    return [("files", (f"{folder}/{n}", data, "application/octet-stream")) for n, data in files]
 
 
 def zip_of(folder: str, paths: list[Path], side: dict[str, bytes]) -> bytes:
@@ -127,7 +133,7 @@ def test_a_zip_of_a_fixture_folder_with_side_files_lists_members_read_and_unread
         (
             KUBECON,
             [("Meta-Llama-3-8B-Instruct · inference-perf · constant load, linear sweep", 7)],
-            [s["file"] for s in SKIPPED],
+            [s["file"].split("/")[1] for s in SKIPPED],
         ),
         (
             LLMPERF,
@@ -135,7 +141,7 @@ def test_a_zip_of_a_fixture_folder_with_side_files_lists_members_read_and_unread
                 ("Llama-2-70b-chat-hf · LLMPerf · anyscale", 1),
                 ("llama-2-70b-chat · LLMPerf · together", 1),
             ],
-            ["SOURCES.md", *(s["file"] for s in SKIPPED)],
+            ["SOURCES.md", *(s["file"].split("/")[1] for s in SKIPPED)],
         ),
     ],
     ids=["inference-perf-stages-summaries-config", "llmperf"],
@@ -145,12 +151,14 @@ def test_real_result_folders_with_side_files_import_their_results(
 ) -> None:
     # inference-perf's config.yaml, summary and Prometheus files are its own: none is skipped.
     paths = sorted(p for p in folder.iterdir() if p.suffix != ".md")
-    files = folder_files([*paths, *folder.glob("*.md")])
+    files = folder_files([*paths, *folder.glob("*.md")], folder=folder.name)
     response = client.post("/api/sweeps", files=files, data=FIELDS)
     assert response.status_code == 201, response.text
     body = response.json()
     assert [(s["name"], s["points"]) for s in body["sweeps"]] == sweeps
-    assert sorted(s["file"] for s in body["skipped"]) == sorted(skipped)
+    assert sorted(s["file"] for s in body["skipped"]) == sorted(
+        f"{folder.name}/{n}" for n in skipped
+    )
 
 
 def test_an_upload_with_no_result_file_is_refused_naming_each_file_and_why(
@@ -160,11 +168,11 @@ def test_an_upload_with_no_result_file_is_refused_naming_each_file_and_why(
         "/api/sweeps", files=folder_files([VLLM / "SOURCES.md"], {"plot.png": PNG})
     )
     assert response.status_code == 422
-    errors = [(e["file"], e["message"].split(";")[0]) for e in response.json()["errors"]]
+    errors = [(e["file"], e["message"]) for e in response.json()["errors"]]
     assert errors == [
-        ("(upload)", "none of these 2 files is a result file"),
-        ("SOURCES.md", "not a recognised result file"),
-        ("plot.png", "binary content: not a text file"),
+        ("(upload)", "none of these 2 files is a result file; nothing was stored"),
+        ("qwen-rates/SOURCES.md", UNREAD),
+        ("qwen-rates/plot.png", UNREAD),
     ]
     assert count(session, Sweep) == 0
 
@@ -235,8 +243,12 @@ def test_the_upload_page_refuses_files_none_of_which_is_a_result_naming_each(
     assert alert.strong.get_text() == "Nothing was stored."
     items = [li.get_text() for li in alert.select("li")]
     assert items[0] == "(upload): none of these 5 files is a result file; nothing was stored"
-    assert [i.split(":")[0] for i in items[1:]] == list(SIDE_FILES)
-    assert items[4] == "ttft_vs_rate.png: binary content: not a text file"
+    assert [i.split(":")[0] for i in items[1:]] == [s["file"] for s in SKIPPED]
+    assert items[2].startswith(
+        "qwen-rates/benchmark_results.json: not a recognised result file; expected one of: "
+        "canonical CSV, "
+    )
+    assert items[5] == f"qwen-rates/ttft_vs_rate.png: {UNREAD}"
 
 
 def run_cli(database_url: str, monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
