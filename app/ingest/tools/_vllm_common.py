@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 from app.ingest.common import integer, number
 from app.ingest.errors import IngestError
-from app.ingest.parsed import ParsedPoint, make_samples
+from app.ingest.parsed import ParsedPoint, make_samples, point_label
 
 # Statistic prefix → canonical statistic; anything else (std, p99.9, p25, ...) stays in `extra`.
 CANONICAL_STAT = {
@@ -27,6 +27,8 @@ CANONICAL_STAT = {
     "p99": "p99",
 }
 STAT_KEY = re.compile(r"^(mean|median|std|p\d+(?:\.\d+)?)_(.+)_ms$")
+# A point's extra: how many of the file's `completed` requests were empty streams.
+EMPTY_STREAMS = "empty_streams_counted_as_completed"
 # Per-request arrays of vLLM --save-detailed and SGLang --output-details (times in seconds).
 DETAIL_KEYS = (
     "input_lens",
@@ -236,6 +238,33 @@ def check_completed(
         rec,
         f"key 'completed': {completed}, but the per-request arrays hold {good} "
         "successful requests" + (f" (and {empty_streams} empty streams)" if empty_streams else ""),
+    )
+
+
+def count_empty_streams(point: ParsedPoint, empty: int) -> None:
+    """The request counts follow the arrays: an empty stream the file counted as completed is
+    no success. The file's own statistics (means, percentiles, throughput, token totals) stay
+    as written; the point's extra says how many there were."""
+    completed = point.values.get("num_requests")
+    if empty and completed is not None:
+        point.values["num_requests"] = completed - empty
+        point.extra[EMPTY_STREAMS] = empty
+
+
+def empty_stream_warning(points: list[ParsedPoint], tool: str) -> str | None:
+    """How many requests the file counted as completed came back as empty streams."""
+    counts = [(p, p.extra[EMPTY_STREAMS]) for p in points if p.extra.get(EMPTY_STREAMS)]
+    if not counts:
+        return None
+    total = sum(n for _, n in counts)
+    where = ", ".join(f"{n} {point_label(p)}" for p, n in counts)
+    requests = "1 request" if total == 1 else f"{total:,} requests"
+    return (
+        f"{requests} counted as completed returned an empty stream (TTFT 0, no output tokens): "
+        f"counted as failed ({where}). Goodput and attainment count them as misses and the "
+        "stored request counts leave them out of the completed; the file's own statistics "
+        f"(mean and percentile latencies, throughput, mean lengths) are kept as {tool} computed "
+        "them, with these requests among the completed."
     )
 
 

@@ -47,7 +47,11 @@ metadata nor the user gave one (see `_engines`).
 
 Samples: the `--save-detailed` arrays hold exactly the requests the aggregates are computed from
 (bench serve's warm-up test prompt is sent before and is not in them; failures are in both), so
-all are kept.
+all are kept. Older vLLM counted a request whose stream came back empty (TTFT 0, no output token,
+empty error string) in `completed`: such a request is a failed sample, the point's num_requests
+and num_failed count it as failed (`completed` − empty, `failed` + empty; extra
+`empty_streams_counted_as_completed` says how many) and the sweep warns; the file's statistics
+stay as written. Any other mismatch of `completed` and the arrays is refused.
 """
 
 from __future__ import annotations
@@ -60,7 +64,7 @@ from typing import Any
 from app.domain.columns import COLUMNS_BY_NAME, SWEEP_COLUMN_NAMES
 from app.ingest.common import integer, json_safe
 from app.ingest.errors import IngestError
-from app.ingest.parsed import ParsedPoint, ParsedSweep, point_label
+from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.source import SourceFile
 from app.ingest.tools import _vllm_records as records
 from app.ingest.tools._engines import fill_engine
@@ -70,6 +74,8 @@ from app.ingest.tools._vllm_common import (
     Record,
     at_row,
     check_completed,
+    count_empty_streams,
+    empty_stream_warning,
     latency_stats,
     model_basename,
     model_name,
@@ -127,8 +133,6 @@ SLO_KEYS = ("goodput_slo", "goodput")
 NAME_KEYS = ("model_id", "tokenizer_id", "backend", "endpoint_type")
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 _DIGITS = re.compile(r"\d+(?:\.\d+)?")
-# A point's extra: how many of the file's `completed` requests were empty streams.
-EMPTY_STREAMS = "empty_streams_counted_as_completed"
 
 
 class VllmImporter:
@@ -241,7 +245,7 @@ def _sweep(group: list[Record]) -> ParsedSweep:
     formats = list(dict.fromkeys(r.fmt for r in group))
     files = list(dict.fromkeys(r.file for r in group))
     source = files[0] if len(files) == 1 else f"{files[0]} (+{len(files) - 1} more)"
-    warning = _empty_stream_warning(points)
+    warning = empty_stream_warning(points, "vLLM")
     return ParsedSweep(
         meta,
         points,
@@ -249,23 +253,6 @@ def _sweep(group: list[Record]) -> ParsedSweep:
         " + ".join(formats),
         warnings=[warning] if warning else None,
         first_row=first.row,
-    )
-
-
-def _empty_stream_warning(points: list[ParsedPoint]) -> str | None:
-    """How many requests the file counted as completed came back as empty streams."""
-    counts = [(p, p.extra[EMPTY_STREAMS]) for p in points if p.extra.get(EMPTY_STREAMS)]
-    if not counts:
-        return None
-    total = sum(n for _, n in counts)
-    where = ", ".join(f"{n} {point_label(p)}" for p, n in counts)
-    requests = "1 request" if total == 1 else f"{total:,} requests"
-    return (
-        f"{requests} counted as completed returned an empty stream (TTFT 0, no output tokens): "
-        f"counted as failed ({where}). Goodput and attainment count them as misses and the "
-        "stored request counts leave them out of the completed; the file's own statistics "
-        "(mean and percentile latencies, throughput, mean lengths) are kept as vLLM computed "
-        "them, with these requests among the completed."
     )
 
 
@@ -363,18 +350,14 @@ def _point(rec: Record) -> ParsedPoint:
             point.values["num_failed"] = detail.failed
         elif empty:
             point.values["num_failed"] += empty
-        if empty and completed is not None:
-            # The request counts follow the arrays: an empty stream is no success. The file's
-            # own statistics (means, percentiles, throughput, token totals) stay as written.
-            point.values["num_requests"] = completed - empty
-            extra[EMPTY_STREAMS] = empty
+        count_empty_streams(point, empty)
     for key, value in d.items():
         if key in used and not (key in DETAIL_KEYS and detail is None):
             continue
         if key == "generated_texts":
             continue
         extra[key] = json_safe(_cast(key, value))
-    point.extra = extra
+    point.extra = extra | point.extra  # the file's fields, then what the import counted
     return point
 
 
