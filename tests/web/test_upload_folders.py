@@ -319,3 +319,21 @@ def test_the_cli_refuses_a_folder_with_no_result_file_naming_each_file(
         "notes/ttft_vs_rate.png",
     ]
     assert count(session, Sweep) == 0
+
+
+def test_side_files_are_never_parsed_to_tell_they_are_side_files(client: TestClient) -> None:
+    # Each would be refused if it were read as JSON or YAML: a log opening like a JSON list,
+    # a billion-laughs YAML in a README, a command file of 100,000 opening brackets.
+    laughs = "".join(f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]\n" for i in range(1, 9))
+    side = {
+        "server.log": b"[INFO] 2026-07-07 09:39:20 Starting vLLM API server\n" * 1000,
+        "README.md": ('a0: &a0 "lol"\n' + laughs).encode(),
+        "run.commands": b"[" * 100_000,
+    }
+    response = client.post("/api/sweeps", files=folder_files(RATE_FILES, side), data=FIELDS)
+    assert response.status_code == 201, response.text
+    assert [(s["name"], s["points"]) for s in response.json()["sweeps"]] == [RATE_SWEEP]
+    assert response.json()["skipped"] == [
+        {"file": f"qwen-rates/{name}", "reason": "not a result file: skipped"}
+        for name in ("run.commands", "server.log", "README.md")
+    ]
