@@ -97,7 +97,7 @@ def parse_upload_files(
     for the user to fill instead of being an error. `limits` bound what archives may unpack to
     (shared by all files of the upload) and what each point may keep. `unread` names files the
     caller skipped by their name without reading them (a folder's logs, images, hidden files:
-    see `source.is_side_file`); they are listed as archive members skipped so are.
+    see `source.is_side_file`); they are listed like an archive's members skipped by name.
     """
     if not files and not unread:
         raise IngestError.one("(upload)", "no file was uploaded")

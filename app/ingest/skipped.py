@@ -76,6 +76,10 @@ def nothing_to_import(refusals: list[RowError]) -> list[RowError]:
         "(upload)",
         f"none of these {len(refusals):,} files is a result file; nothing was stored",
     )
+    more = len(refusals) - MAX_SKIPPED_LISTED
+    if more > 0:
+        rest = RowError(f"({more:,} more files)", "not result files either")
+        return [lead, *refusals[:MAX_SKIPPED_LISTED], rest]
     return [lead, *refusals]
 
 

@@ -16,6 +16,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
 from app.cli import main
+from app.ingest import IngestError, UploadFile, parse_upload_files
 from app.settings import get_settings
 from app.store.models import Sweep
 from tests.conftest import FIXTURES
@@ -337,3 +338,21 @@ def test_side_files_are_never_parsed_to_tell_they_are_side_files(client: TestCli
         {"file": f"qwen-rates/{name}", "reason": "not a result file: skipped"}
         for name in ("run.commands", "server.log", "README.md")
     ]
+
+
+def test_a_zip_of_many_plots_names_the_first_hundred_and_counts_the_rest() -> None:
+    # 300 plots and the zip's macOS metadata entry.
+    plots = {f"plot{i:03}.png": PNG for i in range(300)}
+    data = zip_of("runs", RATE_FILES[:1], plots)
+    typed = {"hardware": "H100", "num_gpus": 1}
+    upload = parse_upload_files([UploadFile("runs.zip", data)], typed)
+    assert [s.point_count for s in upload.sweeps] == [1]
+    assert len(upload.skipped) == 101
+    assert str(upload.skipped[0]) == "runs.zip/runs/plot000.png: not a result file: skipped"
+    assert str(upload.skipped[-1]) == "(201 more files): not result files: skipped"
+    with pytest.raises(IngestError) as refused:
+        parse_upload_files([UploadFile("plots.zip", zip_of("runs", [], plots))], typed)
+    messages = [str(e) for e in refused.value.errors]
+    assert len(messages) == 102
+    assert messages[0] == "(upload): none of these 301 files is a result file; nothing was stored"
+    assert messages[-1] == "(201 more files): not result files either"
