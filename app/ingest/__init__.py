@@ -27,8 +27,10 @@ from app.ingest.parsed import (
 )
 from app.ingest.safe_load import load_yaml
 from app.ingest.skipped import (
+    NESTED,
     UNREAD,
     Skipped,
+    is_archive,
     listed,
     nothing_to_import,
     skip_reason,
@@ -134,6 +136,9 @@ def parse_upload_files(
             if index is not None:
                 results += 1
                 claimed.setdefault(index, []).append(source)
+                continue
+            if is_archive(source.data):  # only a member can be one: archives were expanded
+                unrecognised.append((source, RowError(source.name, NESTED)))
                 continue
             try:
                 kind = _canonical_kind(source)

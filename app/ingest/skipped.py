@@ -35,11 +35,22 @@ class Skipped:
         return {"file": self.file, "reason": self.reason}
 
 
+# Archives inside an archive are not opened (the bounds hold for one level).
+NESTED = "an archive inside an archive is not opened; upload it on its own"
+_ARCHIVE_MAGIC = (b"PK\x03\x04", b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00")
+
+
+def is_archive(data: bytes) -> bool:
+    return data.startswith(_ARCHIVE_MAGIC)
+
+
 def skip_reason(data: bytes) -> str:
     """Why a file no importer recognised is skipped, from its first bytes only."""
     head = data[:HEAD]
     if not head.strip():
         return "not a result file (empty): skipped"
+    if is_archive(head):
+        return "not a result file (an archive inside an archive is not opened): skipped"
     if b"\x00" in head or not _utf8_head(head):
         return "not a result file (binary): skipped"
     return SKIPPED

@@ -356,3 +356,21 @@ def test_a_zip_of_many_plots_names_the_first_hundred_and_counts_the_rest() -> No
     assert len(messages) == 102
     assert messages[0] == "(upload): none of these 301 files is a result file; nothing was stored"
     assert messages[-1] == "(201 more files): not result files either"
+
+
+def test_an_archive_inside_an_archive_is_skipped_unopened_and_named_so() -> None:
+    inner = zip_of("old", RATE_FILES[1:2], {})
+    typed = {"hardware": "H100", "num_gpus": 1}
+    upload = parse_upload_files(
+        [UploadFile("runs.zip", zip_of("runs", RATE_FILES[:1], {"old.zip": inner}))], typed
+    )
+    assert [s.point_count for s in upload.sweeps] == [1]
+    assert [str(s) for s in upload.skipped[:1]] == [
+        "runs.zip/runs/old.zip: not a result file (an archive inside an archive is not opened): "
+        "skipped"
+    ]
+    with pytest.raises(IngestError) as refused:
+        parse_upload_files([UploadFile("outer.zip", zip_of("runs", [], {"old.zip": inner}))], typed)
+    assert str(refused.value.errors[1]) == (
+        "outer.zip/runs/old.zip: an archive inside an archive is not opened; upload it on its own"
+    )
