@@ -45,14 +45,20 @@ def api_sweeps_create(
     files: Annotated[list[UploadFile], File(description="One or more result files")],
 ) -> Response:
     """Upload sweeps; identical content answers with the existing sweep (created: false).
-    `tags` (repeated, or comma separated) tag every sweep of the upload."""
+    `tags` (repeated, or comma separated) tag every sweep of the upload. Files that are not
+    result files (a README, logs, plots) are listed in `skipped` with why; the upload is refused
+    only when no file is a result file, or when a result file is broken."""
     fields = {k: v for k in SWEEP_COLUMN_NAMES if (v := upload.text(k)) is not None}
     tags = [v for v in upload.form.getlist("tags") if isinstance(v, str)]
     stored = uploads.store_checked(
         session, upload.files, fields, uploads.limits_for(settings.max_unpacked_bytes), tags
     )
     status = 201 if any(s.created for s in stored.saved) else 200
-    body = {"sweeps": uploads.saved_json(stored.saved), "warnings": stored.warnings}
+    body = {
+        "sweeps": uploads.saved_json(stored.saved),
+        "warnings": stored.warnings,
+        "skipped": uploads.skipped_json(stored.skipped),
+    }
     return JSONResponse(body, status_code=status)
 
 

@@ -66,6 +66,7 @@ def api_upload_confirm(
     answer = {
         "sweeps": saved,
         "warnings": stored.warnings,
+        "skipped": uploads.skipped_json(stored.skipped),
         "explore_url": uploads.explore_url([s["id"] for s in saved]),
     }
     return JSONResponse(answer, status_code=201 if any(s.created for s in stored.saved) else 200)

@@ -27,8 +27,12 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--workers", type=int, default=1)
     serve.add_argument("--reload", action="store_true", help="restart on code changes")
 
-    imp = sub.add_parser("import", help="import result files (all or nothing)")
-    imp.add_argument("files", nargs="+", type=Path)
+    imp = sub.add_parser(
+        "import",
+        help="import result files or folders (all or nothing; files that are not results, "
+        "such as logs, a README or plots, are listed as skipped)",
+    )
+    imp.add_argument("files", nargs="+", type=Path, metavar="FILE_OR_FOLDER")
     # The options are the upload fields of the API and the page, as --flags (num_gpus is
     # --num-gpus); --gpus and --name stay as the older spellings.
     imp.add_argument("--hardware", help="GPU key, e.g. H100 (when the files do not say)")
@@ -164,7 +168,8 @@ def _is_loopback(host: str) -> bool:
 
 
 def _import(args: argparse.Namespace) -> int:
-    from app.ingest import IngestError, UploadFile
+    from app.cli.folders import read_inputs
+    from app.ingest import IngestError
     from app.services import uploads
 
     upgrade()
@@ -172,28 +177,35 @@ def _import(args: argparse.Namespace) -> int:
         name: None if getattr(args, name) is None else str(getattr(args, name))
         for name in IMPORT_FIELDS
     }
-    missing = [str(p) for p in args.files if not p.is_file()]
+    missing = [str(p) for p in args.files if not (p.is_file() or p.is_dir())]
     if missing:
-        print(f"error: no such file: {', '.join(missing)}", file=sys.stderr)
+        print(f"error: no such file or folder: {', '.join(missing)}", file=sys.stderr)
         return 2
     settings = get_settings()
     try:
-        files = [UploadFile(p.name, p.read_bytes()) for p in args.files]
+        files, unread = read_inputs(args.files, settings.max_unpacked_bytes)
     except OSError as exc:
         print(f"error: {exc.filename}: cannot read ({exc.strerror})", file=sys.stderr)
+        return 2
+    except IngestError as exc:
+        print("error: nothing was imported", file=sys.stderr)
+        for error in exc.errors:
+            print(f"  {error.spelled(option_name)}", file=sys.stderr)
         return 2
     factory = make_sessionmaker(make_engine(settings.database_url))
     session = factory()
     names = ", ".join(str(p) for p in args.files)
     try:
         limits = uploads.limits_for(settings.max_unpacked_bytes)
-        stored = uploads.store_checked(session, files, fields, limits, args.tag)
+        stored = uploads.store_checked(session, files, fields, limits, args.tag, unread)
         for warning in stored.warnings:
             print(f"warning: {warning}", file=sys.stderr)
         for item in uploads.saved_json(stored.saved):
             state = "created" if item["created"] else "exists "
             points = fmt_count(item["points"], "point")
             print(f"{state} sweep {item['id']}: {item['name']} ({points})")
+        for skipped in stored.skipped:
+            print(f"skipped {skipped.file}: {skipped.reason.removesuffix(': skipped')}")
     except IngestError as exc:
         session.rollback()
         print("error: nothing was imported", file=sys.stderr)

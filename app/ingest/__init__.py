@@ -6,8 +6,8 @@ format has an importer in `app.ingest.tools`, found by `registry.importers()`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import yaml
@@ -26,7 +26,17 @@ from app.ingest.parsed import (
     name_sweeps,
 )
 from app.ingest.safe_load import load_yaml
-from app.ingest.source import SourceFile, expand
+from app.ingest.skipped import (
+    NESTED,
+    UNREAD,
+    Skipped,
+    is_archive,
+    listed,
+    nothing_to_import,
+    skip_reason,
+    unread_reason,
+)
+from app.ingest.source import SourceFile, expand, is_side_file
 from app.ingest.text import check_text, decode_text, first_text_line
 
 __all__ = [
@@ -35,12 +45,16 @@ __all__ = [
     "Limits",
     "decode_text",
     "ParsedSweep",
+    "ParsedUpload",
     "RowError",
+    "Skipped",
     "UploadFile",
     "parse_upload",
+    "parse_upload_files",
 ]
 
 REQUIRED_META = ("sweep", "hardware", "num_gpus")
+YAML_SUFFIXES = (".yaml", ".yml")
 # What a required field is, in words: messages name the field itself the way each surface does.
 MISSING_WORDS = {"sweep": "the sweep name", "hardware": "the hardware", "num_gpus": "how many GPUs"}
 
@@ -51,60 +65,106 @@ class UploadFile:
     data: bytes
 
 
+@dataclass
+class ParsedUpload:
+    """The sweeps of an upload, and the files skipped as not result files (with why)."""
+
+    sweeps: list[ParsedSweep]
+    skipped: list[Skipped] = field(default_factory=list)
+
+
 def parse_upload(
     files: list[UploadFile],
     defaults: Mapping[str, Any],
     require_meta: bool = True,
     limits: Limits = DEFAULT_LIMITS,
 ) -> list[ParsedSweep]:
-    """Parse every file; per-request files attach to the points of sweeps in the same upload.
+    """The sweeps of `parse_upload_files` (callers that do not list skipped files)."""
+    return parse_upload_files(files, defaults, require_meta, limits).sweeps
+
+
+def parse_upload_files(
+    files: list[UploadFile],
+    defaults: Mapping[str, Any],
+    require_meta: bool = True,
+    limits: Limits = DEFAULT_LIMITS,
+    unread: Sequence[str] = (),
+) -> ParsedUpload:
+    """Parse every result file; per-request files attach to the points of sweeps in the same
+    upload. A file no importer recognises (a README, a log, a plot, a `.commands` file) is
+    skipped and listed with why; only an upload without any result file is refused. A result
+    file that is broken refuses the whole upload (all or nothing), naming file, row and field.
 
     With `require_meta=False` (the preview) a missing sweep name, hardware or GPU count is left
     for the user to fill instead of being an error. `limits` bound what archives may unpack to
-    (shared by all files of the upload) and what each point may keep.
+    (shared by all files of the upload) and what each point may keep. `unread` names files the
+    caller skipped by their name without reading them (a folder's logs, images, hidden files:
+    see `source.is_side_file`); they are listed like an archive's members skipped by name.
     """
-    if not files:
+    if not files and not unread:
         raise IngestError.one("(upload)", "no file was uploaded")
     from app.ingest.registry import importers
 
     errors: list[RowError] = []
     sources: list[SourceFile] = []
+    unread = list(unread)
     unpacked = 0
     for upload in files:
+        if is_side_file(upload.name):  # a log, README or plot of a folder: never read
+            unread.append(upload.name)
+            continue
         left = replace(limits, max_unpacked_bytes=limits.max_unpacked_bytes - unpacked)
         try:
-            expanded = expand(upload.name, upload.data, left)
+            expanded = expand(upload.name, upload.data, left, unread)
         except IngestError as exc:
             errors.extend(exc.errors)
             continue
-        if len(expanded) > 1 or expanded[0].data is not upload.data:
+        if len(expanded) != 1 or expanded[0].data is not upload.data:
             unpacked += sum(len(s.data) for s in expanded)
         sources.extend(expanded)
     tools = importers()
     sweeps: list[ParsedSweep] = []
     requests: list[tuple[str, list[RequestGroup]]] = []
     claimed: dict[int, list[SourceFile]] = {}
+    unrecognised: list[tuple[SourceFile, RowError | None]] = []
+    results = 0
     for source in sources:
         try:
             # Tools first: their markers are specific (a vLLM summary.csv also names
             # request_rate), while canonical CSV is recognised by any known column.
             index = next((i for i, t in enumerate(tools) if t.sniff(source)), None)
-            kind = None if index is not None else _canonical_kind(source)
             if index is not None:
+                results += 1
                 claimed.setdefault(index, []).append(source)
-            elif kind == "requests":
+                continue
+            if is_archive(source.data):  # only a member can be one: archives were expanded
+                unrecognised.append((source, RowError(source.name, NESTED)))
+                continue
+            try:
+                kind = _canonical_kind(source)
+            except IngestError as exc:  # binary or not UTF-8: no result file at all
+                unrecognised.append((source, exc.errors[0]))
+                continue
+            if kind is None:
+                _check_json(source)
+                unrecognised.append((source, None))
+                continue
+            results += 1
+            if kind == "requests":
                 requests.append((source.name, parse_requests_csv(source.name, source.data)))
-            elif kind == "points":
+            else:
                 check_text(source.name, source.data)  # read as bytes: no decoded copy
                 sweeps.extend(
                     canonical.parse_sweeps_csv(
                         source.name, source.data, dict(defaults), require_meta
                     )
                 )
-            else:
-                raise IngestError.one(source.name, _unrecognised(source, tools))
         except IngestError as exc:
             errors.extend(exc.errors)
+    if not results and not errors:
+        refusals = [why or _unrecognised(source, tools) for source, why in unrecognised]
+        refusals.extend(RowError(name, UNREAD) for name in unread)
+        raise IngestError(nothing_to_import(refusals))
     for index, group in claimed.items():
         try:
             sweeps.extend(_finish(tools[index].parse(group, defaults), defaults, require_meta))
@@ -125,7 +185,9 @@ def parse_upload(
     for sweep in sweeps:
         sweep.warnings.extend(w for w in import_warnings(sweep) if w not in sweep.warnings)
         drop_warnings_from_notes(sweep)
-    return sweeps
+    skipped = [Skipped(s.name, skip_reason(s.data)) for s, _ in unrecognised]
+    skipped.extend(Skipped(name, unread_reason(name)) for name in unread)
+    return ParsedUpload(sweeps, listed(skipped))
 
 
 def missing_field(file: str, key: str) -> RowError:
@@ -135,11 +197,11 @@ def missing_field(file: str, key: str) -> RowError:
 
 
 def _canonical_kind(source: SourceFile) -> str | None:
-    """'points' or 'requests' for a canonical CSV, None for anything else."""
+    """'points' or 'requests' for a canonical CSV, None for anything else (an empty file
+    too); binary or non-UTF-8 content raises IngestError saying so."""
     head = source.data[:4096].lstrip()
-    empty = not source.data or source.data.isspace()
-    if head[:1] in (b"{", b"[") or empty:
-        return "points" if empty else None  # empty: let canonical say so
+    if not head or head[:1] in (b"{", b"["):
+        return None
     # Only the first line is decoded: a per-request file may be large (a bad byte further on
     # is refused when the file is read).
     first_line = first_text_line(source.name, source.data)
@@ -151,18 +213,40 @@ def _canonical_kind(source: SourceFile) -> str | None:
     return None
 
 
-def _unrecognised(source: SourceFile, tools: list[Any]) -> str:
+def _check_json(source: SourceFile) -> None:
+    """A .json file that breaks off is a broken result file, not a side file: its error refuses
+    the upload. (A side file's JSON is valid; JSONL reads as extra data after the first value.)
+    The parse is the bounded one every sniffer shares, done once; a file of another name
+    (a `.commands` file, a log opening with "[INFO]") is never parsed to tell."""
+    if not source.name.lower().endswith(".json"):
+        return
+    if source.data[:4096].lstrip()[:1] not in (b"{", b"["):
+        return
+    error = source.json_error  # raises IngestError past a depth or digit bound
+    if error is not None and not error.startswith("Extra data"):
+        raise IngestError.one(source.name, f"not valid JSON ({error})")
+
+
+def _unrecognised(source: SourceFile, tools: list[Any]) -> RowError:
+    """Why a file is not a result file, when no file of the upload is one (the refusal)."""
     names = ", ".join(["canonical CSV", *(t.name for t in tools)])
+    if not source.data or source.data.isspace():
+        return RowError(source.name, "the file is empty")
     if source.data[:1] in (b"{", b"[") and source.json_error:
-        return f"not valid JSON ({source.json_error}); expected one of: {names}"
-    if source.data[:1] not in (b"{", b"["):
+        return RowError(
+            source.name, f"not valid JSON ({source.json_error}); expected one of: {names}"
+        )
+    if source.data[:1] not in (b"{", b"[") and source.name.lower().endswith(YAML_SUFFIXES):
         # Sniffers treat any failure as "not mine": a YAML file refused for its aliases or
-        # depth would read as unrecognised, so say the real reason (raises IngestError).
+        # depth would read as unrecognised, so say the real reason. Only for a YAML file, and
+        # only here, when the upload is refused anyway: a side file is never parsed.
         try:
             load_yaml(source.text, source.name)
         except yaml.YAMLError:
             pass
-    return f"not a recognised result file; expected one of: {names}"
+        except IngestError as exc:
+            return exc.errors[0]
+    return RowError(source.name, f"not a recognised result file; expected one of: {names}")
 
 
 def _finish(

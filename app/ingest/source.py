@@ -22,7 +22,20 @@ CHUNK = 256 * 1024
 ZIP_READ = 64 * 1024
 TAR_SUFFIXES = (".tar.gz", ".tgz", ".tar", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
 _XZ_MAGIC = b"\xfd7zXZ\x00"
-IGNORED_SUFFIXES = (".pytorch.json", ".DS_Store", ".log", ".png", ".txt", ".md", ".html")
+IGNORED_SUFFIXES = (
+    ".pytorch.json",
+    ".DS_Store",
+    ".log",
+    ".txt",
+    ".md",
+    ".html",
+    ".png",
+    ".jpg",
+    ".jpeg",
+    ".svg",
+    ".gif",
+    ".pdf",
+)
 
 
 @dataclass
@@ -86,8 +99,14 @@ class SourceFile:
         return self.name.rsplit("/", 1)[0] if "/" in self.name else ""
 
 
-def expand(name: str, data: bytes, limits: Limits = DEFAULT_LIMITS) -> list[SourceFile]:
+def expand(
+    name: str, data: bytes, limits: Limits = DEFAULT_LIMITS, unread: list[str] | None = None
+) -> list[SourceFile]:
     """A .zip, .tar, .tar.gz/.tgz (or bz2/xz) becomes its member files; anything else stays one.
+
+    Members that are never result files by their name (logs, text, images, hidden files: see
+    `is_side_file`) are not read; their names are appended to `unread`, so the upload can list
+    them as skipped.
 
     Members are read in chunks and the budget is checked while they are read, never from the
     sizes an archive declares: the total unpacked size is capped, and so is the compression
@@ -96,10 +115,10 @@ def expand(name: str, data: bytes, limits: Limits = DEFAULT_LIMITS) -> list[Sour
     lowered = name.lower()
     try:
         if lowered.endswith(".zip") or data[:4] == b"PK\x03\x04":
-            return _from_zip(name, data, limits)
+            return _from_zip(name, data, limits, unread if unread is not None else [])
         compressed = data[:2] == b"\x1f\x8b" or data[:3] == b"BZh" or data[:6] == _XZ_MAGIC
         if lowered.endswith(TAR_SUFFIXES) or compressed:
-            return _from_tar(name, data, limits)
+            return _from_tar(name, data, limits, unread if unread is not None else [])
     except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, lzma.LZMAError) as exc:
         raise IngestError.one(name, f"not a readable archive ({exc})") from exc
     except (NotImplementedError, RuntimeError) as exc:  # unsupported method, encrypted member
@@ -107,14 +126,12 @@ def expand(name: str, data: bytes, limits: Limits = DEFAULT_LIMITS) -> list[Sour
     return [SourceFile(name, data)]
 
 
-def _keep(member: str) -> bool:
+def is_side_file(member: str) -> bool:
+    """True for a file that is never a result file by its name: a log, text, Markdown, image or
+    HTML file, a hidden file, macOS metadata. Such a file is not read, whether it came alone,
+    from a folder or as an archive's member."""
     base = member.rsplit("/", 1)[-1]
-    return (
-        bool(base)
-        and not base.startswith(".")
-        and not member.endswith(IGNORED_SUFFIXES)
-        and ("__MACOSX" not in member)
-    )
+    return base.startswith(".") or member.endswith(IGNORED_SUFFIXES) or "__MACOSX" in member
 
 
 class _CountingBytes(io.BytesIO):
@@ -155,12 +172,14 @@ class _Budget:
             )
 
 
-def _from_zip(name: str, data: bytes, limits: Limits) -> list[SourceFile]:
+def _from_zip(name: str, data: bytes, limits: Limits, unread: list[str]) -> list[SourceFile]:
     raw = _CountingBytes(data)
     budget = _Budget(name, limits)
     with zipfile.ZipFile(raw) as archive:
-        members = [m for m in archive.infolist() if not m.is_dir() and _keep(m.filename)]
-        _check_count(name, len(members))
+        files = [m for m in archive.infolist() if not m.is_dir() and m.filename.rsplit("/", 1)[-1]]
+        members = [m for m in files if not is_side_file(m.filename)]
+        _check_count(name, len(members), at_least_one=len(files) == 0)
+        unread.extend(f"{name}/{m.filename}" for m in files if is_side_file(m.filename))
         out = []
         for m in members:
             if m.flag_bits & 0x1:
@@ -220,16 +239,25 @@ class _GuardedStream(io.RawIOBase):
         return n
 
 
-def _from_tar(name: str, data: bytes, limits: Limits) -> list[SourceFile]:
+def _from_tar(name: str, data: bytes, limits: Limits, unread: list[str]) -> list[SourceFile]:
     raw = _CountingBytes(data)
     stream = _GuardedStream(_decompressed(raw), raw, _Budget(name, limits))
     out: list[SourceFile] = []
+    side = 0
     # Stream mode ("r|"): members are read in order, never all listed up front (listing a
     # .tar.gz would inflate all of it before any check could run).
     with tarfile.open(fileobj=io.BufferedReader(stream, CHUNK), mode="r|") as archive:
         for m in archive:
             stream.member = m.name
-            if not (m.isfile() and _keep(m.name)):
+            if not m.isfile() or not m.name.rsplit("/", 1)[-1]:
+                continue
+            if is_side_file(m.name):
+                side += 1
+                # Named up to the member bound (a stream may hold a million tiny side files).
+                if side <= MAX_ARCHIVE_MEMBERS:
+                    unread.append(f"{name}/{m.name.removeprefix('./')}")
+                elif side == MAX_ARCHIVE_MEMBERS + 1:
+                    unread.append(f"{name}/(more than {MAX_ARCHIVE_MEMBERS:,} such files)")
                 continue
             _check_count(name, len(out) + 1, at_least_one=False)
             handle = archive.extractfile(m)
@@ -238,13 +266,13 @@ def _from_tar(name: str, data: bytes, limits: Limits) -> list[SourceFile]:
                 while chunk := handle.read(CHUNK):
                     chunks.append(chunk)
                 out.append(SourceFile(f"{name}/{m.name.removeprefix('./')}", b"".join(chunks)))
-    _check_count(name, len(out))
+    _check_count(name, len(out), at_least_one=side == 0)
     return out
 
 
 def _check_count(name: str, count: int, at_least_one: bool = True) -> None:
     if count == 0 and at_least_one:
-        raise IngestError.one(name, "the archive holds no result files")
+        raise IngestError.one(name, "the archive holds no files")
     if count > MAX_ARCHIVE_MEMBERS:
         raise IngestError.one(
             name, f"the archive holds more than {MAX_ARCHIVE_MEMBERS} files; refused"

@@ -17,9 +17,10 @@ from app.ingest import (
     Limits,
     ParsedSweep,
     RowError,
+    Skipped,
     UploadFile,
     missing_field,
-    parse_upload,
+    parse_upload_files,
 )
 from app.ingest.errors import FIELD_SOURCE
 from app.ingest.limits import SWEEP_TEXT_LIMITS, int_problem, text_problem
@@ -97,6 +98,7 @@ class Detailed:
     sweeps: list[ParsedSweep]
     errors: list[RowError] = field(default_factory=list)
     invalid: set[tuple[int | None, str]] = field(default_factory=set)
+    skipped: list[Skipped] = field(default_factory=list)  # files that are not result files
 
 
 def parse_detailed(
@@ -105,8 +107,11 @@ def parse_detailed(
     """Parse, then apply each sweep's own details. A refused value is an error naming the sweep
     and the field; with `require_meta`, so is a sweep still lacking its name, hardware or GPU
     count. Problems in the files themselves raise IngestError."""
-    parsed = parse_upload(files, parse_defaults(details.shared), require_meta=False, limits=limits)
-    out = Detailed(parsed)
+    upload = parse_upload_files(
+        files, parse_defaults(details.shared), require_meta=False, limits=limits
+    )
+    parsed = upload.sweeps
+    out = Detailed(parsed, skipped=upload.skipped)
     every = _typed_details(details.every, FIELD_SOURCE, None, out)
     rest = _typed_details(details.rest, FIELD_SOURCE, None, out) if details.rest else {}
     for i, sweep in enumerate(parsed):
@@ -220,12 +225,14 @@ class Preview:
     warnings: list[str] = field(default_factory=list)
     errors: list[RowError] = field(default_factory=list)  # details that were refused
     invalid: set[tuple[int | None, str]] = field(default_factory=set)
+    skipped: list[Skipped] = field(default_factory=list)  # files that are not result files
 
 
 @dataclass
 class Stored:
     saved: list[q.SavedSweep]
     warnings: list[str] = field(default_factory=list)  # hardware matched or left as typed
+    skipped: list[Skipped] = field(default_factory=list)  # files that are not result files
 
 
 def preview(
@@ -236,9 +243,9 @@ def preview(
 ) -> Preview:
     """Parse without requiring sweep name, hardware or GPU count: the preview asks for them."""
     defaults = parse_defaults(fields)
-    parsed = parse_upload(files, defaults, require_meta=False, limits=limits or Limits())
-    matches = match_parsed(session, parsed)
-    return Preview(parsed, matches, match_warnings(matches))
+    upload = parse_upload_files(files, defaults, require_meta=False, limits=limits or Limits())
+    matches = match_parsed(session, upload.sweeps)
+    return Preview(upload.sweeps, matches, match_warnings(matches), skipped=upload.skipped)
 
 
 def preview_detailed(
@@ -249,7 +256,12 @@ def preview_detailed(
     detailed = parse_detailed(files, details, limits, require_meta=False)
     matches = match_parsed(session, detailed.sweeps)
     return Preview(
-        detailed.sweeps, matches, match_warnings(matches), detailed.errors, detailed.invalid
+        detailed.sweeps,
+        matches,
+        match_warnings(matches),
+        detailed.errors,
+        detailed.invalid,
+        detailed.skipped,
     )
 
 
@@ -267,7 +279,9 @@ def store_detailed(
     detailed = parse_detailed(files, details, limits, require_meta=True)
     if detailed.errors:
         raise IngestError(detailed.errors)
-    return _save(session, detailed.sweeps, also, tag_list)
+    stored = _save(session, detailed.sweeps, also, tag_list)
+    stored.skipped = detailed.skipped
+    return stored
 
 
 def store(
@@ -287,14 +301,19 @@ def store_checked(
     fields: Mapping[str, str | None],
     limits: Limits | None = None,
     tags: list[str] | None = None,
+    unread: Sequence[str] = (),
 ) -> Stored:
     """`store`, with the warnings of hardware matching (every upload path goes through here).
 
     `tags` (form values, comma or space separated) go on every sweep of the upload, existing
-    ones included, in the same transaction."""
+    ones included, in the same transaction. `unread`: files skipped by name, unread (a folder's
+    side files, as the CLI reads a folder), listed among the skipped ones."""
     tag_list = upload_tags(tags or [])
-    parsed = parse_upload(files, parse_defaults(fields), limits=limits or Limits())
-    return _save(session, parsed, tags=tag_list)
+    defaults = parse_defaults(fields)
+    upload = parse_upload_files(files, defaults, limits=limits or Limits(), unread=unread)
+    stored = _save(session, upload.sweeps, tags=tag_list)
+    stored.skipped = upload.skipped
+    return stored
 
 
 def _save(
@@ -366,7 +385,18 @@ def preview_json(result: Preview, token: str, expires_at_s: int) -> dict[str, An
             }
         )
     expires = dt.datetime.fromtimestamp(expires_at_s, dt.UTC).isoformat()
-    return {"staging": token, "expires_at": expires, "sweeps": sweeps, "warnings": result.warnings}
+    return {
+        "staging": token,
+        "expires_at": expires,
+        "sweeps": sweeps,
+        "warnings": result.warnings,
+        "skipped": skipped_json(result.skipped),
+    }
+
+
+def skipped_json(skipped: Sequence[Skipped]) -> list[dict[str, str]]:
+    """Files of the upload that are not result files, each with why it was skipped."""
+    return [s.as_dict() for s in skipped]
 
 
 def _json_meta(value: Any) -> Any:

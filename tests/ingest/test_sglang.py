@@ -350,3 +350,19 @@ def test_the_sglang_fixtures_and_the_current_format_import_through_the_http_api(
     )
     assert response.status_code == 201, response.text
     assert [s["points"] for s in response.json()["sweeps"]] == [5, 2]
+
+
+def test_an_empty_stream_sglang_counted_as_completed_is_a_failed_request_with_a_warning() -> None:
+    row = detailed()
+    # The second request's stream came back empty: TTFT 0, no chunk, no token, no error.
+    row["ttfts"][1], row["itls"][1], row["output_lens"][1] = 0.0, [], 0
+    [sweep] = upload(("details.jsonl", jsonl([row])))
+    [point] = sweep.points
+    assert [s[4] for s in point.samples] == [True, False, True, False]
+    assert (point.values["num_requests"], point.values["num_failed"]) == (2, 2)
+    assert point.extra["empty_streams_counted_as_completed"] == 1
+    assert sweep.warnings[0].startswith(
+        "1 request counted as completed returned an empty stream (TTFT 0, no output tokens): "
+        "counted as failed (1 at rate 1)."
+    )
+    assert "kept as SGLang computed them" in sweep.warnings[0]

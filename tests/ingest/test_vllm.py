@@ -459,3 +459,118 @@ def test_a_backend_naming_a_server_fills_the_engine_and_openai_names_none() -> N
     data = {**obj(INF), "backend": "vllm"}
     [given] = upload((INF, json.dumps(data).encode()), engine="vllm-rocm")
     assert given.meta["engine"] == "vllm-rocm"  # the user's engine wins
+
+
+EMPTY = (10, 70, 130)  # the requests turned into empty streams
+
+
+def save_detailed(name: str) -> dict[str, Any]:
+    """A real result with the per-request arrays an older `benchmark_serving.py
+    --save-detailed` wrote (`ttfts`, `itls`, lengths, errors; no `latencies`): every request
+    succeeded, the lengths add up to the file's token totals, TTFTs run from 50 to 199 ms and
+    every later token takes 16 ms."""
+    data = obj(name)
+    n, total_in, total_out = (
+        data["completed"],
+        data["total_input_tokens"],
+        data["total_output_tokens"],
+    )
+    outputs = [total_out // n + (i < total_out % n) for i in range(n)]
+    data.update(
+        input_lens=[total_in // n + (i < total_in % n) for i in range(n)],
+        output_lens=outputs,
+        ttfts=[(50 + i) / 1000 for i in range(n)],
+        itls=[[0.016] * (out - 1) for out in outputs],
+        generated_texts=["x"] * n,
+        errors=[""] * n,
+    )
+    return data
+
+
+def with_empty_streams(data: dict[str, Any], requests: tuple[int, ...] = EMPTY) -> dict[str, Any]:
+    """These successful requests came back as empty streams, the way older vLLM wrote them:
+    TTFT 0, no chunk, no output token, an empty error string; `completed` still counts them
+    and nothing else changes."""
+    data = copy.deepcopy(data)
+    for i in requests:
+        data["ttfts"][i] = 0.0
+        data["itls"][i] = []
+        data["output_lens"][i] = 0
+        data["generated_texts"][i] = ""
+        data["errors"][i] = ""
+    return data
+
+
+EMPTY_WARNING = (
+    "3 requests counted as completed returned an empty stream (TTFT 0, no output tokens): "
+    "counted as failed (3 at rate 1). Goodput and attainment count them as misses and the "
+    "stored request counts leave them out of the completed; the file's own statistics "
+    "(mean and percentile latencies, throughput, mean lengths) are kept as vLLM computed "
+    "them, with these requests among the completed."
+)
+
+
+def test_requests_older_vllm_counted_as_completed_with_an_empty_stream_count_as_failed() -> None:
+    [sweep] = upload((RATE[1.0], json.dumps(with_empty_streams(save_detailed(RATE[1.0]))).encode()))
+    [point] = sweep.points
+    assert sweep.warnings == [EMPTY_WARNING]
+    assert (point.values["num_requests"], point.values["num_failed"]) == (147, 3)
+    assert point.extra["empty_streams_counted_as_completed"] == 3
+    assert point.sample_count == 150
+    assert [i for i, s in enumerate(point.samples) if not s[4]] == list(EMPTY)
+    assert point.samples[10] == (None, None, None, 538, False)
+    # The file's own statistics stay as written (they include the empty streams).
+    assert point.values["ttft_mean_ms"] == 92.42210181333954
+    assert point.values["ttft_p99_ms"] == 296.1798816200064
+    assert point.values["output_tok_s"] == 120.42068482753697
+    assert point.values["output_len"] == 19581 / 150
+    # Untouched, the same file imports without a warning and with every request a success.
+    [plain] = upload((RATE[1.0], json.dumps(save_detailed(RATE[1.0])).encode()))
+    assert plain.warnings == []
+    assert (plain.points[0].values["num_requests"], plain.points[0].values["num_failed"]) == (
+        150,
+        0,
+    )
+
+
+def test_a_completed_count_empty_streams_do_not_explain_is_refused_naming_row_and_key() -> None:
+    errored = with_empty_streams(save_detailed(RATE[1.0]))
+    errored["errors"][70] = "aiohttp.ClientPayloadError: Response payload is not completed"
+    lines = [json.dumps(save_detailed(RATE[2.0])), json.dumps(errored)]
+    with pytest.raises(IngestError) as caught:
+        upload(("appended.jsonl", "\n".join(lines).encode()))
+    assert str(caught.value) == (
+        "appended.jsonl, row 2: key 'completed': 150, but the per-request arrays hold 147 "
+        "successful requests (and 2 empty streams)"
+    )
+    more = with_empty_streams(save_detailed(RATE[1.0])) | {"completed": 154}
+    with pytest.raises(IngestError) as caught:
+        upload(("more.json", json.dumps(more).encode()))
+    assert str(caught.value) == (
+        "more.json: key 'completed': 154, but the per-request arrays hold 147 successful "
+        "requests (and 3 empty streams)"
+    )
+
+
+def test_empty_streams_are_misses_in_the_per_request_read_off(client: TestClient) -> None:
+    data = json.dumps(with_empty_streams(save_detailed(RATE[1.0]))).encode()
+    response = client.post(
+        "/api/sweeps",
+        files=[("files", (RATE[1.0], data, "application/json"))],
+        data={"hardware": "H100", "num_gpus": "1"},
+    )
+    assert response.status_code == 201, response.text
+    [saved] = response.json()["sweeps"]
+    stored = client.get(f"/api/sweeps/{saved['id']}").json()
+    [point] = stored["points"]
+    assert (point["num_requests"], point["num_failed"], point["request_samples"]) == (147, 3, 150)
+    assert EMPTY_WARNING in stored["notes"]
+    readoff = client.get(
+        "/api/readoff",
+        params={"sweep": saved["id"], "ttft_ms": 500, "mode": "requests", "attainment": 0.9},
+    )
+    assert readoff.status_code == 200, readoff.text
+    [result] = readoff.json()["results"]
+    # 147 good of 150 issued; the good requests' 19,581 − 131 − 131 − 130 output tokens.
+    assert result["intervals"]["attainment"]["value"] == 147 / 150
+    assert result["goodput_tok_s_per_gpu"] == pytest.approx(19_189 / 162.604954689, rel=1e-12)

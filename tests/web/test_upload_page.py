@@ -18,7 +18,8 @@ def test_the_form_labels_every_field(client: TestClient) -> None:
     form = page.select_one("#upload-form")
     assert form["enctype"] == "multipart/form-data"
     assert form["action"] == "/upload/stage"
-    assert [i["name"] for i in form.select("input")] == ["files"]
+    # Files, or a whole folder (webkitdirectory): both send their files as `files`.
+    assert [i["name"] for i in form.select("input")] == ["files", "files"]
     assert all(i.find_parent("label") is not None for i in form.select("input"))
 
 

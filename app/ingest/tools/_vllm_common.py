@@ -11,11 +11,11 @@ import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from app.ingest.common import integer, number
 from app.ingest.errors import IngestError
-from app.ingest.parsed import ParsedPoint, make_samples
+from app.ingest.parsed import ParsedPoint, make_samples, point_label
 
 # Statistic prefix → canonical statistic; anything else (std, p99.9, p25, ...) stays in `extra`.
 CANONICAL_STAT = {
@@ -27,6 +27,8 @@ CANONICAL_STAT = {
     "p99": "p99",
 }
 STAT_KEY = re.compile(r"^(mean|median|std|p\d+(?:\.\d+)?)_(.+)_ms$")
+# A point's extra: how many of the file's `completed` requests were empty streams.
+EMPTY_STREAMS = "empty_streams_counted_as_completed"
 # Per-request arrays of vLLM --save-detailed and SGLang --output-details (times in seconds).
 DETAIL_KEYS = (
     "input_lens",
@@ -142,13 +144,25 @@ def latency_stats(
     return used
 
 
-def request_samples(rec: Record) -> tuple[list[tuple[Any, ...]], int] | None:
+class Detail(NamedTuple):
+    """A record's per-request samples, how many failed, and how many of those are empty
+    streams: no error given, but TTFT 0 and no output token (see `request_samples`)."""
+
+    samples: list[tuple[Any, ...]]
+    failed: int
+    empty_streams: int
+
+
+def request_samples(rec: Record) -> Detail | None:
     """Per-request arrays (seconds) → request samples in ms, and the number of failed requests.
 
     Failed requests are the ones with a non-empty `errors` entry: vLLM and SGLang both keep
     every issued request in these arrays, with ttft 0, latency 0, no ITLs and output length 0
     for a failure (a failure whose HTTP reason was empty has an empty error string, so a
-    request with ttft and latency both 0 counts as failed too). The
+    request with ttft and latency both 0 counts as failed too). A request with an empty error
+    string, TTFT 0 and no output token is an empty stream: the server answered, but no token
+    came back. It failed too, whatever its latency; older vLLM counted such requests in
+    `completed` (see `check_completed`). The
     end-to-end latency is `latencies[i]` where the file has it (newer serve.py), else
     `ttfts[i] + sum(itls[i])` (legacy vLLM and SGLang), which is the same interval: first
     chunk plus every later chunk gap.
@@ -170,6 +184,7 @@ def request_samples(rec: Record) -> tuple[list[tuple[Any, ...]], int] | None:
     out_len: list[int | None] = []
     in_len: list[int | None] = []
     ok: list[bool] = []
+    empty = 0
     with at_row(rec):
         for i in range(n):
             ttft = number(ttfts[i], rec.file, f"ttfts[{i}]") or 0.0
@@ -180,7 +195,10 @@ def request_samples(rec: Record) -> tuple[list[tuple[Any, ...]], int] | None:
                 if not isinstance(gaps, list):
                     raise IngestError.one(rec.file, f"key 'itls[{i}]': expected a list")
                 e2e = ttft + sum(number(g, rec.file, f"itls[{i}]") or 0.0 for g in gaps)
-            failed = (errors is not None and bool(errors[i])) or (ttft == 0 and e2e == 0)
+            error = errors is not None and bool(errors[i])
+            no_token = ttft == 0 and not integer(outs[i], rec.file, f"output_lens[{i}]")
+            failed = error or (ttft == 0 and e2e == 0) or no_token
+            empty += failed and not error and no_token
             ok.append(not failed)
             in_len.append(integer(ins[i], rec.file, f"input_lens[{i}]") if ins else None)
             if failed:
@@ -191,7 +209,7 @@ def request_samples(rec: Record) -> tuple[list[tuple[Any, ...]], int] | None:
                 ttft_ms.append(ttft * 1000)
                 e2el_ms.append(e2e * 1000)
                 out_len.append(integer(outs[i], rec.file, f"output_lens[{i}]"))
-    return make_samples(ttft_ms, e2el_ms, out_len, in_len, ok), ok.count(False)
+    return Detail(make_samples(ttft_ms, e2el_ms, out_len, in_len, ok), ok.count(False), empty)
 
 
 def _array(rec: Record, key: str, length: int | None) -> list[Any]:
@@ -203,14 +221,51 @@ def _array(rec: Record, key: str, length: int | None) -> list[Any]:
     return value
 
 
-def check_completed(rec: Record, samples: list[tuple[Any, ...]], completed: int | None) -> None:
+def check_completed(
+    rec: Record, samples: list[tuple[Any, ...]], completed: int | None, empty_streams: int = 0
+) -> int:
+    """How many of the file's `completed` requests were empty streams (0 when the count and
+    the arrays agree). Older vLLM counted a request whose stream came back empty (TTFT 0, no
+    output token, empty error string) as completed: up to `empty_streams` such requests explain
+    a `completed` above the successful requests of the arrays. Any other difference is refused.
+    """
     good = sum(1 for s in samples if s[4])
-    if completed is not None and good != completed:
-        raise fail(
-            rec,
-            f"key 'completed': {completed}, but the per-request arrays hold {good} "
-            "successful requests",
-        )
+    if completed is None or good == completed:
+        return 0
+    if 0 < completed - good <= empty_streams:
+        return completed - good
+    raise fail(
+        rec,
+        f"key 'completed': {completed}, but the per-request arrays hold {good} "
+        "successful requests" + (f" (and {empty_streams} empty streams)" if empty_streams else ""),
+    )
+
+
+def count_empty_streams(point: ParsedPoint, empty: int) -> None:
+    """The request counts follow the arrays: an empty stream the file counted as completed is
+    no success. The file's own statistics (means, percentiles, throughput, token totals) stay
+    as written; the point's extra says how many there were."""
+    completed = point.values.get("num_requests")
+    if empty and completed is not None:
+        point.values["num_requests"] = completed - empty
+        point.extra[EMPTY_STREAMS] = empty
+
+
+def empty_stream_warning(points: list[ParsedPoint], tool: str) -> str | None:
+    """How many requests the file counted as completed came back as empty streams."""
+    counts = [(p, p.extra[EMPTY_STREAMS]) for p in points if p.extra.get(EMPTY_STREAMS)]
+    if not counts:
+        return None
+    total = sum(n for _, n in counts)
+    where = ", ".join(f"{n} {point_label(p)}" for p, n in counts)
+    requests = "1 request" if total == 1 else f"{total:,} requests"
+    return (
+        f"{requests} counted as completed returned an empty stream (TTFT 0, no output tokens): "
+        f"counted as failed ({where}). Goodput and attainment count them as misses and the "
+        "stored request counts leave them out of the completed; the file's own statistics "
+        f"(mean and percentile latencies, throughput, mean lengths) are kept as {tool} computed "
+        "them, with these requests among the completed."
+    )
 
 
 def point_order(point: ParsedPoint) -> tuple[float, float, float]:

@@ -59,6 +59,8 @@ from app.ingest.tools._vllm_common import (
     Record,
     at_row,
     check_completed,
+    count_empty_streams,
+    empty_stream_warning,
     fail,
     latency_stats,
     model_basename,
@@ -172,7 +174,15 @@ def _sweep(group: list[Record]) -> ParsedSweep:
     label = _label(first, meta)
     meta["sweep"] = " · ".join(p for p in (model_basename(meta.get("model")), TOOL, label) if p)
     source_format = f"{FORMAT} (sglang {version})" if version else FORMAT
-    return ParsedSweep(meta, points, first.file, source_format, first_row=first.row)
+    warning = empty_stream_warning(points, "SGLang")
+    return ParsedSweep(
+        meta,
+        points,
+        first.file,
+        source_format,
+        first_row=first.row,
+        warnings=[warning] if warning else None,
+    )
 
 
 def _label(rec: Record, meta: Mapping[str, Any]) -> str:
@@ -253,14 +263,16 @@ def _point(rec: Record) -> ParsedPoint:
     point = ParsedPoint(values={k: v for k, v in values.items() if v is not None}, row=rec.row)
     detail = request_samples(rec)
     if detail is not None:
-        point.samples, point.values["num_failed"] = detail
-        check_completed(rec, point.samples, completed)
+        point.samples, point.values["num_failed"] = detail.samples, detail.failed
+        count_empty_streams(
+            point, check_completed(rec, point.samples, completed, detail.empty_streams)
+        )
         used |= set(DETAIL_KEYS) | {"cached_tokens", "cached_tokens_details"}
     if d.get("request_rate") == "trace":
         used.discard("request_rate")
     point.extra = {
         k: json_safe(v) for k, v in d.items() if k not in used and k != "generated_texts"
-    }
+    } | point.extra
     return point
 
 

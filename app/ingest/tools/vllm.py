@@ -47,7 +47,11 @@ metadata nor the user gave one (see `_engines`).
 
 Samples: the `--save-detailed` arrays hold exactly the requests the aggregates are computed from
 (bench serve's warm-up test prompt is sent before and is not in them; failures are in both), so
-all are kept.
+all are kept. Older vLLM counted a request whose stream came back empty (TTFT 0, no output token,
+empty error string) in `completed`: such a request is a failed sample, the point's num_requests
+and num_failed count it as failed (`completed` − empty, `failed` + empty; extra
+`empty_streams_counted_as_completed` says how many) and the sweep warns; the file's statistics
+stay as written. Any other mismatch of `completed` and the arrays is refused.
 """
 
 from __future__ import annotations
@@ -70,6 +74,8 @@ from app.ingest.tools._vllm_common import (
     Record,
     at_row,
     check_completed,
+    count_empty_streams,
+    empty_stream_warning,
     latency_stats,
     model_basename,
     model_name,
@@ -239,7 +245,15 @@ def _sweep(group: list[Record]) -> ParsedSweep:
     formats = list(dict.fromkeys(r.fmt for r in group))
     files = list(dict.fromkeys(r.file for r in group))
     source = files[0] if len(files) == 1 else f"{files[0]} (+{len(files) - 1} more)"
-    return ParsedSweep(meta, points, source, " + ".join(formats), first_row=first.row)
+    warning = empty_stream_warning(points, "vLLM")
+    return ParsedSweep(
+        meta,
+        points,
+        source,
+        " + ".join(formats),
+        warnings=[warning] if warning else None,
+        first_row=first.row,
+    )
 
 
 def _label(group: list[Record]) -> str:
@@ -330,17 +344,20 @@ def _point(rec: Record) -> ParsedPoint:
     point = ParsedPoint(values={k: v for k, v in values.items() if v is not None}, row=rec.row)
     detail = request_samples(rec)
     if detail is not None:
-        point.samples, failed = detail
-        check_completed(rec, point.samples, completed)
+        point.samples = detail.samples
+        empty = check_completed(rec, point.samples, completed, detail.empty_streams)
         if "num_failed" not in point.values:
-            point.values["num_failed"] = failed
+            point.values["num_failed"] = detail.failed
+        elif empty:
+            point.values["num_failed"] += empty
+        count_empty_streams(point, empty)
     for key, value in d.items():
         if key in used and not (key in DETAIL_KEYS and detail is None):
             continue
         if key == "generated_texts":
             continue
         extra[key] = json_safe(_cast(key, value))
-    point.extra = extra
+    point.extra = extra | point.extra  # the file's fields, then what the import counted
     return point
 
 
