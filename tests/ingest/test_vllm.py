@@ -349,6 +349,13 @@ def test_a_server_setting_linked_to_the_concurrency_does_not_split_the_sweep() -
     assert [p.extra["max_num_seqs"] for p in sweeps[0].points] == [8, 8, 16, 16]
 
 
+def test_a_label_holding_a_rates_digits_names_one_sweep_not_two() -> None:
+    # "h100x2" holds the 2 req/s run's rate; only text that differs between runs is masked.
+    files = [(n, json.dumps(obj(n) | {"label": "h100x2"}).encode()) for n in RATE.values()]
+    [sweep] = upload(*files)
+    assert [p.values["request_rate"] for p in sweep.points] == [1.0, 2.0, 4.0, 8.0]
+
+
 def test_the_pandas_summary_csv_gives_the_same_points_as_the_run_files() -> None:
     files = sweep_runs()
     data = summary_csv(files)

@@ -162,9 +162,10 @@ class VllmImporter:
         if not runs:
             raise IngestError.one(files[0].name, "only the sweep's warmup run (run_number -1)")
         linked = _load_linked_keys(runs)
+        same = _same_text_keys(runs)
         groups: dict[tuple[Any, ...], list[Record]] = {}
         for rec in runs:
-            groups.setdefault(_config_key(rec, linked), []).append(rec)
+            groups.setdefault(_config_key(rec, linked, same), []).append(rec)
         sweeps = []
         for group in groups.values():
             sweep = _sweep(group)
@@ -207,7 +208,19 @@ def _load_linked_keys(runs: list[Record]) -> set[str]:
     return linked
 
 
-def _config_key(rec: Record, linked: set[str]) -> tuple[Any, ...]:
+def _same_text_keys(runs: list[Record]) -> set[str]:
+    """Text keys every run gives with one value: nothing to mask there (a label "h100x2" is one
+    configuration, though the 2 req/s run's rate is a digit of it)."""
+    values: dict[str, set[str]] = {}
+    for rec in runs:
+        for key, value in rec.data.items():
+            if isinstance(value, str):
+                values.setdefault(key, set()).add(value)
+    given_by_all = {k for k in values if all(k in r.data for r in runs)}
+    return {k for k in given_by_all if len(values[k]) == 1}
+
+
+def _config_key(rec: Record, linked: set[str], same: set[str]) -> tuple[Any, ...]:
     loads = _loads(rec)
     items: list[tuple[str, Any]] = []
     for key, value in rec.data.items():
@@ -218,7 +231,9 @@ def _config_key(rec: Record, linked: set[str]) -> tuple[Any, ...]:
         number = _as_float(value)
         if number is not None:
             items.append((key, number))
-        elif isinstance(value, str) and key not in NAME_KEYS and "/" not in value:
+        elif (
+            isinstance(value, str) and key not in NAME_KEYS and key not in same and "/" not in value
+        ):
             masked = _DIGITS.sub(lambda m: "#" if float(m.group()) in loads else m.group(), value)
             items.append((key, masked))
         else:
