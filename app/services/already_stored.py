@@ -5,7 +5,8 @@ details instead of storing a second copy of the measurements).
 Stored sweeps keep the content hash of the description they were uploaded with, so the
 measurements are recognised by hashing the upload's points under a stored sweep's description:
 equal to its hash means equal measurements. The candidates are the stored sweeps of the same
-file name, at most CANDIDATES of them per file. The upload's warnings that went into a sweep's
+file name, at most CANDIDATES of them per file (those of the same name first), and HASHES
+descriptions tried per upload. The upload's warnings that went into a sweep's
 notes are left off again, as migration 0013 does. A sweep edited since it was stored is not
 recognised (its description as uploaded is gone); its file then stores a new sweep.
 """
@@ -24,6 +25,7 @@ from app.store.models import Sweep
 
 CANDIDATES = 20
 NOTE_LINES_TRIED = 8  # trailing note lines an upload's warnings may have added
+HASHES = 2_000  # descriptions tried per upload at most: a preview stays quick
 
 
 @dataclass(frozen=True)
@@ -49,11 +51,16 @@ def find(session: Session, parsed: list[ParsedSweep]) -> list[StoredAs | None]:
     query = select(Sweep).where(Sweep.source_file.in_(files)).order_by(Sweep.id.desc())
     for sweep in session.scalars(query.limit(CANDIDATES * len(files) + 1)):
         by_file.setdefault(sweep.source_file or "", []).append(sweep)
+    budget = HASHES
     for i, item in enumerate(parsed):
         candidates = by_file.get(item.source_file, [])[:CANDIDATES]
         if out[i] is not None or not candidates:
             continue
+        candidates.sort(key=lambda s: s.name != item.name)
         tries = [(s, meta) for s in candidates for meta in _as_uploaded(s)]
+        if len(tries) > budget:
+            break
+        budget -= len(tries)
         hashes = item.content_hashes([meta for _, meta in tries])
         found = next(
             (s for (s, _), h in zip(tries, hashes, strict=True) if h == s.content_hash), None
@@ -68,7 +75,7 @@ def _as_uploaded(sweep: Sweep) -> list[dict[str, Any]]:
     trailing lines left off (an upload's warnings are added to the notes)."""
     meta: dict[str, Any] = {k: getattr(sweep, k) for k in q.SWEEP_FIELDS}
     meta["sweep"] = sweep.name
-    lines = (sweep.notes or "").split("\n")
+    lines = sweep.notes.split("\n") if sweep.notes else []
     out = [meta]
     for cut in range(1, min(len(lines), NOTE_LINES_TRIED) + 1):
         out.append({**meta, "notes": "\n".join(lines[:-cut]) or None})

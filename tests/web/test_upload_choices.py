@@ -160,3 +160,34 @@ def test_storing_the_same_measurements_as_a_second_sweep_is_a_choice(
     saved = soup(hx_client.post("/upload/confirm", data=fields))
     assert summary_rows(saved) == ["new"]
     assert sorted(s.num_gpus for s in session.scalars(select(Sweep))) == [1, 4]
+
+
+def test_the_staged_api_keeps_its_rule_and_says_what_is_stored_already(
+    client: TestClient, session: Session
+) -> None:
+    """Scripts keep working: hardware not in the catalog is stored as typed with a warning, and
+    other details store a new sweep; the preview names the stored sweep of the same
+    measurements first."""
+
+    def stage_api() -> str:
+        files = [("files", (TWO_QPS.name, TWO_QPS.read_bytes(), "application/json"))]
+        return str(client.post("/api/uploads", files=files).json()["staging"])
+
+    token = stage_api()
+    details = {"sweeps": [{"hardware": "Z9000", "num_gpus": 1}]}
+    saved = client.post(f"/api/uploads/{token}", json=details)
+    assert saved.status_code == 201, saved.text
+    first = saved.json()["sweeps"][0]
+    assert (first["created"], first["updated"]) == (True, False)
+    assert saved.json()["warnings"][0].startswith(
+        "Hardware 'Z9000' is not in the hardware catalog, so it was kept as typed"
+    )
+    token = stage_api()
+    same = client.post(f"/api/uploads/{token}/preview", json=details).json()
+    assert same["sweeps"][0]["already_stored"] == {"id": first["id"], "same_details": True}
+    other = {"sweeps": [{"hardware": "Z9000", "num_gpus": 2}]}
+    preview = client.post(f"/api/uploads/{token}/preview", json=other).json()
+    assert preview["sweeps"][0]["already_stored"] == {"id": first["id"], "same_details": False}
+    second = client.post(f"/api/uploads/{token}", json=other).json()["sweeps"][0]
+    assert second["created"] and second["id"] != first["id"]
+    assert sorted(s.num_gpus for s in session.scalars(select(Sweep))) == [1, 2]
