@@ -230,7 +230,8 @@ def test_an_upload_of_more_sweeps_than_a_form_can_carry_lists_the_rest_and_saves
     assert [td.text for td in rows[-1].select("td")] == [
         f"s{sweeps - 1} many.csv",
         "1",
-        "H100 (not in the catalog)",  # this test's catalog is empty
+        # This test's catalog is empty.
+        "H100 (not in the catalog: to keep it, tick “Keep every hardware name … as typed” above)",
         str(1 + (sweeps - 1) % 8),
         f"m-{sweeps - 1}",
         "—",  # nothing missing
