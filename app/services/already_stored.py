@@ -70,6 +70,21 @@ def find(session: Session, parsed: list[ParsedSweep]) -> list[StoredAs | None]:
     return out
 
 
+def updates(
+    session: Session, parsed: list[ParsedSweep], store_new: frozenset[int] | None
+) -> dict[int, int]:
+    """The stored sweep (id) each sweep updates (by index): every sweep whose measurements are
+    stored under other details, but those in `store_new`; None (the API, the CLI): none."""
+    out: dict[int, int] = {}
+    if store_new is None:
+        return out
+    for i, found in enumerate(find(session, parsed)):
+        # One sweep of the upload updates a stored one; another of the same is stored anew.
+        if found and not found.same and i not in store_new and found.sweep_id not in out.values():
+            out[i] = found.sweep_id
+    return out
+
+
 def _as_uploaded(sweep: Sweep) -> list[dict[str, Any]]:
     """The descriptions the sweep may have been uploaded with: its notes as stored, then with
     trailing lines left off (an upload's warnings are added to the notes)."""

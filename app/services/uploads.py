@@ -277,11 +277,7 @@ def store_detailed(
     errors = [*detailed.errors, *unchosen]
     if errors:
         raise IngestError(errors)
-    updates: dict[int, int] = {}
-    if details.store_new is not None:
-        for i, found in enumerate(already_stored.find(session, detailed.sweeps)):
-            if found and not found.same and i not in details.store_new:
-                updates[i] = found.sweep_id
+    updates = already_stored.updates(session, detailed.sweeps, details.store_new)
     return _save(session, detailed.sweeps, also, tag_list, matches, updates)
 
 
