@@ -336,11 +336,15 @@ def test_a_real_vllm_folder_goes_up_once_and_saves_what_was_typed_while_previews
         "s1-num_gpus": "1",
     }
     assert {k: page.input_value(f"#{k}") for k in typed} == typed
+    # The upload form submitted again (its hidden button, Enter): nothing goes up, nothing is
+    # reset to the files' details.
+    page.evaluate("() => document.querySelector('#upload-form').requestSubmit()")
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "upload-vllm-folder-preview.png"), full_page=True)
 
     page.click("button[formaction='/upload/preview']")  # "Update preview": the details only
     page.wait_for_function("() => !document.querySelector('.htmx-request')")
+    assert {k: page.input_value(f"#{k}") for k in typed} == typed
     page.click("#upload-save")
     page.wait_for_selector("#upload-summary")
     ids = [
