@@ -179,44 +179,98 @@
     box.replaceChildren(alert);
   });
 
-  // Upload details: each preview answer replaces the details form. Whatever was typed after
-  // that request left (a field still being edited, or changed while it was in flight) is
-  // carried into the new form and previewed again, so no keystroke is lost to a swap.
-  var detailsSent = null;
-  var detailsEdits = [];
-  document.addEventListener("htmx:configRequest", function (evt) {
-    var elt = evt.detail.elt;
-    if (elt && elt.closest && elt.closest("#details-form")) {
-      detailsSent = evt.detail.formData || null;
+  // The files go up once: choosing them stages and previews them. Until other files are
+  // chosen, the upload form sends nothing more (its button, Enter or an edit in the token
+  // field), and its button, needed only to retry a refused upload, is hidden.
+  document.addEventListener("htmx:confirm", function (evt) {
+    var form = evt.detail.elt;
+    if (!form || form.id !== "upload-form") return;
+    var trigger = evt.detail.triggeringEvent;
+    if (trigger && trigger.target && trigger.target.type === "file") {
+      delete form.dataset.staged;
+      form.querySelectorAll("button[type=submit]").forEach(function (b) { b.hidden = false; });
+    } else if (form.dataset.staged) {
+      evt.preventDefault();
     }
   });
-  document.addEventListener("htmx:beforeSwap", function (evt) {
-    detailsEdits = [];
+  document.addEventListener("htmx:afterSwap", function (evt) {
     var from = evt.detail.requestConfig && evt.detail.requestConfig.elt;
+    if (!from || from.id !== "upload-form" || !document.getElementById("details-form")) return;
+    from.dataset.staged = "1";
+    from.querySelectorAll("button[type=submit]").forEach(function (b) { b.hidden = true; });
+  });
+
+  // Upload details: a preview answer replaces the details form, but never an input the user
+  // is in or has changed since that request left: the live input (its value, focus and caret)
+  // takes the place of the answer's, all in one task, so no keystroke lands in a field that
+  // is going away. Inputs changed since are previewed again once the answer has settled.
+  var keep = null;
+  var previewAgain = null;
+  function inputKey(input) {
+    var box = input.type === "checkbox" || input.type === "radio";
+    return 'input[name="' + CSS.escape(input.name) + '"]' +
+      (box ? '[value="' + CSS.escape(input.value) + '"]' : "");
+  }
+  function changedSince(input, sent) {
+    if (input.type === "checkbox" || input.type === "radio") {
+      return input.checked !== (sent.getAll(input.name).indexOf(input.value) >= 0);
+    }
+    return input.value !== (sent.has(input.name) ? String(sent.get(input.name)) : "");
+  }
+  document.addEventListener("htmx:beforeSwap", function (evt) {
+    keep = null;
+    var config = evt.detail.requestConfig;
+    var from = config && config.elt;
     var form = document.getElementById("details-form");
-    if (!form || !detailsSent || !from || !from.closest || !from.closest("#details-form")) return;
-    form.querySelectorAll("input[name]").forEach(function (input) {
-      var sent = detailsSent.has(input.name) ? String(detailsSent.get(input.name)) : "";
-      if (input.type !== "hidden" && input.value !== sent) {
-        detailsEdits.push({ name: input.name, value: input.value });
-      }
-    });
+    if (!form || !config.formData || !from || !from.closest || !from.closest("#details-form")) return;
+    var active = form.contains(document.activeElement) ? document.activeElement : null;
     var token = form.querySelector("input[name=staging]");
-    detailsEdits.token = token ? token.value : "";
+    keep = {
+      token: token ? token.value : "",
+      sent: config.formData,
+      inputs: Array.prototype.slice.call(form.querySelectorAll("input[name]:not([type=hidden])")),
+      active: active,
+      start: active && active.selectionStart,
+      end: active && active.selectionEnd,
+      direction: active && active.selectionDirection
+    };
+  });
+  document.addEventListener("htmx:afterSwap", function () {
+    var k = keep;
+    keep = null;
+    var form = document.getElementById("details-form");
+    var token = form && form.querySelector("input[name=staging]");
+    if (!k || !token || token.value !== k.token) return;  // saved, or other files now
+    var edited = false;
+    k.inputs.forEach(function (old) {
+      var fresh = form.querySelector(inputKey(old));
+      if (!fresh || fresh === old) return;
+      var changed = changedSince(old, k.sent);
+      if (!changed && old !== k.active) return;
+      if (!changed) {  // focused but untouched since: it shows the answer's value
+        if (old.type === "checkbox" || old.type === "radio") old.checked = fresh.checked;
+        else if (old.value !== fresh.value) old.value = fresh.value;
+      }
+      ["aria-invalid", "aria-describedby"].forEach(function (name) {
+        if (fresh.hasAttribute(name)) old.setAttribute(name, fresh.getAttribute(name));
+        else old.removeAttribute(name);
+      });
+      fresh.replaceWith(old);
+      edited = edited || changed;
+    });
+    if (k.active && k.active.isConnected) {
+      k.active.focus({ preventScroll: true });
+      if (k.start !== null && k.active.setSelectionRange) {
+        try { k.active.setSelectionRange(k.start, k.end, k.direction || "none"); } catch (e) { /* not a text field */ }
+      }
+    }
+    previewAgain = edited ? form : null;
   });
   // After settling: htmx wires the new form's triggers only then.
   document.addEventListener("htmx:afterSettle", function () {
-    var edits = detailsEdits;
-    detailsEdits = [];
-    var form = document.getElementById("details-form");
-    if (!edits.length || !form) return;
-    var token = form.querySelector("input[name=staging]");
-    if (!token || token.value !== edits.token) return;  // other files now: nothing to carry
-    edits.forEach(function (edit) {
-      var input = form.querySelector('input[name="' + CSS.escape(edit.name) + '"]');
-      if (input) input.value = edit.value;
-    });
-    if (window.htmx) window.htmx.trigger(form, "change");
+    var form = previewAgain;
+    previewAgain = null;
+    if (form && form.isConnected && window.htmx) window.htmx.trigger(form, "change");
   });
 
   window.paretoscope = { drawFigures: drawFigures };

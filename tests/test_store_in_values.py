@@ -47,5 +47,6 @@ def test_the_saved_summary_asks_the_database_nothing(session: Session, engine: E
         rows = uploads.saved_json(stored.saved)
     finally:
         event.remove(engine, "before_cursor_execute", note)
-    assert rows == [{"id": stored.saved[0].id, "name": "b", "points": 1, "created": True}]
+    saved = {"id": stored.saved[0].id, "name": "b", "points": 1, "created": True, "updated": False}
+    assert rows == [saved]
     assert asked == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, Protocol, cast
 
@@ -155,12 +156,17 @@ class ParsedSweep:
     def content_hash(self) -> str:
         """Digest of the canonical content: the same measurements and description hash the same
         (app.ingest.content_hash says what is hashed)."""
-        head = hashing.head(hashing.meta_json(self.meta, HASHED_META))
+        return self.content_hashes([self.meta])[0]
+
+    def content_hashes(self, metas: Sequence[Mapping[str, Any]]) -> list[str]:
+        """The content hash of these measurements under each description: a stored sweep whose
+        hash is one of them holds the same measurements (read once for all of them)."""
+        heads = [hashing.head(hashing.meta_json(dict(m), HASHED_META)) for m in metas]
         if self._table_rows is not None:
-            return self._table_rows.digest(head)
+            return [self._table_rows.digest(head) for head in heads]
         samples = [(i, d) for i, p in enumerate(self.points) if (d := _samples_digest(p))]
         arrays = hashing.from_values([p.values for p in self.points])
-        return arrays.digest(head, samples=samples)
+        return [arrays.digest(head, samples=samples) for head in heads]
 
 
 def _samples_digest(point: ParsedPoint) -> str | None:

@@ -25,9 +25,12 @@ from app.ingest import (
 from app.ingest.errors import FIELD_SOURCE
 from app.ingest.limits import SWEEP_TEXT_LIMITS, int_problem, text_problem
 from app.ingest.parsed import length_warning
+from app.services import already_stored
+from app.services.already_stored import StoredAs
 from app.services.catalog import match_parsed, match_warnings
 from app.services.errors import Invalid
 from app.services.tags import checked_tags
+from app.services.upload_checks import hardware_unchosen, sweep_source
 from app.store import sweeps as q
 from app.store import tags as tag_store
 from app.store.catalog import HardwareMatch
@@ -83,11 +86,11 @@ class Details:
     every: Mapping[str, str | None] = field(default_factory=dict)
     rest: Mapping[str, str | None] = field(default_factory=dict)
     rest_from: int = 0
-
-
-def sweep_source(index: int, sweep: ParsedSweep) -> str:
-    """How a message names one sweep of an upload."""
-    return f"sweep {index + 1} ({sweep.source_file})"
+    # The page's choices. None (the API, the CLI): hardware not in the catalog is kept as typed
+    # with a warning, and the same measurements under other details are stored as a new sweep.
+    keep_hardware: frozenset[int] | None = None  # sweeps whose unknown hardware is kept as typed
+    keep_every_hardware: bool = False
+    store_new: frozenset[int] | None = None  # sweeps stored anew instead of updating their twin
 
 
 @dataclass
@@ -226,6 +229,7 @@ class Preview:
     errors: list[RowError] = field(default_factory=list)  # details that were refused
     invalid: set[tuple[int | None, str]] = field(default_factory=set)
     skipped: list[Skipped] = field(default_factory=list)  # files that are not result files
+    stored: list[StoredAs | None] = field(default_factory=list)  # what each sweep already is
 
 
 @dataclass
@@ -255,6 +259,7 @@ def preview_detailed(
     listed in `errors` and `invalid`, not raised, so the preview still shows every sweep."""
     detailed = parse_detailed(files, details, limits, require_meta=False)
     matches = match_parsed(session, detailed.sweeps)
+    stored = already_stored.find(session, detailed.sweeps)
     return Preview(
         detailed.sweeps,
         matches,
@@ -262,6 +267,7 @@ def preview_detailed(
         detailed.errors,
         detailed.invalid,
         detailed.skipped,
+        stored,
     )
 
 
@@ -277,9 +283,15 @@ def store_detailed(
     transaction, or nothing."""
     tag_list = upload_tags(tags or [])
     detailed = parse_detailed(files, details, limits, require_meta=True)
-    if detailed.errors:
-        raise IngestError(detailed.errors)
-    stored = _save(session, detailed.sweeps, also, tag_list)
+    matches = match_parsed(session, detailed.sweeps)
+    unchosen = hardware_unchosen(
+        detailed.sweeps, matches, details.keep_hardware, details.keep_every_hardware
+    )
+    errors = [*detailed.errors, *unchosen]
+    if errors:
+        raise IngestError(errors)
+    updates = already_stored.updates(session, detailed.sweeps, details.store_new)
+    stored = _save(session, detailed.sweeps, also, tag_list, matches, updates)
     stored.skipped = detailed.skipped
     return stored
 
@@ -321,24 +333,36 @@ def _save(
     parsed: list[ParsedSweep],
     also: Callable[[], object] | None = None,
     tags: list[str] | None = None,
+    matches: list[HardwareMatch | None] | None = None,
+    updates: Mapping[int, int] | None = None,
 ) -> Stored:
-    """Store and tag the sweeps and run `also` (e.g. drop the staged files) in one transaction."""
-    warnings = match_warnings(match_parsed(session, parsed))
+    """Store and tag the sweeps and run `also` (e.g. drop the staged files) in one transaction;
+    `updates` (sweep index: stored sweep id) give stored sweeps these sweeps' details instead."""
+    warnings = match_warnings(matches if matches is not None else match_parsed(session, parsed))
     try:
-        saved = _commit(session, parsed, also, tags or [])
+        saved = _commit(session, parsed, also, tags or [], updates or {})
     except IntegrityError as exc:
         session.rollback()
         if not q.is_duplicate_race(exc):
             raise
         # A concurrent upload of the same content won the race: answer with its sweeps.
-        saved = _commit(session, parsed, also, tags or [])
+        saved = _commit(session, parsed, also, tags or [], updates or {})
     return Stored(saved, warnings)
 
 
 def _commit(
-    session: Session, parsed: list[ParsedSweep], also: Callable[[], object] | None, tags: list[str]
+    session: Session,
+    parsed: list[ParsedSweep],
+    also: Callable[[], object] | None,
+    tags: list[str],
+    updates: Mapping[int, int],
 ) -> list[q.SavedSweep]:
-    saved = q.save_parsed(session, parsed)
+    # Updates first: a sweep of the upload equal to an updated one then finds it stored.
+    updated = {
+        i: already_stored.update(session, sweep_id, parsed[i]) for i, sweep_id in updates.items()
+    }
+    stored = iter(q.save_parsed(session, [p for i, p in enumerate(parsed) if i not in updates]))
+    saved = [updated[i] if i in updated else next(stored) for i in range(len(parsed))]
     tag_store.add_tags_to_many(session, (s.id for s in saved), tags)
     if also:
         also()
@@ -355,7 +379,10 @@ def upload_tags(values: list[str]) -> list[str]:
 
 
 def saved_json(saved: list[q.SavedSweep]) -> list[dict[str, Any]]:
-    return [{"id": s.id, "name": s.name, "points": s.points, "created": s.created} for s in saved]
+    return [
+        {"id": s.id, "name": s.name, "points": s.points, "created": s.created, "updated": s.updated}
+        for s in saved
+    ]
 
 
 def explore_url(sweep_ids: Sequence[int], cap: int | None = None) -> str:
@@ -382,6 +409,7 @@ def preview_json(result: Preview, token: str, expires_at_s: int) -> dict[str, An
                 "missing": sweep.missing_meta(),
                 "warnings": list(sweep.warnings),
                 "hardware_match": match.as_dict() if match else None,
+                "already_stored": _stored_json(result.stored[i] if result.stored else None),
             }
         )
     expires = dt.datetime.fromtimestamp(expires_at_s, dt.UTC).isoformat()
@@ -397,6 +425,10 @@ def preview_json(result: Preview, token: str, expires_at_s: int) -> dict[str, An
 def skipped_json(skipped: Sequence[Skipped]) -> list[dict[str, str]]:
     """Files of the upload that are not result files, each with why it was skipped."""
     return [s.as_dict() for s in skipped]
+
+
+def _stored_json(found: StoredAs | None) -> dict[str, Any] | None:
+    return {"id": found.sweep_id, "same_details": found.same} if found else None
 
 
 def _json_meta(value: Any) -> Any:

@@ -53,6 +53,7 @@ class SavedSweep:
     points: int
     created: bool
     session: Session = field(repr=False, compare=False)
+    updated: bool = False  # a stored sweep of the same measurements given this upload's details
 
     @property
     def sweep(self) -> Sweep:
@@ -101,6 +102,11 @@ def save_parsed(session: Session, parsed: list[ParsedSweep]) -> list[SavedSweep]
     return saved
 
 
+def with_hashes(session: Session, digests: list[str]) -> Select[Sweep]:
+    """The sweeps with these content hashes."""
+    return _with_hashes(session, digests)
+
+
 def _with_hashes(session: Session, digests: list[str]) -> Select[Sweep]:
     """The sweeps with these content hashes (one parameter for all of them, not thousands)."""
     return select(Sweep).where(in_values(session, Sweep.content_hash, sorted(set(digests))))
@@ -120,12 +126,18 @@ def _insert_sweeps(session: Session, created: dict[str, ParsedSweep]) -> dict[st
 
 
 def _sweep_row(item: ParsedSweep, digest: str) -> tuple[Any, ...]:
+    meta = sweep_values(item)
+    return (item.name, item.source_file, digest, *(meta[k] for k in SWEEP_FIELDS))
+
+
+def sweep_values(item: ParsedSweep) -> dict[str, Any]:
+    """The sweep row's columns (name and SWEEP_FIELDS) as an upload stores them."""
     meta = {k: item.meta.get(k) for k in SWEEP_FIELDS}
     meta["source_kind"] = meta.get("source_kind") or "measured"
     meta["source_tool"] = meta.get("source_tool") or item.source_format
     if item.warnings:
         meta["notes"] = "\n".join([*filter(None, [meta.get("notes")]), *item.warnings])
-    return (item.name, item.source_file, digest, *(meta[k] for k in SWEEP_FIELDS))
+    return {"name": item.name, **meta}
 
 
 @contextmanager

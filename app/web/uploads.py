@@ -26,7 +26,7 @@ from app.http.deps import (
 )
 from app.http.templating import render
 from app.ingest import IngestError
-from app.services import staging, uploads
+from app.services import staging, upload_checks, uploads
 from app.services.errors import Gone
 from app.settings import Settings
 from app.store import catalog
@@ -43,6 +43,11 @@ LISTED_SWEEPS = 1_000
 PER_SWEEP = re.compile(r"s(\d{1,5})\.([a-z_]{1,40})")
 EVERY_PREFIX = "all."
 REST_PREFIX = "rest."  # all-sweeps values already applied, kept for the sweeps only listed
+# A sweep's choices beside its details: its hardware kept as typed though not in the catalog
+# ("1"), and, its measurements being stored already, "update" that sweep or store a "new" one.
+KEEP_HARDWARE = "keep_hardware"
+STORED_AS = "stored_as"
+CHOICES = (KEEP_HARDWARE, STORED_AS)
 
 
 @router.get("/upload", name="upload_form")
@@ -165,10 +170,16 @@ def details_from_form(form: FormData) -> uploads.Details:
     per_sweep: dict[int, dict[str, str]] = {}
     every: dict[str, str] = {}
     rest: dict[str, str] = {}
+    keep: set[int] = set()  # "keep as typed" ticked for these sweeps' hardware
+    new: set[int] = set()  # stored as new sweeps, though the same measurements are stored
     for key, value in form.multi_items():
         if not isinstance(value, str):
             continue
-        if key.startswith(EVERY_PREFIX) and key[len(EVERY_PREFIX) :] in META_FIELDS:
+        if (m := PER_SWEEP.fullmatch(key)) and m.group(2) in CHOICES:
+            (keep if m.group(2) == KEEP_HARDWARE else new).update(
+                [int(m.group(1))] if value in ("1", "new") else []
+            )
+        elif key.startswith(EVERY_PREFIX) and key[len(EVERY_PREFIX) :] in META_FIELDS:
             every[key[len(EVERY_PREFIX) :]] = value
         elif key.startswith(REST_PREFIX) and key[len(REST_PREFIX) :] in META_FIELDS:
             rest[key[len(REST_PREFIX) :]] = value
@@ -180,6 +191,9 @@ def details_from_form(form: FormData) -> uploads.Details:
         every=every,
         rest=rest,
         rest_from=EDITABLE_SWEEPS,
+        keep_hardware=frozenset(keep),
+        keep_every_hardware=form.get(EVERY_PREFIX + KEEP_HARDWARE) == "1",
+        store_new=frozenset(new),
     )
 
 
@@ -221,6 +235,7 @@ def _preview_context(
         "errors": uploads.page_errors(result.errors),
         "skipped": result.skipped,
         "columns": COLUMNS_BY_NAME,
+        "stored_percentiles": upload_checks.stored_percentiles,
         "detail_fields": [COLUMNS_BY_NAME[k] for k in META_FIELDS],
         "editable": EDITABLE_SWEEPS,
         "listed": LISTED_SWEEPS,
@@ -234,6 +249,10 @@ def _preview_context(
         "invalid": result.invalid,
         "given": list(details.per_sweep),
         "every_given": details.every,
+        "stored": result.stored,
+        "keep_hardware": details.keep_hardware or frozenset(),
+        "keep_every_hardware": details.keep_every_hardware,
+        "store_new": details.store_new or frozenset(),
     }
 
 

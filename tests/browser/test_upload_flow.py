@@ -217,3 +217,152 @@ def test_an_upload_of_150_sweeps_saves_from_the_page_with_the_all_sweeps_row_on_
     page.wait_for_url(re.compile(r"/sweeps/\d+$"))
     assert "vLLM" in page.inner_text("main")
     assert page.problems == []
+
+
+VLLM_FOLDER = FIXTURES / "vllm"  # 5 real `vllm bench serve` results and their SOURCES.md
+WHOLE_FOLDER = sorted(p for p in VLLM_FOLDER.iterdir() if p.is_file())
+RESULTS_ONLY = sorted(VLLM_FOLDER.glob("*.json"))
+
+
+def hold_previews(page: Any) -> tuple[list[Any], dict[str, bool]]:
+    """Hold every preview's answer back until the test lets it go: the in-flight window is
+    certain, not a matter of timing."""
+    held: list[Any] = []
+    holding = {"on": True}
+    page.route("**/upload/preview", lambda r: held.append(r) if holding["on"] else r.continue_())
+    return held, holding
+
+
+def a_preview_is_held(page: Any, held: list[Any]) -> None:
+    for _ in range(200):
+        if held:
+            return
+        page.wait_for_timeout(25)
+    raise AssertionError("no preview left")
+
+
+def answer_one(page: Any, held: list[Any]) -> None:
+    """Let the oldest held preview answer, and wait until its answer is in the page."""
+    a_preview_is_held(page, held)
+    mark(page)
+    held.pop(0).continue_()
+    changed(page)
+
+
+def focused(page: Any) -> tuple[str, str, int]:
+    return tuple(  # type: ignore[return-value]
+        page.evaluate(
+            "() => [document.activeElement.id, document.activeElement.value,"
+            " document.activeElement.selectionStart]"
+        )
+    )
+
+
+@pytest.mark.parametrize(
+    "chosen", [WHOLE_FOLDER, RESULTS_ONLY], ids=["whole-folder-with-SOURCES.md", "the-5-results"]
+)
+def test_a_real_vllm_folder_goes_up_once_and_saves_what_was_typed_while_previews_were_in_flight(
+    browser: Any, site: str, chosen: list[Any]
+) -> None:
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    problems: list[str] = []
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    posts: list[tuple[str, str, bytes]] = []
+    page.on(
+        "request",
+        lambda r: (
+            posts.append(
+                (
+                    r.url.removeprefix(site),
+                    r.headers.get("content-type", ""),
+                    r.post_data_buffer or b"",
+                )
+            )
+            if r.method == "POST"
+            else None
+        ),
+    )
+    page.goto(site + "/upload")
+    page.set_input_files("#upload-form input[name=files]", files=[str(p) for p in chosen])
+    page.wait_for_selector("#details-form, #upload-result [role=alert]", timeout=15000)
+    refused = page.locator("#upload-result [role=alert]")
+    assert refused.count() == 0, refused.inner_text()  # a side file is skipped, not refused
+    assert page.locator("#upload-preview article.preview").count() == 2
+    # Chosen files go up once; the upload form sends nothing more (its button is hidden).
+    assert page.locator("#upload-form button[type=submit]").is_hidden()
+    page.evaluate("() => document.querySelector('#upload-form').requestSubmit()")
+
+    held, holding = hold_previews(page)
+    # Sweep 1: its name, then "A100" typed while the name's preview is out, across its answer.
+    page.click("#s0-sweep")
+    page.keyboard.press("Control+A")
+    page.keyboard.type("qwen-7b rate sweep")
+    page.keyboard.press("Tab")  # change: a preview leaves, held
+    a_preview_is_held(page, held)
+    page.keyboard.type("A1")
+    answer_one(page, held)  # the answer replaces the form; the field being typed in stays
+    assert focused(page) == ("s0-hardware", "A1", 2)
+    page.keyboard.type("00")
+    page.keyboard.press("Tab")
+    page.keyboard.type("1")  # GPUs, while the preview of "A1" is out
+    answer_one(page, held)
+    assert focused(page) == ("s0-num_gpus", "1", 1)
+    # Sweep 2: its name typed across an answer, then its hardware and GPUs.
+    page.click("#s1-sweep")
+    page.keyboard.press("Control+A")
+    page.keyboard.type("qwen-7b")
+    answer_one(page, held)
+    assert focused(page) == ("s1-sweep", "qwen-7b", 7)
+    page.keyboard.type(" burst")
+    page.keyboard.press("Tab")
+    page.keyboard.type("A100")
+    page.keyboard.press("Tab")
+    page.keyboard.type("1")
+    page.keyboard.press("Tab")
+    holding["on"] = False
+    while held:
+        held.pop(0).continue_()
+    page.wait_for_function(
+        "() => !document.querySelector('.htmx-request') &&"
+        " !document.querySelector('#upload-preview .missing')"
+    )
+    typed = {
+        "s0-sweep": "qwen-7b rate sweep",
+        "s0-hardware": "A100",
+        "s0-num_gpus": "1",
+        "s1-sweep": "qwen-7b burst",
+        "s1-hardware": "A100",
+        "s1-num_gpus": "1",
+    }
+    assert {k: page.input_value(f"#{k}") for k in typed} == typed
+    # The upload form submitted again (its hidden button, Enter): nothing goes up, nothing is
+    # reset to the files' details.
+    page.evaluate("() => document.querySelector('#upload-form').requestSubmit()")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "upload-vllm-folder-preview.png"), full_page=True)
+
+    page.click("button[formaction='/upload/preview']")  # "Update preview": the details only
+    page.wait_for_function("() => !document.querySelector('.htmx-request')")
+    assert {k: page.input_value(f"#{k}") for k in typed} == typed
+    page.click("#upload-save")
+    page.wait_for_selector("#upload-summary")
+    ids = [
+        int(i)
+        for i in page.locator("#saved-sweeps tbody tr").evaluate_all(
+            "rows => rows.map(r => r.dataset.sweepId)"
+        )
+    ]
+    stored = [page.request.get(f"{site}/api/sweeps/{i}").json() for i in ids]
+    assert [(s["name"], s["hardware"], s["num_gpus"]) for s in stored] == [
+        ("qwen-7b rate sweep", "A100", 1),
+        ("qwen-7b burst", "A100", 1),
+    ]
+    assert [len(s["points"]) for s in stored] == [4, 1]
+    # Exactly one request carried files: the staging; every other one only the details.
+    assert [u for u, kind, _ in posts if kind.startswith("multipart/")] == ["/upload/stage"]
+    rest = [(u, body) for u, kind, body in posts if not kind.startswith("multipart/")]
+    assert {u for u, _ in rest} == {"/upload/preview", "/upload/confirm"}
+    assert all(b"output_throughput" not in body and b"staging=" in body for _, body in rest)
+    assert problems == []
+    context.close()

@@ -31,10 +31,20 @@ def soup(response: Any) -> BeautifulSoup:
 
 
 def details_form(page: BeautifulSoup) -> dict[str, str]:
-    """The details form's fields as the browser would send them."""
+    """The details form's fields as the browser would send them (boxes only when ticked)."""
     form = page.select_one("#details-form")
     assert form is not None
-    return {i["name"]: i.get("value", "") for i in form.select("input[name]")}
+    return {
+        i["name"]: i.get("value", "")
+        for i in form.select("input[name]")
+        if i.get("type") not in ("checkbox", "radio") or i.has_attr("checked")
+    }
+
+
+def kept(fields: dict[str, str]) -> dict[str, str]:
+    """The fields with "keep as typed" ticked for every sweep's hardware (the test databases'
+    catalog is empty, so no hardware is in it)."""
+    return {**fields, "all.keep_hardware": "1"}
 
 
 def stage(client: TestClient, paths: list[Path] = LLMPERF) -> dict[str, str]:
@@ -100,7 +110,7 @@ def test_save_stores_exactly_the_staged_content_with_each_sweeps_own_details(
         {"s0.hardware": "H100", "s0.num_gpus": "8", "s1.hardware": "A100", "s1.num_gpus": "2"}
     )
     fields["s1.sweep"] = "together on A100"
-    response = hx_client.post("/upload/confirm", data=fields)
+    response = hx_client.post("/upload/confirm", data=kept(fields))
     assert response.status_code == 200, response.text
     assert response.request.headers["content-type"] == "application/x-www-form-urlencoded"
     stored = {s.name: s for s in session.scalars(select(Sweep)).all()}
@@ -129,10 +139,10 @@ def test_the_summary_links_each_saved_sweep_and_opens_them_all_on_explore(
 ) -> None:
     fields = stage(hx_client)
     fields.update({"all.hardware": "H100", "all.num_gpus": "8"})
-    page = soup(hx_client.post("/upload/confirm", data=fields))
+    page = soup(hx_client.post("/upload/confirm", data=kept(fields)))
     ids = sorted(session.scalars(select(Sweep.id)).all())
     summary = page.select_one("#upload-summary")
-    assert summary.select_one("h2").get_text(" ", strip=True) == "Saved 2 sweeps 2 points"
+    assert summary.select_one("h2").get_text(" ", strip=True) == "Saved 2 new sweeps 2 points"
     rows = summary.select("#saved-sweeps tbody tr")
     assert [r.select_one("a")["href"] for r in rows] == [f"/sweeps/{i}" for i in ids]
     assert [r.select("td")[1].text for r in rows] == ["1", "1"]
@@ -183,7 +193,7 @@ def test_saving_without_a_gpu_count_names_sweep_and_field_and_keeps_the_files_st
 ) -> None:
     fields = stage(hx_client)
     fields.update({"all.hardware": "H100", "s0.num_gpus": "8"})
-    refused = hx_client.post("/upload/confirm", data=fields)
+    refused = hx_client.post("/upload/confirm", data=kept(fields))
     assert refused.status_code == 422
     page = soup(refused)
     assert [li.text for li in page.select(".alert-error li")] == [
@@ -193,7 +203,7 @@ def test_saving_without_a_gpu_count_names_sweep_and_field_and_keeps_the_files_st
     assert page.select_one("#details-form") is not None  # fix it there and save again
     assert count(session, Sweep) == 0
     fields["s1.num_gpus"] = "2"
-    assert hx_client.post("/upload/confirm", data=fields).status_code == 200
+    assert hx_client.post("/upload/confirm", data=kept(fields)).status_code == 200
     assert count(session, Sweep) == 2
 
 
@@ -220,7 +230,8 @@ def test_an_upload_of_more_sweeps_than_a_form_can_carry_lists_the_rest_and_saves
     assert [td.text for td in rows[-1].select("td")] == [
         f"s{sweeps - 1} many.csv",
         "1",
-        "H100 (not in the catalog)",  # this test's catalog is empty
+        # This test's catalog is empty.
+        "H100 (not in the catalog: to keep it, tick “Keep every hardware name … as typed” above)",
         str(1 + (sweeps - 1) % 8),
         f"m-{sweeps - 1}",
         "—",  # nothing missing
@@ -249,7 +260,7 @@ def test_an_upload_of_more_sweeps_than_a_form_can_carry_lists_the_rest_and_saves
     fields = details_form(page)
     assert (fields["all.num_gpus"], fields["rest.engine"]) == ("eight", "vLLM")
     fields.update({"s1.engine": "SGLang", "all.precision": "bf16", "all.num_gpus": ""})
-    saved = hx_client.post("/upload/confirm", data=fields)
+    saved = hx_client.post("/upload/confirm", data=kept(fields))
     assert saved.status_code == 200, saved.text[:500]
     stored = session.execute(
         select(Sweep.name, Sweep.model, Sweep.engine, Sweep.precision, Sweep.num_gpus)
@@ -276,9 +287,10 @@ def test_a_preview_lists_a_bounded_number_of_sweeps_and_counts_the_rest(
     # Saved, the summary lists as many and counts the rest too.
     fields = details_form(page)
     fields["all.num_gpus"] = "8"
-    summary = soup(hx_client.post("/upload/confirm", data=fields)).select_one("#upload-summary")
+    saved = hx_client.post("/upload/confirm", data=kept(fields))
+    summary = soup(saved).select_one("#upload-summary")
     assert summary.select_one("h2").get_text(" ", strip=True) == (
-        f"Saved {sweeps:,} sweeps {sweeps:,} points"
+        f"Saved {sweeps:,} new sweeps {sweeps:,} points"
     )
     assert len(summary.select("#saved-sweeps tbody tr")) == LISTED_SWEEPS
     assert summary.select_one("#saved-more").text == (
@@ -292,8 +304,8 @@ def test_a_saved_or_expired_or_made_up_staging_token_is_gone(
 ) -> None:
     fields = stage(hx_client)
     fields.update({"all.hardware": "H100", "all.num_gpus": "8"})
-    assert hx_client.post("/upload/confirm", data=fields).status_code == 200
-    again = hx_client.post("/upload/confirm", data=fields)
+    assert hx_client.post("/upload/confirm", data=kept(fields)).status_code == 200
+    again = hx_client.post("/upload/confirm", data=kept(fields))
     assert again.status_code == 410
     assert "choose the files again" in again.text
     assert count(session, Sweep) == 2
@@ -360,7 +372,7 @@ def test_without_javascript_each_step_answers_the_whole_page(
     assert page.select_one("#upload-result #details-form")["action"] == "/upload/confirm"
     fields = details_form(page)
     fields.update({"s0.sweep": "no-js", "s0.hardware": "H100", "s0.num_gpus": "8"})
-    saved = soup(client.post("/upload/confirm", data=fields))
+    saved = soup(client.post("/upload/confirm", data=kept(fields)))
     assert saved.select_one("#upload-result #upload-summary a")["href"].startswith("/sweeps/")
     assert session.scalars(select(Sweep.name)).all() == ["no-js"]
 
@@ -374,7 +386,7 @@ def test_staging_needs_the_write_token_and_the_staging_token_carries_it_to_save(
     staged = client.post("/upload/stage", files=files, data={"write_token": "s3cret"})
     fields = details_form(soup(staged))
     fields.update({"s0.sweep": "tok", "s0.hardware": "H100", "s0.num_gpus": "8"})
-    assert client.post("/upload/confirm", data=fields).status_code == 200
+    assert client.post("/upload/confirm", data=kept(fields)).status_code == 200
     assert count(session, Sweep) == 1
 
 

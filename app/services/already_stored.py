@@ -1,0 +1,109 @@
+"""An upload's sweeps that are stored already: the same content (saving leaves the sweep as it
+is), or the same measurements under other details (the page offers to update that sweep's
+details instead of storing a second copy of the measurements).
+
+Stored sweeps keep the content hash of the description they were uploaded with, so the
+measurements are recognised by hashing the upload's points under a stored sweep's description:
+equal to its hash means equal measurements. The candidates are the stored sweeps of the same
+file name, at most CANDIDATES of them per file (those of the same name first), and HASHES
+descriptions tried per upload. The upload's warnings that went into a sweep's
+notes are left off again, as migration 0013 does. A sweep edited since it was stored is not
+recognised (its description as uploaded is gone); its file then stores a new sweep.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.ingest import ParsedSweep
+from app.store import sweeps as q
+from app.store.models import Sweep
+
+CANDIDATES = 20
+NOTE_LINES_TRIED = 8  # trailing note lines an upload's warnings may have added
+HASHES = 2_000  # descriptions tried per upload at most: a preview stays quick
+
+
+@dataclass(frozen=True)
+class StoredAs:
+    """The stored sweep an upload's sweep is: same details too (`same`) or other details."""
+
+    sweep_id: int
+    name: str
+    same: bool
+
+
+def find(session: Session, parsed: list[ParsedSweep]) -> list[StoredAs | None]:
+    """For each sweep (details applied, hardware matched), the stored sweep it already is."""
+    digests = [item.content_hash() for item in parsed]
+    exact = {s.content_hash: s for s in session.scalars(q.with_hashes(session, digests))}
+    out: list[StoredAs | None] = [
+        StoredAs(exact[d].id, exact[d].name, True) if d in exact else None for d in digests
+    ]
+    files = sorted({p.source_file for p, o in zip(parsed, out, strict=True) if o is None})
+    if not files:
+        return out
+    by_file: dict[str, list[Sweep]] = {}
+    query = select(Sweep).where(Sweep.source_file.in_(files)).order_by(Sweep.id.desc())
+    for sweep in session.scalars(query.limit(CANDIDATES * len(files) + 1)):
+        by_file.setdefault(sweep.source_file or "", []).append(sweep)
+    budget = HASHES
+    for i, item in enumerate(parsed):
+        candidates = by_file.get(item.source_file, [])[:CANDIDATES]
+        if out[i] is not None or not candidates:
+            continue
+        candidates.sort(key=lambda s: s.name != item.name)
+        tries = [(s, meta) for s in candidates for meta in _as_uploaded(s)]
+        if len(tries) > budget:
+            break
+        budget -= len(tries)
+        hashes = item.content_hashes([meta for _, meta in tries])
+        found = next(
+            (s for (s, _), h in zip(tries, hashes, strict=True) if h == s.content_hash), None
+        )
+        if found is not None:
+            out[i] = StoredAs(found.id, found.name, False)
+    return out
+
+
+def updates(
+    session: Session, parsed: list[ParsedSweep], store_new: frozenset[int] | None
+) -> dict[int, int]:
+    """The stored sweep (id) each sweep updates (by index): every sweep whose measurements are
+    stored under other details, but those in `store_new`; None (the API, the CLI): none."""
+    out: dict[int, int] = {}
+    if store_new is None:
+        return out
+    for i, found in enumerate(find(session, parsed)):
+        # One sweep of the upload updates a stored one; another of the same is stored anew.
+        if found and not found.same and i not in store_new and found.sweep_id not in out.values():
+            out[i] = found.sweep_id
+    return out
+
+
+def _as_uploaded(sweep: Sweep) -> list[dict[str, Any]]:
+    """The descriptions the sweep may have been uploaded with: its notes as stored, then with
+    trailing lines left off (an upload's warnings are added to the notes)."""
+    meta: dict[str, Any] = {k: getattr(sweep, k) for k in q.SWEEP_FIELDS}
+    meta["sweep"] = sweep.name
+    lines = sweep.notes.split("\n") if sweep.notes else []
+    out = [meta]
+    for cut in range(1, min(len(lines), NOTE_LINES_TRIED) + 1):
+        out.append({**meta, "notes": "\n".join(lines[:-cut]) or None})
+    return out
+
+
+def update(session: Session, sweep_id: int, item: ParsedSweep) -> q.SavedSweep:
+    """Give the stored sweep this upload's details (and its content hash, so uploading the same
+    again finds it unchanged); its points stay as they are, being the same."""
+    sweep = q.get_sweep(session, sweep_id)
+    row = q.sweep_values(item)
+    for key, value in row.items():
+        setattr(sweep, key, value)
+    sweep.content_hash = item.content_hash()
+    session.flush()
+    return q.SavedSweep(sweep.id, sweep.name, item.point_count, False, session, updated=True)
