@@ -222,12 +222,13 @@ def test_the_upload_page_offers_a_folder_and_lists_skipped_files_in_preview_and_
     details = page.select_one("#details-form")
     assert details is not None
     fields = {i["name"]: i.get("value", "") for i in details.select("input[name]")}
-    fields.update({"s0.hardware": "H100", "s0.num_gpus": "1"})
+    # The test database's catalog is empty: H100 is kept as typed, as the page asks.
+    fields.update({"s0.hardware": "H100", "s0.num_gpus": "1", "all.keep_hardware": "1"})
     summary = soup(hx_client.post("/upload/confirm", data=fields))
     assert (
         summary.select_one("#upload-summary-title")
         .get_text(" ", strip=True)
-        .startswith("Saved 1 sweep")
+        .startswith("Saved 1 new sweep")
     )
     assert skipped_on_page(summary) == expected
     assert count(session, Sweep) == 1
