@@ -78,9 +78,15 @@ DEFINITIONS: tuple[Definition, ...] = (
         "p_q = x₍ₖ₎ + (h − k)(x₍ₖ₊₁₎ − x₍ₖ₎), h = (n − 1) q ÷ 100, k = ⌊h⌋, x sorted ascending",
         "Linear interpolation between closest ranks, numpy.percentile's default and what vLLM "
         "bench serve reports. Any percentile from p50 to p99.9 (p75 and p99.9 included). Over "
-        "the point's successful requests; TPOT over those with more than one output token. The "
-        "reason then says “from N request samples”. Stored statistics answer first where the "
-        "file has them.",
+        "the point's successful requests; TPOT over those with more than one output token (a "
+        "one-token request has no TPOT: it is left out and counted). The reason then says “from "
+        "N request samples”. Stored statistics answer first where the file has them, at every "
+        "percentile it stores (guidellm's p75 and p99.9 too). A metric's percentiles never fall "
+        "as the percentile rises, so sources are never mixed silently: a value from samples "
+        "that falls below a percentile the file stores at a lower level (or rises above one at "
+        "a higher level) is not used; the stored one bounds it. The check fails when even the "
+        "bound breaks the limit (p99.9 ≥ stored p99 > limit), passes when even the bound meets "
+        "it (p90 ≤ stored p99 ≤ limit), and is otherwise unknown, naming both values.",
     ),
     Definition(
         "slo-status",

@@ -361,9 +361,10 @@ def sample_percentiles(
 ) -> dict[int, dict[tuple[Metric, str], SampleValue]]:
     """Per point id, each wanted (metric, percentile) over the point's request samples.
 
-    Over successful requests only; TPOT over those with more than one output token (the vLLM
-    rule that makes a one-token request's TPOT 0 is for per-request goodput, not percentiles).
-    Linear interpolation between closest ranks, numpy.percentile's default (as vLLM reports).
+    Over successful requests only. TPOT over those with more than one output token: a
+    one-token request has no TPOT (undefined, not 0), so it is left out and counted
+    (SampleValue.undefined). Linear interpolation between closest ranks, numpy.percentile's
+    default (as vLLM reports).
     """
     checked = list(dict.fromkeys(wanted))
     if samples.is_empty() or not checked:
@@ -379,12 +380,16 @@ def sample_percentiles(
         q = percentile_percent(stat) / 100
         aggs.append(value.quantile(q, "linear").alias(f"{metric}|{stat}|v"))
         aggs.append(value.count().alias(f"{metric}|{stat}|n"))
+    aggs.append((pl.col("output_len") <= 1).sum().alias("|one-token"))
     table = ok.group_by("point_id").agg(aggs)
     out: dict[int, dict[tuple[Metric, str], SampleValue]] = {}
     for row in table.iter_rows(named=True):
+        one_token = int(row["|one-token"] or 0)
         out[int(row["point_id"])] = {
             (metric, stat): SampleValue(
-                float_or_none(row[f"{metric}|{stat}|v"]), int(row[f"{metric}|{stat}|n"])
+                float_or_none(row[f"{metric}|{stat}|v"]),
+                int(row[f"{metric}|{stat}|n"]),
+                one_token if metric == "tpot" else 0,
             )
             for metric, stat in checked
         }

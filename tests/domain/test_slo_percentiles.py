@@ -93,7 +93,8 @@ def test_stored_statistics_answer_first_then_samples_then_unknown() -> None:
     samples = sample_percentiles(O9, [("ttft", "p90"), ("ttft", "p75")])[1]
     stored = point_verdict(point, Slo(ttft_ms=200), samples)
     assert (stored.status, stored.reason) == ("pass", "p90 TTFT 150 ms ≤ 200 ms")
-    from_samples = point_verdict(point, Slo(ttft_ms=200, percentile="p75"), samples)
+    wider = bare_point(ttft_ms=LatencyStats(p90=250.0))  # p75 from samples (220) ≤ p90
+    from_samples = point_verdict(wider, Slo(ttft_ms=200, percentile="p75"), samples)
     assert from_samples.status == "fail"
     assert from_samples.reason == "p75 TTFT 220 ms > 200 ms (from 7 request samples)"
     unknown = point_verdict(point, Slo(ttft_ms=200, percentile="p75"))

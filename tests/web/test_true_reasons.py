@@ -56,7 +56,9 @@ def test_the_total_basis_without_total_throughput_is_unknown_for_that_reason(
     assert output["status"] == "pass"
     assert output["goodput_tok_s_per_gpu"] == pytest.approx(3515.0190112201713 / 8)
 
-    exported = client.get("/api/export/readoff.csv", params={"sweep": sweep, **SLO, "basis": "total"})
+    exported = client.get(
+        "/api/export/readoff.csv", params={"sweep": sweep, **SLO, "basis": "total"}
+    )
     [row] = csv.DictReader(io.StringIO(exported.text))
     assert (row["status"], row["reason"]) == ("unknown", TOTAL_REASON)
 
@@ -76,7 +78,9 @@ def test_with_no_point_passing_the_reason_is_still_the_lightest_failing_load(
     params = {"sweep": sweep, "ttft_ms": 80, "ttft_percentile": "p50", "basis": "total"}
     [result] = client.get("/api/readoff", params=params).json()["results"]
     assert result["status"] == "fail"
-    assert result["reason"] == "no point meets the SLO: lightest load fails p50 TTFT 85.7 ms > 80 ms"
+    assert (
+        result["reason"] == "no point meets the SLO: lightest load fails p50 TTFT 85.7 ms > 80 ms"
+    )
 
 
 @pytest.fixture
@@ -92,7 +96,9 @@ def test_the_cli_read_off_gives_the_same_reason(
 ) -> None:
     assert cli("import", ONLINE, "--hardware", "H100", "--gpus", 8) == 0
     listed = capsys.readouterr().out
-    sweep = next(line.split()[2].rstrip(":") for line in listed.splitlines() if "(5 points)" in line)
+    sweep = next(
+        line.split()[2].rstrip(":") for line in listed.splitlines() if "(5 points)" in line
+    )
     options = ("--ttft-ms", 200, "--ttft-percentile", "p50", "--basis", "total")
     assert cli("readoff", sweep, *options, "--format", "json") == 0
     [result] = json.loads(capsys.readouterr().out)["results"]
