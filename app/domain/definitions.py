@@ -111,8 +111,10 @@ DEFINITIONS: tuple[Definition, ...] = (
         "SLO read-off, per-request mode",
         "attainment = good ÷ issued; token goodput = Σ output tokens of good requests ÷ duration "
         "÷ GPUs",
-        "A request is good iff it succeeded and meets every limit (TPOT = (E2EL − TTFT) ÷ (n − 1), "
-        "0 when n ≤ 1). Failed requests count as misses. A point "
+        "A request is good iff it succeeded and meets every limit (TPOT = (E2EL − TTFT) ÷ "
+        "(n − 1)). A one-token request (n ≤ 1) has no TPOT: it cannot fail a TPOT limit, so it "
+        "counts as meeting it and is judged on its other limits. Failed requests count as "
+        "misses. A point "
         "meets the SLO iff attainment ≥ the "
         "target (default 0.9). Goodput = the best token goodput among points that meet it; on the "
         "total basis input and output tokens of good requests count. Request goodput = good ÷ "

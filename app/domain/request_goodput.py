@@ -37,7 +37,11 @@ class RequestStats:
 
 
 def request_tpot_expr() -> pl.Expr:
-    """Request TPOT in ms, (E2EL − TTFT)/(n − 1); 0 when n ≤ 1 (vLLM rule); null if n is null."""
+    """Request TPOT as a per-request TPOT limit judges it, in ms: (E2EL − TTFT)/(n − 1).
+
+    A one-token request has no TPOT (undefined, see `defined_tpot_expr`), so it cannot fail a
+    TPOT limit: it is judged on its other limits. It is 0 here only so that it meets any TPOT
+    limit; null if n is null. Never a TPOT to draw or take a percentile of."""
     n = pl.col("output_len")
     return (
         pl.when(n > 1)
@@ -45,6 +49,19 @@ def request_tpot_expr() -> pl.Expr:
         .when(n.is_not_null())
         .then(pl.lit(0.0))
     )
+
+
+def defined_tpot_expr() -> pl.Expr:
+    """Request TPOT in ms, (E2EL − TTFT)/(n − 1), for requests with n > 1 output tokens; null
+    for a one-token request (no token after the first: TPOT is undefined) and for a missing n.
+    CDFs, percentiles and limits read from samples use this, and say how many they leave out."""
+    n = pl.col("output_len")
+    return pl.when(n > 1).then((pl.col("e2el_ms") - pl.col("ttft_ms")) / (n - 1))
+
+
+def one_token_expr() -> pl.Expr:
+    """True for a successful request with at most one output token (it has no TPOT)."""
+    return pl.col("ok").fill_null(False) & (pl.col("output_len") <= 1).fill_null(False)
 
 
 def good_request_expr(limits: Sequence[tuple[Metric, float]]) -> pl.Expr:

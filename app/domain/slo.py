@@ -25,8 +25,8 @@ from app.domain.point import (
 from app.domain.request_goodput import (
     Counted,
     RequestStats,
+    defined_tpot_expr,
     request_counts,
-    request_tpot_expr,
 )
 from app.domain.verdict import (
     Check,
@@ -372,11 +372,7 @@ def sample_percentiles(
     ok = samples.filter(pl.col("ok").fill_null(False))
     aggs: list[pl.Expr] = []
     for metric, stat in checked:
-        value = (
-            pl.when(pl.col("output_len") > 1).then(request_tpot_expr())
-            if metric == "tpot"
-            else pl.col(f"{metric}_ms")
-        )
+        value = defined_tpot_expr() if metric == "tpot" else pl.col(f"{metric}_ms")
         q = percentile_percent(stat) / 100
         aggs.append(value.quantile(q, "linear").alias(f"{metric}|{stat}|v"))
         aggs.append(value.count().alias(f"{metric}|{stat}|n"))
