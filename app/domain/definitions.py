@@ -127,8 +127,10 @@ DEFINITIONS: tuple[Definition, ...] = (
         "Every read-off figure carries an interval at the level you set (the `ci_level` query "
         "parameter, “Interval level” in the form), or none with the reason in words. Per-request "
         "mode: attainment by Wilson, goodput and $/Mtok by a seeded bootstrap over the operating "
-        "point's requests. Percentile mode: a t interval over repeated runs at the operating "
-        "point's load; with one run there is none (“one run: no interval”). Tables show ± half "
+        "point's requests. Percentile mode: a t interval on the log scale (“t-log”, the "
+        "geometric mean's: exp(mean ± t·s ÷ √n) of ln x, so both ends stay positive) over "
+        "repeated runs at the operating point's load; with one run there is none (“one run: "
+        "no interval”). Tables show ± half "
         "the interval's width, the ends and method in the cell's tooltip; charts draw error bars "
         "at the operating points. The API gives ci_low, ci_high, ci_level and ci_method beside "
         "each value.",
