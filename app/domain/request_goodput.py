@@ -90,6 +90,8 @@ def request_goodput_frame(
             good=pl.col("good").sum(),
             good_output_tokens=pl.col("output_len").filter(pl.col("good")).sum(),
             good_input_tokens=pl.col("input_len").filter(pl.col("good")).sum(),
+            # Good requests without an input token count: no total or input goodput from them.
+            good_missing_input=pl.col("input_len").filter(pl.col("good")).is_null().sum(),
         )
         .collect()
     )
@@ -105,6 +107,7 @@ class Counted(NamedTuple):
     attainment: float
     ci_low: float
     ci_high: float
+    missing_input: int = 0  # good requests without an input token count
 
     def stats(self, duration_s: float, num_gpus: int) -> RequestStats:
         """As `request_stats` (duration_s and num_gpus > 0, checked by the caller), made
@@ -143,6 +146,7 @@ def request_counts(
         (good.cast(pl.Float64) / issued.cast(pl.Float64)).alias("attainment"),
         low.alias("low"),
         high.alias("high"),
+        pl.col("good_missing_input").cast(pl.Int64).alias("missing_input"),
     )
     ids = table.get_column("point_id").to_list()
     return dict(zip(ids, map(Counted._make, table.drop("point_id").iter_rows()), strict=True))

@@ -15,6 +15,7 @@ import polars as pl
 from app.domain.estimate import Estimate, interpolated_estimate, load_order
 from app.domain.intervals import DEFAULT_LEVEL
 from app.domain.metrics import Basis, frechet_bounds
+from app.domain.numbers import fmt_count
 from app.domain.point import (
     LatencyStats,
     Metric,
@@ -207,7 +208,9 @@ def request_readoff_from_counts(
     Each point's attainment has its Wilson interval; one that straddles the target makes the
     point borderline (it still qualifies for goodput by its measured attainment)."""
     target = slo.attainment
-    verdicts = tuple(_request_verdict(p, counts.get(p.point_id), slo, target) for p in points)
+    verdicts = tuple(
+        _request_verdict(p, counts.get(p.point_id), slo, target, basis) for p in points
+    )
     best = _best_passing(points, verdicts, basis, x_stat)
     if best is None:
         return _no_goodput("per_request", basis, points, verdicts, None, PER_REQUEST_MODE_NOTE)
@@ -228,11 +231,21 @@ def request_readoff_from_counts(
 
 
 def _request_verdict(
-    point: PointMetrics, counted: Counted | None, slo: Slo, target: float
+    point: PointMetrics, counted: Counted | None, slo: Slo, target: float, basis: Basis
 ) -> Verdict:
     """Attainment verdict of one point from its counts (`target` is slo.attainment)."""
     if counted is None:  # request_counts leaves out points without an issued request
         return Verdict(point.point_id, "unknown", note="no request samples")
+    if basis != "output" and counted.missing_input:
+        # Counting their input tokens as 0 would understate the goodput, not measure it.
+        return Verdict(
+            point.point_id,
+            "unknown",
+            note=(
+                f"{fmt_count(counted.missing_input, 'good request')} without an input token "
+                f"count: no {basis} goodput (the output basis has one)"
+            ),
+        )
     duration_s = point.duration_s
     if duration_s is None or not duration_s > 0:
         return Verdict(point.point_id, "unknown", note="benchmark duration not recorded")

@@ -106,3 +106,35 @@ def test_the_cli_read_off_gives_the_same_reason(
     assert cli("readoff", sweep, *options) == 0
     [row] = csv.DictReader(io.StringIO(capsys.readouterr().out))
     assert row["reason"] == TOTAL_REASON
+
+
+def test_per_request_goodput_on_the_total_basis_without_input_lengths_is_unknown_saying_so(
+    client: TestClient,
+) -> None:
+    """Oracle O9's requests without their input_len column: the total basis would count the
+    good requests' input tokens as 0; it is unknown instead, and the output basis is not."""
+    from tests.web.test_readoff_api import O9_POINTS, O9_REQUESTS
+
+    lines = [line.rsplit(b",", 2) for line in O9_REQUESTS.strip().split(b"\n")]
+    without_input = b"\n".join(head + b"," + ok for head, _, ok in lines) + b"\n"
+    assert without_input.startswith(b"sweep,concurrency,ttft_ms,e2el_ms,output_len,ok\n")
+    response = client.post(
+        "/api/sweeps",
+        files=[
+            ("files", ("o9.csv", O9_POINTS, "text/csv")),
+            ("files", ("o9.requests.csv", without_input, "text/csv")),
+        ],
+    )
+    assert response.status_code == 201, response.text
+    sweep = response.json()["sweeps"][0]["id"]
+    params = {"sweep": sweep, "ttft_ms": 200, "mode": "requests", "attainment": 0.5}
+    [total] = client.get("/api/readoff", params={**params, "basis": "total"}).json()["results"]
+    assert (total["status"], total["goodput_tok_s_per_gpu"]) == ("unknown", None)
+    assert total["reason"] == (
+        "1 point unknown: 5 good requests without an input token count: no total goodput "
+        "(the output basis has one)"
+    )
+    # TTFT ≤ 200 ms: the requests at 120, 180, 100, 190 and 150 ms are good, with 100 + 100
+    # + 100 + 1 + 51 = 352 output tokens over 4 s on 1 GPU.
+    [output] = client.get("/api/readoff", params=params).json()["results"]
+    assert (output["meets_slo"], output["goodput_tok_s_per_gpu"]) == (True, 88.0)
