@@ -69,7 +69,8 @@ PERCENTILE_MODE_NOTE = (
 )
 PER_REQUEST_MODE_NOTE = (
     "Per-request mode counts a request as good only if it succeeded and met every limit; "
-    "attainment = good ÷ issued, so failed requests count as misses."
+    "attainment = good ÷ issued, so failed requests count as misses. A one-token request has "
+    "no TPOT: it cannot fail a TPOT limit and is judged on its other limits."
 )
 
 

@@ -90,3 +90,7 @@ def test_a_one_token_request_cannot_fail_a_per_request_tpot_limit(client: TestCl
     [result] = client.get("/api/readoff", params={**params, "points": True}).json()["results"]
     assert result["points"][0]["attainment"] == 14 / 150
     assert "(14 of 150 requests good)" in result["points"][0]["reason"]
+    assert result["note"].endswith(
+        "A one-token request has no TPOT: it cannot fail a TPOT limit and is judged on its "
+        "other limits."
+    )
