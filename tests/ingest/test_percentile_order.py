@@ -167,3 +167,23 @@ def test_samples_that_contradict_a_stored_percentile_give_a_bound_or_unknown_nev
     assert "1 point unknown: p99.9 TTFT unknown: the request samples give" in unknown["reason"]
     # The looser p99 is the file's own: it passes that limit.
     assert readoff_check(client, sweep, ttft_ms=5000, ttft_percentile="p99")["status"] == "pass"
+
+
+@pytest.mark.parametrize(
+    ("folder", "ttft_p75_ms", "tpot_p75_ms"),
+    [
+        ("genai-perf", 2096.0840515, 7.746878),
+        ("aiperf", 83.93441349999999, 18.20660692957395),
+    ],
+)
+def test_the_p75_genai_perf_and_aiperf_store_answers_a_p75_read_off(
+    client: TestClient, session: Session, folder: str, ttft_p75_ms: float, tpot_p75_ms: float
+) -> None:
+    [sweep] = stored_sweeps(client, session, multipart(folder))
+    params = {"sweep": sweep.meta["id"], "ttft_ms": 5000, "percentile": "p75", "points": True}
+    [result] = client.get("/api/readoff", params=params).json()["results"]
+    [check] = result["points"][0]["checks"]
+    assert (check["value_ms"], check["source"]) == (ttft_p75_ms, "stored")
+    point_id = int(sweep.rows[0]["point_id"])
+    tpot = dict(used_values(session, [sweep])[(point_id, "tpot")])
+    assert tpot["p75"] == tpot_p75_ms
