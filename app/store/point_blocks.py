@@ -18,6 +18,7 @@ need no sequence, and name their sweep.
 from __future__ import annotations
 
 import json
+import math
 import re
 import struct
 from collections.abc import Iterator
@@ -183,18 +184,28 @@ _PERCENTILE_HINT = re.compile(r'"(?:(?:ttft|tpot|e2el)_p[0-9.]+|p[0-9.]+_(?:ttft
 
 
 def stored_percentiles(extra: dict[str, Any]) -> dict[str, dict[str, float]]:
-    """{metric: {"p99.9": ms}} of the percentiles a point's extra fields hold (top level only),
-    numbers only."""
+    """{metric: {"p99.9": ms}} of the percentiles a point's extra fields hold (top level only):
+    numbers, or number text (a canonical file's extra columns, e.g. `ttft_p99.9_ms`)."""
     out: dict[str, dict[str, float]] = {}
     for key, value in extra.items():
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            continue
         for i, pattern in enumerate(_EXTRA_PERCENTILE):
             match = pattern.match(key)
-            if match:
+            number = _number(value) if match else None
+            if match and number is not None:
                 metric, name = match.groups() if i == 0 else match.groups()[::-1]
-                out.setdefault(metric, {})[name] = float(value)
+                out.setdefault(metric, {})[name] = number
     return out
+
+
+def _number(value: Any) -> float | None:
+    """A finite number from a number or its text; None otherwise."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
 
 
 def stored_points(sweep_id: int, data: bytes | None) -> list[StoredPoint]:

@@ -187,3 +187,17 @@ def test_the_p75_genai_perf_and_aiperf_store_answers_a_p75_read_off(
     point_id = int(sweep.rows[0]["point_id"])
     tpot = dict(used_values(session, [sweep])[(point_id, "tpot")])
     assert tpot["p75"] == tpot_p75_ms
+
+
+def test_a_canonical_files_own_p99_9_column_answers_a_p99_9_read_off(client: TestClient) -> None:
+    data = (
+        b"sweep,hardware,num_gpus,concurrency,tpot_p50_ms,ttft_p99_ms,ttft_p99.9_ms,output_tok_s\n"
+        b"c,H100,1,8,20,400,650,1000\n"
+    )
+    response = client.post("/api/sweeps", files=[("files", ("c.csv", data, "text/csv"))])
+    assert response.status_code == 201, response.text
+    sweep = response.json()["sweeps"][0]["id"]
+    [check] = readoff_check(client, sweep, ttft_ms=600, ttft_percentile="p99.9")["points"][0][
+        "checks"
+    ]
+    assert (check["value_ms"], check["source"], check["status"]) == (650.0, "stored", "fail")
