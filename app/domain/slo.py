@@ -12,7 +12,7 @@ from typing import Literal
 
 import polars as pl
 
-from app.domain.estimate import Estimate, interpolated_estimate, load_order
+from app.domain.estimate import Estimate, interpolated_estimate
 from app.domain.intervals import DEFAULT_LEVEL
 from app.domain.metrics import Basis, frechet_bounds
 from app.domain.numbers import fmt_count
@@ -23,6 +23,7 @@ from app.domain.point import (
     Stat,
     float_or_none,
 )
+from app.domain.readoff_reasons import no_pass_reason
 from app.domain.request_goodput import (
     Counted,
     RequestStats,
@@ -315,7 +316,7 @@ def _no_goodput(
         mode=mode,
         basis=basis,
         status=status if points else "unknown",
-        reason=_no_pass_reason(points, verdicts, basis),
+        reason=no_pass_reason(points, verdicts, basis),
         goodput_tok_s_per_gpu=None,
         goodput_requests_per_s=None,
         operating_point=None,
@@ -323,50 +324,6 @@ def _no_goodput(
         verdicts=verdicts,
         joint_attainment_bounds=bounds,
         note=note,
-    )
-
-
-def _no_pass_reason(
-    points: Sequence[PointMetrics], verdicts: Sequence[Verdict], basis: Basis
-) -> str:
-    """Why no point gives a goodput: points meeting the SLO without throughput on the basis
-    (the goodput is then unknown, whatever heavier loads do), else the lightest failing load,
-    and unknown points."""
-    if not points:
-        return "no measured points"
-    order = load_order(points) or list(range(len(points)))
-    ordered = [verdicts[i] for i in order]
-    parts: list[str] = []
-    passing = [points[i] for i in order if verdicts[i].status == "pass"]
-    if passing:
-        parts.append(_unmeasured_goodput(passing, len(points), basis))
-    fails = [v for v in ordered if v.status == "fail"]
-    if fails and not passing:
-        lead = "lightest load" if ordered[0] is fails[0] else "lightest checked load"
-        parts.append(f"no point meets the SLO: {lead} fails {fails[0].reason}")
-    unknowns = [v for v in ordered if v.status == "unknown"]
-    if unknowns:
-        reasons = "; ".join(dict.fromkeys(v.reason for v in unknowns))
-        noun = "point" if len(unknowns) == 1 else "points"
-        parts.append(f"{len(unknowns)} {noun} unknown: {reasons}")
-    return "; ".join(parts)
-
-
-def _unmeasured_goodput(passing: Sequence[PointMetrics], total: int, basis: Basis) -> str:
-    """Why the points meeting the SLO give no goodput: what their throughput lacks."""
-    verb = "meets" if len(passing) == 1 else "meet"
-    count = f"{len(passing)} of {total} points {verb}" if total > 1 else "the point meets"
-    if all(p.num_gpus <= 0 for p in passing):
-        return f"{count} the SLO, but the GPU count is not recorded: no tok/s per GPU"
-    missing = {
-        "output": "output throughput is",
-        "total": "total throughput (input + output tokens/s) is",
-        "input": "total throughput, and so input throughput (total − output), is",
-    }[basis]
-    return (
-        f"{count} the SLO, but {'its' if len(passing) == 1 else 'their'} {missing} not "
-        f"measured: goodput on the {basis} basis "
-        "is unknown (another basis may have it)"
     )
 
 
