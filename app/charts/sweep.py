@@ -15,7 +15,7 @@ import polars as pl
 
 from app.charts.style import colour, empty_note, series_style, side_legend, top_legend
 from app.domain.numbers import fmt_load
-from app.domain.request_goodput import request_tpot_expr
+from app.domain.request_goodput import defined_tpot_expr, one_token_expr
 from app.store.point_blocks import StoredPoint
 
 CDF_POINTS = 200
@@ -183,8 +183,11 @@ def throughput_figure(points: list[StoredPoint], num_gpus: int) -> dict[str, Any
 
 
 def cdf_figure(points: list[StoredPoint], samples: pl.DataFrame, metric: str) -> dict[str, Any]:
-    """Empirical CDF of per-request TTFT or TPOT (ms), one line per load level with samples."""
-    value = request_tpot_expr() if metric == "tpot" else pl.col("ttft_ms")
+    """Empirical CDF of per-request TTFT or TPOT (ms), one line per load level with samples.
+
+    A one-token request has no TPOT: the TPOT CDF leaves it out, and the figure's "note" says
+    how many (it is never drawn at 0 ms)."""
+    value = defined_tpot_expr() if metric == "tpot" else pl.col("ttft_ms")
     traces = []
     for i, point in enumerate(points):
         column = (
@@ -215,7 +218,19 @@ def cdf_figure(points: list[StoredPoint], samples: pl.DataFrame, metric: str) ->
         "xaxis": {"title": {"text": f"{name} (ms)"}},
         "yaxis": {"title": {"text": "share of successful requests"}, "range": [0, 1]},
     }
+    figure: dict[str, Any] = {"data": traces, "layout": layout}
+    if metric == "tpot":
+        mine = samples.filter(pl.col("point_id").is_in([p.id for p in points]))
+        left_out = int(mine.select(one_token_expr().sum()).item() or 0)
+        succeeded = int(mine.select(pl.col("ok").fill_null(False).sum()).item() or 0)
+        if left_out:
+            figure["note"] = (
+                f"{left_out:,} of {succeeded:,} successful requests have one output token and "
+                "so no TPOT (no token after the first): left out of this CDF"
+            )
     if not traces:
         what = "a TPOT (it needs output tokens and E2EL)" if metric == "tpot" else "a TTFT"
+        if figure.get("note"):
+            what = "a TPOT (every one has a single output token)"
         empty_note(layout, f"no successful request sample has {what}")
-    return {"data": traces, "layout": layout}
+    return figure

@@ -78,9 +78,15 @@ DEFINITIONS: tuple[Definition, ...] = (
         "p_q = x₍ₖ₎ + (h − k)(x₍ₖ₊₁₎ − x₍ₖ₎), h = (n − 1) q ÷ 100, k = ⌊h⌋, x sorted ascending",
         "Linear interpolation between closest ranks, numpy.percentile's default and what vLLM "
         "bench serve reports. Any percentile from p50 to p99.9 (p75 and p99.9 included). Over "
-        "the point's successful requests; TPOT over those with more than one output token. The "
-        "reason then says “from N request samples”. Stored statistics answer first where the "
-        "file has them.",
+        "the point's successful requests; TPOT over those with more than one output token (a "
+        "one-token request has no TPOT: it is left out and counted). The reason then says “from "
+        "N request samples”. Stored statistics answer first where the file has them, at every "
+        "percentile it stores (guidellm's p75 and p99.9 too). A metric's percentiles never fall "
+        "as the percentile rises, so sources are never mixed silently: a value from samples "
+        "that falls below a percentile the file stores at a lower level (or rises above one at "
+        "a higher level) is not used; the stored one bounds it. The check fails when even the "
+        "bound breaks the limit (p99.9 ≥ stored p99 > limit), passes when even the bound meets "
+        "it (p90 ≤ stored p99 ≤ limit), and is otherwise unknown, naming both values.",
     ),
     Definition(
         "slo-status",
@@ -105,8 +111,10 @@ DEFINITIONS: tuple[Definition, ...] = (
         "SLO read-off, per-request mode",
         "attainment = good ÷ issued; token goodput = Σ output tokens of good requests ÷ duration "
         "÷ GPUs",
-        "A request is good iff it succeeded and meets every limit (TPOT = (E2EL − TTFT) ÷ (n − 1), "
-        "0 when n ≤ 1). Failed requests count as misses. A point "
+        "A request is good iff it succeeded and meets every limit (TPOT = (E2EL − TTFT) ÷ "
+        "(n − 1)). A one-token request (n ≤ 1) has no TPOT: it cannot fail a TPOT limit, so it "
+        "counts as meeting it and is judged on its other limits. Failed requests count as "
+        "misses. A point "
         "meets the SLO iff attainment ≥ the "
         "target (default 0.9). Goodput = the best token goodput among points that meet it; on the "
         "total basis input and output tokens of good requests count. Request goodput = good ÷ "
@@ -119,8 +127,10 @@ DEFINITIONS: tuple[Definition, ...] = (
         "Every read-off figure carries an interval at the level you set (the `ci_level` query "
         "parameter, “Interval level” in the form), or none with the reason in words. Per-request "
         "mode: attainment by Wilson, goodput and $/Mtok by a seeded bootstrap over the operating "
-        "point's requests. Percentile mode: a t interval over repeated runs at the operating "
-        "point's load; with one run there is none (“one run: no interval”). Tables show ± half "
+        "point's requests. Percentile mode: a t interval on the log scale (“t-log”, the "
+        "geometric mean's: exp(mean ± t·s ÷ √n) of ln x, so both ends stay positive) over "
+        "repeated runs at the operating point's load; with one run there is none (“one run: "
+        "no interval”). Tables show ± half "
         "the interval's width, the ends and method in the cell's tooltip; charts draw error bars "
         "at the operating points. The API gives ci_low, ci_high, ci_level and ci_method beside "
         "each value.",

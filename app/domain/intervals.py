@@ -16,7 +16,7 @@ from typing import Literal
 
 import polars as pl
 
-Method = Literal["wilson", "bootstrap", "t", "ratio-bootstrap", "ratio-log-normal"]
+Method = Literal["wilson", "bootstrap", "t", "t-log", "ratio-bootstrap", "ratio-log-normal"]
 
 DEFAULT_LEVEL = 0.95
 MIN_LEVEL, MAX_LEVEL = 0.5, 0.999
@@ -165,6 +165,37 @@ def t_interval(
     return Interval(shown, mean - half, mean + half, level, "t", None, n, "runs")
 
 
+def log_t_interval(
+    values: Sequence[float], level: float = DEFAULT_LEVEL, value: float | None = None
+) -> Interval:
+    """Student t interval on the log scale (method "t-log"): exp(m ± t(1+level)/2, n−1 · s/√n),
+    m and s the mean and standard deviation of ln x over the runs: the interval of the runs'
+    geometric mean.
+
+    For a quantity that is positive by nature (tok/s, req/s): both ends stay positive, where
+    the plain t interval over two very different runs falls below zero. `value` is the figure
+    shown beside it (default the geometric mean). One run: no interval; a run at or below 0:
+    no interval, with that reason.
+    """
+    n = len(values)
+    positive = n > 0 and all(v > 0 for v in values)
+    logs = [math.log(v) for v in values] if positive else []
+    shown = value if value is not None else (math.exp(sum(logs) / n) if logs else None)
+    if n == 0:
+        return none(shown, level, "no runs", 0)
+    if n == 1:
+        return Interval(shown, None, None, level, None, ONE_RUN, 1, "runs")
+    if not positive:
+        reason = f"a run is at {min(values):g}: no interval on the log scale, which needs all > 0"
+        return Interval(shown, None, None, level, None, reason, n, "runs")
+    mean = sum(logs) / n
+    sd = math.sqrt(sum((v - mean) ** 2 for v in logs) / (n - 1))
+    half = t_quantile((1 + check_level(level)) / 2, n - 1) * sd / math.sqrt(n)
+    return Interval(
+        shown, math.exp(mean - half), math.exp(mean + half), level, "t-log", None, n, "runs"
+    )
+
+
 def scaled(interval: Interval, factor: float) -> Interval:
     """The interval of factor × the figure (factor > 0)."""
 
@@ -199,7 +230,7 @@ def reciprocal(interval: Interval, numerator: float) -> Interval:
         value=inv(interval.value),
         low=inv(interval.high),
         high=inv(interval.low),
-        reason=None if inv(interval.low) is not None else "the interval's low end has no goodput",
+        reason=None if inv(interval.low) is not None else "the interval reaches 0: no upper end",
         replicates=None
         if reps is None
         else reps.to_frame("r")
@@ -214,6 +245,13 @@ def _log_se(interval: Interval) -> float | None:
     if low is None or high is None or not low > 0 or not high > 0:
         return None
     return (math.log(high) - math.log(low)) / (2 * z_value(interval.level))
+
+
+def _no_log_se(interval: Interval) -> str:
+    """Why an interval gives no standard error on the log scale (it has no reason of its own)."""
+    if interval.known:
+        return "an interval end is at or below 0: no ratio interval on the log scale"
+    return "no interval"
 
 
 def ratio_interval(a: Interval, b: Interval) -> Interval:
@@ -233,7 +271,7 @@ def ratio_interval(a: Interval, b: Interval) -> Interval:
     sa, sb = _log_se(a), _log_se(b)
     if sa is None or sb is None or not value > 0:
         missing = a if sa is None else b
-        return none(value, level, missing.reason or "no interval")
+        return none(value, level, missing.reason or _no_log_se(missing))
     half = z_value(level) * math.sqrt(sa * sa + sb * sb)
     log_ratio = math.log(value)
     return Interval(

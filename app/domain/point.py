@@ -6,11 +6,11 @@ Pure math: imports only the standard library (no web, database or settings modul
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from app.domain.columns import STATS
 from app.domain.metrics import Basis, deployment_tok_s, interactivity_tok_s_user, tok_s_per_gpu
 
 Stat = Literal["mean", "p50", "p90", "p95", "p99"]
@@ -21,18 +21,63 @@ METRIC_LABELS: dict[Metric, str] = {"ttft": "TTFT", "tpot": "TPOT", "e2el": "E2E
 
 @dataclass(frozen=True)
 class LatencyStats:
-    """One latency metric of a point in ms at each statistic; None where the source did not say."""
+    """One latency metric of a point in ms at each statistic; None where the source did not say.
+
+    `more` are the other percentiles the file stored (p75, p99.9, …) as ("p99.9", ms) pairs:
+    a stored statistic beats one computed from request samples, at every percentile.
+    """
 
     mean: float | None = None
     p50: float | None = None
     p90: float | None = None
     p95: float | None = None
     p99: float | None = None
+    more: tuple[tuple[str, float], ...] = ()
 
     def get(self, stat: Stat) -> float | None:
         """Value at `stat` in ms; NaN is reported as None (not measured)."""
         value: float | None = getattr(self, stat)
         return None if value is None or math.isnan(value) else value
+
+    def percentile(self, name: str) -> float | None:
+        """The stored value at a percentile written "p90" or "p99.9"; None if not stored."""
+        if name in _COLUMN_PERCENTILES:
+            return self.get(name)  # type: ignore[arg-type]
+        for key, value in self.more:
+            if key == name:
+                return value
+        return None
+
+    def stored(self) -> list[tuple[str, float]]:
+        """Every stored percentile with its value, in rising percentile order."""
+        pairs = [(p, v) for p in _COLUMN_PERCENTILES if (v := self.get(p)) is not None]  # type: ignore[arg-type]
+        pairs += list(self.more)
+        return sorted(pairs, key=lambda pair: float(pair[0][1:]))
+
+
+_COLUMN_PERCENTILES = ("p50", "p90", "p95", "p99")
+# The percentiles a read-off may ask for (p50 … p99.9, one decimal), as stored beside the columns.
+_MORE_PERCENTILE = re.compile(r"^p(50|[5-9][0-9])(\.[0-9])?$")
+
+
+def more_percentiles(
+    stored: Mapping[str, Mapping[str, float]] | None, metric: str
+) -> tuple[tuple[str, float], ...]:
+    """The `metric`'s other stored percentiles from a row's "stored_percentiles" ({metric:
+    {"p99.9": ms}}), limited to those a read-off can ask for and not held in a column."""
+    if not stored:
+        return ()
+    out = []
+    for name, value in (stored.get(metric) or {}).items():
+        number = float_or_none(value)
+        if (
+            number is not None
+            and math.isfinite(number)
+            and name not in _COLUMN_PERCENTILES
+            and _MORE_PERCENTILE.match(name)
+        ):
+            out.append((name, number))
+    return tuple(sorted(out, key=lambda pair: float(pair[0][1:])))
 
 
 @dataclass(frozen=True)
@@ -57,8 +102,19 @@ class PointMetrics:
     def from_row(cls, row: Mapping[str, object]) -> PointMetrics:
         """From canonical columns (ttft_p90_ms, output_tok_s, …) plus point_id and num_gpus."""
 
+        stored = row.get("stored_percentiles")
+        more: Mapping[str, Mapping[str, float]] | None = (
+            stored if isinstance(stored, Mapping) else None
+        )
+
         def stats(metric: str) -> LatencyStats:
-            return LatencyStats(*(float_or_none(row.get(f"{metric}_{stat}_ms")) for stat in STATS))
+            def at(stat: str) -> float | None:
+                return float_or_none(row.get(f"{metric}_{stat}_ms"))
+
+            return LatencyStats(
+                at("mean"), at("p50"), at("p90"), at("p95"), at("p99"),
+                more_percentiles(more, metric),
+            )  # fmt: skip
 
         return cls(
             point_id=int_or_none(row.get("point_id")) or 0,

@@ -15,9 +15,9 @@ from app.domain.bootstrap import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, bootstrap_
 from app.domain.intervals import (
     ONE_RUN,
     Interval,
+    log_t_interval,
     none,
     percentile_interval,
-    t_interval,
     wilson,
 )
 from app.domain.metrics import Basis
@@ -187,8 +187,9 @@ def _operating_requests(
 def runs_intervals(
     readoff: Readoff, points: Sequence[PointMetrics], basis: Basis, level: float
 ) -> ReadoffIntervals:
-    """Percentile mode: a t interval over the repeated runs at the operating point's load that
-    meet the SLO (their tok/s per GPU and req/s); one run: no interval, said plainly."""
+    """Percentile mode: a t interval on the log scale (`log_t_interval`, positive ends) over the
+    repeated runs at the operating point's load that meet the SLO (their tok/s per GPU and
+    req/s); one run: no interval, said plainly."""
     op = readoff.operating_point
     if op is None:
         return no_intervals(readoff, level)
@@ -217,8 +218,8 @@ def runs_intervals(
     req = [r for p in good if (r := p.requests_per_s) is not None]
     return ReadoffIntervals(
         level,
-        t_interval(tok, level, readoff.goodput_tok_s_per_gpu),
-        t_interval(req, level, readoff.goodput_requests_per_s)
+        log_t_interval(tok, level, readoff.goodput_tok_s_per_gpu),
+        log_t_interval(req, level, readoff.goodput_requests_per_s)
         if req
         else none(readoff.goodput_requests_per_s, level, "request throughput not recorded"),
         attainment,
@@ -232,8 +233,9 @@ def load_runs_interval(
     level: float,
     value: float | None = None,
 ) -> Interval:
-    """t interval of tok/s per GPU over every run at `point`'s load (a frontier read-off)."""
+    """t interval on the log scale of tok/s per GPU over every run at `point`'s load (a
+    frontier read-off)."""
     load = point.load()
     runs = [p for p in points if load is not None and p.load() == load]
     ys = [y for p in runs if (y := p.tok_s_per_gpu(basis)) is not None]
-    return t_interval(ys, level, value if value is not None else point.tok_s_per_gpu(basis))
+    return log_t_interval(ys, level, value if value is not None else point.tok_s_per_gpu(basis))

@@ -37,7 +37,11 @@ class RequestStats:
 
 
 def request_tpot_expr() -> pl.Expr:
-    """Request TPOT in ms, (E2EL − TTFT)/(n − 1); 0 when n ≤ 1 (vLLM rule); null if n is null."""
+    """Request TPOT as a per-request TPOT limit judges it, in ms: (E2EL − TTFT)/(n − 1).
+
+    A one-token request has no TPOT (undefined, see `defined_tpot_expr`), so it cannot fail a
+    TPOT limit: it is judged on its other limits. It is 0 here only so that it meets any TPOT
+    limit; null if n is null. Never a TPOT to draw or take a percentile of."""
     n = pl.col("output_len")
     return (
         pl.when(n > 1)
@@ -45,6 +49,19 @@ def request_tpot_expr() -> pl.Expr:
         .when(n.is_not_null())
         .then(pl.lit(0.0))
     )
+
+
+def defined_tpot_expr() -> pl.Expr:
+    """Request TPOT in ms, (E2EL − TTFT)/(n − 1), for requests with n > 1 output tokens; null
+    for a one-token request (no token after the first: TPOT is undefined) and for a missing n.
+    CDFs, percentiles and limits read from samples use this, and say how many they leave out."""
+    n = pl.col("output_len")
+    return pl.when(n > 1).then((pl.col("e2el_ms") - pl.col("ttft_ms")) / (n - 1))
+
+
+def one_token_expr() -> pl.Expr:
+    """True for a successful request with at most one output token (it has no TPOT)."""
+    return pl.col("ok").fill_null(False) & (pl.col("output_len") <= 1).fill_null(False)
 
 
 def good_request_expr(limits: Sequence[tuple[Metric, float]]) -> pl.Expr:
@@ -73,6 +90,8 @@ def request_goodput_frame(
             good=pl.col("good").sum(),
             good_output_tokens=pl.col("output_len").filter(pl.col("good")).sum(),
             good_input_tokens=pl.col("input_len").filter(pl.col("good")).sum(),
+            # Good requests without an input token count: no total or input goodput from them.
+            good_missing_input=pl.col("input_len").filter(pl.col("good")).is_null().sum(),
         )
         .collect()
     )
@@ -88,6 +107,7 @@ class Counted(NamedTuple):
     attainment: float
     ci_low: float
     ci_high: float
+    missing_input: int = 0  # good requests without an input token count
 
     def stats(self, duration_s: float, num_gpus: int) -> RequestStats:
         """As `request_stats` (duration_s and num_gpus > 0, checked by the caller), made
@@ -126,6 +146,7 @@ def request_counts(
         (good.cast(pl.Float64) / issued.cast(pl.Float64)).alias("attainment"),
         low.alias("low"),
         high.alias("high"),
+        pl.col("good_missing_input").cast(pl.Int64).alias("missing_input"),
     )
     ids = table.get_column("point_id").to_list()
     return dict(zip(ids, map(Counted._make, table.drop("point_id").iter_rows()), strict=True))

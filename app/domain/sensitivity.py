@@ -18,7 +18,7 @@ import polars as pl
 
 from app.domain.metrics import Basis
 from app.domain.point import Metric, PointMetrics, Stat
-from app.domain.request_goodput import request_tpot_expr
+from app.domain.request_goodput import defined_tpot_expr, request_tpot_expr
 from app.domain.verdict import Columns, Percentile, SamplePercentiles, Slo, value_ms
 
 MAX_STEPS = 60
@@ -62,11 +62,12 @@ def percentile_limits(
 
 
 def request_limits(samples: pl.DataFrame, metric: Metric, steps: int = 40) -> list[float]:
-    """Evenly spaced quantiles of the per-request metric (TPOT per request by the vLLM rule),
-    as polars' "linear" quantile gives them, read off one sort of the values."""
+    """Evenly spaced quantiles of the per-request metric (TPOT over requests with more than one
+    output token), as polars' "linear" quantile gives them, read off one sort of the values."""
     if samples.is_empty():
         return []
-    value = request_tpot_expr() if metric == "tpot" else pl.col(f"{metric}_ms")
+    # Candidate limits are TPOTs requests have: a one-token request has none (it meets any).
+    value = defined_tpot_expr() if metric == "tpot" else pl.col(f"{metric}_ms")
     column = samples.filter(pl.col("ok")).select(value.alias("v")).drop_nulls()["v"]
     if column.is_empty():
         return []

@@ -12,9 +12,10 @@ from typing import Literal
 
 import polars as pl
 
-from app.domain.estimate import Estimate, interpolated_estimate, load_order
+from app.domain.estimate import Estimate, interpolated_estimate
 from app.domain.intervals import DEFAULT_LEVEL
 from app.domain.metrics import Basis, frechet_bounds
+from app.domain.numbers import fmt_count
 from app.domain.point import (
     LatencyStats,
     Metric,
@@ -22,11 +23,12 @@ from app.domain.point import (
     Stat,
     float_or_none,
 )
+from app.domain.readoff_reasons import no_pass_reason
 from app.domain.request_goodput import (
     Counted,
     RequestStats,
+    defined_tpot_expr,
     request_counts,
-    request_tpot_expr,
 )
 from app.domain.verdict import (
     Check,
@@ -68,7 +70,8 @@ PERCENTILE_MODE_NOTE = (
 )
 PER_REQUEST_MODE_NOTE = (
     "Per-request mode counts a request as good only if it succeeded and met every limit; "
-    "attainment = good ÷ issued, so failed requests count as misses."
+    "attainment = good ÷ issued, so failed requests count as misses. A one-token request has "
+    "no TPOT: it cannot fail a TPOT limit and is judged on its other limits."
 )
 
 
@@ -207,7 +210,9 @@ def request_readoff_from_counts(
     Each point's attainment has its Wilson interval; one that straddles the target makes the
     point borderline (it still qualifies for goodput by its measured attainment)."""
     target = slo.attainment
-    verdicts = tuple(_request_verdict(p, counts.get(p.point_id), slo, target) for p in points)
+    verdicts = tuple(
+        _request_verdict(p, counts.get(p.point_id), slo, target, basis) for p in points
+    )
     best = _best_passing(points, verdicts, basis, x_stat)
     if best is None:
         return _no_goodput("per_request", basis, points, verdicts, None, PER_REQUEST_MODE_NOTE)
@@ -228,11 +233,21 @@ def request_readoff_from_counts(
 
 
 def _request_verdict(
-    point: PointMetrics, counted: Counted | None, slo: Slo, target: float
+    point: PointMetrics, counted: Counted | None, slo: Slo, target: float, basis: Basis
 ) -> Verdict:
     """Attainment verdict of one point from its counts (`target` is slo.attainment)."""
     if counted is None:  # request_counts leaves out points without an issued request
         return Verdict(point.point_id, "unknown", note="no request samples")
+    if basis != "output" and counted.missing_input:
+        # Counting their input tokens as 0 would understate the goodput, not measure it.
+        return Verdict(
+            point.point_id,
+            "unknown",
+            note=(
+                f"{fmt_count(counted.missing_input, 'good request')} without an input token "
+                f"count: no {basis} goodput (the output basis has one)"
+            ),
+        )
     duration_s = point.duration_s
     if duration_s is None or not duration_s > 0:
         return Verdict(point.point_id, "unknown", note="benchmark duration not recorded")
@@ -301,7 +316,7 @@ def _no_goodput(
         mode=mode,
         basis=basis,
         status=status if points else "unknown",
-        reason=_no_pass_reason(points, verdicts, basis),
+        reason=no_pass_reason(points, verdicts, basis),
         goodput_tok_s_per_gpu=None,
         goodput_requests_per_s=None,
         operating_point=None,
@@ -312,37 +327,15 @@ def _no_goodput(
     )
 
 
-def _no_pass_reason(
-    points: Sequence[PointMetrics], verdicts: Sequence[Verdict], basis: Basis
-) -> str:
-    """Why no point gives a goodput: lightest failing load, unknown points, missing throughput."""
-    if not points:
-        return "no measured points"
-    order = load_order(points) or list(range(len(points)))
-    ordered = [verdicts[i] for i in order]
-    parts: list[str] = []
-    fails = [v for v in ordered if v.status == "fail"]
-    if fails:
-        lead = "lightest load" if ordered[0] is fails[0] else "lightest checked load"
-        parts.append(f"no point meets the SLO: {lead} fails {fails[0].reason}")
-    unknowns = [v for v in ordered if v.status == "unknown"]
-    if unknowns:
-        reasons = "; ".join(dict.fromkeys(v.reason for v in unknowns))
-        noun = "point" if len(unknowns) == 1 else "points"
-        parts.append(f"{len(unknowns)} {noun} unknown: {reasons}")
-    if not parts:
-        parts.append(f"points meeting the SLO have no {basis} throughput or GPU count")
-    return "; ".join(parts)
-
-
 def sample_percentiles(
     samples: pl.DataFrame, wanted: Sequence[tuple[Metric, str]]
 ) -> dict[int, dict[tuple[Metric, str], SampleValue]]:
     """Per point id, each wanted (metric, percentile) over the point's request samples.
 
-    Over successful requests only; TPOT over those with more than one output token (the vLLM
-    rule that makes a one-token request's TPOT 0 is for per-request goodput, not percentiles).
-    Linear interpolation between closest ranks, numpy.percentile's default (as vLLM reports).
+    Over successful requests only. TPOT over those with more than one output token: a
+    one-token request has no TPOT (undefined, not 0), so it is left out and counted
+    (SampleValue.undefined). Linear interpolation between closest ranks, numpy.percentile's
+    default (as vLLM reports).
     """
     checked = list(dict.fromkeys(wanted))
     if samples.is_empty() or not checked:
@@ -350,20 +343,20 @@ def sample_percentiles(
     ok = samples.filter(pl.col("ok").fill_null(False))
     aggs: list[pl.Expr] = []
     for metric, stat in checked:
-        value = (
-            pl.when(pl.col("output_len") > 1).then(request_tpot_expr())
-            if metric == "tpot"
-            else pl.col(f"{metric}_ms")
-        )
+        value = defined_tpot_expr() if metric == "tpot" else pl.col(f"{metric}_ms")
         q = percentile_percent(stat) / 100
         aggs.append(value.quantile(q, "linear").alias(f"{metric}|{stat}|v"))
         aggs.append(value.count().alias(f"{metric}|{stat}|n"))
+    aggs.append((pl.col("output_len") <= 1).sum().alias("|one-token"))
     table = ok.group_by("point_id").agg(aggs)
     out: dict[int, dict[tuple[Metric, str], SampleValue]] = {}
     for row in table.iter_rows(named=True):
+        one_token = int(row["|one-token"] or 0)
         out[int(row["point_id"])] = {
             (metric, stat): SampleValue(
-                float_or_none(row[f"{metric}|{stat}|v"]), int(row[f"{metric}|{stat}|n"])
+                float_or_none(row[f"{metric}|{stat}|v"]),
+                int(row[f"{metric}|{stat}|n"]),
+                one_token if metric == "tpot" else 0,
             )
             for metric, stat in checked
         }

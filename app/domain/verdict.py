@@ -6,37 +6,30 @@ Pure math: imports only the standard library (no web, database or settings modul
 from __future__ import annotations
 
 import math
-import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import MISSING, dataclass, field, fields
 from functools import cached_property
-from typing import Literal
 
+from app.domain.checks import PERCENTILE_CHOICES as PERCENTILE_CHOICES
+from app.domain.checks import PERCENTILE_PATTERN as PERCENTILE_PATTERN
+from app.domain.checks import STORED_PERCENTILES as STORED_PERCENTILES
+from app.domain.checks import STORED_STATS, checked_value
+from app.domain.checks import Bound as Bound
+from app.domain.checks import Check as Check
+from app.domain.checks import Percentile as Percentile
+from app.domain.checks import SamplePercentiles as SamplePercentiles
+from app.domain.checks import SampleValue as SampleValue
+from app.domain.checks import ShownStatus as ShownStatus
+from app.domain.checks import Source as Source
+from app.domain.checks import Status as Status
+from app.domain.checks import check_limit as check_limit
+from app.domain.checks import percentile_percent as percentile_percent
+from app.domain.checks import stored_value as stored_value
+from app.domain.checks import value_ms as value_ms
 from app.domain.metrics import interactivity_tok_s_user
 from app.domain.numbers import fmt_count, fmt_load, fmt_number, fmt_pair
-from app.domain.point import METRIC_LABELS, METRICS, Metric, PointMetrics, Stat
+from app.domain.point import METRIC_LABELS, METRICS, Metric, PointMetrics
 from app.domain.request_goodput import RequestStats
-
-# A percentile is written "p<percent>", e.g. "p90" or "p99.9"; any from p50 to p99.9 may be asked.
-Percentile = str
-Status = Literal["pass", "fail", "unknown"]
-# What a table and the JSON say: "borderline" when the attainment interval straddles the target.
-ShownStatus = Literal["pass", "borderline", "fail", "unknown"]
-Source = Literal["stored", "samples"]
-STORED_PERCENTILES: tuple[Percentile, ...] = ("p50", "p90", "p95", "p99")
-# The percentiles a file can store, as the statistic names of LatencyStats.
-_STORED: dict[Percentile, Stat] = {"p50": "p50", "p90": "p90", "p95": "p95", "p99": "p99"}
-# What the forms offer; the API accepts any percentile in [p50, p99.9].
-PERCENTILE_CHOICES: tuple[Percentile, ...] = ("p50", "p75", "p90", "p95", "p99", "p99.9")
-PERCENTILE_PATTERN = r"^p(50|[5-9][0-9])(\.[0-9])?$"
-_PERCENTILE_RE = re.compile(PERCENTILE_PATTERN)
-
-
-def percentile_percent(percentile: Percentile) -> float:
-    """The percent of "p90" (90.0) or "p99.9" (99.9); ValueError outside p50 … p99.9."""
-    if not isinstance(percentile, str) or not _PERCENTILE_RE.match(percentile):
-        raise ValueError(f"percentile must be p50 … p99.9 (e.g. p75, p99.9), got {percentile!r}")
-    return float(percentile[1:])
 
 
 @dataclass(frozen=True)
@@ -132,60 +125,6 @@ class Slo:
             for m, p, v in self.checked()
         ]
         return ", ".join(parts) if parts else "no limits"
-
-
-@dataclass(frozen=True)
-class SampleValue:
-    """A percentile computed from a point's request samples, and how many requests it is over."""
-
-    value_ms: float | None
-    count: int
-
-
-# Per point: (metric, percentile) → the value from its request samples.
-SamplePercentiles = Mapping[tuple[Metric, Percentile], SampleValue]
-
-
-@dataclass(frozen=True)
-class Check:
-    """One limit checked at one point: value and limit in ms, pass/fail/unknown.
-
-    `source` says where the value came from: the file's stored statistic or the point's request
-    samples (`n_samples` of them); `stored` lists the percentiles the file has for this metric.
-    """
-
-    metric: Metric
-    stat: Percentile
-    value_ms: float | None
-    limit_ms: float
-    status: Status
-    source: Source | None = None
-    n_samples: int | None = None
-    stored: tuple[Percentile, ...] = ()
-
-    def describe(self) -> str:
-        """E.g. 'p90 TTFT 260 ms > 200 ms', '… (from 120 request samples)' or why unknown."""
-        name = f"{self.stat} {METRIC_LABELS[self.metric]}"
-        if self.value_ms is None:
-            return f"{name} not measured: {self.how_to_get()}"
-        op = "≤" if self.status == "pass" else ">"
-        value, limit = fmt_pair(self.value_ms, self.limit_ms, "ms")
-        text = f"{name} {value} {op} {limit}"
-        if self.source == "samples":
-            text += f" (from {fmt_count(self.n_samples, 'request sample')})"
-        return text
-
-    def how_to_get(self) -> str:
-        """What would answer a missing statistic: another percentile, or per-request data."""
-        label = METRIC_LABELS[self.metric]
-        if self.n_samples == 0:
-            return f"no successful request sample has a {label}"
-        if self.stored:
-            return (
-                f"the file has {label} at {', '.join(self.stored)}; check one of those, "
-                "or upload per-request data"
-            )
-        return f"the file has no {label} percentile; upload per-request data"
 
 
 @dataclass(frozen=True)
@@ -299,17 +238,24 @@ def point_verdict(
     point: PointMetrics, slo: Slo, samples: SamplePercentiles | None = None
 ) -> Verdict:
     """Check each limit at its percentile (equality passes): the stored statistic where the file
-    has it, else the point's request samples; neither = unknown, never pass."""
+    has it, else the point's request samples; neither = unknown, never pass. A sample value that
+    contradicts a stored percentile is not used: the stored one bounds it (see Bound)."""
     failed = unknown = False
     for metric, stat, limit in slo.checked():
         # Hot path (every point of every read-off): the stored statistic first, inline.
-        name = _STORED.get(stat)
-        value = None if name is None else point.latency(metric).get(name)
+        name = STORED_STATS.get(stat)
+        stats = point.latency(metric)
+        value = stats.get(name) if name is not None else stats.percentile(stat)
+        status: Status | None = None
         if value is None and samples is not None:
-            value = _value(point, metric, stat, samples)[0]
-        if value is None:
+            value, _, _, bound = checked_value(point, metric, stat, samples)
+            if bound is not None:
+                status = bound.judge(limit)
+        if status is None:
+            status = "unknown" if value is None else "fail" if value > limit else "pass"
+        if status == "unknown":
             unknown = True
-        elif value > limit:
+        elif status == "fail":
             failed = True
     overall: Status = "fail" if failed else "unknown" if unknown else "pass"
     return _judged(point, overall, slo, samples)
@@ -339,47 +285,3 @@ def column_verdicts(
         overall: Status = "fail" if failed else "unknown" if unknown else "pass"
         verdicts.append(_judged(point, overall, slo))
     return tuple(verdicts)
-
-
-def check_limit(
-    point: PointMetrics,
-    metric: Metric,
-    stat: Percentile,
-    limit: float,
-    samples: SamplePercentiles | None = None,
-) -> Check:
-    """One limit at one point, with where its value came from."""
-    value, source, count = _value(point, metric, stat, samples)
-    status: Status = "unknown" if value is None else "pass" if value <= limit else "fail"
-    stored: tuple[Percentile, ...] = ()
-    if value is None:  # only an unknown check says which percentiles the file has
-        stats = point.latency(metric)
-        stored = tuple(p for p, name in _STORED.items() if stats.get(name) is not None)
-    return Check(metric, stat, value, limit, status, source, count, stored)
-
-
-def stored_value(point: PointMetrics, metric: Metric, stat: Percentile) -> float | None:
-    """The file's own statistic, None when it did not store this percentile."""
-    name = _STORED.get(stat)
-    return None if name is None else point.latency(metric).get(name)
-
-
-def value_ms(
-    point: PointMetrics, metric: Metric, stat: Percentile, samples: SamplePercentiles | None
-) -> float | None:
-    """The value a check of this limit compares: stored statistic, else the samples' percentile."""
-    return _value(point, metric, stat, samples)[0]
-
-
-def _value(
-    point: PointMetrics, metric: Metric, stat: Percentile, samples: SamplePercentiles | None
-) -> tuple[float | None, Source | None, int | None]:
-    """The stored statistic where it exists, else the request samples' percentile."""
-    stored = stored_value(point, metric, stat)
-    if stored is not None:
-        return stored, "stored", None
-    if samples is not None:
-        found = samples.get((metric, stat))
-        if found is not None:
-            return found.value_ms, "samples" if found.value_ms is not None else None, found.count
-    return None, None, None

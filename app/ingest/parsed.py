@@ -240,7 +240,10 @@ def sample_throughput_warnings(sweep: ParsedSweep) -> list[str]:
     Samples' throughput = output tokens of the successful samples ÷ the point's duration_s,
     the same division per-request goodput makes; above the tool's own output_tok_s (beyond
     the tolerance) the samples include requests the aggregates leave out, and goodput and
-    attainment from them would describe a different set of requests.
+    attainment from them would describe a different set of requests. When the samples are
+    exactly the tool's counted set and some straddle its measurement window's edges (guidellm),
+    the warning says so, and by how much counting them whole changes throughput, whatever the
+    size: no warm-up is to blame.
     """
     warnings: list[str] = []
     if sweep.table_rows is not None:
@@ -256,6 +259,21 @@ def sample_throughput_warnings(sweep: ParsedSweep) -> list[str]:
         ok = pl.col("ok").fill_null(False)
         tokens = frame.select(pl.col("output_len").cast(pl.Int64).filter(ok).sum()).item()
         measured = float(tokens or 0) / duration
+        straddling = _counted_window(point)
+        if straddling:
+            # The samples are the tool's own counted set: nothing from warm-up is in them, but
+            # the requests straddling the window's edges bring their tokens made outside it.
+            change = (measured / reported - 1) * 100
+            side = "above" if change >= 0 else "below"
+            warnings.append(
+                f"point {point_label(point)}: its {point.sample_count} request samples are "
+                "exactly the requests the tool counts (those overlapping its measurement "
+                f"window); {straddling} of them straddle the window's edges and are counted "
+                f"whole, so the samples give {measured:.4g} output tok/s over the "
+                f"{duration:.4g} s window, {abs(change):.1f} % {side} the reported "
+                f"{reported:.4g} tok/s; per-request goodput counts those requests whole too"
+            )
+            continue
         if measured > reported * (1 + SAMPLE_THROUGHPUT_TOLERANCE):
             excess = (measured / reported - 1) * 100
             warnings.append(
@@ -266,6 +284,20 @@ def sample_throughput_warnings(sweep: ParsedSweep) -> list[str]:
                 "from them describe more requests than the aggregates do"
             )
     return warnings
+
+
+def _counted_window(point: ParsedPoint) -> int | None:
+    """How many samples straddle the measurement window's edges, when the samples are exactly
+    the requests the tool's aggregates count (guidellm: those overlapping its window, as many
+    as its successful plus errored totals); None otherwise."""
+    window = point.extra.get("samples_window")
+    if not isinstance(window, dict) or not isinstance(window.get("straddling"), int):
+        return None
+    counted = (point.values.get("num_requests") or 0) + (point.values.get("num_failed") or 0)
+    if window.get("kept") != point.sample_count or point.sample_count != counted:
+        return None
+    straddling: int = window["straddling"]
+    return straddling
 
 
 def length_warning(sweep: ParsedSweep) -> str | None:

@@ -310,6 +310,9 @@ def _cost(analysis: SweepAnalysis, price: Price) -> Cost:
         return Cost(price, None, f"price is for {price.hardware}, not {hardware}")
     goodput = analysis.readoff.goodput_tok_s_per_gpu
     if goodput is None:
+        # An unknown read-off is not a fail: the $/Mtok is unknown for the read-off's reason.
+        if analysis.readoff.status == "unknown" and analysis.readoff.reason:
+            return Cost(price, None, f"goodput unknown: {analysis.readoff.reason}")
         return Cost(price, None, "no goodput at this SLO")
     return Cost(price, usd_per_mtok(price.usd_per_gpu_hour, goodput, price.utilization))
 

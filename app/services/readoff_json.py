@@ -114,6 +114,17 @@ def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, A
                         "status": c.status,
                         "source": c.source,
                         "n_samples": c.n_samples,
+                        # TPOT from samples: successful one-token requests left out (no TPOT).
+                        "n_without_tpot": c.undefined,
+                        # The samples contradict a stored percentile, which bounds the value.
+                        "bound": None
+                        if c.bound is None
+                        else {
+                            "stored_percentile": c.bound.stored,
+                            "stored_ms": c.bound.stored_ms,
+                            "samples_ms": c.bound.sample_ms,
+                            "side": "at_least" if c.bound.at_least else "at_most",
+                        },
                     }
                     for c in v.checks
                 ],

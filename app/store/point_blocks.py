@@ -18,6 +18,8 @@ need no sequence, and name their sweep.
 from __future__ import annotations
 
 import json
+import math
+import re
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -159,8 +161,51 @@ def decode(data: bytes) -> tuple[dict[str, Any], np.ndarray, np.ndarray]:
 
 def rows(sweep_id: int, data: bytes) -> list[dict[str, Any]]:
     """Each point as a dict of every point column (None where not measured), position,
-    sweep_id and point_id, in position order."""
-    return _rows(sweep_id, *decode(data))
+    sweep_id and point_id, in position order; a point whose extra fields hold percentiles
+    beyond the columns (p75, p99.9, …) has them as "stored_percentiles" (see
+    `stored_percentiles`)."""
+    header, body, measured = decode(data)
+    out = _rows(sweep_id, header, body, measured)
+    for position, text in header.get("extra", []):
+        if _PERCENTILE_HINT.search(text):
+            found = stored_percentiles(json.loads(text))
+            if found:
+                out[int(position)]["stored_percentiles"] = found
+    return out
+
+
+# Other percentiles as the importers keep them in extra, in ms: "ttft_p99.9_ms" (guidellm,
+# inference-perf, llm-d) and "p99.9_ttft_ms" (vLLM bench serve and its InferenceX raw files).
+_EXTRA_PERCENTILE = (
+    re.compile(r"^(ttft|tpot|e2el)_(p[0-9]+(?:\.[0-9]+)?)_ms$"),
+    re.compile(r"^(p[0-9]+(?:\.[0-9]+)?)_(ttft|tpot|e2el)_ms$"),
+)
+_PERCENTILE_HINT = re.compile(r'"(?:(?:ttft|tpot|e2el)_p[0-9.]+|p[0-9.]+_(?:ttft|tpot|e2el))_ms"')
+
+
+def stored_percentiles(extra: dict[str, Any]) -> dict[str, dict[str, float]]:
+    """{metric: {"p99.9": ms}} of the percentiles a point's extra fields hold (top level only):
+    numbers, or number text (a canonical file's extra columns, e.g. `ttft_p99.9_ms`)."""
+    out: dict[str, dict[str, float]] = {}
+    for key, value in extra.items():
+        for i, pattern in enumerate(_EXTRA_PERCENTILE):
+            match = pattern.match(key)
+            number = _number(value) if match else None
+            if match and number is not None:
+                metric, name = match.groups() if i == 0 else match.groups()[::-1]
+                out.setdefault(metric, {})[name] = number
+    return out
+
+
+def _number(value: Any) -> float | None:
+    """A finite number from a number or its text; None otherwise."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
 
 
 def stored_points(sweep_id: int, data: bytes | None) -> list[StoredPoint]:

@@ -297,11 +297,12 @@ def test_percentile_mode_takes_a_t_interval_over_the_repeated_runs_at_the_operat
     readoff = percentile_readoff(points, Slo(ttft_ms=500))
     ivs = runs_intervals(readoff, points, "output", 0.95)
     g = ivs.goodput_tok_s_per_gpu
-    # runs 1000, 1200, 1400: mean 1200, s 200, t(0.975, 2) · 200/√3 = 496.8276
+    # runs 1000, 1200, 1400 on the log scale: mean of ln x 7.080687 (geometric mean 1188.7844),
+    # s 0.168433, t(0.975, 2) · s/√3 = 0.418410: e^(7.080687 ∓ 0.418410)
     assert g.value == 1400.0
-    assert g.low == pytest.approx(1200 - 496.8276, abs=1e-3)
-    assert g.high == pytest.approx(1200 + 496.8276, abs=1e-3)
-    assert g.method == "t" and g.n == 3
+    assert g.low == pytest.approx(782.330189, abs=1e-6)
+    assert g.high == pytest.approx(1806.409042, abs=1e-6)
+    assert g.method == "t-log" and g.n == 3
 
 
 def test_percentile_mode_with_one_run_says_there_is_no_interval() -> None:

@@ -210,7 +210,10 @@ def test_mixed_unknown_and_failing_points_report_both() -> None:
 def test_passing_points_without_throughput_give_no_goodput() -> None:
     readoff = percentile_readoff([make_point(8, None, 100, 20)], SLO)
     assert readoff.status == "unknown" and readoff.meets_slo is None
-    assert readoff.reason == "points meeting the SLO have no output throughput or GPU count"
+    assert readoff.reason == (
+        "the point meets the SLO, but its output throughput is not measured: goodput on the "
+        "output basis is unknown (another basis may have it)"
+    )
 
 
 def test_no_points_at_all() -> None:

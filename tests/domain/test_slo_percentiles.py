@@ -93,7 +93,8 @@ def test_stored_statistics_answer_first_then_samples_then_unknown() -> None:
     samples = sample_percentiles(O9, [("ttft", "p90"), ("ttft", "p75")])[1]
     stored = point_verdict(point, Slo(ttft_ms=200), samples)
     assert (stored.status, stored.reason) == ("pass", "p90 TTFT 150 ms ≤ 200 ms")
-    from_samples = point_verdict(point, Slo(ttft_ms=200, percentile="p75"), samples)
+    wider = bare_point(ttft_ms=LatencyStats(p90=250.0))  # p75 from samples (220) ≤ p90
+    from_samples = point_verdict(wider, Slo(ttft_ms=200, percentile="p75"), samples)
     assert from_samples.status == "fail"
     assert from_samples.reason == "p75 TTFT 220 ms > 200 ms (from 7 request samples)"
     unknown = point_verdict(point, Slo(ttft_ms=200, percentile="p75"))
@@ -159,3 +160,24 @@ def test_sensitivity_steps_through_percentiles_from_samples() -> None:
 def test_per_request_mode_names_no_percentile() -> None:
     slo = Slo(ttft_ms=2000, tpot_ms=20, percentile="p99", tpot_percentile="p50")
     assert slo.describe(per_request=True) == "TTFT ≤ 2,000 ms, TPOT ≤ 20 ms"
+
+
+def test_a_sample_percentile_above_a_stored_higher_one_is_bounded_by_it_never_mixed_in() -> None:
+    """O9's samples give p75 TTFT 220 ms; the file stores p90 TTFT 150 ms: p75 ≤ p90, so the
+    samples (another set of requests, or another method) are not used; the p90 bounds p75."""
+    point = bare_point(ttft_ms=LatencyStats(p90=150.0))
+    samples = sample_percentiles(O9, [("ttft", "p75")])[1]
+    met = point_verdict(point, Slo(ttft_ms=200, percentile="p75"), samples)
+    assert (met.status, met.reason) == (
+        "pass",
+        "p75 TTFT ≤ 150 ms (the file's p90) ≤ 200 ms; the request samples give 220 ms, above "
+        "the file's own p90 of 150 ms, so they are not used",
+    )
+    open_ = point_verdict(point, Slo(ttft_ms=100, percentile="p75"), samples)
+    assert (open_.status, open_.reason) == (
+        "unknown",
+        "p75 TTFT unknown: the request samples give 220 ms, above the file's own p90 of 150 ms, "
+        "so they are not used; the file's p90 only says p75 TTFT ≤ 150 ms",
+    )
+    [check] = open_.checks
+    assert (check.value_ms, check.source, check.n_samples) == (None, "bound", 7)

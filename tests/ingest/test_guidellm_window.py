@@ -199,3 +199,63 @@ def test_the_0_4_to_0_5_scheduler_info_timings_place_a_request_too() -> None:
     }
     window = one_sweep(doc).points[0].extra["samples_window"]
     assert (window["listed"], window["kept"]) == (30, 28)
+
+
+def straddling_report() -> dict[str, Any]:
+    """The 25 measured requests with the first starting 90 s before the window and the last
+    ending 90 s after it (a quarter of each inside). guidellm counts both, as it does: 25
+    requests, its own counted set; its reported throughput here takes only the tokens made
+    inside the window, 23 × 1200 + 2 × 300 = 28,200 over 720 s = 39.17 tok/s."""
+    doc = report()
+    bench = doc["benchmarks"][0]
+    t0 = bench["scheduler_metrics"]["measure_start_time"]
+    listed = bench["requests"]["successful"]
+    first, last = listed[3], listed[27]  # the first and last measured requests
+    for req, start in ((first, t0 - 90.0), (last, t0 + WINDOW_S - 30.0)):
+        req.update(request_start_time=start, request_end_time=start + LATENCY_S)
+        req["info"] = {"timings": {"request_start": start, "request_end": start + LATENCY_S}}
+    bench["metrics"]["output_tokens_per_second"]["successful"]["mean"] = 28200 / WINDOW_S
+    return doc
+
+
+def test_samples_that_are_guidellms_counted_set_blame_no_warm_up_but_the_straddling_requests() -> (
+    None
+):
+    sweep = one_sweep(straddling_report())
+    point = sweep.points[0]
+    window = point.extra["samples_window"]
+    assert (window["listed"], window["kept"], window["straddling"]) == (30, 25, 2)
+    assert point.extra["samples_note"].endswith(
+        "; 5 warm-up or cool-down requests outside it are left out; 2 of them straddle the "
+        "window's edges and are counted whole"
+    )
+    [warning] = [w for w in sweep.warnings if "request samples" in w]
+    # 25 × 1200 / 720 = 41.67 tok/s against 39.17: (30,000 ÷ 28,200 − 1) = 6.4 % above.
+    assert warning == (
+        "point at rate 2: its 25 request samples are exactly the requests the tool counts "
+        "(those overlapping its measurement window); 2 of them straddle the window's edges and "
+        "are counted whole, so the samples give 41.67 output tok/s over the 720 s window, "
+        "6.4 % above the reported 39.17 tok/s; per-request goodput counts those requests whole "
+        "too"
+    )
+    assert "warm-up" not in warning
+
+
+def test_the_upload_answers_with_the_straddling_warning_and_stores_the_25_samples(
+    client: TestClient,
+) -> None:
+    response = client.post(
+        "/api/sweeps",
+        files=[
+            ("files", ("benchmarks.json", json.dumps(straddling_report()).encode(), "text/json"))
+        ],
+        data={"hardware": "H100", "num_gpus": "1"},
+    )
+    assert response.status_code == 201, response.text
+    [created] = response.json()["sweeps"]
+    stored = client.get(f"/api/sweeps/{created['id']}").json()
+    assert [p["request_samples"] for p in stored["points"]] == [25, 0]
+    # The import's warnings are kept in the sweep's notes.
+    [note] = [line for line in stored["notes"].split("\n") if "request samples" in line]
+    assert "2 of them straddle the window's edges and are counted whole" in note
+    assert "6.4 % above the reported 39.17 tok/s" in note and "warm-up" not in note

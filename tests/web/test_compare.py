@@ -152,8 +152,9 @@ def test_sensitivity_in_per_request_mode_agrees_with_the_read_off(client: TestCl
     }
     figure = client.get("/api/explore", params=params).json()["sensitivity"]
     [trace] = figure["data"]
-    # Per-request TPOTs (ms) of the 7 successful requests: 30 40 30 60 0 40 80
-    assert trace["x"][0] == 0.0 and trace["x"][-1] == 80.0
+    # Per-request TPOTs (ms) of the 6 successful requests with more than one output token:
+    # 30 40 30 60 40 80 (the one-token request has none, and meets every TPOT limit)
+    assert trace["x"][0] == 30.0 and trace["x"][-1] == 80.0
     for limit, goodput in zip(trace["x"], trace["y"], strict=True):
         readoff = client.get(
             "/api/readoff",

@@ -43,23 +43,24 @@ def test_overlapping_runs_are_not_distinguishable_and_the_power_estimate_says_ho
     b = upload(client, "base", runs_csv("base", 550, (1100, 1300, 1500)))
     a = upload(client, "cand", runs_csv("cand", 500, (1000, 1200, 1400)))
     at_slo = compare(client, b, a)["at_slo"]
-    # Goodput: best run, 1400 ÷ 1500 = 0.9333×. Each side's t interval over its 3 runs:
-    # half = t(0.975, 2) · 200 / √3 = 4.302653 · 115.470054 = 496.827542, so
-    # A [703.172458, 1696.827542], B [803.172458, 1796.827542].
-    # se of ln: A (ln 1696.83 − ln 703.17) / (2 · 1.959964) = 0.224727, B 0.205414;
-    # ratio 0.933333 · e^(∓1.959964 · √(0.224727² + 0.205414²)) = 0.933333 · e^(∓0.596740)
-    # = [0.513899, 1.695100]: spans 1×.
-    # Power: n' = 3 · ((1.959964 + 0.841621) · 0.304462 / |ln 0.933333|)² = 3 · 152.850064
-    # = 458.55 → 459 runs, 456 more on each side.
+    # Goodput: best run, 1400 ÷ 1500 = 0.9333×. Each side's t interval on the log scale over
+    # its 3 runs: s of ln x is 0.168433 (A) and 0.155232 (B); half = t(0.975, 2) · s / √3 =
+    # 0.418410 and 0.385617, so A = 1188.784 · e^(±0.418410) = [782.330189, 1806.409042] and
+    # B = 1289.662 · e^(±0.385617) = [877.010172, 1896.474032].
+    # se of ln: A 2 · 0.418410 / (2 · 1.959964) = 0.213478, B 0.196747;
+    # ratio 0.933333 · e^(∓1.959964 · √(0.213478² + 0.196747²)) = 0.933333 · e^(∓0.569005)
+    # = [0.528349, 1.648741]: spans 1×.
+    # Power: n' = 3 · ((1.959964 + 0.841621) · 0.290314 / |ln 0.933333|)² = 3 · 138.974559
+    # = 416.92 → 417 runs, 414 more on each side.
     interval = at_slo["interval"]
     assert interval["ci_method"] == "ratio-log-normal"
-    assert round(interval["ci_low"], 6) == 0.513899
-    assert round(interval["ci_high"], 6) == 1.695100
+    assert round(interval["ci_low"], 6) == 0.528349
+    assert round(interval["ci_high"], 6) == 1.648741
     assert interval["distinguishable"] is False
-    assert (interval["more_a"], interval["more_b"]) == (456, 456)
+    assert (interval["more_a"], interval["more_b"]) == (414, 414)
     assert interval["verdict"] == (
-        "not distinguishable with this data: the 95 % interval 0.514×–1.7× spans 1×; "
-        "about 456 more runs of cand and 456 more runs of base would separate them (80 % power)"
+        "not distinguishable with this data: the 95 % interval 0.528×–1.65× spans 1×; "
+        "about 414 more runs of cand and 414 more runs of base would separate them (80 % power)"
     )
     # The headline at 75 tok/s/user reads the single run at concurrency 4 on each side.
     [headline] = compare(client, b, a)["headlines"]
@@ -84,7 +85,7 @@ def test_the_page_says_not_distinguishable_beside_the_ratio(client: TestClient) 
     assert cell is not None and cell["data-distinguishable"] == "false"
     assert cell.text.startswith("not distinguishable with this data: the 95 % interval")
     ratio_ci = row.select_one("td.ratio-ci")
-    assert ratio_ci is not None and ratio_ci.text == "0.514× – 1.7×"
+    assert ratio_ci is not None and ratio_ci.text == "0.528× – 1.65×"
 
 
 def test_tight_runs_far_apart_are_distinguishable(client: TestClient) -> None:
@@ -113,8 +114,8 @@ def test_the_ratio_chart_draws_error_bars_at_the_slo(client: TestClient) -> None
     # The SLO floor (40 tok/s/user) carries the goodput ratio 1400 ÷ 1500 and its interval.
     k = trace["x"].index(40)
     assert round(trace["y"][k], 6) == 0.933333
-    assert round(trace["y"][k] + trace["error_y"]["array"][k], 6) == 1.695100
-    assert round(trace["y"][k] - trace["error_y"]["arrayminus"][k], 6) == 0.513899
+    assert round(trace["y"][k] + trace["error_y"]["array"][k], 6) == 1.648741
+    assert round(trace["y"][k] - trace["error_y"]["arrayminus"][k], 6) == 0.528349
 
 
 def test_per_request_sweeps_pair_their_bootstrap_resamples_for_the_ratio(

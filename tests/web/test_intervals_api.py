@@ -157,11 +157,12 @@ def test_percentile_mode_takes_its_interval_from_repeated_runs_or_says_there_is_
     sweep = upload(client, ("runs.csv", RUNS))
     r = result(client, sweep=sweep, ttft_ms=500)
     goodput = r["intervals"]["goodput_tok_s_per_gpu"]
-    # Best run 1400; runs 1000, 1200, 1400: 1200 ± t(0.975, 2) · 200 / √3 = 1200 ± 496.8276
+    # Best run 1400; runs 1000, 1200, 1400 on the log scale: geometric mean 1188.7844, s of
+    # ln x 0.168433, half t(0.975, 2) · 0.168433 / √3 = 0.418410: 1188.7844 · e^(±0.418410).
     assert r["goodput_tok_s_per_gpu"] == 1400.0
-    assert goodput["ci_method"] == "t"
-    assert goodput["ci_low"] == pytest.approx(703.1724, abs=1e-3)
-    assert goodput["ci_high"] == pytest.approx(1696.8276, abs=1e-3)
+    assert goodput["ci_method"] == "t-log"
+    assert goodput["ci_low"] == pytest.approx(782.330189, abs=1e-6)
+    assert goodput["ci_high"] == pytest.approx(1806.409042, abs=1e-6)
     assert r["intervals"]["attainment"]["ci_reason"] == (
         "percentile mode: attainment is not counted per request"
     )

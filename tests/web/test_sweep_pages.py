@@ -154,9 +154,11 @@ def test_the_detail_page_charts_latency_against_load_and_request_cdfs(client: Te
     assert throughput["data"][0]["x"] == [8.0]
     assert throughput["data"][0]["y"] == [88.0]
     cdf = json.loads(page.select_one("#tpot-cdf-figure").string)["data"][0]
-    # Per-request TPOT of the 7 successful requests, sorted: 0 30 30 40 40 60 80 (ms)
-    assert cdf["x"] == [0.0, 30.0, 30.0, 40.0, 40.0, 60.0, 80.0]
-    assert cdf["y"][-1] == 1.0
+    # Per-request TPOT of the 6 successful requests with more than one output token, sorted:
+    # 30 30 40 40 60 80 (ms); the one-token request has no TPOT and is left out, not drawn at 0.
+    assert cdf["x"] == [30.0, 30.0, 40.0, 40.0, 60.0, 80.0]
+    assert cdf["y"][0] == 1 / 6 and cdf["y"][-1] == 1.0
+    assert page.select_one("#tpot-cdf-figure-note").text.startswith("1 of 7 successful requests")
     [latency] = json.loads(page.select_one("#latency-figure").string)["data"]
     assert (latency["name"], latency["y"]) == (
         "TPOT p50 (right axis)",

@@ -136,6 +136,28 @@ def time_scale(obj: Mapping[str, Any], key: str, file: str, default: str = "ms")
     return TIME_SCALE_MS[unit.lower()]
 
 
+_PERCENTILE_KEY = re.compile(r"^p([0-9]+(?:\.[0-9]+)?)$")
+
+
+def other_percentiles(stats: Mapping[str, Any], file: str) -> dict[str, float]:
+    """The TTFT, TPOT and E2EL percentiles beyond the columns (p75, …) in ms, as
+    `<metric>_<pNN>_ms` extra fields: a stored percentile answers before request samples."""
+    out: dict[str, float] = {}
+    for key, prefix in LATENCIES:
+        obj = metric(stats, key, file) if prefix != "itl" else None
+        if obj is None:
+            continue
+        scale = time_scale(obj, key, file)
+        for name, raw in obj.items():
+            match = _PERCENTILE_KEY.match(str(name))
+            if match is None or name in ("p50", "p90", "p95", "p99"):
+                continue
+            value = number(raw, file, f"{key}.{name}")
+            if value is not None and float(match.group(1)) >= 50:
+                out[f"{prefix}_{name}_ms"] = value * scale
+    return out
+
+
 def common_values(stats: Mapping[str, Any], file: str) -> dict[str, Any]:
     """Canonical values both tools share (latencies, lengths, throughputs, request count)."""
     if metric(stats, "output_token_throughput", file) is None:

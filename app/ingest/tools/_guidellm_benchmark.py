@@ -202,7 +202,7 @@ def _samples(
         return None
     window = measurement_window(bench)
     cols: tuple[list[Any], ...] = ([], [], [], [], [])
-    listed = 0
+    listed = straddling = 0
     for status, ok in (("successful", True), ("errored", False)):
         entries = requests.get(status) or []
         if not isinstance(entries, list):
@@ -213,6 +213,8 @@ def _samples(
             listed += 1
             if window is not None and not in_window(req, window):
                 continue
+            if window is not None and straddles(req, window):
+                straddling += 1
             if ok:
                 if req.get("time_to_first_token_ms") is None or req.get("request_latency") is None:
                     return None
@@ -235,11 +237,23 @@ def _samples(
             "measure_end_time": window[1],
             "listed": listed,
             "kept": kept,
+            "straddling": straddling,
         }
+        left_out = listed - kept
         extra["samples_note"] = (
             f"samples: the {kept} of {listed} listed requests (successful and errored) that "
             "overlap scheduler_metrics.measure_start_time … measure_end_time, the requests "
-            "guidellm's own aggregates describe; warm-up and cool-down requests are left out"
+            "guidellm's own aggregates describe"
+            + (
+                f"; {left_out} warm-up or cool-down requests outside it are left out"
+                if left_out
+                else ""
+            )
+            + (
+                f"; {straddling} of them straddle the window's edges and are counted whole"
+                if straddling
+                else ""
+            )
         )
     if not cols[4]:
         return None
@@ -282,6 +296,13 @@ def request_times(req: Mapping[str, Any]) -> tuple[float | None, float | None]:
     start = first("request_start_time", "request_start", "resolve_start", "start_time")
     end = first("request_end_time", "request_end", "resolve_end", "end_time")
     return start, end
+
+
+def straddles(req: Mapping[str, Any], window: tuple[float, float]) -> bool:
+    """Whether a request counted in the window started before it or ended after it: guidellm
+    counts it whole, tokens made outside the window included."""
+    start, end = request_times(req)
+    return (start is not None and start < window[0]) or (end is not None and end > window[1])
 
 
 def in_window(req: Mapping[str, Any], window: tuple[float, float]) -> bool:

@@ -36,6 +36,7 @@ from app.ingest.tools._genai_common import (
     Run,
     common_values,
     folder_load,
+    other_percentiles,
     run_label,
 )
 
@@ -195,6 +196,7 @@ def csv_built(
     extra: dict[str, Any] = {
         "metrics": export.stats,
         "row_labels": export.labels,
+        **other_percentiles(export.stats, file.name),  # p75: answers before samples
     }
     if export.telemetry:
         extra["telemetry_rows"] = export.telemetry

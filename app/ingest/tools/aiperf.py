@@ -58,6 +58,7 @@ from app.ingest.tools._genai_common import (
     first_name,
     json_kind,
     metric,
+    other_percentiles,
     parse_date,
     positive_int,
     run_label,
@@ -186,6 +187,7 @@ def build_json(file: SourceFile, defaults: Mapping[str, Any]) -> Built:
     meta = {k: v for k, v in meta.items() if v is not None}
     notes = extra.pop("import_notes")
     extra.update(json_safe(doc))
+    extra.update(other_percentiles(doc, name))
     extra["import_notes"] = notes
     run = Run(file, "json", doc, config, extra)
     label = run_label(file, STEMS)

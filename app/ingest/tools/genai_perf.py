@@ -47,6 +47,7 @@ from app.ingest.tools._genai_common import (
     config_value,
     first_name,
     json_kind,
+    other_percentiles,
     positive_int,
     run_label,
     slo_text,
@@ -140,6 +141,7 @@ def build_json(file: SourceFile) -> Built:
     meta["osl"] = positive_int(osl)
     meta = {k: v for k, v in meta.items() if v is not None}
     extra.update(json_safe(doc))
+    extra.update(other_percentiles(doc, name))
     extra["import_notes"] = notes
     run = Run(file, "json", doc, config, extra)
     label = run_label(file, STEMS)

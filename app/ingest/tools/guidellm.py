@@ -15,7 +15,9 @@ Layouts read (detected by content, see benchmark-formats.md §5):
 Samples: guidellm 0.4+ lists warm-up and cool-down requests too but computes every aggregate
 over the requests overlapping `scheduler_metrics.measure_start_time … measure_end_time`; only
 those become samples (`_guidellm_benchmark.in_window`), so per-request goodput describes the same
-requests as the aggregates. Engine: a `vllm_python` backend (vLLM in process) fills it; the
+requests as the aggregates. Requests straddling the window's edges are counted whole (tokens made
+outside it included); the import warns how many and by how much that changes throughput.
+Engine: a `vllm_python` backend (vLLM in process) fills it; the
 usual `openai_http` names none.
 
 Metric semantics (TPOT = `inter_token_latency_ms`, not `time_per_output_token_ms`) are

@@ -62,6 +62,7 @@ FMT_ROW = "InferenceX agg row (process_result.py)"
 FMT_LIST = "InferenceX agg_bmk.json (collect_results.py)"
 REQUIRED = ("hw", "conc", "tput_per_gpu", "output_tput_per_gpu")
 LATENCY = re.compile(r"^(mean|median|p50|p90|p95|p99)_(ttft|tpot|itl|e2el)$")
+OTHER_PERCENTILE = re.compile(r"^(p[0-9]+(?:\.[0-9]+)?)_(ttft|tpot|e2el)$")
 STATS = {"mean": "mean", "median": "p50", "p50": "p50", "p90": "p90", "p95": "p95", "p99": "p99"}
 CONFIG_KEYS = (
     "hw",
@@ -239,6 +240,13 @@ def _point(rec: Record) -> ParsedPoint:
             if seconds is not None:
                 values[f"{match.group(2)}_{STATS[match.group(1)]}_ms"] = seconds * 1000
     extra = {k: json_safe(v) for k, v in rec.data.items() if k not in used}
+    # Other stored percentiles (p99.9) in ms under the name the read-off looks up: a stored
+    # percentile answers before request samples.
+    for key in rec.data:
+        match = None if key in used else OTHER_PERCENTILE.match(key)
+        seconds = num(rec, key) if match else None
+        if match and seconds is not None:
+            extra[f"{match.group(2)}_{match.group(1)}_ms"] = seconds * 1000
     return ParsedPoint(
         values={k: v for k, v in values.items() if v is not None}, row=rec.row, extra=extra
     )

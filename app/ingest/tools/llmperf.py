@@ -174,6 +174,12 @@ def point_from(file: SourceFile, s: Mapping[str, Any]) -> ParsedPoint:
     extra = {
         k: (str(v) if isinstance(v, float) and not math.isfinite(v) else v) for k, v in s.items()
     }
+    # p75 in ms under the name the read-off looks up (a stored percentile beats samples).
+    for metric, prefix in (("ttft_s", "ttft"), ("end_to_end_latency_s", "e2el")):
+        key = f"results_{metric}_quantiles_p75"
+        value = number(s.get(key), name, key)
+        if value is not None:
+            extra[f"{prefix}_p75_ms"] = value * 1000.0
     return ParsedPoint(values={k: v for k, v in values.items() if v is not None}, extra=extra)
 
 
