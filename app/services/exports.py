@@ -151,6 +151,7 @@ def readoff_csv(results: list[SweepAnalysis], params: Params, columns: list[Pric
                 f"usd_per_gpu_hour [{c.label}]",
                 f"usd_per_mtok_ci_low [{c.label}]",
                 f"usd_per_mtok_ci_high [{c.label}]",
+                f"usd_per_mtok_ci_reason [{c.label}]",
                 f"usd_per_mtok_reason [{c.label}]",
             )
         ),
@@ -198,6 +199,15 @@ def _interval_cells(result: SweepAnalysis, params: Params) -> list[Any]:
     ]  # fmt: skip
 
 
-def _cost_ends(result: SweepAnalysis, cost: Cost | None) -> tuple[float | None, float | None]:
-    iv = None if cost is None else cost_interval(result, cost)
-    return (None, None) if iv is None else (iv.low, iv.high)
+def _cost_ends(
+    result: SweepAnalysis, cost: Cost | None
+) -> tuple[float | None, float | None, str | None]:
+    """$/Mtok's interval ends and, where an end is missing, why (a bare empty end reads as a
+    figure nobody measured). No $/Mtok at all: its own reason column says why."""
+    if cost is None or cost.usd_per_mtok is None:
+        return None, None, None
+    iv = cost_interval(result, cost)
+    if iv is None:
+        return None, None, "no interval"
+    ends_missing = iv.low is None or iv.high is None
+    return iv.low, iv.high, (iv.reason or "no interval") if ends_missing else None

@@ -247,3 +247,29 @@ def test_the_readoff_csv_export_carries_the_same_intervals_as_the_api(
     [cost] = api["costs"]
     assert float(row["usd_per_mtok_ci_low [$2/GPU-hour]"]) == cost["ci_low"]
     assert float(row["usd_per_mtok_ci_high [$2/GPU-hour]"]) == cost["ci_high"]
+
+
+def test_a_cost_interval_end_the_csv_cannot_give_says_why(client: TestClient) -> None:
+    import csv
+    import io
+
+    # One good request of 20: a third of the resamples hold none, so the goodput interval
+    # reaches 0 and $/Mtok has no upper end.
+    points = b"sweep,hardware,num_gpus,concurrency,duration_s,tpot_p50_ms,output_tok_s\nedge,H100,1,8,10,20,200\n"
+    requests = b"sweep,concurrency,ttft_ms,e2el_ms,output_len,input_len,ok\n" + b"".join(
+        [b"edge,8,100,2080,100,10,true\n"] + [b"edge,8,900,2880,100,10,true\n"] * 19
+    )
+    sweep = upload(client, ("edge.csv", points), ("edge.requests.csv", requests))
+    params = {"sweep": sweep, "attainment": 0.05} | PER_REQUEST
+    api = result(client, **params)
+    assert api["intervals"]["goodput_tok_s_per_gpu"]["ci_low"] == 0.0
+    [cost] = api["costs"]
+    assert cost["ci_high"] is None
+    assert cost["ci_reason"] == "the interval reaches 0: no upper end"
+    text = client.get("/api/export/readoff.csv", params=params).text
+    [row] = csv.DictReader(io.StringIO(text))
+    label = "$2/GPU-hour"
+    assert float(row[f"usd_per_mtok_ci_low [{label}]"]) == cost["ci_low"]
+    assert row[f"usd_per_mtok_ci_high [{label}]"] == ""
+    assert row[f"usd_per_mtok_ci_reason [{label}]"] == "the interval reaches 0: no upper end"
+    assert row[f"usd_per_mtok_reason [{label}]"] == ""
