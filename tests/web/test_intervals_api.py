@@ -255,7 +255,10 @@ def test_a_cost_interval_end_the_csv_cannot_give_says_why(client: TestClient) ->
 
     # One good request of 20: a third of the resamples hold none, so the goodput interval
     # reaches 0 and $/Mtok has no upper end.
-    points = b"sweep,hardware,num_gpus,concurrency,duration_s,tpot_p50_ms,output_tok_s\nedge,H100,1,8,10,20,200\n"
+    points = (
+        b"sweep,hardware,num_gpus,concurrency,duration_s,tpot_p50_ms,output_tok_s\n"
+        b"edge,H100,1,8,10,20,200\n"
+    )
     requests = b"sweep,concurrency,ttft_ms,e2el_ms,output_len,input_len,ok\n" + b"".join(
         [b"edge,8,100,2080,100,10,true\n"] + [b"edge,8,900,2880,100,10,true\n"] * 19
     )
