@@ -9,7 +9,7 @@ from sqlalchemy import Engine, event, select
 from sqlalchemy.orm import Session
 
 from app.ingest import UploadFile
-from app.services import uploads
+from app.services import upload_json, uploads
 from app.store import tags as tag_store
 from app.store.db import in_values
 from app.store.models import Sweep
@@ -44,7 +44,7 @@ def test_the_saved_summary_asks_the_database_nothing(session: Session, engine: E
 
     event.listen(engine, "before_cursor_execute", note)
     try:
-        rows = uploads.saved_json(stored.saved)
+        rows = upload_json.saved_json(stored.saved)
     finally:
         event.remove(engine, "before_cursor_execute", note)
     saved = {"id": stored.saved[0].id, "name": "b", "points": 1, "created": True, "updated": False}

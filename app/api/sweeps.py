@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from app.domain.columns import POINT_COLUMN_NAMES, REQUEST_COLUMNS, SWEEP_COLUMN_NAMES
 from app.domain.lengths import check_lengths
 from app.http.deps import IdPath, SessionDep, SettingsDep, UploadDep, WriteDep
-from app.services import uploads
+from app.services import upload_json, uploads
 from app.services.catalog import match_changes
 from app.services.sweep_edits import SweepQuery, sweep_changes
 from app.store import sweeps as q
@@ -55,9 +55,9 @@ def api_sweeps_create(
     )
     status = 201 if any(s.created for s in stored.saved) else 200
     body = {
-        "sweeps": uploads.saved_json(stored.saved),
+        "sweeps": upload_json.saved_json(stored.saved),
         "warnings": stored.warnings,
-        "skipped": uploads.skipped_json(stored.skipped),
+        "skipped": upload_json.skipped_json(stored.skipped),
     }
     return JSONResponse(body, status_code=status)
 

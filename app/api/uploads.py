@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse, Response
 from app.http.deps import SessionDep, SettingsDep, UploadDep, WriteDep
 from app.ingest import IngestError
 from app.schemas.uploads import DetailValue, StagedDetails
-from app.services import staging, uploads
+from app.services import staging, upload_json, uploads
 
 router = APIRouter(prefix="/api/uploads", tags=["uploads"], dependencies=[WriteDep])
 
@@ -31,7 +31,7 @@ def api_upload_stage(
     staged = staging.stage(
         session, upload.files, int(settings.staged_upload_minutes * 60), settings.max_staged_bytes
     )
-    body = uploads.preview_json(result, staged.token, staged.expires_at_s)
+    body = upload_json.preview_json(result, staged.token, staged.expires_at_s)
     return JSONResponse(body, status_code=201)
 
 
@@ -48,7 +48,7 @@ def api_upload_preview(
     staged, result = staging.preview(session, token, _details(body), limits)
     if result.errors:
         raise IngestError(result.errors)
-    return uploads.preview_json(result, staged.token, staged.expires_at_s)
+    return upload_json.preview_json(result, staged.token, staged.expires_at_s)
 
 
 @router.post("/{token}", name="api_upload_confirm", status_code=201)
@@ -62,12 +62,12 @@ def api_upload_confirm(
     201 when a sweep was created, 200 when all were stored before; 410 once saved or expired."""
     limits = uploads.limits_for(settings.max_unpacked_bytes)
     stored = staging.confirm(session, token, _details(body or StagedDetails()), limits)
-    saved = uploads.saved_json(stored.saved)
+    saved = upload_json.saved_json(stored.saved)
     answer = {
         "sweeps": saved,
         "warnings": stored.warnings,
-        "skipped": uploads.skipped_json(stored.skipped),
-        "explore_url": uploads.explore_url([s["id"] for s in saved]),
+        "skipped": upload_json.skipped_json(stored.skipped),
+        "explore_url": upload_json.explore_url([s["id"] for s in saved]),
     }
     return JSONResponse(answer, status_code=201 if any(s.created for s in stored.saved) else 200)
 

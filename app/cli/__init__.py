@@ -170,7 +170,7 @@ def _is_loopback(host: str) -> bool:
 def _import(args: argparse.Namespace) -> int:
     from app.cli.folders import read_inputs
     from app.ingest import IngestError
-    from app.services import uploads
+    from app.services import upload_json, uploads
 
     upgrade()
     fields = {
@@ -200,7 +200,7 @@ def _import(args: argparse.Namespace) -> int:
         stored = uploads.store_checked(session, files, fields, limits, args.tag, unread)
         for warning in stored.warnings:
             print(f"warning: {warning}", file=sys.stderr)
-        for item in uploads.saved_json(stored.saved):
+        for item in upload_json.saved_json(stored.saved):
             state = "created" if item["created"] else "exists "
             points = fmt_count(item["points"], "point")
             print(f"{state} sweep {item['id']}: {item['name']} ({points})")

@@ -26,7 +26,7 @@ from app.http.deps import (
 )
 from app.http.templating import render
 from app.ingest import IngestError
-from app.services import staging, upload_checks, uploads
+from app.services import staging, upload_checks, upload_json, uploads
 from app.services.errors import Gone
 from app.settings import Settings
 from app.store import catalog
@@ -200,14 +200,14 @@ def details_from_form(form: FormData) -> uploads.Details:
 def summary_context(stored: uploads.Stored) -> dict[str, Any]:
     """What was saved: each sweep linked with its points (the first LISTED_SWEEPS), and Explore
     with all of them."""
-    rows = uploads.saved_json(stored.saved)
+    rows = upload_json.saved_json(stored.saved)
     ids = list(dict.fromkeys(r["id"] for r in rows))
     return {
         "saved": rows,
         "listed": LISTED_SWEEPS,
         "saved_warnings": stored.warnings,
         "skipped": stored.skipped,
-        "explore_url": uploads.explore_url(ids, MAX_SERIES),
+        "explore_url": upload_json.explore_url(ids, MAX_SERIES),
         "explore_left_out": max(0, len(ids) - MAX_SERIES),
         "max_series": MAX_SERIES,
         "points_total": sum(r["points"] for r in rows),
