@@ -12,9 +12,8 @@ import pytest
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
-from app.cli import main
-from app.settings import get_settings
 from tests.conftest import FIXTURES
+from tests.test_cli_check import cli  # noqa: F401  (the fixture)
 
 ONLINE = FIXTURES / "sglang" / "datacrunch_llama_3_3_70b_online_output.jsonl"
 # p50 TTFT at rates 1, 2, 4, 8 is 85.7, 87.6, 106.1 and 191.4 ms; at rate 16 it is 614.2 ms.
@@ -83,16 +82,9 @@ def test_with_no_point_passing_the_reason_is_still_the_lightest_failing_load(
     )
 
 
-@pytest.fixture
-def cli(database_url: str, monkeypatch: pytest.MonkeyPatch) -> Callable[..., int]:
-    monkeypatch.setenv("PARETOSCOPE_DATABASE_URL", database_url)
-    get_settings.cache_clear()
-    yield lambda *args: main([str(a) for a in args])
-    get_settings.cache_clear()
-
-
 def test_the_cli_read_off_gives_the_same_reason(
-    cli: Callable[..., int], capsys: pytest.CaptureFixture[str]
+    cli: Callable[..., int],  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     assert cli("import", ONLINE, "--hardware", "H100", "--gpus", 8) == 0
     listed = capsys.readouterr().out
