@@ -284,10 +284,17 @@ def test_a_real_vllm_folder_goes_up_once_and_saves_what_was_typed_while_previews
         ),
     )
     page.goto(site + "/upload")
-    page.set_input_files("#upload-form input[name=files]", files=[str(p) for p in chosen])
+    if chosen is WHOLE_FOLDER:  # the folder input, given the folder itself, as a user picks it
+        page.set_input_files("#upload-folder", str(VLLM_FOLDER))
+    else:
+        page.set_input_files("#upload-form input[name=files]", files=[str(p) for p in chosen])
     page.wait_for_selector("#details-form, #upload-result [role=alert]", timeout=15000)
     refused = page.locator("#upload-result [role=alert]")
     assert refused.count() == 0, refused.inner_text()  # a side file is skipped, not refused
+    if chosen is WHOLE_FOLDER:
+        assert page.locator("#skipped-files li").all_inner_texts() == [
+            "vllm/SOURCES.md: not a result file: skipped"
+        ]
     assert page.locator("#upload-preview article.preview").count() == 2
     # Chosen files go up once; the upload form sends nothing more (its button is hidden).
     assert page.locator("#upload-form button[type=submit]").is_hidden()
