@@ -12,6 +12,7 @@ from sqlalchemy import exc as sa_exc
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.ingest.errors import IngestError
+from app.ingest.limits import SOURCE_FILE_LIMIT
 from app.services.errors import Busy, Conflict, Gone, Invalid
 from app.store.sweeps import NotFound
 
@@ -69,6 +70,8 @@ def install(app: FastAPI) -> None:
             # Starlette reads at most 1,000 files of a form: a folder of more goes as an archive.
             detail += " Put the files in one .zip or .tar.gz and upload that instead."
             return render_error(request, AppError(400, "Too many files", detail))
+        if exc.status_code == 400 and _multipart_header_too_large(exc):
+            return render_error(request, AppError(400, "File name too long", NAME_IN_HEADER))
         return render_error(request, AppError(exc.status_code, "Error", detail))
 
     @app.exception_handler(RequestValidationError)
@@ -111,6 +114,26 @@ UNREACHABLE = AppError(
     "The database is unreachable right now; try again in a moment.",
 )
 OUT_OF_RANGE = AppError(422, "Invalid request", "A number in the request is out of range.")
+
+
+# python-multipart refuses a part whose header line (Content-Disposition, which carries the file
+# name) exceeds 4,224 bytes before the name can be read: say so instead of "Invalid multipart".
+NAME_IN_HEADER = (
+    "A file of the upload has a name too long to read (its part header exceeds 4,224 bytes, as a "
+    f"name of thousands of characters does); nothing was stored. File names may have at most "
+    f"{SOURCE_FILE_LIMIT:,} characters: rename the file, or put the files in a .zip."
+)
+
+
+def _multipart_header_too_large(exc: BaseException) -> bool:
+    seen: BaseException | None = exc
+    for _ in range(5):  # HTTPException <- MultiPartException <- the parser's error
+        if seen is None:
+            return False
+        if "Maximum header size exceeded" in str(seen):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def database_error(exc: BaseException) -> AppError | None:
