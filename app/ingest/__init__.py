@@ -17,6 +17,7 @@ from app.ingest import canonical
 from app.ingest.canonical_requests import RequestGroup, parse_requests_csv
 from app.ingest.errors import FIELD_MARK, IngestError, RowError
 from app.ingest.limits import DEFAULT_LIMITS, Limits, check_sweeps
+from app.ingest.near_miss import near_miss
 from app.ingest.parsed import (
     NO_TPOT_WARNING,
     ParsedPoint,
@@ -246,6 +247,11 @@ def _unrecognised(source: SourceFile, tools: list[Any]) -> RowError:
             pass
         except IngestError as exc:
             return exc.errors[0]
+    near = near_miss(source.data)
+    if near is not None:
+        return RowError(
+            source.name, f"not a recognised result file: {near}; expected one of: {names}"
+        )
     return RowError(source.name, f"not a recognised result file; expected one of: {names}")
 
 

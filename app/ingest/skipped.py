@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.ingest.errors import RowError
+from app.ingest.near_miss import near_miss
 
 SKIPPED = "not a result file: skipped"
 # When no file is a result file: why a file skipped by its name was never read.
@@ -53,7 +54,8 @@ def skip_reason(data: bytes) -> str:
         return "not a result file (an archive inside an archive is not opened): skipped"
     if b"\x00" in head or not _utf8_head(head):
         return "not a result file (binary): skipped"
-    return SKIPPED
+    near = near_miss(data)
+    return SKIPPED if near is None else f"not a result file ({near}): skipped"
 
 
 def unread_reason(member: str) -> str:
