@@ -24,10 +24,12 @@ def near_miss(data: bytes) -> str | None:
             "comment lines"
         )
     end = text.find("\n")
-    if end < 0 and len(data) > HEAD:
-        return f"its first line runs over {HEAD:,} bytes: no header of a known format is that long"
     first = text if end < 0 else text[:end]
-    if len(first) > LONG_LINE:
+    delimited = any(sep in first for sep in (",", *_DELIMITERS))
+    # A long delimited first line: a CSV whose header holds a field of a novel's length.
+    if delimited and not first.lstrip().startswith(("{", "[")) and end < 0 and len(data) > HEAD:
+        return f"its first line runs over {HEAD:,} bytes: no header of a known format is that long"
+    if delimited and len(first) > LONG_LINE and not first.lstrip().startswith(("{", "[")):
         return (
             f"its first line is {len(first):,} characters long: no header of a known format is "
             "that long"

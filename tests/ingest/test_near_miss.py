@@ -35,12 +35,12 @@ def refusal(name: str, data: bytes) -> str:
         ("block.json", b"/* run 1\n   rate 1 */\n" + VLLM.read_bytes(), COMMENT),
         (
             "wide.csv",
-            b"x" * 100_000 + b"\n1\n",
+            b"run," + b"x" * 100_000 + b"\n1,2\n",
             "its first line runs over 65,536 bytes: no header of a known format is that long",
         ),
         (
             "long.csv",
-            b"y" * 20_000 + b"\n1\n",
+            b"run;" + b"y" * 19_996 + b"\n1;2\n",
             "its first line is 20,000 characters long: no header of a known format is that long",
         ),
     ],
