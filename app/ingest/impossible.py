@@ -8,7 +8,7 @@ costs a few column operations, not a check per point.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import polars as pl
@@ -23,7 +23,7 @@ from app.domain.impossible import (
 )
 from app.ingest.errors import IngestError, RowError
 from app.ingest.parsed import ParsedPoint, ParsedSweep, point_label
-from app.ingest.point_table import ROW, PointRows
+from app.ingest.point_table import ROW, PointRows, PointTable
 
 _POINT_SET = frozenset(POINT_COLUMN_NAMES)
 
@@ -32,40 +32,48 @@ def check_impossible(sweeps: list[ParsedSweep]) -> None:
     """Refuse points holding values no run can have measured (every sweep of the upload is
     checked, so one answer lists them all)."""
     errors: list[RowError] = []
+    screened: set[int] = set()  # tables already screened: all slices of one file at once
     for sweep in sweeps:
-        for row, values, extra in _candidates(sweep):
-            for problem in impossible_values(values, extra):
-                label = point_label(ParsedPoint(dict(values)))
-                message = f"point {label}: {problem.message}"
-                errors.append(RowError(sweep.source_file, message, row, problem.field))
+        rows = sweep.table_rows
+        if isinstance(rows, PointRows):
+            if id(rows.table) not in screened:
+                screened.add(id(rows.table))
+                _check(sweep.source_file, _flagged(rows.table), errors)
+            continue
+        points = ((p.row, p.values, p.extra) for p in sweep.points)
+        _check(sweep.source_file, points, errors)
     if errors:
         raise IngestError(errors)
 
 
-def _candidates(
-    sweep: ParsedSweep,
+def _check(
+    file: str,
+    points: Iterable[tuple[int | None, Mapping[str, Any], Mapping[str, Any]]],
+    errors: list[RowError],
+) -> None:
+    for row, values, extra in points:
+        for problem in impossible_values(values, extra):
+            label = point_label(ParsedPoint(dict(values)))
+            errors.append(RowError(file, f"point {label}: {problem.message}", row, problem.field))
+
+
+def _flagged(
+    table: PointTable,
 ) -> Iterator[tuple[int | None, Mapping[str, Any], Mapping[str, Any]]]:
-    rows = sweep.table_rows
-    if not isinstance(rows, PointRows):  # a list of points (every importer but canonical CSV)
-        for point in sweep.points:
-            yield point.row, point.values, point.extra
+    """The table's points (row, values, extra) that may hold an impossible value, in file
+    order: a superset of what `impossible_values` finds."""
+    frame = table.frame
+    flags = screen(frame, table.point_columns, table.extra_columns)
+    if flags is None:
         return
-    for cells in _flagged(rows):
+    found = frame.filter(flags).sort(ROW)
+    for cells in found.select(ROW, *table.point_columns, *table.extra_columns).iter_rows(
+        named=True
+    ):
         row = cells.pop(ROW)
         values = {k: v for k, v in cells.items() if k in _POINT_SET and v is not None}
         extra = {k: v for k, v in cells.items() if k not in _POINT_SET and v is not None}
         yield row, values, extra
-
-
-def _flagged(rows: PointRows) -> list[dict[str, Any]]:
-    """The slice's rows (point and extra columns, and ROW) that may hold an impossible value:
-    a superset of what `impossible_values` finds."""
-    table = rows.table
-    frame = rows.frame
-    flags = screen(frame, table.point_columns, table.extra_columns)
-    if flags is None:
-        return []
-    return frame.filter(flags).select(ROW, *table.point_columns, *table.extra_columns).to_dicts()
 
 
 def screen(
