@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
 from app.cli import main
@@ -132,3 +133,20 @@ def test_a_large_canonical_file_is_screened_as_columns_and_refused_only_at_its_b
         "big.csv, row 12345, column 'ttft_p99.9_ms': point at concurrency 12344: TTFT p99.9 "
         "100 ms is below its p99 500 ms (a higher percentile can never be lower)"
     )
+
+
+def test_the_upload_preview_lists_each_impossible_value_with_file_row_and_column(
+    hx_client: TestClient,
+) -> None:
+    data = (
+        b"sweep,hardware,num_gpus,concurrency,tpot_p50_ms,ttft_p50_ms,ttft_p99_ms,output_tok_s\n"
+        b"s,H100,8,1.5,12.5,500,1,400\n"
+    )
+    response = hx_client.post("/upload/preview", files=[("files", ("bad.csv", data, "text/csv"))])
+    items = BeautifulSoup(response.text, "html.parser").select("#upload-preview .alert-error li")
+    assert [li.text for li in items] == [
+        "bad.csv, row 2, column 'ttft_p99_ms': point at concurrency 1.5: TTFT p99 1 ms is below "
+        "its p50 500 ms (a higher percentile can never be lower)",
+        "bad.csv, row 2, column 'concurrency': point at concurrency 1.5: concurrency 1.5 is not "
+        "a positive whole number of requests",
+    ]
