@@ -6,6 +6,7 @@ where the issue sets an absolute figure (first-load weight), which says so in it
 
 from __future__ import annotations
 
+import functools
 import os
 import random
 import shutil
@@ -231,8 +232,23 @@ def seconds(fn: Callable[[], object]) -> float:
     return time.perf_counter() - start
 
 
-def _conc(p: int, n_points: int) -> str:
-    return f"{2 ** (p * 9 / max(1, n_points - 1)):.3f}"
+@functools.cache
+def _concurrencies(n_points: int) -> tuple[str, ...]:
+    """Whole concurrencies from 1 to about 512, spaced geometrically and strictly rising (a
+    fractional concurrency is refused as impossible)."""
+    out: list[int] = []
+    for p in range(n_points):
+        wanted = round(2 ** (p * 9 / max(1, n_points - 1)))
+        out.append(max(wanted, out[-1] + 1) if out else wanted)
+    return tuple(str(c) for c in out)
+
+
+def whole_concurrency(p: int, n_points: int) -> str:
+    """The concurrency of point `p` of `n_points` synthetic ones (see `_concurrencies`)."""
+    return _concurrencies(n_points)[p]
+
+
+_conc = whole_concurrency
 
 
 def synthetic_sweeps_csv(n_sweeps: int, n_points: int, seed: int = 7, first: int = 0) -> bytes:

@@ -26,7 +26,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from app.store.migrate import upgrade_to_head
-from bench.common import POSTGRES_ADMIN_URL, Result
+from bench.common import POSTGRES_ADMIN_URL, Result, whole_concurrency
 from bench.load_client import Connection, Response, TransportError, run_apart
 from bench.server import running_server
 
@@ -132,10 +132,10 @@ def sweep_csv(name: str, seed: int) -> bytes:
     peak = rng.uniform(4000, 40000)
     tpot = rng.uniform(8, 20)
     for p in range(POINTS_PER_SWEEP):
-        conc = 2 ** (p * 9 / (POINTS_PER_SWEEP - 1))
+        conc = float(whole_concurrency(p, POINTS_PER_SWEEP))
         out = peak * conc / (conc + 32)
         lines.append(
-            f"{name},H100,8,llama-3.1-70b,{conc:.3f},{80 * (1 + conc / 32):.3f},"
+            f"{name},H100,8,llama-3.1-70b,{conc:g},{80 * (1 + conc / 32):.3f},"
             f"{tpot * (1 + conc / 64):.3f},{out:.3f}"
         )
     return ("\n".join(lines) + "\n").encode()

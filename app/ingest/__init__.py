@@ -16,6 +16,7 @@ from app.domain.columns import TPOT_COLUMN_NAMES
 from app.ingest import canonical
 from app.ingest.canonical_requests import RequestGroup, parse_requests_csv
 from app.ingest.errors import FIELD_MARK, IngestError, RowError
+from app.ingest.impossible import check_impossible
 from app.ingest.limits import DEFAULT_LIMITS, Limits, check_sweeps
 from app.ingest.near_miss import near_miss
 from app.ingest.parsed import (
@@ -183,6 +184,7 @@ def parse_upload_files(
             "per-request samples need their sweep's points file in the same upload",
         )
     check_sweeps(sweeps, limits)
+    check_impossible(sweeps)
     for sweep in sweeps:
         sweep.warnings.extend(w for w in import_warnings(sweep) if w not in sweep.warnings)
         drop_warnings_from_notes(sweep)

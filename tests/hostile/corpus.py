@@ -600,7 +600,83 @@ def cases() -> list[Case]:
     ]
 
 
-CASES = cases()
+IMPOSSIBLE_HEADER = "sweep,hardware,num_gpus,concurrency,tpot_p50_ms,duration_s,output_tok_s"
+
+
+def impossible_cases() -> list[Case]:
+    """Issue 31 §2: values no run can have measured, each refused naming the file and field
+    (tests/hostile/test_impossible.py checks the field and the reason)."""
+    return [
+        Case(
+            "vLLM p99 TPOT below its median",
+            "falling_tpot.json",
+            lambda: vllm_with(p99_tpot_ms=1.0, median_tpot_ms=50.0, p95_tpot_ms=50.0),
+        ),
+        Case(
+            "canonical TTFT p99 below its p50",
+            "falling_ttft.csv",
+            lambda: csv_rows(
+                "s,H100,8,4,12.5,500,1,400",
+                header="sweep,hardware,num_gpus,concurrency,tpot_p50_ms,ttft_p50_ms,ttft_p99_ms,"
+                "output_tok_s",
+            ),
+        ),
+        Case(
+            "canonical extra p99.9 below the p99 column",
+            "falling_p99_9.csv",
+            lambda: csv_rows(
+                "s,H100,8,4,12.5,500,100,400",
+                header="sweep,hardware,num_gpus,concurrency,tpot_p50_ms,ttft_p99_ms,"
+                "ttft_p99.9_ms,output_tok_s",
+            ),
+        ),
+        Case(
+            "canonical mean outside min and max",
+            "mean_outside.csv",
+            lambda: csv_rows(
+                "s,H100,8,4,12.5,500,1,100,400",
+                header="sweep,hardware,num_gpus,concurrency,tpot_p50_ms,ttft_mean_ms,"
+                "ttft_min_ms,ttft_max_ms,output_tok_s",
+            ),
+        ),
+        Case(
+            "vLLM failed above num_prompts",
+            "counts.json",
+            lambda: vllm_with(failed=1000, num_prompts=150),
+        ),
+        Case(
+            "vLLM fractional max_concurrency",
+            "fractional_concurrency.json",
+            lambda: vllm_with(max_concurrency=1.5),
+        ),
+        Case(
+            "canonical fractional concurrency",
+            "fractional_concurrency.csv",
+            lambda: csv_rows("s,H100,8,1.5,12.5,60,400", header=IMPOSSIBLE_HEADER),
+        ),
+        Case("vLLM zero duration", "zero_duration.json", lambda: vllm_with(duration=0)),
+        Case(
+            "canonical zero duration",
+            "zero_duration.csv",
+            lambda: csv_rows("s,H100,8,4,12.5,0,400", header=IMPOSSIBLE_HEADER),
+        ),
+    ]
+
+
+# Where each impossible case is refused: (row or None, field) of its first error.
+IMPOSSIBLE_AT: dict[str, tuple[int | None, str]] = {
+    "falling_tpot.json": (None, "tpot_p99_ms"),
+    "falling_ttft.csv": (2, "ttft_p99_ms"),
+    "falling_p99_9.csv": (2, "ttft_p99.9_ms"),
+    "mean_outside.csv": (2, "ttft_mean_ms"),
+    "counts.json": (None, "num_failed"),
+    "fractional_concurrency.json": (None, "concurrency"),
+    "fractional_concurrency.csv": (2, "concurrency"),
+    "zero_duration.json": (None, "duration_s"),
+    "zero_duration.csv": (2, "duration_s"),
+}
+IMPOSSIBLE = impossible_cases()
+CASES = [*cases(), *IMPOSSIBLE]
 
 
 def write(case: Case, directory: Path) -> Path:
