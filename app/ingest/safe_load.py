@@ -24,7 +24,7 @@ MAX_NUMBER_DIGITS = 100  # a float needs 17 significant digits; ints beyond 10^1
 # an object's keys (real files have < 100 per object; a point's extra fields become columns)
 # and objects and lists themselves ("[]," is 3 bytes of input and 64 of memory).
 MAX_JSON_KEYS = 10_000
-MAX_JSON_CONTAINERS = 1_000_000
+MAX_JSON_CONTAINERS = 200_000
 
 _LONG_DIGITS = re.compile(rb"[0-9]{%d,}" % (MAX_NUMBER_DIGITS + 1))
 _ESCAPE = re.compile(rb"\\.", re.DOTALL)
