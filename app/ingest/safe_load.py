@@ -161,14 +161,41 @@ _NUMBERISH = re.compile(r"[-+]?[0-9._,:]*[0-9][0-9._,:eE+-]*")
 
 
 def load_yaml(text: str, file: str) -> Any:
-    """yaml safe_load that refuses aliases, nesting deeper than MAX_DEPTH and huge numbers.
+    """yaml safe_load that refuses aliases, nesting deeper than MAX_DEPTH, huge numbers, and
+    more keys or collections than JSON may have (the node tree costs ~700 bytes per `[]`).
 
     The event stream is checked first (cheap: aliases are not expanded at that stage), so a
     "billion laughs" file is refused before anything is built.
     """
     depth = 0
+    containers = 0
+    # Per open collection: whether it is a mapping, and how many nodes it holds so far (a
+    # mapping's nodes alternate key, value).
+    open_nodes: list[list[int]] = []
     try:
         for event in yaml.parse(text, Loader=_NoAliasLoader):
+            if isinstance(event, yaml.NodeEvent) and open_nodes:
+                parent = open_nodes[-1]
+                parent[1] += 1
+                if parent[0] and parent[1] > 2 * MAX_JSON_KEYS:
+                    line = event.start_mark.line + 1 if event.start_mark else None
+                    raise IngestError.one(
+                        file,
+                        f"a YAML mapping with more than {MAX_JSON_KEYS:,} keys is refused",
+                        row=line,
+                    )
+            if isinstance(event, yaml.CollectionStartEvent):
+                open_nodes.append([isinstance(event, yaml.MappingStartEvent), 0])
+                containers += 1
+                if containers > MAX_JSON_CONTAINERS:
+                    line = event.start_mark.line + 1 if event.start_mark else None
+                    raise IngestError.one(
+                        file,
+                        f"YAML of more than {MAX_JSON_CONTAINERS:,} mappings and lists is refused",
+                        row=line,
+                    )
+            elif isinstance(event, yaml.CollectionEndEvent):
+                open_nodes.pop()
             if isinstance(event, yaml.AliasEvent):
                 line = event.start_mark.line + 1 if event.start_mark else None
                 raise IngestError.one(

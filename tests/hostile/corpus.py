@@ -642,6 +642,24 @@ def cases() -> list[Case]:
             "sglang_1mb.jsonl",
             lambda: sglang_long_line(1_000_000),
         ),
+        Case(
+            "guidellm YAML of 1 MB of empty lists",
+            "lists.yaml",
+            lambda: (
+                b"benchmarks:\n  - type_: generative_benchmark\n    x: ["
+                + b"[]," * 330_000
+                + b"[]]\n"
+            ),
+        ),
+        Case(
+            "guidellm YAML mapping with 100,000 keys",
+            "keys.yaml",
+            lambda: (
+                b"benchmarks:\n  - type_: generative_benchmark\n    x: {"
+                + b",".join(b"%s: 0" % short_key(i).encode() for i in range(100_000))
+                + b"}\n"
+            ),
+        ),
         # Duplicate columns, canonical and tool CSVs.
         Case(
             "duplicate tpot_p50_ms column",

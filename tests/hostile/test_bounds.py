@@ -19,7 +19,7 @@ from sqlalchemy import String, select
 from sqlalchemy.orm import Session
 
 from app.cli import main
-from app.ingest import IngestError, UploadFile, limits, parse_upload
+from app.ingest import IngestError, UploadFile, limits, parse_upload, safe_load
 from app.ingest.limits import MAX_CSV_COLUMNS, SOURCE_FILE_LIMIT, SWEEP_TEXT_LIMITS
 from app.ingest.safe_load import (
     MAX_DEPTH,
@@ -177,6 +177,24 @@ def test_json_key_and_container_limits_sit_exactly_at_the_documented_values() ->
     # Colons and brackets inside strings are text: neither keys nor lists.
     text = json.dumps({"s": ":" * 20_000 + "[" * 300_000})
     assert loads_json(text, "f.json") == json.loads(text)
+
+
+def test_yaml_keys_and_collections_are_bounded_as_json_s_are(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Small limits keep it quick: YAML builds a node per value before any Python object.
+    monkeypatch.setattr(safe_load, "MAX_JSON_KEYS", 5)
+    monkeypatch.setattr(safe_load, "MAX_JSON_CONTAINERS", 10)
+    keys = {f"k{i}": i for i in range(5)}
+    assert load_yaml("a: 1\nb: " + json.dumps(keys), "f.yaml") == {"a": 1, "b": keys}
+    with pytest.raises(IngestError) as caught:
+        load_yaml("a: 1\nb: " + json.dumps({**keys, "one more": 0}), "f.yaml")
+    assert str(caught.value) == "f.yaml, row 2: a YAML mapping with more than 5 keys is refused"
+    lists = "[" + "[]," * 8 + "[]]"
+    assert len(load_yaml(lists, "f.yaml")) == 9
+    with pytest.raises(IngestError) as caught:
+        load_yaml("[{}," + lists[1:], "f.yaml")
+    assert str(caught.value) == "f.yaml, row 1: YAML of more than 10 mappings and lists is refused"
 
 
 def test_yaml_anchors_alone_load_but_any_alias_is_refused_naming_the_line() -> None:
