@@ -39,7 +39,13 @@ from app.ingest.skipped import (
     unread_reason,
 )
 from app.ingest.source import SourceFile, expand, is_side_file
-from app.ingest.text import check_text, decode_text, first_text_line
+from app.ingest.text import (
+    check_csv_width,
+    check_text,
+    decode_text,
+    first_text_line,
+    looks_like_csv,
+)
 
 __all__ = [
     "IngestError",
@@ -132,6 +138,8 @@ def parse_upload_files(
     results = 0
     for source in sources:
         try:
+            if _may_be_csv(source):
+                check_csv_width(source.name, source.data)  # before any CSV reader sees a row
             # Tools first: their markers are specific (a vLLM summary.csv also names
             # request_rate), while canonical CSV is recognised by any known column.
             index = next((i for i, t in enumerate(tools) if t.sniff(source)), None)
@@ -214,6 +222,13 @@ def _canonical_kind(source: SourceFile) -> str | None:
     if canonical.looks_like_canonical(header):
         return "points"
     return None
+
+
+def _may_be_csv(source: SourceFile) -> bool:
+    """A file some CSV reader may read: named .csv, or headed like a CSV; never JSON."""
+    if source.data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"{", b"["):
+        return False
+    return source.name.lower().endswith(".csv") or looks_like_csv(source.data)
 
 
 def _check_json(source: SourceFile) -> None:

@@ -35,6 +35,10 @@ SWEEP_TEXT_LIMITS: dict[str, int] = {
 }
 POINT_TEXT_LIMITS: dict[str, int] = {"goodput_slo": 200}
 SOURCE_FILE_LIMIT = 500
+# Columns a CSV header may name, counted on the header line before any row is parsed: a wide
+# frame costs far more memory than its bytes (100,000 columns in 889 KB took 3.75 GB).
+# Canonical CSV has well under 100 columns; tools write fewer still.
+MAX_CSV_COLUMNS = 1_000
 MAX_POINTS_PER_SWEEP = 9_999_999  # app.store.point_blocks: ids are sweep id x 10^7 + position
 INT_FIELDS: tuple[str, ...] = (
     "num_gpus",

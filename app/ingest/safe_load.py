@@ -20,6 +20,11 @@ from app.ingest.errors import IngestError
 
 MAX_DEPTH = 100  # real result files nest < 15 levels
 MAX_NUMBER_DIGITS = 100  # a float needs 17 significant digits; ints beyond 10^100 mean nothing
+# Memory grows faster than the input in two shapes, so both are bounded before or while parsing:
+# an object's keys (real files have < 100 per object; a point's extra fields become columns)
+# and objects and lists themselves ("[]," is 3 bytes of input and 64 of memory).
+MAX_JSON_KEYS = 10_000
+MAX_JSON_CONTAINERS = 200_000
 
 _LONG_DIGITS = re.compile(rb"[0-9]{%d,}" % (MAX_NUMBER_DIGITS + 1))
 _ESCAPE = re.compile(rb"\\.", re.DOTALL)
@@ -30,6 +35,17 @@ _BRACKETS_AND_QUOTES = bytes(range(256)).translate(None, b'[]{}"')
 class _TooManyDigits(Exception):
     def __init__(self, literal: str) -> None:
         self.literal = literal
+
+
+class _TooManyKeys(Exception):
+    def __init__(self, count: int) -> None:
+        self.count = count
+
+
+def _bounded_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    if len(pairs) > MAX_JSON_KEYS:
+        raise _TooManyKeys(len(pairs))
+    return dict(pairs)  # as json.loads builds it: the last of a repeated key wins
 
 
 def _number(text: str, kind: type) -> Any:
@@ -46,6 +62,22 @@ def _float(text: str) -> float:
     return float(_number(text, float))
 
 
+def _structure(raw: bytes) -> bytes:
+    """Brackets only: escapes and strings removed (brackets inside strings do not count)."""
+    # Escapes go first (so \" cannot end a string); then every other byte but brackets and
+    # quotes; then the strings themselves: the pieces between quotes at odd positions.
+    return b"".join(_ESCAPE.sub(b"", raw).translate(None, _BRACKETS_AND_QUOTES).split(b'"')[::2])
+
+
+def json_containers(raw: bytes) -> int:
+    """How many objects and lists the text holds (an upper bound first, counted in place)."""
+    upper = raw.count(b"[") + raw.count(b"{")
+    if upper <= MAX_JSON_CONTAINERS:
+        return upper
+    kept = _structure(raw)
+    return kept.count(b"[") + kept.count(b"{")
+
+
 def json_depth_exceeds(raw: bytes, limit: int = MAX_DEPTH) -> bool:
     """True if brackets nest deeper than `limit` (brackets inside strings do not count).
 
@@ -56,9 +88,7 @@ def json_depth_exceeds(raw: bytes, limit: int = MAX_DEPTH) -> bool:
     """
     if raw.count(b"[") + raw.count(b"{") <= limit:
         return False
-    # Escapes go first (so \" cannot end a string); then every other byte but brackets and
-    # quotes; then the strings themselves: the pieces between quotes at odd positions.
-    kept = b"".join(_ESCAPE.sub(b"", raw).translate(None, _BRACKETS_AND_QUOTES).split(b'"')[::2])
+    kept = _structure(raw)
     # Shallow, bulky documents (many small lists) vanish in a few passes that each delete the
     # innermost pairs; once a pass removes less than a quarter, the rest is walked run by run.
     passes = 0
@@ -79,19 +109,38 @@ def json_depth_exceeds(raw: bytes, limit: int = MAX_DEPTH) -> bool:
 
 
 def loads_json(text: str | bytes, file: str, row: int | None = None) -> Any:
-    """json.loads with a depth and a digit bound; bare Infinity and NaN are accepted (Python's
-    writer emits them). Bounds raise IngestError naming the file; bad syntax JSONDecodeError."""
+    """json.loads with depth, digit, key and container bounds; bare Infinity and NaN are accepted
+    (Python's writer emits them). Bounds raise IngestError naming the file; bad syntax
+    JSONDecodeError."""
     raw = text.encode() if isinstance(text, str) else text
     where = f"line {row}: " if row is not None else ""
     if json_depth_exceeds(raw):
         raise IngestError.one(
             file, f"{where}JSON nested deeper than {MAX_DEPTH} levels is refused", row=row
         )
+    containers = json_containers(raw)
+    if containers > MAX_JSON_CONTAINERS:
+        raise IngestError.one(
+            file,
+            f"{where}JSON of {containers:,} objects and lists is refused; "
+            f"at most {MAX_JSON_CONTAINERS:,}",
+            row=row,
+        )
+    # Only text with a long digit run (maybe inside a string) or enough colons for one wide
+    # object (maybe inside strings too) pays for the checked path.
+    hooks: dict[str, Any] = {}
+    if _LONG_DIGITS.search(raw):
+        hooks.update(parse_int=_int, parse_float=_float)
+    if raw.count(b":") > MAX_JSON_KEYS:
+        hooks["object_pairs_hook"] = _bounded_object
     try:
-        if not _LONG_DIGITS.search(raw):
-            return json.loads(text)
-        # Only files with a long digit run (maybe inside a string) pay for the checked path.
-        return json.loads(text, parse_int=_int, parse_float=_float)
+        return json.loads(text, **hooks)
+    except _TooManyKeys as exc:
+        raise IngestError.one(
+            file,
+            f"{where}a JSON object with {exc.count:,} keys is refused; at most {MAX_JSON_KEYS:,}",
+            row=row,
+        ) from None
     except _TooManyDigits as exc:
         shown = exc.literal[:20]
         raise IngestError.one(
@@ -112,14 +161,41 @@ _NUMBERISH = re.compile(r"[-+]?[0-9._,:]*[0-9][0-9._,:eE+-]*")
 
 
 def load_yaml(text: str, file: str) -> Any:
-    """yaml safe_load that refuses aliases, nesting deeper than MAX_DEPTH and huge numbers.
+    """yaml safe_load that refuses aliases, nesting deeper than MAX_DEPTH, huge numbers, and
+    more keys or collections than JSON may have (the node tree costs ~700 bytes per `[]`).
 
     The event stream is checked first (cheap: aliases are not expanded at that stage), so a
     "billion laughs" file is refused before anything is built.
     """
     depth = 0
+    containers = 0
+    # Per open collection: whether it is a mapping, and how many nodes it holds so far (a
+    # mapping's nodes alternate key, value).
+    open_nodes: list[list[int]] = []
     try:
         for event in yaml.parse(text, Loader=_NoAliasLoader):
+            if isinstance(event, yaml.NodeEvent) and open_nodes:
+                parent = open_nodes[-1]
+                parent[1] += 1
+                if parent[0] and parent[1] > 2 * MAX_JSON_KEYS:
+                    line = event.start_mark.line + 1 if event.start_mark else None
+                    raise IngestError.one(
+                        file,
+                        f"a YAML mapping with more than {MAX_JSON_KEYS:,} keys is refused",
+                        row=line,
+                    )
+            if isinstance(event, yaml.CollectionStartEvent):
+                open_nodes.append([isinstance(event, yaml.MappingStartEvent), 0])
+                containers += 1
+                if containers > MAX_JSON_CONTAINERS:
+                    line = event.start_mark.line + 1 if event.start_mark else None
+                    raise IngestError.one(
+                        file,
+                        f"YAML of more than {MAX_JSON_CONTAINERS:,} mappings and lists is refused",
+                        row=line,
+                    )
+            elif isinstance(event, yaml.CollectionEndEvent):
+                open_nodes.pop()
             if isinstance(event, yaml.AliasEvent):
                 line = event.start_mark.line + 1 if event.start_mark else None
                 raise IngestError.one(

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import codecs
+import csv
+import io
 
 from app.ingest.errors import IngestError
+from app.ingest.limits import MAX_CSV_COLUMNS
 
 
 def decode_text(file: str, data: bytes) -> str:
@@ -62,3 +65,24 @@ def looks_like_csv(data: bytes) -> bool:
     end = data.find(b"\n", 0, 65536)
     first = data[: end if end >= 0 else 65536].strip()
     return b"," in first and b":" not in first and not first.startswith(b"#")
+
+
+def check_csv_width(file: str, data: bytes) -> None:
+    """Refuse a CSV whose header names more than MAX_CSV_COLUMNS columns, before any row is
+    parsed. Commas are counted in place (no copy); only a line with that many commas is read
+    as CSV, to count quoted names containing commas once."""
+    end = data.find(b"\n")
+    stop = end if end >= 0 else len(data)
+    if data.count(b",", 0, stop) < MAX_CSV_COLUMNS:
+        return
+    first = data[:stop].decode("utf-8-sig", "replace")
+    try:
+        columns = len(next(csv.reader(io.StringIO(first)), []))
+    except csv.Error:
+        columns = first.count(",") + 1
+    if columns > MAX_CSV_COLUMNS:
+        raise IngestError.one(
+            file,
+            f"the header names {columns:,} columns; at most {MAX_CSV_COLUMNS:,} are read",
+            row=1,
+        )

@@ -211,6 +211,39 @@ def noise(size: int) -> bytes:
     return bytes(out[:size])
 
 
+# --- wide files ---------------------------------------------------------------------------
+
+
+def wide_csv(header: str, row: str, columns: int) -> bytes:
+    """A CSV whose header and one row go on with `columns` more short columns."""
+    names = ",".join(f"c{i}" for i in range(columns))
+    return csv_rows(row + "," + ",".join(["1"] * columns), header=header + "," + names)
+
+
+def short_key(i: int) -> str:
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    out = ""
+    while True:
+        i, r = divmod(i, 36)
+        out = digits[r] + out
+        if not i:
+            return "k" + out
+
+
+def vllm_with_keys(count: int) -> bytes:
+    """The vLLM result with `count` more keys, written compactly (100,000 fit in 1 MB)."""
+    doc = json.loads(fixture(VLLM))
+    doc.update({short_key(i): 0 for i in range(count)})
+    return json.dumps(doc, separators=(",", ":")).encode()
+
+
+def sglang_long_line(size: int) -> bytes:
+    """An SGLang result line of about `size` bytes, padded with empty lists: each costs a
+    parser 64 bytes of memory for 3 of input."""
+    first = fixture(SGLANG).split(b"\n", 1)[0].rstrip()
+    return first[:-1] + b', "pad": [' + b"[]," * (size // 3) + b"[]]}\n"
+
+
 # --- YAML ---------------------------------------------------------------------------------
 
 
@@ -530,6 +563,102 @@ def cases() -> list[Case]:
             "vLLM JSON with a 300 KB extra value",
             "vllm_giant_extra.json",
             lambda: vllm_with(zz_notes="t" * 300_000),
+        ),
+        # Wide files: refused on the header line or while parsing, before memory grows.
+        Case(
+            "canonical CSV of 889 KB with 100,000 extra columns",
+            "wide_100k.csv",
+            lambda: wide_csv(HEADER, good_row(), 100_000),
+        ),
+        Case(
+            "canonical CSV with 1,001 columns",
+            "wide_1001.csv",
+            lambda: wide_csv(HEADER, good_row(), 1001 - 7),
+        ),
+        Case(
+            "per-request CSV with 100,000 extra columns",
+            "wide_requests.csv",
+            lambda: wide_csv(
+                "sweep,concurrency,ttft_ms,e2el_ms,output_len,ok", "s,4,1,2,3,true", 100_000
+            ),
+        ),
+        Case(
+            "GenAI-Perf CSV with 100,000 columns",
+            "wide_genai.zip",
+            lambda: zip_of(
+                {
+                    "run/profile_export_genai_perf.csv": wide_csv(
+                        "Metric,avg,min,max,p99", "Time To First Token (ms),1,1,1,1", 100_000
+                    )
+                }
+            ),
+        ),
+        Case(
+            "AIPerf CSV with 100,000 columns",
+            "wide_aiperf.zip",
+            lambda: zip_of(
+                {
+                    "run/profile_export_aiperf.csv": wide_csv(
+                        "Metric,avg,min,max,p99", "Time to First Token (ms),1,1,1,1", 100_000
+                    )
+                }
+            ),
+        ),
+        Case(
+            "vLLM summary.csv with 100,000 columns",
+            "wide_summary.zip",
+            lambda: zip_of(
+                {
+                    "summary.csv": wide_csv(
+                        ",model_id,num_prompts,completed,request_throughput,output_throughput",
+                        "0,m,10,10,1.0,100.0",
+                        100_000,
+                    )
+                }
+            ),
+        ),
+        Case(
+            "guidellm CSV with 100,000 columns",
+            "wide_guidellm.zip",
+            lambda: zip_of(
+                {"benchmarks.csv": wide_csv("Run Info,Benchmark", "Name,Strategy", 100_000)}
+            ),
+        ),
+        Case("vLLM JSON with 100,000 keys", "vllm_keys.json", lambda: vllm_with_keys(100_000)),
+        Case(
+            "JSON object with 100,000 keys",
+            "keys.json",
+            lambda: json.dumps(
+                {short_key(i): 0 for i in range(100_000)}, separators=(",", ":")
+            ).encode(),
+        ),
+        Case(
+            "SGLang JSONL with one 50 MB line",
+            "sglang_50mb.jsonl",
+            lambda: sglang_long_line(50_000_000),
+        ),
+        Case(
+            "SGLang JSONL with one 1 MB line of empty lists",
+            "sglang_1mb.jsonl",
+            lambda: sglang_long_line(1_000_000),
+        ),
+        Case(
+            "guidellm YAML of 1 MB of empty lists",
+            "lists.yaml",
+            lambda: (
+                b"benchmarks:\n  - type_: generative_benchmark\n    x: ["
+                + b"[]," * 330_000
+                + b"[]]\n"
+            ),
+        ),
+        Case(
+            "guidellm YAML mapping with 100,000 keys",
+            "keys.yaml",
+            lambda: (
+                b"benchmarks:\n  - type_: generative_benchmark\n    x: {"
+                + b",".join(b"%s: 0" % short_key(i).encode() for i in range(100_000))
+                + b"}\n"
+            ),
         ),
         # Duplicate columns, canonical and tool CSVs.
         Case(

@@ -19,9 +19,16 @@ from sqlalchemy import String, select
 from sqlalchemy.orm import Session
 
 from app.cli import main
-from app.ingest import IngestError, UploadFile, limits, parse_upload
-from app.ingest.limits import SOURCE_FILE_LIMIT, SWEEP_TEXT_LIMITS
-from app.ingest.safe_load import MAX_DEPTH, MAX_NUMBER_DIGITS, load_yaml, loads_json
+from app.ingest import IngestError, UploadFile, limits, parse_upload, safe_load
+from app.ingest.limits import MAX_CSV_COLUMNS, SOURCE_FILE_LIMIT, SWEEP_TEXT_LIMITS
+from app.ingest.safe_load import (
+    MAX_DEPTH,
+    MAX_JSON_CONTAINERS,
+    MAX_JSON_KEYS,
+    MAX_NUMBER_DIGITS,
+    load_yaml,
+    loads_json,
+)
 from app.main import create_app
 from app.services.seed import SEED_DIR, seed
 from app.settings import Settings, get_settings
@@ -30,7 +37,7 @@ from app.store.migrate import upgrade_to_head
 from app.store.models import PricingProfile, Sweep
 from tests.conftest import FIXTURES
 from tests.factories import MINIMAL, count, post_files
-from tests.hostile.corpus import tar_gz_bomb, zip_bomb_1gib
+from tests.hostile.corpus import HEADER, csv_rows, good_row, tar_gz_bomb, wide_csv, zip_bomb_1gib
 
 VLLM_DIR = FIXTURES / "vllm"
 FIELDS = {"hardware": "H100", "num_gpus": 8}
@@ -133,6 +140,61 @@ def test_json_depth_and_digit_limits_sit_exactly_at_the_documented_values() -> N
     text = json.dumps({"s": "[" * 500 + "9" * 500, "e": '\\"[[[['})
     assert loads_json(text, "f.json") == json.loads(text)
     assert loads_json("[Infinity, NaN]", "f.json")[0] == float("inf")
+
+
+def test_a_csv_header_of_1000_columns_imports_and_one_more_is_refused_on_the_header_line() -> None:
+    assert MAX_CSV_COLUMNS == 1000
+    known = HEADER.count(",") + 1
+    fits = wide_csv(HEADER, good_row(), MAX_CSV_COLUMNS - known)
+    (sweep,) = parse_upload([UploadFile("fits.csv", fits)], {})
+    assert len(sweep.points[0].extra) == MAX_CSV_COLUMNS - known
+    wide = wide_csv(HEADER, good_row(), MAX_CSV_COLUMNS - known + 1)
+    with pytest.raises(IngestError) as caught:
+        parse_upload([UploadFile("wide.csv", wide)], {})
+    assert (
+        str(caught.value)
+        == "wide.csv, row 1: the header names 1,001 columns; at most 1,000 are read"
+    )
+    # A quoted name holding commas is one column: 2,000 commas, 8 columns.
+    quoted = csv_rows(good_row() + ",1", header=HEADER + ',"' + "," * 2000 + '"')
+    (sweep,) = parse_upload([UploadFile("quoted.csv", quoted)], {})
+    assert list(sweep.points[0].extra) == ["," * 2000]
+
+
+def test_json_key_and_container_limits_sit_exactly_at_the_documented_values() -> None:
+    keys = {f"k{i}": i for i in range(MAX_JSON_KEYS)}
+    assert loads_json(json.dumps(keys), "f.json") == keys
+    with pytest.raises(IngestError) as caught:
+        loads_json(json.dumps({**keys, "one more": 0}), "f.json")
+    assert str(caught.value) == "f.json: a JSON object with 10,001 keys is refused; at most 10,000"
+    lists = "[" + "[]," * (MAX_JSON_CONTAINERS - 2) + "[]]"
+    assert len(loads_json(lists, "f.json")) == MAX_JSON_CONTAINERS - 1
+    with pytest.raises(IngestError) as caught:
+        loads_json("[{}," + lists[1:], "f.json", row=3)
+    assert str(caught.value) == (
+        "f.json, row 3: line 3: JSON of 200,001 objects and lists is refused; at most 200,000"
+    )
+    # Colons and brackets inside strings are text: neither keys nor lists.
+    text = json.dumps({"s": ":" * 20_000 + "[" * 300_000})
+    assert loads_json(text, "f.json") == json.loads(text)
+
+
+def test_yaml_keys_and_collections_are_bounded_as_json_s_are(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Small limits keep it quick: YAML builds a node per value before any Python object.
+    monkeypatch.setattr(safe_load, "MAX_JSON_KEYS", 5)
+    monkeypatch.setattr(safe_load, "MAX_JSON_CONTAINERS", 10)
+    keys = {f"k{i}": i for i in range(5)}
+    assert load_yaml("a: 1\nb: " + json.dumps(keys), "f.yaml") == {"a": 1, "b": keys}
+    with pytest.raises(IngestError) as caught:
+        load_yaml("a: 1\nb: " + json.dumps({**keys, "one more": 0}), "f.yaml")
+    assert str(caught.value) == "f.yaml, row 2: a YAML mapping with more than 5 keys is refused"
+    lists = "[" + "[]," * 8 + "[]]"
+    assert len(load_yaml(lists, "f.yaml")) == 9
+    with pytest.raises(IngestError) as caught:
+        load_yaml("[{}," + lists[1:], "f.yaml")
+    assert str(caught.value) == "f.yaml, row 1: YAML of more than 10 mappings and lists is refused"
 
 
 def test_yaml_anchors_alone_load_but_any_alias_is_refused_naming_the_line() -> None:

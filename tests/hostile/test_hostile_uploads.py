@@ -3,6 +3,10 @@ a 4xx (or exit status 2) whose message names the file, no traceback, and nothing
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,8 +18,9 @@ from app.cli import main
 from app.settings import get_settings
 from app.store.models import SampleBlock, Sweep
 from tests.factories import count, point_count, sample_count
-from tests.hostile.corpus import CASES, Case, write
+from tests.hostile.corpus import CASES, MB, Case, write
 
+ROOT = Path(__file__).resolve().parents[2]
 CLI_OPTIONS = {
     "hardware": "--hardware",
     "num_gpus": "--num-gpus",
@@ -81,3 +86,40 @@ def test_the_cli_refuses_a_hostile_file_with_status_2_and_no_traceback(
     names = {case.must_name, CLI_OPTIONS.get(case.must_name, case.must_name)}
     assert any(name in captured.err for name in names), captured.err
     assert stored(session) == (0, 0, 0)
+
+
+def test_every_hostile_file_of_at_most_1_mb_is_refused_within_64_mb_of_peak_memory(
+    database_url: str, tmp_path: Path
+) -> None:
+    """Measured in a process of its own (tests/hostile/memory_probe.py): the peak resident
+    memory (VmHWM) over the resident size before each answer, through the API and, on SQLite,
+    the CLI (it parses as the server does). Times are recorded, not asserted."""
+    from tests.hostile.memory_probe import SMALL
+
+    out = tmp_path / "memory.json"
+    with_cli = database_url.startswith("sqlite")
+    subprocess.run(
+        [sys.executable, "-m", "tests.hostile.memory_probe", database_url, str(out)]
+        + (["cli"] if with_cli else []),
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
+    found = json.loads(out.read_text())
+    records, sizes = found["records"], found["sizes"]
+    assert list(sizes) == [c.id for c in CASES]
+    assert [r["id"] for r in records] == [i for i, size in sizes.items() if size <= SMALL]
+    assert len(records) >= 80
+    assert {r["id"]: r["api_status"] for r in records if not 400 <= r["api_status"] < 500} == {}
+    assert {r["id"]: r.get("cli_status", 2) for r in records if r.get("cli_status", 2) != 2} == {}
+    growth = {
+        (r["id"], way): r[f"{way}_growth"] / MB
+        for r in records
+        for way in ("api", "cli")
+        if f"{way}_growth" in r
+    }
+    assert {key: mb for key, mb in growth.items() if mb > 64} == {}
+    slowest = max(records, key=lambda r: r["api_s"])
+    print(f"slowest answer: {slowest['id']} in {slowest['api_s']:.2f} s")
