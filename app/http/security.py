@@ -24,10 +24,48 @@ log = logging.getLogger("paretoscope")
 
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
+
+def style_hash(text: str) -> str:
+    """The CSP source that allows exactly this inline style (element body or attribute value)."""
+    return f"'sha256-{base64.b64encode(hashlib.sha256(text.encode('utf-8')).digest()).decode()}'"
+
+
+# What Plotly needs, and no more (checked in Chromium by tests/browser/test_csp.py):
+# - one empty <style> element, which it then fills through CSSOM (insertRule), which CSP allows;
+# - the style attributes its text renderer writes for <b>, <i>, <a>, <sup> … in labels and
+#   hovers (svg_text_utils TAG_STYLES in the vendored bundle), and `style=""` on colour bars.
+#   Every other style Plotly and app.js set goes through element.style, which CSP allows.
+PLOTLY_STYLE_ELEMENT = style_hash("")
+PLOTLY_STYLE_ATTRIBUTES = (
+    "",
+    "font-size:70%",
+    "text-decoration:line-through",
+    "text-decoration:underline",
+    "font-weight:bold",
+    "font-style:italic",
+    "cursor:pointer",
+    "font-style:italic;font-weight:bold",
+)
+
+
+def style_policy(*elements: str) -> str:
+    """style-src directives: stylesheets from `elements`, and only Plotly's fixed inline styles.
+
+    `style-src` alone is what browsers without style-src-elem/-attr (before 2022) apply: they get
+    the stylesheets and Plotly draws, some of its small rules (the mode bar's) left out.
+    """
+    attributes = " ".join(style_hash(text) for text in PLOTLY_STYLE_ATTRIBUTES)
+    sources = " ".join(elements)
+    return (
+        f"style-src {sources}; style-src-elem {sources} {PLOTLY_STYLE_ELEMENT}; "
+        f"style-src-attr 'unsafe-hashes' {attributes}"
+    )
+
+
 # Pages load only their own scripts (static/app.js and static/vendor/*): no inline script, no
-# eval. Plotly writes inline styles, so styles may be inline; scripts may not.
+# eval; stylesheets only from the app, and inline styles only the few Plotly writes.
 APP_CSP = (
-    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "default-src 'self'; script-src 'self'; " + style_policy("'self'") + "; "
     "img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; object-src 'none'; "
     "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 )

@@ -17,8 +17,17 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from app.charts.style import PALETTE
 from app.cli import exposure_warnings
-from app.http.security import WRITE_METHODS, HostPolicy, same_origin, script_hash
+from app.http.security import (
+    PLOTLY_STYLE_ATTRIBUTES,
+    PLOTLY_STYLE_ELEMENT,
+    WRITE_METHODS,
+    HostPolicy,
+    same_origin,
+    script_hash,
+    style_hash,
+)
 from app.settings import PROJECT_ROOT, Settings
 from app.store.models import Hardware, PricingProfile, Sweep
 from tests.factories import MINIMAL, post_files
@@ -110,6 +119,55 @@ def test_pages_have_no_inline_script_or_inline_event_handler(client: TestClient)
         tags = page.find_all(True)
         handlers = [(tag.name, attr) for tag in tags for attr in tag.attrs if attr[:2] == "on"]
         assert handlers == [], url
+
+
+PAGES = ("/", "/sweeps", "/upload", "/compare", "/history", "/claims", "/pricing", "/plan", "/docs")
+
+
+def test_styles_come_from_stylesheets_and_only_plotlys_fixed_inline_styles_are_allowed(
+    client: TestClient,
+) -> None:
+    policy = directives(client.get("/").headers["content-security-policy"])
+    assert policy["style-src"] == ["'self'"]
+    assert policy["style-src-elem"] == ["'self'", PLOTLY_STYLE_ELEMENT]
+    assert PLOTLY_STYLE_ELEMENT == "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='"  # ""
+    assert policy["style-src-attr"] == [
+        "'unsafe-hashes'",
+        *(style_hash(text) for text in PLOTLY_STYLE_ATTRIBUTES),
+    ]
+    assert style_hash("cursor:pointer") == "'sha256-lGP/R5jOMXytzwBHVEM5Nv4XbT9fuH6V2dET/0dje2s='"
+    for values in policy.values():
+        assert "'unsafe-inline'" not in values
+
+
+def test_the_allowed_inline_styles_are_exactly_those_the_vendored_plotly_writes() -> None:
+    bundle = (PROJECT_ROOT / "static" / "vendor" / "plotly-basic-4.1.1.min.js").read_text()
+    # svg_text_utils' TAG_STYLES: the style each pseudo-HTML tag of a label gets.
+    table = re.search(r"\{sup:\"font-size:70%\"[^}]*\}", bundle)
+    assert table is not None
+    tag_styles = set(re.findall(r':"([^"]*)"', table.group(0)))
+    # plus `style=""` on colour-bar fills.
+    assert '.attr("style","")' in bundle
+    assert {"", *tag_styles} == set(PLOTLY_STYLE_ATTRIBUTES)
+
+
+def test_pages_have_no_inline_style_element_or_attribute(client: TestClient, sweep_id: int) -> None:
+    for url in (*PAGES, f"/sweeps/{sweep_id}", f"/compare?sweep={sweep_id}", f"/?sweep={sweep_id}"):
+        response = client.get(url)
+        assert response.status_code == 200, url
+        page = BeautifulSoup(response.text, "html.parser")
+        assert page.find_all("style") == [], url
+        assert [tag.name for tag in page.find_all(style=True)] == [], url
+
+
+def test_series_swatches_are_coloured_by_palette_classes(client: TestClient, sweep_id: int) -> None:
+    page = BeautifulSoup(client.get(f"/?sweep={sweep_id}").text, "html.parser")
+    swatches = page.select(".swatch")
+    assert swatches
+    assert {tuple(s["class"]) for s in swatches} == {("swatch", "swatch-0")}
+    css = (PROJECT_ROOT / "static" / "app.css").read_text()
+    for i, colour in enumerate(PALETTE):
+        assert f".swatch-{i} {{ background: {colour}; }}" in css
 
 
 def test_htmx_is_configured_never_to_evaluate_code_from_responses(client: TestClient) -> None:
