@@ -3,6 +3,7 @@ by 'unsafe-inline' (there is none) and no violation reported by Chromium."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -66,6 +67,21 @@ def test_a_page_draws_and_hovers_its_charts_without_a_csp_violation(page: Any, p
     assert page.evaluate(
         "[...document.styleSheets].some((s) => !s.href && s.ownerNode.id.startsWith('plotly'))"
     )
+    assert violations(page) == []
+    assert page.problems == []
+
+
+def test_explore_redraws_after_an_htmx_update_and_back_without_a_csp_violation(page: Any) -> None:
+    page.add_init_script(RECORD_VIOLATIONS)
+    page.goto(page.base + "/")
+    draw(page, "#pareto-chart")
+    page.fill("#slo-tpot", "10")
+    page.press("#slo-tpot", "Enter")
+    page.wait_for_url(re.compile(r"tpot_ms=10"))
+    draw_and_hover(page, "#pareto-chart")
+    page.go_back()
+    page.wait_for_function("() => document.querySelector('#slo-tpot').value === '40.0'")
+    draw_and_hover(page, "#pareto-chart")
     assert violations(page) == []
     assert page.problems == []
 

@@ -179,6 +179,11 @@ def test_htmx_is_configured_never_to_evaluate_code_from_responses(client: TestCl
     # allowScriptTags stays on: turned off, htmx deletes the JSON data blocks of swapped content.
     # The CSP already stops any inline script it would re-insert.
     assert '"includeIndicatorStyles":false' in config
+    # No style="…" written by htmx, which the CSP would refuse: settling leaves the style
+    # attribute alone, and Back reloads the view from the server instead of restoring a copy of
+    # the page's markup (Plotly's drawn charts are full of style attributes).
+    assert '"attributesToSettle":["class","width","height"]' in config
+    assert '"historyCacheSize":0' in config
 
 
 def test_a_server_error_page_carries_the_headers_too(client: TestClient) -> None:
