@@ -29,7 +29,12 @@ class Paretoscope(FastAPI):
 
     def build_middleware_stack(self) -> ASGIApp:
         settings: Settings = self.state.settings
-        return SecurityMiddleware(super().build_middleware_stack(), settings.trusted_hosts)
+        return SecurityMiddleware(
+            super().build_middleware_stack(),
+            settings.trusted_hosts,
+            public_url=settings.public_url,
+            trusted_proxies=settings.trusted_proxies,
+        )
 
 
 def create_app(settings: Settings | None = None, *, migrate: bool = True) -> FastAPI:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ipaddress
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated
+from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -53,6 +55,18 @@ class Settings(BaseSettings):
         description="Host names the server answers to, comma-separated (`*.example.com` matches "
         "subdomains, `*` any host). Loopback names are always accepted; unset means the loopback "
         "names plus the bind host. Any other Host header gets 400 (stops DNS rebinding).",
+    )
+    public_url: str | None = Field(
+        default=None,
+        description="The scheme, host and port browsers use to reach the dashboard "
+        "(https://perf.example.com) when that is not what the server sees, as behind a proxy "
+        "that ends TLS: writes from pages at this origin are accepted as same-origin.",
+    )
+    trusted_proxies: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Addresses (IPs or CIDR ranges, comma-separated) of reverse proxies whose "
+        "X-Forwarded-Proto and X-Forwarded-Host say the scheme and host the browser used; "
+        "those headers from any other peer are ignored.",
     )
     # Python runs one thread per worker at a time: more threads only overlap database waits,
     # and beyond a few they contend for the interpreter lock. At 16 clients on Explore, 16
@@ -106,6 +120,33 @@ class Settings(BaseSettings):
     def _split_hosts(cls, value: object) -> object:
         if isinstance(value, str):
             return [h.strip() for h in value.split(",") if h.strip()]
+        return value
+
+    @field_validator("public_url")
+    @classmethod
+    def _origin_of_public_url(cls, value: str | None) -> str | None:
+        if not value or not value.strip():
+            return None
+        try:
+            parts = urlsplit(value.strip())
+            parts.port  # noqa: B018  (raises ValueError on a non-numeric port)
+        except ValueError as exc:
+            raise ValueError(f"not a URL: {value!r} ({exc})") from None
+        if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"give an http:// or https:// address with a host name, not {value!r}")
+        return f"{parts.scheme.lower()}://{parts.netloc.lower()}"
+
+    @field_validator("trusted_proxies", mode="before")
+    @classmethod
+    def _split_proxies(cls, value: object) -> object:
+        if isinstance(value, str):
+            value = [p.strip() for p in value.split(",") if p.strip()]
+        if isinstance(value, list):
+            for entry in value:
+                try:
+                    ipaddress.ip_network(str(entry).strip(), strict=False)
+                except ValueError:
+                    raise ValueError(f"not an IP address or CIDR range: {entry!r}") from None
         return value
 
     @property

@@ -103,8 +103,11 @@ def make_client(database_url: str) -> Iterator[Callable[..., TestClient]]:
     def build(**overrides: Any) -> TestClient:
         # TestClient sends Host: testserver, which the default Host allow-list refuses.
         overrides.setdefault("allowed_hosts", ["testserver"])
+        # peer=("10.0.0.2", 4000): the address the requests come from (a proxy, say).
+        peer = overrides.pop("peer", ("testclient", 50000))
         settings = Settings(database_url=database_url, seed_on_start=False, **overrides)
-        client = TestClient(create_app(settings, migrate=False), raise_server_exceptions=False)
+        app = create_app(settings, migrate=False)
+        client = TestClient(app, raise_server_exceptions=False, client=peer)
         client.__enter__()
         clients.append(client)
         return client

@@ -140,6 +140,9 @@ def _serve(args: argparse.Namespace) -> int:
         port=port,
         workers=args.workers,
         reload=args.reload,
+        # Forwarded headers are honoured only from PARETOSCOPE_TRUSTED_PROXIES (the app reads
+        # them itself), not from uvicorn's default of 127.0.0.1.
+        proxy_headers=False,
     )
     return 0
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import ipaddress
 import logging
 import re
 from collections.abc import Iterable
@@ -23,10 +24,48 @@ log = logging.getLogger("paretoscope")
 
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
+
+def style_hash(text: str) -> str:
+    """The CSP source that allows exactly this inline style (element body or attribute value)."""
+    return f"'sha256-{base64.b64encode(hashlib.sha256(text.encode('utf-8')).digest()).decode()}'"
+
+
+# What Plotly needs, and no more (checked in Chromium by tests/browser/test_csp.py):
+# - one empty <style> element, which it then fills through CSSOM (insertRule), which CSP allows;
+# - the style attributes its text renderer writes for <b>, <i>, <a>, <sup> … in labels and
+#   hovers (svg_text_utils TAG_STYLES in the vendored bundle), and `style=""` on colour bars.
+#   Every other style Plotly and app.js set goes through element.style, which CSP allows.
+PLOTLY_STYLE_ELEMENT = style_hash("")
+PLOTLY_STYLE_ATTRIBUTES = (
+    "",
+    "font-size:70%",
+    "text-decoration:line-through",
+    "text-decoration:underline",
+    "font-weight:bold",
+    "font-style:italic",
+    "cursor:pointer",
+    "font-style:italic;font-weight:bold",
+)
+
+
+def style_policy(*elements: str) -> str:
+    """style-src directives: stylesheets from `elements`, and only Plotly's fixed inline styles.
+
+    `style-src` alone is what browsers without style-src-elem/-attr (before 2022) apply: they get
+    the stylesheets and Plotly draws, some of its small rules (the mode bar's) left out.
+    """
+    attributes = " ".join(style_hash(text) for text in PLOTLY_STYLE_ATTRIBUTES)
+    sources = " ".join(elements)
+    return (
+        f"style-src {sources}; style-src-elem {sources} {PLOTLY_STYLE_ELEMENT}; "
+        f"style-src-attr 'unsafe-hashes' {attributes}"
+    )
+
+
 # Pages load only their own scripts (static/app.js and static/vendor/*): no inline script, no
-# eval. Plotly writes inline styles, so styles may be inline; scripts may not.
+# eval; stylesheets only from the app, and inline styles only the few Plotly writes.
 APP_CSP = (
-    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "default-src 'self'; script-src 'self'; " + style_policy("'self'") + "; "
     "img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; object-src 'none'; "
     "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 )
@@ -93,45 +132,93 @@ def _default_port(scheme: str) -> int | None:
     return {"http": 80, "https": 443}.get(scheme)
 
 
-def same_origin(origin: str, host_header: str, scheme: str) -> bool:
-    """Whether an Origin header names this server as the request reached it.
-
-    Names must match; ports must match when either side states one. The scheme is not compared
-    on its own: behind a TLS-terminating proxy the browser says https while we see http.
-    """
+def origin_key(url: str) -> tuple[str, str, int] | None:
+    """(scheme, host, port) of an http(s) origin or URL, the port filled in; None otherwise."""
     try:
-        o = urlsplit(origin)
-        h = urlsplit(f"//{host_header}")
-        o_port, h_port = o.port, h.port
+        parts = urlsplit(url.strip())
+        port = parts.port
     except ValueError:
-        return False
-    if o.scheme not in ("http", "https") or not o.hostname or not h.hostname:
-        return False
-    if normalise_host(o.hostname) != normalise_host(h.hostname):
-        return False
-    if o_port is None and h_port is None:
-        return True
-    return (o_port or _default_port(o.scheme)) == (h_port or _default_port(scheme))
+        return None
+    scheme = parts.scheme.lower()
+    default = _default_port(scheme)
+    if default is None or not parts.hostname or "@" in parts.netloc:
+        return None
+    return scheme, normalise_host(parts.hostname), port or default
 
 
-def cross_site_reason(method: str, headers: Headers, scheme: str) -> str | None:
-    """Why a write must be refused as cross-site, or None. No Origin (CLI, curl, CI) is fine."""
+def same_origin(origin: str, host_header: str, scheme: str) -> bool:
+    """Whether an Origin header names this server (scheme, host and port) as `scheme` reached it.
+
+    The scheme counts: an https page is another origin than the plain-HTTP server on the same
+    name and port. Behind a TLS-terminating proxy, PARETOSCOPE_PUBLIC_URL or a trusted
+    X-Forwarded-Proto says that https is our own scheme (see SecurityMiddleware).
+    """
+    mine = origin_key(f"{scheme}://{host_header}")
+    return mine is not None and origin_key(origin) == mine
+
+
+def cross_site_reason(method: str, headers: Headers, own: Iterable[str]) -> str | None:
+    """Why a write must be refused as cross-site, or None. No Origin (CLI, curl, CI) is fine.
+
+    `own` lists this server's origins: as the request reached it, and the public URL if set.
+    """
     if method not in WRITE_METHODS:
         return None
     if headers.get("sec-fetch-site", "").lower() == "cross-site":
         return "the browser marked this request as sent from another site (Sec-Fetch-Site)"
-    origin = headers.get("origin")
+    origin, named_by = headers.get("origin"), "Origin"
+    if origin is None:
+        # Browsers old enough to send no Origin still send a Referer (ours: same-origin only).
+        origin, named_by = headers.get("referer"), "Referer"
     if origin is None:
         return None
-    if not same_origin(origin, headers.get("host", ""), scheme):
-        return f"it came from a page on {origin}, not from this server"
+    key = origin_key(origin)
+    if key is None or key not in {origin_key(url) for url in own}:
+        shown = origin if named_by == "Origin" else f"{origin} (Referer)"
+        return f"it came from a page on {shown}, not from this server ({', '.join(own)})"
     return None
 
 
+class ProxyPolicy:
+    """Which peers may tell us the scheme and host the browser used (X-Forwarded-Proto/-Host)."""
+
+    def __init__(self, trusted: Iterable[str]) -> None:
+        self.networks = [
+            ipaddress.ip_network(t.strip(), strict=False) for t in trusted if t.strip()
+        ]
+
+    def trusts(self, scope: Scope) -> bool:
+        client = scope.get("client")
+        if not self.networks or not client:
+            return False
+        try:
+            peer = ipaddress.ip_address(client[0])
+        except ValueError:
+            return False
+        return any(peer in network for network in self.networks)
+
+
+def _first(value: str | None) -> str | None:
+    """The client-facing proxy's entry of a comma-separated forwarded header."""
+    if not value:
+        return None
+    first = value.split(",")[0].strip()
+    return first or None
+
+
 class SecurityMiddleware:
-    def __init__(self, app: ASGIApp, allowed_hosts: Iterable[str]) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        allowed_hosts: Iterable[str],
+        *,
+        public_url: str | None = None,
+        trusted_proxies: Iterable[str] = (),
+    ) -> None:
         self.app = app
         self.hosts = HostPolicy(allowed_hosts)
+        self.public_origin = public_url
+        self.proxies = ProxyPolicy(trusted_proxies)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -159,7 +246,38 @@ class SecurityMiddleware:
             )
             await response(scope, receive, send_with_headers)
             return
-        reason = cross_site_reason(scope["method"], headers, scope.get("scheme", "http"))
+        scheme, host = scope.get("scheme", "http"), host or ""
+        if self.proxies.trusts(scope):
+            proto = (_first(headers.get("x-forwarded-proto")) or "").lower()
+            if proto in ("http", "https"):
+                # request.url and links follow the scheme the browser used.
+                scope = {**scope, "scheme": proto}
+                scheme = proto
+            forwarded_host = _first(headers.get("x-forwarded-host"))
+            if forwarded_host is not None:
+                if not self.hosts.allows(forwarded_host):
+                    log.warning("refused X-Forwarded-Host %r on %s", forwarded_host, scope["path"])
+                    response = _refusal(
+                        scope,
+                        400,
+                        "Unknown host",
+                        f"This server does not answer to the host name {forwarded_host!r} "
+                        "(X-Forwarded-Host). If it should, add the name to "
+                        "PARETOSCOPE_ALLOWED_HOSTS.",
+                    )
+                    await response(scope, receive, send_with_headers)
+                    return
+                host = forwarded_host
+        own = [f"{scheme}://{host}"]
+        if self.public_origin:
+            # On the public name only the public scheme and port count (http://perf.example.com
+            # is not https://perf.example.com); other names (localhost) keep their own origin.
+            public, seen = origin_key(self.public_origin), origin_key(own[0])
+            if seen is None or public is None or seen[1] == public[1]:
+                own = [self.public_origin]
+            else:
+                own.append(self.public_origin)
+        reason = cross_site_reason(scope["method"], headers, own)
         if reason:
             log.warning("refused cross-site %s %s: %s", scope["method"], scope["path"], reason)
             response = _refusal(
@@ -167,7 +285,9 @@ class SecurityMiddleware:
                 403,
                 "Cross-site write refused",
                 f"Writes are accepted only from this server's own pages or from clients that "
-                f"send no Origin (the CLI, curl); this one was refused because {reason}.",
+                f"send no Origin (the CLI, curl); this one was refused because {reason}. "
+                "Behind a proxy that ends TLS, set PARETOSCOPE_PUBLIC_URL (or "
+                "PARETOSCOPE_TRUSTED_PROXIES) so the server knows its public address.",
             )
             await response(scope, receive, send_with_headers)
             return

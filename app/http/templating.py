@@ -12,6 +12,7 @@ from markupsafe import Markup
 from starlette.responses import Response
 
 from app import __version__
+from app.charts.style import PALETTE
 from app.domain import numbers
 from app.domain.columns import SOURCE_KIND_LABELS
 from app.http.static import static_url
@@ -104,11 +105,20 @@ def script_json(value: Any, indent: int | None = None) -> Markup:
     return Markup(data.decode())
 
 
+def swatch_class(colour: str) -> str:
+    """The class that paints a series' swatch in its chart colour (the CSP allows no style=)."""
+    try:
+        return f"swatch-{PALETTE.index(colour.upper())}"
+    except ValueError:
+        return ""  # not a series colour: the swatch stays the stylesheet's grey
+
+
 def source_label(kind: str | None) -> str:
     """A sweep's source kind as shown: "demo" reads "demo (synthetic)"."""
     return SOURCE_KIND_LABELS.get(kind or "", kind or "–")
 
 
+templates.env.filters["swatch"] = swatch_class
 templates.env.filters["num"] = fmt_num
 templates.env.filters["unit"] = fmt_num  # the old name of `num` with a unit
 templates.env.filters["load"] = fmt_load

@@ -11,7 +11,7 @@ from markupsafe import Markup
 
 from app.http.deps import SessionDep
 from app.http.errors import AppError
-from app.http.security import script_hash
+from app.http.security import script_hash, style_hash, style_policy
 from app.http.templating import render
 from app.settings import PROJECT_ROOT
 from app.web import explore_state
@@ -36,12 +36,27 @@ def _inline(name: str) -> Markup:
     return Markup(text.replace("</", "<\\/"))
 
 
+# The report's own header bar, after app.css in its one <style> element.
+REPORT_CSS = """
+.report-head { background: #16202a; color: #fff; padding: .8rem 1.25rem; }
+.report-head a { color: #56b4e9; }
+"""
+
+
+@lru_cache
+def report_css() -> Markup:
+    text = (STATIC / "app.css").read_text(encoding="utf-8") + REPORT_CSS
+    # As for scripts: the browser hashes the element's text after turning CR LF into LF.
+    return Markup(text.replace("\r\n", "\n").replace("\r", "\n").replace("</", "<\\/"))
+
+
 @lru_cache
 def report_csp() -> str:
-    """The report's policy: only its two embedded scripts run; the data blocks are JSON."""
+    """The report's policy: only its two embedded scripts run; the data blocks are JSON; only its
+    own stylesheet and Plotly's few inline styles apply."""
     hashes = " ".join(script_hash(_inline(name)) for name in (PLOTLY, APP_JS))
     return (
-        f"default-src 'none'; script-src {hashes}; style-src 'unsafe-inline'; "
+        f"default-src 'none'; script-src {hashes}; {style_policy(style_hash(report_css()))}; "
         "img-src data: blob:; base-uri 'none'; form-action 'none'"
     )
 
@@ -59,7 +74,7 @@ def report(request: Request, session: SessionDep, view: str = "explore") -> Resp
         raise AppError(422, "Invalid request", f"view: {view!r} is not explore or compare")
     context.update(
         view=view,
-        css=Markup((STATIC / "app.css").read_text(encoding="utf-8")),
+        css=report_css(),
         plotly_js=_inline(PLOTLY),
         app_js=_inline(APP_JS),
         report_csp=report_csp(),

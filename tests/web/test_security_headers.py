@@ -17,8 +17,17 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from app.charts.style import PALETTE
 from app.cli import exposure_warnings
-from app.http.security import WRITE_METHODS, HostPolicy, same_origin, script_hash
+from app.http.security import (
+    PLOTLY_STYLE_ATTRIBUTES,
+    PLOTLY_STYLE_ELEMENT,
+    WRITE_METHODS,
+    HostPolicy,
+    same_origin,
+    script_hash,
+    style_hash,
+)
 from app.settings import PROJECT_ROOT, Settings
 from app.store.models import Hardware, PricingProfile, Sweep
 from tests.factories import MINIMAL, post_files
@@ -112,6 +121,55 @@ def test_pages_have_no_inline_script_or_inline_event_handler(client: TestClient)
         assert handlers == [], url
 
 
+PAGES = ("/", "/sweeps", "/upload", "/compare", "/history", "/claims", "/pricing", "/plan", "/docs")
+
+
+def test_styles_come_from_stylesheets_and_only_plotlys_fixed_inline_styles_are_allowed(
+    client: TestClient,
+) -> None:
+    policy = directives(client.get("/").headers["content-security-policy"])
+    assert policy["style-src"] == ["'self'"]
+    assert policy["style-src-elem"] == ["'self'", PLOTLY_STYLE_ELEMENT]
+    assert PLOTLY_STYLE_ELEMENT == "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='"  # ""
+    assert policy["style-src-attr"] == [
+        "'unsafe-hashes'",
+        *(style_hash(text) for text in PLOTLY_STYLE_ATTRIBUTES),
+    ]
+    assert style_hash("cursor:pointer") == "'sha256-lGP/R5jOMXytzwBHVEM5Nv4XbT9fuH6V2dET/0dje2s='"
+    for values in policy.values():
+        assert "'unsafe-inline'" not in values
+
+
+def test_the_allowed_inline_styles_are_exactly_those_the_vendored_plotly_writes() -> None:
+    bundle = (PROJECT_ROOT / "static" / "vendor" / "plotly-basic-4.1.1.min.js").read_text()
+    # svg_text_utils' TAG_STYLES: the style each pseudo-HTML tag of a label gets.
+    table = re.search(r"\{sup:\"font-size:70%\"[^}]*\}", bundle)
+    assert table is not None
+    tag_styles = set(re.findall(r':"([^"]*)"', table.group(0)))
+    # plus `style=""` on colour-bar fills.
+    assert '.attr("style","")' in bundle
+    assert {"", *tag_styles} == set(PLOTLY_STYLE_ATTRIBUTES)
+
+
+def test_pages_have_no_inline_style_element_or_attribute(client: TestClient, sweep_id: int) -> None:
+    for url in (*PAGES, f"/sweeps/{sweep_id}", f"/compare?sweep={sweep_id}", f"/?sweep={sweep_id}"):
+        response = client.get(url)
+        assert response.status_code == 200, url
+        page = BeautifulSoup(response.text, "html.parser")
+        assert page.find_all("style") == [], url
+        assert [tag.name for tag in page.find_all(style=True)] == [], url
+
+
+def test_series_swatches_are_coloured_by_palette_classes(client: TestClient, sweep_id: int) -> None:
+    page = BeautifulSoup(client.get(f"/?sweep={sweep_id}").text, "html.parser")
+    swatches = page.select(".swatch")
+    assert swatches
+    assert {tuple(s["class"]) for s in swatches} == {("swatch", "swatch-0")}
+    css = (PROJECT_ROOT / "static" / "app.css").read_text()
+    for i, colour in enumerate(PALETTE):
+        assert f".swatch-{i} {{ background: {colour}; }}" in css
+
+
 def test_htmx_is_configured_never_to_evaluate_code_from_responses(client: TestClient) -> None:
     page = BeautifulSoup(client.get("/").text, "html.parser")
     meta = page.find("meta", attrs={"name": "htmx-config"})
@@ -121,6 +179,11 @@ def test_htmx_is_configured_never_to_evaluate_code_from_responses(client: TestCl
     # allowScriptTags stays on: turned off, htmx deletes the JSON data blocks of swapped content.
     # The CSP already stops any inline script it would re-insert.
     assert '"includeIndicatorStyles":false' in config
+    # No style="…" written by htmx, which the CSP would refuse: settling leaves the style
+    # attribute alone, and Back reloads the view from the server instead of restoring a copy of
+    # the page's markup (Plotly's drawn charts are full of style attributes).
+    assert '"attributesToSettle":["class","width","height"]' in config
+    assert '"historyCacheSize":0' in config
 
 
 def test_a_server_error_page_carries_the_headers_too(client: TestClient) -> None:
@@ -267,18 +330,125 @@ def test_cross_site_reads_stay_allowed(client: TestClient) -> None:
     assert response.status_code == 200
 
 
-def test_the_origin_comparison_follows_names_and_ports() -> None:
+def test_the_origin_comparison_follows_schemes_names_and_ports() -> None:
     assert same_origin("http://dash.example:8000", "dash.example:8000", "http")
     assert same_origin("http://DASH.example", "dash.example:80", "http")
+    assert same_origin("https://dash.example:443", "dash.example", "https")
     assert same_origin("http://[::1]:8000", "[::1]:8000", "http")
-    # TLS ends at a proxy: the browser says https, the app sees http on the same name.
-    assert same_origin("https://dash.example", "dash.example", "http")
+    # Another scheme is another origin, whatever the name and port.
+    assert not same_origin("https://127.0.0.1:8751", "127.0.0.1:8751", "http")
+    assert not same_origin("https://dash.example", "dash.example", "http")
+    assert not same_origin("http://dash.example", "dash.example", "https")
+    assert not same_origin("http://dash.example:443", "dash.example", "https")
     assert not same_origin("https://dash.example", "dash.example:8000", "http")
     assert not same_origin("http://dash.example:8001", "dash.example:8000", "http")
     assert not same_origin("http://evil.example", "dash.example", "http")
     assert not same_origin("http://dash.example.evil.example", "dash.example", "http")
     assert not same_origin("null", "dash.example", "http")
     assert not same_origin("file://", "dash.example", "http")
+
+
+def upload(client: TestClient, headers: dict[str, str], name: bytes = b"mini") -> int:
+    """Status of an upload of one small sweep sent with `headers`."""
+    content = MINIMAL.replace(b"mini", name)
+    files = [("files", (f"{name.decode()}.csv", content, "text/csv"))]
+    return client.post("/api/sweeps", files=files, headers=headers).status_code
+
+
+@pytest.mark.parametrize(
+    ("headers", "status"),
+    [
+        ({"Origin": "http://testserver"}, 201),
+        ({"Origin": "http://testserver:80"}, 201),
+        ({"Referer": "http://testserver/upload"}, 201),
+        ({"Origin": "https://testserver"}, 403),  # scheme differs
+        ({"Origin": "https://testserver:80"}, 403),
+        ({"Origin": "http://testserver:443"}, 403),  # port differs
+        ({"Origin": "http://testserver:8000"}, 403),
+        ({"Referer": "https://testserver/upload"}, 403),
+        ({"Referer": "http://evil.example/page"}, 403),
+    ],
+)
+def test_an_upload_is_accepted_only_from_this_servers_scheme_host_and_port(
+    client: TestClient, session: Session, headers: dict[str, str], status: int
+) -> None:
+    assert upload(client, headers) == status
+    assert count(session, Sweep) == (1 if status == 201 else 0)
+
+
+def test_an_https_page_on_the_plain_http_servers_name_and_port_cannot_post_prices(
+    make_client: Callable[..., TestClient], session: Session, h100: None
+) -> None:
+    client = make_client(allowed_hosts=[])
+    local = {"Host": "127.0.0.1:8751"}
+    refused = client.post(
+        "/api/pricing", json=RENTAL, headers={**local, "Origin": "https://127.0.0.1:8751"}
+    )
+    assert refused.status_code == 403
+    assert "https://127.0.0.1:8751" in refused.json()["detail"]
+    assert "PARETOSCOPE_PUBLIC_URL" in refused.json()["detail"]
+    assert count(session, PricingProfile) == 0
+    response = client.post(
+        "/api/pricing", json=RENTAL, headers={**local, "Origin": "http://127.0.0.1:8751"}
+    )
+    assert response.status_code == 201, response.text
+    assert count(session, PricingProfile) == 1
+
+
+def test_the_public_url_is_the_only_origin_on_its_name_and_local_names_keep_theirs(
+    make_client: Callable[..., TestClient], session: Session
+) -> None:
+    # TLS ends at a proxy that keeps the Host header: the app sees http://perf.example.com.
+    client = make_client(public_url="https://perf.example.com/", allowed_hosts=["perf.example.com"])
+    public = {"Host": "perf.example.com"}
+    assert upload(client, {**public, "Origin": "https://perf.example.com"}, b"one") == 201
+    assert upload(client, {**public, "Origin": "https://perf.example.com:443"}, b"two") == 201
+    assert upload(client, {**public, "Origin": "http://perf.example.com"}) == 403
+    assert upload(client, {**public, "Origin": "https://perf.example.com:8443"}) == 403
+    assert upload(client, {**public, "Origin": "https://evil.example"}) == 403
+    # An ssh tunnel to the box: the page is http://localhost:8000, as the server sees it.
+    local = {"Host": "localhost:8000"}
+    assert upload(client, {**local, "Origin": "http://localhost:8000"}, b"three") == 201
+    assert upload(client, {**local, "Origin": "https://localhost:8000"}) == 403
+    assert count(session, Sweep) == 3
+
+
+def test_forwarded_proto_and_host_count_only_from_a_trusted_proxy(
+    make_client: Callable[..., TestClient], session: Session
+) -> None:
+    https = {"Origin": "https://testserver", "X-Forwarded-Proto": "https"}
+    proxied = make_client(trusted_proxies=["10.0.0.0/24"], peer=("10.0.0.2", 4000))
+    assert upload(proxied, https, b"one") == 201
+    assert upload(proxied, {"Origin": "https://testserver"}) == 403  # no header: http
+    assert upload(proxied, {**https, "X-Forwarded-Proto": "http"}) == 403
+    # The proxy talks to the app on a loopback name and says which name the browser used.
+    behind = {**https, "Host": "127.0.0.1:8000", "X-Forwarded-Host": "testserver"}
+    assert upload(proxied, behind, b"two") == 201
+    rebound = {**behind, "Origin": "https://evil.example", "X-Forwarded-Host": "evil.example"}
+    response = proxied.post("/api/sweeps", headers=rebound)
+    assert response.status_code == 400
+    assert "'evil.example'" in response.json()["detail"]
+    # The same headers from any other peer are ignored.
+    direct = make_client(trusted_proxies=["10.0.0.0/24"], peer=("10.0.1.2", 4000))
+    assert upload(direct, https) == 403
+    assert upload(direct, behind) == 403
+    assert upload(make_client(), https) == 403
+    assert count(session, Sweep) == 2
+
+
+def test_public_url_and_trusted_proxies_are_checked_when_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("PARETOSCOPE_PUBLIC_URL", "HTTPS://Perf.Example.com:8443/dash/")
+    monkeypatch.setenv("PARETOSCOPE_TRUSTED_PROXIES", "10.0.0.5, 192.168.0.0/16,::1")
+    settings = Settings()
+    assert settings.public_url == "https://perf.example.com:8443"
+    assert settings.trusted_proxies == ["10.0.0.5", "192.168.0.0/16", "::1"]
+    for bad in ("perf.example.com", "ftp://perf.example.com", "https://:443"):
+        with pytest.raises(ValueError, match="http:// or https://"):
+            Settings(public_url=bad)
+    with pytest.raises(ValueError, match="not an IP address or CIDR range: 'proxy.local'"):
+        Settings(trusted_proxies="10.0.0.5,proxy.local")
 
 
 # --- Host allow-list -----------------------------------------------------------------------
