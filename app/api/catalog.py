@@ -10,10 +10,11 @@ from fastapi.responses import Response
 
 from app.http.deps import SessionDep, WriteDep
 from app.schemas.catalog import HardwareIn, ModelSpecIn
+from app.schemas.responses import ERROR_RESPONSES
 from app.services import catalog as svc
 from app.store import catalog as q
 
-router = APIRouter(prefix="/api", tags=["catalog"])
+router = APIRouter(prefix="/api", tags=["catalog"], responses=ERROR_RESPONSES)
 
 
 @router.get("/catalog", name="api_catalog")
@@ -60,7 +61,9 @@ def api_hardware_update(key: str, body: HardwareIn, session: SessionDep) -> dict
     return svc.hardware_dict(row)
 
 
-@router.delete("/hardware/{key}", name="api_hardware_delete", dependencies=[WriteDep])
+@router.delete(
+    "/hardware/{key}", name="api_hardware_delete", status_code=204, dependencies=[WriteDep]
+)
 def api_hardware_delete(key: str, session: SessionDep) -> Response:
     """Delete a GPU no sweep, pricing profile or claim uses (409 otherwise)."""
     svc.delete_hardware(session, key)
@@ -97,7 +100,7 @@ def api_models_update(key: str, body: ModelSpecIn, session: SessionDep) -> dict[
     return svc.model_dict(row)
 
 
-@router.delete("/models/{key}", name="api_models_delete", dependencies=[WriteDep])
+@router.delete("/models/{key}", name="api_models_delete", status_code=204, dependencies=[WriteDep])
 def api_models_delete(key: str, session: SessionDep) -> Response:
     """Delete a model spec no sweep or claim names (409 otherwise)."""
     svc.delete_model(session, key)

@@ -27,6 +27,7 @@ from app.domain.roofline import (
 from app.http.deps import DbId, IdPath, SessionDep, WriteDep
 from app.http.errors import AppError
 from app.schemas.claims import ClaimIn
+from app.schemas.responses import ERROR_RESPONSES
 from app.services.catalog_checks import checked_claim
 from app.services.claims_audit import AuditQuery, Precision, audit
 from app.services.physics import ceiling_curve, physics_for
@@ -34,7 +35,7 @@ from app.store import catalog, catalog_cache
 from app.store import claims as q
 from app.store import points as point_queries
 
-router = APIRouter(prefix="/api", tags=["claims"])
+router = APIRouter(prefix="/api", tags=["claims"], responses=ERROR_RESPONSES)
 
 
 @router.get("/claims", name="api_claims_list")
@@ -71,7 +72,9 @@ def api_claims_update(claim_id: IdPath, body: ClaimIn, session: SessionDep) -> d
     return q.claim_dict(claim)
 
 
-@router.delete("/claims/{claim_id}", name="api_claims_delete", dependencies=[WriteDep])
+@router.delete(
+    "/claims/{claim_id}", name="api_claims_delete", status_code=204, dependencies=[WriteDep]
+)
 def api_claims_delete(claim_id: IdPath, session: SessionDep) -> Response:
     """Delete a claim."""
     q.delete_claim(session, claim_id)

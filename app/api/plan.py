@@ -10,12 +10,13 @@ from app.api.readoff import SweepIds
 from app.charts import plan as charts
 from app.http.deps import SessionDep
 from app.http.errors import AppError
+from app.schemas.responses import ERROR_RESPONSES
 from app.services import plan as planner
 from app.services import plan_json
 from app.services.plan_query import PlanParams
 from app.services.readoff_json import slo_json
 
-router = APIRouter(prefix="/api", tags=["analysis"])
+router = APIRouter(prefix="/api", tags=["analysis"], responses=ERROR_RESPONSES)
 
 
 @router.get("/plan", name="api_plan")

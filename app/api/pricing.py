@@ -9,10 +9,11 @@ from fastapi.responses import Response
 
 from app.http.deps import IdPath, SessionDep, WriteDep
 from app.schemas.pricing import PricingIn
+from app.schemas.responses import ERROR_RESPONSES
 from app.services.catalog_checks import break_even, checked_profile
 from app.store import pricing as q
 
-router = APIRouter(prefix="/api", tags=["pricing"])
+router = APIRouter(prefix="/api", tags=["pricing"], responses=ERROR_RESPONSES)
 
 
 @router.get("/pricing", name="api_pricing_list")
@@ -43,7 +44,9 @@ def api_pricing_update(profile_id: IdPath, body: PricingIn, session: SessionDep)
     return q.profile_dict(profile)
 
 
-@router.delete("/pricing/{profile_id}", name="api_pricing_delete", dependencies=[WriteDep])
+@router.delete(
+    "/pricing/{profile_id}", name="api_pricing_delete", status_code=204, dependencies=[WriteDep]
+)
 def api_pricing_delete(profile_id: IdPath, session: SessionDep) -> Response:
     """Delete a profile."""
     q.delete_profile(session, profile_id)

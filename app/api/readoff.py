@@ -9,11 +9,12 @@ from fastapi import APIRouter, Query
 from app.http.deps import DbId, SessionDep
 from app.http.errors import AppError
 from app.schemas.bounds import MAX_SWEEPS_ASKED
+from app.schemas.responses import ERROR_RESPONSES
 from app.services import analysis
 from app.services.readoff_json import frontier_json, readoff_document
 from app.services.readoff_query import ReadoffQuery
 
-router = APIRouter(prefix="/api", tags=["analysis"])
+router = APIRouter(prefix="/api", tags=["analysis"], responses=ERROR_RESPONSES)
 SweepIds = Annotated[
     list[DbId],
     Query(description="sweep id; repeat for several", max_length=MAX_SWEEPS_ASKED),

@@ -7,12 +7,13 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path
 
 from app.http.deps import IdPath, SessionDep, WriteDep
+from app.schemas.responses import ERROR_RESPONSES
 from app.schemas.tags import TagsBody
 from app.services import tags as tag_service
 from app.store import sweeps as sweep_queries
 from app.store import tags as tag_store
 
-router = APIRouter(prefix="/api", tags=["sweeps"])
+router = APIRouter(prefix="/api", tags=["sweeps"], responses=ERROR_RESPONSES)
 TagPath = Annotated[str, Path(max_length=200, description="a tag, e.g. baseline:main")]
 
 
