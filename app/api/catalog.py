@@ -79,7 +79,12 @@ def api_models_list(session: SessionDep) -> dict[str, Any]:
 
 @router.post("/models", name="api_models_create", status_code=201, dependencies=[WriteDep])
 def api_models_create(body: ModelSpecIn, session: SessionDep) -> dict[str, Any]:
-    """Add a model spec."""
+    """Add a model spec.
+
+    Across fields: active_params_b (default total_params_b) at most total_params_b; an MLA
+    model gives kv_lora_rank and rope_dim together, any other kv_heads and head_dim; a
+    mixture-of-experts model gives experts and top_k together, top_k at most experts.
+    """
     row = svc.save_model(session, body)
     session.commit()
     return svc.model_dict(row)
@@ -94,7 +99,12 @@ def api_models_detail(key: str, session: SessionDep) -> dict[str, Any]:
 
 @router.put("/models/{key}", name="api_models_update", dependencies=[WriteDep])
 def api_models_update(key: str, body: ModelSpecIn, session: SessionDep) -> dict[str, Any]:
-    """Replace a model spec's values (the key stays)."""
+    """Replace a model spec's values (the key stays).
+
+    Across fields: active_params_b (default total_params_b) at most total_params_b; an MLA
+    model gives kv_lora_rank and rope_dim together, any other kv_heads and head_dim; a
+    mixture-of-experts model gives experts and top_k together, top_k at most experts.
+    """
     row = svc.save_model(session, body, key)
     session.commit()
     return svc.model_dict(row)

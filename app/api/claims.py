@@ -52,7 +52,12 @@ def api_claims_list(session: SessionDep) -> dict[str, Any]:
 
 @router.post("/claims", name="api_claims_create", status_code=201, dependencies=[WriteDep])
 def api_claims_create(body: ClaimIn, session: SessionDep) -> dict[str, Any]:
-    """Record a claim; the hardware must be in the catalog and the token basis stated."""
+    """Record a claim; the hardware must be in the catalog and the token basis stated.
+
+    Across fields: token_basis is required (output or total); a gpu_scope of gpu has
+    scope_gpus 1 (node and rack default to their own count); the hardware must be in the
+    catalog.
+    """
     claim = q.save_claim(session, checked_claim(session, body))
     session.commit()
     return q.claim_dict(claim)
@@ -66,7 +71,12 @@ def api_claims_detail(claim_id: IdPath, session: SessionDep) -> dict[str, Any]:
 
 @router.put("/claims/{claim_id}", name="api_claims_update", dependencies=[WriteDep])
 def api_claims_update(claim_id: IdPath, body: ClaimIn, session: SessionDep) -> dict[str, Any]:
-    """Replace a claim's values."""
+    """Replace a claim's values.
+
+    Across fields: token_basis is required (output or total); a gpu_scope of gpu has
+    scope_gpus 1 (node and rack default to their own count); the hardware must be in the
+    catalog.
+    """
     claim = q.save_claim(session, checked_claim(session, body), claim_id)
     session.commit()
     return q.claim_dict(claim)

@@ -56,7 +56,11 @@ def export_readoff_csv(
     session: SessionDep, sweep: SweepIds, query: Annotated[ReadoffQuery, Query()]
 ) -> Response:
     """The read-off table: one row per sweep; per price column (the page's price set, profiles
-    and inline price) the price that applied to the sweep's GPU and its $/Mtok."""
+    and inline price) the price that applied to the sweep's GPU and its $/Mtok.
+
+    Across fields: give tpot_ms or min_tok_s_user, not both (each is 1000 / the other); at
+    least one `sweep`.
+    """
     params, results, columns = run_query(session, sweep_ids(sweep), query)
     text = exports.readoff_csv(results, params, columns)
     return _download(text, "readoff.csv", "text/csv; charset=utf-8")

@@ -25,7 +25,11 @@ def api_plan(
     sweep: SweepIds,
     query: Annotated[PlanParams, Query()],
 ) -> dict[str, Any]:
-    """Per sweep: its read-off (as /api/readoff), replicas, GPUs, utilisation, $/month, kW."""
+    """Per sweep: its read-off (as /api/readoff), replicas, GPUs, utilisation, $/month, kW.
+
+    Across fields: exactly one demand: requests_per_s, output_tok_s or tokens_per_day; give
+    tpot_ms or min_tok_s_user, not both (each is 1000 / the other); at least one `sweep`.
+    """
     demand = query.demand()
     if demand is None:
         raise AppError(

@@ -75,3 +75,39 @@ def test_a_wrong_method_on_an_api_path_answers_405_naming_every_allowed_method(
         assert response.status_code == 405, (method, path)
         assert response.headers["allow"] == allow, (method, path)
         assert response.json() == {"detail": "Method Not Allowed", "errors": []}
+
+
+def test_rules_that_span_fields_are_stated_in_each_operations_description(
+    client: TestClient,
+) -> None:
+    spec = client.get("/openapi.json").json()
+    rules = {
+        "give tpot_ms or min_tok_s_user, not both": [
+            "GET /api/readoff",
+            "GET /api/frontier",
+            "GET /api/export/readoff.csv",
+            "GET /api/plan",
+        ],
+        "exactly one demand: requests_per_s, output_tok_s or tokens_per_day": ["GET /api/plan"],
+        "a rental profile needs usd_per_gpu_hour": [
+            "POST /api/pricing",
+            "PUT /api/pricing/{profile_id}",
+        ],
+        "token_basis is required (output or total); a gpu_scope of gpu has scope_gpus 1": [
+            "POST /api/claims",
+            "PUT /api/claims/{claim_id}",
+        ],
+        "mixture-of-experts model gives experts and top_k together": [
+            "POST /api/models",
+            "PUT /api/models/{key}",
+        ],
+        "give `tag` or `tags`": [
+            "POST /api/sweeps/{sweep_id}/tags",
+            "PUT /api/sweeps/{sweep_id}/tags",
+        ],
+    }
+    for rule, labels in rules.items():
+        for label in labels:
+            method, path = label.split(" ")
+            description = " ".join(spec["paths"][path][method.lower()]["description"].split())
+            assert rule in description, label
