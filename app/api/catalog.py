@@ -10,10 +10,11 @@ from fastapi.responses import Response
 
 from app.http.deps import SessionDep, WriteDep
 from app.schemas.catalog import HardwareIn, ModelSpecIn
+from app.schemas.responses import ERROR_RESPONSES
 from app.services import catalog as svc
 from app.store import catalog as q
 
-router = APIRouter(prefix="/api", tags=["catalog"])
+router = APIRouter(prefix="/api", tags=["catalog"], responses=ERROR_RESPONSES)
 
 
 @router.get("/catalog", name="api_catalog")
@@ -60,7 +61,9 @@ def api_hardware_update(key: str, body: HardwareIn, session: SessionDep) -> dict
     return svc.hardware_dict(row)
 
 
-@router.delete("/hardware/{key}", name="api_hardware_delete", dependencies=[WriteDep])
+@router.delete(
+    "/hardware/{key}", name="api_hardware_delete", status_code=204, dependencies=[WriteDep]
+)
 def api_hardware_delete(key: str, session: SessionDep) -> Response:
     """Delete a GPU no sweep, pricing profile or claim uses (409 otherwise)."""
     svc.delete_hardware(session, key)
@@ -76,7 +79,12 @@ def api_models_list(session: SessionDep) -> dict[str, Any]:
 
 @router.post("/models", name="api_models_create", status_code=201, dependencies=[WriteDep])
 def api_models_create(body: ModelSpecIn, session: SessionDep) -> dict[str, Any]:
-    """Add a model spec."""
+    """Add a model spec.
+
+    Across fields: active_params_b (default total_params_b) at most total_params_b; an MLA
+    model gives kv_lora_rank and rope_dim together, any other kv_heads and head_dim; a
+    mixture-of-experts model gives experts and top_k together, top_k at most experts.
+    """
     row = svc.save_model(session, body)
     session.commit()
     return svc.model_dict(row)
@@ -91,13 +99,18 @@ def api_models_detail(key: str, session: SessionDep) -> dict[str, Any]:
 
 @router.put("/models/{key}", name="api_models_update", dependencies=[WriteDep])
 def api_models_update(key: str, body: ModelSpecIn, session: SessionDep) -> dict[str, Any]:
-    """Replace a model spec's values (the key stays)."""
+    """Replace a model spec's values (the key stays).
+
+    Across fields: active_params_b (default total_params_b) at most total_params_b; an MLA
+    model gives kv_lora_rank and rope_dim together, any other kv_heads and head_dim; a
+    mixture-of-experts model gives experts and top_k together, top_k at most experts.
+    """
     row = svc.save_model(session, body, key)
     session.commit()
     return svc.model_dict(row)
 
 
-@router.delete("/models/{key}", name="api_models_delete", dependencies=[WriteDep])
+@router.delete("/models/{key}", name="api_models_delete", status_code=204, dependencies=[WriteDep])
 def api_models_delete(key: str, session: SessionDep) -> Response:
     """Delete a model spec no sweep or claim names (409 otherwise)."""
     svc.delete_model(session, key)

@@ -7,10 +7,11 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from app.http.deps import SessionDep, SettingsDep, WriteDep
+from app.schemas.responses import ERROR_RESPONSES
 from app.services import check
 from app.services.check import CheckQuery
 
-router = APIRouter(prefix="/api", tags=["analysis"])
+router = APIRouter(prefix="/api", tags=["analysis"], responses=ERROR_RESPONSES)
 
 
 @router.post("/check", name="api_check", dependencies=[WriteDep])

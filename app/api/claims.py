@@ -27,6 +27,7 @@ from app.domain.roofline import (
 from app.http.deps import DbId, IdPath, SessionDep, WriteDep
 from app.http.errors import AppError
 from app.schemas.claims import ClaimIn
+from app.schemas.responses import ERROR_RESPONSES
 from app.services.catalog_checks import checked_claim
 from app.services.claims_audit import AuditQuery, Precision, audit
 from app.services.physics import ceiling_curve, physics_for
@@ -34,7 +35,7 @@ from app.store import catalog, catalog_cache
 from app.store import claims as q
 from app.store import points as point_queries
 
-router = APIRouter(prefix="/api", tags=["claims"])
+router = APIRouter(prefix="/api", tags=["claims"], responses=ERROR_RESPONSES)
 
 
 @router.get("/claims", name="api_claims_list")
@@ -51,7 +52,12 @@ def api_claims_list(session: SessionDep) -> dict[str, Any]:
 
 @router.post("/claims", name="api_claims_create", status_code=201, dependencies=[WriteDep])
 def api_claims_create(body: ClaimIn, session: SessionDep) -> dict[str, Any]:
-    """Record a claim; the hardware must be in the catalog and the token basis stated."""
+    """Record a claim; the hardware must be in the catalog and the token basis stated.
+
+    Across fields: token_basis is required (output or total); a gpu_scope of gpu has
+    scope_gpus 1 (node and rack default to their own count); the hardware must be in the
+    catalog.
+    """
     claim = q.save_claim(session, checked_claim(session, body))
     session.commit()
     return q.claim_dict(claim)
@@ -65,13 +71,20 @@ def api_claims_detail(claim_id: IdPath, session: SessionDep) -> dict[str, Any]:
 
 @router.put("/claims/{claim_id}", name="api_claims_update", dependencies=[WriteDep])
 def api_claims_update(claim_id: IdPath, body: ClaimIn, session: SessionDep) -> dict[str, Any]:
-    """Replace a claim's values."""
+    """Replace a claim's values.
+
+    Across fields: token_basis is required (output or total); a gpu_scope of gpu has
+    scope_gpus 1 (node and rack default to their own count); the hardware must be in the
+    catalog.
+    """
     claim = q.save_claim(session, checked_claim(session, body), claim_id)
     session.commit()
     return q.claim_dict(claim)
 
 
-@router.delete("/claims/{claim_id}", name="api_claims_delete", dependencies=[WriteDep])
+@router.delete(
+    "/claims/{claim_id}", name="api_claims_delete", status_code=204, dependencies=[WriteDep]
+)
 def api_claims_delete(claim_id: IdPath, session: SessionDep) -> Response:
     """Delete a claim."""
     q.delete_claim(session, claim_id)

@@ -9,23 +9,24 @@ from fastapi.responses import Response
 
 from app.api.readoff import SweepIds, sweep_ids
 from app.http.deps import SessionDep
+from app.schemas.responses import ERROR_RESPONSES, download
 from app.services import exports
 from app.services.readoff_json import run_query
 from app.services.readoff_query import ReadoffQuery
 from app.store import points as point_queries
 from app.store import sweeps as q
 
-router = APIRouter(prefix="/api/export", tags=["exports"])
+router = APIRouter(prefix="/api/export", tags=["exports"], responses=ERROR_RESPONSES)
 
 
-@router.get("/sweeps.csv", name="export_sweeps_csv")
+@router.get("/sweeps.csv", name="export_sweeps_csv", responses=download("text/csv"))
 def export_sweeps_csv(session: SessionDep, sweep: SweepIds) -> Response:
     """Canonical points CSV of the sweeps (imports back as the same sweeps)."""
     sweeps = q.get_sweeps(session, sweep_ids(sweep))
     return _download(exports.sweeps_csv(sweeps), "sweeps.csv", "text/csv; charset=utf-8")
 
 
-@router.get("/requests.csv", name="export_requests_csv")
+@router.get("/requests.csv", name="export_requests_csv", responses=download("text/csv"))
 def export_requests_csv(session: SessionDep, sweep: SweepIds) -> Response:
     """Canonical per-request CSV of the sweeps' request samples."""
     sweeps = q.get_sweeps(session, sweep_ids(sweep))
@@ -34,7 +35,7 @@ def export_requests_csv(session: SessionDep, sweep: SweepIds) -> Response:
     return _download(text, "requests.csv", "text/csv; charset=utf-8")
 
 
-@router.get("/sweeps.zip", name="export_sweeps_zip")
+@router.get("/sweeps.zip", name="export_sweeps_zip", responses=download("application/zip"))
 def export_sweeps_zip(session: SessionDep, sweep: SweepIds) -> Response:
     """points.csv and requests.csv together: everything needed to import the sweeps again."""
     sweeps = q.get_sweeps(session, sweep_ids(sweep))
@@ -50,12 +51,16 @@ def export_sweeps_json(session: SessionDep, sweep: SweepIds) -> Response:
     return _download(exports.sweeps_json(sweeps, samples), "sweeps.json", "application/json")
 
 
-@router.get("/readoff.csv", name="export_readoff_csv")
+@router.get("/readoff.csv", name="export_readoff_csv", responses=download("text/csv"))
 def export_readoff_csv(
     session: SessionDep, sweep: SweepIds, query: Annotated[ReadoffQuery, Query()]
 ) -> Response:
     """The read-off table: one row per sweep; per price column (the page's price set, profiles
-    and inline price) the price that applied to the sweep's GPU and its $/Mtok."""
+    and inline price) the price that applied to the sweep's GPU and its $/Mtok.
+
+    Across fields: give tpot_ms or min_tok_s_user, not both (each is 1000 / the other); at
+    least one `sweep`.
+    """
     params, results, columns = run_query(session, sweep_ids(sweep), query)
     text = exports.readoff_csv(results, params, columns)
     return _download(text, "readoff.csv", "text/csv; charset=utf-8")

@@ -10,12 +10,13 @@ from app.api.readoff import SweepIds
 from app.charts import plan as charts
 from app.http.deps import SessionDep
 from app.http.errors import AppError
+from app.schemas.responses import ERROR_RESPONSES
 from app.services import plan as planner
 from app.services import plan_json
 from app.services.plan_query import PlanParams
 from app.services.readoff_json import slo_json
 
-router = APIRouter(prefix="/api", tags=["analysis"])
+router = APIRouter(prefix="/api", tags=["analysis"], responses=ERROR_RESPONSES)
 
 
 @router.get("/plan", name="api_plan")
@@ -24,7 +25,11 @@ def api_plan(
     sweep: SweepIds,
     query: Annotated[PlanParams, Query()],
 ) -> dict[str, Any]:
-    """Per sweep: its read-off (as /api/readoff), replicas, GPUs, utilisation, $/month, kW."""
+    """Per sweep: its read-off (as /api/readoff), replicas, GPUs, utilisation, $/month, kW.
+
+    Across fields: exactly one demand: requests_per_s, output_tok_s or tokens_per_day; give
+    tpot_ms or min_tok_s_user, not both (each is 1000 / the other); at least one `sweep`.
+    """
     demand = query.demand()
     if demand is None:
         raise AppError(

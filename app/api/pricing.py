@@ -9,10 +9,11 @@ from fastapi.responses import Response
 
 from app.http.deps import IdPath, SessionDep, WriteDep
 from app.schemas.pricing import PricingIn
+from app.schemas.responses import ERROR_RESPONSES
 from app.services.catalog_checks import break_even, checked_profile
 from app.store import pricing as q
 
-router = APIRouter(prefix="/api", tags=["pricing"])
+router = APIRouter(prefix="/api", tags=["pricing"], responses=ERROR_RESPONSES)
 
 
 @router.get("/pricing", name="api_pricing_list")
@@ -23,7 +24,12 @@ def api_pricing_list(session: SessionDep, hardware: str | None = None) -> dict[s
 
 @router.post("/pricing", name="api_pricing_create", status_code=201, dependencies=[WriteDep])
 def api_pricing_create(body: PricingIn, session: SessionDep) -> dict[str, Any]:
-    """Create a rental or ownership profile."""
+    """Create a rental or ownership profile.
+
+    Across fields: a rental profile needs usd_per_gpu_hour; an ownership profile needs
+    capex_usd, life_years, cost_of_capital, power_kw, pue and usd_per_kwh, or one all-in
+    usd_per_gpu_hour.
+    """
     profile = q.save_profile(session, checked_profile(session, body))
     session.commit()
     return q.profile_dict(profile)
@@ -37,13 +43,20 @@ def api_pricing_detail(profile_id: IdPath, session: SessionDep) -> dict[str, Any
 
 @router.put("/pricing/{profile_id}", name="api_pricing_update", dependencies=[WriteDep])
 def api_pricing_update(profile_id: IdPath, body: PricingIn, session: SessionDep) -> dict[str, Any]:
-    """Replace a profile's values."""
+    """Replace a profile's values.
+
+    Across fields: a rental profile needs usd_per_gpu_hour; an ownership profile needs
+    capex_usd, life_years, cost_of_capital, power_kw, pue and usd_per_kwh, or one all-in
+    usd_per_gpu_hour.
+    """
     profile = q.save_profile(session, checked_profile(session, body, profile_id), profile_id)
     session.commit()
     return q.profile_dict(profile)
 
 
-@router.delete("/pricing/{profile_id}", name="api_pricing_delete", dependencies=[WriteDep])
+@router.delete(
+    "/pricing/{profile_id}", name="api_pricing_delete", status_code=204, dependencies=[WriteDep]
+)
 def api_pricing_delete(profile_id: IdPath, session: SessionDep) -> Response:
     """Delete a profile."""
     q.delete_profile(session, profile_id)

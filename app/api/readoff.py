@@ -9,11 +9,12 @@ from fastapi import APIRouter, Query
 from app.http.deps import DbId, SessionDep
 from app.http.errors import AppError
 from app.schemas.bounds import MAX_SWEEPS_ASKED
+from app.schemas.responses import ERROR_RESPONSES
 from app.services import analysis
 from app.services.readoff_json import frontier_json, readoff_document
 from app.services.readoff_query import ReadoffQuery
 
-router = APIRouter(prefix="/api", tags=["analysis"])
+router = APIRouter(prefix="/api", tags=["analysis"], responses=ERROR_RESPONSES)
 SweepIds = Annotated[
     list[DbId],
     Query(description="sweep id; repeat for several", max_length=MAX_SWEEPS_ASKED),
@@ -25,7 +26,11 @@ def api_readoff(
     session: SessionDep, sweep: SweepIds, query: Annotated[ReadoffQuery, Query()]
 ) -> dict[str, Any]:
     """Per sweep: pass, fail or unknown at the SLO, its goodput and operating point, and $/Mtok
-    per price column (a price set, each profile, an inline price: as the page that links here)."""
+    per price column (a price set, each profile, an inline price: as the page that links here).
+
+    Across fields: give tpot_ms or min_tok_s_user, not both (each is 1000 / the other); at
+    least one `sweep`.
+    """
     return readoff_document(session, sweep_ids(sweep), query)
 
 
@@ -35,7 +40,11 @@ def api_frontier(
     sweep: SweepIds,
     query: Annotated[ReadoffQuery, Query()],
 ) -> dict[str, Any]:
-    """Each sweep's Pareto frontier and dominated points, with x (tok/s/user) and y (tok/s/GPU)."""
+    """Each sweep's Pareto frontier and dominated points, with x (tok/s/user) and y (tok/s/GPU).
+
+    Across fields: give tpot_ms or min_tok_s_user, not both (each is 1000 / the other); at
+    least one `sweep`.
+    """
     params = query.params()
     results, _ = analysis.run(session, sweep_ids(sweep), params, [], None)
     return {

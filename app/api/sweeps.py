@@ -5,18 +5,20 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, File, Query, UploadFile
-from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from fastapi.responses import JSONResponse, Response
 
 from app.domain.columns import POINT_COLUMN_NAMES, REQUEST_COLUMNS, SWEEP_COLUMN_NAMES
 from app.domain.lengths import check_lengths
 from app.http.deps import IdPath, SessionDep, SettingsDep, UploadDep, WriteDep
+from app.schemas.responses import ERROR_RESPONSES, download
 from app.services import upload_json, uploads
 from app.services.catalog import match_changes
 from app.services.sweep_edits import SweepQuery, sweep_changes
 from app.store import sweeps as q
 from app.store import tags as tag_store
 
-router = APIRouter(prefix="/api", tags=["sweeps"])
+router = APIRouter(prefix="/api", tags=["sweeps"], responses=ERROR_RESPONSES)
+CSV = download("text/csv")
 
 
 @router.get("/sweeps", name="api_sweeps_list")
@@ -90,7 +92,9 @@ def api_sweep_update(sweep_id: IdPath, body: dict[str, Any], session: SessionDep
     return {**q.sweep_summary(sweep, len(sweep.points)), "warnings": warnings}
 
 
-@router.delete("/sweeps/{sweep_id}", name="api_sweep_delete", dependencies=[WriteDep])
+@router.delete(
+    "/sweeps/{sweep_id}", name="api_sweep_delete", status_code=204, dependencies=[WriteDep]
+)
 def api_sweep_delete(sweep_id: IdPath, session: SessionDep) -> Response:
     """Delete a sweep with its points and request samples."""
     q.delete_sweep(session, sweep_id)
@@ -98,7 +102,7 @@ def api_sweep_delete(sweep_id: IdPath, session: SessionDep) -> Response:
     return Response(status_code=204)
 
 
-@router.get("/templates/sweep.csv", name="api_template_sweep", response_class=PlainTextResponse)
+@router.get("/templates/sweep.csv", name="api_template_sweep", responses=CSV)
 def api_template_sweep() -> Response:
     """Canonical points CSV: the header and one example row."""
     header = [*SWEEP_COLUMN_NAMES, *POINT_COLUMN_NAMES]
@@ -121,7 +125,7 @@ def api_template_sweep() -> Response:
     return _csv(body, "sweep.csv")
 
 
-@router.get("/templates/requests.csv", name="api_template_requests")
+@router.get("/templates/requests.csv", name="api_template_requests", responses=CSV)
 def api_template_requests() -> Response:
     """Canonical per-request CSV: the header and two example rows."""
     header = ",".join(c.name for c in REQUEST_COLUMNS)

@@ -7,12 +7,13 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path
 
 from app.http.deps import IdPath, SessionDep, WriteDep
+from app.schemas.responses import ERROR_RESPONSES
 from app.schemas.tags import TagsBody
 from app.services import tags as tag_service
 from app.store import sweeps as sweep_queries
 from app.store import tags as tag_store
 
-router = APIRouter(prefix="/api", tags=["sweeps"])
+router = APIRouter(prefix="/api", tags=["sweeps"], responses=ERROR_RESPONSES)
 TagPath = Annotated[str, Path(max_length=200, description="a tag, e.g. baseline:main")]
 
 
@@ -25,7 +26,10 @@ def api_sweep_tags(sweep_id: IdPath, session: SessionDep) -> dict[str, Any]:
 
 @router.post("/sweeps/{sweep_id}/tags", name="api_sweep_tags_add", dependencies=[WriteDep])
 def api_sweep_tags_add(sweep_id: IdPath, body: TagsBody, session: SessionDep) -> dict[str, Any]:
-    """Add `tag` (or each of `tags`); the newest sweep with a tag stands for it in `check`."""
+    """Add `tag` (or each of `tags`); the newest sweep with a tag stands for it in `check`.
+
+    Across fields: give `tag` or `tags`.
+    """
     tags = tag_service.add(
         session, sweep_id, body.values(), field="tag" if body.tag is not None else "tags"
     )
@@ -35,7 +39,10 @@ def api_sweep_tags_add(sweep_id: IdPath, body: TagsBody, session: SessionDep) ->
 
 @router.put("/sweeps/{sweep_id}/tags", name="api_sweep_tags_set", dependencies=[WriteDep])
 def api_sweep_tags_set(sweep_id: IdPath, body: TagsBody, session: SessionDep) -> dict[str, Any]:
-    """Replace the sweep's tags with `tags`."""
+    """Replace the sweep's tags with `tags`.
+
+    Across fields: give `tag` or `tags`.
+    """
     tags = tag_service.replace(session, sweep_id, body.values())
     session.commit()
     return {"sweep_id": sweep_id, "tags": tags}

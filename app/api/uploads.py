@@ -10,10 +10,13 @@ from fastapi.responses import JSONResponse, Response
 
 from app.http.deps import SessionDep, SettingsDep, UploadDep, WriteDep
 from app.ingest import IngestError
+from app.schemas.responses import ERROR_RESPONSES
 from app.schemas.uploads import DetailValue, StagedDetails
 from app.services import staging, upload_json, uploads
 
-router = APIRouter(prefix="/api/uploads", tags=["uploads"], dependencies=[WriteDep])
+router = APIRouter(
+    prefix="/api/uploads", tags=["uploads"], dependencies=[WriteDep], responses=ERROR_RESPONSES
+)
 
 
 @router.post("", name="api_upload_stage", status_code=201)

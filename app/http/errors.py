@@ -10,6 +10,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import ValidationError
 from sqlalchemy import exc as sa_exc
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from app.ingest.errors import IngestError
 from app.ingest.limits import SOURCE_FILE_LIMIT
@@ -72,7 +73,13 @@ def install(app: FastAPI) -> None:
             return render_error(request, AppError(400, "Too many files", detail))
         if exc.status_code == 400 and _multipart_header_too_large(exc):
             return render_error(request, AppError(400, "File name too long", NAME_IN_HEADER))
-        return render_error(request, AppError(exc.status_code, "Error", detail))
+        response = render_error(request, AppError(exc.status_code, "Error", detail))
+        # Starlette's own headers kept (WWW-Authenticate and the like); its Allow names only the
+        # first route of the path, so a 405 lists the methods of every route that matches it.
+        response.headers.update(exc.headers or {})
+        if exc.status_code == 405:
+            response.headers["Allow"] = _allowed_methods(request)
+        return response
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(request: Request, exc: RequestValidationError) -> Response:
@@ -123,6 +130,19 @@ NAME_IN_HEADER = (
     f"name of thousands of characters does); nothing was stored. File names may have at most "
     f"{SOURCE_FILE_LIMIT:,} characters: rename the file, or put the files in a .zip."
 )
+
+
+_METHODS = ("DELETE", "GET", "HEAD", "PATCH", "POST", "PUT")
+
+
+def _allowed_methods(request: Request) -> str:
+    routes = request.app.router.routes
+    allowed = [
+        method
+        for method in _METHODS
+        if any(r.matches({**request.scope, "method": method})[0] == Match.FULL for r in routes)
+    ]
+    return ", ".join(allowed)
 
 
 def _multipart_header_too_large(exc: BaseException) -> bool:

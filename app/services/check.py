@@ -102,7 +102,7 @@ class DifferentWork(Invalid):
 def resolve(session: Session, ref: str, field: str) -> Resolved:
     """A sweep named by id (digits), by tag (the newest sweep carrying it), or by its name."""
     text = ref.strip()
-    if text.isdigit():
+    if text.isascii() and text.isdigit():  # not '³', which isdigit() but int() refuses
         sweep_id = int(text) if len(text) <= 10 else 0
         sweep = session.get(Sweep, sweep_id) if 1 <= sweep_id <= MAX_ID else None
         if sweep is None:

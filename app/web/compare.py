@@ -12,6 +12,7 @@ from app.charts import compare as charts_compare
 from app.charts import pareto as charts
 from app.domain.compare import Distinction
 from app.http.deps import SessionDep
+from app.schemas.responses import ERROR_RESPONSES
 from app.services import comparison
 from app.services.compare_intervals import PairIntervals, pair_intervals
 from app.services.readoff_json import ci_fields
@@ -28,7 +29,7 @@ def compare(request: Request, session: SessionDep) -> Response:
     return render_view(request, "compare", context)
 
 
-@router.get("/api/compare", name="api_compare", tags=["analysis"])
+@router.get("/api/compare", name="api_compare", tags=["analysis"], responses=ERROR_RESPONSES)
 def api_compare(request: Request, session: SessionDep) -> dict[str, Any]:
     """The Compare page as JSON: every pair's ratio curve, headlines and read-off ratio."""
     context = compare_context(session, explore_state.parse(request.query_params))

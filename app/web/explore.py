@@ -13,6 +13,7 @@ from app.charts import pareto as charts
 from app.charts.roofline import explore_traces
 from app.http.deps import SessionDep
 from app.http.templating import render
+from app.schemas.responses import ERROR_RESPONSES
 from app.services import comparison, price_columns
 from app.services import picker as series_picker
 from app.services.analysis import SweepAnalysis
@@ -61,7 +62,9 @@ def explore_picker(request: Request, session: SessionDep) -> Response:
     return render(request, "explore/_picker_list.html", {"state": state, "colours": colours(state)})
 
 
-@router.get("/api/explore/picker", name="api_explore_picker", tags=["analysis"])
+@router.get(
+    "/api/explore/picker", name="api_explore_picker", tags=["analysis"], responses=ERROR_RESPONSES
+)
 def api_explore_picker(request: Request, session: SessionDep) -> dict[str, Any]:
     """The series picker as JSON: the selection (capped, with what was dropped) and the newest
     matches of the filters and the search text `q`, grouped by model and hardware."""
@@ -101,7 +104,7 @@ def colours(state: ExploreState) -> dict[int, str]:
     return {sid: charts.colour(i) for i, sid in enumerate(state.selected)}
 
 
-@router.get("/api/explore", name="api_explore", tags=["analysis"])
+@router.get("/api/explore", name="api_explore", tags=["analysis"], responses=ERROR_RESPONSES)
 def api_explore(request: Request, session: SessionDep) -> dict[str, Any]:
     """The Explore page as JSON: resolved state, the read-off rows and the Plotly figure."""
     context = explore_context(session, explore_state.parse(request.query_params))

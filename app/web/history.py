@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 
 from app.charts import history as charts_history
 from app.http.deps import SessionDep
+from app.schemas.responses import ERROR_RESPONSES
 from app.services import analysis, history
 from app.store import points as point_queries
 from app.store import sweeps as sweep_queries
@@ -27,7 +28,7 @@ def history_page(request: Request, session: SessionDep) -> Response:
     return render_view(request, "history", context)
 
 
-@router.get("/api/history", name="api_history", tags=["analysis"])
+@router.get("/api/history", name="api_history", tags=["analysis"], responses=ERROR_RESPONSES)
 def api_history(request: Request, session: SessionDep) -> dict[str, Any]:
     """The History page as JSON: per configuration, each sweep's date, goodput and costs."""
     context = history_context(session, explore_state.parse(request.query_params))

@@ -13,11 +13,12 @@ from sqlalchemy.exc import TimeoutError as SATimeoutError
 from app.domain.definitions import DEFINITIONS, definitions_json
 from app.http.deps import SessionDep
 from app.http.templating import render
+from app.schemas.responses import ERROR_RESPONSES
 
 router = APIRouter()
 
 
-@router.get("/healthz", name="healthz", tags=["health"])
+@router.get("/healthz", name="healthz", tags=["health"], responses=ERROR_RESPONSES)
 def healthz(session: SessionDep) -> Response:
     """Liveness and database reachability: 503 while the database cannot be reached."""
     try:
@@ -35,7 +36,7 @@ def metrics_page(request: Request) -> Response:
     return render(request, "metrics/index.html", {"definitions": DEFINITIONS})
 
 
-@router.get("/api/metrics", name="api_metrics", tags=["metrics"])
+@router.get("/api/metrics", name="api_metrics", tags=["metrics"], responses=ERROR_RESPONSES)
 def api_metrics() -> dict[str, Any]:
     """Every definition with its formula (the Metrics page's JSON twin)."""
     return {"definitions": definitions_json()}

@@ -69,6 +69,8 @@ def test_usage_and_data_errors_are_422_naming_the_field(
     cases: list[tuple[dict[str, Any], str, str]] = [
         ({"candidate": "ghost"}, "candidate", "no sweep has the id, tag or name 'ghost'"),
         ({"candidate": 1, "baseline": 7}, "baseline", "no sweep 7"),
+        # a digit to str.isdigit() that int() refuses: a name, not an id (was a 500)
+        ({"candidate": 1, "baseline": "³"}, "baseline", "no sweep has the id, tag or name '³'"),
         ({"candidate": "1", "tolerance": 2}, "tolerance", "less than or equal to 1"),
         ({"candidate": "1", "tolerence": 0.1}, "tolerence", "Extra inputs are not permitted"),
         (
