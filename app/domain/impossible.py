@@ -8,21 +8,14 @@ points get the same checks. Pure math: imports only the standard library.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from app.domain.stat_names import statistic_field
+
 # The latency metrics whose statistics are checked (canonical columns and extra fields alike).
 METRICS: tuple[str, ...] = ("ttft", "tpot", "itl", "e2el")
-# A statistic of a metric as the importers name it, in ms: "ttft_p99.9_ms" / "ttft_max_ms"
-# (columns, guidellm, inference-perf, llm-d) and "p99.9_ttft_ms" / "max_ttft_ms" (vLLM).
-_STAT = r"(p[0-9]+(?:\.[0-9]+)?|min|max|mean)"
-_METRIC = r"(ttft|tpot|itl|e2el)"
-_NAMES = (
-    re.compile(rf"^{_METRIC}_{_STAT}_ms$"),
-    re.compile(rf"^{_STAT}_{_METRIC}_ms$"),
-)
 # Where a file states how many requests it issued (vLLM bench serve and its InferenceX fork).
 ISSUED_KEYS: tuple[str, ...] = ("num_prompts",)
 
@@ -78,18 +71,6 @@ def impossible_values(values: Mapping[str, Any], extra: Mapping[str, Any]) -> li
 
 
 _RATES = ("output_tok_s", "total_tok_s", "requests_per_s", "goodput_requests_per_s")
-
-
-def statistic_field(key: str) -> tuple[str, str] | None:
-    """(metric, statistic) a field names, e.g. ("ttft", "p99.9") for "p99.9_ttft_ms"; else None."""
-    if not key.endswith("_ms"):
-        return None
-    for i, pattern in enumerate(_NAMES):
-        match = pattern.match(key)
-        if match is not None:
-            metric, stat = match.groups() if i == 0 else match.groups()[::-1]
-            return metric, stat
-    return None
 
 
 def statistic_rank(stat: str) -> float:

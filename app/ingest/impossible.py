@@ -14,13 +14,8 @@ from typing import Any
 import polars as pl
 
 from app.domain.columns import POINT_COLUMN_NAMES
-from app.domain.impossible import (
-    ISSUED_KEYS,
-    METRICS,
-    impossible_values,
-    statistic_field,
-    statistic_rank,
-)
+from app.domain.impossible import ISSUED_KEYS, METRICS, impossible_values, statistic_rank
+from app.domain.stat_names import statistic_field
 from app.ingest.errors import IngestError, RowError
 from app.ingest.parsed import ParsedPoint, ParsedSweep, point_label
 from app.ingest.point_table import ROW, PointRows, PointTable

@@ -29,6 +29,7 @@ import numpy as np
 import polars as pl
 
 from app.domain.columns import POINT_COLUMNS
+from app.domain.stat_names import statistic_field
 from app.ingest.limits import MAX_POINTS_PER_SWEEP
 
 # Positions per sweep (uploads refuse more); sweep ids up to ~9e8 keep ids below 2**53.
@@ -176,10 +177,7 @@ def rows(sweep_id: int, data: bytes) -> list[dict[str, Any]]:
 
 # Other percentiles as the importers keep them in extra, in ms: "ttft_p99.9_ms" (guidellm,
 # inference-perf, llm-d) and "p99.9_ttft_ms" (vLLM bench serve and its InferenceX raw files).
-_EXTRA_PERCENTILE = (
-    re.compile(r"^(ttft|tpot|e2el)_(p[0-9]+(?:\.[0-9]+)?)_ms$"),
-    re.compile(r"^(p[0-9]+(?:\.[0-9]+)?)_(ttft|tpot|e2el)_ms$"),
-)
+_READ_OFF_METRICS = frozenset({"ttft", "tpot", "e2el"})  # the metrics an SLO limits
 _PERCENTILE_HINT = re.compile(r'"(?:(?:ttft|tpot|e2el)_p[0-9.]+|p[0-9.]+_(?:ttft|tpot|e2el))_ms"')
 
 
@@ -188,12 +186,12 @@ def stored_percentiles(extra: dict[str, Any]) -> dict[str, dict[str, float]]:
     numbers, or number text (a canonical file's extra columns, e.g. `ttft_p99.9_ms`)."""
     out: dict[str, dict[str, float]] = {}
     for key, value in extra.items():
-        for i, pattern in enumerate(_EXTRA_PERCENTILE):
-            match = pattern.match(key)
-            number = _number(value) if match else None
-            if match and number is not None:
-                metric, name = match.groups() if i == 0 else match.groups()[::-1]
-                out.setdefault(metric, {})[name] = number
+        named = statistic_field(key) if isinstance(key, str) else None
+        if named is None or named[0] not in _READ_OFF_METRICS or not named[1].startswith("p"):
+            continue
+        number = _number(value)
+        if number is not None:
+            out.setdefault(named[0], {})[named[1]] = number
     return out
 
 
