@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
+
+from app.schemas.text import StorableText
 
 # Keys appear in URLs, CSV cells and price-set names: letters, digits, dot, dash, underscore.
 HARDWARE_KEY_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,49}$"
@@ -34,7 +36,7 @@ def _positive(description: str) -> float | None:
     return Field(default=None, gt=0, le=1e7, allow_inf_nan=False, description=description)
 
 
-class HardwareIn(BaseModel):
+class HardwareIn(StorableText):
     """One GPU of the catalog; every figure optional (missing is unknown, never 0)."""
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
@@ -75,7 +77,7 @@ class HardwareIn(BaseModel):
         return list(dict.fromkeys(out))
 
 
-class ModelSpecIn(BaseModel):
+class ModelSpecIn(StorableText):
     """A model's shape for the physics limits; parameters in billions."""
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)

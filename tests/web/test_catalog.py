@@ -103,6 +103,10 @@ def test_a_gpu_is_added_read_replaced_and_deleted_through_the_api(
         ({"tdp_w": 0}, "tdp_w", "greater than 0"),
         ({"name": ""}, "name", "at least 1 character"),
         ({"colour": "red"}, "colour", "Extra inputs are not permitted"),
+        # Postgres cannot store a NUL byte in text (schemathesis found the 500)
+        ({"name": "Gaudi\x003"}, "name", "contains a NUL byte"),
+        ({"source": "\x00"}, "source", "contains a NUL byte"),
+        ({"aliases": ["HL-325L", "x\x00"]}, "aliases", "contains a NUL byte"),
     ],
 )
 def test_a_bad_gpu_is_refused_naming_the_field(
@@ -224,6 +228,15 @@ def test_an_inconsistent_model_spec_is_refused(
     response = client.post("/api/models", json={**MAVERICK, **change})
     assert response.status_code == 422
     assert message in response.json()["detail"]
+
+
+def test_a_model_spec_with_a_nul_byte_is_refused_naming_the_field(
+    client: TestClient, catalogs: None
+) -> None:
+    response = client.post("/api/models", json={**MAVERICK, "source": "config\x00.json"})
+    assert response.status_code == 422
+    [error] = response.json()["errors"]
+    assert (error["field"], error["message"]) == ("source", "Value error, contains a NUL byte")
 
 
 def test_a_model_spec_is_replaced_and_a_clashing_name_refused(
