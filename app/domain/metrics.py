@@ -1,6 +1,6 @@
 """Per-request and per-point metric definitions: TPOT, interactivity, token basis, percentiles.
 
-Pure math: imports only the standard library (no web, database or settings modules).
+Pure math: the standard library and numpy only (no web, database or settings modules).
 """
 
 from __future__ import annotations
@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from typing import Literal
+
+import numpy as np
 
 Basis = Literal["output", "total", "input"]
 BASES: tuple[Basis, ...] = ("output", "total", "input")
@@ -76,7 +78,7 @@ def output_tok_s_from_total(total_tok_s: float, isl: float, osl: float) -> float
 
 
 def percentile_linear(values: Sequence[float], q: float) -> float:
-    """q-th percentile (q in [0, 100]) with linear interpolation, as numpy.percentile's default.
+    """q-th percentile (q in [0, 100]) with linear interpolation: numpy.percentile's default.
 
     Raises ValueError on an empty sequence, a NaN value or q outside [0, 100].
     """
@@ -86,18 +88,7 @@ def percentile_linear(values: Sequence[float], q: float) -> float:
         raise ValueError(f"percentile must be in [0, 100], got {q}")
     if any(math.isnan(v) for v in values):
         raise ValueError("percentile of a sequence containing NaN")
-    ordered = sorted(values)
-    n = len(ordered)
-    # Same arithmetic as numpy's "linear" method: virtual index (n − 1)·q/100, then numpy's _lerp.
-    virtual = (n - 1) * (q / 100.0)
-    below = min(max(math.floor(virtual), 0), n - 1)
-    above = min(below + 1, n - 1)
-    gamma = virtual - below
-    a, b = ordered[below], ordered[above]
-    diff = b - a
-    if gamma >= 0.5:
-        return b - diff * (1.0 - gamma)
-    return a + diff * gamma
+    return float(np.percentile(np.asarray(values, dtype=np.float64), q, method="linear"))
 
 
 def frechet_bounds(attainments: Sequence[float]) -> tuple[float, float]:

@@ -7,9 +7,11 @@ from points that never change, kept with them under the sweep's content hash.
 
 from __future__ import annotations
 
-from collections import OrderedDict
+import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
+
+from cachetools import LRUCache
 
 from app.domain.point import Metric, PointMetrics
 from app.domain.sensitivity import point_values
@@ -18,6 +20,9 @@ from app.domain.verdict import Percentile
 T = TypeVar("T")
 
 _KEPT = 16  # SLOs remembered per sweep and kind of figure
+# An LRUCache reorders itself on every read: threads serving one sweep take turns (never while
+# computing, which may itself remember).
+_lock = threading.Lock()
 
 
 def keep(derived: dict[Any, Any], key: Any, value: T) -> T:
@@ -27,8 +32,11 @@ def keep(derived: dict[Any, Any], key: Any, value: T) -> T:
 
 def recall(derived: dict[Any, Any], key: Any) -> Any | None:
     """What `remember` keeps under `key`, or None."""
-    memo: OrderedDict[Any, Any] | None = derived.get(("memo", key[0]))
-    return None if memo is None else memo.get(key)
+    memo: LRUCache[Any, Any] | None = derived.get(("memo", key[0]))
+    if memo is None:
+        return None
+    with _lock:
+        return memo.get(key)
 
 
 def remember(derived: dict[Any, Any], key: Any, compute: Callable[[], T]) -> T:
@@ -36,18 +44,15 @@ def remember(derived: dict[Any, Any], key: Any, compute: Callable[[], T]) -> T:
     few keys of each kind only. A sweep's points and samples never change (the memo goes with
     its content hash), so a figure computed from them and everything else named in `key` stays
     right."""
-    memo: OrderedDict[Any, Any] = derived.setdefault(("memo", key[0]), OrderedDict())
-    try:
-        found: T = memo[key]
-    except KeyError:
-        found = compute()
-        memo[key] = found
-        while len(memo) > _KEPT:
-            try:
-                memo.popitem(last=False)
-            except KeyError:  # another thread emptied it first
-                break
-    return found
+    memo: LRUCache[Any, Any] = derived.setdefault(("memo", key[0]), LRUCache(_KEPT))
+    with _lock:
+        if key in memo:
+            found: T = memo[key]
+            return found
+    computed = compute()
+    with _lock:
+        # What another thread kept meanwhile wins, so every caller sees one value.
+        return memo.setdefault(key, computed)  # type: ignore[no-any-return]
 
 
 def check_values(

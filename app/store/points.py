@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
+from cachetools import LRUCache
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -44,37 +44,33 @@ class SweepPoints:
     derived: dict[Any, Any] = field(default_factory=dict)  # per-process memo of derived values
 
 
+Key = tuple[str, int, str]  # database, sweep id, content hash
+
+
 class _PointCache:
     """Points never change after upload (only sweep metadata does), so rows are cached per
     (database, sweep id, content hash) in each process; a re-used id has another hash."""
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._rows: OrderedDict[tuple[str, int, str], list[dict[str, Any]]] = OrderedDict()
-        self._derived: dict[tuple[str, int, str], dict[Any, Any]] = {}
-        self._lock = threading.Lock()
+        # Each sweep's rows with its memo of derived values: the memo goes when the rows do.
+        self._sweeps: LRUCache[Key, tuple[list[dict[str, Any]], dict[Any, Any]]] = LRUCache(size)
+        self._lock = threading.Lock()  # an LRUCache reorders itself on every read
 
-    def get(self, key: tuple[str, int, str]) -> tuple[list[dict[str, Any]], dict[Any, Any]] | None:
+    def get(self, key: Key) -> tuple[list[dict[str, Any]], dict[Any, Any]] | None:
         with self._lock:
-            rows = self._rows.get(key)
-            if rows is None:
-                return None
-            self._rows.move_to_end(key)
-            return rows, self._derived[key]
+            return self._sweeps.get(key)
 
-    def put(self, key: tuple[str, int, str], rows: list[dict[str, Any]]) -> dict[Any, Any]:
+    def put(self, key: Key, rows: list[dict[str, Any]]) -> dict[Any, Any]:
         with self._lock:
-            self._rows[key] = rows
-            derived = self._derived.setdefault(key, {})
-            while len(self._rows) > self.size:
-                old, _ = self._rows.popitem(last=False)
-                self._derived.pop(old, None)
+            kept = self._sweeps.get(key)
+            derived = {} if kept is None else kept[1]
+            self._sweeps[key] = (rows, derived)
             return derived
 
     def clear(self) -> None:
         with self._lock:
-            self._rows.clear()
-            self._derived.clear()
+            self._sweeps.clear()
 
 
 _cache = _PointCache(CACHE_SWEEPS)

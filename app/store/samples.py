@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import io
 import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 
 import polars as pl
+from cachetools import LRUCache
 from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
@@ -125,37 +125,33 @@ def counts_by_position(session: Session, sweep_ids: list[int]) -> dict[tuple[int
     return out
 
 
+def _height(frame: pl.DataFrame) -> int:
+    return frame.height
+
+
 class _FrameCache:
     """Least recently used decoded sweeps, bounded by their total number of samples."""
 
     def __init__(self, max_rows: int) -> None:
         self.max_rows = max_rows
-        self._frames: OrderedDict[tuple[str, int, str, int], pl.DataFrame] = OrderedDict()
-        self._rows = 0
-        self._lock = threading.Lock()
+        self._frames: LRUCache[tuple[str, int, str, int], pl.DataFrame] = LRUCache(
+            max_rows, getsizeof=_height
+        )
+        self._lock = threading.Lock()  # an LRUCache reorders itself on every read
 
     def get(self, key: tuple[str, int, str, int]) -> pl.DataFrame | None:
         with self._lock:
-            frame = self._frames.get(key)
-            if frame is not None:
-                self._frames.move_to_end(key)
-            return frame
+            return self._frames.get(key)
 
     def put(self, key: tuple[str, int, str, int], frame: pl.DataFrame) -> None:
         if frame.height > self.max_rows:
             return
         with self._lock:
-            old = self._frames.pop(key, None)
-            self._rows += frame.height - (old.height if old is not None else 0)
             self._frames[key] = frame
-            while self._rows > self.max_rows and self._frames:
-                _, dropped = self._frames.popitem(last=False)
-                self._rows -= dropped.height
 
     def clear(self) -> None:
         with self._lock:
             self._frames.clear()
-            self._rows = 0
 
 
 cache = _FrameCache(CACHE_ROWS)

@@ -15,11 +15,11 @@ first out once their bodies pass the byte budget.
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from weakref import WeakSet
 
+from cachetools import LRUCache
 from fastapi import Request
 from fastapi.responses import Response
 from sqlalchemy.orm import Session
@@ -41,22 +41,22 @@ class Page:
         return Response(self.body, headers=dict(self.headers))
 
 
+def _body_size(page: Page) -> int:
+    return len(page.body)
+
+
 class PageCache:
     def __init__(self, max_bytes: int) -> None:
         self.max_bytes = max_bytes
-        self._pages: OrderedDict[Key, Page] = OrderedDict()
-        self._bytes = 0
-        self._lock = threading.Lock()
+        self._pages: LRUCache[Key, Page] = LRUCache(max_bytes, getsizeof=_body_size)
+        self._lock = threading.Lock()  # an LRUCache reorders itself on every read
         _every.add(self)
 
     def get(self, key: Key | None) -> Page | None:
         if key is None:
             return None
         with self._lock:
-            page = self._pages.get(key)
-            if page is not None:
-                self._pages.move_to_end(key)
-            return page
+            return self._pages.get(key)
 
     def put(self, key: Key | None, response: Response) -> None:
         if key is None or response.status_code != 200 or len(response.body) > self.max_bytes:
@@ -64,21 +64,15 @@ class PageCache:
         headers = tuple((k, v) for k, v in response.headers.items() if k in KEPT_HEADERS)
         page = Page(bytes(response.body), headers)
         with self._lock:
-            old = self._pages.pop(key, None)
-            self._bytes += len(page.body) - (len(old.body) if old else 0)
             self._pages[key] = page
-            while self._bytes > self.max_bytes:
-                _, dropped = self._pages.popitem(last=False)
-                self._bytes -= len(dropped.body)
 
     def clear(self) -> None:
         with self._lock:
             self._pages.clear()
-            self._bytes = 0
 
     @property
     def size_bytes(self) -> int:
-        return self._bytes
+        return int(self._pages.currsize)
 
 
 _every: WeakSet[PageCache] = WeakSet()
