@@ -17,6 +17,7 @@ from app.settings import PROJECT_ROOT
 STATIC_DIR = PROJECT_ROOT / "static"
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "no-cache"
+PLOTLY_JS = "vendor/plotly-basic-4.1.1.min.js"  # loaded by base.html, inlined by reports
 
 
 @cache

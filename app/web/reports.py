@@ -12,6 +12,7 @@ from markupsafe import Markup
 from app.http.deps import SessionDep
 from app.http.errors import AppError
 from app.http.security import script_hash, style_hash, style_policy
+from app.http.static import PLOTLY_JS
 from app.http.templating import render
 from app.settings import PROJECT_ROOT
 from app.web import explore_state
@@ -22,7 +23,6 @@ router = APIRouter()
 STATIC = PROJECT_ROOT / "static"
 
 
-PLOTLY = "vendor/plotly-basic-4.1.1.min.js"
 APP_JS = "app.js"
 
 
@@ -54,7 +54,7 @@ def report_css() -> Markup:
 def report_csp() -> str:
     """The report's policy: only its two embedded scripts run; the data blocks are JSON; only its
     own stylesheet and Plotly's few inline styles apply."""
-    hashes = " ".join(script_hash(_inline(name)) for name in (PLOTLY, APP_JS))
+    hashes = " ".join(script_hash(_inline(name)) for name in (PLOTLY_JS, APP_JS))
     return (
         f"default-src 'none'; script-src {hashes}; {style_policy(style_hash(report_css()))}; "
         "img-src data: blob:; base-uri 'none'; form-action 'none'"
@@ -75,7 +75,7 @@ def report(request: Request, session: SessionDep, view: str = "explore") -> Resp
     context.update(
         view=view,
         css=report_css(),
-        plotly_js=_inline(PLOTLY),
+        plotly_js=_inline(PLOTLY_JS),
         app_js=_inline(APP_JS),
         report_csp=report_csp(),
         source_url=str(request.url),
