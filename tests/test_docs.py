@@ -79,6 +79,20 @@ def test_every_setting_is_named_in_the_readme_configuration(field: str) -> None:
     assert f"`{env_var(field)}`" in readme["Configuration"]
 
 
+def test_every_environment_variable_the_code_reads_is_in_the_configuration_doc() -> None:
+    """Beyond the settings: the variables of the tests, benchmarks, CI and the image."""
+    documented = CONFIGURATION.read_text(encoding="utf-8")
+    sources = [ROOT / "Dockerfile", ROOT / "Makefile", *sorted((ROOT / ".ci").glob("*"))]
+    for folder in ("app", "bench", "tests"):
+        sources += sorted((ROOT / folder).rglob("*.py"))
+    named = set()
+    for path in sources:
+        if path.is_file() and path != Path(__file__):
+            named |= set(re.findall(r"PARETOSCOPE_[A-Z][A-Z_]*[A-Z]", path.read_text("utf-8")))
+    assert "PARETOSCOPE_TEST_DATABASE_URL" in named
+    assert {name for name in named if f"`{name}`" not in documented} == set()
+
+
 def cli_parser(monkeypatch: pytest.MonkeyPatch) -> argparse.ArgumentParser:
     """The parser `paretoscope` builds, caught as it is about to parse (nothing runs)."""
     caught: list[argparse.ArgumentParser] = []
