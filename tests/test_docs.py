@@ -154,6 +154,36 @@ def test_every_cli_command_and_option_is_in_the_cli_reference(
     assert missing == []
 
 
+def test_the_cli_reference_names_no_command_or_option_the_cli_lacks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    parsers = {" ".join(path): parser for path, parser in commands(cli_parser(monkeypatch))}
+    stale = []
+    for heading, text in sections(CLI_DOC.read_text(encoding="utf-8")).items():
+        named = re.fullmatch(r"`paretoscope (.+)`", heading)
+        if named is None:
+            continue
+        parser = parsers.get(named.group(1))
+        if parser is None:
+            stale.append(heading)
+            continue
+        known = {o for action in parser._actions for o in action.option_strings}
+        for line in text.splitlines():
+            if line.startswith("| `-"):
+                stale += [
+                    f"{heading}: {o}"
+                    for o in re.findall(r"`(-[^`]+)`", line.split("|")[1])
+                    if o not in known
+                ]
+    assert stale == []
+
+
+def test_the_settings_table_names_no_setting_the_code_lacks() -> None:
+    table = sections(CONFIGURATION.read_text(encoding="utf-8"))["Settings"]
+    rows = re.findall(r"^\| `(PARETOSCOPE_\w+)`", table, flags=re.M)
+    assert sorted(rows) == sorted(env_var(field) for field in Settings.model_fields)
+
+
 def makefile_targets() -> set[str]:
     text = (ROOT / "Makefile").read_text(encoding="utf-8")
     return set(re.findall(r"^([A-Za-z][\w-]*):", text, flags=re.M))
