@@ -36,7 +36,7 @@ def without_code_blocks(text: str) -> str:
 
 
 def sections(text: str) -> dict[str, str]:
-    """Each `##`/`###` heading's text up to the next heading of any level."""
+    """Each `##` or `###` heading with its text, up to the next such heading."""
     parts = re.split(r"^(#{2,3} .*)$", text, flags=re.M)
     return {parts[i].lstrip("#").strip(): parts[i + 1] for i in range(1, len(parts) - 1, 2)}
 
