@@ -180,6 +180,9 @@ def test_a_borderline_goodput_shows_the_attainment_interval_that_straddles_never
     assert " ".join(cell.text.split()) == "attainment 91.2 %–100 %"
     assert "±" not in cell.text
     assert float(cell.select_one("small.ci-borderline")["data-ci-low"]) == straddling["ci_low"]
+    # Its $/Mtok interval has no width either: a dash that says why, not "± $0".
+    cost = page.select_one("#readoff-table td.cost-ci")
+    assert cost is not None and cost.text.strip() == "–" and "borderline" in cost.small["title"]
     # Not borderline: no attainment interval, the goodput's own "±" as before.
     strict = result(client, sweep=sweep, attainment=0.8, **PER_REQUEST)
     assert strict["intervals"]["borderline_attainment"] is None
