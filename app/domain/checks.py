@@ -27,13 +27,15 @@ STORED_STATS: dict[Percentile, Stat] = {"p50": "p50", "p90": "p90", "p95": "p95"
 # What the forms offer; the API accepts any percentile in [p50, p99.9].
 PERCENTILE_CHOICES: tuple[Percentile, ...] = ("p50", "p75", "p90", "p95", "p99", "p99.9")
 PERCENTILE_PATTERN = r"^p(50|[5-9][0-9])(\.[0-9])?$"
+# What a reader is told about a bad percentile (the pattern above is for the schema, not people).
+PERCENTILE_WORDS = "percentiles go from p50 to p99.9, e.g. p99"
 _PERCENTILE_RE = re.compile(PERCENTILE_PATTERN)
 
 
 def percentile_percent(percentile: Percentile) -> float:
     """The percent of "p90" (90.0) or "p99.9" (99.9); ValueError outside p50 … p99.9."""
     if not isinstance(percentile, str) or not _PERCENTILE_RE.match(percentile):
-        raise ValueError(f"percentile must be p50 … p99.9 (e.g. p75, p99.9), got {percentile!r}")
+        raise ValueError(f"{PERCENTILE_WORDS}; got {percentile!r}")
     return float(percentile[1:])
 
 

@@ -39,10 +39,16 @@ class ReadoffIntervals:
     goodput_requests_per_s: Interval
     attainment: Interval
     borderline_reason: str | None = None  # set when the read-off is borderline
+    # The attainment interval that straddles the target (the borderline point's, which need not
+    # be the operating point's): what a borderline goodput shows instead of a "± 0".
+    borderline_attainment: Interval | None = None
+
+
+Borderline = tuple[str, Interval] | None  # why a read-off is borderline, and that interval
 
 
 def no_intervals(
-    readoff: Readoff, level: float, reason: str | None = None, borderline: str | None = None
+    readoff: Readoff, level: float, reason: str | None = None, borderline: Borderline = None
 ) -> ReadoffIntervals:
     why = reason or readoff.reason or "no goodput at this SLO"
     return ReadoffIntervals(
@@ -50,12 +56,17 @@ def no_intervals(
         none(readoff.goodput_tok_s_per_gpu, level, why),
         none(readoff.goodput_requests_per_s, level, why),
         none(None, level, why),
-        borderline,
+        *_unpacked(borderline),
     )
 
 
-def borderline_reason(readoff: Readoff, target: float, level: float) -> str | None:
-    """Why a read-off is borderline: the point whose attainment interval straddles the target."""
+def _unpacked(borderline: Borderline) -> tuple[str | None, Interval | None]:
+    return (None, None) if borderline is None else borderline
+
+
+def borderline_of(readoff: Readoff, target: float, level: float) -> Borderline:
+    """Why a read-off is borderline, and the attainment interval that straddles the target (the
+    operating point's when it is borderline, else the first borderline point's)."""
     if readoff.shown_status != "borderline":
         return None
     op = readoff.operating_verdict
@@ -66,10 +77,11 @@ def borderline_reason(readoff: Readoff, target: float, level: float) -> str | No
         return None
     low, high = verdict.attainment_ci
     stats = verdict.requests
-    return (
+    reason = (
         f"attainment {_pct(stats.attainment)} ({stats.good} of {stats.issued} requests good): "
         f"its {_pct(level)} interval {_pct(low)}–{_pct(high)} straddles the {_pct(target)} target"
     )
+    return reason, Interval(stats.attainment, low, high, level, "wilson", n=stats.issued)
 
 
 def _pct(share: float) -> str:
@@ -111,11 +123,11 @@ def request_intervals_many(
     points' requests picked out and judged in one polars pass rather than a few per sweep;
     `every` is all their samples in one frame, when the caller has stacked them already."""
     out: list[ReadoffIntervals | None] = [None] * len(sweeps)
-    todo: list[tuple[int, PointMetrics, Interval, str | None]] = []
+    todo: list[tuple[int, PointMetrics, Interval, Borderline]] = []
     for i, (readoff, points, samples) in enumerate(sweeps):
         op = readoff.operating_point
         verdict = readoff.operating_verdict
-        borderline = borderline_reason(readoff, slo.attainment, level)
+        borderline = borderline_of(readoff, slo.attainment, level)
         if op is None or verdict is None or verdict.requests is None:
             out[i] = no_intervals(readoff, level, borderline=borderline)
             continue
@@ -147,7 +159,7 @@ def request_intervals_many(
             percentile_interval(readoff.goodput_tok_s_per_gpu, tok_reps, level, n),
             percentile_interval(readoff.goodput_requests_per_s, req_reps, level, n),
             attainment,
-            borderline,
+            *_unpacked(borderline),
         )
     return [intervals for intervals in out if intervals is not None]
 

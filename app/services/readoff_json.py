@@ -81,6 +81,10 @@ def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, A
             "goodput_tok_s_per_gpu": interval_json(ivs.goodput_tok_s_per_gpu),
             "goodput_requests_per_s": interval_json(ivs.goodput_requests_per_s),
             "attainment": interval_json(ivs.attainment),
+            # The attainment interval that makes a borderline read-off borderline (else null).
+            "borderline_attainment": None
+            if ivs.borderline_attainment is None
+            else interval_json(ivs.borderline_attainment),
         },
         "costs": [
             {

@@ -3,16 +3,32 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
 
+from app.domain.checks import PERCENTILE_PATTERN, PERCENTILE_WORDS, percentile_percent
 from app.domain.intervals import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
 from app.domain.slo import Slo
-from app.domain.verdict import PERCENTILE_PATTERN
 from app.schemas.bounds import DbId
 from app.services.analysis import Params
 from app.store.models import SloPreset
+
+
+def _percentile(value: str) -> str:
+    """A percentile in p50 … p99.9, or the error in words (the pattern stays in the schema)."""
+    try:
+        percentile_percent(value)
+    except ValueError:
+        raise PydanticCustomError("percentile", PERCENTILE_WORDS) from None
+    return value
+
+
+# The schema still documents the pattern; a value that misses it is told so in words.
+Percentile = Annotated[
+    str, AfterValidator(_percentile), Field(json_schema_extra={"pattern": PERCENTILE_PATTERN})
+]
 
 
 class ReadoffQuery(BaseModel):
@@ -26,20 +42,13 @@ class ReadoffQuery(BaseModel):
         default=None, gt=0, allow_inf_nan=False, description="instead of tpot_ms: 1000/value"
     )
     e2el_ms: float | None = Field(default=None, ge=0, allow_inf_nan=False)
-    percentile: str = Field(
+    percentile: Percentile = Field(
         default="p90",
-        pattern=PERCENTILE_PATTERN,
         description="default percentile of every limit: p50 … p99.9 (e.g. p75, p99.9)",
     )
-    ttft_percentile: str | None = Field(
-        default=None, pattern=PERCENTILE_PATTERN, description="TTFT's own percentile"
-    )
-    tpot_percentile: str | None = Field(
-        default=None, pattern=PERCENTILE_PATTERN, description="TPOT's own percentile"
-    )
-    e2el_percentile: str | None = Field(
-        default=None, pattern=PERCENTILE_PATTERN, description="E2EL's own percentile"
-    )
+    ttft_percentile: Percentile | None = Field(default=None, description="TTFT's own percentile")
+    tpot_percentile: Percentile | None = Field(default=None, description="TPOT's own percentile")
+    e2el_percentile: Percentile | None = Field(default=None, description="E2EL's own percentile")
     mode: Literal["percentile", "requests"] = "percentile"
     attainment: float = Field(default=0.9, gt=0, le=1, allow_inf_nan=False)
     basis: Literal["output", "total", "input"] = "output"

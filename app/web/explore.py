@@ -14,7 +14,7 @@ from app.charts.roofline import explore_traces
 from app.http.deps import SessionDep
 from app.http.templating import render
 from app.schemas.responses import ERROR_RESPONSES
-from app.services import comparison, price_columns
+from app.services import answer, comparison, price_columns
 from app.services import picker as series_picker
 from app.services.analysis import SweepAnalysis
 from app.services.intervals import cost_interval
@@ -121,6 +121,12 @@ def api_explore(request: Request, session: SessionDep) -> dict[str, Any]:
             {**result_json(r), "price_cells": price_cells_json(context["cells"][r.meta["id"]], r)}
             for r in context["results"]
         ],
+        # The answer strip above the chart: these sweeps in this order, the first few shown
+        # and the rest behind "more" (its figures are the results' own).
+        "answer": {
+            "order": [r.meta["id"] for r in context["answer"]],
+            "shown_first": answer.SHOWN_FIRST,
+        },
         "figure": context["figure"],
         "sensitivity": context["sensitivity_figure"],
     }
@@ -152,6 +158,8 @@ def explore_context(
         "state": state,
         "params": params,
         "results": results,
+        "answer": answer.answer_order(results),
+        "shown_first": answer.SHOWN_FIRST,
         "figure": figure,
         "sensitivity_figure": sens,
         "sensitivity_percentile": comparison.sensitivity_percentile(

@@ -36,17 +36,22 @@ def test_explore_shows_the_interval_the_borderline_verdict_and_an_error_bar(page
     wait_for_chart(page)
     assert page.inner_text("#readoff-table td.goodput") == "720"
     assert page.inner_text("#readoff-table td.goodput-ci").startswith("± ")
+    # Borderline: the attainment interval that straddles the target sits beside it.
+    assert page.inner_text("#readoff-table td.goodput-ci small.ci-borderline") == (
+        "attainment 81.5 %–94.8 %"
+    )
     verdict = page.locator("#readoff-table td.verdict")
     assert verdict.get_attribute("data-status") == "borderline"
     assert "straddles the 85 % target" in verdict.inner_text()
     # Plotly draws an error bar as a path inside the trace's g.errorbar group.
     assert page.locator("#pareto-chart g.errorbar path").count() >= 1
     # The interval level is a form field: 0.99 widens the interval in place.
-    narrow = page.inner_text("#readoff-table td.goodput-ci")
+    goodput_ci = "#readoff-table td.goodput-ci small.ci:not(.ci-borderline)"
+    narrow = page.inner_text(goodput_ci)
     page.fill("#slo-ci", "0.99")
     page.press("#slo-ci", "Enter")
     page.wait_for_url(lambda url: "ci_level=0.99" in url)
     wait_for_chart(page)
-    wide = page.inner_text("#readoff-table td.goodput-ci")
+    wide = page.inner_text(goodput_ci)
     assert float(wide[2:].replace(",", "")) > float(narrow[2:].replace(",", ""))
     assert page.problems == []

@@ -151,6 +151,54 @@ def test_a_point_whose_attainment_interval_straddles_the_target_is_borderline(
     assert "its 95 % interval 81.5 %–94.8 % straddles the 85 % target" in verdict.text
 
 
+def test_a_borderline_goodput_shows_the_attainment_interval_that_straddles_never_plus_minus_0(
+    client: TestClient,
+) -> None:
+    sweep = upload(client, ("ci.csv", POINTS), ("ci.requests.csv", REQUESTS))
+    # Target 92 %: concurrency 8 (90 %) fails; concurrency 4 has all 40 good, but its Wilson
+    # interval 91.2 %–100 % holds 92 %. Its 40 requests of 100 tokens each resample to the same
+    # 4,000 tokens every time: the goodput's bootstrap interval has no width.
+    r = result(client, sweep=sweep, attainment=0.92, **PER_REQUEST)
+    assert r["status"] == "borderline" and r["goodput_tok_s_per_gpu"] == pytest.approx(400.0)
+    goodput = r["intervals"]["goodput_tok_s_per_gpu"]
+    assert goodput["ci_low"] == goodput["ci_high"] == pytest.approx(400.0)
+    straddling = r["intervals"]["borderline_attainment"]
+    assert straddling["value"] == 1.0 and straddling["ci_method"] == "wilson"
+    # 1 / (1 + 1.959964² / 40)
+    assert straddling["ci_low"] == pytest.approx(0.9123784, abs=1e-6)
+    assert straddling["ci_high"] == 1.0
+    page = BeautifulSoup(
+        client.get(
+            "/",
+            params={"sweep": sweep, "picked": 1, "preset": "custom", "attainment": 0.92}
+            | PER_REQUEST,
+        ).text,
+        "html.parser",
+    )
+    cell = page.select_one("#readoff-table td.goodput-ci")
+    assert cell is not None
+    assert " ".join(cell.text.split()) == "attainment 91.2 %–100 %"
+    assert "±" not in cell.text
+    assert float(cell.select_one("small.ci-borderline")["data-ci-low"]) == straddling["ci_low"]
+    # Its $/Mtok interval has no width either: a dash that says why, not "± $0".
+    cost = page.select_one("#readoff-table td.cost-ci")
+    assert cost is not None and cost.text.strip() == "–" and "borderline" in cost.small["title"]
+    # Not borderline: no attainment interval, the goodput's own "±" as before.
+    strict = result(client, sweep=sweep, attainment=0.8, **PER_REQUEST)
+    assert strict["intervals"]["borderline_attainment"] is None
+    # Borderline with a goodput interval of some width: both, the goodput's first.
+    wide = BeautifulSoup(
+        client.get(
+            "/",
+            params={"sweep": sweep, "picked": 1, "preset": "custom", "attainment": 0.85}
+            | PER_REQUEST,
+        ).text,
+        "html.parser",
+    ).select_one("#readoff-table td.goodput-ci")
+    assert wide is not None
+    assert " ".join(wide.text.split()) == "± 50 attainment 81.5 %–94.8 %"
+
+
 def test_percentile_mode_takes_its_interval_from_repeated_runs_or_says_there_is_none(
     client: TestClient,
 ) -> None:

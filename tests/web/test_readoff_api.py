@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import pytest
+from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
 from app.schemas.bounds import MAX_SWEEPS_ASKED
@@ -371,12 +372,25 @@ def test_llmperf_samples_reproduce_the_tools_own_p75_ttft(client: TestClient) ->
     assert 297.314017250045 <= check["value_ms"] <= p90
 
 
-def test_percentiles_outside_p50_to_p99_9_are_refused(client: TestClient) -> None:
+def test_percentiles_outside_p50_to_p99_9_are_refused_in_words(client: TestClient) -> None:
     [sweep] = upload(client, ("o11.csv", O11))
     for bad in ("p100", "p49", "p99.99", "90", "median"):
         response = client.get("/api/readoff", params={"sweep": sweep, "ttft_percentile": bad})
         assert response.status_code == 422, bad
-        assert "ttft_percentile" in response.text
+        assert response.json()["errors"] == [
+            {"field": "ttft_percentile", "message": "percentiles go from p50 to p99.9, e.g. p99"}
+        ]
+    response = client.get("/api/readoff", params={"sweep": sweep, "percentile": "p12x"})
+    assert response.json()["detail"] == "percentile: percentiles go from p50 to p99.9, e.g. p99"
+
+
+def test_explores_form_names_a_bad_percentile_in_words_not_a_pattern(client: TestClient) -> None:
+    response = client.get("/", params={"preset": "custom", "ttft_ms": 500, "tpot_percentile": "p9"})
+    assert response.status_code == 422
+    page = BeautifulSoup(response.text, "html.parser")
+    text = " ".join(page.get_text(" ").split())
+    assert "tpot_percentile: percentiles go from p50 to p99.9, e.g. p99" in text
+    assert "pattern" not in text and "[0-9]" not in text
 
 
 def test_a_read_off_or_export_naming_more_sweeps_than_allowed_is_refused_naming_the_field(
