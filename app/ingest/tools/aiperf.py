@@ -227,7 +227,7 @@ def _csv_hardware(item: Built, defaults: Mapping[str, Any]) -> None:
 
 def is_inputs(file: SourceFile) -> bool:
     """AIPerf's `inputs.json` (the prompts sent, per session), skipped on import. Never raises."""
-    head = file.data[:256].lstrip(b"\xef\xbb\xbf").lstrip()
+    head = file.head(256)
     if not head.startswith(b"{") or b'"data"' not in head:
         return False
     try:

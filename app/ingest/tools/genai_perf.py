@@ -64,7 +64,7 @@ TPOT_NOTE = "tpot_* = inter_token_latency: per request (request_latency - TTFT) 
 
 def is_companion(file: SourceFile) -> bool:
     """GenAI-Perf's `inputs.json` or perf_analyzer's raw `profile_export.json`. Never raises."""
-    head = file.data[:256].lstrip(b"\xef\xbb\xbf").lstrip()
+    head = file.head(256)
     if not head.startswith(b"{") or not (b'"data"' in head or b'"experiments"' in head):
         return False
     try:

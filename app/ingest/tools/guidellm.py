@@ -94,7 +94,7 @@ def _backend_kind(doc: Mapping[str, Any]) -> Any:
 def _kind(file: SourceFile) -> str | None:
     """'json', 'yaml' or 'csv' when the file is a guidellm report, else None (cheap checks)."""
     data = file.data
-    head = data[:4096].lstrip()
+    head = file.head(4096)
     if head[:1] == b"{":
         if b'"benchmarks"' not in data or b"generative_benchmark" not in data:
             return None

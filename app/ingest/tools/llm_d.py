@@ -79,7 +79,7 @@ class LlmdReportImporter:
     def sniff(self, file: SourceFile) -> bool:
         try:
             data = file.data
-            if data[:4096].lstrip()[:1] == b"{":
+            if file.head(4096)[:1] == b"{":
                 keys = (b'"scenario"', b'"results"', b'"version"', b'"run"')
                 return all(k in data for k in keys)
             # Cheap tests first: a multiline regex over an 80 MB CSV takes a second.
@@ -102,7 +102,7 @@ class LlmdReportImporter:
 
 
 def _load(file: SourceFile) -> Mapping[str, Any]:
-    if file.data.lstrip()[:1] == b"{":
+    if file.head()[:1] == b"{":
         doc = file.json()
         if doc is None and file.json_error:
             raise IngestError.one(file.name, f"not valid JSON ({file.json_error})")

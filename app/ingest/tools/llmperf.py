@@ -115,7 +115,7 @@ def flatten(obj: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
 
 def summary_doc(file: SourceFile) -> dict[str, Any] | None:
     """The flat summary when the file is an LLMPerf summary, else None. Never raises."""
-    head = file.data[:4096].lstrip(b"\xef\xbb\xbf").lstrip()
+    head = file.head(4096)
     if not head.startswith(b"{") or b'"results' not in file.data[:65536]:
         return None
     try:

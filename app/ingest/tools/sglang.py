@@ -109,7 +109,7 @@ class SglangImporter:
 
     def sniff(self, file: SourceFile) -> bool:
         try:
-            head = file.data[:65536].lstrip(b"\xef\xbb\xbf \t\r\n")
+            head = file.head(65536)
             return head[:1] == b"{" and (
                 b'"total_output_tokens_retokenized"' in head or b'_e2e_latency_ms"' in head
             )

@@ -65,7 +65,7 @@ class TrtllmBenchImporter:
     def sniff(self, file: SourceFile) -> bool:
         try:
             data = file.data
-            if data[:4096].lstrip()[:1] != b"{" or b'"performance"' not in data:
+            if file.head(4096)[:1] != b"{" or b'"performance"' not in data:
                 return False
             if not (b'"world_info"' in data or b'"request_info"' in data):
                 return False

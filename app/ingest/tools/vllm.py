@@ -143,7 +143,7 @@ class VllmImporter:
         try:
             if records.is_csv_summary(file):
                 return True
-            head = file.data[:65536].lstrip(b"\xef\xbb\xbf \t\r\n")
+            head = file.head(65536)
             return (
                 head[:1] in (b"{", b"[")
                 and b'"model_id"' in head
