@@ -75,7 +75,7 @@ def json_kind(file: SourceFile) -> str | None:
         return None
     try:
         doc = file.json()
-    except Exception:
+    except IngestError:  # not UTF-8 text, or past a JSON bound
         return None
     if not isinstance(doc, dict):
         return None

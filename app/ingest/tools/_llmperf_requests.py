@@ -43,7 +43,7 @@ def is_individual(file: SourceFile) -> bool:
         return False
     try:
         doc = file.json()
-    except Exception:
+    except IngestError:  # not UTF-8 text, or past a JSON bound
         return False
     return (
         isinstance(doc, list)

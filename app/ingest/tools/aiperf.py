@@ -232,7 +232,7 @@ def is_inputs(file: SourceFile) -> bool:
         return False
     try:
         doc = file.json()
-    except Exception:
+    except IngestError:  # not UTF-8 text, or past a JSON bound
         return False
     items = doc.get("data") if isinstance(doc, dict) and doc.keys() == {"data"} else None
     return (
@@ -255,7 +255,7 @@ class AIPerfImporter:
                 or is_records(file)
                 or is_inputs(file)
             )
-        except Exception:
+        except IngestError:  # unreadable here; the upload's own checks say why
             return False
 
     def parse(self, files: list[SourceFile], defaults: Mapping[str, Any]) -> list[ParsedSweep]:

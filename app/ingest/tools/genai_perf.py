@@ -69,7 +69,7 @@ def is_companion(file: SourceFile) -> bool:
         return False
     try:
         doc = file.json()
-    except Exception:
+    except IngestError:  # not UTF-8 text, or past a JSON bound
         return False
     if not isinstance(doc, dict):
         return False
@@ -181,14 +181,9 @@ class GenAIPerfImporter:
     priority = 56
 
     def sniff(self, file: SourceFile) -> bool:
-        try:
-            return (
-                csv_kind(file) == "genai-perf"
-                or json_kind(file) == "genai-perf"
-                or is_companion(file)
-            )
-        except Exception:
-            return False
+        return (
+            csv_kind(file) == "genai-perf" or json_kind(file) == "genai-perf" or is_companion(file)
+        )
 
     def parse(self, files: list[SourceFile], defaults: Mapping[str, Any]) -> list[ParsedSweep]:
         jsons = [f for f in files if csv_kind(f) is None and json_kind(f) == "genai-perf"]

@@ -61,7 +61,7 @@ class GuidellmImporter:
     def sniff(self, file: SourceFile) -> bool:
         try:
             return _kind(file) is not None
-        except Exception:
+        except IngestError:  # unreadable here; the upload's own checks say why
             return False
 
     def parse(self, files: list[SourceFile], defaults: Mapping[str, Any]) -> list[ParsedSweep]:

@@ -65,7 +65,7 @@ class InferencePerfImporter:
     def sniff(self, file: SourceFile) -> bool:
         try:
             return _sniff(file)
-        except Exception:
+        except IngestError:  # unreadable here; the upload's own checks say why
             return False
 
     def parse(self, files: list[SourceFile], defaults: Mapping[str, Any]) -> list[ParsedSweep]:

@@ -120,7 +120,7 @@ def summary_doc(file: SourceFile) -> dict[str, Any] | None:
         return None
     try:
         doc = file.json()
-    except Exception:
+    except IngestError:  # not UTF-8 text, or past a JSON bound
         return None
     if not isinstance(doc, dict):
         return None
@@ -248,10 +248,7 @@ class LLMPerfImporter:
     priority = 60
 
     def sniff(self, file: SourceFile) -> bool:
-        try:
-            return summary_doc(file) is not None or is_individual(file)
-        except Exception:
-            return False
+        return summary_doc(file) is not None or is_individual(file)
 
     def parse(self, files: list[SourceFile], defaults: Mapping[str, Any]) -> list[ParsedSweep]:
         docs: dict[str, dict[str, Any]] = {}

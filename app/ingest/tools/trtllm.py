@@ -74,7 +74,7 @@ class TrtllmBenchImporter:
                 return b"_tok_s" in data  # broken JSON of this shape: parse() says why
             perf = doc.get("performance") if isinstance(doc, Mapping) else None
             return isinstance(perf, Mapping) and any(str(k).endswith("_tok_s") for k in perf)
-        except Exception:
+        except IngestError:  # unreadable here; the upload's own checks say why
             return False
 
     def parse(self, files: list[SourceFile], defaults: Mapping[str, Any]) -> list[ParsedSweep]:
