@@ -24,7 +24,7 @@ from app.settings import PROJECT_ROOT
 from app.store import samples as sample_store
 from app.store import sweeps
 from app.store.db import make_engine, make_sessionmaker
-from app.store.migrate import alembic_config, downgrade_to_base, upgrade_to_head
+from app.store.migrate import alembic_config, upgrade_to_head
 from app.store.models import Base, SampleBlock, Sweep
 from tests.ingest.test_all_fixtures import FIELDS, FOLDERS, files_of
 
@@ -99,7 +99,7 @@ def _storage(url: str, table: str) -> tuple[str, list[str] | None]:
 
 
 def test_downgrade_then_upgrade_round_trips(database_url: str, engine: Engine) -> None:
-    downgrade_to_base(database_url)
+    command.downgrade(alembic_config(database_url), "base")
     assert set(inspect(engine).get_table_names()) <= {"alembic_version"}
     upgrade_to_head(database_url)
     assert set(Base.metadata.tables) <= set(inspect(engine).get_table_names())

@@ -31,7 +31,6 @@ from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.source import head_of
 
 FORMAT_SWEEPS = "canonical CSV (points)"
-FORMAT_REQUESTS = "canonical CSV (per-request samples)"
 NULL_VALUES = ["", "NA", "N/A", "null", "None"]
 POLARS_TYPES: dict[str, pl.DataType] = {
     "str": pl.String(),

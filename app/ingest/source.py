@@ -83,17 +83,6 @@ class SourceFile:
             raise self._json_refused
         return self._json
 
-    def json_lines(self) -> list[Any] | None:
-        """Every non-empty line as JSON (JSONL), or None if any line is not JSON."""
-        out = []
-        for row, line in enumerate(self.text.splitlines(), start=1):
-            if line.strip():
-                try:
-                    out.append(loads_json(line, self.name, row))
-                except json.JSONDecodeError:
-                    return None
-        return out or None
-
     def head(self, n: int | None = None, *, lstrip: bool = True) -> bytes:
         """`head_of` the file's bytes: the first n, without a BOM (nor, by default, the
         whitespace after it)."""
