@@ -28,6 +28,7 @@ test: $(VENV)/.installed-test
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	$(BIN)/vulture
 	$(BIN)/pytest $(PYTEST_ARGS)
 
 ## fmt: apply ruff's fixes and formatting
