@@ -35,6 +35,7 @@ test: test-lock $(VENV)/.installed-test
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	$(BIN)/vulture
 	$(BIN)/pytest $(PYTEST_ARGS)
 
 ## test-lock: fail when a lock file was compiled from other requirements than pyproject.toml's

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -22,11 +24,39 @@ from app.settings import PROJECT_ROOT
 from app.store import samples as sample_store
 from app.store import sweeps
 from app.store.db import make_engine, make_sessionmaker
-from app.store.migrate import alembic_config, downgrade_to_base, upgrade_to_head
+from app.store.migrate import alembic_config, upgrade_to_head
 from app.store.models import Base, SampleBlock, Sweep
 from tests.ingest.test_all_fixtures import FIELDS, FOLDERS, files_of
 
 SEED_SWEEPS = PROJECT_ROOT / "seed_data" / "sweeps"
+MIGRATIONS = PROJECT_ROOT / "migrations"
+
+
+def _imported_modules(path: Path) -> set[str]:
+    modules: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            modules |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            modules.add(node.module)
+    return modules
+
+
+def test_no_migration_imports_the_app_so_a_later_change_cannot_rewrite_history() -> None:
+    versions = sorted((MIGRATIONS / "versions").glob("*.py"))
+    assert len(versions) >= 12
+    importing_app = {
+        path.name: sorted(m for m in _imported_modules(path) if m.split(".")[0] == "app")
+        for path in versions
+    }
+    assert {name: found for name, found in importing_app.items() if found} == {}
+
+
+def test_the_migration_runner_takes_only_its_connection_and_the_models_from_the_app() -> None:
+    """env.py reads the database URL, opens the app's engine (its SQLite pragmas) and hands the
+    models to autogenerate; what an upgrade does stays in the frozen revisions."""
+    from_app = {m for m in _imported_modules(MIGRATIONS / "env.py") if m.split(".")[0] == "app"}
+    assert from_app == {"app.settings", "app.store.db", "app.store.models"}
 
 
 def test_upgrade_head_matches_the_models(engine: Engine) -> None:
@@ -69,7 +99,7 @@ def _storage(url: str, table: str) -> tuple[str, list[str] | None]:
 
 
 def test_downgrade_then_upgrade_round_trips(database_url: str, engine: Engine) -> None:
-    downgrade_to_base(database_url)
+    command.downgrade(alembic_config(database_url), "base")
     assert set(inspect(engine).get_table_names()) <= {"alembic_version"}
     upgrade_to_head(database_url)
     assert set(Base.metadata.tables) <= set(inspect(engine).get_table_names())

@@ -20,8 +20,6 @@ from app.domain.numbers import fmt_number
 
 LINEAR_PAD = 1.08  # headroom above the largest value on a linear axis (which starts at 0)
 LOG_PAD = 1.25  # factor beyond the smallest and largest value on a log axis
-LIMIT_KINDS = ("claim", "roofline")
-
 EDGE_SYMBOLS = {
     (1, 0): "triangle-right",
     (-1, 0): "triangle-left",
@@ -140,10 +138,6 @@ def set_ranges(layout: dict[str, Any], box: Box) -> None:
     layout["yaxis"]["range"] = box.y_range()
     layout["xaxis"]["autorange"] = False
     layout["yaxis"]["autorange"] = False
-
-
-def is_limit(trace: dict[str, Any]) -> bool:
-    return trace.get("meta") in LIMIT_KINDS
 
 
 def _point_text(x: float, y: float, units: tuple[str, str]) -> str:

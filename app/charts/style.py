@@ -14,7 +14,6 @@ from typing import Any
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000", "#F0E442")
 SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross", "x")
 DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
-DISTINCT_SERIES = len(PALETTE) * len(SYMBOLS)
 
 
 @dataclass(frozen=True)

@@ -108,7 +108,6 @@ THROUGHPUT_COLUMN_NAMES: tuple[str, ...] = (
     "goodput_requests_per_s",
 )
 COLUMNS_BY_NAME: dict[str, Column] = {c.name: c for c in (*SWEEP_COLUMNS, *POINT_COLUMNS)}
-REQUIRED_COLUMNS: tuple[str, ...] = ("sweep", "hardware", "num_gpus", "output_tok_s")
 SOURCE_KINDS: tuple[str, ...] = ("measured", "public", "vendor", "demo")
 # How each kind is shown: demo sweeps are made up for the first start and never "measured".
 SOURCE_KIND_LABELS: dict[str, str] = {

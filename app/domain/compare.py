@@ -142,10 +142,6 @@ def _span(r: tuple[float, float]) -> str:
     return f"[{fmt_number(r[0])}, {fmt_number(r[1])}]"
 
 
-def finite_or_none(value: float | None) -> float | None:
-    return value if value is not None and math.isfinite(value) else None
-
-
 @dataclass(frozen=True)
 class Distinction:
     """Whether a ratio's interval separates A from B ("is A really faster?"), in words.

@@ -110,13 +110,6 @@ def tok_s_per_mw(tok_s_per_gpu: float | None, allin_kw: float) -> float | None:
     return tok_s_per_gpu * 1000.0 / allin_kw
 
 
-def joules_per_token(tok_s_per_gpu: float | None, allin_kw: float) -> float | None:
-    """Energy per token in J, all-in W / tok/s; None when throughput is missing or ≤ 0."""
-    if tok_s_per_gpu is None or not tok_s_per_gpu > 0 or allin_kw < 0:
-        return None
-    return allin_kw * 1000.0 / tok_s_per_gpu
-
-
 def break_even_api_prices(
     usd_per_gpu_hour: float,
     input_tok_s_per_gpu: float,

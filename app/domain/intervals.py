@@ -196,22 +196,6 @@ def log_t_interval(
     )
 
 
-def scaled(interval: Interval, factor: float) -> Interval:
-    """The interval of factor × the figure (factor > 0)."""
-
-    def mul(x: float | None) -> float | None:
-        return None if x is None else x * factor
-
-    reps = interval.replicates
-    return replace(
-        interval,
-        value=mul(interval.value),
-        low=mul(interval.low),
-        high=mul(interval.high),
-        replicates=None if reps is None else reps * factor,
-    )
-
-
 def reciprocal(interval: Interval, numerator: float) -> Interval:
     """The interval of numerator ÷ the figure (numerator > 0), e.g. $/Mtok from goodput.
 

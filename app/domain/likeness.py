@@ -104,10 +104,6 @@ class Likeness:
         return tuple(d for d in self.differing if d.kind in ("served", "source"))
 
     @property
-    def different_system(self) -> tuple[Difference, ...]:
-        return tuple(d for d in self.differing if d.kind == "system")
-
-    @property
     def text(self) -> str:
         """All of them in one line, `; ` between; "" when there is nothing to say."""
         return "; ".join(d.text for d in self.differences)
@@ -138,11 +134,6 @@ def system_of(meta: Mapping[str, Any]) -> System:
         workload=_text(meta.get("workload")),
         source=source_of(meta.get("source_kind"), meta.get("engine"), meta.get("model")),
     )
-
-
-def is_demo_or_mock(meta: Mapping[str, Any]) -> bool:
-    """Whether a sweep is demo (synthetic) data or a mock server: not a real system."""
-    return system_of(meta).source != MEASURED
 
 
 def differences(systems: Sequence[System]) -> Likeness:

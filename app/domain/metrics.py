@@ -13,11 +13,6 @@ import numpy as np
 
 Basis = Literal["output", "total", "input"]
 BASES: tuple[Basis, ...] = ("output", "total", "input")
-BASIS_LABELS: dict[Basis, str] = {
-    "output": "output tokens",
-    "total": "input + output tokens",
-    "input": "input tokens",
-}
 
 
 def interactivity_tok_s_user(tpot_ms: float | None) -> float | None:
@@ -32,18 +27,6 @@ def request_tpot_ms(ttft_ms: float, e2el_ms: float, output_len: int) -> float:
     if output_len <= 1:
         return 0.0
     return (e2el_ms - ttft_ms) / (output_len - 1)
-
-
-def e2el_ms_from(ttft_ms: float, tpot_ms: float, output_len: int) -> float:
-    """End-to-end latency TTFT + (n − 1)·TPOT in ms; TTFT alone when n ≤ 1."""
-    return ttft_ms + max(output_len - 1, 0) * tpot_ms
-
-
-def user_rate_tok_s(output_len: int, e2el_ms: float) -> float | None:
-    """User-perceived rate n / E2EL in tok/s (TTFT included); None when E2EL ≤ 0."""
-    if e2el_ms <= 0:
-        return None
-    return output_len * 1000.0 / e2el_ms
 
 
 def deployment_tok_s(
@@ -68,13 +51,6 @@ def tok_s_per_gpu(deployment_tok_s: float | None, num_gpus: int) -> float | None
     if value is None or num_gpus <= 0:
         return None
     return value / num_gpus
-
-
-def output_tok_s_from_total(total_tok_s: float, isl: float, osl: float) -> float:
-    """Output share total·OSL/(ISL + OSL) in tok/s, assuming nominal lengths for every request."""
-    if isl < 0 or osl < 0 or isl + osl <= 0:
-        raise ValueError("ISL and OSL must be ≥ 0 and not both 0")
-    return total_tok_s * osl / (isl + osl)
 
 
 def percentile_linear(values: Sequence[float], q: float) -> float:

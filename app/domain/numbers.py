@@ -28,7 +28,6 @@ import math
 from functools import lru_cache
 
 MISSING = "–"  # the app's empty-cell marker (en dash), as in text cells
-UNKNOWN = "unknown"
 SIGNIFICANT = 3
 LOAD_SIGNIFICANT = 6
 SMALLEST_PLAIN = 1e-3  # below: scientific notation

@@ -15,12 +15,6 @@ from app.domain.numbers import fmt_number
 
 Interpolation = Literal["staircase", "linear", "loglinear", "steffen"]
 INTERPOLATIONS: tuple[Interpolation, ...] = ("staircase", "linear", "loglinear", "steffen")
-INTERPOLATION_LABELS: dict[Interpolation, str] = {
-    "staircase": "guaranteed (nearest measured frontier point at or above x)",
-    "linear": "linear interpolation (estimate)",
-    "loglinear": "log-linear interpolation (estimate)",
-    "steffen": "monotone cubic, Steffen / d3.curveMonotoneX (estimate)",
-}
 NO_FRONTIER = "no frontier"
 
 

@@ -159,18 +159,6 @@ def usd_per_mtok_at_average(monthly_usd: float, average_tok_s: float) -> float |
     return monthly_usd / mtok_per_month
 
 
-def plan_status(meets_slo: bool, point_statuses: Sequence[str]) -> Status:
-    """pass if a point meets the SLO; fail only if every point is a measured fail; else unknown.
-
-    A point whose SLO statistic was not measured might pass, so it keeps the sweep unknown.
-    """
-    if meets_slo:
-        return "pass"
-    if point_statuses and all(s == "fail" for s in point_statuses):
-        return "fail"
-    return "unknown"
-
-
 # ---- $/month against demand: step lines and where the cheapest option changes -------------
 
 

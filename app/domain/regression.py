@@ -58,10 +58,6 @@ class Outcome:
     findings: tuple[Finding, ...]
     reason: str | None = None  # why the verdict is unknown
 
-    @property
-    def regressions(self) -> tuple[Finding, ...]:
-        return tuple(f for f in self.findings if f.regression)
-
 
 def relative_change(baseline: float, candidate: float) -> float | None:
     return None if baseline == 0 else (candidate - baseline) / baseline

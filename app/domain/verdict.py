@@ -64,21 +64,6 @@ class Slo:
         if not 0.0 < self.attainment <= 1.0:
             raise ValueError(f"attainment target must be in (0, 1], got {self.attainment}")
 
-    @classmethod
-    def from_min_tok_s_user(
-        cls,
-        min_tok_s_user: float,
-        *,
-        ttft_ms: float | None = None,
-        e2el_ms: float | None = None,
-        percentile: Percentile = "p90",
-        attainment: float = 0.9,
-    ) -> Slo:
-        """SLO whose TPOT limit is 1000 / min tok/s/user ms; the minimum must be > 0."""
-        if not min_tok_s_user > 0:
-            raise ValueError("minimum tok/s/user must be > 0")
-        return cls(ttft_ms, 1000.0 / min_tok_s_user, e2el_ms, percentile, attainment)
-
     @property
     def min_tok_s_user(self) -> float | None:
         """Interactivity implied by the TPOT limit, 1000 / TPOT in tok/s/user; None if unlimited."""

@@ -11,7 +11,6 @@ import base64
 import hashlib
 import ipaddress
 import logging
-import re
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
@@ -77,18 +76,11 @@ HEADERS = {
     "x-frame-options": "DENY",
 }
 
-_SCRIPT = re.compile(r"<script>(.*?)</script>", re.DOTALL)
-
 
 def script_hash(text: str) -> str:
     """The CSP source that allows exactly this inline script."""
     digest = hashlib.sha256(text.encode("utf-8")).digest()
     return f"'sha256-{base64.b64encode(digest).decode('ascii')}'"
-
-
-def inline_script_hashes(html: str) -> list[str]:
-    """Hashes of the inline scripts of a page we generated ourselves (never of user content)."""
-    return [script_hash(body) for body in _SCRIPT.findall(html)]
 
 
 def normalise_host(name: str) -> str:

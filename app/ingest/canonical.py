@@ -6,7 +6,6 @@ with the file, the row (the header is row 1) and the column.
 
 from __future__ import annotations
 
-import codecs
 import csv
 import io
 import math
@@ -29,9 +28,9 @@ from app.ingest import canonical_rows
 from app.ingest.common import refuse_duplicate_columns
 from app.ingest.errors import FIELD_MARK, IngestError, RowError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
+from app.ingest.source import head_of
 
 FORMAT_SWEEPS = "canonical CSV (points)"
-FORMAT_REQUESTS = "canonical CSV (per-request samples)"
 NULL_VALUES = ["", "NA", "N/A", "null", "None"]
 POLARS_TYPES: dict[str, pl.DataType] = {
     "str": pl.String(),
@@ -73,7 +72,7 @@ def read_frame(file: str, text: str | bytes) -> pl.DataFrame:
 
     Bytes are read as they are (the caller has checked they are UTF-8: `check_text`), without
     a decoded copy of the file."""
-    data = text.encode() if isinstance(text, str) else text.removeprefix(codecs.BOM_UTF8)
+    data = text.encode() if isinstance(text, str) else head_of(text, lstrip=False)
     # Polars renames a repeated column ("x_duplicated_0"): look at the header as written first.
     try:
         written = next(csv.reader(io.StringIO(_header_text(data))), [])

@@ -6,6 +6,7 @@ must not cost a parse."""
 from __future__ import annotations
 
 from app.ingest.canonical import is_request_header, looks_like_canonical
+from app.ingest.source import head_of
 
 HEAD = 65536
 LONG_LINE = 10_000  # no known format's header line is near this long
@@ -14,10 +15,10 @@ _DELIMITERS = {";": "semicolons", "\t": "tabs", "|": "vertical bars"}
 
 def near_miss(data: bytes) -> str | None:
     """The reason, or None when the file is nothing near a known format."""
-    head = data[:HEAD]
+    head = head_of(data, HEAD, lstrip=False)
     if b"\x00" in head:
         return None
-    text = head.decode("utf-8", "replace").lstrip("\ufeff")
+    text = head.decode("utf-8", "replace")
     if text.lstrip().startswith(("//", "/*")) and _after_comments(text)[:1] in ("{", "["):
         return (
             "it is JSON behind a comment (// or /* */), and JSON has no comments: delete the "

@@ -18,7 +18,10 @@ class Importer(Protocol):
     priority: int  # lower is asked first; specific formats before generic ones
 
     def sniff(self, file: SourceFile) -> bool:
-        """True if this file is this tool's output (decided by content)."""
+        """True if this file is this tool's output (decided by content).
+
+        Content it cannot read (IngestError: not UTF-8, past a JSON or YAML bound) is not this
+        tool's; any other exception is a bug and propagates, never read as "not mine"."""
         ...
 
     def parse(self, files: list[SourceFile], defaults: Mapping[str, Any]) -> list[ParsedSweep]:

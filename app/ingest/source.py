@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bz2
+import codecs
 import gzip
 import io
 import json
@@ -36,6 +37,14 @@ IGNORED_SUFFIXES = (
     ".gif",
     ".pdf",
 )
+
+
+def head_of(data: bytes, n: int | None = None, *, lstrip: bool = True) -> bytes:
+    """The first n bytes (all of them without n), a leading UTF-8 BOM removed and, unless
+    `lstrip` is False, the whitespace after it: where a sniffer looks for a format's opening.
+    No copy of the data when there is nothing to remove."""
+    head = (data if n is None else data[:n]).removeprefix(codecs.BOM_UTF8)
+    return head.lstrip() if lstrip else head
 
 
 @dataclass
@@ -74,16 +83,10 @@ class SourceFile:
             raise self._json_refused
         return self._json
 
-    def json_lines(self) -> list[Any] | None:
-        """Every non-empty line as JSON (JSONL), or None if any line is not JSON."""
-        out = []
-        for row, line in enumerate(self.text.splitlines(), start=1):
-            if line.strip():
-                try:
-                    out.append(loads_json(line, self.name, row))
-                except json.JSONDecodeError:
-                    return None
-        return out or None
+    def head(self, n: int | None = None, *, lstrip: bool = True) -> bytes:
+        """`head_of` the file's bytes: the first n, without a BOM (nor, by default, the
+        whitespace after it)."""
+        return head_of(self.data, n, lstrip=lstrip)
 
     @property
     def json_error(self) -> str | None:

@@ -40,7 +40,6 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     },
     "5XX": {**_ERROR, "description": "503 busy or database unreachable: retry after Retry-After s"},
 }
-NO_CONTENT: dict[int | str, dict[str, Any]] = {204: {"description": "Deleted; no body"}}
 
 
 def download(media_type: str) -> dict[int | str, dict[str, Any]]:

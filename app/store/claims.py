@@ -50,10 +50,6 @@ def delete_claim(session: Session, claim_id: int) -> None:
     session.flush()
 
 
-def count_claims(session: Session) -> int:
-    return session.scalar(select(func.count()).select_from(VendorClaim)) or 0
-
-
 def claim_dict(claim: VendorClaim) -> dict[str, Any]:
     data: dict[str, Any] = {"id": claim.id}
     for name in CLAIM_FIELDS:

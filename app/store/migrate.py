@@ -34,10 +34,6 @@ def upgrade_to_head(database_url: str) -> None:
         engine.dispose()
 
 
-def downgrade_to_base(database_url: str) -> None:
-    command.downgrade(alembic_config(database_url), "base")
-
-
 @functools.cache
 def _heads() -> frozenset[str]:
     return frozenset(ScriptDirectory.from_config(alembic_config("sqlite://")).get_heads())

@@ -17,6 +17,9 @@ it was uploaded with, its points and its request samples:
   stands; its original file then uploads as a new sweep.
 
 Downgrade hashes every sweep in format 1 as it stands (the notes as stored).
+
+Both formats are written out here as they were at this revision, not imported from the app, so
+a later change to app.ingest.content_hash cannot change what this migration did.
 """
 
 import hashlib
@@ -26,11 +29,10 @@ from collections.abc import Callable, Iterator, Sequence
 from io import BytesIO
 from typing import Any
 
+import numpy as np
 import polars as pl
 import sqlalchemy as sa
 from alembic import op
-
-from app.ingest import content_hash
 
 # revision identifiers, used by Alembic.
 revision: str = "20261202_0013"
@@ -154,8 +156,8 @@ def _as_uploaded(
 def _format_2(
     meta: dict[str, Any], points: list[dict[str, Any]], samples: list[tuple[int, str]]
 ) -> str:
-    head = content_hash.head(content_hash.meta_json(meta, META))
-    return content_hash.from_values(points).digest(head, samples=samples)
+    head = FORMAT_2 + _meta_json(meta, META) + b"\n"
+    return _digest(head, *_point_arrays(points), samples)
 
 
 def _format_1(
@@ -179,3 +181,71 @@ def _norm(value: Any) -> Any:
             return "inf"
         return int(value) if value.is_integer() else repr(value)
     return value
+
+
+# Format 2 as app.ingest.content_hash wrote it at this revision (from a list of points).
+FORMAT_2 = b"paretoscope sweep content 2\n"
+NUMERIC = tuple(sorted(c for c in POINT if c != "goodput_slo"))
+TEXT = ("goodput_slo",)
+_COLUMN_INDEX = {name: i for i, name in enumerate(NUMERIC)}
+_ENCODER = json.JSONEncoder(default=str, separators=(",", ":"))
+Other = tuple[int, str, Any]  # (point, column, value) of a value that is not a double
+
+
+def _meta_json(meta: dict[str, Any], keys: Sequence[str]) -> bytes:
+    doc = {}
+    for k in sorted(keys):
+        value = meta.get(k)
+        doc[k] = _norm(value) if value.__class__ is float else value
+    return _ENCODER.encode(doc).encode()
+
+
+def _point_arrays(points: Sequence[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, list[Other]]:
+    """The doubles (points x NUMERIC), which were measured, and the other values by point."""
+    n = len(points)
+    values = np.zeros((n, len(NUMERIC)), dtype=np.float64)
+    measured = np.zeros((n, len(NUMERIC)), dtype=np.uint8)
+    others: list[Other] = []
+    for i, point in enumerate(points):
+        for name, value in point.items():
+            if value is None:
+                continue
+            if name in _COLUMN_INDEX:
+                try:
+                    number = float(value)
+                except (TypeError, ValueError, OverflowError):
+                    others.append((i, name, _text(value)))
+                    continue
+                values[i, _COLUMN_INDEX[name]] = number
+                measured[i, _COLUMN_INDEX[name]] = 1
+            elif name in TEXT:
+                others.append((i, name, _text(value)))
+    values[np.isnan(values)] = np.nan  # one NaN, whatever its payload
+    values[values == 0.0] = 0.0  # -0.0 becomes 0.0
+    order = {name: k for k, name in enumerate((*NUMERIC, *TEXT))}
+    others.sort(key=lambda o: (o[0], order[o[1]]))
+    return np.ascontiguousarray(values), np.ascontiguousarray(measured), others
+
+
+def _digest(
+    head: bytes,
+    values: np.ndarray,
+    measured: np.ndarray,
+    others: list[Other],
+    samples: Sequence[tuple[int, str]],
+) -> str:
+    digest = hashlib.sha256(head + len(values).to_bytes(8, "little"))
+    digest.update(values.data)
+    digest.update(measured.data)
+    listed = [[i, c, v] for i, c, v in others]
+    digest.update(_compact(listed) if listed else b"[]")
+    digest.update(_compact([list(s) for s in samples]) if samples else b"[]")
+    return digest.hexdigest()
+
+
+def _text(value: Any) -> Any:
+    return value if isinstance(value, str | int | bool) else str(value)
+
+
+def _compact(value: Any) -> bytes:
+    return _ENCODER.encode(value).encode()

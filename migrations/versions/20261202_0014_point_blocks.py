@@ -9,17 +9,19 @@ A canonical file of 100,000 points spent most of its upload in the database's pe
 in one block (app.store.point_blocks). Each sweep's points move, in position order; a point's id
 becomes its sweep's id times 10,000,000 plus its position. Downgrade moves them back (with new
 row ids).
+
+The block format is written out here as it was at this revision (app.store.point_blocks then),
+not imported from the app, so a later change to the app cannot change what this migration did.
 """
 
 import json
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import polars as pl
 import sqlalchemy as sa
 from alembic import op
-
-from app.store import point_blocks
 
 # revision identifiers, used by Alembic.
 revision: str = "20261202_0014"
@@ -37,6 +39,8 @@ POINT = (
     "output_tok_s", "total_tok_s", "requests_per_s", "goodput_requests_per_s", "goodput_slo",
 )  # fmt: skip
 TEXT = ("goodput_slo",)
+NUMERIC = tuple(c for c in POINT if c not in TEXT)
+INTEGER = frozenset({"num_requests", "num_failed"})
 BATCH = 1000  # sweeps per round
 
 
@@ -64,7 +68,7 @@ def upgrade() -> None:
     insert = sa.text("INSERT INTO point_block (sweep_id, points, data) VALUES (:s, :n, :d)")
     for at in range(0, len(ids), BATCH):
         frame = _points(bind, ids[at : at + BATCH])
-        blocks = point_blocks.encode_frame(frame)
+        blocks = _encode_frame(frame)
         bind.execute(insert, [{"s": s, "n": n, "d": d} for s, n, d in blocks])
     op.drop_index(op.f("ix_point_sweep_position"), table_name="point")
     op.drop_table("point")
@@ -132,11 +136,7 @@ def downgrade() -> None:
         )
         rows = []
         for sweep_id, data in found:
-            for point in point_blocks.stored_points(sweep_id, data):
-                row = {c: getattr(point, c) for c in POINT}
-                row.update(sweep_id=sweep_id, position=point.position)
-                row["extra"] = json.dumps(point.extra)
-                rows.append(row)
+            rows += _decode(sweep_id, data)
         if rows:
             bind.execute(insert, rows)
     op.drop_table("point_block")
@@ -144,3 +144,75 @@ def downgrade() -> None:
 
 def _point_type(name: str) -> sa.types.TypeEngine[Any]:
     return sa.Integer() if name in ("num_requests", "num_failed") else sa.Float()
+
+
+# The block as app.store.point_blocks wrote and read it at this revision: a JSON header line,
+# then the numeric columns it names as little-endian doubles, point by point, then one byte per
+# value, 1 where it was measured.
+_ENCODER = json.JSONEncoder(separators=(",", ":"))
+
+
+def _encode_frame(frame: pl.DataFrame) -> list[tuple[int, int, bytes]]:
+    """(sweep id, number of points, block) of each sweep of a frame of sweep_id, position,
+    extra (JSON text) and the point columns, sorted by sweep and position."""
+    if frame.is_empty():
+        return []
+    numeric = [c for c in NUMERIC if c in frame.columns]
+    texts = [c for c in TEXT if c in frame.columns]
+    n = frame.height
+    values = np.zeros((n, len(numeric)), dtype="<f8")
+    measured = np.zeros((n, len(numeric)), dtype=np.uint8)
+    for j, name in enumerate(numeric):
+        column = frame[name].cast(pl.Float64)
+        given = column.is_not_null().to_numpy()
+        values[:, j] = np.where(given, column.to_numpy(), 0.0)
+        measured[:, j] = given
+    sweep_ids = frame["sweep_id"].to_numpy()
+    starts = np.flatnonzero(np.diff(sweep_ids)) + 1
+    bounds = zip(np.concatenate([[0], starts]), np.concatenate([starts, [n]]), strict=True)
+    extras = frame["extra"]
+    with_extra = np.flatnonzero((extras.is_not_null() & (extras != "{}")).to_numpy())
+    text_values = {c: frame[c].to_list() for c in texts if frame[c].null_count() < n}
+    out = []
+    for start, stop in bounds:
+        start, stop = int(start), int(stop)
+        first = last = 0
+        if len(with_extra):
+            first, last = np.searchsorted(with_extra, [start, stop])
+        header: dict[str, Any] = {"n": stop - start, "numeric": numeric}
+        if text_values:
+            header["text"] = {c: v[start:stop] for c, v in text_values.items()}
+        if first < last:
+            header["extra"] = [[int(i) - start, extras[int(i)]] for i in with_extra[first:last]]
+        head = _ENCODER.encode(header).encode()
+        block = b"".join(
+            (head, b"\n", values[start:stop].tobytes(), measured[start:stop].tobytes())
+        )
+        out.append((int(sweep_ids[start]), stop - start, block))
+    return out
+
+
+def _decode(sweep_id: int, data: bytes) -> list[dict[str, Any]]:
+    """Each point of a block as a `point` row: every column (None where not measured),
+    sweep_id, position and its extra fields as JSON text."""
+    raw = bytes(data)
+    end = raw.index(b"\n")
+    header: dict[str, Any] = json.loads(raw[:end])
+    n, width = header["n"], len(header["numeric"])
+    body = np.frombuffer(raw, dtype="<f8", count=n * width, offset=end + 1).reshape(n, width)
+    flags = np.frombuffer(raw, dtype=np.uint8, count=n * width, offset=end + 1 + 8 * n * width)
+    known = flags.reshape(n, width).astype(bool)
+    extras = {int(i): text for i, text in header.get("extra", [])}
+    rows: list[dict[str, Any]] = [
+        {**dict.fromkeys(POINT), "sweep_id": sweep_id, "position": p} for p in range(n)
+    ]
+    for j, name in enumerate(header["numeric"]):
+        cast = int if name in INTEGER else float
+        for p, (value, given) in enumerate(zip(body[:, j].tolist(), known[:, j], strict=True)):
+            rows[p][name] = cast(value) if given else None
+    for name, texts in header.get("text", {}).items():
+        for p, value in enumerate(texts):
+            rows[p][name] = value
+    for p, row in enumerate(rows):
+        row["extra"] = json.dumps(json.loads(extras[p])) if p in extras else "{}"
+    return rows

@@ -8,7 +8,6 @@ from app.domain.cost import (
     OwnershipInputs,
     break_even_api_prices,
     capital_recovery_factor,
-    joules_per_token,
     ownership_breakdown,
     tok_s_per_mw,
     usd_per_mtok,
@@ -89,12 +88,10 @@ def test_free_gpu_hours_cost_nothing_per_token() -> None:
     assert usd_per_mtok(0.0, 1000) == 0.0
 
 
-def test_tokens_per_mw_and_energy_need_positive_inputs() -> None:
+def test_tokens_per_mw_need_positive_inputs() -> None:
     assert tok_s_per_mw(3000, 0) is None
     assert tok_s_per_mw(None, 2.0) is None
     assert tok_s_per_mw(0, 2.0) == 0
-    assert joules_per_token(0, 2.0) is None
-    assert joules_per_token(1000, 1.0) == pytest.approx(1.0)
 
 
 def test_break_even_prices_recover_the_hourly_cost() -> None:

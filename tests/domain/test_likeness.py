@@ -11,7 +11,6 @@ from app.domain.likeness import (
     MEASURED,
     MOCK,
     between,
-    is_demo_or_mock,
     source_of,
     system_of,
     work_key,
@@ -62,7 +61,7 @@ def test_the_seed_marks_demo_sweeps_and_the_mock_server_and_nothing_else() -> No
     assert sum(s == MEASURED for s in sources.values()) == 9
     # A workload named "synthetic" is the prompt set (random tokens), not a synthetic source.
     assert SEEDED[AIPERF]["workload"] == "synthetic"
-    assert not is_demo_or_mock(SEEDED[AIPERF])
+    assert system_of(SEEDED[AIPERF]).source == MEASURED
 
 
 def test_the_guidellm_mock_server_fixture_is_known_by_its_model_as_imported() -> None:
@@ -83,7 +82,7 @@ def test_two_gpus_of_one_model_and_workload_differ_in_hardware_only() -> None:
         "hardware differs: H200 vs H100",
         "both are demo (synthetic data), not a measurement of a real system",
     ]
-    assert [d.kind for d in found.different_system] == ["system"]
+    assert [d.kind for d in found.differing] == ["system"]
     assert found.different_work == ()
     assert not found.same_configuration
 

@@ -64,14 +64,6 @@ def test_token_demand_converts_with_measured_lengths() -> None:
     assert plan.unit_per_request("output_tok_s", RequestShape(1000.0, None)) is None
 
 
-def test_status_is_fail_only_when_every_point_is_a_measured_fail() -> None:
-    assert plan.plan_status(True, ["fail", "pass"]) == "pass"
-    assert plan.plan_status(False, ["fail", "fail"]) == "fail"
-    assert plan.plan_status(False, ["fail", "unknown"]) == "unknown"
-    assert plan.plan_status(False, ["unknown"]) == "unknown"
-    assert plan.plan_status(False, []) == "unknown"
-
-
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [

@@ -16,7 +16,7 @@ def side(goodput: float | None, meets: bool | None = True, **kw: object) -> Side
 def test_goodput_falling_more_than_the_tolerance_without_intervals_is_a_regression() -> None:
     outcome = compare(side(1000.0), side(940.0), tolerance=0.05)  # -6 %
     assert outcome.verdict == "regression"
-    [finding] = outcome.regressions
+    [finding] = [f for f in outcome.findings if f.regression]
     assert finding.change == pytest.approx(-0.06)
     assert finding.note.endswith("(no interval: the tolerance alone decides)")
     assert compare(side(1000.0), side(950.0), tolerance=0.05).verdict == "pass"  # exactly -5 %
@@ -41,10 +41,10 @@ def test_one_sided_intervals_compare_against_the_other_sides_value() -> None:
 
 def test_the_slo_no_longer_met_and_dearer_tokens_are_regressions() -> None:
     lost = compare(side(1000.0), side(None, meets=False), tolerance=0.05)
-    assert [f.note for f in lost.regressions] == ["the SLO is no longer met"]
+    assert [f.note for f in lost.findings if f.regression] == ["the SLO is no longer met"]
     base = side(1000.0, usd_per_mtok={"A": 1.0, "B": None})
     cand = side(1000.0, usd_per_mtok={"A": 1.06, "B": 2.0})
-    [dearer] = compare(base, cand, tolerance=0.05).regressions
+    [dearer] = [f for f in compare(base, cand, tolerance=0.05).findings if f.regression]
     assert (dearer.label, dearer.change) == ("A", pytest.approx(0.06))
     assert compare(side(None, meets=False), side(10.0), 0.05).verdict == "pass"
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import polars as pl
 import pytest
+from pydantic import ValidationError
 
 from app.domain.intervals import wilson_bounds
 from app.domain.metrics import Basis, request_tpot_ms
@@ -27,6 +28,7 @@ from app.domain.slo import (
     point_verdict,
     request_readoff,
 )
+from app.services.readoff_query import ReadoffQuery
 
 SLO = Slo(ttft_ms=200, tpot_ms=35)
 
@@ -62,7 +64,7 @@ def make_point(
 
 
 def test_min_tok_s_user_becomes_a_tpot_limit() -> None:
-    slo = Slo.from_min_tok_s_user(25, ttft_ms=500)
+    slo = ReadoffQuery(min_tok_s_user=25, ttft_ms=500).slo()
     assert slo.tpot_ms == 40
     assert slo.min_tok_s_user == 25
     assert slo.describe() == "p90 TTFT ≤ 500 ms, p90 TPOT ≤ 40 ms"
@@ -83,8 +85,8 @@ def test_slo_rejects_invalid_values(kwargs: dict[str, float]) -> None:
 
 
 def test_slo_rejects_non_positive_min_tok_s_user() -> None:
-    with pytest.raises(ValueError):
-        Slo.from_min_tok_s_user(0)
+    with pytest.raises(ValidationError):
+        ReadoffQuery(min_tok_s_user=0)
 
 
 # --- point_verdict -----------------------------------------------------------------------------

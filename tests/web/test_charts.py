@@ -19,7 +19,7 @@ from app.charts import history as charts_history
 from app.charts import ranges
 from app.charts import sweep as sweep_charts
 from app.charts.pareto import pareto_figure
-from app.charts.style import DISTINCT_SERIES, series_style
+from app.charts.style import PALETTE, SYMBOLS, series_style
 from app.domain.columns import POINT_COLUMN_NAMES
 from app.domain.verdict import Slo
 from app.services.analysis import Params, SweepAnalysis, analyse
@@ -109,8 +109,8 @@ def test_a_floor_beyond_every_point_widens_the_x_axis_to_show_it() -> None:
 
 
 def test_no_two_of_the_first_48_series_share_colour_symbol_and_dash() -> None:
-    styles = [series_style(i) for i in range(DISTINCT_SERIES)]
-    assert DISTINCT_SERIES == 48
+    styles = [series_style(i) for i in range(48)]
+    assert len(PALETTE) * len(SYMBOLS) == 48
     assert len(set(styles)) == 48
     # The first eight differ by colour alone; the ninth is the first colour with a new symbol
     # and dash.

@@ -40,11 +40,11 @@ def is_records(file: SourceFile) -> bool:
     """True for an AIPerf profile_export.jsonl (judged by its first record).
 
     Only a JSON bound (too deep, too many digits) raises, naming the file."""
-    head = file.data[:256].lstrip(b"\xef\xbb\xbf").lstrip()
+    head = file.head(256)
     if not head.startswith(b"{") or b'"metadata"' not in head:
         return False
     try:
-        first = loads_json(file.data.lstrip(b"\xef\xbb\xbf").split(b"\n", 1)[0], file.name)
+        first = loads_json(file.head(lstrip=False).split(b"\n", 1)[0], file.name)
     except ValueError:
         return False
     if not isinstance(first, dict) or not {"metadata", "metrics"} <= first.keys():

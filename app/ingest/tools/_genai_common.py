@@ -70,12 +70,12 @@ _LOAD_SUFFIX = re.compile(r"[-_](concurrency|request[-_]rate)(\d+(?:\.\d+)?)$")
 
 def json_kind(file: SourceFile) -> str | None:
     """'genai-perf' or 'aiperf' for a profile_export_*.json; None otherwise. Never raises."""
-    head = file.data[:8192].lstrip(b"\xef\xbb\xbf").lstrip()
+    head = file.head(8192)
     if not head.startswith(b"{") or b'"unit"' not in head:
         return None
     try:
         doc = file.json()
-    except Exception:
+    except IngestError:  # not UTF-8 text, or past a JSON bound
         return None
     if not isinstance(doc, dict):
         return None

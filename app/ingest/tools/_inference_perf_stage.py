@@ -53,7 +53,7 @@ TPOT_NOTE = (
 
 def load_document(file: SourceFile) -> Any:
     """The file as JSON (if it starts like JSON) or YAML; unreadable content names the file."""
-    if file.data.lstrip()[:1] in (b"{", b"["):
+    if file.head()[:1] in (b"{", b"["):
         doc = file.json()
         if doc is None and file.json_error:
             raise IngestError.one(file.name, f"not valid JSON ({file.json_error})")

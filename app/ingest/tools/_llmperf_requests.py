@@ -38,12 +38,12 @@ _ROLE = re.compile(r"(^|[_-])(summary|individual_responses|individual)(?=$|[_-])
 
 def is_individual(file: SourceFile) -> bool:
     """A JSON list whose first element has LLMPerf's per-request keys. Never raises."""
-    head = file.data[:2048].lstrip(b"\xef\xbb\xbf").lstrip()
+    head = file.head(2048)
     if not head.startswith(b"[") or b'"ttft_s"' not in head:
         return False
     try:
         doc = file.json()
-    except Exception:
+    except IngestError:  # not UTF-8 text, or past a JSON bound
         return False
     return (
         isinstance(doc, list)

@@ -62,7 +62,7 @@ class CsvExport:
 
 def csv_kind(file: SourceFile) -> str | None:
     """'genai-perf' or 'aiperf' from the first header row; None for anything else (never raises)."""
-    head = file.data[:512].lstrip(b"\xef\xbb\xbf").lstrip()
+    head = file.head(512)
     if not head.startswith((b"Metric,", b'"Metric",')):
         return None
     first = head.split(b"\n", 1)[0].decode("utf-8", "replace").strip()

@@ -34,7 +34,7 @@ _INT = re.compile(r"^[+-]?\d+$")
 
 
 def is_csv_summary(file: SourceFile) -> bool:
-    first = file.data[:65536].lstrip(b"\xef\xbb\xbf").split(b"\n", 1)[0]
+    first = file.head(65536, lstrip=False).split(b"\n", 1)[0]
     return (
         first.startswith(b",")
         and b"model_id" in first
@@ -167,4 +167,4 @@ def read_order(file: SourceFile) -> int:
     """Single-run JSON first, then JSONL and lists, CSV last: the typed sources win a dedupe."""
     if is_csv_summary(file):
         return 2
-    return 0 if file.data.lstrip()[:1] == b"{" else 1
+    return 0 if file.head()[:1] == b"{" else 1

@@ -227,12 +227,12 @@ def _csv_hardware(item: Built, defaults: Mapping[str, Any]) -> None:
 
 def is_inputs(file: SourceFile) -> bool:
     """AIPerf's `inputs.json` (the prompts sent, per session), skipped on import. Never raises."""
-    head = file.data[:256].lstrip(b"\xef\xbb\xbf").lstrip()
+    head = file.head(256)
     if not head.startswith(b"{") or b'"data"' not in head:
         return False
     try:
         doc = file.json()
-    except Exception:
+    except IngestError:  # not UTF-8 text, or past a JSON bound
         return False
     items = doc.get("data") if isinstance(doc, dict) and doc.keys() == {"data"} else None
     return (
@@ -255,7 +255,7 @@ class AIPerfImporter:
                 or is_records(file)
                 or is_inputs(file)
             )
-        except Exception:
+        except IngestError:  # unreadable here; the upload's own checks say why
             return False
 
     def parse(self, files: list[SourceFile], defaults: Mapping[str, Any]) -> list[ParsedSweep]:

@@ -64,12 +64,12 @@ TPOT_NOTE = "tpot_* = inter_token_latency: per request (request_latency - TTFT) 
 
 def is_companion(file: SourceFile) -> bool:
     """GenAI-Perf's `inputs.json` or perf_analyzer's raw `profile_export.json`. Never raises."""
-    head = file.data[:256].lstrip(b"\xef\xbb\xbf").lstrip()
+    head = file.head(256)
     if not head.startswith(b"{") or not (b'"data"' in head or b'"experiments"' in head):
         return False
     try:
         doc = file.json()
-    except Exception:
+    except IngestError:  # not UTF-8 text, or past a JSON bound
         return False
     if not isinstance(doc, dict):
         return False
@@ -181,14 +181,9 @@ class GenAIPerfImporter:
     priority = 56
 
     def sniff(self, file: SourceFile) -> bool:
-        try:
-            return (
-                csv_kind(file) == "genai-perf"
-                or json_kind(file) == "genai-perf"
-                or is_companion(file)
-            )
-        except Exception:
-            return False
+        return (
+            csv_kind(file) == "genai-perf" or json_kind(file) == "genai-perf" or is_companion(file)
+        )
 
     def parse(self, files: list[SourceFile], defaults: Mapping[str, Any]) -> list[ParsedSweep]:
         jsons = [f for f in files if csv_kind(f) is None and json_kind(f) == "genai-perf"]

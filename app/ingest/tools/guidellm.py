@@ -61,7 +61,7 @@ class GuidellmImporter:
     def sniff(self, file: SourceFile) -> bool:
         try:
             return _kind(file) is not None
-        except Exception:
+        except IngestError:  # unreadable here; the upload's own checks say why
             return False
 
     def parse(self, files: list[SourceFile], defaults: Mapping[str, Any]) -> list[ParsedSweep]:
@@ -94,7 +94,7 @@ def _backend_kind(doc: Mapping[str, Any]) -> Any:
 def _kind(file: SourceFile) -> str | None:
     """'json', 'yaml' or 'csv' when the file is a guidellm report, else None (cheap checks)."""
     data = file.data
-    head = data[:4096].lstrip()
+    head = file.head(4096)
     if head[:1] == b"{":
         if b'"benchmarks"' not in data or b"generative_benchmark" not in data:
             return None

@@ -65,7 +65,7 @@ class InferencePerfImporter:
     def sniff(self, file: SourceFile) -> bool:
         try:
             return _sniff(file)
-        except Exception:
+        except IngestError:  # unreadable here; the upload's own checks say why
             return False
 
     def parse(self, files: list[SourceFile], defaults: Mapping[str, Any]) -> list[ParsedSweep]:
@@ -122,7 +122,7 @@ class InferencePerfImporter:
 
 def _sniff(file: SourceFile) -> bool:
     data = file.data
-    head = data[:4096].lstrip()
+    head = file.head(4096)
     if head[:1] == b"{":
         return b'"load_summary"' in data and b'"successes"' in data
     if head[:1] == b"[":
@@ -194,7 +194,7 @@ def _sweep(group: _Group, config: Mapping[str, Any] | None) -> ParsedSweep:
     )
     model_label = str(model).rstrip("/").rsplit("/", 1)[-1] if model else None
     meta["sweep"] = " · ".join(p for p in (model_label, "inference-perf", label) if p)
-    yaml_ = not first.data.lstrip().startswith(b"{")
+    yaml_ = not first.head().startswith(b"{")
     source = group.folder if group.prefix is not None and group.folder else first.name
     fmt = "inference-perf lifecycle report" + (" (YAML)" if yaml_ else "")
     if len(points) > 1:

@@ -103,13 +103,10 @@ class InferenceXImporter:
     priority = 10
 
     def sniff(self, file: SourceFile) -> bool:
-        try:
-            head = file.data[:65536].lstrip(b"\xef\xbb\xbf \t\r\n")
-            # `tput_per_gpu"` also matches output_/input_tput_per_gpu: a row missing one of
-            # them is still claimed, so the error names the missing key.
-            return head[:1] in (b"{", b"[") and b'tput_per_gpu"' in head and b'"hw"' in head
-        except Exception:
-            return False
+        head = file.head(65536)
+        # `tput_per_gpu"` also matches output_/input_tput_per_gpu: a row missing one of
+        # them is still claimed, so the error names the missing key.
+        return head[:1] in (b"{", b"[") and b'tput_per_gpu"' in head and b'"hw"' in head
 
     def parse(self, files: list[SourceFile], defaults: Mapping[str, Any]) -> list[ParsedSweep]:
         groups: dict[str, list[Record]] = {}

@@ -77,19 +77,16 @@ class LlmdReportImporter:
     priority = 76
 
     def sniff(self, file: SourceFile) -> bool:
-        try:
-            data = file.data
-            if data[:4096].lstrip()[:1] == b"{":
-                keys = (b'"scenario"', b'"results"', b'"version"', b'"run"')
-                return all(k in data for k in keys)
-            # Cheap tests first: a multiline regex over an 80 MB CSV takes a second.
-            if looks_like_csv(data) or b"version:" not in data:
-                return False
-            if not all(k + b":" in data for k in _YAML_NAMES):
-                return False
-            return all(p.search(data) for p in _YAML_KEYS)
-        except Exception:
+        data = file.data
+        if file.head(4096)[:1] == b"{":
+            keys = (b'"scenario"', b'"results"', b'"version"', b'"run"')
+            return all(k in data for k in keys)
+        # Cheap tests first: a multiline regex over an 80 MB CSV takes a second.
+        if looks_like_csv(data) or b"version:" not in data:
             return False
+        if not all(k + b":" in data for k in _YAML_NAMES):
+            return False
+        return all(p.search(data) for p in _YAML_KEYS)
 
     def parse(self, files: list[SourceFile], defaults: Mapping[str, Any]) -> list[ParsedSweep]:
         groups: dict[tuple[Any, ...], list[tuple[SourceFile, dict[str, Any], ParsedPoint]]] = {}
@@ -102,7 +99,7 @@ class LlmdReportImporter:
 
 
 def _load(file: SourceFile) -> Mapping[str, Any]:
-    if file.data.lstrip()[:1] == b"{":
+    if file.head()[:1] == b"{":
         doc = file.json()
         if doc is None and file.json_error:
             raise IngestError.one(file.name, f"not valid JSON ({file.json_error})")

@@ -115,12 +115,12 @@ def flatten(obj: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
 
 def summary_doc(file: SourceFile) -> dict[str, Any] | None:
     """The flat summary when the file is an LLMPerf summary, else None. Never raises."""
-    head = file.data[:4096].lstrip(b"\xef\xbb\xbf").lstrip()
+    head = file.head(4096)
     if not head.startswith(b"{") or b'"results' not in file.data[:65536]:
         return None
     try:
         doc = file.json()
-    except Exception:
+    except IngestError:  # not UTF-8 text, or past a JSON bound
         return None
     if not isinstance(doc, dict):
         return None
@@ -248,10 +248,7 @@ class LLMPerfImporter:
     priority = 60
 
     def sniff(self, file: SourceFile) -> bool:
-        try:
-            return summary_doc(file) is not None or is_individual(file)
-        except Exception:
-            return False
+        return summary_doc(file) is not None or is_individual(file)
 
     def parse(self, files: list[SourceFile], defaults: Mapping[str, Any]) -> list[ParsedSweep]:
         docs: dict[str, dict[str, Any]] = {}

@@ -108,13 +108,10 @@ class SglangImporter:
     priority = 20
 
     def sniff(self, file: SourceFile) -> bool:
-        try:
-            head = file.data[:65536].lstrip(b"\xef\xbb\xbf \t\r\n")
-            return head[:1] == b"{" and (
-                b'"total_output_tokens_retokenized"' in head or b'_e2e_latency_ms"' in head
-            )
-        except Exception:
-            return False
+        head = file.head(65536)
+        return head[:1] == b"{" and (
+            b'"total_output_tokens_retokenized"' in head or b'_e2e_latency_ms"' in head
+        )
 
     def parse(self, files: list[SourceFile], defaults: Mapping[str, Any]) -> list[ParsedSweep]:
         sweeps: list[ParsedSweep] = []

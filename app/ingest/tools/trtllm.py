@@ -65,7 +65,7 @@ class TrtllmBenchImporter:
     def sniff(self, file: SourceFile) -> bool:
         try:
             data = file.data
-            if data[:4096].lstrip()[:1] != b"{" or b'"performance"' not in data:
+            if file.head(4096)[:1] != b"{" or b'"performance"' not in data:
                 return False
             if not (b'"world_info"' in data or b'"request_info"' in data):
                 return False
@@ -74,7 +74,7 @@ class TrtllmBenchImporter:
                 return b"_tok_s" in data  # broken JSON of this shape: parse() says why
             perf = doc.get("performance") if isinstance(doc, Mapping) else None
             return isinstance(perf, Mapping) and any(str(k).endswith("_tok_s") for k in perf)
-        except Exception:
+        except IngestError:  # unreadable here; the upload's own checks say why
             return False
 
     def parse(self, files: list[SourceFile], defaults: Mapping[str, Any]) -> list[ParsedSweep]:

@@ -140,19 +140,16 @@ class VllmImporter:
     priority = 30
 
     def sniff(self, file: SourceFile) -> bool:
-        try:
-            if records.is_csv_summary(file):
-                return True
-            head = file.data[:65536].lstrip(b"\xef\xbb\xbf \t\r\n")
-            return (
-                head[:1] in (b"{", b"[")
-                and b'"model_id"' in head
-                and b'"num_prompts"' in head
-                and b'"completed"' in head
-                and b"_e2e_latency_ms" not in head
-            )
-        except Exception:
-            return False
+        if records.is_csv_summary(file):
+            return True
+        head = file.head(65536)
+        return (
+            head[:1] in (b"{", b"[")
+            and b'"model_id"' in head
+            and b'"num_prompts"' in head
+            and b'"completed"' in head
+            and b"_e2e_latency_ms" not in head
+        )
 
     def parse(self, files: list[SourceFile], defaults: Mapping[str, Any]) -> list[ParsedSweep]:
         found: list[Record] = []
