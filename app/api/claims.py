@@ -133,7 +133,7 @@ def api_roofline(session: SessionDep, query: Annotated[RooflineQuery, Query()]) 
     rows: list[dict[str, Any]] = []
     if query.sweep is not None:
         [loaded] = point_queries.sweeps_with_points(session, [query.sweep])
-        meta, rows = loaded.meta, loaded.rows
+        meta, rows = loaded.meta.as_dict(), loaded.rows
     row = catalog.hardware_by_key(session, query.hardware or meta.get("hardware"))
     if row is None:
         raise _invalid("hardware", f"{query.hardware!r} is not in the hardware catalog")

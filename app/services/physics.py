@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from app.domain.claim_physics import check_physics
 from app.domain.claim_work import Physics
 from app.domain.claims import DEFAULT_CONTEXT, weight_precision
 from app.domain.roofline import HardwareSpec, ModelArch, RooflinePoint, roofline_curve
+from app.domain.sweep_meta import SweepMeta
 from app.services.analysis import SweepAnalysis
 from app.store import catalog
 from app.store import claims as claim_queries
@@ -161,7 +161,7 @@ def shown_physics(
     curves = sweep_curves(kept, results, model, precision, ctx)
     if claims_mode == "none":
         return ShownPhysics(curves, [], {})
-    pairs = [(str(r.meta["hardware"]), r.meta.get("model")) for r in results]
+    pairs = [(str(r.meta.hardware), r.meta.model) for r in results]
     everything = claims_mode in ("all", "examples")
     claims = claim_queries.claims_among(kept.claims, pairs, everything=everything)
     if claims_mode != "examples":
@@ -186,13 +186,13 @@ def sweep_curves(
     seen: set[tuple[str, int, str, int]] = set()
     for i, result in enumerate(results):
         meta = result.meta
-        row = kept.hardware_row(str(meta["hardware"]))
+        row = kept.hardware_row(meta.hardware)
         hw = catalog.hardware_spec(row) if row else None
         if row is None or hw is None:
             continue
-        weights = precision or weight_precision(meta.get("precision")) or "bf16"
+        weights = precision or weight_precision(meta.precision) or "bf16"
         context = ctx or _sweep_context(meta)
-        key = (row.key, int(meta["num_gpus"]), weights, context)
+        key = (row.key, meta.num_gpus, weights, context)
         if key in seen or len(curves) >= MAX_CURVES:
             continue
         seen.add(key)
@@ -204,8 +204,8 @@ def sweep_curves(
     return curves
 
 
-def _sweep_context(meta: dict[str, Any]) -> int:
-    isl, osl = meta.get("isl"), meta.get("osl")
+def _sweep_context(meta: SweepMeta) -> int:
+    isl, osl = meta.isl, meta.osl
     if isl is not None and osl is not None:
         return int(isl) + int(osl) // 2
     return DEFAULT_CONTEXT
