@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from app.domain.claim_physics import check_physics
 from app.domain.claim_work import Physics
 from app.domain.claims import DEFAULT_CONTEXT, weight_precision
-from app.domain.roofline import HardwareSpec, ModelArch, RooflinePoint, roofline_curve
+from app.domain.roofline import Deployment, HardwareSpec, ModelArch, RooflinePoint, roofline_curve
 from app.domain.sweep_meta import SweepMeta
 from app.services.analysis import SweepAnalysis
 from app.store import catalog
@@ -55,29 +55,15 @@ class ShownPhysics:
 def ceiling_curve(
     arch: ModelArch,
     hw: HardwareSpec,
+    deployment: Deployment,
     *,
     hardware: str,
     model: str,
-    gpus: int,
-    precision: str,
     ctx: int,
-    kv_precision: str = "bf16",
-    accepted_length: float = 1.0,
-    efficiency: float = 1.0,
-    mem_frac: float = 0.9,
 ) -> Curve:
-    points = roofline_curve(
-        arch,
-        hw,
-        max(ctx, 1),
-        weight_precision=precision,
-        kv_precision=kv_precision,
-        num_gpus=gpus,
-        bw_efficiency=efficiency,
-        accepted_length=accepted_length,
-        mem_frac=mem_frac,
-    )
-    return Curve(hardware, gpus, model, precision, kv_precision, ctx, points)
+    points = roofline_curve(arch, hw, max(ctx, 1), deployment)
+    d = deployment
+    return Curve(hardware, d.num_gpus, model, d.weight_precision, d.kv_precision, ctx, points)
 
 
 def physics_for(
@@ -130,14 +116,15 @@ def claim_ceiling(
     hw = catalog.hardware_spec(row) if row else None
     if spec is None or hw is None or row is None or physics.context is None:
         return None
+    deployment = Deployment(
+        physics.weight_precision or "bf16", physics.kv_precision, physics.num_gpus
+    )
     curve = ceiling_curve(
         catalog.model_arch(spec, params_b),
         hw,
+        deployment,
         hardware=row.key,
         model=spec.key,
-        gpus=physics.num_gpus,
-        precision=physics.weight_precision or "bf16",
-        kv_precision=physics.kv_precision,
         ctx=physics.context.step_tokens,
     )
     return curve if curve.points else None
@@ -196,9 +183,8 @@ def sweep_curves(
         if key in seen or len(curves) >= MAX_CURVES:
             continue
         seen.add(key)
-        curve = ceiling_curve(
-            arch, hw, hardware=row.key, model=spec.key, gpus=key[1], precision=weights, ctx=context
-        )
+        deployment = Deployment(weights, num_gpus=meta.num_gpus)
+        curve = ceiling_curve(arch, hw, deployment, hardware=row.key, model=spec.key, ctx=context)
         if curve.points:
             curves.append((i, curve))
     return curves

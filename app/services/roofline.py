@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 from app.domain.claims import DEFAULT_CONTEXT, weight_precision
 from app.domain.point import PointMetrics
 from app.domain.roofline import (
+    Deployment,
     HardwareSpec,
     ModelArch,
     bytes_per_param,
@@ -89,25 +90,17 @@ def roofline(session: Session, query: RooflineQuery) -> dict[str, Any]:
         isl, osl = (meta.isl, meta.osl) if meta else (None, None)
         ctx = isl + osl // 2 if isl is not None and osl is not None else DEFAULT_CONTEXT
     arch = catalog.model_arch(spec, query.params_b)
-    settings = {"weight_precision": precision, "kv_precision": query.kv_precision, "num_gpus": gpus}
-    b_max = (
-        max_batch(arch, hw, ctx, mem_frac=query.mem_frac, **settings)  # type: ignore[arg-type]
-        if ctx > 0
-        else None
-    )
-    curve = ceiling_curve(
-        arch,
-        hw,
-        hardware=row.key,
-        model=spec.key,
-        gpus=gpus,
-        precision=precision,
-        ctx=ctx,
+    # The query's MFU is the prefill bound's: decode ceilings are at full FLOPS.
+    deployment = Deployment(
+        weight_precision=precision,
         kv_precision=query.kv_precision,
+        num_gpus=gpus,
+        bw_efficiency=query.efficiency,
         accepted_length=query.accepted_length,
-        efficiency=query.efficiency,
         mem_frac=query.mem_frac,
     )
+    b_max = max_batch(arch, hw, ctx, deployment) if ctx > 0 else None
+    curve = ceiling_curve(arch, hw, deployment, hardware=row.key, model=spec.key, ctx=ctx)
     points = curve.points if ctx > 0 else []  # no context: no KV, so no capacity bound either
     gpus_measured = meta.num_gpus if meta else 1
     prompt = query.isl if query.isl is not None else (meta and meta.isl) or ctx
@@ -131,26 +124,17 @@ def roofline(session: Session, query: RooflineQuery) -> dict[str, Any]:
         "kv_bytes_per_token": kv_bytes_per_token(arch, bytes_per_param(query.kv_precision)),
         "b_max": b_max,
         "compute_bound_tok_s": compute_bound_tok_s(arch, hw, precision, gpus),
-        "step": _step_json(arch, hw, query, ctx, settings),
+        "step": _step_json(arch, hw, query, ctx, deployment),
         "prefill": _prefill_json(arch, hw, query, prompt, precision, gpus),
         "curve": [dataclasses.asdict(p) for p in points],
-        "points": _shares(arch, hw, query, ctx, settings, rows, gpus_measured, b_max),
+        "points": _shares(arch, hw, query, ctx, deployment, rows, gpus_measured, b_max),
     }
 
 
 def _step_json(
-    arch: ModelArch, hw: HardwareSpec, query: RooflineQuery, ctx: int, settings: dict[str, Any]
+    arch: ModelArch, hw: HardwareSpec, query: RooflineQuery, ctx: int, deployment: Deployment
 ) -> dict[str, Any]:
-    step = decode_step(
-        arch,
-        hw,
-        query.batch,
-        ctx,
-        bw_efficiency=query.efficiency,
-        accepted_length=query.accepted_length,
-        attention_flops=query.attention,
-        **settings,
-    )
+    step = decode_step(arch, hw, query.batch, ctx, deployment, attention_flops=query.attention)
     data = dataclasses.asdict(step)
     if arch.is_moe and arch.experts and arch.top_k:
         data["expert_coverage"] = expert_coverage(query.batch, arch.experts, arch.top_k)
@@ -184,7 +168,7 @@ def _shares(
     hw: HardwareSpec,
     query: RooflineQuery,
     ctx: int,
-    settings: dict[str, Any],
+    deployment: Deployment,
     rows: list[dict[str, Any]],
     num_gpus: int,
     b_max: int | None,
@@ -204,15 +188,7 @@ def _shares(
         if b_max is not None and batch > b_max:
             entry["note"] = f"concurrency above B_max {b_max}: compared at B_max"
             batch = b_max
-        step = decode_step(
-            arch,
-            hw,
-            batch,
-            ctx,
-            bw_efficiency=query.efficiency,
-            accepted_length=query.accepted_length,
-            **settings,
-        )
+        step = decode_step(arch, hw, batch, ctx, deployment)
         entry.update(
             batch=batch,
             ceiling_interactivity_tok_s_user=step.interactivity_tok_s_user,
