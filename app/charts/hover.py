@@ -39,10 +39,14 @@ def hover_fields(result: SweepAnalysis, k: int) -> tuple[str, ...]:
     return tuple(fields)
 
 
+# Where each of LATENCY_FIELDS is in a point: "ttft_p90_ms" is point.ttft_ms.p90.
+_LATENCY_AT = {f: (f"{f.split('_')[0]}_ms", f.split("_")[1]) for f in LATENCY_FIELDS}
+
+
 def _latency(point: PointMetrics, field: str) -> float | None:
-    """A LATENCY_FIELDS value of a point ("ttft_p90_ms" is its TTFT p90), None if not measured."""
-    metric, stat, _ = field.split("_")
-    value: float | None = getattr(point.latency(metric), stat)  # type: ignore[arg-type]
+    """A LATENCY_FIELDS value of a point, None if not measured."""
+    stats, stat = _LATENCY_AT[field]
+    value: float | None = getattr(getattr(point, stats), stat)
     return value
 
 
