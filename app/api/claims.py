@@ -2,38 +2,21 @@
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict, Field
 
 from app.charts.roofline import placement_figure
-from app.domain.claims import DEFAULT_CONTEXT, weight_precision
-from app.domain.point import PointMetrics
-from app.domain.roofline import (
-    HardwareSpec,
-    ModelArch,
-    bytes_per_param,
-    compute_bound_tok_s,
-    decode_step,
-    expert_coverage,
-    kv_bytes_per_token,
-    max_batch,
-    prefill_flops,
-    prefill_ttft_lower_bound_s,
-)
-from app.http.deps import DbId, IdPath, SessionDep, WriteDep
-from app.http.errors import AppError
+from app.http.deps import IdPath, SessionDep, WriteDep
 from app.schemas.claims import ClaimIn
 from app.schemas.responses import ERROR_RESPONSES
 from app.services.catalog_checks import checked_claim
-from app.services.claims_audit import AuditQuery, Precision, audit
-from app.services.physics import ceiling_curve, physics_for
-from app.store import catalog, catalog_cache
+from app.services.claims_audit import AuditQuery, audit
+from app.services.physics import physics_for
+from app.services.roofline import RooflineQuery, roofline
+from app.store import catalog_cache
 from app.store import claims as q
-from app.store import points as point_queries
 
 router = APIRouter(prefix="/api", tags=["claims"], responses=ERROR_RESPONSES)
 
@@ -102,193 +85,8 @@ def api_claims_audit(
     return {**result.body, "figure": placement_figure(result.placement)}
 
 
-class RooflineQuery(BaseModel):
-    """What to compute the ceiling for; a sweep fills hardware, GPUs, model, precision, context."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    sweep: DbId | None = Field(default=None, description="sweep id: defaults + each point's share")
-    hardware: str | None = Field(default=None, description="GPU key from the catalog")
-    gpus: int | None = Field(default=None, ge=1, le=100_000)
-    model: str | None = Field(default=None, description="model spec key or name")
-    precision: str | None = Field(default=None, description="weight precision: bf16, fp8, fp4 …")
-    kv_precision: Precision = "bf16"
-    ctx: int | None = Field(default=None, ge=0, description="context tokens (default ISL + OSL/2)")
-    accepted_length: float = Field(default=1.0, ge=1, le=64, allow_inf_nan=False)
-    efficiency: float = Field(default=1.0, gt=0, le=1, description="share of HBM bandwidth (η)")
-    mem_frac: float = Field(default=0.9, gt=0, le=1, description="share of HBM for weights + KV")
-    params_b: float | None = Field(default=None, gt=0, description="parameter count override, B")
-    batch: int = Field(default=1, ge=1, description="the batch of the single step reported")
-    isl: int | None = Field(default=None, ge=0, description="prompt tokens of the TTFT bound")
-    mfu: float = Field(default=1.0, gt=0, le=1, description="model FLOPs utilisation for prefill")
-    attention: bool = Field(default=True, description="count attention FLOPs")
-    stat: Literal["mean", "p50", "p90", "p95", "p99"] = "p50"
-
-
 @router.get("/roofline", name="api_roofline", tags=["analysis"])
 def api_roofline(session: SessionDep, query: Annotated[RooflineQuery, Query()]) -> dict[str, Any]:
     """Decode ceilings (B = 1 … B_max), one step's arithmetic, compute and prefill bounds; with a
     sweep, each measured point's share of the ceiling at its concurrency."""
-    meta: dict[str, Any] = {}
-    rows: list[dict[str, Any]] = []
-    if query.sweep is not None:
-        [loaded] = point_queries.sweeps_with_points(session, [query.sweep])
-        meta, rows = loaded.meta, loaded.rows
-    row = catalog.hardware_by_key(session, query.hardware or meta.get("hardware"))
-    if row is None:
-        raise _invalid("hardware", f"{query.hardware!r} is not in the hardware catalog")
-    hw = catalog.hardware_spec(row)
-    if hw is None:
-        raise _invalid("hardware", f"{row.key} has no memory size or bandwidth in the catalog")
-    model = query.model or meta.get("model")
-    spec = catalog.match_model_spec(session, model)
-    if spec is None:
-        known = ", ".join(s.key for s in catalog.model_specs(session))
-        raise _invalid("model", f"no model spec matches {model!r} (known: {known})")
-    precision = weight_precision(query.precision or meta.get("precision")) or "bf16"
-    if query.precision and weight_precision(query.precision) is None:
-        raise _invalid("precision", f"unknown precision {query.precision!r}")
-    gpus = query.gpus or int(meta.get("num_gpus") or 1)
-    ctx = query.ctx
-    if ctx is None:
-        isl, osl = meta.get("isl"), meta.get("osl")
-        ctx = int(isl) + int(osl) // 2 if isl is not None and osl is not None else DEFAULT_CONTEXT
-    arch = catalog.model_arch(spec, query.params_b)
-    settings = {"weight_precision": precision, "kv_precision": query.kv_precision, "num_gpus": gpus}
-    b_max = (
-        max_batch(arch, hw, ctx, mem_frac=query.mem_frac, **settings)  # type: ignore[arg-type]
-        if ctx > 0
-        else None
-    )
-    curve = ceiling_curve(
-        arch,
-        hw,
-        hardware=row.key,
-        model=spec.key,
-        gpus=gpus,
-        precision=precision,
-        ctx=ctx,
-        kv_precision=query.kv_precision,
-        accepted_length=query.accepted_length,
-        efficiency=query.efficiency,
-        mem_frac=query.mem_frac,
-    )
-    points = curve.points if ctx > 0 else []  # no context: no KV, so no capacity bound either
-    prompt = query.isl if query.isl is not None else int(meta.get("isl") or ctx)
-    return {
-        "inputs": {
-            "hardware": row.key,
-            "gpus": gpus,
-            "model": spec.key,
-            "params_b": arch.total_params_b,
-            "active_params_b": arch.active_params / 1e9,
-            "precision": precision,
-            "kv_precision": query.kv_precision,
-            "ctx": ctx,
-            "accepted_length": query.accepted_length,
-            "efficiency": query.efficiency,
-            "mem_frac": query.mem_frac,
-            "sweep": query.sweep,
-        },
-        "name": curve.name,
-        "weight_bytes": arch.total_params * bytes_per_param(precision),
-        "kv_bytes_per_token": kv_bytes_per_token(arch, bytes_per_param(query.kv_precision)),
-        "b_max": b_max,
-        "compute_bound_tok_s": compute_bound_tok_s(arch, hw, precision, gpus),
-        "step": _step_json(arch, hw, query, ctx, settings),
-        "prefill": _prefill_json(arch, hw, query, prompt, precision, gpus),
-        "curve": [dataclasses.asdict(p) for p in points],
-        "points": _shares(arch, hw, query, ctx, settings, rows, meta, b_max),
-    }
-
-
-def _invalid(field: str, message: str) -> AppError:
-    return AppError(
-        422, "Invalid request", f"{field}: {message}", [{"field": field, "message": message}]
-    )
-
-
-def _step_json(
-    arch: ModelArch, hw: HardwareSpec, query: RooflineQuery, ctx: int, settings: dict[str, Any]
-) -> dict[str, Any]:
-    step = decode_step(
-        arch,
-        hw,
-        query.batch,
-        ctx,
-        bw_efficiency=query.efficiency,
-        accepted_length=query.accepted_length,
-        attention_flops=query.attention,
-        **settings,
-    )
-    data = dataclasses.asdict(step)
-    if arch.is_moe and arch.experts and arch.top_k:
-        data["expert_coverage"] = expert_coverage(query.batch, arch.experts, arch.top_k)
-    return data
-
-
-def _prefill_json(
-    arch: ModelArch, hw: HardwareSpec, query: RooflineQuery, prompt: int, precision: str, gpus: int
-) -> dict[str, Any]:
-    flops = prefill_flops(arch, prompt, query.attention)
-    linear = prefill_flops(arch, prompt, attention=False)
-    return {
-        "prompt_tokens": prompt,
-        "mfu": query.mfu,
-        "flops": flops,
-        "attention_share": (flops - linear) / linear if linear else None,
-        "ttft_lower_bound_s": prefill_ttft_lower_bound_s(
-            arch,
-            hw,
-            prompt,
-            precision=precision,
-            num_gpus=gpus,
-            mfu=query.mfu,
-            attention=query.attention,
-        ),
-    }
-
-
-def _shares(
-    arch: ModelArch,
-    hw: HardwareSpec,
-    query: RooflineQuery,
-    ctx: int,
-    settings: dict[str, Any],
-    rows: list[dict[str, Any]],
-    meta: dict[str, Any],
-    b_max: int | None,
-) -> list[dict[str, Any]]:
-    """Each point's measured speed and throughput ÷ the ceiling at batch ≈ its concurrency."""
-    out = []
-    for row in rows:
-        point = PointMetrics.from_row({**row, "num_gpus": meta["num_gpus"]})
-        load = row.get("achieved_concurrency") or row.get("concurrency")
-        entry: dict[str, Any] = {"point_id": row["point_id"], "concurrency": load}
-        x, y = point.interactivity_tok_s_user(query.stat), point.tok_s_per_gpu("output")
-        entry.update(interactivity_tok_s_user=x, tok_s_per_gpu=y)
-        if load is None or b_max == 0:
-            out.append({**entry, "share_of_ceiling": None, "reason": "no concurrency or no B_max"})
-            continue
-        batch = max(1, round(float(load)))
-        if b_max is not None and batch > b_max:
-            entry["note"] = f"concurrency above B_max {b_max}: compared at B_max"
-            batch = b_max
-        step = decode_step(
-            arch,
-            hw,
-            batch,
-            ctx,
-            bw_efficiency=query.efficiency,
-            accepted_length=query.accepted_length,
-            **settings,
-        )
-        entry.update(
-            batch=batch,
-            ceiling_interactivity_tok_s_user=step.interactivity_tok_s_user,
-            ceiling_tok_s_per_gpu=step.tok_s_per_gpu,
-            share_of_ceiling=None if x is None else x / step.interactivity_tok_s_user,
-            throughput_share=None if y is None else y / step.tok_s_per_gpu,
-        )
-        out.append(entry)
-    return out
+    return roofline(session, query)

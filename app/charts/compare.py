@@ -75,7 +75,7 @@ def throughput_ratio_figure(
             {
                 "type": "scatter",
                 "mode": "lines",
-                "name": f"{pair.a.meta['name']} ÷ {pair.b.meta['name']}",
+                "name": f"{pair.a.meta.name} ÷ {pair.b.meta.name}",
                 "x": [p.x_tok_s_user for p in pts],
                 "y": [p.throughput_ratio for p in pts],
                 "line": {
@@ -128,7 +128,7 @@ def _ratio_error_bars(i: int, pair: Pair, iv: PairIntervals, slo: Slo) -> dict[s
     return {
         "type": "scatter",
         "mode": "markers",
-        "name": f"{pair.a.meta['name']} ÷ {pair.b.meta['name']}: ratios with intervals",
+        "name": f"{pair.a.meta.name} ÷ {pair.b.meta.name}: ratios with intervals",
         "showlegend": False,
         "x": xs,
         "y": ys,
@@ -165,7 +165,7 @@ def cost_ratio_figure(pairs: list[Pair], groups: list[PriceGroup], slo: Slo) -> 
                 {
                     "type": "scatter",
                     "mode": "lines",
-                    "name": f"{pair.a.meta['name']} ÷ {pair.b.meta['name']} · {group.label}",
+                    "name": f"{pair.a.meta.name} ÷ {pair.b.meta.name} · {group.label}",
                     "x": [p.x_tok_s_user for p in pts],
                     "y": list(curve),
                     "line": {
@@ -212,7 +212,7 @@ def sensitivity_figure(
             {
                 "type": "scatter",
                 "mode": "lines+markers",
-                "name": str(s.result.meta["name"]),
+                "name": str(s.result.meta.name),
                 "x": xs,
                 "y": ys,
                 "line": {"color": style.colour, "shape": "hv", "dash": style.dash},

@@ -24,7 +24,7 @@ def history_figure(
 
     def y_of(row: HistoryRow) -> float | None:
         if cost:
-            mine = cells.get(row.result.meta["id"]) or []
+            mine = cells.get(row.result.meta.id) or []
             return mine[0].usd_per_mtok if mine else None
         return row.result.readoff.goodput_tok_s_per_gpu
 
@@ -39,7 +39,7 @@ def history_figure(
                 "name": group.label,
                 "x": [row.date.isoformat() for row in rows if row.date is not None],
                 "y": ys,
-                "text": [str(row.result.meta["name"]) for row in rows],
+                "text": [str(row.result.meta.name) for row in rows],
                 "customdata": [fmt_usd(y) if cost else fmt_number(y) for y in ys],
                 "hovertemplate": "%{text}<br>%{x}: %{customdata}<extra></extra>",
                 "line": {"color": series_style(i).colour, "dash": series_style(i).dash},
@@ -55,7 +55,7 @@ def history_figure(
         row
         for group in groups
         for row in group.rows
-        if row.date is not None and (marks or {}).get(row.result.meta["id"])
+        if row.date is not None and (marks or {}).get(row.result.meta.id)
     ]
     if marked:
         traces.append(_regression_trace(marked, [y_of(row) for row in marked], marks or {}))
@@ -87,7 +87,7 @@ def _regression_trace(
     this SLO: the cross still shows where the regression landed)."""
     notes = []
     for row in rows:
-        found = marks[row.result.meta["id"]]
+        found = marks[row.result.meta.id]
         notes.append(
             "<br>".join(f"check #{m.check_id} vs {m.baseline_ref}: {m.headline}" for m in found)
         )

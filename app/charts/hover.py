@@ -8,14 +8,15 @@ import math
 from typing import Any
 
 from app.domain.numbers import fmt_count, fmt_load, fmt_number
+from app.domain.point import PointMetrics
 from app.services.analysis import Params, SweepAnalysis
 
 
 def hover_header(result: SweepAnalysis) -> str:
     """What every point of a sweep shares, written once per trace rather than per point."""
     meta = result.meta
-    lines = [f"<b>{meta['name']}</b>", f"{meta['hardware']} × {fmt_count(meta['num_gpus'], 'GPU')}"]
-    system = " · ".join(str(meta[f]) for f in ("engine", "precision") if meta.get(f))
+    lines = [f"<b>{meta.name}</b>", f"{meta.hardware} × {fmt_count(meta.num_gpus, 'GPU')}"]
+    system = " · ".join(str(v) for v in (meta.engine, meta.precision) if v)
     if system:
         lines.append(system)
     return "<br>".join(lines)
@@ -28,14 +29,25 @@ LATENCY_FIELDS = tuple(
 
 def hover_fields(result: SweepAnalysis, k: int) -> tuple[str, ...]:
     """Which hover lines point k has: its load, position and the latencies it measured."""
-    row = result.rows[k]
-    fields = [f for f in ("concurrency", "request_rate") if row.get(f) is not None]
-    if "request_rate" in fields and math.isinf(row["request_rate"]):
+    point = result.points[k]
+    fields = [f for f in ("concurrency", "request_rate") if getattr(point, f) is not None]
+    if point.request_rate is not None and math.isinf(point.request_rate):
         fields[fields.index("request_rate")] = "rate_inf"
     if result.xs[k] is not None and result.ys[k] is not None:
         fields.append("xy")
-    fields.extend(f for f in LATENCY_FIELDS if row.get(f) is not None)
+    fields.extend(f for f in LATENCY_FIELDS if _latency(point, f) is not None)
     return tuple(fields)
+
+
+# Where each of LATENCY_FIELDS is in a point: "ttft_p90_ms" is point.ttft_ms.p90.
+_LATENCY_AT = {f: (f"{f.split('_')[0]}_ms", f.split("_")[1]) for f in LATENCY_FIELDS}
+
+
+def _latency(point: PointMetrics, field: str) -> float | None:
+    """A LATENCY_FIELDS value of a point, None if not measured."""
+    stats, stat = _LATENCY_AT[field]
+    value: float | None = getattr(getattr(point, stats), stat)
+    return value
 
 
 def by_hover_fields(result: SweepAnalysis, ks: list[int]) -> dict[tuple[str, ...], list[int]]:
@@ -49,17 +61,17 @@ def by_hover_fields(result: SweepAnalysis, ks: list[int]) -> dict[tuple[str, ...
 
 def hover_values(result: SweepAnalysis, k: int, fields: tuple[str, ...]) -> list[str]:
     """The point's numbers as the one number formatter writes them, in template slot order."""
-    row = result.rows[k]
+    point = result.points[k]
     values = []
     for field in fields:
         if field == "concurrency":
-            values.append(fmt_load(row[field]))
+            values.append(fmt_load(point.concurrency))
         elif field == "request_rate":
-            values.append(fmt_load(row[field], "req/s"))
+            values.append(fmt_load(point.request_rate, "req/s"))
         elif field == "xy":
             values += [fmt_number(result.xs[k]), fmt_number(result.ys[k])]
         elif field != "rate_inf":
-            values.append(fmt_number(row[field]))
+            values.append(fmt_number(_latency(point, field)))
     return values
 
 
@@ -87,21 +99,21 @@ def hover_template(fields: tuple[str, ...], params: Params) -> str:
 
 def point_hover(result: SweepAnalysis, k: int, params: Params) -> str:
     """The point's own lines: load, position and latencies."""
-    row = result.rows[k]
+    point = result.points[k]
     lines = []
-    if row.get("concurrency") is not None:
-        lines.append(f"concurrency {fmt_load(row['concurrency'])}")
-    if row.get("request_rate") is not None:
-        rate = row["request_rate"]
+    if point.concurrency is not None:
+        lines.append(f"concurrency {fmt_load(point.concurrency)}")
+    if point.request_rate is not None:
+        rate = point.request_rate
         lines.append("rate ∞" if math.isinf(rate) else f"rate {fmt_load(rate, 'req/s')}")
     x, y = result.xs[k], result.ys[k]
     if x is not None and y is not None:
         lines.append(f"{fmt_number(x)} tok/s/user · {fmt_number(y)} tok/s/GPU ({params.basis})")
     for metric in ("ttft", "tpot", "e2el"):
         parts = [
-            f"{stat} {fmt_number(row[f'{metric}_{stat}_ms'])}"
+            f"{stat} {fmt_number(value)}"
             for stat in ("p50", "p90", "p99")
-            if row.get(f"{metric}_{stat}_ms") is not None
+            if (value := _latency(point, f"{metric}_{stat}_ms")) is not None
         ]
         if parts:
             lines.append(f"{metric.upper()} ms: " + ", ".join(parts))
@@ -132,7 +144,7 @@ def _grouped(
 ) -> list[tuple[tuple[str, ...], list[int], list[list[str]]]]:
     """Groups and their numbers depend only on the points and the axes, and points never change:
     built once per process per sweep and shared read-only by every figure after."""
-    key = ("hover", params.stat, params.basis, result.meta["num_gpus"], tuple(ks))
+    key = ("hover", params.stat, params.basis, result.meta.num_gpus, tuple(ks))
     if key not in result.derived:
         result.derived[key] = [
             (fields, group, [hover_values(result, k, fields) for k in group])

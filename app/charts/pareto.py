@@ -112,8 +112,8 @@ def _notes(traces: list[dict[str, Any]]) -> list[str]:
 
 def legend_group(result: SweepAnalysis) -> tuple[str, str]:
     """The legend group of a sweep among many: its model and hardware (key, heading)."""
-    model = str(result.meta.get("model") or "model not stated")
-    hardware = str(result.meta.get("hardware") or "hardware not stated")
+    model = str(result.meta.model or "model not stated")
+    hardware = str(result.meta.hardware or "hardware not stated")
     return f"group-{model}|{hardware}", f"{model} · {hardware}"
 
 
@@ -130,12 +130,12 @@ def _sweep_traces(
     All carry meta {"sweep": id}: static/app.js hides and shows them together when the legend
     entry is clicked, also when the legend groups several sweeps under one heading.
     """
-    name = str(result.meta["name"])
+    name = str(result.meta.name)
     style = series_style(i)
     base: dict[str, Any] = {
-        "legendgroup": f"sweep-{result.meta['id']}",
+        "legendgroup": f"sweep-{result.meta.id}",
         "type": "scatter",
-        "meta": {"sweep": result.meta["id"]},
+        "meta": {"sweep": result.meta.id},
     }
     frontier_extra: dict[str, Any] = {}
     if grouped:
@@ -232,7 +232,7 @@ def _unknown_trace(results: list[SweepAnalysis], params: Params) -> dict[str, An
             if verdict.status == "unknown" and result.plotted(k):
                 xs.append(result.xs[k])
                 ys.append(result.ys[k])
-                text.append(f"<b>{result.meta['name']}</b><br>SLO unknown: {verdict.reason}")
+                text.append(f"<b>{result.meta.name}</b><br>SLO unknown: {verdict.reason}")
     if not xs:
         return None
     return {
@@ -268,7 +268,7 @@ def _spread_traces(
     i: int, result: SweepAnalysis, base: dict[str, Any], params: Params
 ) -> list[dict[str, Any]]:
     """A shaded min–max box per load level that was run more than once (never averaged)."""
-    key = ("spreads", params.stat, params.basis, result.meta["num_gpus"])
+    key = ("spreads", params.stat, params.basis, result.meta.num_gpus)
     if key not in result.derived:  # from the points and axes alone, which never change
         loads = [
             p.concurrency if p.concurrency is not None else p.request_rate for p in result.points
@@ -282,7 +282,7 @@ def _spread_traces(
         out.append(
             {
                 **base,
-                "name": f"{result.meta['name']} · {fmt_count(s.runs, 'run')} at {fmt_load(s.load)}",
+                "name": f"{result.meta.name} · {fmt_count(s.runs, 'run')} at {fmt_load(s.load)}",
                 "showlegend": False,
                 "mode": "lines",
                 "fill": "toself",

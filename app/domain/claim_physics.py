@@ -19,6 +19,7 @@ from app.domain.claims import (
 from app.domain.numbers import fmt_count
 from app.domain.roofline import (
     DecodeStep,
+    Deployment,
     HardwareSpec,
     ModelArch,
     bytes_per_param,
@@ -89,15 +90,8 @@ def _fit_gpus(claim: Claim, arch: ModelArch, hw: HardwareSpec, work: Work) -> bo
 
 
 def _b_max(arch: ModelArch, hw: HardwareSpec, work: Work, gpus: int) -> int:
-    return max_batch(
-        arch,
-        hw,
-        max(work.ctx.capacity_tokens, 1),
-        weight_precision=work.precision,
-        kv_precision=work.kv_precision,
-        num_gpus=gpus,
-        mem_frac=work.mem_frac,
-    )
+    deployment = Deployment(work.precision, work.kv_precision, gpus, mem_frac=work.mem_frac)
+    return max_batch(arch, hw, max(work.ctx.capacity_tokens, 1), deployment)
 
 
 def _weight_bytes(arch: ModelArch, batch: int, precision: str) -> tuple[float, str]:

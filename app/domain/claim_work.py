@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from app.domain.claims import Context
-from app.domain.roofline import DecodeStep, HardwareSpec, ModelArch, decode_step
+from app.domain.roofline import DecodeStep, Deployment, HardwareSpec, ModelArch, decode_step
 
 Verdict = Literal[
     "physically possible",
@@ -83,13 +83,7 @@ class Work:
         )
 
     def step(self, arch: ModelArch, hw: HardwareSpec, batch: int) -> DecodeStep:
-        return decode_step(
-            arch,
-            hw,
-            batch,
-            self.ctx.step_tokens,
-            weight_precision=self.precision,
-            kv_precision=self.kv_precision,
-            num_gpus=self.gpus,
-            bw_efficiency=self.bw_efficiency,
+        deployment = Deployment(
+            self.precision, self.kv_precision, self.gpus, bw_efficiency=self.bw_efficiency
         )
+        return decode_step(arch, hw, batch, self.ctx.step_tokens, deployment)

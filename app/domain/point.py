@@ -19,7 +19,7 @@ METRICS: tuple[Metric, ...] = ("ttft", "tpot", "e2el")
 METRIC_LABELS: dict[Metric, str] = {"ttft": "TTFT", "tpot": "TPOT", "e2el": "E2EL"}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LatencyStats:
     """One latency metric of a point in ms at each statistic; None where the source did not say.
 
@@ -80,9 +80,10 @@ def more_percentiles(
     return tuple(sorted(out, key=lambda pair: float(pair[0][1:])))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PointMetrics:
-    """One measured load level; throughputs are for the whole deployment (all num_gpus)."""
+    """One measured load level; throughputs are for the whole deployment (all num_gpus), mean
+    lengths in tokens per request."""
 
     point_id: int
     num_gpus: int
@@ -97,6 +98,8 @@ class PointMetrics:
     requests_per_s: float | None = None
     num_requests: int | None = None
     num_failed: int | None = None
+    input_len: float | None = None
+    output_len: float | None = None
 
     @classmethod
     def from_row(cls, row: Mapping[str, object]) -> PointMetrics:
@@ -130,6 +133,8 @@ class PointMetrics:
             requests_per_s=float_or_none(row.get("requests_per_s")),
             num_requests=int_or_none(row.get("num_requests")),
             num_failed=int_or_none(row.get("num_failed")),
+            input_len=float_or_none(row.get("input_len")),
+            output_len=float_or_none(row.get("output_len")),
         )
 
     def latency(self, metric: Metric) -> LatencyStats:

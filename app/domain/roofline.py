@@ -158,6 +158,24 @@ def decode_flops(arch: ModelArch, batch: int, ctx_tokens: int, attention: bool =
     return flops
 
 
+@dataclass(frozen=True, slots=True)
+class Deployment:
+    """How a model is served, as the roofline reads it: weight and KV precision, GPUs, the share
+    of HBM bandwidth reached (η) and of dense FLOPS (MFU), tokens accepted per step (speculative
+    decoding) and the share of HBM kept for weights and KV."""
+
+    weight_precision: str = "bf16"
+    kv_precision: str = "bf16"
+    num_gpus: int = 1
+    bw_efficiency: float = 1.0
+    mfu: float = 1.0
+    accepted_length: float = 1.0
+    mem_frac: float = 0.9
+
+
+PHYSICS_LIMIT = Deployment()  # bf16 on one GPU at full bandwidth and FLOPS, 90 % of HBM
+
+
 @dataclass(frozen=True)
 class DecodeStep:
     """One decode step at batch B: bytes, FLOPs, times in s, and the token-rate ceilings."""
@@ -179,13 +197,8 @@ def decode_step(
     hw: HardwareSpec,
     batch: int,
     ctx_tokens: int,
+    deployment: Deployment = PHYSICS_LIMIT,
     *,
-    weight_precision: str = "bf16",
-    kv_precision: str = "bf16",
-    num_gpus: int = 1,
-    bw_efficiency: float = 1.0,
-    mfu: float = 1.0,
-    accepted_length: float = 1.0,
     attention_flops: bool = True,
 ) -> DecodeStep:
     """Step time max(bytes/BW_eff, FLOPs/FLOPS_eff), BW_eff = G·BW·η; rates × accepted length.
@@ -193,6 +206,9 @@ def decode_step(
     Per-user ceiling accepted/t_step tok/s, aggregate B·accepted/t_step, per GPU aggregate/G.
     A GPU without TFLOPS for the format (e.g. Apple) is treated as purely bandwidth-bound.
     """
+    d = deployment
+    weight_precision, kv_precision, num_gpus = d.weight_precision, d.kv_precision, d.num_gpus
+    bw_efficiency, mfu, accepted_length = d.bw_efficiency, d.mfu, d.accepted_length
     if batch < 1 or ctx_tokens < 0 or num_gpus < 1:
         raise ValueError("need batch ≥ 1, ctx_tokens ≥ 0 and num_gpus ≥ 1")
     if not 0 < bw_efficiency <= 1 or not 0 < mfu <= 1 or not accepted_length >= 1:
@@ -224,11 +240,8 @@ def max_batch(
     arch: ModelArch,
     hw: HardwareSpec,
     ctx_tokens: int,
+    deployment: Deployment = PHYSICS_LIMIT,
     *,
-    weight_precision: str = "bf16",
-    kv_precision: str = "bf16",
-    num_gpus: int = 1,
-    mem_frac: float = 0.9,
     overhead_bytes: float = 0.0,
 ) -> int:
     """Sequences whose KV fits: floor((G·HBM·mem_frac − W_total − overhead)/(ctx·KV)), ≥ 0.
@@ -237,6 +250,8 @@ def max_batch(
     (activations, CUDA graphs, or the gap between a model's nominal and true parameter count);
     default 0 gives the physics ceiling.
     """
+    weight_precision, kv_precision = deployment.weight_precision, deployment.kv_precision
+    num_gpus, mem_frac = deployment.num_gpus, deployment.mem_frac
     if ctx_tokens <= 0 or num_gpus < 1 or not 0 < mem_frac <= 1 or overhead_bytes < 0:
         raise ValueError("need ctx_tokens > 0, num_gpus ≥ 1, mem_frac in (0, 1], overhead ≥ 0")
     usable = num_gpus * hw.memory_gb * 1e9 * mem_frac
@@ -315,41 +330,15 @@ def roofline_curve(
     arch: ModelArch,
     hw: HardwareSpec,
     ctx_tokens: int,
+    deployment: Deployment = PHYSICS_LIMIT,
     *,
-    weight_precision: str = "bf16",
-    kv_precision: str = "bf16",
-    num_gpus: int = 1,
-    bw_efficiency: float = 1.0,
-    mfu: float = 1.0,
-    accepted_length: float = 1.0,
-    mem_frac: float = 0.9,
     overhead_bytes: float = 0.0,
 ) -> list[RooflinePoint]:
     """Ceiling curve for B = 1 … B_max at a fixed context; empty when no sequence fits in memory."""
-    b_max = max_batch(
-        arch,
-        hw,
-        ctx_tokens,
-        weight_precision=weight_precision,
-        kv_precision=kv_precision,
-        num_gpus=num_gpus,
-        mem_frac=mem_frac,
-        overhead_bytes=overhead_bytes,
-    )
+    b_max = max_batch(arch, hw, ctx_tokens, deployment, overhead_bytes=overhead_bytes)
     points: list[RooflinePoint] = []
     for batch in curve_batches(b_max):
-        step = decode_step(
-            arch,
-            hw,
-            batch,
-            ctx_tokens,
-            weight_precision=weight_precision,
-            kv_precision=kv_precision,
-            num_gpus=num_gpus,
-            bw_efficiency=bw_efficiency,
-            mfu=mfu,
-            accepted_length=accepted_length,
-        )
+        step = decode_step(arch, hw, batch, ctx_tokens, deployment)
         points.append(
             RooflinePoint(batch, step.interactivity_tok_s_user, step.tok_s_per_gpu, step.bound)
         )

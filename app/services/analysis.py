@@ -28,6 +28,7 @@ from app.domain.slo import (
     request_readoff_from_counts,
     sample_percentiles,
 )
+from app.domain.sweep_meta import SweepMeta
 from app.domain.verdict import Columns, SamplePercentiles
 from app.services.sweep_memo import check_values, keep, recall, remember
 from app.store import points as point_queries
@@ -73,9 +74,8 @@ class Cost:
 
 @dataclass
 class SweepAnalysis:
-    meta: dict[str, Any]
-    rows: list[dict[str, Any]]
-    points: list[PointMetrics]
+    meta: SweepMeta
+    points: list[PointMetrics]  # the sweep's points in stored order, typed
     xs: list[float | None]  # interactivity, tok/s/user
     ys: list[float | None]  # tok/s per GPU on the basis
     frontier: list[int]  # indices into points, x ascending
@@ -128,16 +128,13 @@ def analyse(
     """
     by_sweep = samples or {}
     if params.mode != "requests":
-        return [_one(s, params, prices, by_sweep.get(int(s.meta["id"]))) for s in sweeps]
+        return [_one(s, params, prices, by_sweep.get(s.meta.id)) for s in sweeps]
     # Per-request figures are kept per sweep and SLO too: only sweeps without them are counted.
-    kept = {int(s.meta["id"]): recall(s.derived, _readoff_key(s, params)) for s in sweeps}
-    missing = [s for s in sweeps if kept[int(s.meta["id"])] is None]
+    kept = {s.meta.id: recall(s.derived, _readoff_key(s, params)) for s in sweeps}
+    missing = [s for s in sweeps if kept[s.meta.id] is None]
     for sweep, figures in zip(missing, _request_figures(missing, params, by_sweep), strict=True):
-        kept[int(sweep.meta["id"])] = keep(sweep.derived, _readoff_key(sweep, params), figures)
-    return [
-        _one(s, params, prices, by_sweep.get(int(s.meta["id"])), kept[int(s.meta["id"])])
-        for s in sweeps
-    ]
+        kept[sweep.meta.id] = keep(sweep.derived, _readoff_key(sweep, params), figures)
+    return [_one(s, params, prices, by_sweep.get(s.meta.id), kept[s.meta.id]) for s in sweeps]
 
 
 def _request_figures(
@@ -149,7 +146,7 @@ def _request_figures(
     frames = [
         frame
         for s in sweeps
-        if (frame := samples.get(int(s.meta["id"]))) is not None and not frame.is_empty()
+        if (frame := samples.get(s.meta.id)) is not None and not frame.is_empty()
     ]
     every = pl.concat(frames) if frames else pl.DataFrame(schema=SAMPLE_SCHEMA)
     counts = request_counts(every, params.slo.limits(), params.basis, params.ci_level)
@@ -159,7 +156,7 @@ def _request_figures(
         points = _point_metrics(sweep)
         xs, ys, frontier = _axes_of(sweep, points, params)
         readoff = request_readoff_from_counts(counts, points, params.slo, params.basis, params.stat)
-        readoffs.append((readoff, points, samples.get(int(sweep.meta["id"]))))
+        readoffs.append((readoff, points, samples.get(sweep.meta.id)))
         estimates.append(_estimate(readoff, points, params, frontier, xs, ys))
     intervals = request_intervals_many(
         readoffs, params.slo, params.basis, params.ci_level, every=every
@@ -196,7 +193,7 @@ def _one(
             if not stats
             else figures()
         )
-    analysis = SweepAnalysis(sweep.meta, sweep.rows, points, xs, ys, frontier, readoff, estimate_y)
+    analysis = SweepAnalysis(sweep.meta, points, xs, ys, frontier, readoff, estimate_y)
     analysis.derived = sweep.derived
     analysis.sample_stats = stats
     analysis.samples = samples if counted is not None else None
@@ -208,7 +205,7 @@ def _one(
 def _axes_of(
     sweep: SweepPoints, points: list[PointMetrics], params: Params
 ) -> tuple[list[float | None], list[float | None], list[int]]:
-    key = ("axes", sweep.meta["num_gpus"], params.stat, params.basis)
+    key = ("axes", sweep.meta.num_gpus, params.stat, params.basis)
     if key not in sweep.derived:
         sweep.derived[key] = _axes(points, params)
     axes: tuple[list[float | None], list[float | None], list[int]] = sweep.derived[key]
@@ -232,7 +229,7 @@ def _percentile_figures(
 
 
 def _readoff_key(sweep: SweepPoints, params: Params) -> tuple[str, Any, Params]:
-    return ("readoff", sweep.meta["num_gpus"], params)
+    return ("readoff", sweep.meta.num_gpus, params)
 
 
 def _sample_stats(
@@ -264,7 +261,7 @@ def needs_samples(sweep: SweepPoints, slo: Slo) -> bool:
 
 def _point_metrics(sweep: SweepPoints) -> list[PointMetrics]:
     """Domain points of a sweep; the GPU count comes from the sweep, which may be edited."""
-    num_gpus = sweep.meta["num_gpus"]
+    num_gpus = sweep.meta.num_gpus
     key = ("points", num_gpus)
     if key not in sweep.derived:
         sweep.derived[key] = [
@@ -305,7 +302,7 @@ def _estimate(
 
 
 def _cost(analysis: SweepAnalysis, price: Price) -> Cost:
-    hardware = str(analysis.meta.get("hardware") or "")
+    hardware = analysis.meta.hardware or ""
     if not price.applies_to(hardware):
         return Cost(price, None, f"price is for {price.hardware}, not {hardware}")
     goodput = analysis.readoff.goodput_tok_s_per_gpu
@@ -362,5 +359,5 @@ def run(
     results = analyse(sweeps, params, prices, samples)
     power = kept.allin_kw if kept else pricing_queries.allin_kw_by_hardware(session)
     for result in results:
-        result.allin_kw = power.get(str(result.meta["hardware"]).lower())
+        result.allin_kw = power.get(result.meta.hardware.lower())
     return results, prices

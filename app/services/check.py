@@ -163,7 +163,7 @@ def run(session: Session, query: CheckQuery, base_url: str | None = None) -> Che
     ids = list(dict.fromkeys([baseline.sweep_id, candidate.sweep_id]))
     params, results, columns = run_query(session, ids, query)
     docs = {
-        int(r.meta["id"]): {
+        int(r.meta.id): {
             **result_json(r),
             "price_cells": price_cells_json(price_columns.price_cells(r, columns), r),
         }

@@ -201,8 +201,8 @@ def compare(facts: Claim, claim: VendorClaim, result: SweepAnalysis, basis: str)
             }
         )
     return {
-        "sweep_id": result.meta["id"],
-        "name": result.meta["name"],
+        "sweep_id": result.meta.id,
+        "name": result.meta.name,
         "basis": basis,
         "claim_tok_s_per_gpu": claim_y,
         "claim_per_gpu_from": how,

@@ -25,7 +25,7 @@ class PairIntervals:
 
 
 def pair_intervals(pair: Pair, params: Params) -> PairIntervals:
-    a_name, b_name = str(pair.a.meta["name"]), str(pair.b.meta["name"])
+    a_name, b_name = str(pair.a.meta.name), str(pair.b.meta.name)
     level = params.ci_level
     ga = goodput_interval(pair.a) or none(None, level, "no interval")
     gb = goodput_interval(pair.b) or none(None, level, "no interval")

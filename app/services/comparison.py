@@ -100,7 +100,7 @@ def pairs(results: list[SweepAnalysis], groups: list[PriceGroup], params: Params
 def _pair(a: SweepAnalysis, b: SweepAnalysis, groups: list[PriceGroup], params: Params) -> Pair:
     fa, fb = frontier_of(a), frontier_of(b)
     curve = ratio_curve(fa, fb, params.interpolation)
-    hw_a, hw_b = str(a.meta["hardware"]), str(b.meta["hardware"])
+    hw_a, hw_b = str(a.meta.hardware), str(b.meta.hardware)
     hourly = [_hourly(g.for_hardware(hw_a), g.for_hardware(hw_b)) for g in groups]
     cost_curves = tuple(
         tuple(None if h is None else p.cost_ratio(*h) for p in curve.points) for h in hourly
@@ -113,16 +113,16 @@ def _pair(a: SweepAnalysis, b: SweepAnalysis, groups: list[PriceGroup], params: 
             None if pair is None or h is None else (h[0] / pair[0]) / (h[1] / pair[1])
             for h in hourly
         )
-        ends = range_ends_at(fa, fb, x, str(a.meta["name"]), str(b.meta["name"]))
+        ends = range_ends_at(fa, fb, x, str(a.meta.name), str(b.meta.name))
         headlines.append(Headline(x, ratio, costs, ends))
     ga, gb = a.readoff.goodput_tok_s_per_gpu, b.readoff.goodput_tok_s_per_gpu
     slo_ratio = ga / gb if ga and gb else None
     slo_costs = tuple(
         None if h is None or not ga or not gb else (h[0] / ga) / (h[1] / gb) for h in hourly
     )
-    slo_ends = tuple(str(r.meta["name"]) for r in (a, b) if _goodput_at_heaviest_load(r))
+    slo_ends = tuple(str(r.meta.name) for r in (a, b) if _goodput_at_heaviest_load(r))
     curve_ends = tuple(
-        range_ends_at(fa, fb, p.x_tok_s_user, str(a.meta["name"]), str(b.meta["name"]))
+        range_ends_at(fa, fb, p.x_tok_s_user, str(a.meta.name), str(b.meta.name))
         for p in curve.points
     )
     reasons = tuple(_cost_reason(g, a, b) for g in groups)
@@ -136,7 +136,7 @@ def _pair(a: SweepAnalysis, b: SweepAnalysis, groups: list[PriceGroup], params: 
         slo_costs,
         slo_ends,
         curve_ends,
-        between(a.meta, b.meta),
+        between(a.meta.as_dict(), b.meta.as_dict()),
         reasons,
     )
 
@@ -145,9 +145,9 @@ def _cost_reason(group: PriceGroup, a: SweepAnalysis, b: SweepAnalysis) -> str |
     """Why the group gives no cost ratio for the pair: a system without its own GPU's price."""
     whys = []
     for result in (a, b):
-        why = group.missing(str(result.meta["hardware"] or ""))
+        why = group.missing(str(result.meta.hardware or ""))
         if why is not None:
-            whys.append(f"{result.meta['name']}: {why}")
+            whys.append(f"{result.meta.name}: {why}")
     return "; ".join(whys) or None
 
 
@@ -221,7 +221,7 @@ def sensitivity_series(
             steps = remember(result.derived, _steps_key(result, params, metric, limits), steps_of)
         else:
             steps = steps_of()
-        price = group.for_hardware(str(result.meta["hardware"])) if group else None
+        price = group.for_hardware(str(result.meta.hardware)) if group else None
         costs = tuple(
             None
             if price is None
@@ -240,7 +240,7 @@ def _request_limits(
     sort of every request, ~0.1 s at 2M)."""
     if not results:
         return request_limits(samples, metric)
-    chosen = tuple((r.meta["id"], r.meta["content_hash"]) for r in results)
+    chosen = tuple((r.meta.id, r.meta.content_hash) for r in results)
     key = ("request limits", metric, chosen)
     return remember(results[0].derived, key, lambda: request_limits(samples, metric))
 
@@ -273,7 +273,7 @@ def _steps_key(
     result: SweepAnalysis, params: Params, metric: Metric, limits: list[float]
 ) -> tuple[Any, ...]:
     """Where a sweep keeps its sensitivity steps for these limits (its GPU count: editable)."""
-    return ("sensitivity", result.meta["num_gpus"], params, metric, tuple(limits))
+    return ("sensitivity", result.meta.num_gpus, params, metric, tuple(limits))
 
 
 def value_column(result: SweepAnalysis, metric: Metric, stat: Percentile) -> list[float | None]:

@@ -176,8 +176,8 @@ def _readoff_row(result: SweepAnalysis, params: Params) -> list[Any]:
     meta, readoff = result.meta, result.readoff
     op = readoff.operating_point
     return [
-        meta["id"], meta["name"], meta["hardware"], meta["num_gpus"], meta["model"],
-        meta["engine"], meta["precision"], params.slo.describe(params.mode == "requests"),
+        meta.id, meta.name, meta.hardware, meta.num_gpus, meta.model,
+        meta.engine, meta.precision, params.slo.describe(params.mode == "requests"),
         params.mode, params.basis,
         readoff.shown_status, readoff.meets_slo, readoff.goodput_tok_s_per_gpu,
         readoff.goodput_requests_per_s,

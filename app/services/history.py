@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 
 from app.domain.likeness import Likeness, between
 from app.domain.repeats import Spread, spreads
+from app.domain.sweep_meta import SweepMeta
 from app.services.analysis import SweepAnalysis
 from app.services.likeness import describe
 from app.store import checks as check_store
@@ -62,8 +63,8 @@ class ConfigHistory:
         return " · ".join(parts)
 
 
-def config_of(meta: dict[str, Any]) -> tuple[Any, ...]:
-    return tuple(meta.get(k) for k in CONFIG_KEYS)
+def config_of(meta: SweepMeta) -> tuple[Any, ...]:
+    return tuple(getattr(meta, k) for k in CONFIG_KEYS)
 
 
 def histories(results: list[SweepAnalysis], created: dict[int, dt.datetime]) -> list[ConfigHistory]:
@@ -74,8 +75,8 @@ def histories(results: list[SweepAnalysis], created: dict[int, dt.datetime]) -> 
     """
     groups: dict[tuple[Any, ...], list[HistoryRow]] = {}
     for result in results:
-        measured = result.meta.get("measured_at")
-        stamp = created.get(result.meta["id"])
+        measured = result.meta.measured_at
+        stamp = created.get(result.meta.id)
         uploaded = stamp.date() if stamp else None
         source = "measured" if measured is not None else "unknown"
         row = HistoryRow(result, measured, source, uploaded)
@@ -83,7 +84,7 @@ def histories(results: list[SweepAnalysis], created: dict[int, dt.datetime]) -> 
     out = []
     for key, rows in groups.items():
         ordered = sorted(
-            rows, key=lambda r: (r.date is None, r.date or dt.date.min, r.result.meta["id"])
+            rows, key=lambda r: (r.date is None, r.date or dt.date.min, r.result.meta.id)
         )
         out.append(ConfigHistory(dict(zip(CONFIG_KEYS, key, strict=True)), tuple(ordered)))
     return sorted(out, key=lambda h: (-len(h.rows), h.label))

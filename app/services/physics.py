@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from app.domain.claim_physics import check_physics
 from app.domain.claim_work import Physics
 from app.domain.claims import DEFAULT_CONTEXT, weight_precision
-from app.domain.roofline import HardwareSpec, ModelArch, RooflinePoint, roofline_curve
+from app.domain.roofline import Deployment, HardwareSpec, ModelArch, RooflinePoint, roofline_curve
+from app.domain.sweep_meta import SweepMeta
 from app.services.analysis import SweepAnalysis
 from app.store import catalog
 from app.store import claims as claim_queries
@@ -55,29 +55,15 @@ class ShownPhysics:
 def ceiling_curve(
     arch: ModelArch,
     hw: HardwareSpec,
+    deployment: Deployment,
     *,
     hardware: str,
     model: str,
-    gpus: int,
-    precision: str,
     ctx: int,
-    kv_precision: str = "bf16",
-    accepted_length: float = 1.0,
-    efficiency: float = 1.0,
-    mem_frac: float = 0.9,
 ) -> Curve:
-    points = roofline_curve(
-        arch,
-        hw,
-        max(ctx, 1),
-        weight_precision=precision,
-        kv_precision=kv_precision,
-        num_gpus=gpus,
-        bw_efficiency=efficiency,
-        accepted_length=accepted_length,
-        mem_frac=mem_frac,
-    )
-    return Curve(hardware, gpus, model, precision, kv_precision, ctx, points)
+    points = roofline_curve(arch, hw, max(ctx, 1), deployment)
+    d = deployment
+    return Curve(hardware, d.num_gpus, model, d.weight_precision, d.kv_precision, ctx, points)
 
 
 def physics_for(
@@ -130,14 +116,15 @@ def claim_ceiling(
     hw = catalog.hardware_spec(row) if row else None
     if spec is None or hw is None or row is None or physics.context is None:
         return None
+    deployment = Deployment(
+        physics.weight_precision or "bf16", physics.kv_precision, physics.num_gpus
+    )
     curve = ceiling_curve(
         catalog.model_arch(spec, params_b),
         hw,
+        deployment,
         hardware=row.key,
         model=spec.key,
-        gpus=physics.num_gpus,
-        precision=physics.weight_precision or "bf16",
-        kv_precision=physics.kv_precision,
         ctx=physics.context.step_tokens,
     )
     return curve if curve.points else None
@@ -161,7 +148,7 @@ def shown_physics(
     curves = sweep_curves(kept, results, model, precision, ctx)
     if claims_mode == "none":
         return ShownPhysics(curves, [], {})
-    pairs = [(str(r.meta["hardware"]), r.meta.get("model")) for r in results]
+    pairs = [(str(r.meta.hardware), r.meta.model) for r in results]
     everything = claims_mode in ("all", "examples")
     claims = claim_queries.claims_among(kept.claims, pairs, everything=everything)
     if claims_mode != "examples":
@@ -186,26 +173,25 @@ def sweep_curves(
     seen: set[tuple[str, int, str, int]] = set()
     for i, result in enumerate(results):
         meta = result.meta
-        row = kept.hardware_row(str(meta["hardware"]))
+        row = kept.hardware_row(meta.hardware)
         hw = catalog.hardware_spec(row) if row else None
         if row is None or hw is None:
             continue
-        weights = precision or weight_precision(meta.get("precision")) or "bf16"
+        weights = precision or weight_precision(meta.precision) or "bf16"
         context = ctx or _sweep_context(meta)
-        key = (row.key, int(meta["num_gpus"]), weights, context)
+        key = (row.key, meta.num_gpus, weights, context)
         if key in seen or len(curves) >= MAX_CURVES:
             continue
         seen.add(key)
-        curve = ceiling_curve(
-            arch, hw, hardware=row.key, model=spec.key, gpus=key[1], precision=weights, ctx=context
-        )
+        deployment = Deployment(weights, num_gpus=meta.num_gpus)
+        curve = ceiling_curve(arch, hw, deployment, hardware=row.key, model=spec.key, ctx=context)
         if curve.points:
             curves.append((i, curve))
     return curves
 
 
-def _sweep_context(meta: dict[str, Any]) -> int:
-    isl, osl = meta.get("isl"), meta.get("osl")
+def _sweep_context(meta: SweepMeta) -> int:
+    isl, osl = meta.isl, meta.osl
     if isl is not None and osl is not None:
         return int(isl) + int(osl) // 2
     return DEFAULT_CONTEXT

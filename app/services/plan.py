@@ -17,7 +17,6 @@ from app.domain.cost import HOURS_PER_MONTH
 from app.domain.likeness import Likeness, between
 from app.domain.metrics import Basis
 from app.domain.plan import Crossover, Demand, RequestShape, Sizing, Status, StepOption
-from app.domain.point import float_or_none
 from app.domain.request_goodput import request_counts
 from app.services import analysis, price_columns
 from app.services.analysis import Params, Price, SweepAnalysis
@@ -72,11 +71,11 @@ class PlanResult:
 
     @property
     def sweep_id(self) -> int:
-        return int(self.analysis.meta["id"])
+        return int(self.analysis.meta.id)
 
     @property
     def name(self) -> str:
-        return str(self.analysis.meta["name"])
+        return str(self.analysis.meta.name)
 
 
 @dataclass(frozen=True)
@@ -112,7 +111,7 @@ class Plan:
     def likeness(self) -> Likeness:
         """What differs among the systems planned: the cheapest of different models or
         workloads serves different work."""
-        return between(*(r.analysis.meta for r in self.results))
+        return between(*(r.analysis.meta.as_dict() for r in self.results))
 
 
 def run(session: Session, sweep_ids: list[int], query: ReadoffQuery, demand: Demand) -> Plan:
@@ -131,9 +130,9 @@ def run(session: Session, sweep_ids: list[int], query: ReadoffQuery, demand: Dem
     }
     results = []
     for a in analyses:
-        prefill, decode = split.get(int(a.meta["id"]), (None, None))
+        prefill, decode = split.get(int(a.meta.id), (None, None))
         result = _plan_one(a, params, demand, prefill, decode)
-        hardware = str(a.meta.get("hardware") or "")
+        hardware = str(a.meta.hardware or "")
         own = [p for p in prices if p.applies_to(hardware)]
         result.costs = [_cost(result, p, kinds, hourly, demand, params) for p in own]
         result.unpriced = _unpriced(columns, prices, hardware)
@@ -166,7 +165,7 @@ def _plan_one(
     per_request = domain.unit_per_request(demand.unit, shape)
     if per_request is None:
         return _unknown(result, f"meets the SLO, but {domain.missing_lengths(demand.unit)}")
-    gpus = int(a.meta["num_gpus"])
+    gpus = int(a.meta.num_gpus)
     capacity = goodput * per_request
     if demand.unit != "requests_per_s":
         basis = TOKEN_BASIS[demand.unit]
@@ -218,17 +217,14 @@ def _unknown(result: PlanResult, reason: str) -> PlanResult:
 
 def _power(result: PlanResult, a: SweepAnalysis) -> None:
     if a.allin_kw is None:
-        result.power_reason = f"the hardware catalog has no all-in kW for {a.meta['hardware']}"
+        result.power_reason = f"the hardware catalog has no all-in kW for {a.meta.hardware}"
 
 
 def _shape(a: SweepAnalysis, point_id: int) -> RequestShape:
     """Mean tokens per request at the operating point: the length columns, else tok/s ÷ req/s."""
-    row = next(r for r in a.rows if r["point_id"] == point_id)
-    out = float_or_none(row.get("output_len"))
-    inp = float_or_none(row.get("input_len"))
-    rps = float_or_none(row.get("requests_per_s"))
-    out_tok_s = float_or_none(row.get("output_tok_s"))
-    total_tok_s = float_or_none(row.get("total_tok_s"))
+    point = next(p for p in a.points if p.point_id == point_id)
+    out, inp, rps = point.output_len, point.input_len, point.requests_per_s
+    out_tok_s, total_tok_s = point.output_tok_s, point.total_tok_s
     if rps is not None and rps > 0 and math.isfinite(rps):
         if out is None and out_tok_s is not None:
             out = out_tok_s / rps
@@ -303,7 +299,7 @@ def _options(results: list[PlanResult], demand: Demand) -> list[Option]:
     for r in results:
         if r.status != "pass" or r.goodput_per_replica is None:
             continue
-        gpus = int(r.analysis.meta["num_gpus"])
+        gpus = int(r.analysis.meta.num_gpus)
         for i, c in enumerate(r.costs):
             if c.usd_per_month is None:
                 continue

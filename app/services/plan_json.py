@@ -78,8 +78,8 @@ def _result_json(r: PlanResult, params: Params) -> dict[str, Any]:
     return {
         "sweep_id": r.sweep_id,
         "name": r.name,
-        "hardware": a.meta["hardware"],
-        "num_gpus": a.meta["num_gpus"],
+        "hardware": a.meta.hardware,
+        "num_gpus": a.meta.num_gpus,
         "num_prefill_gpus": r.num_prefill_gpus,
         "num_decode_gpus": r.num_decode_gpus,
         "status": r.status,

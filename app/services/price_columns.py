@@ -119,7 +119,7 @@ def profile_ids(columns: list[PriceColumn]) -> list[int]:
 def price_cells(result: SweepAnalysis, columns: list[PriceColumn]) -> list[PriceCell]:
     """Per price column, the cost under the price that applies to this sweep's hardware; a
     column without one gives no cost (never another GPU's price), with the reason."""
-    hardware = str(result.meta.get("hardware") or "")
+    hardware = str(result.meta.hardware or "")
     cells: list[PriceCell] = []
     for column in columns:
         match = [

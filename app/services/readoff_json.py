@@ -44,10 +44,10 @@ def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, A
     op = readoff.operating_point
     estimate = readoff.estimate
     data = {
-        "sweep_id": result.meta["id"],
-        "name": result.meta["name"],
-        "hardware": result.meta["hardware"],
-        "num_gpus": result.meta["num_gpus"],
+        "sweep_id": result.meta.id,
+        "name": result.meta.name,
+        "hardware": result.meta.hardware,
+        "num_gpus": result.meta.num_gpus,
         "status": readoff.shown_status,
         "borderline_reason": None if ivs is None else ivs.borderline_reason,
         "meets_slo": readoff.meets_slo,
@@ -97,7 +97,7 @@ def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, A
                 **ci_fields(cost_interval(result, c)),
             }
             for c in result.costs
-            if c.price.applies_to(str(result.meta["hardware"] or ""))
+            if c.price.applies_to(str(result.meta.hardware or ""))
         ],
     }
     if with_points:
@@ -155,8 +155,8 @@ def frontier_json(result: SweepAnalysis, params: Params) -> dict[str, Any]:
         if reason is not None:
             excluded.append({"point_id": result.points[i].point_id, "reason": reason})
     return {
-        "sweep_id": result.meta["id"],
-        "name": result.meta["name"],
+        "sweep_id": result.meta.id,
+        "name": result.meta.name,
         "frontier": [point(i) for i in result.frontier],
         "dominated": [point(i) for i in result.dominated],
         "excluded": excluded,

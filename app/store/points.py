@@ -11,35 +11,20 @@ from cachetools import LRUCache
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.domain.sweep_meta import SWEEP_META_FIELDS, SweepMeta
 from app.store import point_blocks, point_front
 from app.store import samples as sample_store
 from app.store.db import already_loaded
 from app.store.models import PointBlock, Sweep
 from app.store.sweeps import NotFound
 
-SWEEP_META = (
-    "id",
-    "name",
-    "hardware",
-    "num_gpus",
-    "model",
-    "engine",
-    "engine_version",
-    "precision",
-    "spec_decode",
-    "isl",
-    "osl",
-    "workload",
-    "source_kind",
-    "measured_at",
-    "content_hash",
-)
+SWEEP_META = SWEEP_META_FIELDS
 CACHE_SWEEPS = 1024
 
 
 @dataclass
 class SweepPoints:
-    meta: dict[str, Any]
+    meta: SweepMeta
     rows: list[dict[str, Any]]  # canonical point columns plus point_id
     derived: dict[Any, Any] = field(default_factory=dict)  # per-process memo of derived values
 
@@ -82,22 +67,22 @@ def sweeps_with_points(session: Session, sweep_ids: list[int]) -> list[SweepPoin
         return []
     # Explore's picker loads the selected sweeps just before: their metadata is not asked again.
     loaded = already_loaded(session, Sweep, sweep_ids, SWEEP_META)
-    metas = {i: {c: getattr(s, c) for c in SWEEP_META} for i, s in loaded.items()}
+    metas = {i: SweepMeta(*(getattr(s, c) for c in SWEEP_META)) for i, s in loaded.items()}
     if len(metas) < len(set(sweep_ids)):
         meta_rows = session.execute(
             select(*(getattr(Sweep, c) for c in SWEEP_META)).where(Sweep.id.in_(sweep_ids))
         ).all()
-        metas = {r[0]: dict(zip(SWEEP_META, r, strict=True)) for r in meta_rows}
+        metas = {r[0]: SweepMeta(*r) for r in meta_rows}
     missing = [i for i in sweep_ids if i not in metas]
     if missing:
         raise NotFound(f"sweep {missing[0]} does not exist")
     ordered = list(dict.fromkeys(sweep_ids))
     database = str(session.get_bind().engine.url)
-    cached = {i: _cache.get((database, i, metas[i]["content_hash"])) for i in ordered}
+    cached = {i: _cache.get((database, i, metas[i].content_hash)) for i in ordered}
     fetched = _fetch_rows(session, [i for i, hit in cached.items() if hit is None])
     out = []
     for i in ordered:
-        key = (database, i, metas[i]["content_hash"])
+        key = (database, i, metas[i].content_hash)
         hit = cached[i]
         if hit is None:
             rows = fetched.get(i, [])
@@ -134,8 +119,8 @@ def sweeps_samples(session: Session, sweeps: list[SweepPoints]) -> dict[int, pl.
     """Request samples of each sweep by sweep id; decoded once per process (cached by content
     hash, as points are), so repeated per-request read-offs do not touch the database again."""
     wanted = {
-        int(s.meta["id"]): (
-            str(s.meta["content_hash"]),
+        s.meta.id: (
+            s.meta.content_hash,
             [(int(r["point_id"]), int(r["position"])) for r in s.rows],
         )
         for s in sweeps

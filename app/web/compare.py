@@ -36,7 +36,7 @@ def api_compare(request: Request, session: SessionDep) -> dict[str, Any]:
     groups: list[comparison.PriceGroup] = context["groups"]
     return {
         "query": context["state"].canonical_query(),
-        "baseline": context["results"][0].meta["id"] if context["results"] else None,
+        "baseline": context["results"][0].meta.id if context["results"] else None,
         "dropped": [{"id": s.id, "name": s.name} for s in context["state"].dropped],
         "price_columns": [g.label for g in groups],
         "pairs": [
@@ -123,8 +123,8 @@ def pair_json(
 ) -> dict[str, Any]:
     labels = [g.label for g in groups]
     return {
-        "a": {"sweep_id": pair.a.meta["id"], "name": pair.a.meta["name"]},
-        "b": {"sweep_id": pair.b.meta["id"], "name": pair.b.meta["name"]},
+        "a": {"sweep_id": pair.a.meta.id, "name": pair.a.meta.name},
+        "b": {"sweep_id": pair.b.meta.id, "name": pair.b.meta.name},
         "same_configuration": pair.likeness.same_configuration,
         "differences": pair.likeness.as_json(),
         "shared_range_tok_s_user": pair.curve.shared_range,

@@ -118,7 +118,7 @@ def api_explore(request: Request, session: SessionDep) -> dict[str, Any]:
             {"label": c.label, "profile_ids": c.profile_ids} for c in state.price_columns
         ],
         "results": [
-            {**result_json(r), "price_cells": price_cells_json(context["cells"][r.meta["id"]], r)}
+            {**result_json(r), "price_cells": price_cells_json(context["cells"][r.meta.id], r)}
             for r in context["results"]
         ],
         # The answer strip above the chart: these sweeps in this order, the first few shown
@@ -170,7 +170,7 @@ def explore_context(
         )
         if state.query.sensitivity != "off"
         else None,
-        "cells": {r.meta["id"]: price_cells(r, state.price_columns) for r in results},
+        "cells": {r.meta.id: price_cells(r, state.price_columns) for r in results},
         "cost_ci": cost_interval,
         "colours": colours(state),
         "facets": sweep_queries.facet_values(session, versions),

@@ -40,21 +40,21 @@ def api_history(request: Request, session: SessionDep) -> dict[str, Any]:
                 "label": h.label,
                 "sweeps": [
                     {
-                        "sweep_id": r.result.meta["id"],
-                        "name": r.result.meta["name"],
+                        "sweep_id": r.result.meta.id,
+                        "name": r.result.meta.name,
                         "date": r.date.isoformat() if r.date else None,
                         "date_source": r.date_source,
                         "uploaded": r.uploaded.isoformat() if r.uploaded else None,
                         "goodput_tok_s_per_gpu": r.result.readoff.goodput_tok_s_per_gpu,
                         "reason": r.result.readoff.reason,
-                        "costs": [c.usd_per_mtok for c in context["cells"][r.result.meta["id"]]],
+                        "costs": [c.usd_per_mtok for c in context["cells"][r.result.meta.id]],
                         # Why a cost is null, e.g. no price for the sweep's GPU in the set.
-                        "cost_reasons": [c.reason for c in context["cells"][r.result.meta["id"]]],
+                        "cost_reasons": [c.reason for c in context["cells"][r.result.meta.id]],
                         "regressions": [
-                            m.as_json() for m in context["marks"].get(r.result.meta["id"], [])
+                            m.as_json() for m in context["marks"].get(r.result.meta.id, [])
                         ],
                         "comparisons": [
-                            m.as_json() for m in context["comparisons"].get(r.result.meta["id"], [])
+                            m.as_json() for m in context["comparisons"].get(r.result.meta.id, [])
                         ],
                         "repeated_runs": [
                             {
@@ -63,7 +63,7 @@ def api_history(request: Request, session: SessionDep) -> dict[str, Any]:
                                 "tok_s_per_gpu": [s.y_min, s.y_max],
                                 "interactivity_tok_s_user": [s.x_min, s.x_max],
                             }
-                            for s in context["spreads"][r.result.meta["id"]]
+                            for s in context["spreads"][r.result.meta.id]
                         ],
                     }
                     for r in h.rows
@@ -84,7 +84,7 @@ def history_context(session: Session, query: explore_state.ExploreQuery) -> dict
     results, _ = analysis.run(session, ids, params, state.profile_ids, state.query.usd_per_gpu_hour)
     created = sweep_queries.created_at(session, ids)
     groups = history.histories(results, created)
-    cells = {r.meta["id"]: price_cells(r, state.price_columns) for r in results}
+    cells = {r.meta.id: price_cells(r, state.price_columns) for r in results}
     checked = history.check_marks(session, ids)
     # A red cross only for a regression within one configuration; checks between two
     # configurations are listed as comparisons, with what differs.
@@ -103,7 +103,7 @@ def history_context(session: Session, query: explore_state.ExploreQuery) -> dict
         "cells": cells,
         "marks": marks,
         "comparisons": comparisons,
-        "spreads": {r.meta["id"]: history.repeated_runs(r) for r in results},
+        "spreads": {r.meta.id: history.repeated_runs(r) for r in results},
         "figure": figure,
         "cost_figure": cost_figure,
         "facets": sweep_queries.facet_values(session),

@@ -25,6 +25,7 @@ from app.domain.metrics import (
 from app.domain.pareto import pareto_frontier, steffen_slopes, value_at
 from app.domain.request_goodput import SAMPLE_SCHEMA
 from app.domain.roofline import (
+    Deployment,
     HardwareSpec,
     ModelArch,
     decode_step,
@@ -114,27 +115,30 @@ def test_o5_decode_roofline_8b_bf16_on_h100_is_memory_bound() -> None:
 
 
 def test_o6_70b_fp8_on_one_h200_ceilings_claim_bandwidth_and_kv_capacity() -> None:
-    one = decode_step(LLAMA_70B, H200, 1, 1024, weight_precision="fp8")
+    one = decode_step(LLAMA_70B, H200, 1, 1024, Deployment(weight_precision="fp8"))
     assert kv_bytes_per_token(LLAMA_70B, 2) == 327_680
     assert one.bytes_per_step / 1e9 == doc("70.3355")
     assert one.step_s * 1e3 == doc("14.6532")
     assert one.interactivity_tok_s_user == doc("68.24")
     assert required_bandwidth_tb_s(70e9, 3000) == doc("210")
     assert 3000 / one.interactivity_tok_s_user == doc("44")
-    many = decode_step(LLAMA_70B, H200, 64, 1024, weight_precision="fp8")
+    many = decode_step(LLAMA_70B, H200, 64, 1024, Deployment(weight_precision="fp8"))
     assert many.bytes_per_step / 1e9 == doc("91.4748")
     assert many.step_s * 1e3 == doc("19.0573")
     assert many.interactivity_tok_s_user == doc("52.47")
     assert many.aggregate_tok_s == doc("3,358.3")
     # The doc subtracts 70.6e9 B: 70e9 of FP8 weights plus 0.6e9 (Llama-3.1-70B really has 70.6B
     # params); either an overhead term or the true parameter count reproduces B_max = 83.
-    assert max_batch(LLAMA_70B, H200, 2048, weight_precision="fp8", overhead_bytes=0.6e9) == 83
+    assert (
+        max_batch(LLAMA_70B, H200, 2048, Deployment(weight_precision="fp8"), overhead_bytes=0.6e9)
+        == 83
+    )
     true_70b = ModelArch(70.6, layers=80, kv_heads=8, head_dim=128, d_model=8192)
-    assert max_batch(true_70b, H200, 2048, weight_precision="fp8") == 83
+    assert max_batch(true_70b, H200, 2048, Deployment(weight_precision="fp8")) == 83
 
 
 def test_o7_moe_batch_one_ceiling_uses_active_params_and_expert_coverage() -> None:
-    step = decode_step(DEEPSEEK_V3, H200, 1, 0, weight_precision="fp8", num_gpus=8)
+    step = decode_step(DEEPSEEK_V3, H200, 1, 0, Deployment(weight_precision="fp8", num_gpus=8))
     assert step.interactivity_tok_s_user == doc("1,037.8")
     assert expert_coverage(64, 256, 8) == doc("0.86892")
     assert kv_bytes_per_token(DEEPSEEK_V3, 2) == 70_272

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.domain.roofline import (
+    Deployment,
     HardwareSpec,
     ModelArch,
     bytes_per_param,
@@ -90,32 +91,36 @@ def test_moe_arch_is_validated() -> None:
 
 
 def test_decode_turns_compute_bound_at_large_batch_and_short_context() -> None:
-    step = decode_step(LLAMA_8B, H100, 2048, 16, weight_precision="fp8", kv_precision="fp8")
+    step = decode_step(
+        LLAMA_8B, H100, 2048, 16, Deployment(weight_precision="fp8", kv_precision="fp8")
+    )
     assert step.bound == "compute"
     assert step.step_s == step.compute_s
 
 
 def test_speculative_decoding_multiplies_the_token_rates() -> None:
     plain = decode_step(LLAMA_8B, H100, 4, 2048)
-    spec = decode_step(LLAMA_8B, H100, 4, 2048, accepted_length=2.5)
+    spec = decode_step(LLAMA_8B, H100, 4, 2048, Deployment(accepted_length=2.5))
     assert spec.interactivity_tok_s_user == pytest.approx(2.5 * plain.interactivity_tok_s_user)
     assert spec.step_s == plain.step_s
 
 
 def test_tensor_parallel_gpus_share_bandwidth_and_per_gpu_rate_divides() -> None:
-    one = decode_step(LLAMA_70B, H100, 32, 2048, weight_precision="fp8")
-    eight = decode_step(LLAMA_70B, H100, 32, 2048, weight_precision="fp8", num_gpus=8)
+    one = decode_step(LLAMA_70B, H100, 32, 2048, Deployment(weight_precision="fp8"))
+    eight = decode_step(LLAMA_70B, H100, 32, 2048, Deployment(weight_precision="fp8", num_gpus=8))
     assert eight.step_s == pytest.approx(one.step_s / 8)
     assert eight.tok_s_per_gpu == pytest.approx(eight.aggregate_tok_s / 8)
 
 
 def test_bandwidth_efficiency_slows_the_step() -> None:
     full = decode_step(LLAMA_8B, H100, 1, 0).step_s
-    assert decode_step(LLAMA_8B, H100, 1, 0, bw_efficiency=0.8).step_s == pytest.approx(full / 0.8)
+    assert decode_step(LLAMA_8B, H100, 1, 0, Deployment(bw_efficiency=0.8)).step_s == pytest.approx(
+        full / 0.8
+    )
 
 
 def test_apple_gpu_without_tflops_is_purely_bandwidth_bound() -> None:
-    step = decode_step(LLAMA_8B, M4_MAX, 1, 0, weight_precision="int4")
+    step = decode_step(LLAMA_8B, M4_MAX, 1, 0, Deployment(weight_precision="int4"))
     assert step.bound == "memory" and step.compute_s == 0
     assert step.interactivity_tok_s_user == pytest.approx(0.546e12 / 4e9)
     assert prefill_ttft_lower_bound_s(LLAMA_8B, M4_MAX, 512) is None
@@ -130,19 +135,19 @@ def test_decode_step_rejects_invalid_inputs() -> None:
     with pytest.raises(ValueError):
         decode_step(LLAMA_8B, H100, 0, 100)
     with pytest.raises(ValueError):
-        decode_step(LLAMA_8B, H100, 1, 100, bw_efficiency=1.5)
+        decode_step(LLAMA_8B, H100, 1, 100, Deployment(bw_efficiency=1.5))
     with pytest.raises(ValueError):
-        decode_step(LLAMA_8B, H100, 1, 100, accepted_length=0.5)
+        decode_step(LLAMA_8B, H100, 1, 100, Deployment(accepted_length=0.5))
 
 
 def test_max_batch_is_zero_when_weights_do_not_fit() -> None:
     assert max_batch(LLAMA_70B, H100, 4096) == 0  # 140 GB of BF16 weights on one 80 GB GPU
-    assert max_batch(LLAMA_70B, H100, 4096, num_gpus=4) > 0
+    assert max_batch(LLAMA_70B, H100, 4096, Deployment(num_gpus=4)) > 0
 
 
 def test_max_batch_counts_every_expert_as_resident() -> None:
-    assert max_batch(DEEPSEEK_V3, B200, 4096, weight_precision="fp8") == 0
-    assert max_batch(DEEPSEEK_V3, B200, 4096, weight_precision="fp8", num_gpus=8) > 0
+    assert max_batch(DEEPSEEK_V3, B200, 4096, Deployment(weight_precision="fp8")) == 0
+    assert max_batch(DEEPSEEK_V3, B200, 4096, Deployment(weight_precision="fp8", num_gpus=8)) > 0
 
 
 def test_curve_batches_are_two_per_doubling_and_end_at_b_max() -> None:

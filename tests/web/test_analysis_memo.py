@@ -88,7 +88,7 @@ def test_an_edited_gpu_count_is_not_answered_from_memory(
 ) -> None:
     sweep_id = sweep_ids[0]
     (before,), _ = analysis.run(session, [sweep_id], _params(5000), [], None)
-    gpus = int(before.meta["num_gpus"])
+    gpus = before.meta.num_gpus
     sweep_queries.update_sweep(session, sweep_id, {"num_gpus": gpus * 2})
     session.commit()
     (after,), _ = analysis.run(session, [sweep_id], _params(5000), [], None)

@@ -21,6 +21,7 @@ from app.charts import sweep as sweep_charts
 from app.charts.pareto import pareto_figure
 from app.charts.style import PALETTE, SYMBOLS, series_style
 from app.domain.columns import POINT_COLUMN_NAMES
+from app.domain.sweep_meta import SweepMeta
 from app.domain.verdict import Slo
 from app.services.analysis import Params, SweepAnalysis, analyse
 from app.store.point_blocks import StoredPoint
@@ -33,10 +34,10 @@ ROWS = ((1, 20.0, 2000.0), (4, 25.0, 6000.0), (16, 40.0, 12000.0), (64, 80.0, 16
 
 
 def sweep(i: int, *, model: str = "llama-3.1-70b", hardware: str = "H100", scale: float = 1.0):
-    meta = {
-        "id": i, "name": f"sweep {i:02d}", "hardware": hardware, "num_gpus": 8, "model": model,
-        "engine": "vllm", "precision": "fp8", "isl": 1024, "osl": 1024,
-    }  # fmt: skip
+    meta = SweepMeta(
+        id=i, name=f"sweep {i:02d}", hardware=hardware, num_gpus=8, model=model,
+        engine="vllm", precision="fp8", isl=1024, osl=1024,
+    )  # fmt: skip
     rows = []
     for k, (concurrency, tpot, out) in enumerate(ROWS):
         row: dict[str, Any] = dict.fromkeys(POINT_COLUMN_NAMES)
