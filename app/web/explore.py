@@ -124,7 +124,7 @@ def api_explore(request: Request, session: SessionDep) -> dict[str, Any]:
         # The answer strip above the chart: these sweeps in this order, the first few shown
         # and the rest behind "more" (its figures are the results' own).
         "answer": {
-            "order": [r.meta["id"] for r in context["answer"]],
+            "order": [r.meta.id for r in context["answer"]],
             "shown_first": answer.SHOWN_FIRST,
         },
         "figure": context["figure"],
