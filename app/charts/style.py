@@ -10,8 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-# Okabe–Ito: distinguishable with the common forms of colour blindness.
-PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000", "#F0E442")
+# Okabe–Ito hues (distinguishable with the common forms of colour blindness), darkened where the
+# original is too pale on white: every colour keeps a contrast of at least 3:1 against the white
+# plot (WCAG 2 for graphics). Orange, sky blue and pink are darker; yellow (1.3:1) became olive.
+PALETTE = ("#0072B2", "#B07800", "#009E73", "#B9588F", "#2A8BC9", "#D55E00", "#000000", "#6E7F00")
+MIN_CONTRAST = 3.0
 SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross", "x")
 DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
 DISTINCT_SERIES = len(PALETTE) * len(SYMBOLS)
@@ -22,6 +25,17 @@ class SeriesStyle:
     colour: str
     symbol: str
     dash: str
+
+
+def contrast_on_white(hex_colour: str) -> float:
+    """WCAG 2 contrast ratio of an #rrggbb (or #rgb) colour against white."""
+    digits = hex_colour.lstrip("#")
+    if len(digits) == 3:
+        digits = "".join(c * 2 for c in digits)
+    channels = [int(digits[k : k + 2], 16) / 255 for k in (0, 2, 4)]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    luminance = 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+    return 1.05 / (luminance + 0.05)
 
 
 def colour(i: int) -> str:
@@ -64,7 +78,11 @@ def top_legend() -> dict[str, Any]:
 
 
 def empty_note(layout: dict[str, Any], reason: str) -> None:
-    """Say in the chart why it is empty (centred, in the plot area) instead of blank axes."""
+    """Say in the chart why it is empty (centred, in the plot area) instead of blank axes: the
+    axes are hidden, as Plotly would otherwise draw them from −1 to 6 around nothing."""
+    for key in [k for k in layout if k.startswith(("xaxis", "yaxis"))] or ["xaxis", "yaxis"]:
+        layout[key] = {**(layout.get(key) or {}), "visible": False}
+    layout["showlegend"] = False
     layout.setdefault("annotations", []).append(
         {
             "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.5, "showarrow": False,
