@@ -149,7 +149,7 @@ def _sweep_traces(
 ) -> list[dict[str, Any]]:
     """The sweep's frontier (its legend entry), dominated points, spreads and read-off star.
 
-    All carry meta {"sweep": id}: static/app.js hides and shows them together when the legend
+    All carry meta {"sweep": id}: static/js/charts.js hides and shows them together when the legend
     entry is clicked, also when the legend groups several sweeps under one heading.
     """
     name = str(result.meta["name"])

@@ -57,8 +57,8 @@ def series_style(i: int) -> SeriesStyle:
 
 def side_legend(**extra: Any) -> dict[str, Any]:
     """A legend beside the plot, never over it: Plotly reserves the margin it needs and scrolls
-    the legend when it is taller than the plot. static/app.js moves it below the plot on narrow
-    screens (data-legend="side" in the figure's config)."""
+    the legend when it is taller than the plot. static/js/charts.js moves it below the plot on
+    narrow screens, every entry shown."""
     return {
         "orientation": "v",
         "x": 1.02,

@@ -15,7 +15,7 @@ from app import __version__
 from app.charts.style import PALETTE
 from app.domain import numbers
 from app.domain.columns import SOURCE_KIND_LABELS
-from app.http.static import static_url
+from app.http.static import SCRIPTS, static_url
 from app.settings import PROJECT_ROOT
 
 templates = Jinja2Templates(directory=PROJECT_ROOT / "templates")
@@ -133,6 +133,7 @@ templates.env.filters["tojson"] = script_json
 templates.env.globals["nav"] = NAV
 templates.env.globals["version"] = __version__
 templates.env.globals["static"] = static_url
+templates.env.globals["scripts"] = SCRIPTS
 
 
 def render(
