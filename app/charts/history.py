@@ -39,7 +39,7 @@ def history_figure(
                 "name": group.label,
                 "x": [row.date.isoformat() for row in rows if row.date is not None],
                 "y": ys,
-                "text": [str(row.result.meta["name"]) for row in rows],
+                "text": [f"<b>{row.result.meta['name']}</b>" for row in rows],
                 "customdata": [fmt_usd(y) if cost else fmt_number(y) for y in ys],
                 "hovertemplate": "%{text}<br>%{x}: %{customdata}<extra></extra>",
                 "line": {"color": series_style(i).colour, "dash": series_style(i).dash},

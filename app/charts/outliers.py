@@ -81,7 +81,8 @@ def edge_traces(
     spots = ranges.Spots(box)
     out = []
     for sweep, mine in _by_sweep(traces).items():
-        beyond = [p for t in mine for p in _pairs(t) if box.side(*p) != (0, 0)]
+        # Distinct points: the read-off star repeats a frontier point.
+        beyond = sorted({p for t in mine for p in _pairs(t) if box.side(*p) != (0, 0)})
         if not beyond:
             continue
         source = mine[0]
