@@ -104,7 +104,7 @@ def pareto_figure(
     traces.extend(extra)
     reason = empty_reason(results, params)
     if reason is not None:
-        empty_note(layout, reason)
+        empty_note(layout, reason, hide_axes=not extra)
     config = {"toImageButtonOptions": {"scale": 2}}
     return {"data": traces, "layout": layout, "config": config, "notes": _notes(traces)}
 

@@ -77,12 +77,14 @@ def top_legend() -> dict[str, Any]:
     return {"orientation": "h", "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom"}
 
 
-def empty_note(layout: dict[str, Any], reason: str) -> None:
+def empty_note(layout: dict[str, Any], reason: str, *, hide_axes: bool = True) -> None:
     """Say in the chart why it is empty (centred, in the plot area) instead of blank axes: the
-    axes are hidden, as Plotly would otherwise draw them from −1 to 6 around nothing."""
-    for key in [k for k in layout if k.startswith(("xaxis", "yaxis"))] or ["xaxis", "yaxis"]:
-        layout[key] = {**(layout.get(key) or {}), "visible": False}
-    layout["showlegend"] = False
+    axes are hidden, as Plotly would otherwise draw them from −1 to 6 around nothing. A chart
+    that still draws something else (a claim with no sweep beside it) keeps them."""
+    if hide_axes:
+        for key in [k for k in layout if k.startswith(("xaxis", "yaxis"))] or ["xaxis", "yaxis"]:
+            layout[key] = {**(layout.get(key) or {}), "visible": False}
+        layout["showlegend"] = False
     layout.setdefault("annotations", []).append(
         {
             "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.5, "showarrow": False,
