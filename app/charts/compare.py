@@ -45,9 +45,12 @@ def _unity(layout: dict[str, Any]) -> None:
     )
 
 
-def _slo_line(layout: dict[str, Any], slo: Slo) -> None:
+def _slo_line(layout: dict[str, Any], slo: Slo, traces: list[dict[str, Any]]) -> None:
+    """The SLO's interactivity floor, where it falls within the curves' range: a floor far left
+    of every ratio would stretch the axis and squeeze the curves."""
     floor = slo.min_tok_s_user
-    if floor is not None:
+    xs = [x for t in traces for x in t["x"] if x is not None]
+    if floor is not None and xs and min(xs) <= floor <= max(xs):
         layout["shapes"].append(
             {
                 "type": "line",
@@ -97,34 +100,60 @@ def throughput_ratio_figure(
         "Throughput per GPU, ratio (×)",
     )
     _unity(layout)
-    _slo_line(layout, slo)
+    _slo_line(layout, slo, traces)
     if not any(t["x"] for t in traces):
         empty_note(layout, _no_ratio_reason(pairs))
     return {"data": traces, "layout": layout}
 
 
+def slo_read_at(pair: Pair) -> tuple[float, float] | None:
+    """Where the goodput ratio at the SLO is read: A's goodput sits at A's operating point and
+    B's at B's, so the ratio spans the two interactivities (None when either has no point)."""
+    xs = []
+    for result in (pair.a, pair.b):
+        op = result.readoff.operating_point
+        if op is None or op.interactivity_tok_s_user is None:
+            return None
+        xs.append(op.interactivity_tok_s_user)
+    return xs[0], xs[1]
+
+
 def _ratio_error_bars(i: int, pair: Pair, iv: PairIntervals, slo: Slo) -> dict[str, Any]:
-    """Markers at the headline ratios (and at the SLO floor: the goodput ratio), each with its
-    interval as an asymmetric error bar (0 where there is none)."""
+    """Markers at the headline ratios and at the goodput ratio at the SLO, each with its interval
+    as an asymmetric error bar (0 where there is none). The SLO marker sits between the two
+    operating points its goodputs are read at, a horizontal bar spanning them."""
     xs: list[float] = []
     ys: list[float] = []
     ups: list[float] = []
     downs: list[float] = []
+    lefts: list[float] = []
+    rights: list[float] = []
     labels: list[str] = []
     rows = [
-        (h.x_tok_s_user, d, "headline") for h, d in zip(pair.headlines, iv.headlines, strict=True)
+        (h.x_tok_s_user, h.x_tok_s_user, d, "headline")
+        for h, d in zip(pair.headlines, iv.headlines, strict=True)
     ]
-    if slo.min_tok_s_user is not None:
-        rows.append((slo.min_tok_s_user, iv.slo, "goodput at your SLO"))
-    for x, d, label in rows:
+    read_at = slo_read_at(pair)
+    if read_at is not None:
+        rows.append((*read_at, iv.slo, "goodput at your SLO"))
+    a_name, b_name = pair.a.meta.name, pair.b.meta.name
+    for xa, xb, d, label in rows:
         r = d.ratio
         if r.value is None:
             continue
+        x = (xa + xb) / 2
         xs.append(x)
         ys.append(r.value)
         ups.append(max(0.0, r.high - r.value) if r.high is not None else 0.0)
         downs.append(max(0.0, r.value - r.low) if r.low is not None else 0.0)
-        labels.append(f"{label}: {d.text}")
+        lefts.append(x - min(xa, xb))
+        rights.append(max(xa, xb) - x)
+        where = f"{fmt_number(x)} tok/s/user"
+        if xa != xb:
+            where = (
+                f"{a_name} at {fmt_number(xa)} tok/s/user ÷ {b_name} at {fmt_number(xb)} tok/s/user"
+            )
+        labels.append(f"{label}, {where}: {fmt_number(r.value)}×<br>{d.text}")
     return {
         "type": "scatter",
         "mode": "markers",
@@ -142,7 +171,16 @@ def _ratio_error_bars(i: int, pair: Pair, iv: PairIntervals, slo: Slo) -> dict[s
             "color": colour(i),
             "visible": True,
         },
-        "hovertemplate": "%{x:,.1f} tok/s/user: %{y:,.3f}×<br>%{text}<extra></extra>",
+        "error_x": {
+            "type": "data",
+            "symmetric": False,
+            "array": rights,
+            "arrayminus": lefts,
+            "color": colour(i),
+            "width": 0,
+            "visible": any(rights),
+        },
+        "hovertemplate": "%{text}<extra></extra>",
     }
 
 
@@ -183,7 +221,7 @@ def cost_ratio_figure(pairs: list[Pair], groups: list[PriceGroup], slo: Slo) -> 
         '<a href="/metrics#cost">$/Mtok</a>, ratio (×; below 1 = cheaper)',
     )
     _unity(layout)
-    _slo_line(layout, slo)
+    _slo_line(layout, slo, traces)
     if not any(t["x"] for t in traces):
         reason = _no_ratio_reason(pairs)
         if pairs and any(p.curve.points for p in pairs):

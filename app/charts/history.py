@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from html import escape
 from typing import Any
 
 from app.charts.style import empty_note, series_style, side_legend
@@ -39,7 +40,7 @@ def history_figure(
                 "name": group.label,
                 "x": [row.date.isoformat() for row in rows if row.date is not None],
                 "y": ys,
-                "text": [str(row.result.meta.name) for row in rows],
+                "text": [f"<b>{escape(row.result.meta.name)}</b>" for row in rows],
                 "customdata": [fmt_usd(y) if cost else fmt_number(y) for y in ys],
                 "hovertemplate": "%{text}<br>%{x}: %{customdata}<extra></extra>",
                 "line": {"color": series_style(i).colour, "dash": series_style(i).dash},

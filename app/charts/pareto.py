@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.charts import ranges
+from app.charts import outliers, ranges
 from app.charts.hover import hover_groups, line_hover
 from app.charts.slo_floor import add_slo_floor, slo_floor_x
 from app.charts.style import PALETTE as PALETTE
@@ -82,16 +82,29 @@ def pareto_figure(
     }
     fitted = traces if limits_at_edge else traces + extra
     floor = slo_floor_x(params)
-    box = ranges.fit_box(fitted, log_x=log_x, log_y=log_y, also_x=[floor] if floor else [])
-    if box is not None:
+    also_x = [floor] if floor else []
+    whole = ranges.fit_box(fitted, log_x=log_x, log_y=log_y, also_x=also_x)
+    box = whole
+    outlying: list[dict[str, Any]] = []
+    if whole is not None:
+        bulk = outliers.bulk_box(traces, whole, also_x)
+        if bulk is not None:
+            box = bulk
+            outlying = outliers.edge_traces(traces, bulk, AXIS_UNITS)
+    if box is not None and whole is not None:
         ranges.set_ranges(layout, box)
+        outliers.set_log_ticks(layout, box, whole)
         add_slo_floor(layout, params, box)
         if limits_at_edge:
             extra = ranges.edge_markers(extra, box, AXIS_UNITS)
+        if outlying:
+            start = len(traces)
+            outliers.zoom_buttons(layout, box, whole, list(range(start, start + len(outlying))))
+    traces.extend(outlying)
     traces.extend(extra)
     reason = empty_reason(results, params)
     if reason is not None:
-        empty_note(layout, reason)
+        empty_note(layout, reason, hide_axes=not extra)
     config = {"toImageButtonOptions": {"scale": 2}}
     return {"data": traces, "layout": layout, "config": config, "notes": _notes(traces)}
 
@@ -100,14 +113,23 @@ def _notes(traces: list[dict[str, Any]]) -> list[str]:
     """What the page says beneath the chart about what the chart cannot show in place."""
     beyond = [t for t in traces if str(t.get("name", "")).endswith("beyond the axis)")]
     beyond += [t for t in traces if str(t.get("name", "")).endswith("▸ beyond the axis")]
-    if not beyond:
-        return []
-    n = len(beyond)
-    what = "limit or claim lies" if n == 1 else "limits or claims lie"
-    return [
-        f"{n} {what} beyond the measured range: each is a triangle on the axis edge pointing "
-        "its way (hover it for the value); the axes keep to the measurements."
-    ]
+    far = [t for t in traces if isinstance(t.get("meta"), dict) and t["meta"].get("edge")]
+    notes = []
+    if beyond:
+        n = len(beyond)
+        what = "limit or claim lies" if n == 1 else "limits or claims lie"
+        notes.append(
+            f"{n} {what} beyond the measured range: each is a triangle on the axis edge pointing "
+            "its way (hover it for the value); the axes keep to the measurements."
+        )
+    if far:
+        names = ", ".join(str(t["name"]).removesuffix(" (beyond the axes)") for t in far)
+        notes.append(
+            f"{fmt_count(len(far), 'series', 'series')} far beyond the others ({names}): the "
+            "axes fit the rest, a triangle on the edge stands for what lies beyond (hover it "
+            f"for the values), and “{outliers.SHOW_ALL}” above the chart zooms out to every point."
+        )
+    return notes
 
 
 def legend_group(result: SweepAnalysis) -> tuple[str, str]:
@@ -127,7 +149,7 @@ def _sweep_traces(
 ) -> list[dict[str, Any]]:
     """The sweep's frontier (its legend entry), dominated points, spreads and read-off star.
 
-    All carry meta {"sweep": id}: static/app.js hides and shows them together when the legend
+    All carry meta {"sweep": id}: static/js/charts.js hides and shows them together when the legend
     entry is clicked, also when the legend groups several sweeps under one heading.
     """
     name = str(result.meta.name)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from app.charts import ticks
+from app.charts.ranges import LOG_PAD
 from app.charts.style import colour, side_legend
 from app.domain import plan as domain
 from app.domain.numbers import fmt_number, fmt_usd
@@ -19,7 +21,8 @@ DASHES = ("solid", "dash", "dot", "dashdot")
 
 
 def cost_figure(plan: Plan) -> dict[str, Any]:
-    """$/month against average demand from 0.1× to 10× the given demand (log x).
+    """$/month against average demand from 0.1× to 10× the given demand, log–log (linear one
+    click away).
 
     Replicas are whole, so each line is a step function ('hv': a level holds until the next
     breakpoint). The given demand is a dotted vertical line; crossovers are marked.
@@ -70,42 +73,104 @@ def cost_figure(plan: Plan) -> dict[str, Any]:
                 "hovertemplate": "above %{customdata}: cheapest changes<extra></extra>",
             }
         )
-    return {
-        "data": traces,
-        "layout": {
-            "margin": {"l": 80, "r": 10, "t": 20, "b": 60},
-            "hovermode": "closest",
-            "legend": side_legend(),
-            "xaxis": {
-                "title": {"text": f"average demand, {UNIT_WORDS[demand.unit]}"},
-                "type": "log",
-                "range": _log_range(low, high),
-            },
-            "yaxis": {"title": {"text": "$ per month"}, "rangemode": "tozero"},
-            "shapes": [
-                {
-                    "type": "line",
-                    "xref": "x",
-                    "x0": demand.average,
-                    "x1": demand.average,
-                    "yref": "paper",
-                    "y0": 0,
-                    "y1": 1,
-                    "line": {"color": "#888", "width": 1, "dash": "dot"},
-                }
-            ],
-            "annotations": [
-                {
-                    "x": _log10(demand.average),
-                    "xref": "x",
-                    "y": 1,
-                    "yref": "paper",
-                    "text": "your demand",
-                    "showarrow": False,
-                    "yanchor": "bottom",
-                }
-            ],
+    costs = ticks.positive(y for t in traces for y in t["y"])
+    log_y = bool(costs) and len(costs) == sum(len(t["y"]) for t in traces)
+    x_axis = ticks.log_ticks(
+        {
+            "title": {"text": f"average demand, {UNIT_WORDS[demand.unit]}"},
+            "type": "log",
+            "range": _log_range(low, high),
         },
+        low,
+        high,
+    )
+    y_axis: dict[str, Any] = {"title": {"text": "$ per month"}, "rangemode": "tozero"}
+    if log_y:
+        y_low, y_high = min(costs) / LOG_PAD, max(costs) * LOG_PAD
+        y_axis = ticks.log_ticks(
+            {**y_axis, "type": "log", "range": _log_range(y_low, y_high)},
+            y_low,
+            y_high,
+            ticks.money,
+        )
+        del y_axis["rangemode"]
+    layout: dict[str, Any] = {
+        "margin": {"l": 80, "r": 10, "t": 40 if log_y else 20, "b": 60},
+        "hovermode": "closest",
+        "legend": side_legend(),
+        "xaxis": x_axis,
+        "yaxis": y_axis,
+        "shapes": [
+            {
+                "type": "line",
+                "xref": "x",
+                "x0": demand.average,
+                "x1": demand.average,
+                "yref": "paper",
+                "y0": 0,
+                "y1": 1,
+                "line": {"color": "#888", "width": 1, "dash": "dot"},
+            }
+        ],
+        "annotations": [
+            {
+                "x": _log10(demand.average),
+                "xref": "x",
+                "y": 1,
+                "yref": "paper",
+                "text": "your demand",
+                "showarrow": False,
+                "yanchor": "bottom",
+            }
+        ],
+    }
+    if log_y:
+        layout["updatemenus"] = [_scale_buttons(demand.average, low, high, y_axis)]
+    return {"data": traces, "layout": layout}
+
+
+def _scale_buttons(
+    average: float, low: float, high: float, y_axis: dict[str, Any]
+) -> dict[str, Any]:
+    """Log–log (the default: a costly system cannot flatten the rest, and every step keeps its
+    shape) or linear–linear, one click apart. Either way the lines stay straight steps."""
+    log_view = {
+        "xaxis.type": "log",
+        "xaxis.range": _log_range(low, high),
+        "yaxis.type": "log",
+        "yaxis.range": y_axis["range"],
+        "xaxis.tickmode": "array",
+        "yaxis.tickmode": "array",
+        "annotations[0].x": _log10(average),  # annotations take log10 values on a log axis
+    }
+    linear_view = {
+        "xaxis.type": "linear",
+        "xaxis.range": [0, high * 1.02],
+        "xaxis.tickmode": "auto",
+        "yaxis.type": "linear",
+        "yaxis.autorange": True,
+        "yaxis.rangemode": "tozero",
+        "yaxis.tickmode": "auto",
+        "annotations[0].x": average,
+    }
+    return {
+        "name": "scale",
+        "type": "buttons",
+        "direction": "left",
+        "showactive": True,
+        "active": 0,
+        "x": 1,
+        "xanchor": "right",
+        "y": 1.01,
+        "yanchor": "bottom",
+        "pad": {"t": 0, "r": 0, "b": 2, "l": 0},
+        "font": {"size": 12},
+        "bgcolor": "#fff",
+        "bordercolor": "#888",
+        "buttons": [
+            {"label": "log–log", "method": "relayout", "args": [log_view]},
+            {"label": "linear", "method": "relayout", "args": [linear_view]},
+        ],
     }
 
 

@@ -149,7 +149,7 @@ SPOT_STEP = 0.06  # how far along its edge a marker moves to clear another
 
 
 @dataclass
-class _Spots:
+class Spots:
     """Edge positions taken so far: a marker that would sit on another moves along its edge
     (down the right edge; left along the top edge, corners included), its hover unchanged."""
 
@@ -169,10 +169,10 @@ class _Spots:
         return self.box.at_fraction(fx, fy)
 
 
-def _edge_trace(
+def edge_trace(
     source: dict[str, Any],
     points: list[tuple[float, float, str]],
-    spots: _Spots,
+    spots: Spots,
     colour: str,
 ) -> dict[str, Any]:
     """Triangles on the box's edge, each pointing towards the true position in its hover."""
@@ -220,7 +220,7 @@ def edge_markers(
     one marker where it comes nearest to the box.
     """
     out: list[dict[str, Any]] = []
-    spots = _Spots(box)
+    spots = Spots(box)
     for trace in limits:
         xs, ys = trace.get("x") or [], trace.get("y") or []
         pairs = [
@@ -244,14 +244,14 @@ def edge_markers(
         texts = trace.get("text") or []
         detail = f"<br>{texts[k]}" if k < len(texts) and texts[k] else ""
         text = f"<b>{name}</b>{detail}<br>beyond the axes: {_point_text(*near, units)}"
-        out.append(_edge_trace(trace, [(*near, text)], spots, _line_colour(trace)))
+        out.append(edge_trace(trace, [(*near, text)], spots, _line_colour(trace)))
     return out
 
 
 def _claim_edge(
     trace: dict[str, Any],
     pairs: list[tuple[float, float]],
-    spots: _Spots,
+    spots: Spots,
     units: tuple[str, str],
     name: str,
 ) -> list[dict[str, Any]]:
@@ -273,7 +273,7 @@ def _claim_edge(
             return [trace]
         x = box.at_fraction(0.5, 0.5)[0]
         true = fmt_number(y, units[1])
-    edge = _edge_trace(trace, [(x, y, f"{text}<br><b>beyond the axis: {true}</b>")], spots, "")
+    edge = edge_trace(trace, [(x, y, f"{text}<br><b>beyond the axis: {true}</b>")], spots, "")
     edge.update(meta="claim", showlegend=True, name=f"{name} ▸ beyond the axis")
     edge["legendgroup"] = trace.get("legendgroup")
     edge["marker"]["color"] = _line_colour(trace)

@@ -10,8 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-# Okabe–Ito: distinguishable with the common forms of colour blindness.
-PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000", "#F0E442")
+# Okabe–Ito hues (distinguishable with the common forms of colour blindness), darkened where the
+# original is too pale on white: every colour keeps a contrast of at least 3:1 against the white
+# plot (WCAG 2 for graphics). Orange, sky blue and pink are darker; yellow (1.3:1) became olive.
+PALETTE = ("#0072B2", "#B07800", "#009E73", "#B9588F", "#2A8BC9", "#D55E00", "#000000", "#6E7F00")
 SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross", "x")
 DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
 
@@ -42,8 +44,8 @@ def series_style(i: int) -> SeriesStyle:
 
 def side_legend(**extra: Any) -> dict[str, Any]:
     """A legend beside the plot, never over it: Plotly reserves the margin it needs and scrolls
-    the legend when it is taller than the plot. static/app.js moves it below the plot on narrow
-    screens (data-legend="side" in the figure's config)."""
+    the legend when it is taller than the plot. static/js/charts.js moves it below the plot on
+    narrow screens, every entry shown."""
     return {
         "orientation": "v",
         "x": 1.02,
@@ -62,8 +64,14 @@ def top_legend() -> dict[str, Any]:
     return {"orientation": "h", "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom"}
 
 
-def empty_note(layout: dict[str, Any], reason: str) -> None:
-    """Say in the chart why it is empty (centred, in the plot area) instead of blank axes."""
+def empty_note(layout: dict[str, Any], reason: str, *, hide_axes: bool = True) -> None:
+    """Say in the chart why it is empty (centred, in the plot area) instead of blank axes: the
+    axes are hidden, as Plotly would otherwise draw them from −1 to 6 around nothing. A chart
+    that still draws something else (a claim with no sweep beside it) keeps them."""
+    if hide_axes:
+        for key in [k for k in layout if k.startswith(("xaxis", "yaxis"))] or ["xaxis", "yaxis"]:
+            layout[key] = {**(layout.get(key) or {}), "visible": False}
+        layout["showlegend"] = False
     layout.setdefault("annotations", []).append(
         {
             "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.5, "showarrow": False,

@@ -14,7 +14,7 @@ from typing import Any
 import polars as pl
 
 from app.charts.style import colour, empty_note, series_style, side_legend, top_legend
-from app.domain.numbers import fmt_load
+from app.domain.numbers import fmt_load, fmt_number, fmt_percent
 from app.domain.request_goodput import defined_tpot_expr, one_token_expr
 from app.store.point_blocks import StoredPoint
 
@@ -85,12 +85,21 @@ def _pairs(
     )
 
 
-def _line(name: str, pairs: list[Any], colour_: str, dash: str, **extra: Any) -> dict[str, Any]:
+def _load_text(x: float, inf_x: float | None) -> str:
+    """A load as set: the ∞ position reads ∞, not the number it is drawn at."""
+    return "∞" if inf_x is not None and x == inf_x else fmt_load(x)
+
+
+def _line(
+    name: str, pairs: list[Any], colour_: str, dash: str, inf_x: float | None, unit: str
+) -> dict[str, Any]:
+    """A line against load whose hover writes both numbers by the tables' formatter."""
     return {
         "type": "scatter", "mode": "lines+markers", "name": name,
         "x": [x for x, _ in pairs], "y": [y for _, y in pairs],
         "line": {"color": colour_, "dash": dash}, "marker": {"color": colour_, "size": 6},
-        **extra,
+        "customdata": [[fmt_number(y, unit), _load_text(x, inf_x)] for x, y in pairs],
+        "hovertemplate": f"{name}: %{{customdata[0]}} at load %{{customdata[1]}}<extra></extra>",
     }  # fmt: skip
 
 
@@ -117,8 +126,7 @@ def latency_figure(points: list[StoredPoint]) -> dict[str, Any]:
             pairs = _pairs(points, f"{metric}_{stat}_ms", inf_x)
             if pairs:
                 name = f"{metric.upper()} {stat} ({side} axis)"
-                hover = f"{metric.upper()} {stat}: %{{y:,.1f}} ms at %{{x:,g}}<extra></extra>"
-                traces.append(_line(name, pairs, colour(i), dash, yaxis=axis, hovertemplate=hover))
+                traces.append({**_line(name, pairs, colour(i), dash, inf_x, "ms"), "yaxis": axis})
     on_right = any(t["yaxis"] == "y2" for t in traces)
     layout = _base_layout(
         points,
@@ -154,10 +162,7 @@ def e2el_figure(points: list[StoredPoint]) -> dict[str, Any]:
     for stat, dash in (("p50", "solid"), ("p90", "dash")):
         pairs = _pairs(points, f"e2el_{stat}_ms", inf_x, scale)
         if pairs:
-            hover = (
-                f"E2EL {stat}: %{{y:,.{2 if seconds else 0}f}} {unit} at %{{x:,g}}<extra></extra>"
-            )
-            traces.append(_line(f"E2EL {stat}", pairs, colour(2), dash, hovertemplate=hover))
+            traces.append(_line(f"E2EL {stat}", pairs, colour(2), dash, inf_x, unit))
     layout = _base_layout(
         points, inf_x, yaxis={"title": {"text": f"E2EL ({unit})"}, "rangemode": "tozero"}
     )
@@ -173,13 +178,25 @@ def throughput_figure(points: list[StoredPoint], num_gpus: int) -> dict[str, Any
     for i, (column, name) in enumerate((("output_tok_s", "output"), ("total_tok_s", "total"))):
         pairs = _pairs(points, column, inf_x, float(num_gpus))
         if pairs:
-            traces.append(_line(f"{name} tok/s per GPU", pairs, colour(i), "solid"))
+            traces.append(
+                _line(f"{name} tok/s per GPU", pairs, colour(i), "solid", inf_x, "tok/s/GPU")
+            )
     layout = _base_layout(
         points, inf_x, yaxis={"title": {"text": "tok/s per GPU"}, "rangemode": "tozero"}
     )
     if not traces:
         empty_note(layout, "no point has an output or total throughput")
     return {"data": traces, "layout": layout}
+
+
+def load_label(point: StoredPoint) -> str:
+    """A load level as a legend says it: "concurrency 4", "rate 1 req/s", "rate ∞"."""
+    if point.concurrency is not None:
+        return f"concurrency {fmt_load(point.concurrency)}"
+    rate = point.request_rate
+    if rate is None:
+        return "load not stated"
+    return "rate ∞" if math.isinf(rate) else f"rate {fmt_load(rate, 'req/s')}"
 
 
 def cdf_figure(points: list[StoredPoint], samples: pl.DataFrame, metric: str) -> dict[str, Any]:
@@ -201,14 +218,19 @@ def cdf_figure(points: list[StoredPoint], samples: pl.DataFrame, metric: str) ->
             continue
         step = max(1, n // CDF_POINTS)
         idx = list(range(0, n, step)) + ([n - 1] if (n - 1) % step else [])
-        load = _finite_load(point)
-        label = f"{_axis_title([point]).split(' ')[0].lower()} {fmt_load(load, missing='∞')}"
+        label = load_label(point)
         style = series_style(i)
+        xs = [column[k] for k in idx]
+        shares = [(k + 1) / n for k in idx]
         traces.append(
             {
-                "type": "scatter", "mode": "lines", "name": label,
-                "x": [column[k] for k in idx], "y": [(k + 1) / n for k in idx],
+                "type": "scatter", "mode": "lines", "name": label, "x": xs, "y": shares,
                 "line": {"color": style.colour, "dash": style.dash, "shape": "hv"},
+                "customdata": [
+                    [fmt_number(x, "ms"), fmt_percent(y)] for x, y in zip(xs, shares, strict=True)
+                ],
+                "hovertemplate": f"{label}: %{{customdata[1]}} of requests ≤ %{{customdata[0]}}"
+                "<extra></extra>",
             }
         )  # fmt: skip
     name = "TPOT per request" if metric == "tpot" else "TTFT"

@@ -33,7 +33,7 @@ def style_hash(text: str) -> str:
 # - one empty <style> element, which it then fills through CSSOM (insertRule), which CSP allows;
 # - the style attributes its text renderer writes for <b>, <i>, <a>, <sup> … in labels and
 #   hovers (svg_text_utils TAG_STYLES in the vendored bundle), and `style=""` on colour bars.
-#   Every other style Plotly and app.js set goes through element.style, which CSP allows.
+#   Every other style Plotly and static/js/*.js set goes through element.style, which CSP allows.
 PLOTLY_STYLE_ELEMENT = style_hash("")
 PLOTLY_STYLE_ATTRIBUTES = (
     "",
@@ -61,7 +61,7 @@ def style_policy(*elements: str) -> str:
     )
 
 
-# Pages load only their own scripts (static/app.js and static/vendor/*): no inline script, no
+# Pages load only their own scripts (static/js/*.js and static/vendor/*): no inline script, no
 # eval; stylesheets only from the app, and inline styles only the few Plotly writes.
 APP_CSP = (
     "default-src 'self'; script-src 'self'; " + style_policy("'self'") + "; "

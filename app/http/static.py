@@ -27,6 +27,10 @@ def content_hash(relative: str) -> str:
     return digest[:12]
 
 
+# The page scripts, one per concern, in load order: main.js wires the others to page events.
+SCRIPTS = ("js/charts.js", "js/tables.js", "js/forms.js", "js/upload.js", "js/main.js")
+
+
 def static_url(relative: str) -> str:
     """`/static/<path>?v=<hash>`: the URL changes whenever the file does."""
     return f"/static/{relative}?v={content_hash(relative)}"

@@ -15,7 +15,7 @@ from app import __version__
 from app.charts.style import PALETTE
 from app.domain import numbers
 from app.domain.columns import SOURCE_KIND_LABELS
-from app.http.static import PLOTLY_JS, static_url
+from app.http.static import PLOTLY_JS, SCRIPTS, static_url
 from app.settings import PROJECT_ROOT
 
 templates = Jinja2Templates(directory=PROJECT_ROOT / "templates")
@@ -134,6 +134,7 @@ templates.env.globals["nav"] = NAV
 templates.env.globals["version"] = __version__
 templates.env.globals["static"] = static_url
 templates.env.globals["PLOTLY_JS"] = PLOTLY_JS
+templates.env.globals["scripts"] = SCRIPTS
 
 
 def render(

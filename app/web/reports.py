@@ -12,7 +12,7 @@ from markupsafe import Markup
 from app.http.deps import SessionDep
 from app.http.errors import AppError
 from app.http.security import script_hash, style_hash, style_policy
-from app.http.static import PLOTLY_JS
+from app.http.static import PLOTLY_JS, SCRIPTS
 from app.http.templating import render
 from app.settings import PROJECT_ROOT
 from app.web import explore_state
@@ -23,13 +23,10 @@ router = APIRouter()
 STATIC = PROJECT_ROOT / "static"
 
 
-APP_JS = "app.js"
-
-
 @lru_cache
-def _inline(name: str) -> Markup:
-    """One of our own static files as the body of an inline <script> (never user data)."""
-    text = (STATIC / name).read_text(encoding="utf-8")
+def _inline(*names: str) -> Markup:
+    """Our own static files, joined, as the body of one inline <script> (never user data)."""
+    text = "\n".join((STATIC / name).read_text(encoding="utf-8") for name in names)
     # The HTML parser turns CR LF into LF before the browser hashes the script: match it.
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     # Scripts go inside <script>; a literal "</" would end them early.
@@ -54,7 +51,7 @@ def report_css() -> Markup:
 def report_csp() -> str:
     """The report's policy: only its two embedded scripts run; the data blocks are JSON; only its
     own stylesheet and Plotly's few inline styles apply."""
-    hashes = " ".join(script_hash(_inline(name)) for name in (PLOTLY_JS, APP_JS))
+    hashes = " ".join(script_hash(_inline(*names)) for names in ((PLOTLY_JS,), SCRIPTS))
     return (
         f"default-src 'none'; script-src {hashes}; {style_policy(style_hash(report_css()))}; "
         "img-src data: blob:; base-uri 'none'; form-action 'none'"
@@ -76,7 +73,7 @@ def report(request: Request, session: SessionDep, view: str = "explore") -> Resp
         view=view,
         css=report_css(),
         plotly_js=_inline(PLOTLY_JS),
-        app_js=_inline(APP_JS),
+        app_js=_inline(*SCRIPTS),
         report_csp=report_csp(),
         source_url=str(request.url),
     )

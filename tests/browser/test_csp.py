@@ -116,8 +116,8 @@ def test_series_swatches_take_their_colour_from_classes(page: Any) -> None:
     swatches = page.locator("#main .swatch")
     assert swatches.count() >= 2
     colours = swatches.evaluate_all("(els) => els.map((e) => getComputedStyle(e).backgroundColor)")
-    # The first two series colours of the palette (#0072B2, #E69F00), none left grey.
-    assert "rgb(0, 114, 178)" in colours and "rgb(230, 159, 0)" in colours
+    # The first two series colours of the palette (#0072B2, #B07800), none left grey.
+    assert "rgb(0, 114, 178)" in colours and "rgb(176, 120, 0)" in colours
     assert "rgb(153, 153, 153)" not in colours
     assert violations(page) == []
 

@@ -24,7 +24,7 @@ from tests.conftest import FIXTURES
 from tests.factories import post_files
 
 SLO = {"picked": 1, "preset": "custom", "ttft_ms": 2000, "tpot_ms": 50, "usd_per_gpu_hour": 2.5}
-# Keys a spec may carry beside what Plotly draws: app.js reads `config`, pages show the notes.
+# Keys a spec may carry beside what Plotly draws: charts.js reads `config`, pages show the notes.
 NOT_DRAWN = {"config", "notes", "note"}
 # Every figure the pages embed as <script type="application/json" id="...-figure">.
 PAGE_FIGURES = {

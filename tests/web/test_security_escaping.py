@@ -250,7 +250,8 @@ def test_the_offline_report_embeds_hostile_names_only_as_escaped_json(
     page = BeautifulSoup(response.text, "html.parser")
     inline = [s for s in page.find_all("script") if not s.get("src")]
     code = [s for s in inline if s.get("type") != "application/json"]
-    # Exactly Plotly and app.js run, each allowed by its hash in the report's own policy.
+    # Exactly Plotly and our scripts (static/js/*.js, joined) run, each allowed by its hash in
+    # the report's own policy.
     assert len(code) == 2
     meta = page.find("meta", attrs={"http-equiv": "Content-Security-Policy"})
     assert meta is not None

@@ -91,7 +91,7 @@ def h100(session: Session) -> None:
         "/api/sweeps",
         "/healthz",
         "/openapi.json",
-        "/static/app.js",
+        "/static/js/charts.js",
         "/sweeps/999",  # 404 page
         "/api/sweeps/999",  # 404 JSON
         "/api/sweeps?page=zero",  # 422

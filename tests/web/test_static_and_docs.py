@@ -8,7 +8,7 @@ import re
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
-from app.http.static import STATIC_DIR, content_hash, static_url
+from app.http.static import SCRIPTS, STATIC_DIR, content_hash, static_url
 
 
 def test_html_pages_are_gzipped_when_the_client_accepts_it(client: TestClient) -> None:
@@ -43,7 +43,8 @@ def test_pages_link_static_files_by_content_hash(client: TestClient) -> None:
     css = soup.find("link", rel="stylesheet")["href"]
     scripts = [s["src"] for s in soup.find_all("script", src=True)]
     assert css == f"/static/app.css?v={content_hash('app.css')}"
-    assert f"/static/app.js?v={content_hash('app.js')}" in scripts
+    for script in SCRIPTS:
+        assert f"/static/{script}?v={content_hash(script)}" in scripts
     assert all(re.search(r"\?v=[0-9a-f]{12}$", src) for src in scripts)
 
 

@@ -1,0 +1,137 @@
+// Charts: draw every [data-figure] with Plotly from its <script type="application/json"> spec
+// (pages carry no inline script: only JSON.parse reads the data). Wired to page events in main.js.
+(function (ps) {
+  "use strict";
+  // Axis numbers follow the app's rule (app/domain/numbers.py): thousands separators, no SI
+  // suffixes ("14,000", not "14k"). A figure that sets its own tick format keeps it.
+  function numberAxes(layout) {
+    ["xaxis", "yaxis"].forEach(function (key) { layout[key] = layout[key] || {}; });
+    Object.keys(layout).forEach(function (key) {
+      var axis = layout[key];
+      if (!/^[xy]axis\d*$/.test(key) || !axis || axis.tickformat) return;
+      if (axis.separatethousands === undefined) axis.separatethousands = true;
+      if (axis.exponentformat === undefined) axis.exponentformat = "none";
+    });
+    return layout;
+  }
+
+  // A legend beside the plot (x > 1) moves below it on narrow screens, where the plot needs the
+  // width; the chart grows by the legend's rows. On a phone every entry shows, one a row (a
+  // legend scrolling inside the chart hides entries a reader cannot tell are there); on a wide
+  // screen (a legend too wide to sit beside the plot) the rows scroll past a cap.
+  var NARROW = window.matchMedia("(max-width: 700px)");
+  var ROW = 20;  // px per legend row
+
+  function isSide(layout) { return Boolean(layout.legend && layout.legend.x > 1); }
+
+  // Plotly never wraps a legend entry: below a narrow plot a long name would run off the chart,
+  // cut. On a phone names are broken into lines (at spaces) that fit the chart's width.
+  var CHAR_PX = 6.6;  // about one character of the 11 px legend font
+  function wrapName(name, width) {
+    var max = Math.max(16, Math.floor((width - 60) / CHAR_PX));
+    if (typeof name !== "string" || name.length <= max || name.indexOf("<") >= 0) return name;
+    var lines = [];
+    var line = "";
+    name.split(/(?= )/).forEach(function (word) {  // each word keeps the space before it
+      if (line && (line + word).length > max) { lines.push(line.trim()); line = word.trim(); }
+      else line += word;
+    });
+    if (line) lines.push(line.trim());
+    return lines.join("<br>");
+  }
+  function phoneData(data, width) {
+    return data.map(function (t) {
+      if (t.showlegend === false || !t.name) return t;
+      var name = wrapName(t.name, width);
+      return name === t.name ? t : Object.assign({}, t, { name: name });
+    });
+  }
+
+  // A phone legend's height: a row per line of each entry and per group heading, and the gap
+  // Plotly leaves between legend groups (each sweep is its own group).
+  function phoneRoom(data, layout) {
+    var gap = (layout.legend && layout.legend.tracegroupgap) || 0;
+    var seen = {};
+    var rows = 0;
+    var groups = 0;
+    data.forEach(function (t) {
+      if (t.showlegend === false) return;
+      rows += String(t.name || "").split("<br>").length;
+      var key = t.legendgroup || "";
+      if (seen[key]) return;
+      seen[key] = true;
+      groups += 1;
+      if (t.legendgrouptitle && t.legendgrouptitle.text) rows += 1;  // the group's heading
+    });
+    return rows * ROW + groups * gap + 10;
+  }
+
+  function legendPlacement(el, layout, entries, below, phone) {
+    var legend = layout.legend;
+    if (!isSide(layout) || !(below || NARROW.matches)) return layout;
+    var room = phone ? phone : Math.min(entries, 10) * ROW + 10;
+    el.style.height = Number(el.dataset.baseHeight) + room + "px";
+    // The legend sits in the bottom margin, under the axis title: the margin grows by its room.
+    var margin = Object.assign({}, layout.margin);
+    margin.b = (margin.b || 60) + room;
+    return Object.assign({}, layout, {
+      margin: margin,
+      legend: Object.assign({}, legend, {
+        orientation: phone ? "v" : "h", x: 0, xanchor: "left", y: 0, yanchor: "bottom",
+        yref: "container",
+        maxheight: room
+      })
+    });
+  }
+
+  // Clicking a sweep's legend entry hides or shows every trace of that sweep (its dominated
+  // points, spreads and star too), also when the legend groups sweeps under a heading.
+  function toggleSweep(gd, evt) {
+    var item = evt.node && evt.node.__data__;
+    if (item && item[0] && item[0].groupTitle) return true;  // a heading: Plotly toggles its group
+    var trace = evt.data[evt.curveNumber];
+    var sweep = trace && trace.meta && trace.meta.sweep;
+    if (sweep === undefined) return true;
+    var hidden = trace.visible === "legendonly";
+    var ids = [];
+    evt.data.forEach(function (t, k) { if (t.meta && t.meta.sweep === sweep) ids.push(k); });
+    window.Plotly.restyle(gd, { visible: hidden ? true : "legendonly" }, ids);
+    return false;
+  }
+
+  function drawFigures(root) {
+    if (!window.Plotly) return;
+    root.querySelectorAll("[data-figure]").forEach(function (el) {
+      var source = document.getElementById(el.dataset.figure);
+      if (!source) return;
+      var fig = JSON.parse(source.textContent);
+      var config = Object.assign({ responsive: true, displaylogo: false }, fig.config || {});
+      el.style.height = "";  // back to the stylesheet's height before measuring it
+      el.dataset.baseHeight = el.clientHeight;
+      var entries = fig.data.filter(function (t) { return t.showlegend !== false; }).length;
+      var data = fig.data;
+      var phone = 0;
+      if (NARROW.matches && isSide(fig.layout || {})) {
+        data = phoneData(fig.data, el.clientWidth);
+        phone = phoneRoom(data, fig.layout);
+      }
+      var layout = legendPlacement(el, numberAxes(fig.layout || {}), entries, false, phone);
+      window.Plotly.react(el, data, layout, config).then(function () {
+        // Long names (claims, ceilings) can make a side legend take the plot's width: then
+        // it goes below the plot, as on a narrow screen.
+        var box = el.querySelector(".legend .bg");
+        if (isSide(layout) && box && box.getBoundingClientRect().width > 0.4 * el.clientWidth) {
+          window.Plotly.react(el, data, legendPlacement(el, layout, entries, true, phone), config);
+        }
+        if (!el.dataset.legendClick) {
+          el.dataset.legendClick = "1";
+          el.on("plotly_legendclick", function (evt) { return toggleSweep(el, evt); });
+        }
+      });
+    });
+  }
+
+  NARROW.addEventListener("change", function () { drawFigures(document); });
+  ps.charts = { draw: drawFigures };
+  ps.drawFigures = drawFigures;
+})(window.paretoscope = window.paretoscope || {});

@@ -1,0 +1,269 @@
+"""Charts that read true, in Chromium at 1280×720 and 390×844 (issue 32 §2): an outlier series
+leaves the axes to the bulk with "Show all points" one click away, a phone legend shows every
+entry, the rendered tick labels are the tables' numbers, the offline report fits a phone and
+History's sidebar shows every control. Screenshots of each page go to /work/notes/shots when that
+folder exists (else test-artifacts/) as charts-<page>-<size>.png.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import httpx
+import pytest
+
+from app.domain.numbers import fmt_number, fmt_usd
+from tests.browser.conftest import ARTIFACTS, run_server
+from tests.browser.test_charts import many_sweeps_csv, wait_for_chart
+from tests.conftest import FIXTURES
+
+SIZES = {"1280": {"width": 1280, "height": 720}, "390": {"width": 390, "height": 844}}
+NOTES_SHOTS = Path("/work/notes/shots")
+REAL = 19  # real-looking sweeps; with the mock server, 20 series (the picker's cap)
+
+
+def mock_csv() -> bytes:
+    """A mock server (no model behind it): 1,100 tok/s/user, ten times any real sweep here."""
+    lines = ["sweep,hardware,num_gpus,model,concurrency,tpot_p50_ms,tpot_p90_ms,output_tok_s"]
+    for k, concurrency in enumerate((1, 4, 16, 64)):
+        tpot = 0.9 * (1 + 0.2 * k)
+        lines.append(
+            f"mock server (llm-d inference-sim),H100,8,llama-3.1-70b,{concurrency},"
+            f"{tpot:.3f},{tpot * 1.1:.3f},{900 * concurrency**0.8:.1f}"
+        )
+    return ("\n".join(lines) + "\n").encode()
+
+
+def post(url: str, name: str, data: bytes, **fields: Any) -> list[int]:
+    response = httpx.post(
+        url + "/api/sweeps", files=[("files", (name, data))], data=fields, timeout=60
+    )
+    assert response.status_code == 201, response.text
+    return [s["id"] for s in response.json()["sweeps"]]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    with run_server(tmp_path_factory.mktemp("read-true")) as url:
+        real = post(url, "many.csv", many_sweeps_csv(REAL))
+        mock = post(url, "mock.csv", mock_csv())
+        vllm = sorted((FIXTURES / "vllm").glob("stellalee_openai-*qps-*.json"))
+        files = [("files", (p.name, p.read_bytes())) for p in vllm]
+        fields = {
+            "sweep": "vLLM Qwen2.5-Coder-7B · rate sweep",
+            "hardware": "H100",
+            "num_gpus": "1",
+        }
+        response = httpx.post(url + "/api/sweeps", files=files, data=fields, timeout=60)
+        assert response.status_code == 201, response.text
+        rate = response.json()["sweeps"][0]["id"]
+        claims = httpx.get(url + "/api/claims").json()
+        claim_ids = [c["id"] for c in (claims["claims"] if isinstance(claims, dict) else claims)]
+        # The claims whose audit draws a chart (a claim with no comparable sweep has none).
+        drawn = [i for i in claim_ids if "claim-chart" in httpx.get(f"{url}/claims/{i}").text]
+        sweeps = httpx.get(url + "/api/sweeps", params={"per_page": 100}).json()["sweeps"]
+        demo = [s["id"] for s in sweeps if s["name"].startswith("Demo")][:3]
+        yield {
+            "url": url, "real": real, "mock": mock, "rate": rate, "claims": drawn, "demo": demo
+        }  # fmt: skip
+
+
+def explore_url(site: dict[str, Any], **extra: Any) -> str:
+    params: list[tuple[str, Any]] = [("picked", 1), *(("sweep", i) for i in site["real"])]
+    params += [("sweep", i) for i in site["mock"]]
+    params += list(extra.items())
+    return "/?" + urlencode(params)
+
+
+def open_at(browser: Any, url: str, size: str) -> Any:
+    context = browser.new_context(viewport=SIZES[size])
+    page = context.new_page()
+    page.problems = []
+    page.on("pageerror", lambda e: page.problems.append(str(e)))
+    page.goto(url)
+    return page
+
+
+def shoot(page: Any, name: str, *, full_page: bool = True) -> None:
+    folder = NOTES_SHOTS if NOTES_SHOTS.is_dir() else ARTIFACTS
+    folder.mkdir(exist_ok=True)
+    page.screenshot(path=str(folder / f"charts-{name}.png"), full_page=full_page)
+
+
+def x_range(page: Any) -> list[float]:
+    return list(
+        page.evaluate("() => document.getElementById('pareto-chart')._fullLayout.xaxis.range")
+    )
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_an_outlier_leaves_the_axes_to_the_bulk_and_show_all_points_is_one_click(
+    browser: Any, site: dict[str, Any], size: str
+) -> None:
+    page = open_at(browser, site["url"] + explore_url(site), size)
+    wait_for_chart(page, "#pareto-chart")
+    low, high = x_range(page)
+    # The real sweeps reach 100 tok/s/user; the mock's 1,100 does not set the axis.
+    assert 100 <= high <= 120
+    edge = page.evaluate(
+        "() => document.getElementById('pareto-chart')._fullData"
+        ".filter(t => t.meta && t.meta.edge === 'outlier').map(t => [t.name, t.text[0]])"
+    )
+    assert len(edge) == 1 and "694–1,111 tok/s/user" in edge[0][1]
+    button = page.locator("#pareto-chart .updatemenu-button", has_text="Show all points")
+    box, chart = button.bounding_box(), page.locator("#pareto-chart").bounding_box()
+    assert box is not None and chart is not None
+    assert chart["x"] <= box["x"] and box["x"] + box["width"] <= chart["x"] + chart["width"] + 1
+    shoot(page, f"explore-outlier-{size}")
+    button.click()
+    page.wait_for_function(
+        "() => document.getElementById('pareto-chart')._fullLayout.xaxis.range[1] > 1100"
+    )
+    hidden = page.evaluate(
+        "() => document.getElementById('pareto-chart').data"
+        ".filter(t => t.meta && t.meta.edge === 'outlier').map(t => t.visible)"
+    )
+    assert hidden == [False]
+    shoot(page, f"explore-all-points-{size}")
+    page.locator("#pareto-chart .updatemenu-button", has_text="Fit to the bulk").click()
+    page.wait_for_function(
+        "() => document.getElementById('pareto-chart')._fullLayout.xaxis.range[1] < 200"
+    )
+    assert page.problems == []
+    page.context.close()
+
+
+LEGEND = """(sel) => {
+  const gd = document.querySelector(sel);
+  const bg = gd.querySelector('.legend .bg').getBoundingClientRect();
+  const at = gd.getBoundingClientRect();
+  const items = [...gd.querySelectorAll('.legend .traces')].map(e => e.getBoundingClientRect());
+  const texts = [...gd.querySelectorAll('.legend .legendtext')].map(e => e.getBoundingClientRect());
+  return {
+    bg: [bg.top, bg.bottom, bg.left, bg.right], chart: [at.top, at.bottom, at.left, at.right],
+    items: items.map(r => [r.top, r.bottom]), textRight: Math.max(...texts.map(r => r.right)),
+    shown: gd._fullData.filter(t => t.showlegend !== false).length,
+    scrollbar: [...gd.querySelectorAll('.legend .scrollbar')]
+      .map(e => e.getBoundingClientRect().height).reduce((a, b) => a + b, 0),
+  };
+}"""
+
+
+def test_on_a_phone_the_legend_shows_every_entry_without_an_inner_scroll(
+    browser: Any, site: dict[str, Any]
+) -> None:
+    page = open_at(browser, site["url"] + explore_url(site), "390")
+    wait_for_chart(page, "#pareto-chart")
+    legend = page.evaluate(LEGEND, "#pareto-chart")
+    assert legend["shown"] >= REAL + 1  # the sweeps, and "SLO unknown" (the mock has no TTFT)
+    top, bottom, _, _ = legend["bg"]
+    # Every entry (and group heading) is drawn inside the legend's box, within the chart.
+    assert len(legend["items"]) >= legend["shown"]
+    assert all(top - 1 <= t and b <= bottom + 1 for t, b in legend["items"])
+    assert bottom <= legend["chart"][1] + 1
+    assert legend["scrollbar"] == 0
+    assert legend["textRight"] <= legend["chart"][3] + 1
+    page.context.close()
+
+
+TICKS = """() => [...document.querySelectorAll('[data-figure]')].flatMap((el) => {
+  const fl = el._fullLayout;
+  if (!fl) return [];
+  return Object.keys(fl).filter(k => /^[xy]axis\\d*$/.test(k) && fl[k].visible !== false
+      && fl[k].type !== 'date' && fl[k].type !== 'category')
+    .flatMap(k => [...el.querySelectorAll(`.${fl[k]._id}tick text`)]
+      .map(t => [el.id, k, fl[k].type, t.textContent]));
+})"""
+
+
+def app_number(text: str) -> bool:
+    """Whether a tick label is what the tables' formatter writes for its value."""
+    plain = text.replace("−", "-")
+    if plain.startswith("$"):
+        return fmt_usd(float(plain[1:].replace(",", ""))) == plain
+    return fmt_number(float(plain.replace(",", ""))) == plain
+
+
+PAGES = {
+    "explore-log": lambda s: explore_url(s, logx=1, logy=1),
+    "plan": lambda s: (
+        "/plan?"
+        + urlencode(
+            [("picked", 1), ("sweep", s["rate"]), *(("sweep", i) for i in s["demo"])]
+            + [("demand", 50), ("demand_unit", "requests_per_s"), ("usd_per_gpu_hour", 2)]
+        )
+    ),
+    "compare": lambda s: (
+        "/compare?"
+        + urlencode(
+            [("picked", 1), *(("sweep", i) for i in s["real"][:3]), ("usd_per_gpu_hour", 2)]
+        )
+    ),
+    "history": lambda s: "/history",
+    "sweep": lambda s: f"/sweeps/{s['rate']}",
+    "claim": lambda s: f"/claims/{s['claims'][0]}",
+    "report": lambda s: "/report?" + urlencode([("picked", 1), ("sweep", s["rate"]), ("logx", 1)]),
+}
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+@pytest.mark.parametrize("key", list(PAGES))
+def test_rendered_tick_labels_are_the_tables_numbers(
+    browser: Any, site: dict[str, Any], key: str, size: str
+) -> None:
+    url = site["url"] + PAGES[key](site)
+    if key == "report":  # an attachment: read it, then open it as a file would be
+        html = httpx.get(url, timeout=60).text
+        page = open_at(browser, "about:blank", size)
+        page.set_content(html)
+    else:
+        page = open_at(browser, url, size)
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-figure]')]"
+        ".every((el) => el.querySelector('.main-svg'))",
+        timeout=20000,
+    )
+    page.wait_for_timeout(300)
+    labels = page.evaluate(TICKS)
+    assert labels, key
+    wrong = [label for label in labels if label[3] and not app_number(label[3])]
+    assert wrong == []
+    if key == "plan":
+        texts = {label[3] for label in labels if label[0] == "plan-chart" and label[1] == "xaxis"}
+        assert {"5", "10", "20", "50", "100"} <= texts
+    if key == "report":
+        # The offline report fits a phone: nothing scrolls sideways, legend names are not cut.
+        width = page.evaluate("() => document.scrollingElement.scrollWidth")
+        assert width <= SIZES[size]["width"]
+        legend = page.evaluate(LEGEND, "#pareto-chart")
+        assert legend["textRight"] <= legend["chart"][3] + 1
+    shoot(page, f"{key}-{size}")
+    assert page.problems == []
+    page.context.close()
+
+
+def test_historys_sidebar_shows_every_control_at_1280x720(
+    browser: Any, site: dict[str, Any]
+) -> None:
+    page = open_at(browser, site["url"] + "/history", "1280")
+    page.wait_for_selector("#explore-form")
+    bottoms = page.evaluate(
+        "() => [...document.querySelectorAll('#explore-form input:not([type=hidden]),"
+        " #explore-form select, #explore-form summary')]"
+        ".filter(e => e.offsetParent !== null && !e.closest('details:not([open]) > :not(summary)'))"
+        ".map(e => [e.id || e.name || e.textContent.trim().slice(0, 30), "
+        "e.getBoundingClientRect().bottom])"
+    )
+    assert bottoms
+    cut = [b for b in bottoms if b[1] > 720]
+    assert cut == []
+    form = page.evaluate(
+        "() => { const f = document.getElementById('explore-form');"
+        " return [f.scrollHeight, f.clientHeight]; }"
+    )
+    assert form[0] <= form[1] + 1  # no inner scroll hides a control
+    shoot(page, "history-sidebar-1280", full_page=False)
+    page.context.close()
