@@ -102,32 +102,50 @@
   function drawFigures(root) {
     if (!window.Plotly) return;
     root.querySelectorAll("[data-figure]").forEach(function (el) {
-      var source = document.getElementById(el.dataset.figure);
-      if (!source) return;
-      var fig = JSON.parse(source.textContent);
-      var config = Object.assign({ responsive: true, displaylogo: false }, fig.config || {});
-      el.style.height = "";  // back to the stylesheet's height before measuring it
-      el.dataset.baseHeight = el.clientHeight;
-      var entries = fig.data.filter(function (t) { return t.showlegend !== false; }).length;
-      var data = fig.data;
-      var phone = 0;
-      if (NARROW.matches && isSide(fig.layout || {})) {
-        data = phoneData(fig.data, el.clientWidth);
-        phone = phoneRoom(data, fig.layout);
+      // One draw at a time per chart: a draw asked for while another is in flight (page load,
+      // an htmx settle, a change of screen width) waits for it, as two interleaved Plotly.react
+      // calls on one element can leave an axis unscaled.
+      var previous = el.psDrawing || Promise.resolve();
+      el.psDrawing = previous.catch(function () {}).then(function () { return drawFigure(el); });
+    });
+  }
+
+  function drawFigure(el) {
+    var source = document.getElementById(el.dataset.figure);
+    if (!source) return;
+    var fig = JSON.parse(source.textContent);
+    var config = Object.assign({ responsive: true, displaylogo: false }, fig.config || {});
+    el.style.height = "";  // back to the stylesheet's height before measuring it
+    el.dataset.baseHeight = el.clientHeight;
+    var entries = fig.data.filter(function (t) { return t.showlegend !== false; }).length;
+    var data = fig.data;
+    var phone = 0;
+    if (NARROW.matches && isSide(fig.layout || {})) {
+      data = phoneData(fig.data, el.clientWidth);
+      phone = phoneRoom(data, fig.layout);
+    }
+    // A side legend whose longest name would take the plot's width goes below it before the
+    // first draw: drawn beside, it can leave the plot no width (Plotly then fails on "axis
+    // scaling"). The check after drawing stays for the names this estimate misses.
+    var longest = 0;
+    data.forEach(function (t) {
+      if (t.showlegend !== false && typeof t.name === "string") {
+        longest = Math.max(longest, t.name.replace(/<[^>]*>/g, "").length);
       }
-      var layout = legendPlacement(el, numberAxes(fig.layout || {}), entries, false, phone);
-      window.Plotly.react(el, data, layout, config).then(function () {
-        // Long names (claims, ceilings) can make a side legend take the plot's width: then
-        // it goes below the plot, as on a narrow screen.
-        var box = el.querySelector(".legend .bg");
-        if (isSide(layout) && box && box.getBoundingClientRect().width > 0.4 * el.clientWidth) {
-          window.Plotly.react(el, data, legendPlacement(el, layout, entries, true, phone), config);
-        }
-        if (!el.dataset.legendClick) {
-          el.dataset.legendClick = "1";
-          el.on("plotly_legendclick", function (evt) { return toggleSweep(el, evt); });
-        }
-      });
+    });
+    var wide = longest * CHAR_PX + 40 > 0.4 * el.clientWidth;
+    var layout = legendPlacement(el, numberAxes(fig.layout || {}), entries, wide, phone);
+    return window.Plotly.react(el, data, layout, config).then(function () {
+      // Long names (claims, ceilings) can make a side legend take the plot's width: then
+      // it goes below the plot, as on a narrow screen.
+      var box = el.querySelector(".legend .bg");
+      if (!el.dataset.legendClick) {
+        el.dataset.legendClick = "1";
+        el.on("plotly_legendclick", function (evt) { return toggleSweep(el, evt); });
+      }
+      if (isSide(layout) && box && box.getBoundingClientRect().width > 0.4 * el.clientWidth) {
+        return window.Plotly.react(el, data, legendPlacement(el, layout, entries, true, phone), config);
+      }
     });
   }
 

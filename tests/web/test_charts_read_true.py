@@ -4,6 +4,7 @@ series, and Compare's SLO marker where its ratio is read. Exact values from hand
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from bs4 import BeautifulSoup
@@ -59,7 +60,7 @@ def with_mock(n_real: int, factor: float = 22.0) -> tuple[list, Params]:
     """`n_real` sweeps at x 12.5 … 50 tok/s/user and one mock server `factor` times faster."""
     params = Params(slo=Slo())
     mock = sweep(99)
-    mock.meta["name"] = "mock server"
+    mock.meta = replace(mock.meta, name="mock server")
     for row in mock.rows:
         row["tpot_p50_ms"] /= factor
     return analyse([*(sweep(i + 1) for i in range(n_real)), mock], params, []), params
