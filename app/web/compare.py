@@ -11,8 +11,10 @@ from sqlalchemy.orm import Session
 from app.charts import compare as charts_compare
 from app.charts import pareto as charts
 from app.domain.compare import Distinction
+from app.http.answers import json_answer
 from app.http.deps import SessionDep
-from app.schemas.responses import ERROR_RESPONSES
+from app.schemas.answers.compare import CompareAnswer
+from app.schemas.responses import ERROR_RESPONSES, answered_with
 from app.services import comparison
 from app.services.compare_intervals import PairIntervals, pair_intervals
 from app.services.readoff_json import ci_fields
@@ -29,12 +31,17 @@ def compare(request: Request, session: SessionDep) -> Response:
     return render_view(request, "compare", context)
 
 
-@router.get("/api/compare", name="api_compare", tags=["analysis"], responses=ERROR_RESPONSES)
-def api_compare(request: Request, session: SessionDep) -> dict[str, Any]:
+@router.get(
+    "/api/compare",
+    name="api_compare",
+    tags=["analysis"],
+    responses={**ERROR_RESPONSES, **answered_with(CompareAnswer)},
+)
+def api_compare(request: Request, session: SessionDep) -> Response:
     """The Compare page as JSON: every pair's ratio curve, headlines and read-off ratio."""
     context = compare_context(session, explore_state.parse(request.query_params))
     groups: list[comparison.PriceGroup] = context["groups"]
-    return {
+    body = {
         "query": context["state"].canonical_query(),
         "baseline": context["results"][0].meta["id"] if context["results"] else None,
         "dropped": [{"id": s.id, "name": s.name} for s in context["state"].dropped],
@@ -49,6 +56,7 @@ def api_compare(request: Request, session: SessionDep) -> dict[str, Any]:
             "sensitivity": context["sensitivity_figure"],
         },
     }
+    return json_answer(body)
 
 
 def compare_context(session: Session, query: explore_state.ExploreQuery) -> dict[str, Any]:

@@ -11,9 +11,11 @@ from sqlalchemy.orm import Session
 from app.charts import compare as charts_compare
 from app.charts import pareto as charts
 from app.charts.roofline import explore_traces
+from app.http.answers import json_answer
 from app.http.deps import SessionDep
 from app.http.templating import render
-from app.schemas.responses import ERROR_RESPONSES
+from app.schemas.answers.explore import ExploreAnswer, PickerAnswer
+from app.schemas.responses import ERROR_RESPONSES, answered_with
 from app.services import comparison, price_columns
 from app.services import picker as series_picker
 from app.services.analysis import SweepAnalysis
@@ -63,13 +65,16 @@ def explore_picker(request: Request, session: SessionDep) -> Response:
 
 
 @router.get(
-    "/api/explore/picker", name="api_explore_picker", tags=["analysis"], responses=ERROR_RESPONSES
+    "/api/explore/picker",
+    name="api_explore_picker",
+    tags=["analysis"],
+    responses={**ERROR_RESPONSES, **answered_with(PickerAnswer)},
 )
-def api_explore_picker(request: Request, session: SessionDep) -> dict[str, Any]:
+def api_explore_picker(request: Request, session: SessionDep) -> Response:
     """The series picker as JSON: the selection (capped, with what was dropped) and the newest
     matches of the filters and the search text `q`, grouped by model and hardware."""
     state = explore_state.resolve(session, explore_state.parse(request.query_params))
-    return {"query": state.canonical_query(), **selection_json(state)}
+    return json_answer({"query": state.canonical_query(), **selection_json(state)})
 
 
 def selection_json(state: ExploreState) -> dict[str, Any]:
@@ -104,26 +109,36 @@ def colours(state: ExploreState) -> dict[int, str]:
     return {sid: charts.colour(i) for i, sid in enumerate(state.selected)}
 
 
-@router.get("/api/explore", name="api_explore", tags=["analysis"], responses=ERROR_RESPONSES)
-def api_explore(request: Request, session: SessionDep) -> dict[str, Any]:
+@router.get(
+    "/api/explore",
+    name="api_explore",
+    tags=["analysis"],
+    responses={**ERROR_RESPONSES, **answered_with(ExploreAnswer)},
+)
+def api_explore(request: Request, session: SessionDep) -> Response:
     """The Explore page as JSON: resolved state, the read-off rows and the Plotly figure."""
     context = explore_context(session, explore_state.parse(request.query_params))
     state: ExploreState = context["state"]
-    return {
-        "query": state.canonical_query(),
-        "candidates": [{"id": s.id, "name": s.name} for s in state.candidates],
-        **selection_json(state),
-        "slo": slo_json(state.query, context["params"]),
-        "price_columns": [
-            {"label": c.label, "profile_ids": c.profile_ids} for c in state.price_columns
-        ],
-        "results": [
-            {**result_json(r), "price_cells": price_cells_json(context["cells"][r.meta["id"]], r)}
-            for r in context["results"]
-        ],
-        "figure": context["figure"],
-        "sensitivity": context["sensitivity_figure"],
-    }
+    return json_answer(
+        {
+            "query": state.canonical_query(),
+            "candidates": [{"id": s.id, "name": s.name} for s in state.candidates],
+            **selection_json(state),
+            "slo": slo_json(state.query, context["params"]),
+            "price_columns": [
+                {"label": c.label, "profile_ids": c.profile_ids} for c in state.price_columns
+            ],
+            "results": [
+                {
+                    **result_json(r),
+                    "price_cells": price_cells_json(context["cells"][r.meta["id"]], r),
+                }
+                for r in context["results"]
+            ],
+            "figure": context["figure"],
+            "sensitivity": context["sensitivity_figure"],
+        }
+    )
 
 
 def explore_context(

@@ -9,8 +9,10 @@ from fastapi.responses import Response
 from sqlalchemy.orm import Session
 
 from app.charts import history as charts_history
+from app.http.answers import json_answer
 from app.http.deps import SessionDep
-from app.schemas.responses import ERROR_RESPONSES
+from app.schemas.answers.history import HistoryAnswer
+from app.schemas.responses import ERROR_RESPONSES, answered_with
 from app.services import analysis, history
 from app.store import points as point_queries
 from app.store import sweeps as sweep_queries
@@ -28,11 +30,16 @@ def history_page(request: Request, session: SessionDep) -> Response:
     return render_view(request, "history", context)
 
 
-@router.get("/api/history", name="api_history", tags=["analysis"], responses=ERROR_RESPONSES)
-def api_history(request: Request, session: SessionDep) -> dict[str, Any]:
+@router.get(
+    "/api/history",
+    name="api_history",
+    tags=["analysis"],
+    responses={**ERROR_RESPONSES, **answered_with(HistoryAnswer)},
+)
+def api_history(request: Request, session: SessionDep) -> Response:
     """The History page as JSON: per configuration, each sweep's date, goodput and costs."""
     context = history_context(session, explore_state.parse(request.query_params))
-    return {
+    body = {
         "query": context["state"].canonical_query(),
         "configurations": [
             {
@@ -74,6 +81,7 @@ def api_history(request: Request, session: SessionDep) -> dict[str, Any]:
         "price_columns": [c.label for c in context["state"].price_columns],
         "figure": context["figure"],
     }
+    return json_answer(body)
 
 
 def history_context(session: Session, query: explore_state.ExploreQuery) -> dict[str, Any]:
