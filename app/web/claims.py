@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 from starlette.datastructures import FormData
 
 from app.charts.roofline import placement_figure
+from app.http import explore_state
 from app.http.deps import FormDep, IdPath, SessionDep, SettingsDep, check_write_token
 from app.http.errors import AppError, form_errors
 from app.http.templating import render
@@ -31,7 +32,6 @@ from app.store import claims as q
 from app.store import pricing as pricing_queries
 from app.store import sweeps as sweep_queries
 from app.store.models import Sweep, VendorClaim
-from app.web import explore_state
 
 MISSING_HINTS = {
     "token_basis": "say whether the number counts output tokens or input + output tokens"

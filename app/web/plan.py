@@ -13,13 +13,13 @@ from starlette.datastructures import QueryParams
 
 from app.charts import plan as charts
 from app.domain.plan import DEMAND_UNITS
+from app.http import explore_state
 from app.http.deps import SessionDep
 from app.http.errors import AppError
+from app.http.explore_state import ExploreQuery
 from app.services import plan as planner
 from app.services.plan_query import PlanQuery
-from app.web import explore_state
 from app.web.explore import render_view
-from app.web.explore_state import ExploreQuery
 
 router = APIRouter()
 DEFAULT_DEMAND = {"requests_per_s": 10.0}  # a first visit shows a plan, not an empty form

@@ -8,12 +8,12 @@ import polars as pl
 from sqlalchemy.orm import Session
 
 from app.domain.request_goodput import SAMPLE_SCHEMA
+from app.http import explore_state
+from app.http.explore_state import ExploreQuery, ExploreState
 from app.services import analysis, comparison
 from app.services.analysis import Params, Price, SweepAnalysis
 from app.services.comparison import PriceGroup, SensitivitySeries
 from app.store.versions import Versions
-from app.web import explore_state
-from app.web.explore_state import ExploreQuery, ExploreState
 
 
 @dataclass
