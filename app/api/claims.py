@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict, Field
 
 from app.charts.roofline import placement_figure
 from app.domain.claims import DEFAULT_CONTEXT, weight_precision
@@ -24,13 +23,13 @@ from app.domain.roofline import (
     prefill_flops,
     prefill_ttft_lower_bound_s,
 )
-from app.http.deps import DbId, IdPath, SessionDep, WriteDep
+from app.http.deps import IdPath, SessionDep, WriteDep
 from app.http.errors import AppError
 from app.schemas.answers.claims import ClaimAudit, ClaimList, ClaimOut, Roofline
-from app.schemas.claims import ClaimIn
+from app.schemas.claims import AuditQuery, ClaimIn, RooflineQuery
 from app.schemas.responses import ERROR_RESPONSES
 from app.services.catalog_checks import checked_claim
-from app.services.claims_audit import AuditQuery, Precision, audit
+from app.services.claims_audit import audit
 from app.services.physics import ceiling_curve, physics_for
 from app.store import catalog, catalog_cache
 from app.store import claims as q
@@ -117,29 +116,6 @@ def api_claims_audit(
     matching sweeps deliver at the SLO (same parameters and numbers as /api/readoff)."""
     result = audit(session, q.get_claim(session, claim_id), query)
     return {**result.body, "figure": placement_figure(result.placement)}
-
-
-class RooflineQuery(BaseModel):
-    """What to compute the ceiling for; a sweep fills hardware, GPUs, model, precision, context."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    sweep: DbId | None = Field(default=None, description="sweep id: defaults + each point's share")
-    hardware: str | None = Field(default=None, description="GPU key from the catalog")
-    gpus: int | None = Field(default=None, ge=1, le=100_000)
-    model: str | None = Field(default=None, description="model spec key or name")
-    precision: str | None = Field(default=None, description="weight precision: bf16, fp8, fp4 …")
-    kv_precision: Precision = "bf16"
-    ctx: int | None = Field(default=None, ge=0, description="context tokens (default ISL + OSL/2)")
-    accepted_length: float = Field(default=1.0, ge=1, le=64, allow_inf_nan=False)
-    efficiency: float = Field(default=1.0, gt=0, le=1, description="share of HBM bandwidth (η)")
-    mem_frac: float = Field(default=0.9, gt=0, le=1, description="share of HBM for weights + KV")
-    params_b: float | None = Field(default=None, gt=0, description="parameter count override, B")
-    batch: int = Field(default=1, ge=1, description="the batch of the single step reported")
-    isl: int | None = Field(default=None, ge=0, description="prompt tokens of the TTFT bound")
-    mfu: float = Field(default=1.0, gt=0, le=1, description="model FLOPs utilisation for prefill")
-    attention: bool = Field(default=True, description="count attention FLOPs")
-    stat: Literal["mean", "p50", "p90", "p95", "p99"] = "p50"
 
 
 @router.get(

@@ -10,10 +10,10 @@ from fastapi.responses import Response
 from app.api.readoff import SweepIds, sweep_ids
 from app.http.deps import SessionDep
 from app.schemas.answers.sweeps import ExportedSweeps
+from app.schemas.readoff import ReadoffQuery
 from app.schemas.responses import ERROR_RESPONSES, answered_with, download
 from app.services import exports
 from app.services.readoff_json import run_query
-from app.services.readoff_query import ReadoffQuery
 from app.store import points as point_queries
 from app.store import sweeps as q
 

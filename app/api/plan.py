@@ -13,10 +13,10 @@ from app.http.answers import json_answer
 from app.http.deps import SessionDep
 from app.http.errors import AppError
 from app.schemas.answers.plan import PlanOut
+from app.schemas.plan import PlanParams
 from app.schemas.responses import ERROR_RESPONSES, answered_with
 from app.services import plan as planner
 from app.services import plan_json
-from app.services.plan_query import PlanParams
 from app.services.readoff_json import slo_json
 
 router = APIRouter(prefix="/api", tags=["analysis"], responses=ERROR_RESPONSES)

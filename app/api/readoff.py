@@ -12,10 +12,11 @@ from app.http.deps import DbId, SessionDep
 from app.http.errors import AppError
 from app.schemas.answers.readoff import FrontierOut, ReadoffOut
 from app.schemas.bounds import MAX_SWEEPS_ASKED
+from app.schemas.readoff import ReadoffQuery
 from app.schemas.responses import ERROR_RESPONSES, answered_with
 from app.services import analysis
 from app.services.readoff_json import frontier_json, readoff_document
-from app.services.readoff_query import ReadoffQuery
+from app.services.readoff_query import params_of
 
 router = APIRouter(prefix="/api", tags=["analysis"], responses=ERROR_RESPONSES)
 SweepIds = Annotated[
@@ -48,7 +49,7 @@ def api_frontier(
     Across fields: give tpot_ms or min_tok_s_user, not both (each is 1000 / the other); at
     least one `sweep`.
     """
-    params = query.params()
+    params = params_of(query)
     results, _ = analysis.run(session, sweep_ids(sweep), params, [], None)
     return json_answer(
         {

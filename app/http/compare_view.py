@@ -9,12 +9,13 @@ from sqlalchemy.orm import Session
 
 from app.charts import compare as charts_compare
 from app.charts import pareto as charts
-from app.http import explore_state, views
+from app.http import views
+from app.schemas.explore import ExploreQuery
 from app.services import comparison
 from app.services.compare_intervals import pair_intervals
 
 
-def compare_context(session: Session, query: explore_state.ExploreQuery) -> dict[str, Any]:
+def compare_context(session: Session, query: ExploreQuery) -> dict[str, Any]:
     # Two systems make a comparison by default; more are each compared against the first.
     view = views.build(session, query, default_series=2)
     pairs = comparison.pairs(view.results, view.groups, view.params)

@@ -10,8 +10,9 @@ from sqlalchemy.orm import Session
 from app.charts import compare as charts_compare
 from app.charts import pareto as charts
 from app.charts.roofline import explore_traces
-from app.http import explore_state, views
+from app.http import views
 from app.http.explore_state import ExploreState
+from app.schemas.explore import ExploreQuery
 from app.services import comparison, price_columns
 from app.services.analysis import SweepAnalysis
 from app.services.intervals import cost_interval
@@ -23,7 +24,7 @@ from app.store.versions import Versions
 
 
 def explore_context(
-    session: Session, query: explore_state.ExploreQuery, versions: Versions | None = None
+    session: Session, query: ExploreQuery, versions: Versions | None = None
 ) -> dict[str, Any]:
     view = views.build(session, query, versions=versions)
     state, params, results = view.state, view.params, view.results
@@ -72,7 +73,7 @@ def price_cells(result: SweepAnalysis, columns: list[PriceColumn]) -> list[Price
 
 
 def physics_traces(
-    query: explore_state.ExploreQuery,
+    query: ExploreQuery,
     results: list[SweepAnalysis],
     basis: str,
     kept: Catalog,

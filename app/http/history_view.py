@@ -10,18 +10,20 @@ from sqlalchemy.orm import Session
 from app.charts import history as charts_history
 from app.http import explore_state
 from app.http.explore_view import price_cells
+from app.schemas.explore import ExploreQuery
 from app.services import analysis, history
+from app.services.readoff_query import params_of
 from app.store import points as point_queries
 from app.store import sweeps as sweep_queries
 
 MAX_SWEEPS = 200
 
 
-def history_context(session: Session, query: explore_state.ExploreQuery) -> dict[str, Any]:
+def history_context(session: Session, query: ExploreQuery) -> dict[str, Any]:
     state = explore_state.resolve(session, query)
     filters = {f: getattr(state.query, f) for f in explore_state.FILTERS}
     ids = point_queries.sweep_ids_matching(session, filters, limit=MAX_SWEEPS)
-    params = state.query.params()
+    params = params_of(state.query)
     results, _ = analysis.run(session, ids, params, state.profile_ids, state.query.usd_per_gpu_hour)
     created = sweep_queries.created_at(session, ids)
     groups = history.histories(results, created)

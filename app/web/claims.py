@@ -20,12 +20,12 @@ from app.http.deps import FormDep, IdPath, SessionDep, SettingsDep, check_write_
 from app.http.errors import AppError, form_errors
 from app.http.templating import render
 from app.schemas.bounds import DB_INT_MAX
-from app.schemas.claims import ClaimIn
+from app.schemas.claims import AuditQuery, ClaimIn
+from app.schemas.readoff import ReadoffQuery
 from app.services.catalog_checks import checked_claim
-from app.services.claims_audit import AuditQuery, audit
+from app.services.claims_audit import audit
 from app.services.errors import Invalid
 from app.services.physics import physics_for
-from app.services.readoff_query import ReadoffQuery
 from app.settings import Settings
 from app.store import catalog, catalog_cache
 from app.store import claims as q
