@@ -33,7 +33,7 @@ class UploadConfirmed(UploadSaved):
     explore_url: str
 
 
-class StagedDetails(Answer):
+class StagedSweepDetails(Answer):
     """A staged sweep's details as its files (and the details given) make them."""
 
     sweep: str | None
@@ -67,7 +67,7 @@ class StagedSweep(Answer):
     source_format: str
     points: int
     request_samples: int
-    details: StagedDetails
+    details: StagedSweepDetails
     missing: list[str]
     warnings: list[str]
     hardware_match: HardwareMatch | None
