@@ -89,7 +89,11 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
     from app.api import catalog as api_catalog
     from app.api import check as api_check
     from app.api import claims as api_claims
+    from app.api import compare as api_compare
+    from app.api import explore as api_explore
     from app.api import exports as api_exports
+    from app.api import history as api_history
+    from app.api import metrics as api_metrics
     from app.api import plan as api_plan
     from app.api import pricing as api_pricing
     from app.api import readoff as api_readoff
@@ -122,6 +126,10 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
         api_exports.router,
         api_claims.router,
         api_catalog.router,
+        api_explore.router,
+        api_compare.router,
+        api_history.router,
+        api_metrics.router,
         claims_pages.router,
         catalog_pages.router,
         explore.router,

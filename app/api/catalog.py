@@ -9,6 +9,16 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 
 from app.http.deps import SessionDep, WriteDep
+from app.schemas.answers.catalog import (
+    CatalogOut,
+    HardwareDetail,
+    HardwareList,
+    HardwareMatch,
+    HardwareOut,
+    ModelSpecDetail,
+    ModelSpecList,
+    ModelSpecOut,
+)
 from app.schemas.catalog import HardwareIn, ModelSpecIn
 from app.schemas.responses import ERROR_RESPONSES
 from app.services import catalog as svc
@@ -17,7 +27,7 @@ from app.store import catalog as q
 router = APIRouter(prefix="/api", tags=["catalog"], responses=ERROR_RESPONSES)
 
 
-@router.get("/catalog", name="api_catalog")
+@router.get("/catalog", name="api_catalog", response_model=CatalogOut)
 def api_catalog(session: SessionDep) -> dict[str, Any]:
     """The catalog page's JSON twin: every GPU and every model spec."""
     return {
@@ -26,19 +36,25 @@ def api_catalog(session: SessionDep) -> dict[str, Any]:
     }
 
 
-@router.get("/hardware", name="api_hardware_list")
+@router.get("/hardware", name="api_hardware_list", response_model=HardwareList)
 def api_hardware_list(session: SessionDep) -> dict[str, Any]:
     """The hardware catalog: memory, bandwidth, dense TFLOPS, power, aliases."""
     return {"hardware": [svc.hardware_dict(h) for h in svc.list_hardware(session)]}
 
 
-@router.get("/hardware/match", name="api_hardware_match")
+@router.get("/hardware/match", name="api_hardware_match", response_model=HardwareMatch)
 def api_hardware_match(session: SessionDep, name: str) -> dict[str, Any]:
     """What a GPU name would be stored as: its catalog key, or the nearest keys."""
     return q.match_hardware(session, name).as_dict()
 
 
-@router.post("/hardware", name="api_hardware_create", status_code=201, dependencies=[WriteDep])
+@router.post(
+    "/hardware",
+    name="api_hardware_create",
+    status_code=201,
+    dependencies=[WriteDep],
+    response_model=HardwareOut,
+)
 def api_hardware_create(body: HardwareIn, session: SessionDep) -> dict[str, Any]:
     """Add a GPU; its key, name and aliases must not already mean another GPU."""
     row = svc.save_hardware(session, body)
@@ -46,14 +62,19 @@ def api_hardware_create(body: HardwareIn, session: SessionDep) -> dict[str, Any]
     return svc.hardware_dict(row)
 
 
-@router.get("/hardware/{key}", name="api_hardware_detail")
+@router.get("/hardware/{key}", name="api_hardware_detail", response_model=HardwareDetail)
 def api_hardware_detail(key: str, session: SessionDep) -> dict[str, Any]:
     """One GPU, with how many sweeps, pricing profiles and claims use it."""
     row = svc.get_hardware(session, key)
     return {**svc.hardware_dict(row), "used_by": svc.hardware_usage(session, row.key)}
 
 
-@router.put("/hardware/{key}", name="api_hardware_update", dependencies=[WriteDep])
+@router.put(
+    "/hardware/{key}",
+    name="api_hardware_update",
+    dependencies=[WriteDep],
+    response_model=HardwareOut,
+)
 def api_hardware_update(key: str, body: HardwareIn, session: SessionDep) -> dict[str, Any]:
     """Replace a GPU's values (the key stays)."""
     row = svc.save_hardware(session, body, key)
@@ -71,13 +92,19 @@ def api_hardware_delete(key: str, session: SessionDep) -> Response:
     return Response(status_code=204)
 
 
-@router.get("/models", name="api_models_list")
+@router.get("/models", name="api_models_list", response_model=ModelSpecList)
 def api_models_list(session: SessionDep) -> dict[str, Any]:
     """Model specs for the physics limits."""
     return {"models": [svc.model_dict(m) for m in q.model_specs(session)]}
 
 
-@router.post("/models", name="api_models_create", status_code=201, dependencies=[WriteDep])
+@router.post(
+    "/models",
+    name="api_models_create",
+    status_code=201,
+    dependencies=[WriteDep],
+    response_model=ModelSpecOut,
+)
 def api_models_create(body: ModelSpecIn, session: SessionDep) -> dict[str, Any]:
     """Add a model spec.
 
@@ -90,14 +117,19 @@ def api_models_create(body: ModelSpecIn, session: SessionDep) -> dict[str, Any]:
     return svc.model_dict(row)
 
 
-@router.get("/models/{key}", name="api_models_detail")
+@router.get("/models/{key}", name="api_models_detail", response_model=ModelSpecDetail)
 def api_models_detail(key: str, session: SessionDep) -> dict[str, Any]:
     """One model spec, with how many sweeps and claims name it."""
     row = svc.get_model(session, key)
     return {**svc.model_dict(row), "used_by": svc.model_usage(session, row.key)}
 
 
-@router.put("/models/{key}", name="api_models_update", dependencies=[WriteDep])
+@router.put(
+    "/models/{key}",
+    name="api_models_update",
+    dependencies=[WriteDep],
+    response_model=ModelSpecOut,
+)
 def api_models_update(key: str, body: ModelSpecIn, session: SessionDep) -> dict[str, Any]:
     """Replace a model spec's values (the key stays).
 

@@ -2,22 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Request
+from fastapi.responses import Response
 
+from app.http.answers import json_answer
 from app.http.deps import SessionDep, SettingsDep, WriteDep
-from app.schemas.responses import ERROR_RESPONSES
+from app.schemas.answers.check import CheckAnswer
+from app.schemas.check import CheckQuery
+from app.schemas.responses import ERROR_RESPONSES, answered_with
 from app.services import check
-from app.services.check import CheckQuery
 
 router = APIRouter(prefix="/api", tags=["analysis"], responses=ERROR_RESPONSES)
 
 
-@router.post("/check", name="api_check", dependencies=[WriteDep])
+@router.post(
+    "/check",
+    name="api_check",
+    dependencies=[WriteDep],
+    responses=answered_with(CheckAnswer),
+)
 def api_check(
     body: CheckQuery, request: Request, session: SessionDep, settings: SettingsDep
-) -> dict[str, Any]:
+) -> Response:
     """Read off `candidate` and `baseline` (ids, tags or names) at one SLO and price, and say
     whether the candidate regressed: `verdict` is "pass" or "regression", or "comparison" when
     the two are not one configuration (hardware, GPU count or precision differs; `differences`
@@ -28,4 +34,4 @@ def api_check(
     base_url = settings.base_url or str(request.base_url)
     report = check.run(session, body, base_url)
     session.commit()
-    return report.document
+    return json_answer(report.document)

@@ -9,19 +9,20 @@ from fastapi.responses import Response
 
 from app.charts.roofline import placement_figure
 from app.http.deps import IdPath, SessionDep, WriteDep
-from app.schemas.claims import ClaimIn
+from app.schemas.answers.claims import ClaimAudit, ClaimList, ClaimOut, Roofline
+from app.schemas.claims import AuditQuery, ClaimIn, RooflineQuery
 from app.schemas.responses import ERROR_RESPONSES
 from app.services.catalog_checks import checked_claim
-from app.services.claims_audit import AuditQuery, audit
+from app.services.claims_audit import audit
 from app.services.physics import physics_for
-from app.services.roofline import RooflineQuery, roofline
+from app.services.roofline import roofline
 from app.store import catalog_cache
 from app.store import claims as q
 
 router = APIRouter(prefix="/api", tags=["claims"], responses=ERROR_RESPONSES)
 
 
-@router.get("/claims", name="api_claims_list")
+@router.get("/claims", name="api_claims_list", response_model=ClaimList)
 def api_claims_list(session: SessionDep) -> dict[str, Any]:
     """Every claim, newest first, each with its physics verdict."""
     kept = catalog_cache.current(session)
@@ -33,7 +34,13 @@ def api_claims_list(session: SessionDep) -> dict[str, Any]:
     }
 
 
-@router.post("/claims", name="api_claims_create", status_code=201, dependencies=[WriteDep])
+@router.post(
+    "/claims",
+    name="api_claims_create",
+    status_code=201,
+    dependencies=[WriteDep],
+    response_model=ClaimOut,
+)
 def api_claims_create(body: ClaimIn, session: SessionDep) -> dict[str, Any]:
     """Record a claim; the hardware must be in the catalog and the token basis stated.
 
@@ -46,13 +53,18 @@ def api_claims_create(body: ClaimIn, session: SessionDep) -> dict[str, Any]:
     return q.claim_dict(claim)
 
 
-@router.get("/claims/{claim_id}", name="api_claims_detail")
+@router.get("/claims/{claim_id}", name="api_claims_detail", response_model=ClaimOut)
 def api_claims_detail(claim_id: IdPath, session: SessionDep) -> dict[str, Any]:
     """One claim as stored."""
     return q.claim_dict(q.get_claim(session, claim_id))
 
 
-@router.put("/claims/{claim_id}", name="api_claims_update", dependencies=[WriteDep])
+@router.put(
+    "/claims/{claim_id}",
+    name="api_claims_update",
+    dependencies=[WriteDep],
+    response_model=ClaimOut,
+)
 def api_claims_update(claim_id: IdPath, body: ClaimIn, session: SessionDep) -> dict[str, Any]:
     """Replace a claim's values.
 
@@ -75,7 +87,12 @@ def api_claims_delete(claim_id: IdPath, session: SessionDep) -> Response:
     return Response(status_code=204)
 
 
-@router.get("/claims/{claim_id}/audit", name="api_claims_audit")
+@router.get(
+    "/claims/{claim_id}/audit",
+    name="api_claims_audit",
+    response_model=ClaimAudit,
+    response_model_exclude_unset=True,
+)
 def api_claims_audit(
     claim_id: IdPath, session: SessionDep, query: Annotated[AuditQuery, Query()]
 ) -> dict[str, Any]:
@@ -85,7 +102,13 @@ def api_claims_audit(
     return {**result.body, "figure": placement_figure(result.placement)}
 
 
-@router.get("/roofline", name="api_roofline", tags=["analysis"])
+@router.get(
+    "/roofline",
+    name="api_roofline",
+    tags=["analysis"],
+    response_model=Roofline,
+    response_model_exclude_unset=True,
+)
 def api_roofline(session: SessionDep, query: Annotated[RooflineQuery, Query()]) -> dict[str, Any]:
     """Decode ceilings (B = 1 … B_max), one step's arithmetic, compute and prefill bounds; with a
     sweep, each measured point's share of the ceiling at its concurrency."""

@@ -9,14 +9,21 @@ from fastapi.responses import Response
 
 from app.api.readoff import SweepIds, sweep_ids
 from app.http.deps import SessionDep
-from app.schemas.responses import ERROR_RESPONSES, download
+from app.schemas.answers.sweeps import ExportedSweeps
+from app.schemas.readoff import ReadoffQuery
+from app.schemas.responses import ERROR_RESPONSES, answered_with, download
 from app.services import exports
 from app.services.readoff_json import run_query
-from app.services.readoff_query import ReadoffQuery
 from app.store import points as point_queries
 from app.store import sweeps as q
 
-router = APIRouter(prefix="/api/export", tags=["exports"], responses=ERROR_RESPONSES)
+router = APIRouter(
+    prefix="/api/export",
+    tags=["exports"],
+    responses=ERROR_RESPONSES,
+    # Files, not JSON answers: only what `responses=` says is documented for a 200.
+    default_response_class=Response,
+)
 
 
 @router.get("/sweeps.csv", name="export_sweeps_csv", responses=download("text/csv"))
@@ -35,7 +42,9 @@ def export_requests_csv(session: SessionDep, sweep: SweepIds) -> Response:
     return _download(text, "requests.csv", "text/csv; charset=utf-8")
 
 
-@router.get("/sweeps.zip", name="export_sweeps_zip", responses=download("application/zip"))
+@router.get(
+    "/sweeps.zip", name="export_sweeps_zip", responses=download("application/zip", binary=True)
+)
 def export_sweeps_zip(session: SessionDep, sweep: SweepIds) -> Response:
     """points.csv and requests.csv together: everything needed to import the sweeps again."""
     sweeps = q.get_sweeps(session, sweep_ids(sweep))
@@ -43,7 +52,11 @@ def export_sweeps_zip(session: SessionDep, sweep: SweepIds) -> Response:
     return _download(exports.sweeps_zip(sweeps, samples), "sweeps.zip", "application/zip")
 
 
-@router.get("/sweeps.json", name="export_sweeps_json")
+@router.get(
+    "/sweeps.json",
+    name="export_sweeps_json",
+    responses=answered_with(ExportedSweeps, description="a application/json file"),
+)
 def export_sweeps_json(session: SessionDep, sweep: SweepIds) -> Response:
     """Sweeps with every stored column of their points, as JSON."""
     sweeps = q.get_sweeps(session, sweep_ids(sweep))

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
 from app.http.deps import IdPath, SessionDep, WriteDep
+from app.schemas.answers.pricing import BreakEven, PricingProfileOut, PricingProfiles
 from app.schemas.pricing import PricingIn
 from app.schemas.responses import ERROR_RESPONSES
 from app.services.catalog_checks import break_even, checked_profile
@@ -16,13 +17,25 @@ from app.store import pricing as q
 router = APIRouter(prefix="/api", tags=["pricing"], responses=ERROR_RESPONSES)
 
 
-@router.get("/pricing", name="api_pricing_list")
+@router.get(
+    "/pricing",
+    name="api_pricing_list",
+    response_model=PricingProfiles,
+    response_model_exclude_unset=True,
+)
 def api_pricing_list(session: SessionDep, hardware: str | None = None) -> dict[str, Any]:
     """Every pricing profile (optionally for one GPU) with its hourly cost breakdown."""
     return {"profiles": [q.profile_dict(p) for p in q.list_profiles(session, hardware)]}
 
 
-@router.post("/pricing", name="api_pricing_create", status_code=201, dependencies=[WriteDep])
+@router.post(
+    "/pricing",
+    name="api_pricing_create",
+    status_code=201,
+    dependencies=[WriteDep],
+    response_model=PricingProfileOut,
+    response_model_exclude_unset=True,
+)
 def api_pricing_create(body: PricingIn, session: SessionDep) -> dict[str, Any]:
     """Create a rental or ownership profile.
 
@@ -35,13 +48,24 @@ def api_pricing_create(body: PricingIn, session: SessionDep) -> dict[str, Any]:
     return q.profile_dict(profile)
 
 
-@router.get("/pricing/{profile_id}", name="api_pricing_detail")
+@router.get(
+    "/pricing/{profile_id}",
+    name="api_pricing_detail",
+    response_model=PricingProfileOut,
+    response_model_exclude_unset=True,
+)
 def api_pricing_detail(profile_id: IdPath, session: SessionDep) -> dict[str, Any]:
     """One profile with its hourly cost breakdown."""
     return q.profile_dict(q.get_profile(session, profile_id))
 
 
-@router.put("/pricing/{profile_id}", name="api_pricing_update", dependencies=[WriteDep])
+@router.put(
+    "/pricing/{profile_id}",
+    name="api_pricing_update",
+    dependencies=[WriteDep],
+    response_model=PricingProfileOut,
+    response_model_exclude_unset=True,
+)
 def api_pricing_update(profile_id: IdPath, body: PricingIn, session: SessionDep) -> dict[str, Any]:
     """Replace a profile's values.
 
@@ -64,7 +88,7 @@ def api_pricing_delete(profile_id: IdPath, session: SessionDep) -> Response:
     return Response(status_code=204)
 
 
-@router.get("/pricing/{profile_id}/break-even", name="api_break_even")
+@router.get("/pricing/{profile_id}/break-even", name="api_break_even", response_model=BreakEven)
 def api_break_even(
     profile_id: IdPath,
     session: SessionDep,

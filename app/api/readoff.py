@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Query
+from fastapi.responses import Response
 
+from app.http.answers import json_answer
 from app.http.deps import DbId, SessionDep
 from app.http.errors import AppError
+from app.schemas.answers.readoff import FrontierOut, ReadoffOut
 from app.schemas.bounds import MAX_SWEEPS_ASKED
-from app.schemas.responses import ERROR_RESPONSES
+from app.schemas.readoff import ReadoffQuery
+from app.schemas.responses import ERROR_RESPONSES, answered_with
 from app.services import analysis
 from app.services.readoff_json import frontier_json, readoff_document
-from app.services.readoff_query import ReadoffQuery
+from app.services.readoff_query import params_of
 
 router = APIRouter(prefix="/api", tags=["analysis"], responses=ERROR_RESPONSES)
 SweepIds = Annotated[
@@ -21,39 +25,41 @@ SweepIds = Annotated[
 ]
 
 
-@router.get("/readoff", name="api_readoff")
+@router.get("/readoff", name="api_readoff", responses=answered_with(ReadoffOut))
 def api_readoff(
     session: SessionDep, sweep: SweepIds, query: Annotated[ReadoffQuery, Query()]
-) -> dict[str, Any]:
+) -> Response:
     """Per sweep: pass, fail or unknown at the SLO, its goodput and operating point, and $/Mtok
     per price column (a price set, each profile, an inline price: as the page that links here).
 
     Across fields: give tpot_ms or min_tok_s_user, not both (each is 1000 / the other); at
     least one `sweep`.
     """
-    return readoff_document(session, sweep_ids(sweep), query)
+    return json_answer(readoff_document(session, sweep_ids(sweep), query))
 
 
-@router.get("/frontier", name="api_frontier")
+@router.get("/frontier", name="api_frontier", responses=answered_with(FrontierOut))
 def api_frontier(
     session: SessionDep,
     sweep: SweepIds,
     query: Annotated[ReadoffQuery, Query()],
-) -> dict[str, Any]:
+) -> Response:
     """Each sweep's Pareto frontier and dominated points, with x (tok/s/user) and y (tok/s/GPU).
 
     Across fields: give tpot_ms or min_tok_s_user, not both (each is 1000 / the other); at
     least one `sweep`.
     """
-    params = query.params()
+    params = params_of(query)
     results, _ = analysis.run(session, sweep_ids(sweep), params, [], None)
-    return {
-        "stat": params.stat,
-        "basis": params.basis,
-        "x": f"interactivity, tok/s/user = 1000 / {params.stat} TPOT ms",
-        "y": f"{params.basis} tok/s per GPU",
-        "sweeps": [frontier_json(r, params) for r in results],
-    }
+    return json_answer(
+        {
+            "stat": params.stat,
+            "basis": params.basis,
+            "x": f"interactivity, tok/s/user = 1000 / {params.stat} TPOT ms",
+            "y": f"{params.basis} tok/s per GPU",
+            "sweeps": [frontier_json(r, params) for r in results],
+        }
+    )
 
 
 def sweep_ids(sweep: list[int]) -> list[int]:

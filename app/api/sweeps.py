@@ -9,8 +9,11 @@ from fastapi.responses import JSONResponse, Response
 
 from app.domain.columns import POINT_COLUMN_NAMES, REQUEST_COLUMNS, SWEEP_COLUMN_NAMES
 from app.domain.lengths import check_lengths
+from app.http.answers import json_answer
 from app.http.deps import IdPath, SessionDep, SettingsDep, UploadDep, WriteDep
-from app.schemas.responses import ERROR_RESPONSES, download
+from app.schemas.answers.sweeps import SweepDetail, SweepEdited, SweepList
+from app.schemas.answers.uploads import UploadSaved
+from app.schemas.responses import ERROR_RESPONSES, answered_with, download
 from app.services import upload_json, uploads
 from app.services.catalog import match_changes
 from app.services.sweep_edits import SweepQuery, sweep_changes
@@ -21,25 +24,36 @@ router = APIRouter(prefix="/api", tags=["sweeps"], responses=ERROR_RESPONSES)
 CSV = download("text/csv")
 
 
-@router.get("/sweeps", name="api_sweeps_list")
-def api_sweeps_list(session: SessionDep, params: Annotated[SweepQuery, Query()]) -> dict[str, Any]:
+@router.get("/sweeps", name="api_sweeps_list", responses=answered_with(SweepList))
+def api_sweeps_list(session: SessionDep, params: Annotated[SweepQuery, Query()]) -> Response:
     """List sweeps with filters, a search (`q`: every word in the name, model, hardware, engine,
     precision or notes) and pagination (`limit` is `per_page`, at most 500): always bounded."""
     size = params.page_size
     rows, total = q.list_sweeps(session, params.filters(), params.page, size)
     counts = q.point_counts(session, [s.id for s in rows])
     tags = tag_store.tags_by_sweep(session, [s.id for s in rows])
-    return {
-        "sweeps": [
-            {**q.sweep_summary(s, counts.get(s.id, 0)), "tags": tags.get(s.id, [])} for s in rows
-        ],
-        "total": total,
-        "page": params.page,
-        "per_page": size,
-    }
+    return json_answer(
+        {
+            "sweeps": [
+                {**q.sweep_summary(s, counts.get(s.id, 0)), "tags": tags.get(s.id, [])}
+                for s in rows
+            ],
+            "total": total,
+            "page": params.page,
+            "per_page": size,
+        }
+    )
 
 
-@router.post("/sweeps", name="api_sweeps_create", status_code=201, dependencies=[WriteDep])
+@router.post(
+    "/sweeps",
+    name="api_sweeps_create",
+    status_code=201,
+    dependencies=[WriteDep],
+    responses=answered_with(
+        UploadSaved, 201, 200, description="201 created; 200 all stored before"
+    ),
+)
 def api_sweeps_create(
     session: SessionDep,
     settings: SettingsDep,
@@ -64,8 +78,8 @@ def api_sweeps_create(
     return JSONResponse(body, status_code=status)
 
 
-@router.get("/sweeps/{sweep_id}", name="api_sweep_detail")
-def api_sweep_detail(sweep_id: IdPath, session: SessionDep) -> dict[str, Any]:
+@router.get("/sweeps/{sweep_id}", name="api_sweep_detail", responses=answered_with(SweepDetail))
+def api_sweep_detail(sweep_id: IdPath, session: SessionDep) -> Response:
     """One sweep with every stored column of its points."""
     sweep = q.get_sweep(session, sweep_id)
     samples = q.sample_counts(session, [p.id for p in sweep.points])
@@ -80,10 +94,15 @@ def api_sweep_detail(sweep_id: IdPath, session: SessionDep) -> dict[str, Any]:
     data["length_note"] = lengths.note
     data["tags"] = tag_store.tags_of(session, sweep_id)
     data["points"] = [q.point_dict(p, samples.get(p.id, 0)) for p in sweep.points]
-    return data
+    return json_answer(data)
 
 
-@router.patch("/sweeps/{sweep_id}", name="api_sweep_update", dependencies=[WriteDep])
+@router.patch(
+    "/sweeps/{sweep_id}",
+    name="api_sweep_update",
+    dependencies=[WriteDep],
+    response_model=SweepEdited,
+)
 def api_sweep_update(sweep_id: IdPath, body: dict[str, Any], session: SessionDep) -> dict[str, Any]:
     """Edit sweep metadata (sweep-level columns only); hardware is matched to the catalog."""
     changes, warnings = match_changes(session, sweep_changes(body))
@@ -102,7 +121,9 @@ def api_sweep_delete(sweep_id: IdPath, session: SessionDep) -> Response:
     return Response(status_code=204)
 
 
-@router.get("/templates/sweep.csv", name="api_template_sweep", responses=CSV)
+@router.get(
+    "/templates/sweep.csv", name="api_template_sweep", responses=CSV, response_class=Response
+)
 def api_template_sweep() -> Response:
     """Canonical points CSV: the header and one example row."""
     header = [*SWEEP_COLUMN_NAMES, *POINT_COLUMN_NAMES]
@@ -125,7 +146,9 @@ def api_template_sweep() -> Response:
     return _csv(body, "sweep.csv")
 
 
-@router.get("/templates/requests.csv", name="api_template_requests", responses=CSV)
+@router.get(
+    "/templates/requests.csv", name="api_template_requests", responses=CSV, response_class=Response
+)
 def api_template_requests() -> Response:
     """Canonical per-request CSV: the header and two example rows."""
     header = ",".join(c.name for c in REQUEST_COLUMNS)

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path
 
 from app.http.deps import IdPath, SessionDep, WriteDep
+from app.schemas.answers.sweeps import SweepTags
 from app.schemas.responses import ERROR_RESPONSES
 from app.schemas.tags import TagsBody
 from app.services import tags as tag_service
@@ -17,14 +18,19 @@ router = APIRouter(prefix="/api", tags=["sweeps"], responses=ERROR_RESPONSES)
 TagPath = Annotated[str, Path(max_length=200, description="a tag, e.g. baseline:main")]
 
 
-@router.get("/sweeps/{sweep_id}/tags", name="api_sweep_tags")
+@router.get("/sweeps/{sweep_id}/tags", name="api_sweep_tags", response_model=SweepTags)
 def api_sweep_tags(sweep_id: IdPath, session: SessionDep) -> dict[str, Any]:
     """The sweep's tags."""
     sweep_queries.get_sweep(session, sweep_id)
     return {"sweep_id": sweep_id, "tags": tag_store.tags_of(session, sweep_id)}
 
 
-@router.post("/sweeps/{sweep_id}/tags", name="api_sweep_tags_add", dependencies=[WriteDep])
+@router.post(
+    "/sweeps/{sweep_id}/tags",
+    name="api_sweep_tags_add",
+    dependencies=[WriteDep],
+    response_model=SweepTags,
+)
 def api_sweep_tags_add(sweep_id: IdPath, body: TagsBody, session: SessionDep) -> dict[str, Any]:
     """Add `tag` (or each of `tags`); the newest sweep with a tag stands for it in `check`.
 
@@ -37,7 +43,12 @@ def api_sweep_tags_add(sweep_id: IdPath, body: TagsBody, session: SessionDep) ->
     return {"sweep_id": sweep_id, "tags": tags}
 
 
-@router.put("/sweeps/{sweep_id}/tags", name="api_sweep_tags_set", dependencies=[WriteDep])
+@router.put(
+    "/sweeps/{sweep_id}/tags",
+    name="api_sweep_tags_set",
+    dependencies=[WriteDep],
+    response_model=SweepTags,
+)
 def api_sweep_tags_set(sweep_id: IdPath, body: TagsBody, session: SessionDep) -> dict[str, Any]:
     """Replace the sweep's tags with `tags`.
 
@@ -49,7 +60,10 @@ def api_sweep_tags_set(sweep_id: IdPath, body: TagsBody, session: SessionDep) ->
 
 
 @router.delete(
-    "/sweeps/{sweep_id}/tags/{tag}", name="api_sweep_tags_remove", dependencies=[WriteDep]
+    "/sweeps/{sweep_id}/tags/{tag}",
+    name="api_sweep_tags_remove",
+    dependencies=[WriteDep],
+    response_model=SweepTags,
 )
 def api_sweep_tags_remove(sweep_id: IdPath, tag: TagPath, session: SessionDep) -> dict[str, Any]:
     """Remove one tag."""

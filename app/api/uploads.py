@@ -10,7 +10,8 @@ from fastapi.responses import JSONResponse, Response
 
 from app.http.deps import SessionDep, SettingsDep, UploadDep, WriteDep
 from app.ingest import IngestError
-from app.schemas.responses import ERROR_RESPONSES
+from app.schemas.answers.uploads import StagedPreview, UploadConfirmed
+from app.schemas.responses import ERROR_RESPONSES, answered_with
 from app.schemas.uploads import DetailValue, StagedDetails
 from app.services import staging, upload_json, uploads
 
@@ -19,7 +20,9 @@ router = APIRouter(
 )
 
 
-@router.post("", name="api_upload_stage", status_code=201)
+@router.post(
+    "", name="api_upload_stage", status_code=201, responses=answered_with(StagedPreview, 201)
+)
 def api_upload_stage(
     session: SessionDep,
     settings: SettingsDep,
@@ -38,7 +41,7 @@ def api_upload_stage(
     return JSONResponse(body, status_code=201)
 
 
-@router.post("/{token}/preview", name="api_upload_preview")
+@router.post("/{token}/preview", name="api_upload_preview", response_model=StagedPreview)
 def api_upload_preview(
     token: str,
     session: SessionDep,
@@ -54,7 +57,14 @@ def api_upload_preview(
     return upload_json.preview_json(result, staged.token, staged.expires_at_s)
 
 
-@router.post("/{token}", name="api_upload_confirm", status_code=201)
+@router.post(
+    "/{token}",
+    name="api_upload_confirm",
+    status_code=201,
+    responses=answered_with(
+        UploadConfirmed, 201, 200, description="201 created; 200 all stored before"
+    ),
+)
 def api_upload_confirm(
     token: str,
     session: SessionDep,

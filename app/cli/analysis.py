@@ -44,9 +44,9 @@ def plan(args: argparse.Namespace) -> int:
 
     from pydantic import ValidationError
 
+    from app.schemas.plan import PlanParams
     from app.services import plan as planner
     from app.services import plan_json
-    from app.services.plan_query import PlanParams
     from app.services.readoff_json import slo_json
     from app.store.sweeps import NotFound
 
@@ -87,9 +87,9 @@ def readoff(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
     upgrade()
+    from app.schemas.readoff import ReadoffQuery
     from app.services import exports
     from app.services.readoff_json import readoff_document, run_query
-    from app.services.readoff_query import ReadoffQuery
     from app.store.sweeps import NotFound
 
     fields = {
@@ -187,8 +187,9 @@ def check(args: argparse.Namespace) -> int:
 
     from pydantic import ValidationError
 
+    from app.schemas.check import CheckQuery
     from app.services import check, check_report
-    from app.services.check import CheckQuery, DifferentWork
+    from app.services.check import DifferentWork
     from app.services.errors import Invalid
     from app.store.sweeps import NotFound
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 import datetime as dt
 from typing import Literal
 
-from pydantic import ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from app.domain.claims import SCOPE_GPUS
+from app.schemas.bounds import DbId
+from app.schemas.readoff import ReadoffQuery
 from app.schemas.text import StorableText
 
 CLAIM_FIELDS: tuple[str, ...] = (
@@ -93,3 +95,57 @@ class ClaimIn(StorableText):
         elif self.gpu_scope == "gpu" and self.scope_gpus != 1:
             raise ValueError("scope_gpus: a per-GPU scope has 1 GPU; choose node or rack")
         return self
+
+
+# The weight and KV-cache precisions the physics knows.
+Precision = Literal["bf16", "fp16", "fp8", "int8", "fp4", "int4", "fp32"]
+AUDIT_DEFAULT_PRESET = "chat-interactive"  # as Explore's first visit
+
+
+class AuditQuery(ReadoffQuery):
+    """Read-off parameters (as /api/readoff) plus the physics knobs of the audit."""
+
+    sweep: list[DbId] = Field(
+        default_factory=list, description="sweeps to compare; default: matching"
+    )
+    accepted_length: float | None = Field(
+        default=None,
+        ge=1,
+        le=64,
+        description="most tokens per step granted to speculative decoding",
+    )
+    params_b: float | None = Field(
+        default=None, gt=0, le=100_000, description="parameter count override in billions (O6: 70)"
+    )
+    kv_precision: Precision = "bf16"
+    logx: bool = Field(
+        default=False, description="log x axis; default: on when the claim is far out"
+    )
+    preset: str | None = Field(
+        default=None,
+        description=f"SLO preset key, custom (the limits given) or none (no limits); default:"
+        f" {AUDIT_DEFAULT_PRESET} when no limit is given",
+    )
+
+
+class RooflineQuery(BaseModel):
+    """What to compute the ceiling for; a sweep fills hardware, GPUs, model, precision, context."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    sweep: DbId | None = Field(default=None, description="sweep id: defaults + each point's share")
+    hardware: str | None = Field(default=None, description="GPU key from the catalog")
+    gpus: int | None = Field(default=None, ge=1, le=100_000)
+    model: str | None = Field(default=None, description="model spec key or name")
+    precision: str | None = Field(default=None, description="weight precision: bf16, fp8, fp4 …")
+    kv_precision: Precision = "bf16"
+    ctx: int | None = Field(default=None, ge=0, description="context tokens (default ISL + OSL/2)")
+    accepted_length: float = Field(default=1.0, ge=1, le=64, allow_inf_nan=False)
+    efficiency: float = Field(default=1.0, gt=0, le=1, description="share of HBM bandwidth (η)")
+    mem_frac: float = Field(default=0.9, gt=0, le=1, description="share of HBM for weights + KV")
+    params_b: float | None = Field(default=None, gt=0, description="parameter count override, B")
+    batch: int = Field(default=1, ge=1, description="the batch of the single step reported")
+    isl: int | None = Field(default=None, ge=0, description="prompt tokens of the TTFT bound")
+    mfu: float = Field(default=1.0, gt=0, le=1, description="model FLOPs utilisation for prefill")
+    attention: bool = Field(default=True, description="count attention FLOPs")
+    stat: Literal["mean", "p50", "p90", "p95", "p99"] = "p50"

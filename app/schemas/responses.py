@@ -42,6 +42,17 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 
 
-def download(media_type: str) -> dict[int | str, dict[str, Any]]:
-    """A 200 answered with a file of this media type rather than JSON."""
-    return {200: {"content": {media_type: {}}, "description": f"a {media_type} file"}}
+def download(media_type: str, *, binary: bool = False) -> dict[int | str, dict[str, Any]]:
+    """A 200 answered with a file of this media type rather than JSON (the route declares
+    `response_class=Response`, so no JSON body is documented beside it)."""
+    schema = {"type": "string", "format": "binary"} if binary else {"type": "string"}
+    content = {media_type: {"schema": schema}}
+    return {200: {"content": content, "description": f"a {media_type} file"}}
+
+
+def answered_with(
+    model: type[BaseModel], *statuses: int, description: str = "Success"
+) -> dict[int | str, dict[str, Any]]:
+    """The JSON model of a route that answers with a Response of its own (so FastAPI neither
+    validates nor documents it by itself): 200 unless other statuses are given."""
+    return {s: {"model": model, "description": description} for s in statuses or (200,)}

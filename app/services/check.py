@@ -16,50 +16,22 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 from urllib.parse import urlencode
 
-from pydantic import ConfigDict, Field, field_validator
 from sqlalchemy.orm import Session
 
 from app.domain import regression
 from app.domain.likeness import Likeness
 from app.domain.regression import Interval, Outcome, Side
 from app.schemas.bounds import MAX_ID
-from app.schemas.text import StorableText
+from app.schemas.check import CheckQuery
 from app.services import check_report, likeness, price_columns
 from app.services.errors import Invalid
 from app.services.readoff_json import price_cells_json, result_json, run_query, slo_json
-from app.services.readoff_query import ReadoffQuery
 from app.store import checks as check_store
 from app.store import tags as tag_store
 from app.store.models import Sweep
 
 # Fields of the check itself; every other field is a read-off option (SLO, prices).
 CHECK_FIELDS = ("candidate", "baseline", "tolerance", "base_url", "allow_different")
-
-
-class CheckQuery(ReadoffQuery, StorableText):
-    """The read-off's SLO and price options, the two sweeps, and the tolerance."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    candidate: str = Field(min_length=1, max_length=300, description="sweep id, tag or name")
-    baseline: str = Field(min_length=1, max_length=300, description="sweep id, tag or name")
-    tolerance: float = Field(
-        default=0.05, ge=0, le=1, allow_inf_nan=False, description="fraction, 0.05 = 5 %"
-    )
-    base_url: str | None = Field(
-        default=None, max_length=500, description="where the Compare link points"
-    )
-    allow_different: bool = Field(
-        default=False,
-        description="compare sweeps of different models, workloads or ISL/OSL, or a demo or "
-        "mock-server sweep against a measured one (a comparison, never a regression)",
-    )
-
-    @field_validator("candidate", "baseline", mode="before")
-    @classmethod
-    def _id_as_text(cls, value: object) -> object:
-        # JSON clients send an id as a number; it names the sweep like its digits do.
-        return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
 @dataclass(frozen=True)

@@ -9,19 +9,18 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import Field
 from sqlalchemy.orm import Session
 
 from app.domain.claim_work import Physics
 from app.domain.claims import Claim, fmt, on_basis, open_questions, per_gpu_tok_s
 from app.domain.cost import usd_per_mtok
-from app.schemas.bounds import DbId
+from app.schemas.claims import AUDIT_DEFAULT_PRESET, AuditQuery
 from app.services.analysis import Params, SweepAnalysis
 from app.services.physics import Curve, claim_ceiling, physics_for
 from app.services.readoff_json import readoff_body, run_query
-from app.services.readoff_query import ReadoffQuery, preset_limits
+from app.services.readoff_query import preset_limits
 from app.store import catalog_cache
 from app.store import claims as claim_queries
 from app.store import pricing as pricing_queries
@@ -46,35 +45,7 @@ class Audit:
     placement: Placement
 
 
-Precision = Literal["bf16", "fp16", "fp8", "int8", "fp4", "int4", "fp32"]
 LIMITS = {"ttft_ms", "tpot_ms", "min_tok_s_user", "e2el_ms"}
-DEFAULT_PRESET = "chat-interactive"  # as Explore's first visit
-
-
-class AuditQuery(ReadoffQuery):
-    """Read-off parameters (as /api/readoff) plus the physics knobs of the audit."""
-
-    sweep: list[DbId] = Field(
-        default_factory=list, description="sweeps to compare; default: matching"
-    )
-    accepted_length: float | None = Field(
-        default=None,
-        ge=1,
-        le=64,
-        description="most tokens per step granted to speculative decoding",
-    )
-    params_b: float | None = Field(
-        default=None, gt=0, le=100_000, description="parameter count override in billions (O6: 70)"
-    )
-    kv_precision: Precision = "bf16"
-    logx: bool = Field(
-        default=False, description="log x axis; default: on when the claim is far out"
-    )
-    preset: str | None = Field(
-        default=None,
-        description=f"SLO preset key, custom (the limits given) or none (no limits); default:"
-        f" {DEFAULT_PRESET} when no limit is given",
-    )
 
 
 def apply_preset(session: Session, query: AuditQuery) -> tuple[AuditQuery, str | None]:
@@ -85,7 +56,7 @@ def apply_preset(session: Session, query: AuditQuery) -> tuple[AuditQuery, str |
         return query, None
     if key == "none":
         return query.model_copy(update=dict.fromkeys(LIMITS)), None
-    preset = session.get(SloPreset, key or DEFAULT_PRESET)
+    preset = session.get(SloPreset, key or AUDIT_DEFAULT_PRESET)
     if preset is None:
         return query, None
     return query.model_copy(update=preset_limits(preset)), preset.key

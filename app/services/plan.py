@@ -18,9 +18,10 @@ from app.domain.likeness import Likeness, between
 from app.domain.metrics import Basis
 from app.domain.plan import Crossover, Demand, RequestShape, Sizing, Status, StepOption
 from app.domain.request_goodput import request_counts
+from app.schemas.readoff import ReadoffQuery
 from app.services import analysis, price_columns
 from app.services.analysis import Params, Price, SweepAnalysis
-from app.services.readoff_query import ReadoffQuery
+from app.services.readoff_query import params_of
 from app.store import pricing as pricing_queries
 from app.store import sweeps as sweep_queries
 
@@ -116,7 +117,7 @@ class Plan:
 
 def run(session: Session, sweep_ids: list[int], query: ReadoffQuery, demand: Demand) -> Plan:
     """Read off each sweep exactly as /api/readoff does, then size and price its fleet."""
-    params = query.params()
+    params = params_of(query)
     # The prices on screen: a price set stands for one profile per GPU, as on Explore.
     columns = price_columns.columns_for(
         session, query.price_set, query.pricing, query.usd_per_gpu_hour

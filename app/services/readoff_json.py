@@ -9,11 +9,12 @@ from sqlalchemy.orm import Session
 
 from app.domain.intervals import DEFAULT_LEVEL, Interval
 from app.domain.slo import Readoff
+from app.schemas.readoff import ReadoffQuery
 from app.services import analysis, price_columns
 from app.services.analysis import Params, SweepAnalysis
 from app.services.intervals import cost_interval
 from app.services.price_columns import PriceCell, PriceColumn
-from app.services.readoff_query import ReadoffQuery
+from app.services.readoff_query import params_of
 
 
 def slo_json(query: ReadoffQuery, params: Params) -> dict[str, Any]:
@@ -219,7 +220,7 @@ def run_query(
     session: Session, sweep_ids: list[int], query: ReadoffQuery
 ) -> tuple[Params, list[SweepAnalysis], list[PriceColumn]]:
     """Analyse the sweeps at the query's SLO, priced by its price columns (as on the pages)."""
-    params = query.params()
+    params = params_of(query)
     columns = price_columns.columns_for(
         session, query.price_set, query.pricing, query.usd_per_gpu_hour
     )

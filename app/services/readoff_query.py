@@ -1,108 +1,19 @@
-"""Query parameters of a read-off (SLO, axes, pricing), shared by /api/readoff and the pages."""
+"""A read-off query (app.schemas.readoff) as analysis parameters, and what an SLO preset sets."""
 
 from __future__ import annotations
 
-import math
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
-from pydantic_core import PydanticCustomError
-
-from app.domain.checks import PERCENTILE_PATTERN, PERCENTILE_WORDS, percentile_percent
-from app.domain.intervals import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
-from app.domain.slo import Slo
-from app.schemas.bounds import DbId
+from app.schemas.readoff import ReadoffQuery
 from app.services.analysis import Params
 from app.store.models import SloPreset
 
 
-def _percentile(value: str) -> str:
-    """A percentile in p50 … p99.9, or the error in words (the pattern stays in the schema)."""
-    try:
-        percentile_percent(value)
-    except ValueError:
-        raise PydanticCustomError("percentile", PERCENTILE_WORDS) from None
-    return value
-
-
-# The schema still documents the pattern; a value that misses it is told so in words.
-Percentile = Annotated[
-    str, AfterValidator(_percentile), Field(json_schema_extra={"pattern": PERCENTILE_PATTERN})
-]
-
-
-class ReadoffQuery(BaseModel):
-    """SLO limits in ms (a limit not given is not checked), axis choices and prices."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    ttft_ms: float | None = Field(default=None, ge=0, allow_inf_nan=False)
-    tpot_ms: float | None = Field(default=None, ge=0, allow_inf_nan=False)
-    min_tok_s_user: float | None = Field(
-        default=None, gt=0, allow_inf_nan=False, description="instead of tpot_ms: 1000/value"
+def params_of(query: ReadoffQuery) -> Params:
+    """The analysis parameters the query asks for."""
+    return Params(
+        query.slo(), query.mode, query.basis, query.stat, query.interpolation, query.ci_level
     )
-    e2el_ms: float | None = Field(default=None, ge=0, allow_inf_nan=False)
-    percentile: Percentile = Field(
-        default="p90",
-        description="default percentile of every limit: p50 … p99.9 (e.g. p75, p99.9)",
-    )
-    ttft_percentile: Percentile | None = Field(default=None, description="TTFT's own percentile")
-    tpot_percentile: Percentile | None = Field(default=None, description="TPOT's own percentile")
-    e2el_percentile: Percentile | None = Field(default=None, description="E2EL's own percentile")
-    mode: Literal["percentile", "requests"] = "percentile"
-    attainment: float = Field(default=0.9, gt=0, le=1, allow_inf_nan=False)
-    basis: Literal["output", "total", "input"] = "output"
-    stat: Literal["mean", "p50", "p90", "p95", "p99"] = Field(
-        default="p50", description="TPOT statistic of the x axis"
-    )
-    pricing: list[DbId] = Field(default_factory=list, description="pricing profile ids")
-    price_set: str | None = Field(
-        default=None,
-        description="a dated price set, tier@date (e.g. costr@2026-09-08): one profile per GPU",
-    )
-    usd_per_gpu_hour: float | None = Field(
-        default=None, gt=0, allow_inf_nan=False, description="an inline rental price"
-    )
-    interpolation: Literal["staircase", "linear", "loglinear", "steffen"] = "staircase"
-    points: bool = Field(default=False, description="add every point's verdict and reason")
-    ci_level: float = Field(
-        default=DEFAULT_LEVEL,
-        ge=MIN_LEVEL,
-        le=MAX_LEVEL,
-        allow_inf_nan=False,
-        description="level of every interval (0.5 … 0.999; 0.95 = 95 %)",
-    )
-
-    @model_validator(mode="after")
-    def _one_tpot_limit(self) -> ReadoffQuery:
-        if self.tpot_ms is not None and self.min_tok_s_user is not None:
-            raise ValueError("give tpot_ms or min_tok_s_user, not both")
-        # Each is 1000 / the other: a subnormal value would make its counterpart infinite.
-        for name in ("tpot_ms", "min_tok_s_user"):
-            value = getattr(self, name)
-            if value and not math.isfinite(1000.0 / value):
-                raise ValueError(f"{name}: {value!r} is too small (1000 / it is not finite)")
-        return self
-
-    def slo(self) -> Slo:
-        tpot = self.tpot_ms
-        if self.min_tok_s_user is not None:
-            tpot = 1000.0 / self.min_tok_s_user
-        return Slo(
-            self.ttft_ms,
-            tpot,
-            self.e2el_ms,
-            self.percentile,
-            self.attainment,
-            self.ttft_percentile,
-            self.tpot_percentile,
-            self.e2el_percentile,
-        )
-
-    def params(self) -> Params:
-        return Params(
-            self.slo(), self.mode, self.basis, self.stat, self.interpolation, self.ci_level
-        )
 
 
 def preset_limits(preset: SloPreset) -> dict[str, Any]:

@@ -8,9 +8,8 @@ shows exactly what `roofline` returns.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.orm import Session
 
 from app.domain.claims import DEFAULT_CONTEXT, weight_precision
@@ -29,35 +28,11 @@ from app.domain.roofline import (
     prefill_ttft_lower_bound_s,
 )
 from app.domain.sweep_meta import SweepMeta
-from app.schemas.bounds import DbId
-from app.services.claims_audit import Precision
+from app.schemas.claims import RooflineQuery
 from app.services.errors import Invalid
 from app.services.physics import ceiling_curve
 from app.store import catalog
 from app.store import points as point_queries
-
-
-class RooflineQuery(BaseModel):
-    """What to compute the ceiling for; a sweep fills hardware, GPUs, model, precision, context."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    sweep: DbId | None = Field(default=None, description="sweep id: defaults + each point's share")
-    hardware: str | None = Field(default=None, description="GPU key from the catalog")
-    gpus: int | None = Field(default=None, ge=1, le=100_000)
-    model: str | None = Field(default=None, description="model spec key or name")
-    precision: str | None = Field(default=None, description="weight precision: bf16, fp8, fp4 …")
-    kv_precision: Precision = "bf16"
-    ctx: int | None = Field(default=None, ge=0, description="context tokens (default ISL + OSL/2)")
-    accepted_length: float = Field(default=1.0, ge=1, le=64, allow_inf_nan=False)
-    efficiency: float = Field(default=1.0, gt=0, le=1, description="share of HBM bandwidth (η)")
-    mem_frac: float = Field(default=0.9, gt=0, le=1, description="share of HBM for weights + KV")
-    params_b: float | None = Field(default=None, gt=0, description="parameter count override, B")
-    batch: int = Field(default=1, ge=1, description="the batch of the single step reported")
-    isl: int | None = Field(default=None, ge=0, description="prompt tokens of the TTFT bound")
-    mfu: float = Field(default=1.0, gt=0, le=1, description="model FLOPs utilisation for prefill")
-    attention: bool = Field(default=True, description="count attention FLOPs")
-    stat: Literal["mean", "p50", "p90", "p95", "p99"] = "p50"
 
 
 def roofline(session: Session, query: RooflineQuery) -> dict[str, Any]:

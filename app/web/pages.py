@@ -2,23 +2,32 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from sqlalchemy import text
 from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as SATimeoutError
 
-from app.domain.definitions import DEFINITIONS, definitions_json
+from app.domain.definitions import DEFINITIONS
 from app.http.deps import SessionDep
 from app.http.templating import render
-from app.schemas.responses import ERROR_RESPONSES
+from app.schemas.answers.misc import Health
+from app.schemas.responses import ERROR_RESPONSES, ErrorBody, answered_with
 
 router = APIRouter()
 
 
-@router.get("/healthz", name="healthz", tags=["health"], responses=ERROR_RESPONSES)
+@router.get(
+    "/healthz",
+    name="healthz",
+    tags=["health"],
+    responses={
+        **ERROR_RESPONSES,
+        **answered_with(Health),
+        # Unreachable: the health body; the pool busy (as on any route): the error body.
+        503: {"model": Health | ErrorBody, "description": "The database cannot be reached"},
+    },
+)
 def healthz(session: SessionDep) -> Response:
     """Liveness and database reachability: 503 while the database cannot be reached."""
     try:
@@ -34,12 +43,6 @@ def healthz(session: SessionDep) -> Response:
 def metrics_page(request: Request) -> Response:
     """Every definition with its formula."""
     return render(request, "metrics/index.html", {"definitions": DEFINITIONS})
-
-
-@router.get("/api/metrics", name="api_metrics", tags=["metrics"], responses=ERROR_RESPONSES)
-def api_metrics() -> dict[str, Any]:
-    """Every definition with its formula (the Metrics page's JSON twin)."""
-    return {"definitions": definitions_json()}
 
 
 @router.get("/favicon.ico", include_in_schema=False)

@@ -13,20 +13,15 @@ from starlette.datastructures import QueryParams
 
 from app.charts import plan as charts
 from app.domain.plan import DEMAND_UNITS
+from app.http import explore_state
 from app.http.deps import SessionDep
 from app.http.errors import AppError
+from app.schemas.plan import PlanPageQuery, PlanQuery
 from app.services import plan as planner
-from app.services.plan_query import PlanQuery
-from app.web import explore_state
 from app.web.explore import render_view
-from app.web.explore_state import ExploreQuery
 
 router = APIRouter()
 DEFAULT_DEMAND = {"requests_per_s": 10.0}  # a first visit shows a plan, not an empty form
-
-
-class PlanPageQuery(ExploreQuery, PlanQuery):
-    """Explore's URL state (series, SLO presets, price sets) plus the demand."""
 
 
 @router.get("/plan", name="plan", include_in_schema=False)

@@ -24,13 +24,13 @@ from app.http.deps import (
     UploadDep,
     check_write_token,
 )
+from app.http.explore_state import MAX_SERIES
 from app.http.templating import render
 from app.ingest import IngestError
 from app.services import staging, upload_checks, upload_json, uploads
 from app.services.errors import Gone
 from app.settings import Settings
 from app.store import catalog
-from app.web.explore_state import MAX_SERIES
 
 router = APIRouter(include_in_schema=False)
 META_FIELDS = uploads.DETAIL_FIELDS

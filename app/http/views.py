@@ -8,12 +8,14 @@ import polars as pl
 from sqlalchemy.orm import Session
 
 from app.domain.request_goodput import SAMPLE_SCHEMA
+from app.http import explore_state
+from app.http.explore_state import ExploreState
+from app.schemas.explore import ExploreQuery
 from app.services import analysis, comparison
 from app.services.analysis import Params, Price, SweepAnalysis
 from app.services.comparison import PriceGroup, SensitivitySeries
+from app.services.readoff_query import params_of
 from app.store.versions import Versions
-from app.web import explore_state
-from app.web.explore_state import ExploreQuery, ExploreState
 
 
 @dataclass
@@ -43,7 +45,7 @@ def build(
     versions: Versions | None = None,
 ) -> View:
     state = explore_state.resolve(session, query, default_series, versions)
-    params = state.query.params()
+    params = params_of(state.query)
     results, prices = analysis.run(
         session,
         state.selected,

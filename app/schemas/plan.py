@@ -5,7 +5,8 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from app.domain.plan import DEMAND_UNITS, Demand
-from app.services.readoff_query import ReadoffQuery
+from app.schemas.explore import ExploreQuery
+from app.schemas.readoff import ReadoffQuery
 
 
 class PlanQuery(BaseModel):
@@ -50,3 +51,7 @@ class PlanQuery(BaseModel):
 
 class PlanParams(ReadoffQuery, PlanQuery):
     """/api/plan's and the CLI's parameters: the read-off's SLO and prices plus the demand."""
+
+
+class PlanPageQuery(ExploreQuery, PlanQuery):
+    """Explore's URL state (series, SLO presets, price sets) plus the demand."""

@@ -7,21 +7,21 @@ back button works; `canonical_query()` is what the address bar shows after an up
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 from urllib.parse import urlencode
 
-from pydantic import Field, ValidationError
+from pydantic import ValidationError
 from sqlalchemy.orm import Session
 from starlette.datastructures import QueryParams
 
 from app.domain.verdict import Slo
 from app.http.errors import AppError
-from app.schemas.bounds import DbCount, DbId
+from app.schemas.explore import ExploreQuery
 from app.services import picker as series_picker
 from app.services import price_columns
 from app.services.picker import LeaderResult, Picker
 from app.services.price_columns import PriceColumn
-from app.services.readoff_query import ReadoffQuery, preset_limits
+from app.services.readoff_query import preset_limits
 from app.store import catalog_cache
 from app.store.catalog_cache import Catalog
 from app.store.models import PricingProfile, SloPreset, Sweep
@@ -45,37 +45,6 @@ DEFAULT_PRESET = "chat-interactive"
 DEFAULT_PRICE_SET = "costr@2026-09-08"
 DEFAULT_SERIES = 8
 MAX_SERIES = series_picker.MAX_SERIES
-MAX_ASKED = 1000  # sweep ids one URL may name (the ones beyond MAX_SERIES are named as dropped)
-
-
-class ExploreQuery(ReadoffQuery):
-    model: str | None = None
-    hardware: str | None = None
-    engine: str | None = None
-    precision: str | None = None
-    isl: DbCount | None = None
-    osl: DbCount | None = None
-    source_kind: str | None = None
-    sweep: list[DbId] = Field(default_factory=list, max_length=MAX_ASKED)
-    q: str | None = Field(default=None, max_length=200, description="search the series picker")
-    # A one-off action, not kept in the URL: select the frontier leaders of the filtered set.
-    select: Literal["leaders"] | None = None
-    # Which model and workload the leaders rank (a WorkGroup key; one-off, with select).
-    leaders_group: str | None = Field(default=None, max_length=1000)
-    # The leaders leave out demo (synthetic) and mock-server sweeps unless this is set.
-    leaders_demo: bool = False
-    picked: bool = False  # the series picker was used, so an empty selection means none
-    preset: str | None = None
-    applied_preset: str | None = None
-    logx: bool = False
-    logy: bool = False
-    frontier_only: bool = False
-    sensitivity: Literal["tpot", "ttft", "e2el", "off"] = "tpot"
-    # Physics limit and vendor claims (issue 5): a model spec turns the dashed ceilings on.
-    roofline_model: str | None = None
-    roofline_precision: Literal["bf16", "fp8", "fp4", "int8", "int4"] | None = None
-    roofline_ctx: int | None = Field(default=None, ge=1, le=10_000_000)
-    claims: Literal["matching", "all", "examples", "none"] = "matching"
 
 
 @dataclass

@@ -1,0 +1,17 @@
+"""JSON answers written exactly as FastAPI writes a returned `dict[str, Any]` (pydantic's
+compact JSON), for the large analysis answers: their model in app/schemas/answers documents
+them (`responses=`) and tests check every answer against it, but it does not re-validate each
+one on the way out, which would cost the hot read-off and Explore paths time for nothing new."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi.responses import Response
+from pydantic import TypeAdapter
+
+_BODY: TypeAdapter[dict[str, Any]] = TypeAdapter(dict[str, Any])
+
+
+def json_answer(body: dict[str, Any], status_code: int = 200) -> Response:
+    return Response(_BODY.dump_json(body), status_code=status_code, media_type="application/json")

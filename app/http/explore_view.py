@@ -1,0 +1,107 @@
+"""What the Explore page and its JSON twin (/api/explore) both show: the analysed selection,
+its Pareto figure with physics limits and claims, sensitivity, and each sweep's price cells."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from app.charts import compare as charts_compare
+from app.charts import pareto as charts
+from app.charts.roofline import explore_traces
+from app.http import views
+from app.http.explore_state import ExploreState
+from app.schemas.explore import ExploreQuery
+from app.services import answer, comparison, price_columns
+from app.services.analysis import SweepAnalysis
+from app.services.intervals import cost_interval
+from app.services.physics import shown_physics
+from app.services.price_columns import PriceCell, PriceColumn
+from app.store import sweeps as sweep_queries
+from app.store.catalog_cache import Catalog
+from app.store.versions import Versions
+
+
+def explore_context(
+    session: Session, query: ExploreQuery, versions: Versions | None = None
+) -> dict[str, Any]:
+    view = views.build(session, query, versions=versions)
+    state, params, results = view.state, view.params, view.results
+    figure = charts.pareto_figure(
+        results,
+        params,
+        log_x=state.query.logx,
+        log_y=state.query.logy,
+        frontier_only=state.query.frontier_only,
+        extra_traces=physics_traces(state.query, results, params.basis, state.catalog),
+    )
+    series = view.sensitivity()
+    sens = None
+    if series:
+        sens = charts_compare.sensitivity_figure(
+            series,
+            state.query.sensitivity,
+            comparison.sensitivity_percentile(params, state.query.sensitivity),
+            costs=False,
+        )
+    return {
+        "state": state,
+        "params": params,
+        "results": results,
+        "answer": answer.answer_order(results),
+        "shown_first": answer.SHOWN_FIRST,
+        "figure": figure,
+        "sensitivity_figure": sens,
+        "sensitivity_percentile": comparison.sensitivity_percentile(
+            params, state.query.sensitivity
+        ),
+        "sensitivity_empty": comparison.sensitivity_empty_reason(
+            series, params, state.query.sensitivity
+        )
+        if state.query.sensitivity != "off"
+        else None,
+        "cells": {r.meta.id: price_cells(r, state.price_columns) for r in results},
+        "cost_ci": cost_interval,
+        "colours": colours(state),
+        "facets": sweep_queries.facet_values(session, versions),
+        "model_specs": physics_model_specs(state.catalog),
+    }
+
+
+def price_cells(result: SweepAnalysis, columns: list[PriceColumn]) -> list[PriceCell]:
+    """Per price column, the cost under this sweep's own GPU's price, or why there is none."""
+    return price_columns.price_cells(result, columns)
+
+
+def physics_traces(
+    query: ExploreQuery,
+    results: list[SweepAnalysis],
+    basis: str,
+    kept: Catalog,
+) -> list[dict[str, Any]]:
+    """Dashed physics limits (when a model spec is chosen) and vendor-claim markers."""
+    shown = shown_physics(
+        kept,
+        results,
+        model=query.roofline_model,
+        precision=query.roofline_precision,
+        ctx=query.roofline_ctx,
+        claims_mode=query.claims,
+    )
+    return explore_traces(
+        shown,
+        results,
+        basis=basis,
+        log_x=query.logx,
+        log_y=query.logy,
+    )
+
+
+def physics_model_specs(kept: Catalog) -> list[Any]:
+    """Model specs the physics-limit picker offers."""
+    return list(kept.model_specs)
+
+
+def colours(state: ExploreState) -> dict[int, str]:
+    return {sid: charts.colour(i) for i, sid in enumerate(state.selected)}

@@ -1,0 +1,53 @@
+"""POST /api/check's answer: the verdict, what moved, and the stored check's id."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from app.domain.intervals import Method
+from app.schemas.answers.common import Answer, Difference
+from app.schemas.answers.readoff import ReadoffRow, SloOut
+
+
+class CheckedSweep(ReadoffRow):
+    """A side of the check: how its reference resolved, then its read-off row."""
+
+    ref: str
+    resolved_by: Literal["id", "tag", "name"]
+
+
+class FindingInterval(Answer):
+    ci_low: float | None
+    ci_high: float | None
+    ci_level: float
+    ci_method: Method | None
+
+
+class Finding(Answer):
+    figure: Literal["meets_slo", "goodput_tok_s_per_gpu", "usd_per_mtok"]
+    label: str
+    baseline: bool | float | None
+    candidate: bool | float | None
+    change: float | None
+    regression: bool
+    note: str
+    baseline_interval: FindingInterval | None
+    candidate_interval: FindingInterval | None
+
+
+class CheckAnswer(Answer):
+    verdict: Literal["pass", "regression", "comparison"]
+    same_configuration: bool
+    differences: list[Difference]
+    allow_different: bool
+    tolerance: float
+    slo: SloOut
+    price_columns: list[str]
+    candidate: CheckedSweep
+    baseline: CheckedSweep
+    findings: list[Finding]
+    regressions: list[str]
+    compare_url: str
+    headline: str
+    summary: str
+    check_id: int

@@ -1,0 +1,206 @@
+"""Vendor claims, a claim's audit, and the decode roofline, as the API answers them."""
+
+from __future__ import annotations
+
+from app.domain.claim_work import Verdict
+from app.domain.roofline import Bound
+from app.schemas.answers.common import Answer, PlotlyFigure
+from app.schemas.answers.readoff import ReadoffOut
+
+
+class ClaimOut(Answer):
+    id: int
+    vendor: str
+    hardware: str
+    gpu_scope: str
+    scope_gpus: int
+    model: str | None
+    precision: str | None
+    value_tok_s: float
+    measures: str
+    token_basis: str
+    interactivity_tok_s_user: float | None
+    batch: int | None
+    isl: int | None
+    osl: int | None
+    spec_decode: str | None
+    source_url: str | None
+    claimed_at: str | None
+    notes: str | None
+    example: bool
+    created_at: str | None
+
+
+class ClaimListed(ClaimOut):
+    verdict: Verdict
+
+
+class ClaimList(Answer):
+    claims: list[ClaimListed]
+
+
+class ModelSpecName(Answer):
+    key: str
+    name: str
+
+
+class PhysicsStep(Answer):
+    """One line of the arithmetic; `shown` is the value to six significant digits."""
+
+    label: str
+    formula: str
+    value: float | None
+    unit: str
+    shown: str
+
+
+class PhysicsContext(Answer):
+    step_tokens: int
+    capacity_tokens: int
+    rule: str
+
+
+class PhysicsOut(Answer):
+    verdict: Verdict
+    summary: str
+    missing: list[str]
+    assumptions: list[str]
+    steps: list[PhysicsStep]
+    context: PhysicsContext | None
+    weight_precision: str | None
+    kv_precision: str
+    num_gpus: int
+    compared_tok_s: float | None
+    compared_as: str
+    ceiling_tok_s_user: float | None
+    ceiling_tok_s: float | None
+    ceiling_batch: int | None
+    compute_bound_tok_s: float | None
+    b_max: int | None
+    required_bandwidth_tb_s: float | None
+    required_accepted_length: float | None
+
+
+class AuditSweeps(Answer):
+    matching: list[int]
+    compared: list[int]
+    chosen: bool
+
+
+class AuditCost(Answer):
+    name: str
+    profile_id: int | None
+    usd_per_gpu_hour: float
+    claim_usd_per_mtok: float | None
+    goodput_usd_per_mtok: float | None
+    reason: str | None
+
+
+class AuditComparison(Answer):
+    """The claim beside what one matching sweep delivers at the SLO."""
+
+    sweep_id: int
+    name: str
+    basis: str
+    claim_tok_s_per_gpu: float | None
+    claim_per_gpu_from: str | None
+    goodput_tok_s_per_gpu: float | None
+    headline_inflation: float | None
+    reason: str | None
+    interactivity_at_goodput: float | None
+    per_user_inflation: float | None
+    costs: list[AuditCost]
+
+
+class AuditAtSlo(Answer):
+    preset: str | None
+    pricing: list[int]
+    readoff: ReadoffOut
+    comparisons: list[AuditComparison]
+
+
+class ClaimAudit(Answer):
+    claim: ClaimOut
+    model_spec: ModelSpecName | None
+    physics: PhysicsOut
+    open_questions: list[str]
+    sweeps: AuditSweeps
+    at_slo: AuditAtSlo
+    figure: PlotlyFigure
+
+
+class RooflineInputs(Answer):
+    hardware: str
+    gpus: int
+    model: str
+    params_b: float
+    active_params_b: float
+    precision: str
+    kv_precision: str
+    ctx: int
+    accepted_length: float
+    efficiency: float
+    mem_frac: float
+    sweep: int | None
+
+
+class DecodeStepOut(Answer):
+    """One decode step's arithmetic; `expert_coverage` only for a mixture-of-experts model."""
+
+    batch: int
+    bytes_per_step: float
+    flops_per_step: float
+    memory_s: float
+    compute_s: float
+    step_s: float
+    bound: Bound
+    interactivity_tok_s_user: float
+    aggregate_tok_s: float
+    tok_s_per_gpu: float
+    expert_coverage: float | None = None
+
+
+class PrefillOut(Answer):
+    prompt_tokens: int
+    mfu: float
+    flops: float
+    attention_share: float | None
+    ttft_lower_bound_s: float | None
+
+
+class CeilingPoint(Answer):
+    batch: int
+    interactivity_tok_s_user: float
+    tok_s_per_gpu: float
+    bound: Bound
+
+
+class PointShare(Answer):
+    """A measured point's speed and throughput ÷ the ceiling at batch ≈ its concurrency; with
+    no concurrency (or no B_max) the shares are null and `reason` says why; `note` when the
+    point ran above B_max."""
+
+    point_id: int
+    concurrency: float | None
+    interactivity_tok_s_user: float | None
+    tok_s_per_gpu: float | None
+    note: str | None = None
+    batch: int | None = None
+    ceiling_interactivity_tok_s_user: float | None = None
+    ceiling_tok_s_per_gpu: float | None = None
+    share_of_ceiling: float | None
+    throughput_share: float | None = None
+    reason: str | None = None
+
+
+class Roofline(Answer):
+    inputs: RooflineInputs
+    name: str
+    weight_bytes: float
+    kv_bytes_per_token: float
+    b_max: int | None
+    compute_bound_tok_s: float | None
+    step: DecodeStepOut
+    prefill: PrefillOut
+    curve: list[CeilingPoint]
+    points: list[PointShare]

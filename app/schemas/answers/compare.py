@@ -1,0 +1,87 @@
+"""Compare's JSON twin: every pair's ratio curve, headline ratios and read-off ratio. Cost
+figures are keyed by price column label (the `price_columns` of the answer)."""
+
+from __future__ import annotations
+
+from app.domain.intervals import Method
+from app.schemas.answers.common import Answer, CiFields, Difference, Named, PlotlyFigure
+
+
+class PairSide(Answer):
+    sweep_id: int
+    name: str
+
+
+class RatioInterval(Answer):
+    """A ratio's interval, whether it separates A from B, and how many more requests (or runs)
+    each side needs for it to."""
+
+    ci_low: float | None
+    ci_high: float | None
+    ci_level: float | None
+    ci_method: Method | None
+    ci_reason: str | None
+    distinguishable: bool | None
+    verdict: str
+    more_a: int | None
+    more_b: int | None
+    unit_a: str | None
+    unit_b: str | None
+
+
+class CurvePoint(Answer):
+    """`cost_ratios` per price column, in the order of `price_columns`; `at_range_end` names
+    the systems whose measured range ends here."""
+
+    x_tok_s_user: float
+    a_tok_s_per_gpu: float
+    b_tok_s_per_gpu: float
+    throughput_ratio: float
+    cost_ratios: list[float | None]
+    at_range_end: list[str]
+
+
+class Headline(Answer):
+    x_tok_s_user: float
+    throughput_ratio: float | None
+    cost_ratios: dict[str, float | None]
+    at_range_end: list[str]
+    interval: RatioInterval | None
+
+
+class PairAtSlo(Answer):
+    a_goodput_tok_s_per_gpu: float | None
+    b_goodput_tok_s_per_gpu: float | None
+    throughput_ratio: float | None
+    at_range_end: list[str]
+    cost_ratios: dict[str, float | None]
+    cost_reasons: dict[str, str | None]
+    interval: RatioInterval | None
+    cost_ratio_intervals: dict[str, CiFields] | None
+
+
+class PairOut(Answer):
+    a: PairSide
+    b: PairSide
+    same_configuration: bool
+    differences: list[Difference]
+    shared_range_tok_s_user: tuple[float, float] | None
+    reason: str | None
+    curve: list[CurvePoint]
+    headlines: list[Headline]
+    at_slo: PairAtSlo
+
+
+class CompareFigures(Answer):
+    throughput_ratio: PlotlyFigure
+    cost_ratio: PlotlyFigure
+    sensitivity: PlotlyFigure | None
+
+
+class CompareAnswer(Answer):
+    query: str
+    baseline: int | None
+    dropped: list[Named]
+    price_columns: list[str]
+    pairs: list[PairOut]
+    figures: CompareFigures

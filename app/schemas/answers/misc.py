@@ -1,0 +1,23 @@
+"""Health and the metric definitions."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from app.schemas.answers.common import Answer
+
+
+class Health(Answer):
+    status: Literal["ok", "unavailable"]
+    database: Literal["unreachable"] | None = None
+
+
+class DefinitionOut(Answer):
+    id: str
+    title: str
+    formula: str
+    text: str
+
+
+class Definitions(Answer):
+    definitions: list[DefinitionOut]

@@ -1,0 +1,114 @@
+"""/api/plan's answer: from demand at an SLO to replicas, GPUs, $/month and power per sweep."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from app.domain.checks import Status
+from app.domain.metrics import Basis
+from app.schemas.answers.common import Answer, Difference, PlotlyFigure
+from app.schemas.answers.readoff import SloOut
+
+
+class DemandOut(Answer):
+    unit: str
+    average: float
+    peak: float
+    peak_to_average: float
+    headroom: float
+    sized_for: float
+    hours_per_month: float
+
+
+class PlanOption(Answer):
+    """A sweep under one price: what it costs a month at the demand (or just above it)."""
+
+    key: str
+    label: str
+    sweep_id: int
+    profile_id: int | None
+    price: str
+    usd_per_month: float | None
+
+
+class PlanOperatingPoint(Answer):
+    point_id: int
+    concurrency: float | None
+    request_rate: float | None
+    interactivity_tok_s_user: float | None
+
+
+class PlanCost(Answer):
+    """`breakdown_usd_per_month` splits an ownership profile's cost into its parts
+    (capital_usd_per_month, power_usd_per_month, …); null for other kinds."""
+
+    profile_id: int | None
+    name: str
+    kind: Literal["rental", "ownership", "inline"]
+    usd_per_gpu_hour: float
+    usd_per_month: float | None
+    breakdown_usd_per_month: dict[str, float] | None
+    usd_per_mtok_average: float | None
+    cheapest: bool
+    reason: str | None
+
+
+class Unpriced(Answer):
+    label: str
+    reason: str
+
+
+class PlanResultOut(Answer):
+    sweep_id: int
+    name: str
+    hardware: str
+    num_gpus: int
+    num_prefill_gpus: int | None
+    num_decode_gpus: int | None
+    status: Status
+    reason: str | None
+    cheapest: bool
+    operating_point: PlanOperatingPoint | None
+    goodput_tok_s_per_gpu: float | None
+    goodput_requests_per_s: float | None
+    input_tokens_per_request: float | None
+    output_tokens_per_request: float | None
+    goodput_requests_per_s_per_replica: float | None
+    goodput_per_replica: float | None
+    demand_requests_per_s_average: float | None
+    replicas: int | None
+    gpus: int | None
+    utilization_peak: float | None
+    utilization_average: float | None
+    kw: float | None
+    mwh_per_month: float | None
+    power_reason: str | None
+    basis: Basis
+    costs: list[PlanCost]
+    unpriced: list[Unpriced]
+    usd_per_month: float | None
+
+
+class ChartRange(Answer):
+    low: float
+    high: float
+
+
+class Crossover(Answer):
+    demand: float
+    demand_multiple: float
+    cheapest_below: PlanOption
+    cheapest_above: PlanOption
+
+
+class PlanOut(Answer):
+    slo: SloOut
+    demand: DemandOut
+    cheapest: PlanOption | None
+    same_configuration: bool
+    differences: list[Difference]
+    results: list[PlanResultOut]
+    chart_range: ChartRange
+    crossovers: list[Crossover]
+    crossovers_exact: bool
+    figure: PlotlyFigure

@@ -1,0 +1,191 @@
+"""A read-off as the API answers it: /api/readoff, and the same rows inside Explore, the claim
+audit and check; each sweep's frontier (/api/frontier)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from app.domain.checks import ShownStatus, Source, Status
+from app.domain.intervals import Method
+from app.domain.metrics import Basis
+from app.domain.pareto import Interpolation
+from app.domain.point import Metric, Stat
+from app.schemas.answers.common import Answer, FigureInterval
+from app.schemas.answers.sweeps import Rate
+
+
+class SloOut(Answer):
+    """The SLO applied; a limit not set is null."""
+
+    ttft_ms: float | None
+    tpot_ms: float | None
+    e2el_ms: float | None
+    min_tok_s_user: float | None
+    percentile: str
+    ttft_percentile: str
+    tpot_percentile: str
+    e2el_percentile: str
+    mode: Literal["percentile", "requests"]
+    attainment: float
+    basis: Basis
+    stat: Stat
+    interpolation: Interpolation
+    description: str
+    ci_level: float
+
+
+class PriceColumnOut(Answer):
+    label: str
+    profile_ids: list[int]
+
+
+class OperatingPoint(Answer):
+    point_id: int
+    concurrency: float | None
+    request_rate: Rate | None
+    interactivity_tok_s_user: float | None
+
+
+class EstimateOut(Answer):
+    """Goodput interpolated between the operating point and the next (failing) one."""
+
+    tok_s_per_gpu: float
+    load: float | None
+    interactivity_tok_s_user: float | None
+    between_point_ids: list[int]
+    label: str
+
+
+class ReadoffIntervals(Answer):
+    goodput_tok_s_per_gpu: FigureInterval
+    goodput_requests_per_s: FigureInterval
+    attainment: FigureInterval
+    # The attainment interval that makes a borderline read-off borderline (else null).
+    borderline_attainment: FigureInterval | None
+
+
+class SweepCost(Answer):
+    """$/Mtok under one price that applies to the sweep's GPU (null with the reason)."""
+
+    profile_id: int | None
+    name: str
+    usd_per_gpu_hour: float
+    utilization: float
+    usd_per_mtok: float | None
+    reason: str | None
+    ci_low: float | None
+    ci_high: float | None
+    ci_level: float | None
+    ci_method: Method | None
+    ci_reason: str | None
+
+
+class PriceCellOut(Answer):
+    """One price column: the price of the sweep's own GPU and its $/Mtok, or nulls and why."""
+
+    label: str
+    price: str | None
+    profile_id: int | None
+    usd_per_gpu_hour: float | None
+    usd_per_mtok: float | None
+    reason: str | None
+    ci_low: float | None
+    ci_high: float | None
+    ci_level: float | None
+    ci_method: Method | None
+    ci_reason: str | None
+
+
+class StoredBound(Answer):
+    """The samples contradict a stored percentile, which bounds the value."""
+
+    stored_percentile: str
+    stored_ms: float
+    samples_ms: float
+    side: Literal["at_least", "at_most"]
+
+
+class LimitCheck(Answer):
+    metric: Metric
+    percentile: str
+    value_ms: float | None
+    limit_ms: float
+    status: Status
+    source: Source | None
+    n_samples: int | None
+    n_without_tpot: int | None
+    bound: StoredBound | None
+
+
+class PointVerdict(Answer):
+    point_id: int
+    status: ShownStatus
+    reason: str | None
+    attainment: float | None
+    attainment_ci_low: float | None
+    attainment_ci_high: float | None
+    checks: list[LimitCheck]
+
+
+class ReadoffResult(Answer):
+    """One sweep at the SLO: pass, borderline, fail or unknown (with the reason), its goodput
+    and operating point, intervals, and its costs; `points` only when asked (points=true)."""
+
+    sweep_id: int
+    name: str
+    hardware: str
+    num_gpus: int
+    status: ShownStatus
+    borderline_reason: str | None
+    meets_slo: bool | None
+    reason: str | None
+    goodput_tok_s_per_gpu: float | None
+    goodput_requests_per_s: float | None
+    operating_point: OperatingPoint | None
+    estimate: EstimateOut | None
+    tok_s_per_mw: float | None
+    joint_attainment_bounds: tuple[float, float] | None
+    note: str
+    ci_level: float
+    intervals: ReadoffIntervals | None
+    costs: list[SweepCost]
+    points: list[PointVerdict] | None = None
+
+
+class ReadoffRow(ReadoffResult):
+    price_cells: list[PriceCellOut]
+
+
+class ReadoffOut(Answer):
+    slo: SloOut
+    price_columns: list[PriceColumnOut]
+    results: list[ReadoffRow]
+
+
+class FrontierPoint(Answer):
+    point_id: int
+    concurrency: float | None
+    request_rate: Rate | None
+    x: float
+    y: float
+
+
+class ExcludedPoint(Answer):
+    point_id: int
+    reason: str
+
+
+class SweepFrontier(Answer):
+    sweep_id: int
+    name: str
+    frontier: list[FrontierPoint]
+    dominated: list[FrontierPoint]
+    excluded: list[ExcludedPoint]
+
+
+class FrontierOut(Answer):
+    stat: Stat
+    basis: Basis
+    x: str
+    y: str
+    sweeps: list[SweepFrontier]

@@ -1,0 +1,121 @@
+"""Sweeps as the API answers them: listed, one with its points, edited, exported, tagged."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import JsonValue
+
+from app.schemas.answers.common import Answer
+
+# A request rate of "inf": a run with no rate limit (JSON has no infinity).
+Rate = float | Literal["inf"]
+
+
+class SweepFields(Answer):
+    """A sweep's stored columns (app.domain.columns.SWEEP_COLUMNS, `sweep` as `name`)."""
+
+    id: int
+    name: str
+    hardware: str
+    num_gpus: int
+    model: str | None
+    engine: str | None
+    engine_version: str | None
+    precision: str | None
+    spec_decode: str | None
+    isl: int | None
+    osl: int | None
+    workload: str | None
+    num_prefill_gpus: int | None
+    num_decode_gpus: int | None
+    source_kind: str
+    source_tool: str | None
+    notes: str | None
+    measured_at: str | None
+    source_file: str | None
+    created_at: str
+
+
+class SweepListed(SweepFields):
+    points: int
+    tags: list[str]
+
+
+class SweepList(Answer):
+    sweeps: list[SweepListed]
+    total: int
+    page: int
+    per_page: int
+
+
+class StoredPoint(Answer):
+    """A point with every stored column (app.domain.columns.POINT_COLUMNS); `extra` keeps what
+    the tool reported beyond them, as it reported it."""
+
+    id: int
+    position: int
+    concurrency: float | None
+    request_rate: Rate | None
+    achieved_concurrency: float | None
+    num_requests: int | None
+    num_failed: int | None
+    duration_s: float | None
+    input_len: float | None
+    output_len: float | None
+    ttft_mean_ms: float | None
+    ttft_p50_ms: float | None
+    ttft_p90_ms: float | None
+    ttft_p95_ms: float | None
+    ttft_p99_ms: float | None
+    tpot_mean_ms: float | None
+    tpot_p50_ms: float | None
+    tpot_p90_ms: float | None
+    tpot_p95_ms: float | None
+    tpot_p99_ms: float | None
+    itl_mean_ms: float | None
+    itl_p50_ms: float | None
+    itl_p90_ms: float | None
+    itl_p95_ms: float | None
+    itl_p99_ms: float | None
+    e2el_mean_ms: float | None
+    e2el_p50_ms: float | None
+    e2el_p90_ms: float | None
+    e2el_p95_ms: float | None
+    e2el_p99_ms: float | None
+    output_tok_s: float | None
+    total_tok_s: float | None
+    requests_per_s: float | None
+    goodput_requests_per_s: float | None
+    goodput_slo: str | None
+    extra: dict[str, JsonValue]
+    request_samples: int
+
+
+class SweepDetail(SweepFields):
+    """One sweep with its points, and the measured mean ISL/OSL beside the configured ones
+    (`length_note` set when they differ by more than 10 %)."""
+
+    points: list[StoredPoint]
+    measured_isl: float | None
+    measured_osl: float | None
+    length_note: str | None
+    tags: list[str]
+
+
+class SweepEdited(SweepFields):
+    points: int
+    warnings: list[str]
+
+
+class ExportedSweep(SweepFields):
+    points: list[StoredPoint]
+
+
+class ExportedSweeps(Answer):
+    sweeps: list[ExportedSweep]
+
+
+class SweepTags(Answer):
+    sweep_id: int
+    tags: list[str]

@@ -1,0 +1,84 @@
+"""What an upload answers: the sweeps saved, a staged upload's preview, the files skipped."""
+
+from __future__ import annotations
+
+from app.schemas.answers.catalog import HardwareMatch
+from app.schemas.answers.common import Answer
+
+
+class SavedSweep(Answer):
+    """`created` false: identical content was stored before (this is that sweep)."""
+
+    id: int
+    name: str
+    points: int
+    created: bool
+    updated: bool
+
+
+class SkippedFile(Answer):
+    """A file of the upload that is not a result file, with why."""
+
+    file: str
+    reason: str
+
+
+class UploadSaved(Answer):
+    sweeps: list[SavedSweep]
+    warnings: list[str]
+    skipped: list[SkippedFile]
+
+
+class UploadConfirmed(UploadSaved):
+    explore_url: str
+
+
+class StagedSweepDetails(Answer):
+    """A staged sweep's details as its files (and the details given) make them."""
+
+    sweep: str | None
+    hardware: str | None
+    num_gpus: int | None
+    model: str | None
+    engine: str | None
+    engine_version: str | None
+    precision: str | None
+    spec_decode: str | None
+    isl: int | None
+    osl: int | None
+    workload: str | None
+    num_prefill_gpus: int | None
+    num_decode_gpus: int | None
+    source_kind: str | None
+    source_tool: str | None
+    notes: str | None
+    measured_at: str | None
+
+
+class AlreadyStored(Answer):
+    id: int
+    same_details: bool
+
+
+class StagedSweep(Answer):
+    index: int
+    name: str
+    source_file: str | None
+    source_format: str
+    points: int
+    request_samples: int
+    details: StagedSweepDetails
+    missing: list[str]
+    warnings: list[str]
+    hardware_match: HardwareMatch | None
+    already_stored: AlreadyStored | None
+
+
+class StagedPreview(Answer):
+    """`staging` is the token to preview again, save or discard with, until `expires_at`."""
+
+    staging: str
+    expires_at: str
+    sweeps: list[StagedSweep]
+    warnings: list[str]
+    skipped: list[SkippedFile]
