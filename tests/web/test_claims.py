@@ -55,12 +55,6 @@ def catalog(session: Session, tmp_path: Path) -> None:
     session.commit()
 
 
-@pytest.fixture
-def seeded(session: Session) -> None:
-    seed(session)
-    session.commit()
-
-
 def claims_in(session: Session) -> int:
     session.expire_all()
     return session.scalar(select(func.count()).select_from(VendorClaim)) or 0

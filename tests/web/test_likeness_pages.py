@@ -10,9 +10,7 @@ from collections.abc import Callable
 import pytest
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
-from sqlalchemy.orm import Session
 
-from app.services.seed import seed
 from tests.test_cli import cli  # noqa: F401  (the fixture)
 
 # Seeded ids (seed_data/sweeps, files in name order): 2-7 are the demo Llama 3.1 70B sweeps
@@ -28,12 +26,6 @@ SEEDED_GROUPS = [
     ("kimi-k2.5 · random · 8192/1024", 1),
     ("llama-3-8b · shared-prefix · 192/64", 1),
 ]
-
-
-@pytest.fixture
-def seeded(session: Session) -> None:
-    seed(session)
-    session.commit()
 
 
 def soup(text: str) -> BeautifulSoup:
