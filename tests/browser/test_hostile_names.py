@@ -259,10 +259,12 @@ def test_the_delete_confirmation_still_asks_without_an_inline_handler(
     page = watched.page
     page.goto(f"{site}/sweeps/{hostile['sweeps'][3]}")
     page.click("form.danger-zone button[type=submit]")
-    # The dialog was dismissed, so nothing was deleted and the page stays.
-    page.wait_for_timeout(300)
+    # The dialog was dismissed, so nothing was deleted and the page stays. (A click waits for a
+    # navigation it starts, so a submission the dismissal failed to stop would show here.)
+    page.wait_for_load_state()
     assert watched.dialogs == ["Delete this sweep and all its points?"]
     assert page.url.endswith(f"/sweeps/{hostile['sweeps'][3]}")
+    assert page.request.get(f"{site}/api/sweeps/{hostile['sweeps'][3]}").status == 200
     watched.dialogs.clear()
     watched.assert_nothing_ran("after the confirmation")
 

@@ -4,6 +4,7 @@ has its own details, and saving ends on a summary that opens the sweeps on Explo
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -176,10 +177,7 @@ def test_an_edit_typed_while_a_preview_is_in_flight_survives_the_swap(upload_pag
     page.route("**/upload/preview", hold)  # hold the first preview's answer back
     page.fill("input[name='s0.hardware']", "H100")
     page.press("input[name='s0.hardware']", "Tab")  # change: a preview leaves
-    for _ in range(100):
-        if held:
-            break
-        page.wait_for_timeout(50)
+    a_preview_is_held(page, held)
     assert len(held) == 1
     page.keyboard.type("8")  # into the GPUs field, while that preview is out
     held[0].continue_()
@@ -233,12 +231,12 @@ def hold_previews(page: Any) -> tuple[list[Any], dict[str, bool]]:
     return held, holding
 
 
-def a_preview_is_held(page: Any, held: list[Any]) -> None:
-    for _ in range(200):
-        if held:
-            return
-        page.wait_for_timeout(25)
-    raise AssertionError("no preview left")
+def a_preview_is_held(page: Any, held: list[Any], within_s: float = 10) -> None:
+    """Wait (letting Playwright dispatch the route events) until a preview is held."""
+    deadline = time.monotonic() + within_s
+    while not held:
+        assert time.monotonic() < deadline, f"no preview left within {within_s:g} s"
+        page.wait_for_timeout(25)  # a poll, not a wait: the loop ends as soon as one is held
 
 
 def answer_one(page: Any, held: list[Any]) -> None:
