@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: run test lint fmt bench seed clean
+.PHONY: run test test-fast lint fmt bench seed clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,13 +22,26 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 run: $(VENV)/.installed
 	$(BIN)/paretoscope serve
 
-## test: ruff (lint + format check), mypy, import-linter (layers), then pytest
+# pytest-xdist workers for the parallel pass (one per core on a 2-core machine); tests marked
+# `serial` (memory peaks, load, many servers) run after it, alone. PYTEST_ARGS narrows both.
+PYTEST_WORKERS ?= 2
+PYTEST_PARALLEL = $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadgroup
+# pytest exits 5 when a selection leaves nothing to run, e.g. a PYTEST_ARGS with no serial test.
+NONE_IS_FINE = || [ $$? -eq 5 ]
+
+## test: ruff (lint + format check), mypy, import-linter (layers), then pytest: in parallel, then serial
 test: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
-	$(BIN)/pytest $(PYTEST_ARGS)
+	$(PYTEST_PARALLEL) -m "not serial" $(PYTEST_ARGS) $(NONE_IS_FINE)
+	$(BIN)/pytest -m serial $(PYTEST_ARGS) $(NONE_IS_FINE)
+
+## test-fast: the inner loop: pytest in parallel on SQLite, without the browser and serial tests
+test-fast: $(VENV)/.installed-test
+	env -u PARETOSCOPE_TEST_DATABASE_URL $(PYTEST_PARALLEL) -q -m "not browser and not serial" \
+		$(PYTEST_ARGS)
 
 ## fmt: apply ruff's fixes and formatting
 fmt: $(VENV)/.installed-test

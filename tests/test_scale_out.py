@@ -19,6 +19,8 @@ from app.settings import PROJECT_ROOT
 from tests.conftest import empty_postgres
 
 PG_URL = os.environ.get("PARETOSCOPE_TEST_DATABASE_URL")
+# Four server processes of two workers each: the machine of its own, in the serial pass.
+pytestmark = pytest.mark.serial
 
 POINTS = (
     b"sweep,hardware,num_gpus,concurrency,duration_s,tpot_p50_ms,tpot_p90_ms,ttft_p90_ms,"

@@ -45,6 +45,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "tests/browser" in str(item.fspath):
             item.add_marker(pytest.mark.browser)
+            # Under `pytest -n --dist loadgroup` one worker runs them all: one server, one Chromium.
+            item.add_marker(pytest.mark.xdist_group("browser"))
 
 
 def _missing(reason: str) -> None:
