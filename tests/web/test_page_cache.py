@@ -20,7 +20,7 @@ from app.store.db import make_sessionmaker
 from app.store.models import SloPreset
 from app.web.page_cache import PageCache
 from tests.conftest import trigger_events
-from tests.factories import post_files
+from tests.helpers import upload_by_name
 
 SWEEPS = (
     b"sweep,hardware,num_gpus,model,concurrency,tpot_p50_ms,ttft_p90_ms,output_tok_s\n"
@@ -33,12 +33,6 @@ SWEEP_TABLES = {"sweep", "sweep_tag"}
 
 def soup(response: object) -> BeautifulSoup:
     return BeautifulSoup(response.text, "html.parser")  # type: ignore[attr-defined]
-
-
-def upload(client: TestClient, data: bytes) -> dict[str, int]:
-    response = post_files(client, ("sweeps.csv", data))
-    assert response.status_code == 201, response.text
-    return {s["name"]: s["id"] for s in response.json()["sweeps"]}
 
 
 def readoff_names(client: TestClient, url: str) -> list[str]:
@@ -57,7 +51,7 @@ def sweep_token(engine: Engine) -> str:
 
 @pytest.fixture
 def explore_url(client: TestClient) -> str:
-    ids = upload(client, SWEEPS)
+    ids = upload_by_name(client, ("sweeps.csv", SWEEPS))
     return f"/?sweep={ids['first']}&sweep={ids['second']}&picked=1&ttft_ms=300&tpot_ms=30"
 
 
@@ -99,9 +93,12 @@ def test_an_upload_shows_in_the_picker_of_the_next_page(
 ) -> None:
     picker = "/?q=third"
     assert picker_names(client, picker) == []
-    upload(
+    upload_by_name(
         client,
-        b"sweep,hardware,num_gpus,concurrency,tpot_p50_ms,output_tok_s\nthird,H100,1,1,10,100\n",
+        (
+            "sweeps.csv",
+            b"sweep,hardware,num_gpus,concurrency,tpot_p50_ms,output_tok_s\nthird,H100,1,1,10,100\n",
+        ),
     )
     assert picker_names(client, picker) == ["third"]
 
@@ -142,7 +139,7 @@ def test_with_no_memory_for_pages_every_request_renders(
     make_client: Callable[..., TestClient], statements: list[str]
 ) -> None:
     client = make_client(page_cache_mb=0)
-    url = "/?sweep=" + str(upload(client, SWEEPS)["first"]) + "&picked=1"
+    url = "/?sweep=" + str(upload_by_name(client, ("sweeps.csv", SWEEPS))["first"]) + "&picked=1"
     client.get(url)
     statements.clear()
     assert client.get(url).status_code == 200
@@ -226,8 +223,12 @@ def test_the_filter_values_are_read_again_only_after_a_sweep_changes(
     statements.clear()
     assert facets()["hardware"] == ["H100", "H200"]
     assert not [s for s in statements if "from sweep " in s or "from sweep\n" in s]
-    upload(
-        client, b"sweep,hardware,num_gpus,concurrency,tpot_p50_ms,output_tok_s\nb,B200,1,1,9,90\n"
+    upload_by_name(
+        client,
+        (
+            "sweeps.csv",
+            b"sweep,hardware,num_gpus,concurrency,tpot_p50_ms,output_tok_s\nb,B200,1,1,9,90\n",
+        ),
     )
     assert facets()["hardware"] == ["B200", "H100", "H200"]
 
@@ -242,7 +243,9 @@ def test_a_server_starting_on_a_database_whose_version_rows_were_deleted_gives_t
         database_url=database_url, seed_on_start=False, allowed_hosts=["testserver"]
     )
     with TestClient(create_app(settings)) as client:  # migrates (a no-op here), as serve does
-        url = "/?sweep=" + str(upload(client, SWEEPS)["first"]) + "&picked=1"
+        url = (
+            "/?sweep=" + str(upload_by_name(client, ("sweeps.csv", SWEEPS))["first"]) + "&picked=1"
+        )
         client.get(url)
         assert client.app.state.page_cache.size_bytes > 0  # type: ignore[attr-defined]
     with engine.connect() as conn:
