@@ -23,9 +23,10 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine, create_engine, event, make_url, text
 from sqlalchemy.orm import Session
 
+from app.cli import main
 from app.main import create_app
-from app.services.seed import seed
-from app.settings import PROJECT_ROOT, Settings
+from app.services.seed import SEED_DIR, seed
+from app.settings import PROJECT_ROOT, Settings, get_settings
 from app.store.db import make_engine, make_sessionmaker
 from app.store.migrate import upgrade_to_head
 from app.store.models import Base
@@ -173,6 +174,15 @@ def empty_postgres(url: str, then: list[str] | None = None) -> None:
 
 
 @pytest.fixture
+def catalog(session: Session, tmp_path: Path) -> None:
+    """Only the hardware catalog and the model specs of seed_data/."""
+    for name in ("hardware.csv", "models.csv"):
+        shutil.copy(SEED_DIR / name, tmp_path / name)
+    seed(session, tmp_path)
+    session.commit()
+
+
+@pytest.fixture
 def engine(database_url: str) -> Iterator[Engine]:
     engine = make_engine(database_url)
     yield engine
@@ -206,6 +216,16 @@ def make_client(database_url: str) -> Iterator[Callable[..., TestClient]]:
     yield build
     for client in clients:
         client.__exit__(None, None, None)
+
+
+@pytest.fixture
+def cli(database_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., int]]:
+    """`paretoscope ARGS...` on the test database; its exit status."""
+    monkeypatch.setenv("PARETOSCOPE_DATABASE_URL", database_url)
+    monkeypatch.delenv("PARETOSCOPE_BASE_URL", raising=False)
+    get_settings.cache_clear()
+    yield lambda *args: main([str(a) for a in args])
+    get_settings.cache_clear()
 
 
 @pytest.fixture

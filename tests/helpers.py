@@ -20,9 +20,13 @@ from app.ingest import ParsedSweep, UploadFile, parse_upload
 from tests.factories import post_files
 
 
-def soup(page: str | Response) -> BeautifulSoup:
-    """A page (its text, or the answer that carries it) parsed."""
-    return BeautifulSoup(page if isinstance(page, str) else page.text, "html.parser")
+def soup(page: str | Response, expect: int | None = None) -> BeautifulSoup:
+    """A page (its text, or the answer that carries it, with the status `expect`) parsed."""
+    if isinstance(page, str):
+        return BeautifulSoup(page, "html.parser")
+    if expect is not None:
+        assert page.status_code == expect, page.text
+    return BeautifulSoup(page.text, "html.parser")
 
 
 def upload(
@@ -42,13 +46,17 @@ def upload_ids(client: TestClient, *files: tuple[str, bytes], **fields: Any) -> 
 
 def upload_id(client: TestClient, *files: tuple[str, bytes], **fields: Any) -> int:
     """The id of the one sweep an upload stored."""
-    [sweep_id] = upload_ids(client, *files, **fields)
-    return sweep_id
+    ids = upload_ids(client, *files, **fields)
+    assert len(ids) == 1, f"expected one sweep, the upload stored {len(ids)}"
+    return ids[0]
 
 
 def upload_by_name(client: TestClient, *files: tuple[str, bytes], **fields: Any) -> dict[str, int]:
     """The ids of the sweeps an upload stored, by sweep name."""
-    return {s["name"]: int(s["id"]) for s in upload(client, *files, **fields)}
+    sweeps = upload(client, *files, **fields)
+    by_name = {s["name"]: int(s["id"]) for s in sweeps}
+    assert len(by_name) == len(sweeps), "two stored sweeps share a name"
+    return by_name
 
 
 def parse(*files: tuple[str, bytes], **form: Any) -> list[ParsedSweep]:

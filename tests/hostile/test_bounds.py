@@ -29,7 +29,6 @@ from app.ingest.safe_load import (
     loads_json,
 )
 from app.main import create_app
-from app.services.seed import SEED_DIR, seed
 from app.settings import Settings, get_settings
 from app.store import point_blocks
 from app.store.migrate import upgrade_to_head
@@ -258,14 +257,6 @@ def test_an_edit_that_a_database_could_not_store_is_refused_naming_the_field(
     session.expire_all()
     sweep = session.scalars(select(Sweep)).one()
     assert (sweep.name, sweep.model, sweep.num_gpus, sweep.isl) == ("mini", None, 1, None)
-
-
-@pytest.fixture
-def catalog(session: Session, tmp_path: Path) -> None:
-    for name in ("hardware.csv", "models.csv"):
-        shutil.copy(SEED_DIR / name, tmp_path / name)
-    seed(session, tmp_path)
-    session.commit()
 
 
 def test_two_pricing_profiles_with_an_empty_key_are_both_stored_without_a_key(

@@ -24,7 +24,7 @@ def runs_csv(name: str, light: float, heavy: tuple[float, ...]) -> bytes:
     return HEADER + b"".join(rows)
 
 
-def compare(client: TestClient, baseline: int, other: int) -> dict[str, Any]:
+def compared_pair(client: TestClient, baseline: int, other: int) -> dict[str, Any]:
     params = {"sweep": [baseline, other], "picked": 1, "preset": "custom", "ttft_ms": 500}
     response = client.get("/api/compare", params=params)
     assert response.status_code == 200, response.text
@@ -37,7 +37,7 @@ def test_overlapping_runs_are_not_distinguishable_and_the_power_estimate_says_ho
 ) -> None:
     b = upload_id(client, ("base.csv", runs_csv("base", 550, (1100, 1300, 1500))))
     a = upload_id(client, ("cand.csv", runs_csv("cand", 500, (1000, 1200, 1400))))
-    at_slo = compare(client, b, a)["at_slo"]
+    at_slo = compared_pair(client, b, a)["at_slo"]
     # Goodput: best run, 1400 ÷ 1500 = 0.9333×. Each side's t interval on the log scale over
     # its 3 runs: s of ln x is 0.168433 (A) and 0.155232 (B); half = t(0.975, 2) · s / √3 =
     # 0.418410 and 0.385617, so A = 1188.784 · e^(±0.418410) = [782.330189, 1806.409042] and
@@ -58,7 +58,7 @@ def test_overlapping_runs_are_not_distinguishable_and_the_power_estimate_says_ho
         "about 414 more runs of cand and 414 more runs of base would separate them (80 % power)"
     )
     # The headline at 75 tok/s/user reads the single run at concurrency 4 on each side.
-    [headline] = compare(client, b, a)["headlines"]
+    [headline] = compared_pair(client, b, a)["headlines"]
     assert headline["x_tok_s_user"] == 75
     assert headline["interval"]["verdict"] == "one run: no interval"
     assert headline["interval"]["distinguishable"] is None
@@ -86,7 +86,7 @@ def test_the_page_says_not_distinguishable_beside_the_ratio(client: TestClient) 
 def test_tight_runs_far_apart_are_distinguishable(client: TestClient) -> None:
     b = upload_id(client, ("base.csv", runs_csv("base", 550, (1100, 1300, 1500))))
     a = upload_id(client, ("fast.csv", runs_csv("fast", 500, (3000, 3010, 3020))))
-    interval = compare(client, b, a)["at_slo"]["interval"]
+    interval = compared_pair(client, b, a)["at_slo"]["interval"]
     assert interval["distinguishable"] is True
     assert interval["ci_low"] > 1
     assert interval["verdict"].startswith("distinguishable: the 95 % interval ")

@@ -11,11 +11,8 @@ from fastapi.testclient import TestClient
 
 from app.domain.numbers import fmt_number, fmt_usd
 from tests.factories import post_files
+from tests.helpers import soup
 from tests.web.test_readoff_api import O11
-
-
-def soup(text: str) -> BeautifulSoup:
-    return BeautifulSoup(text, "html.parser")
 
 
 def figure(page: BeautifulSoup) -> dict[str, Any]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from bs4 import BeautifulSoup
 from fastapi.responses import Response
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, text
@@ -20,7 +19,7 @@ from app.store.db import make_sessionmaker
 from app.store.models import SloPreset
 from app.web.page_cache import PageCache
 from tests.conftest import trigger_events
-from tests.helpers import upload_by_name
+from tests.helpers import soup, upload_by_name
 
 SWEEPS = (
     b"sweep,hardware,num_gpus,model,concurrency,tpot_p50_ms,ttft_p90_ms,output_tok_s\n"
@@ -31,16 +30,12 @@ SWEEPS = (
 SWEEP_TABLES = {"sweep", "sweep_tag"}
 
 
-def soup(response: object) -> BeautifulSoup:
-    return BeautifulSoup(response.text, "html.parser")  # type: ignore[attr-defined]
-
-
 def readoff_names(client: TestClient, url: str) -> list[str]:
     rows = soup(client.get(url)).select("#readoff-table tbody tr td:first-child a")
     return [a.text for a in rows]
 
 
-def picker_names(client: TestClient, url: str) -> list[str]:
+def picker_names_at(client: TestClient, url: str) -> list[str]:
     return [n.text for n in soup(client.get(url)).select("#picker-list .sweep-name")]
 
 
@@ -82,17 +77,17 @@ def test_a_deleted_sweep_leaves_the_next_page(
     client: TestClient, engine: Engine, explore_url: str
 ) -> None:
     search = "/?q=second"
-    assert picker_names(client, search) == ["second"]
+    assert picker_names_at(client, search) == ["second"]
     with engine.begin() as conn:
         conn.execute(text("DELETE FROM sweep WHERE name = 'second'"))
-    assert picker_names(client, search) == []
+    assert picker_names_at(client, search) == []
 
 
 def test_an_upload_shows_in_the_picker_of_the_next_page(
     client: TestClient, explore_url: str
 ) -> None:
     picker = "/?q=third"
-    assert picker_names(client, picker) == []
+    assert picker_names_at(client, picker) == []
     upload_by_name(
         client,
         (
@@ -100,7 +95,7 @@ def test_an_upload_shows_in_the_picker_of_the_next_page(
             b"sweep,hardware,num_gpus,concurrency,tpot_p50_ms,output_tok_s\nthird,H100,1,1,10,100\n",
         ),
     )
-    assert picker_names(client, picker) == ["third"]
+    assert picker_names_at(client, picker) == ["third"]
 
 
 def test_a_catalog_change_shows_on_the_next_page(
@@ -177,28 +172,28 @@ def test_a_change_rolled_back_leaves_the_token_as_it_was(engine: Engine, explore
     assert sweep_token(engine) == before
 
 
-def page(status: int = 200, size: int = 10, **headers: str) -> Response:
+def html_response(status: int = 200, size: int = 10, **headers: str) -> Response:
     return Response(b"x" * size, status_code=status, headers=headers, media_type="text/html")
 
 
 def test_pages_past_the_byte_budget_push_out_the_least_recently_used() -> None:
     pages = PageCache(max_bytes=25)
-    pages.put(("a",), page())
-    pages.put(("b",), page())
+    pages.put(("a",), html_response())
+    pages.put(("b",), html_response())
     assert pages.get(("a",)) is not None  # now b is the least recently used
-    pages.put(("c",), page())
+    pages.put(("c",), html_response())
     assert pages.get(("b",)) is None
     assert pages.get(("a",)) is not None and pages.get(("c",)) is not None
     assert pages.size_bytes == 20
-    pages.put(("huge",), page(size=26))  # larger than the whole budget: not kept at all
+    pages.put(("huge",), html_response(size=26))  # larger than the whole budget: not kept at all
     assert pages.get(("huge",)) is None and pages.size_bytes == 20
 
 
 def test_only_a_200_is_kept_and_with_the_headers_a_page_sets() -> None:
     pages = PageCache(max_bytes=1000)
-    pages.put(("refused",), page(status=422))
+    pages.put(("refused",), html_response(status=422))
     assert pages.get(("refused",)) is None
-    pages.put(("swap",), page(**{"HX-Push-Url": "/?sweep=1", "X-Other": "no"}))
+    pages.put(("swap",), html_response(**{"HX-Push-Url": "/?sweep=1", "X-Other": "no"}))
     kept = pages.get(("swap",))
     assert kept is not None
     answer = kept.response()
@@ -206,7 +201,7 @@ def test_only_a_200_is_kept_and_with_the_headers_a_page_sets() -> None:
     assert "x-other" not in answer.headers
     assert answer.headers["content-type"].startswith("text/html")
     assert pages.get(None) is None
-    pages.put(None, page())
+    pages.put(None, html_response())
     assert pages.size_bytes == len(b"x" * 10)
 
 

@@ -17,7 +17,7 @@ from app.store.models import PointBlock, Sweep
 from app.store.point_blocks import encode_frame
 from app.store.sweep_search import SweepFilters
 from bench.picker import sweep_rows
-from tests.helpers import upload_by_name
+from tests.helpers import soup, upload_by_name
 
 # x = 1000 / p50 TPOT (tok/s/user), y = output tok/s / GPUs. lead-a's points are (100, 100),
 # (50, 300), (20, 500); lead-b's (40, 450) sits between them on the joint frontier; behind's
@@ -35,11 +35,7 @@ LEADERS_CSV = (
 )
 
 
-def soup(text: str) -> BeautifulSoup:
-    return BeautifulSoup(text, "html.parser")
-
-
-def many_sweeps_csv(n: int) -> bytes:
+def many_series_csv(n: int) -> bytes:
     rows = [b"sweep,hardware,num_gpus,model,concurrency,tpot_p50_ms,output_tok_s"]
     rows += [
         f"series-{i:02d},H100,8,llama-3.1-70b,4,{10 + i},{1000 + i}".encode() for i in range(n)
@@ -187,7 +183,7 @@ def test_no_frontier_says_why(client: TestClient) -> None:
 def test_the_cap_is_stated_and_a_21st_sweep_in_the_url_is_named_as_dropped(
     client: TestClient,
 ) -> None:
-    ids = upload_by_name(client, ("sweeps.csv", many_sweeps_csv(21)))
+    ids = upload_by_name(client, ("sweeps.csv", many_series_csv(21)))
     order = [ids[f"series-{i:02d}"] for i in range(21)]
     params = {"picked": 1, "preset": "custom", "sweep": [order[0], *order]}  # a repeat counts once
     page = soup(client.get("/", params=params).text)
@@ -365,7 +361,7 @@ def test_with_ten_thousand_sweeps_the_leaders_come_from_the_whole_filtered_set(
 
 
 def test_compare_and_plan_name_the_sweeps_beyond_the_cap_too(client: TestClient) -> None:
-    ids = upload_by_name(client, ("sweeps.csv", many_sweeps_csv(21)))
+    ids = upload_by_name(client, ("sweeps.csv", many_series_csv(21)))
     order = [ids[f"series-{i:02d}"] for i in range(21)]
     params = {"picked": 1, "preset": "custom", "sweep": order}
     for path in ("/compare", "/plan"):

@@ -30,7 +30,7 @@ QUERY = {
 }
 
 
-def page(client: TestClient, **params: Any) -> BeautifulSoup:
+def plan_page(client: TestClient, **params: Any) -> BeautifulSoup:
     response = client.get("/plan", params=params)
     assert response.status_code == 200, response.text
     return BeautifulSoup(response.text, "html.parser")
@@ -40,7 +40,7 @@ def test_the_plan_page_marks_the_cheapest_option_and_explains_the_failing_one(
     client: TestClient,
 ) -> None:
     small, large, slow, norate = upload_ids(client, ("pair.csv", PAIR))
-    soup = page(client, sweep=[small, large, slow, norate], **QUERY)
+    soup = plan_page(client, sweep=[small, large, slow, norate], **QUERY)
     rows = {int(tr["data-sweep"]): tr for tr in soup.select("#plan-table tbody tr")}
     assert list(rows) == [small, large, slow, norate]
     cells = {
@@ -89,7 +89,7 @@ def test_the_chart_reaches_the_page_only_as_escaped_json(client: TestClient) -> 
 
 def test_the_json_link_gives_the_same_plan(client: TestClient) -> None:
     small, large, *_ = upload_ids(client, ("pair.csv", PAIR))
-    soup = page(client, sweep=[small, large], **QUERY)
+    soup = plan_page(client, sweep=[small, large], **QUERY)
     href = soup.find("a", string="This plan as JSON")["href"]
     body = client.get(href).json()
     assert [(r["sweep_id"], r["replicas"], r["gpus"]) for r in body["results"]] == [
@@ -118,7 +118,7 @@ def test_a_first_visit_plans_a_default_demand_and_bad_demand_is_a_422(
     client: TestClient,
 ) -> None:
     upload_ids(client, ("pair.csv", PAIR))
-    soup = page(client)
+    soup = plan_page(client)
     assert soup.select_one("#d-value")["value"] == "10.0"
     assert soup.select_one("#d-unit option[selected]")["value"] == "requests_per_s"
     assert soup.select_one("nav a[href='/plan']") is not None

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
 from typing import Any
 
 import pytest
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
-from sqlalchemy.orm import Session
 
-from app.services.seed import SEED_DIR, seed
-from tests.helpers import upload_id
+from tests.helpers import doc, upload_id
 
 # One H200 serving a 70B FP8 model; TPOT 20 ms at concurrency 1 (50 tok/s/user).
 H200_70B = (
@@ -24,22 +20,6 @@ H100_70B = (
     b"sweep,hardware,num_gpus,model,precision,concurrency,tpot_p50_ms,output_tok_s\n"
     b"h100-70b,H100,8,llama-3.1-70b,fp8,8,25,2400\n"
 )
-
-
-@pytest.fixture
-def catalog(session: Session, tmp_path: Path) -> None:
-    """Only the hardware catalog and the model specs of seed_data/."""
-    for name in ("hardware.csv", "models.csv"):
-        shutil.copy(SEED_DIR / name, tmp_path / name)
-    seed(session, tmp_path)
-    session.commit()
-
-
-def doc(printed: str) -> object:
-    """The doc's printed number, matched to within half its last printed digit."""
-    text = printed.replace(",", "")
-    decimals = len(text.split(".")[1]) if "." in text else 0
-    return pytest.approx(float(text), abs=0.5 * 10.0**-decimals)
 
 
 def roofline(client: TestClient, **params: Any) -> dict[str, Any]:

@@ -14,7 +14,6 @@ import pytest
 from bs4 import BeautifulSoup
 from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
-from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.charts.style import PALETTE
@@ -30,7 +29,7 @@ from app.http.security import (
 )
 from app.settings import PROJECT_ROOT, Settings
 from app.store.models import Hardware, PricingProfile, Sweep
-from tests.factories import MINIMAL, post_files
+from tests.factories import MINIMAL, count, post_files
 
 EVIL = "http://evil.example"
 RENTAL = {"name": "H100 spot", "kind": "rental", "hardware": "H100", "usd_per_gpu_hour": 2.0}
@@ -54,11 +53,6 @@ def assert_safe_headers(response: object) -> None:
     assert headers["x-content-type-options"] == "nosniff"
     assert headers["referrer-policy"] == "same-origin"
     assert headers["x-frame-options"] == "DENY"
-
-
-def count(session: Session, model: type) -> int:
-    session.expire_all()
-    return int(session.scalar(select(func.count()).select_from(model)) or 0)
 
 
 @pytest.fixture
