@@ -91,7 +91,7 @@ class Watched:
 @pytest.fixture(scope="module")
 def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A server of its own, so the hostile sweeps do not change what other browser tests see."""
-    with run_server(tmp_path_factory.mktemp("hostile_entries")) as url:
+    with run_server(tmp_path_factory.mktemp("hostile")) as url:
         yield url
 
 

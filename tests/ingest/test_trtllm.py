@@ -156,12 +156,12 @@ def test_issue_rate_is_not_a_request_rate_and_no_concurrency_cap_is_invented() -
     [sweep] = parse_trtllm((NAME, trtllm_report()))
     point = sweep.points[0]
     assert "request_rate" not in point.values and "concurrency" not in point.values
-    assert point.extra["trtllm_report"]["world_info"]["issue_rate"] == 1.2e17
+    assert point.extra["report"]["world_info"]["issue_rate"] == 1.2e17
     assert point.extra["e2el_minimum_ms"] == 9021.7
     assert point.extra["tpot_maximum_ms"] == 31.4
-    assert point.extra["trtllm_report"]["performance"][
-        "output_throughput_per_gpu_tok_s"
-    ] == pytest.approx(1066.6666666666667)
+    assert point.extra["report"]["performance"]["output_throughput_per_gpu_tok_s"] == pytest.approx(
+        1066.6666666666667
+    )
     json.dumps(point.extra, allow_nan=False)
 
 
