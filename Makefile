@@ -8,7 +8,7 @@ BIN    := $(VENV)/bin
 INSTALL = $(BIN)/pip install --quiet --require-hashes -r $(1) \
 	&& $(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
 
-.PHONY: run test test-lock lock lint fmt bench seed clean
+.PHONY: run test test-fast test-lock lock lint fmt bench seed clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,15 +28,29 @@ $(VENV)/.installed-test: requirements-test.lock | $(BIN)/python
 run: $(VENV)/.installed
 	$(BIN)/paretoscope serve
 
+# pytest-xdist workers for the parallel pass (one per core on a 2-core machine); tests marked
+# `serial` (memory peaks, load, many servers) run after it, alone. PYTEST_ARGS narrows both.
+PYTEST_WORKERS ?= 2
+PYTEST_PARALLEL = $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadgroup
+# pytest exits 5 when a selection leaves nothing to run, e.g. a PYTEST_ARGS with no serial test.
+NONE_IS_FINE = || [ $$? -eq 5 ]
+
 ## test: the lock matches pyproject.toml, ruff (lint + format check), mypy, import-linter
-## (layers), then pytest
+## (layers), vulture, then pytest: in parallel, then the serial tests alone
 test: test-lock $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 	$(BIN)/vulture
-	$(BIN)/pytest $(PYTEST_ARGS)
+	$(PYTEST_PARALLEL) -m "not serial" $(PYTEST_ARGS) $(NONE_IS_FINE)
+	$(BIN)/pytest -m serial $(PYTEST_ARGS) $(NONE_IS_FINE)
+
+## test-fast: the inner loop: pytest in parallel on SQLite, without the browser, serial and slow
+## tests (CI always runs everything)
+test-fast: $(VENV)/.installed-test
+	env -u PARETOSCOPE_TEST_DATABASE_URL $(PYTEST_PARALLEL) -q \
+		-m "not browser and not serial and not slow" $(PYTEST_ARGS)
 
 ## test-lock: fail when a lock file was compiled from other requirements than pyproject.toml's
 test-lock: | $(BIN)/python

@@ -2,6 +2,12 @@
 
 SQLite: one migrated template file per session, copied for each test.
 Postgres (PARETOSCOPE_TEST_DATABASE_URL): migrated once per session, tables truncated per test.
+Under pytest-xdist each worker has a database of its own beside that one (`test_gw0`, ...),
+created on demand.
+
+A test that names the `seeded` fixture gets seed_data/ already loaded: seeding once per session
+into a template (a copied file on SQLite, a schema copied back after the truncation on Postgres)
+instead of once per test, which cost most of those tests' time.
 """
 
 from __future__ import annotations
@@ -14,18 +20,33 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import Engine, event, text
+from sqlalchemy import Engine, create_engine, event, make_url, text
 from sqlalchemy.orm import Session
 
+from app.cli import main
 from app.main import create_app
-from app.settings import PROJECT_ROOT, Settings
+from app.services.seed import SEED_DIR, seed
+from app.settings import PROJECT_ROOT, Settings, get_settings
 from app.store.db import make_engine, make_sessionmaker
 from app.store.migrate import upgrade_to_head
 from app.store.models import Base
 
 FIXTURES = PROJECT_ROOT.parent / "shared" / "fixtures"
 DATA = Path(__file__).parent / "data"
-PG_URL = os.environ.get("PARETOSCOPE_TEST_DATABASE_URL")
+PG_BASE_URL = os.environ.get("PARETOSCOPE_TEST_DATABASE_URL")
+XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER")  # "gw0", ... under pytest-xdist
+
+
+def _worker_url(base: str | None) -> str | None:
+    """The database of this xdist worker beside the configured one (`test` -> `test_gw0`)."""
+    if not base or not XDIST_WORKER:
+        return base
+    url = make_url(base)
+    return url.set(database=f"{url.database}_{XDIST_WORKER}").render_as_string(hide_password=False)
+
+
+PG_URL = _worker_url(PG_BASE_URL)
+KEPT_TABLES = {"catalog_version", "sweep_version"}  # emptying these would lose the tokens
 BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 
 
@@ -46,8 +67,33 @@ def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def sqlite_seeded_template(sqlite_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("seeded") / "seeded.db"
+    shutil.copy(sqlite_template, path)
+    engine = make_engine(f"sqlite:///{path}")
+    with make_sessionmaker(engine)() as session:
+        seed(session)
+        session.commit()
+    engine.dispose()
+    return path
+
+
+def _create_worker_database() -> None:
+    assert PG_BASE_URL and PG_URL
+    name = make_url(PG_URL).database
+    admin = create_engine(PG_BASE_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        exists = conn.execute(text("SELECT 1 FROM pg_database WHERE datname = :n"), {"n": name})
+        if exists.first() is None:
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+    admin.dispose()
+
+
+@pytest.fixture(scope="session")
 def postgres_migrated() -> str:
     assert PG_URL
+    if PG_URL != PG_BASE_URL:
+        _create_worker_database()
     engine = make_engine(PG_URL)
     with engine.begin() as conn:
         conn.execute(text("DROP SCHEMA public CASCADE"))
@@ -57,28 +103,83 @@ def postgres_migrated() -> str:
     return PG_URL
 
 
+SEEDED_COPY = "seeded_copy"  # the Postgres schema that keeps the seeded tables' rows
+
+
+@pytest.fixture(scope="session")
+def postgres_seeded(postgres_migrated: str) -> list[str]:
+    """seed_data/ loaded once and its rows kept in a schema of their own; the statements that
+    copy them back into emptied tables, each sequence set past the highest id."""
+    url = postgres_migrated
+    empty_postgres(url)
+    engine = make_engine(url)
+    with make_sessionmaker(engine)() as session:
+        seed(session)
+        session.commit()
+    restore: list[str] = []
+    with engine.begin() as conn:
+        conn.execute(text(f"DROP SCHEMA IF EXISTS {SEEDED_COPY} CASCADE"))
+        conn.execute(text(f"CREATE SCHEMA {SEEDED_COPY}"))
+        for table in _copied_tables():
+            conn.execute(text(f"CREATE TABLE {SEEDED_COPY}.{table} AS SELECT * FROM {table}"))
+            restore.append(f"INSERT INTO {table} SELECT * FROM {SEEDED_COPY}.{table}")
+            for column in Base.metadata.tables[table].primary_key.columns:
+                sequence = conn.execute(
+                    text("SELECT pg_get_serial_sequence(:t, :c)"), {"t": table, "c": column.name}
+                ).scalar()
+                if sequence:
+                    restore.append(
+                        f"SELECT setval('{sequence}', "
+                        f"(SELECT COALESCE(MAX({column.name}), 0) + 1 FROM {table}), false)"
+                    )
+    engine.dispose()
+    return restore
+
+
+def _copied_tables() -> list[str]:
+    return [t.name for t in Base.metadata.sorted_tables if t.name not in KEPT_TABLES]
+
+
 @pytest.fixture(params=BACKENDS)
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """A migrated, empty database for this test."""
+    """A migrated database for this test: empty, or seeded when the test names `seeded`."""
+    seeded = "seeded" in request.fixturenames
     if request.param == "sqlite":
         path = tmp_path / "test.db"
-        shutil.copy(request.getfixturevalue("sqlite_template"), path)
+        template = "sqlite_seeded_template" if seeded else "sqlite_template"
+        shutil.copy(request.getfixturevalue(template), path)
         yield f"sqlite:///{path}"
         return
     url = request.getfixturevalue("postgres_migrated")
-    empty_postgres(url)
+    restore = request.getfixturevalue("postgres_seeded") if seeded else []
+    empty_postgres(url, restore)
     yield url
 
 
-def empty_postgres(url: str) -> None:
+@pytest.fixture
+def seeded(database_url: str) -> None:
+    """seed_data/ loaded (catalogs and demo sweeps): `database_url` copies it from a template."""
+
+
+def empty_postgres(url: str, then: list[str] | None = None) -> None:
     """Every table emptied but the version rows (emptying the tables they follow renews their
-    tokens; without the rows nothing could be kept under them)."""
-    kept = {"catalog_version", "sweep_version"}
-    tables = ", ".join(t.name for t in Base.metadata.sorted_tables if t.name not in kept)
+    tokens; without the rows nothing could be kept under them), then `then` run."""
+    tables = ", ".join(_copied_tables())
     engine = make_engine(url)
     with engine.begin() as conn:
         conn.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
+        for statement in then or []:
+            conn.execute(text(statement))
     engine.dispose()
+
+
+@pytest.fixture
+def catalog(session: Session, tmp_path: Path) -> None:
+    """Only the hardware catalog and the model specs of seed_data/."""
+    for name in ("hardware.csv", "models.csv"):
+        shutil.copy(SEED_DIR / name, tmp_path / name)
+    seed(session, tmp_path)
+    session.commit()
 
 
 @pytest.fixture
@@ -115,6 +216,16 @@ def make_client(database_url: str) -> Iterator[Callable[..., TestClient]]:
     yield build
     for client in clients:
         client.__exit__(None, None, None)
+
+
+@pytest.fixture
+def cli(database_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., int]]:
+    """`paretoscope ARGS...` on the test database; its exit status."""
+    monkeypatch.setenv("PARETOSCOPE_DATABASE_URL", database_url)
+    monkeypatch.delenv("PARETOSCOPE_BASE_URL", raising=False)
+    get_settings.cache_clear()
+    yield lambda *args: main([str(a) for a in args])
+    get_settings.cache_clear()
 
 
 @pytest.fixture

@@ -29,12 +29,6 @@ SEEDED_ROW = {
 }
 
 
-@pytest.fixture
-def seeded(session: Session) -> None:
-    seed(session)
-    session.commit()
-
-
 def token(engine: Engine) -> str:
     with engine.connect() as conn:
         return str(conn.execute(text("SELECT token FROM catalog_version")).scalar_one())

@@ -11,19 +11,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy.orm import Session
 
-from app.cli import main
-from app.settings import get_settings
 from app.store.models import PointBlock, Sweep
 from tests.conftest import FIXTURES
 from tests.factories import MINIMAL, count
-
-
-@pytest.fixture
-def cli(database_url: str, monkeypatch: pytest.MonkeyPatch) -> Callable[..., int]:
-    monkeypatch.setenv("PARETOSCOPE_DATABASE_URL", database_url)
-    get_settings.cache_clear()
-    yield lambda *args: main([str(a) for a in args])
-    get_settings.cache_clear()
 
 
 def test_import_stores_a_canonical_csv_with_metadata_from_options(

@@ -2,30 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from sqlalchemy.orm import Session
 
-from app.cli import main
-from app.settings import get_settings
 from app.store.models import Sweep, SweepCheck, SweepTag
 from tests.factories import count
 from tests.scaled import GOODPUT, SLO, write_scaled
 
 
 @pytest.fixture
-def cli(database_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., int]]:
-    monkeypatch.setenv("PARETOSCOPE_DATABASE_URL", database_url)
-    monkeypatch.delenv("PARETOSCOPE_BASE_URL", raising=False)
-    get_settings.cache_clear()
-    yield lambda *args: main([str(a) for a in args])
-    get_settings.cache_clear()
-
-
-@pytest.fixture
-def imported(
+def imported_scaled(
     cli: Callable[..., int], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> Callable[..., None]:
     def load(label: str, *tags: str, **scale: float) -> None:
@@ -39,14 +28,14 @@ def imported(
 
 def test_a_slower_candidate_exits_1_and_an_equal_or_faster_one_exits_0(
     cli: Callable[..., int],
-    imported: Callable[..., None],
+    imported_scaled: Callable[..., None],
     session: Session,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    imported("main", "baseline:main")  # sweep 1
-    imported("slower", throughput=0.8)  # 2
-    imported("equal", throughput=1.0)  # 3
-    imported("faster", throughput=1.25)  # 4
+    imported_scaled("main", "baseline:main")  # sweep 1
+    imported_scaled("slower", throughput=0.8)  # 2
+    imported_scaled("equal", throughput=1.0)  # 3
+    imported_scaled("faster", throughput=1.25)  # 4
     price = ("--usd-per-gpu-hour", 0.5)
     assert cli("check", "slower", "--baseline", "baseline:main", *SLO, *price) == 1
     assert cli("check", "equal", "--baseline", "baseline:main", *SLO, *price) == 0
@@ -59,10 +48,12 @@ def test_a_slower_candidate_exits_1_and_an_equal_or_faster_one_exits_0(
 
 
 def test_the_markdown_summary_says_what_moved_by_how_much_and_where(
-    cli: Callable[..., int], imported: Callable[..., None], capsys: pytest.CaptureFixture[str]
+    cli: Callable[..., int],
+    imported_scaled: Callable[..., None],
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    imported("main", "baseline:main")
-    imported("nightly-42", "nightly", throughput=0.8)
+    imported_scaled("main", "baseline:main")
+    imported_scaled("nightly-42", "nightly", throughput=0.8)
     args = ("--baseline", "baseline:main", *SLO, "--usd-per-gpu-hour", 0.5)
     assert cli("check", "nightly", *args, "--base-url", "https://dash.example.com/") == 1
     slow = GOODPUT * 0.8
@@ -91,10 +82,14 @@ def test_the_markdown_summary_says_what_moved_by_how_much_and_where(
 
 
 def test_a_candidate_that_no_longer_meets_the_slo_is_a_regression(
-    cli: Callable[..., int], imported: Callable[..., None], capsys: pytest.CaptureFixture[str]
+    cli: Callable[..., int],
+    imported_scaled: Callable[..., None],
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    imported("main", "baseline:main")
-    imported("laggy", tpot=1.5)  # p50 TPOT 24.5 ms and up at every rate: no point meets 20 ms
+    imported_scaled("main", "baseline:main")
+    imported_scaled(
+        "laggy", tpot=1.5
+    )  # p50 TPOT 24.5 ms and up at every rate: no point meets 20 ms
     assert cli("check", "laggy", "--baseline", "baseline:main", *SLO, "--format", "text") == 1
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "check: REGRESSION"
@@ -108,13 +103,13 @@ def test_a_candidate_that_no_longer_meets_the_slo_is_a_regression(
 
 def test_a_tag_stands_for_the_newest_sweep_that_carries_it(
     cli: Callable[..., int],
-    imported: Callable[..., None],
+    imported_scaled: Callable[..., None],
     session: Session,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    imported("main", "baseline:main")
-    imported("monday", "nightly", throughput=0.5)
-    imported("tuesday", "nightly", "release", throughput=1.1)
+    imported_scaled("main", "baseline:main")
+    imported_scaled("monday", "nightly", throughput=0.5)
+    imported_scaled("tuesday", "nightly", "release", throughput=1.1)
     assert cli("check", "nightly", "--baseline", "baseline:main", *SLO, "--format", "json") == 0
     out = capsys.readouterr().out
     import json
@@ -130,13 +125,13 @@ def test_a_tag_stands_for_the_newest_sweep_that_carries_it(
 
 def test_usage_and_data_errors_exit_2_with_one_line_and_store_nothing(
     cli: Callable[..., int],
-    imported: Callable[..., None],
+    imported_scaled: Callable[..., None],
     session: Session,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    imported("main")
-    imported("twin", throughput=0.9)
-    imported("twin", throughput=0.7)
+    imported_scaled("main")
+    imported_scaled("twin", throughput=0.9)
+    imported_scaled("twin", throughput=0.7)
     cases = [
         (
             ("check", "no-such-tag", "--baseline", 1, *SLO),
@@ -298,11 +293,13 @@ def test_another_model_exits_2_listing_the_differences_unless_allowed(
 
 
 def test_readoff_takes_ids_tags_and_names_as_check_does(
-    cli: Callable[..., int], imported: Callable[..., None], capsys: pytest.CaptureFixture[str]
+    cli: Callable[..., int],
+    imported_scaled: Callable[..., None],
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    imported("main", "baseline:main")
-    imported("monday", "nightly", throughput=0.5)
-    imported("tuesday", "nightly", throughput=0.8)
+    imported_scaled("main", "baseline:main")
+    imported_scaled("monday", "nightly", throughput=0.5)
+    imported_scaled("tuesday", "nightly", throughput=0.8)
     assert cli("readoff", "nightly", "baseline:main", "monday", 3, *SLO) == 0
     rows = capsys.readouterr().out.splitlines()[1:]
     # The newest sweep tagged nightly (3), the baseline (1), monday by name (2); 3 once.

@@ -8,8 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_cli import cli  # noqa: F401  (the fixture)
-
 PAIR = (
     b"sweep,hardware,num_gpus,concurrency,tpot_p50_ms,output_tok_s,requests_per_s\n"
     b"small,H100,1,8,20,1000,10\n"
@@ -19,16 +17,18 @@ SLO = ("--tpot-ms", 30, "--percentile", "p50", "--usd-per-gpu-hour", 2)
 
 
 @pytest.fixture
-def imported(cli: Callable[..., int], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: F811
+def imported_pair(
+    cli: Callable[..., int], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "pair.csv"
     path.write_bytes(PAIR)
     assert cli("import", path) == 0
     capsys.readouterr()
 
 
-@pytest.mark.usefixtures("imported")
+@pytest.mark.usefixtures("imported_pair")
 def test_plan_prints_each_fleet_and_the_cheapest(
-    cli: Callable[..., int],  # noqa: F811
+    cli: Callable[..., int],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     assert cli("plan", 1, 2, "--requests-per-s", 30, *SLO) == 0
@@ -45,9 +45,9 @@ def test_plan_prints_each_fleet_and_the_cheapest(
     assert "cheapest: small · $2/GPU-hour, $4,380/month" in out
 
 
-@pytest.mark.usefixtures("imported")
+@pytest.mark.usefixtures("imported_pair")
 def test_plan_json_has_the_api_fields(
-    cli: Callable[..., int],  # noqa: F811
+    cli: Callable[..., int],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     assert cli("plan", 1, 2, "--requests-per-s", 20, "--format", "json", *SLO) == 0
@@ -59,9 +59,9 @@ def test_plan_json_has_the_api_fields(
     assert [c["demand"] for c in body["crossovers"]] == [20.0, 25.0, 40.0]
 
 
-@pytest.mark.usefixtures("imported")
+@pytest.mark.usefixtures("imported_pair")
 def test_plan_refuses_bad_input_with_exit_status_2(
-    cli: Callable[..., int],  # noqa: F811
+    cli: Callable[..., int],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     assert cli("plan", 1, "--requests-per-s", 0) == 2

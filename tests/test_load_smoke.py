@@ -27,6 +27,7 @@ def scratch_url(request: pytest.FixtureRequest) -> Iterator[str]:
         yield url
 
 
+@pytest.mark.serial  # a client timeout is one of its checks: a core of its own
 def test_concurrent_uploads_and_reads_get_no_5xx_and_store_every_201_exactly_once(
     scratch_url: str,
 ) -> None:
@@ -50,6 +51,7 @@ def test_the_report_fails_a_run_with_a_server_error() -> None:
     assert "FAIL" in report.lines()[0]
 
 
+@pytest.mark.serial  # a client timeout is one of its checks: a core of its own
 def test_more_clients_than_threads_and_connections_do_not_stall_the_server() -> None:
     """Two threads and four pooled connections per worker against ten clients: requests queue
     for a session on the event loop instead of holding a connection while waiting for a thread."""

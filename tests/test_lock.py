@@ -28,7 +28,7 @@ lock = _lock_tool()
 PINNED = re.compile(r"^([a-z0-9][a-z0-9._-]*)(\[[^\]]*\])?==\S+ \\$")
 
 
-def check(root: Path) -> subprocess.CompletedProcess[str]:
+def lock_check(root: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, str(root / "tools" / "lock.py"), "check"],
         capture_output=True,
@@ -47,7 +47,7 @@ def copy_of_the_repository(tmp_path: Path) -> Path:
 
 def test_every_lock_file_was_compiled_from_what_pyproject_declares_today() -> None:
     assert lock.stale() == []
-    done = check(PROJECT_ROOT)
+    done = lock_check(PROJECT_ROOT)
     assert (done.returncode, done.stderr) == (0, "")
 
 
@@ -82,11 +82,11 @@ def test_a_changed_requirement_makes_the_check_fail_naming_lock_and_requirement(
     tmp_path: Path,
 ) -> None:
     root = copy_of_the_repository(tmp_path)
-    assert check(root).returncode == 0
+    assert lock_check(root).returncode == 0
     pyproject = root / "pyproject.toml"
     text = pyproject.read_text(encoding="utf-8")
     pyproject.write_text(text.replace('"polars>=1.0,<3"', '"polars>=1.0,<4"'), encoding="utf-8")
-    done = check(root)
+    done = lock_check(root)
     assert done.returncode == 1
     for each in lock.LOCKS:
         assert f"stale lock: {each.file} was compiled from other requirements:" in done.stderr

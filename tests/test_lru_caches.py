@@ -11,20 +11,20 @@ from app.store.points import _PointCache
 from app.store.samples import _FrameCache
 
 
-def frame(rows: int) -> pl.DataFrame:
+def ttft_frame(rows: int) -> pl.DataFrame:
     return pl.DataFrame({"ttft_ms": [float(i) for i in range(rows)]})
 
 
 def test_decoded_samples_are_kept_within_their_row_budget_least_recently_used_out() -> None:
     cache = _FrameCache(max_rows=10)
     a, b, c = ("db", 1, "h1", 0), ("db", 2, "h2", 0), ("db", 3, "h3", 0)
-    cache.put(a, frame(4))
-    cache.put(b, frame(4))
+    cache.put(a, ttft_frame(4))
+    cache.put(b, ttft_frame(4))
     assert cache.get(a) is not None  # a is now the most recently used
-    cache.put(c, frame(4))  # 12 rows > 10: b goes
+    cache.put(c, ttft_frame(4))  # 12 rows > 10: b goes
     assert cache.get(b) is None
     assert [cache.get(k).height for k in (a, c)] == [4, 4]  # type: ignore[union-attr]
-    cache.put(("db", 4, "h4", 0), frame(11))  # larger than the whole budget: never kept
+    cache.put(("db", 4, "h4", 0), ttft_frame(11))  # larger than the whole budget: never kept
     assert cache.get(("db", 4, "h4", 0)) is None and cache.get(a) is not None
     cache.clear()
     assert cache.get(a) is None

@@ -5,7 +5,6 @@ what one deletes is gone from all of them."""
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -17,8 +16,11 @@ import pytest
 
 from app.settings import PROJECT_ROOT
 from tests.conftest import empty_postgres
+from tests.helpers import free_port
 
 PG_URL = os.environ.get("PARETOSCOPE_TEST_DATABASE_URL")
+# Four server processes of two workers each: the machine of its own, in the serial pass.
+pytestmark = pytest.mark.serial
 
 POINTS = (
     b"sweep,hardware,num_gpus,concurrency,duration_s,tpot_p50_ms,tpot_p90_ms,ttft_p90_ms,"
@@ -31,12 +33,6 @@ REQUESTS = b"sweep,concurrency,ttft_ms,e2el_ms,output_len,input_len,ok\n" + b"".
     for c in (1, 8)
     for i in range(40)
 )
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture
@@ -52,7 +48,7 @@ def two_servers(request: pytest.FixtureRequest) -> Iterator[list[str]]:
         "PARETOSCOPE_SEED_ON_START": "false",
     }
     env.pop("PARETOSCOPE_WRITE_TOKEN", None)
-    ports = [_free_port(), _free_port()]
+    ports = [free_port(), free_port()]
     processes = [
         subprocess.Popen(
             [sys.executable, "-m", "app.cli", "serve", "--port", str(p), "--workers", "2"],

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -21,6 +20,7 @@ from typing import Any
 import pytest
 
 from app.settings import PROJECT_ROOT
+from tests.helpers import free_port
 
 ARTIFACTS = PROJECT_ROOT / "test-artifacts"
 CHROMIUM_ARGS = [
@@ -45,6 +45,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "tests/browser" in str(item.fspath):
             item.add_marker(pytest.mark.browser)
+            # Under `pytest -n --dist loadgroup` one worker runs them all: one server, one Chromium.
+            item.add_marker(pytest.mark.xdist_group("browser"))
 
 
 def _missing(reason: str) -> None:
@@ -68,16 +70,10 @@ def browser() -> Iterator[Any]:
         browser.close()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @contextmanager
 def run_server(folder: Path, **env_overrides: str) -> Iterator[str]:
     """`paretoscope serve` on a seeded SQLite database in `folder`; yields its URL."""
-    port = _free_port()
+    port = free_port()
     env = {
         **os.environ,
         "PARETOSCOPE_DATABASE_URL": f"sqlite:///{folder / 'browser.db'}",

@@ -19,6 +19,7 @@ from app.services.answer import SHOWN_FIRST
 from tests.browser.conftest import ARTIFACTS, run_server
 from tests.browser.test_layout import LAPTOP, PHONE, settle, sideways
 from tests.conftest import FIXTURES
+from tests.helpers import shoot
 
 VLLM = sorted("vllm/" + p.name for p in (FIXTURES / "vllm").glob("*.json"))
 IMX = sorted("inferencemax/" + p.name for p in (FIXTURES / "inferencemax").glob("*.json"))
@@ -106,7 +107,7 @@ UPLOADS: list[tuple[list[str], str, str, int]] = [
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+def answer_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """A seeded server with the twenty uploads; yields its URL and their ids."""
     with run_server(tmp_path_factory.mktemp("answer")) as url:
         ids: list[int] = []
@@ -120,8 +121,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         yield {"url": url, "ids": ids}
 
 
-def selection(site: dict[str, Any], *extra: tuple[str, Any]) -> str:
-    return urlencode([("picked", 1), *[("sweep", i) for i in site["ids"]], *extra])
+def selection(answer_site: dict[str, Any], *extra: tuple[str, Any]) -> str:
+    return urlencode([("picked", 1), *[("sweep", i) for i in answer_site["ids"]], *extra])
 
 
 @pytest.fixture
@@ -152,23 +153,18 @@ def in_first_viewport(page: Any, selector: str, viewport: dict[str, int]) -> dic
     return dict(box)
 
 
-def shoot(page: Any, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"answer-{name}.png"))
-
-
 SIZES = {"1280": LAPTOP, "390": PHONE}
 
 
 @pytest.mark.parametrize("size", list(SIZES))
 def test_explore_shows_each_sweeps_answer_in_the_first_viewport(
-    site: dict[str, Any], open_page: Any, size: str
+    answer_site: dict[str, Any], open_page: Any, size: str
 ) -> None:
     viewport = SIZES[size]
     page = open_page(viewport)
-    page.goto(site["url"] + "/?" + selection(site))
+    page.goto(answer_site["url"] + "/?" + selection(answer_site))
     settle(page)
-    shoot(page, f"explore-{size}")
+    shoot(page, f"answer-explore-{size}")
     rows = page.locator("#answer-table tbody tr")
     assert rows.count() == SHOWN_FIRST
     in_first_viewport(page, "#answer-title", viewport)
@@ -183,7 +179,7 @@ def test_explore_shows_each_sweeps_answer_in_the_first_viewport(
     assert page.locator("#answer-more-table tbody tr").count() == 20 - SHOWN_FIRST
     shown = page.locator("#answer-strip tbody tr[data-sweep]")
     assert sorted(int(s) for s in shown.evaluate_all("rs => rs.map(r => r.dataset.sweep)")) == (
-        sorted(site["ids"])
+        sorted(answer_site["ids"])
     )
     assert page.locator("#answer-more-table tbody tr").last.is_visible()
     page.locator("#answer-strip").screenshot(path=str(ARTIFACTS / f"answer-strip-open-{size}.png"))
@@ -199,9 +195,11 @@ def test_explore_shows_each_sweeps_answer_in_the_first_viewport(
     assert page.problems == []
 
 
-def test_changing_the_slo_redraws_the_strip_in_place(site: dict[str, Any], open_page: Any) -> None:
+def test_changing_the_slo_redraws_the_strip_in_place(
+    answer_site: dict[str, Any], open_page: Any
+) -> None:
     page = open_page(LAPTOP)
-    page.goto(site["url"] + "/?" + selection(site))
+    page.goto(answer_site["url"] + "/?" + selection(answer_site))
     settle(page)
     page.evaluate("window.__marker = 'same page'")
     page.click("#answer-more > summary")
@@ -234,13 +232,13 @@ def test_changing_the_slo_redraws_the_strip_in_place(site: dict[str, Any], open_
 
 @pytest.mark.parametrize("size", list(SIZES))
 def test_compares_headline_is_in_the_first_viewport(
-    site: dict[str, Any], open_page: Any, size: str
+    answer_site: dict[str, Any], open_page: Any, size: str
 ) -> None:
     viewport = SIZES[size]
     page = open_page(viewport)
-    page.goto(site["url"] + "/compare?" + selection(site))
+    page.goto(answer_site["url"] + "/compare?" + selection(answer_site))
     settle(page)
-    shoot(page, f"compare-{size}")
+    shoot(page, f"answer-compare-{size}")
     in_first_viewport(page, "#headlines h2", viewport)
     in_first_viewport(page, "#headlines h3", viewport)
     row = in_first_viewport(page, "#headlines tr.at-slo", viewport)
@@ -255,14 +253,14 @@ def test_compares_headline_is_in_the_first_viewport(
 
 @pytest.mark.parametrize("size", list(SIZES))
 def test_plans_cheapest_fleet_is_in_the_first_viewport(
-    site: dict[str, Any], open_page: Any, size: str
+    answer_site: dict[str, Any], open_page: Any, size: str
 ) -> None:
     viewport = SIZES[size]
     page = open_page(viewport)
-    query = selection(site, ("preset", "chat-interactive"), ("usd_per_gpu_hour", 2.5))
-    page.goto(site["url"] + "/plan?" + query)
+    query = selection(answer_site, ("preset", "chat-interactive"), ("usd_per_gpu_hour", 2.5))
+    page.goto(answer_site["url"] + "/plan?" + query)
     settle(page)
-    shoot(page, f"plan-{size}")
+    shoot(page, f"answer-plan-{size}")
     in_first_viewport(page, "#plan-summary h2", viewport)
     in_first_viewport(page, "#plan-cheapest", viewport)
     assert page.inner_text("#plan-cheapest").startswith("★ Cheapest that meets the SLO:")

@@ -23,7 +23,7 @@ MODELS = ("llama-3.1-70b", "llama-3.1-8b", "qwen-2.5-32b")
 SERIES = 21
 
 
-def many_sweeps_csv(n: int) -> bytes:
+def many_chart_sweeps_csv(n: int) -> bytes:
     """n sweeps of four load levels each, over 3 models × 4 GPU types."""
     lines = [
         "sweep,hardware,num_gpus,model,concurrency,tpot_p50_ms,tpot_p90_ms,ttft_p90_ms,"
@@ -55,7 +55,11 @@ def many_query(browser: Any, own_server: str) -> str:
     response = context.request.post(
         own_server + "/api/sweeps",
         multipart={
-            "files": {"name": "many.csv", "mimeType": "text/csv", "buffer": many_sweeps_csv(SERIES)}
+            "files": {
+                "name": "many.csv",
+                "mimeType": "text/csv",
+                "buffer": many_chart_sweeps_csv(SERIES),
+            }
         },
     )
     assert response.status == 201, response.text()
@@ -65,7 +69,7 @@ def many_query(browser: Any, own_server: str) -> str:
     return "&".join(["picked=1", *(f"sweep={i}" for i in ids)])
 
 
-def open_page(browser: Any, url: str, width: int, height: int) -> Any:
+def open_sized_page(browser: Any, url: str, width: int, height: int) -> Any:
     context = browser.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
     page.problems = []
@@ -75,7 +79,7 @@ def open_page(browser: Any, url: str, width: int, height: int) -> Any:
     return page
 
 
-def wait_for_chart(page: Any, selector: str) -> None:
+def wait_for_drawn_chart(page: Any, selector: str) -> None:
     page.wait_for_selector(f"{selector} .main-svg", timeout=20000)
     page.wait_for_function(
         "(sel) => { const gd = document.querySelector(sel); return gd && gd._fullLayout"
@@ -112,8 +116,8 @@ def shot(page: Any, selector: str, name: str) -> None:
 def test_21_selected_series_keep_their_legend_beside_the_plot_at_1280(
     browser: Any, own_server: str, many_query: str
 ) -> None:
-    page = open_page(browser, f"{own_server}/?{many_query}", 1280, 720)
-    wait_for_chart(page, "#pareto-chart")
+    page = open_sized_page(browser, f"{own_server}/?{many_query}", 1280, 720)
+    wait_for_drawn_chart(page, "#pareto-chart")
     boxes = page.evaluate(BOXES, "#pareto-chart")
     shown = min(SERIES, MAX_SERIES)  # the series cap, stated on the page, may be below 21
     assert boxes["entries"] == shown
@@ -156,8 +160,8 @@ def test_21_selected_series_keep_their_legend_beside_the_plot_at_1280(
 def test_21_selected_series_put_the_legend_below_the_plot_at_390_px(
     browser: Any, own_server: str, many_query: str
 ) -> None:
-    page = open_page(browser, f"{own_server}/?{many_query}", 390, 844)
-    wait_for_chart(page, "#pareto-chart")
+    page = open_sized_page(browser, f"{own_server}/?{many_query}", 390, 844)
+    wait_for_drawn_chart(page, "#pareto-chart")
     boxes = page.evaluate(BOXES, "#pareto-chart")
     legend, plot, xtitle = boxes["legend"], boxes["plot"], boxes["xtitle"]
     # Below the plot and below the axis title: overlapping neither.
@@ -207,7 +211,7 @@ def check_floor(place: dict[str, Any]) -> None:
 def test_on_log_x_the_slo_floor_line_sits_at_the_axis_position_of_the_floor(page: Any) -> None:
     page.set_viewport_size({"width": 1280, "height": 720})
     page.goto(page.base + "/?logx=1")
-    wait_for_chart(page, "#pareto-chart")
+    wait_for_drawn_chart(page, "#pareto-chart")
     check_floor(page.evaluate(FLOOR, "#pareto-chart"))
     shot(page, "#pareto-chart", "charts-log-x-floor-1280.png")
     assert page.problems == []
@@ -218,7 +222,7 @@ def test_the_offline_report_places_the_log_x_floor_the_same_way(page: Any) -> No
     assert report.status == 200
     page.set_viewport_size({"width": 1280, "height": 720})
     page.set_content(report.text())
-    wait_for_chart(page, "#pareto-chart")
+    wait_for_drawn_chart(page, "#pareto-chart")
     check_floor(page.evaluate(FLOOR, "#pareto-chart"))
     assert page.problems == []
 
@@ -228,7 +232,7 @@ def test_the_sweep_page_gives_ttft_and_tpot_their_own_axes(page: Any) -> None:
     page.goto(page.base + "/sweeps")
     href = page.locator("a", has_text=re.compile(r"Demo · Llama 3\.1 70B · 8×H100")).first
     href.click()
-    wait_for_chart(page, "#latency-figure-chart")
+    wait_for_drawn_chart(page, "#latency-figure-chart")
     axes = page.evaluate(
         """() => {
       const gd = document.getElementById('latency-figure-chart');

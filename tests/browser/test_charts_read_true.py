@@ -8,7 +8,6 @@ folder exists (else test-artifacts/) as charts-<page>-<size>.png.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
@@ -16,12 +15,12 @@ import httpx
 import pytest
 
 from app.domain.numbers import fmt_number, fmt_usd
-from tests.browser.conftest import ARTIFACTS, run_server
+from tests.browser.conftest import run_server
 from tests.browser.test_charts import many_sweeps_csv, wait_for_chart
 from tests.conftest import FIXTURES
+from tests.helpers import shoot
 
 SIZES = {"1280": {"width": 1280, "height": 720}, "390": {"width": 390, "height": 844}}
-NOTES_SHOTS = Path("/work/notes/shots")
 REAL = 19  # real-looking sweeps; with the mock server, 20 series (the picker's cap)
 
 
@@ -46,7 +45,7 @@ def post(url: str, name: str, data: bytes, **fields: Any) -> list[int]:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+def read_true_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     with run_server(tmp_path_factory.mktemp("read-true")) as url:
         real = post(url, "many.csv", many_sweeps_csv(REAL))
         mock = post(url, "mock.csv", mock_csv())
@@ -71,9 +70,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         }  # fmt: skip
 
 
-def explore_url(site: dict[str, Any], **extra: Any) -> str:
-    params: list[tuple[str, Any]] = [("picked", 1), *(("sweep", i) for i in site["real"])]
-    params += [("sweep", i) for i in site["mock"]]
+def outlier_explore_url(read_true_site: dict[str, Any], **extra: Any) -> str:
+    params: list[tuple[str, Any]] = [("picked", 1), *(("sweep", i) for i in read_true_site["real"])]
+    params += [("sweep", i) for i in read_true_site["mock"]]
     params += list(extra.items())
     return "/?" + urlencode(params)
 
@@ -87,12 +86,6 @@ def open_at(browser: Any, url: str, size: str) -> Any:
     return page
 
 
-def shoot(page: Any, name: str, *, full_page: bool = True) -> None:
-    folder = NOTES_SHOTS if NOTES_SHOTS.is_dir() else ARTIFACTS
-    folder.mkdir(exist_ok=True)
-    page.screenshot(path=str(folder / f"charts-{name}.png"), full_page=full_page)
-
-
 def x_range(page: Any) -> list[float]:
     return list(
         page.evaluate("() => document.getElementById('pareto-chart')._fullLayout.xaxis.range")
@@ -101,9 +94,9 @@ def x_range(page: Any) -> list[float]:
 
 @pytest.mark.parametrize("size", list(SIZES))
 def test_an_outlier_leaves_the_axes_to_the_bulk_and_show_all_points_is_one_click(
-    browser: Any, site: dict[str, Any], size: str
+    browser: Any, read_true_site: dict[str, Any], size: str
 ) -> None:
-    page = open_at(browser, site["url"] + explore_url(site), size)
+    page = open_at(browser, read_true_site["url"] + outlier_explore_url(read_true_site), size)
     wait_for_chart(page, "#pareto-chart")
     low, high = x_range(page)
     # The real sweeps reach 100 tok/s/user; the mock's 1,100 does not set the axis.
@@ -117,7 +110,7 @@ def test_an_outlier_leaves_the_axes_to_the_bulk_and_show_all_points_is_one_click
     box, chart = button.bounding_box(), page.locator("#pareto-chart").bounding_box()
     assert box is not None and chart is not None
     assert chart["x"] <= box["x"] and box["x"] + box["width"] <= chart["x"] + chart["width"] + 1
-    shoot(page, f"explore-outlier-{size}")
+    shoot(page, f"charts-explore-outlier-{size}")
     button.click()
     page.wait_for_function(
         "() => document.getElementById('pareto-chart')._fullLayout.xaxis.range[1] > 1100"
@@ -127,7 +120,7 @@ def test_an_outlier_leaves_the_axes_to_the_bulk_and_show_all_points_is_one_click
         ".filter(t => t.meta && t.meta.edge === 'outlier').map(t => t.visible)"
     )
     assert hidden == [False]
-    shoot(page, f"explore-all-points-{size}")
+    shoot(page, f"charts-explore-all-points-{size}")
     page.locator("#pareto-chart .updatemenu-button", has_text="Fit to the bulk").click()
     page.wait_for_function(
         "() => document.getElementById('pareto-chart')._fullLayout.xaxis.range[1] < 200"
@@ -153,9 +146,9 @@ LEGEND = """(sel) => {
 
 
 def test_on_a_phone_the_legend_shows_every_entry_without_an_inner_scroll(
-    browser: Any, site: dict[str, Any]
+    browser: Any, read_true_site: dict[str, Any]
 ) -> None:
-    page = open_at(browser, site["url"] + explore_url(site), "390")
+    page = open_at(browser, read_true_site["url"] + outlier_explore_url(read_true_site), "390")
     wait_for_chart(page, "#pareto-chart")
     legend = page.evaluate(LEGEND, "#pareto-chart")
     assert legend["shown"] >= REAL + 1  # the sweeps, and "SLO unknown" (the mock has no TTFT)
@@ -188,7 +181,7 @@ def app_number(text: str) -> bool:
 
 
 PAGES = {
-    "explore-log": lambda s: explore_url(s, logx=1, logy=1),
+    "explore-log": lambda s: outlier_explore_url(s, logx=1, logy=1),
     "plan": lambda s: (
         "/plan?"
         + urlencode(
@@ -212,9 +205,9 @@ PAGES = {
 @pytest.mark.parametrize("size", list(SIZES))
 @pytest.mark.parametrize("key", list(PAGES))
 def test_rendered_tick_labels_are_the_tables_numbers(
-    browser: Any, site: dict[str, Any], key: str, size: str
+    browser: Any, read_true_site: dict[str, Any], key: str, size: str
 ) -> None:
-    url = site["url"] + PAGES[key](site)
+    url = read_true_site["url"] + PAGES[key](read_true_site)
     if key == "report":  # an attachment: read it, then open it as a file would be
         html = httpx.get(url, timeout=60).text
         page = open_at(browser, "about:blank", size)
@@ -240,15 +233,15 @@ def test_rendered_tick_labels_are_the_tables_numbers(
         assert width <= SIZES[size]["width"]
         legend = page.evaluate(LEGEND, "#pareto-chart")
         assert legend["textRight"] <= legend["chart"][3] + 1
-    shoot(page, f"{key}-{size}")
+    shoot(page, f"charts-{key}-{size}")
     assert page.problems == []
     page.context.close()
 
 
 def test_historys_sidebar_shows_every_control_at_1280x720(
-    browser: Any, site: dict[str, Any]
+    browser: Any, read_true_site: dict[str, Any]
 ) -> None:
-    page = open_at(browser, site["url"] + "/history", "1280")
+    page = open_at(browser, read_true_site["url"] + "/history", "1280")
     page.wait_for_selector("#explore-form")
     bottoms = page.evaluate(
         "() => [...document.querySelectorAll('#explore-form input:not([type=hidden]),"
@@ -265,5 +258,5 @@ def test_historys_sidebar_shows_every_control_at_1280x720(
         " return [f.scrollHeight, f.clientHeight]; }"
     )
     assert form[0] <= form[1] + 1  # no inner scroll hides a control
-    shoot(page, "history-sidebar-1280", full_page=False)
+    shoot(page, "charts-history-sidebar-1280", full_page=False)
     page.context.close()

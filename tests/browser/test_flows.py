@@ -18,7 +18,7 @@ CANONICAL = (
 
 
 # Predicates are arrow functions: the page's CSP forbids eval, which a bare expression needs.
-def wait_for_chart(page: Any, selector: str = "#pareto-chart") -> None:
+def wait_for_plot(page: Any, selector: str = "#pareto-chart") -> None:
     page.wait_for_selector(f"{selector} .main-svg", timeout=15000)
 
 
@@ -28,7 +28,7 @@ def goodputs(page: Any) -> list[str]:
 
 def test_explore_renders_the_chart_and_the_slo_updates_in_place(page: Any) -> None:
     page.goto(page.base + "/")
-    wait_for_chart(page)
+    wait_for_plot(page)
     assert page.locator("#pareto-chart .scatterlayer .trace").count() >= 6
     before = goodputs(page)
     assert len(before) == 6
@@ -39,7 +39,7 @@ def test_explore_renders_the_chart_and_the_slo_updates_in_place(page: Any) -> No
     page.fill("#slo-tpot", "10")
     page.press("#slo-tpot", "Enter")
     page.wait_for_url(re.compile(r"tpot_ms=10"))
-    wait_for_chart(page)
+    wait_for_plot(page)
     after = goodputs(page)
     assert after != before
     assert page.input_value("#slo-preset") == "custom"
@@ -52,11 +52,11 @@ def test_explore_renders_the_chart_and_the_slo_updates_in_place(page: Any) -> No
 
 def test_changing_the_axis_statistic_redraws_without_a_full_load(page: Any) -> None:
     page.goto(page.base + "/")
-    wait_for_chart(page)
+    wait_for_plot(page)
     page.evaluate("window.__marker = 'same page'")
     page.select_option("#a-stat", "p90")
     page.wait_for_url(re.compile(r"stat=p90"))
-    wait_for_chart(page)
+    wait_for_plot(page)
     assert page.evaluate("window.__marker") == "same page"
     title = page.locator("#pareto-chart .g-xtitle").text_content()
     assert "p90 TPOT" in title
@@ -96,7 +96,7 @@ def test_upload_a_vllm_file_and_a_canonical_csv_then_see_it_on_explore(page: Any
     assert "browser-upload" in page.inner_text("#saved-sweeps")
 
     page.goto(page.base + "/?model=llama-3.1-70b")
-    wait_for_chart(page)
+    wait_for_plot(page)
     page.locator(".series-list label", has_text="browser-upload").locator("input").check()
     page.wait_for_selector("#readoff-table tbody tr >> text=browser-upload")
     rows = page.locator("#readoff-table tbody tr", has_text="browser-upload")
@@ -107,7 +107,7 @@ def test_upload_a_vllm_file_and_a_canonical_csv_then_see_it_on_explore(page: Any
 
 def test_compare_pricing_metrics_and_claims_render_their_numbers(page: Any) -> None:
     page.goto(page.base + "/compare")
-    wait_for_chart(page, "#ratio-chart")
+    wait_for_plot(page, "#ratio-chart")
     assert page.locator("#headlines .headline-table tbody tr").count() >= 2
     assert re.search(r"\d(\.\d+)?×", page.inner_text("#headlines"))
 
@@ -129,7 +129,7 @@ def test_the_offline_report_opens_with_the_network_off(
     browser: Any, page: Any, tmp_path: Any
 ) -> None:
     page.goto(page.base + "/")
-    wait_for_chart(page)
+    wait_for_plot(page)
     shown = goodputs(page)
     with page.expect_download() as download:
         page.click("text=offline HTML report")
@@ -140,7 +140,7 @@ def test_the_offline_report_opens_with_the_network_off(
     requests: list[str] = []
     report.on("request", lambda r: requests.append(r.url))
     report.goto(path.as_uri())
-    wait_for_chart(report)
+    wait_for_plot(report)
     assert goodputs(report) == shown
     assert [u for u in requests if not u.startswith(("file:", "data:", "blob:"))] == []
     offline.close()
@@ -148,7 +148,7 @@ def test_the_offline_report_opens_with_the_network_off(
 
 def test_the_chart_toolbar_downloads_a_png(page: Any) -> None:
     page.goto(page.base + "/")
-    wait_for_chart(page)
+    wait_for_plot(page)
     page.hover("#pareto-chart")
     with page.expect_download() as download:
         page.click("#pareto-chart .modebar-btn[data-title='Download plot as a PNG']")
@@ -157,7 +157,7 @@ def test_the_chart_toolbar_downloads_a_png(page: Any) -> None:
 
 def test_every_control_is_reachable_by_keyboard(page: Any) -> None:
     page.goto(page.base + "/")
-    wait_for_chart(page)
+    wait_for_plot(page)
     reached = set()
     # The series picker, interval level and tags fields all come before the prices.
     for _ in range(100):
@@ -169,7 +169,7 @@ def test_every_control_is_reachable_by_keyboard(page: Any) -> None:
 
 def test_clicking_a_legend_entry_hides_that_series(page: Any) -> None:
     page.goto(page.base + "/")
-    wait_for_chart(page)
+    wait_for_plot(page)
     visible = "document.querySelectorAll('#pareto-chart .scatterlayer .trace').length"
     hidden = (
         "Array.from(document.getElementById('pareto-chart').data)"
@@ -188,7 +188,7 @@ def test_the_layout_fits_a_laptop_screen(browser: Any, server: str) -> None:
     context = browser.new_context(viewport={"width": 1280, "height": 720})
     page = context.new_page()
     page.goto(server + "/")
-    wait_for_chart(page)
+    wait_for_plot(page)
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0
     chart = page.locator("#pareto-chart").bounding_box()

@@ -33,7 +33,7 @@ document.addEventListener("securitypolicyviolation", (e) => {
 """
 
 
-def hostile_csv() -> bytes:
+def hostile_names_csv() -> bytes:
     def cell(text: str) -> str:
         return '"' + text.replace('"', '""') + '"'
 
@@ -89,21 +89,21 @@ class Watched:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A server of its own, so the hostile sweeps do not change what other browser tests see."""
     with run_server(tmp_path_factory.mktemp("hostile")) as url:
         yield url
 
 
 @pytest.fixture(scope="module")
-def hostile(browser: Any, site: str) -> dict[str, Any]:
+def hostile_entries(browser: Any, hostile_site: str) -> dict[str, Any]:
     """Upload the hostile sweeps and record a hostile claim through the forms, as a user would."""
     watched = Watched(browser)
     page = watched.page
-    page.goto(site + "/upload")
+    page.goto(hostile_site + "/upload")
     page.set_input_files(
         "input[name=files]",
-        files=[{"name": FILE_NAME, "mimeType": "text/csv", "buffer": hostile_csv()}],
+        files=[{"name": FILE_NAME, "mimeType": "text/csv", "buffer": hostile_names_csv()}],
     )
     page.wait_for_selector("#upload-preview article")
     assert FILE_NAME in page.inner_text("#upload-preview")
@@ -118,16 +118,16 @@ def hostile(browser: Any, site: str) -> dict[str, Any]:
     summary = page.inner_text("#saved-sweeps")
     assert BREAKOUT in summary and COMMENT in summary, summary
     watched.assert_nothing_ran("upload summary")
-    page.goto(site + "/sweeps")
+    page.goto(hostile_site + "/sweeps")
     listed = page.inner_text("#sweeps-table")
     assert BREAKOUT in listed and COMMENT in listed, listed
     watched.assert_nothing_ran("sweeps list after upload")
 
-    sweeps = page.request.get(site + "/api/sweeps?per_page=100").json()["sweeps"]
+    sweeps = page.request.get(hostile_site + "/api/sweeps?per_page=100").json()["sweeps"]
     ids = {s["name"]: s["id"] for s in sweeps if s["name"] in NAMES}
     assert sorted(ids) == sorted(NAMES)
 
-    page.goto(site + "/claims")
+    page.goto(hostile_site + "/claims")
     form = page.locator("#claim-form form")
     form.locator("input[name=vendor]").fill(BREAKOUT)
     form.locator("input[name=value_tok_s]").fill("3000")
@@ -142,7 +142,7 @@ def hostile(browser: Any, site: str) -> dict[str, Any]:
     claim = int(page.url.split("/claims/")[1].split("?")[0])
     watched.assert_nothing_ran("claim audit after saving")
 
-    page.goto(site + "/pricing")
+    page.goto(hostile_site + "/pricing")
     form = page.locator("#profile-form form")
     form.locator("input[name=name]").fill(BREAKOUT + ATTRIBUTE)
     form.locator("select[name=kind]").select_option("rental")
@@ -170,10 +170,10 @@ def query(ids: list[int], **extra: Any) -> str:
 
 
 def test_explore_shows_hostile_names_and_draws_the_charts_and_redraws_after_htmx(
-    site: str, hostile: dict[str, Any], watched: Watched
+    hostile_site: str, hostile_entries: dict[str, Any], watched: Watched
 ) -> None:
     page = watched.page
-    page.goto(f"{site}/?{query(hostile['sweeps'], sensitivity='tpot')}")
+    page.goto(f"{hostile_site}/?{query(hostile_entries['sweeps'], sensitivity='tpot')}")
     watched.charts("pareto-chart", "sensitivity-chart")
     assert page.locator("#pareto-chart .legend .traces").count() >= 4
     table = page.inner_text("#readoff-table")
@@ -192,86 +192,93 @@ def test_explore_shows_hostile_names_and_draws_the_charts_and_redraws_after_htmx
 
 
 def test_a_hostile_pricing_profile_stays_text_on_pricing_explore_and_compare(
-    site: str, hostile: dict[str, Any], watched: Watched
+    hostile_site: str, hostile_entries: dict[str, Any], watched: Watched
 ) -> None:
     page = watched.page
-    page.goto(f"{site}/pricing")
+    page.goto(f"{hostile_site}/pricing")
     assert BREAKOUT + ATTRIBUTE in page.inner_text("#main")
     watched.assert_nothing_ran("pricing")
-    priced = query(hostile["sweeps"], pricing=hostile["profile"], sensitivity="tpot")
-    page.goto(f"{site}/?{priced}")
+    priced = query(
+        hostile_entries["sweeps"], pricing=hostile_entries["profile"], sensitivity="tpot"
+    )
+    page.goto(f"{hostile_site}/?{priced}")
     watched.charts("pareto-chart", "sensitivity-chart")
     assert BREAKOUT + ATTRIBUTE in page.inner_text("#readoff-table")
     watched.assert_nothing_ran("explore priced by the hostile profile")
-    page.goto(f"{site}/compare?{priced}")
+    page.goto(f"{hostile_site}/compare?{priced}")
     watched.charts("ratio-chart", "cost-chart", "cost-sensitivity-chart")
     watched.assert_nothing_ran("compare priced by the hostile profile")
-    page.goto(f"{site}/metrics")
+    page.goto(f"{hostile_site}/metrics")
     watched.assert_nothing_ran("metrics")
 
 
 def test_compare_and_history_draw_every_chart_with_hostile_names(
-    site: str, hostile: dict[str, Any], watched: Watched
+    hostile_site: str, hostile_entries: dict[str, Any], watched: Watched
 ) -> None:
     page = watched.page
-    page.goto(f"{site}/compare?{query(hostile['sweeps'], usd_per_gpu_hour=2, sensitivity='tpot')}")
+    picked = query(hostile_entries["sweeps"], usd_per_gpu_hour=2, sensitivity="tpot")
+    page.goto(f"{hostile_site}/compare?{picked}")
     watched.charts("ratio-chart", "cost-chart", "sensitivity-chart", "cost-sensitivity-chart")
     assert BREAKOUT in page.inner_text("#main")
     watched.assert_nothing_ran("compare")
 
-    page.goto(f"{site}/history?model=llama-3.1-70b&usd_per_gpu_hour=2")
+    page.goto(f"{hostile_site}/history?model=llama-3.1-70b&usd_per_gpu_hour=2")
     watched.charts("history-chart", "history-cost-chart")
     assert BREAKOUT in page.inner_text("#main")
     watched.assert_nothing_ran("history")
 
 
 def test_sweep_pages_and_claims_pages_stay_inert(
-    site: str, hostile: dict[str, Any], watched: Watched
+    hostile_site: str, hostile_entries: dict[str, Any], watched: Watched
 ) -> None:
     page = watched.page
     titles = []
-    for sweep_id in hostile["sweeps"]:
-        page.goto(f"{site}/sweeps/{sweep_id}")
+    for sweep_id in hostile_entries["sweeps"]:
+        page.goto(f"{hostile_site}/sweeps/{sweep_id}")
         watched.charts("latency-figure-chart", "throughput-figure-chart")
         titles.append(page.locator("h1").text_content())
         watched.assert_nothing_ran(f"sweep {sweep_id}")
     assert titles == NAMES  # each name shown exactly as typed
-    page.goto(f"{site}/sweeps")
+    page.goto(f"{hostile_site}/sweeps")
     watched.assert_nothing_ran("sweeps list")
 
-    page.goto(f"{site}/claims")
+    page.goto(f"{hostile_site}/claims")
     assert BREAKOUT in page.inner_text("main")
     assert page.locator("a[href^='javascript']").count() == 0
     watched.assert_nothing_ran("claims list")
-    page.goto(f"{site}/claims/{hostile['claim']}")
+    page.goto(f"{hostile_site}/claims/{hostile_entries['claim']}")
     watched.charts("claim-chart")
     assert BREAKOUT in page.inner_text("main")
     assert page.locator("a[href^='javascript']").count() == 0
     watched.assert_nothing_ran("claim audit")
-    page.goto(f"{site}/claims?edit={hostile['claim']}")
+    page.goto(f"{hostile_site}/claims?edit={hostile_entries['claim']}")
     assert page.locator("input[name=vendor]").input_value() == BREAKOUT
     watched.assert_nothing_ran("claim edit form")
 
 
 def test_the_delete_confirmation_still_asks_without_an_inline_handler(
-    site: str, hostile: dict[str, Any], watched: Watched
+    hostile_site: str, hostile_entries: dict[str, Any], watched: Watched
 ) -> None:
     page = watched.page
-    page.goto(f"{site}/sweeps/{hostile['sweeps'][3]}")
+    page.goto(f"{hostile_site}/sweeps/{hostile_entries['sweeps'][3]}")
     page.click("form.danger-zone button[type=submit]")
-    # The dialog was dismissed, so nothing was deleted and the page stays.
-    page.wait_for_timeout(300)
+    # The dialog was dismissed, so nothing was deleted and the page stays. (A click waits for a
+    # navigation it starts, so a submission the dismissal failed to stop would show here.)
+    page.wait_for_load_state()
     assert watched.dialogs == ["Delete this sweep and all its points?"]
-    assert page.url.endswith(f"/sweeps/{hostile['sweeps'][3]}")
+    assert page.url.endswith(f"/sweeps/{hostile_entries['sweeps'][3]}")
+    assert (
+        page.request.get(f"{hostile_site}/api/sweeps/{hostile_entries['sweeps'][3]}").status == 200
+    )
     watched.dialogs.clear()
     watched.assert_nothing_ran("after the confirmation")
 
 
 @pytest.mark.parametrize("view", ["explore", "compare"])
 def test_the_offline_report_with_hostile_names_draws_and_runs_nothing_else(
-    browser: Any, site: str, hostile: dict[str, Any], tmp_path: Path, view: str
+    browser: Any, hostile_site: str, hostile_entries: dict[str, Any], tmp_path: Path, view: str
 ) -> None:
-    url = f"{site}/report?{query(hostile['sweeps'], view=view, usd_per_gpu_hour=2)}"
+    url = f"{hostile_site}/report?{query(hostile_entries['sweeps'], view=view, usd_per_gpu_hour=2)}"
     online = Watched(browser)
     response = online.page.request.get(url)
     assert response.status == 200

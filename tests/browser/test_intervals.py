@@ -6,7 +6,7 @@ import io
 import zipfile
 from typing import Any
 
-from tests.browser.test_flows import wait_for_chart
+from tests.browser.test_flows import wait_for_plot
 from tests.web.test_intervals_api import POINTS, REQUESTS
 
 
@@ -33,7 +33,7 @@ def test_explore_shows_the_interval_the_borderline_verdict_and_an_error_bar(page
         "&usd_per_gpu_hour=2"
     )
     page.goto(page.base + query)
-    wait_for_chart(page)
+    wait_for_plot(page)
     assert page.inner_text("#readoff-table td.goodput") == "720"
     assert page.inner_text("#readoff-table td.goodput-ci").startswith("± ")
     # Borderline: the attainment interval that straddles the target sits beside it.
@@ -51,7 +51,7 @@ def test_explore_shows_the_interval_the_borderline_verdict_and_an_error_bar(page
     page.fill("#slo-ci", "0.99")
     page.press("#slo-ci", "Enter")
     page.wait_for_url(lambda url: "ci_level=0.99" in url)
-    wait_for_chart(page)
+    wait_for_plot(page)
     wide = page.inner_text(goodput_ci)
     assert float(wide[2:].replace(",", "")) > float(narrow[2:].replace(",", ""))
     assert page.problems == []

@@ -18,6 +18,7 @@ import pytest
 
 from tests.browser.conftest import ARTIFACTS, run_server
 from tests.conftest import FIXTURES
+from tests.helpers import shoot
 
 LAPTOP = {"width": 1280, "height": 720}
 PHONE = {"width": 390, "height": 844}
@@ -85,7 +86,7 @@ TABLES_FIT = """() => [...document.querySelectorAll('table.data')].map((t) => {
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+def layout_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """A seeded server with the long-named uploads; yields its URL and the ids to visit."""
     with run_server(tmp_path_factory.mktemp("layout")) as url:
         uploaded: list[int] = []
@@ -102,22 +103,22 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         yield {"url": url, "uploaded": uploaded, "h100": h100, "demo": demo}
 
 
-def path_of(site: dict[str, Any], key: str) -> str:
-    compare = urlencode([("picked", 1)] + [("sweep", i) for i in site["uploaded"][:3]])
-    return PAGES[key].format(sweep=site["uploaded"][0], compare=compare)
+def path_of(layout_site: dict[str, Any], key: str) -> str:
+    compare = urlencode([("picked", 1)] + [("sweep", i) for i in layout_site["uploaded"][:3]])
+    return PAGES[key].format(sweep=layout_site["uploaded"][0], compare=compare)
 
 
-def heavy_explore(site: dict[str, Any], price_set: str) -> str:
+def heavy_explore(layout_site: dict[str, Any], price_set: str) -> str:
     """Every uploaded sweep and three demo ones, the chat SLO, an estimate and four prices."""
     params: list[tuple[str, Any]] = [("picked", 1), ("preset", "chat-interactive")]
-    params += [("sweep", i) for i in site["uploaded"] + site["demo"]]
+    params += [("sweep", i) for i in layout_site["uploaded"] + layout_site["demo"]]
     params += [("price_set", price_set), ("usd_per_gpu_hour", 2.5), ("interpolation", "linear")]
-    params += [("pricing", i) for i in site["h100"]]
+    params += [("pricing", i) for i in layout_site["h100"]]
     return "/?" + urlencode(params)
 
 
 @pytest.fixture
-def open_page(browser: Any) -> Iterator[Any]:
+def new_page(browser: Any) -> Iterator[Any]:
     """open_page(viewport) → a fresh page that records script errors."""
     contexts: list[Any] = []
 
@@ -149,19 +150,14 @@ def sideways(page: Any) -> int:
     return int(page.evaluate("() => document.scrollingElement.scrollWidth - window.innerWidth"))
 
 
-def shoot(page: Any, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"layout-{name}.png"), full_page=True)
-
-
 @pytest.mark.parametrize("key", list(PAGES))
 def test_no_page_scrolls_sideways_on_a_phone(
-    site: dict[str, Any], open_page: Any, key: str
+    layout_site: dict[str, Any], new_page: Any, key: str
 ) -> None:
-    page = open_page(PHONE)
-    page.goto(site["url"] + path_of(site, key))
+    page = new_page(PHONE)
+    page.goto(layout_site["url"] + path_of(layout_site, key))
     settle(page)
-    shoot(page, f"{key}-390")
+    shoot(page, f"layout-{key}-390")
     assert sideways(page) <= 0
     assert page.evaluate(TABLES_FIT) == []
     # Every table row is a card: no cell reaches past the screen's edge.
@@ -175,12 +171,12 @@ def test_no_page_scrolls_sideways_on_a_phone(
 
 @pytest.mark.parametrize("key", list(PAGES))
 def test_no_page_scrolls_sideways_on_a_laptop(
-    site: dict[str, Any], open_page: Any, key: str
+    layout_site: dict[str, Any], new_page: Any, key: str
 ) -> None:
-    page = open_page(LAPTOP)
-    page.goto(site["url"] + path_of(site, key))
+    page = new_page(LAPTOP)
+    page.goto(layout_site["url"] + path_of(layout_site, key))
     settle(page)
-    shoot(page, f"{key}-1280")
+    shoot(page, f"layout-{key}-1280")
     assert sideways(page) <= 0
     too_wide = page.evaluate(TABLES_FIT)
     if key == "sweep":
@@ -192,16 +188,16 @@ def test_no_page_scrolls_sideways_on_a_laptop(
 
 
 def test_the_readoff_shows_every_column_at_1280_with_four_prices(
-    site: dict[str, Any], open_page: Any
+    layout_site: dict[str, Any], new_page: Any
 ) -> None:
-    page = open_page(LAPTOP)
-    page.goto(site["url"] + "/")
+    page = new_page(LAPTOP)
+    page.goto(layout_site["url"] + "/")
     price_set = page.locator("#p-set option").nth(1).get_attribute("value")
-    page.goto(site["url"] + heavy_explore(site, price_set))
+    page.goto(layout_site["url"] + heavy_explore(layout_site, price_set))
     settle(page)
     page.locator("#readoff").screenshot(path=str(ARTIFACTS / "layout-readoff-1280.png"))
     table = page.locator("#readoff-table")
-    assert table.locator("tbody tr").count() == len(site["uploaded"]) + 3
+    assert table.locator("tbody tr").count() == len(layout_site["uploaded"]) + 3
     headers = table.locator("thead th")
     texts = [" ".join(t.split()) for t in headers.all_inner_texts()]
     assert sum(t.startswith("$/Mtok") for t in texts) == 4
@@ -223,12 +219,12 @@ def test_the_readoff_shows_every_column_at_1280_with_four_prices(
 
 
 def test_on_a_phone_each_readoff_row_is_a_card_whose_cells_name_their_column(
-    site: dict[str, Any], open_page: Any
+    layout_site: dict[str, Any], new_page: Any
 ) -> None:
-    page = open_page(PHONE)
-    page.goto(site["url"] + "/")
+    page = new_page(PHONE)
+    page.goto(layout_site["url"] + "/")
     price_set = page.locator("#p-set option").nth(1).get_attribute("value")
-    page.goto(site["url"] + heavy_explore(site, price_set))
+    page.goto(layout_site["url"] + heavy_explore(layout_site, price_set))
     settle(page)
     page.locator("#readoff-table tbody tr").first.screenshot(
         path=str(ARTIFACTS / "layout-readoff-card-390.png")
@@ -247,10 +243,10 @@ def test_on_a_phone_each_readoff_row_is_a_card_whose_cells_name_their_column(
 
 @pytest.mark.parametrize("key", SIDEBARS)
 def test_the_slo_and_price_controls_are_above_the_fold_at_1280x720(
-    site: dict[str, Any], open_page: Any, key: str
+    layout_site: dict[str, Any], new_page: Any, key: str
 ) -> None:
-    page = open_page(LAPTOP)
-    page.goto(site["url"] + path_of(site, key))
+    page = new_page(LAPTOP)
+    page.goto(layout_site["url"] + path_of(layout_site, key))
     settle(page)
     page.screenshot(path=str(ARTIFACTS / f"layout-fold-{key}-1280.png"))
     for control in ("#slo-preset", "#slo-ttft", "#slo-tpot", "#slo-e2el", "#p-set", "#p-inline"):
@@ -259,31 +255,31 @@ def test_the_slo_and_price_controls_are_above_the_fold_at_1280x720(
         assert 0 <= box["y"] and box["y"] + box["height"] <= LAPTOP["height"], control
 
 
-def test_filters_are_folded_until_one_is_set(site: dict[str, Any], open_page: Any) -> None:
-    page = open_page(LAPTOP)
-    page.goto(site["url"] + "/")
+def test_filters_are_folded_until_one_is_set(layout_site: dict[str, Any], new_page: Any) -> None:
+    page = new_page(LAPTOP)
+    page.goto(layout_site["url"] + "/")
     settle(page)
     assert page.locator("#filters").get_attribute("open") is None
     assert not page.locator("#f-model").is_visible()
     assert "none set" in page.inner_text("#filters summary")
 
-    page.goto(site["url"] + "/?model=llama-3.1-70b")
+    page.goto(layout_site["url"] + "/?model=llama-3.1-70b")
     settle(page)
     assert page.locator("#filters").get_attribute("open") is not None
     assert page.locator("#f-model").is_visible()
     assert "1 set: model" in page.inner_text("#filters summary")
 
-    page.goto(site["url"] + "/history")
+    page.goto(layout_site["url"] + "/history")
     settle(page)
     assert page.locator("#filters").get_attribute("open") is None
     assert not page.locator("#h-model").is_visible()
 
 
 def test_a_fold_the_reader_opened_stays_open_when_the_view_redraws(
-    site: dict[str, Any], open_page: Any
+    layout_site: dict[str, Any], new_page: Any
 ) -> None:
-    page = open_page(LAPTOP)
-    page.goto(site["url"] + "/")
+    page = new_page(LAPTOP)
+    page.goto(layout_site["url"] + "/")
     settle(page)
     page.evaluate("window.__marker = 'same page'")
     page.click("#slo-more summary")

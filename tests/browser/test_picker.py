@@ -32,17 +32,17 @@ DRAWN = """() => {
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def picker_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A server of its own: 21 more sweeps of one model would change other tests' defaults."""
     with run_server(tmp_path_factory.mktemp("picker")) as url:
         yield url
 
 
 @pytest.fixture(scope="module")
-def ids(browser: Any, site: str) -> dict[str, int]:
+def picked_ids(browser: Any, picker_site: str) -> dict[str, int]:
     context = browser.new_context()
     response = context.request.post(
-        site + "/api/sweeps",
+        picker_site + "/api/sweeps",
         multipart={"files": {"name": "picks.csv", "mimeType": "text/csv", "buffer": CSV.encode()}},
     )
     assert response.status == 201, response.text()
@@ -52,13 +52,13 @@ def ids(browser: Any, site: str) -> dict[str, int]:
 
 
 @pytest.fixture
-def picker_page(browser: Any, site: str) -> Iterator[Any]:
+def picker_page(browser: Any, picker_site: str) -> Iterator[Any]:
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     page = context.new_page()
     page.problems = []
     page.on("console", lambda m: page.problems.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: page.problems.append(str(e)))
-    page.base = site
+    page.base = picker_site
     yield page
     context.close()
 
@@ -88,33 +88,33 @@ def checked_names(page: Any) -> list[str]:
 
 
 def test_a_21st_ticked_series_is_not_drawn_and_is_named(
-    picker_page: Any, ids: dict[str, int]
+    picker_page: Any, picked_ids: dict[str, int]
 ) -> None:
     page = picker_page
-    first20 = [ids[f"pick-{i:02d}"] for i in range(20)]
+    first20 = [picked_ids[f"pick-{i:02d}"] for i in range(20)]
     query = "&".join(f"sweep={i}" for i in first20)
     page.goto(f"{page.base}/?picked=1&preset=custom&{query}")
     wait_drawn(page, 20)
     assert "up to 20 series" in page.inner_text("#picker legend")
     assert page.locator("#series-dropped").count() == 0
 
-    page.check(f"#s-{ids['pick-20']}")
+    page.check(f"#s-{picked_ids['pick-20']}")
     page.wait_for_selector("#series-dropped")
     wait_drawn_exactly(page, first20)
     dropped = page.inner_text("#series-dropped")
     assert "1 sweep not drawn: only 20 series are drawn at once" in dropped
     assert "pick-20" in dropped
     assert page.locator("#readoff-table tbody tr").count() == 20
-    assert not page.is_checked(f"#s-{ids['pick-20']}")
-    assert f"sweep={ids['pick-20']}" not in page.url
+    assert not page.is_checked(f"#s-{picked_ids['pick-20']}")
+    assert f"sweep={picked_ids['pick-20']}" not in page.url
     assert page.problems == []
 
 
 def test_search_narrows_the_list_and_keeps_the_selected(
-    picker_page: Any, ids: dict[str, int]
+    picker_page: Any, picked_ids: dict[str, int]
 ) -> None:
     page = picker_page
-    page.goto(f"{page.base}/?picked=1&preset=custom&sweep={ids['pick-03']}")
+    page.goto(f"{page.base}/?picked=1&preset=custom&sweep={picked_ids['pick-03']}")
     wait_drawn(page, 1)
     page.evaluate("() => { window.__marker = 'same page'; }")
     before = page.locator("#picker-list input[name=sweep]").count()
@@ -133,10 +133,10 @@ def test_search_narrows_the_list_and_keeps_the_selected(
     # Only the list was swapped: same page, the chart untouched, the search box keeps focus.
     assert page.evaluate("() => window.__marker") == "same page"
     assert page.evaluate("() => document.activeElement.id") == "picker-q"
-    assert drawn(page) == [ids["pick-03"]]
+    assert drawn(page) == [picked_ids["pick-03"]]
 
     # Ticking a match keeps the search (it is in the URL) and draws both.
-    page.check(f"#s-{ids['pick-12']}")
+    page.check(f"#s-{picked_ids['pick-12']}")
     wait_drawn(page, 2)
     page.wait_for_url(re.compile(r"q=pick-1"))
     assert page.input_value("#picker-q") == "pick-1"
@@ -145,16 +145,16 @@ def test_search_narrows_the_list_and_keeps_the_selected(
 
 
 def test_the_frontier_leaders_button_selects_the_leaders_and_redraws(
-    picker_page: Any, ids: dict[str, int]
+    picker_page: Any, picked_ids: dict[str, int]
 ) -> None:
     page = picker_page
-    page.goto(f"{page.base}/?picked=1&preset=custom&model={MODEL}&sweep={ids['pick-01']}")
+    page.goto(f"{page.base}/?picked=1&preset=custom&model={MODEL}&sweep={picked_ids['pick-01']}")
     wait_drawn(page, 1)
     page.click("#picker-leaders")
     page.wait_for_selector("#leaders-note")
-    wait_drawn_exactly(page, [ids[n] for n in LEADERS])
+    wait_drawn_exactly(page, [picked_ids[n] for n in LEADERS])
     assert checked_names(page) == LEADERS  # ranked: the higher throughput first
     assert "Selected the 11 frontier leaders" in page.inner_text("#leaders-note")
-    page.wait_for_url(re.compile(r"sweep=" + str(ids["pick-00"])))
+    page.wait_for_url(re.compile(r"sweep=" + str(picked_ids["pick-00"])))
     assert "select=" not in page.url
     assert page.problems == []

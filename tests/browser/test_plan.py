@@ -8,20 +8,20 @@ from typing import Any
 from tests.browser.conftest import ARTIFACTS
 
 
-def wait_for_chart(page: Any) -> None:
+def wait_for_plan_chart(page: Any) -> None:
     page.wait_for_selector("#plan-chart .main-svg", timeout=15000)
 
 
 def test_plan_marks_the_cheapest_option_and_draws_cost_against_demand(page: Any) -> None:
     page.goto(page.base + "/plan")
-    wait_for_chart(page)
+    wait_for_plan_chart(page)
     assert page.locator("nav a[href='/plan']").count() == 1
     page.evaluate("window.__marker = 'same page'")
 
     page.fill("#d-value", "40")
     page.press("#d-value", "Enter")
     page.wait_for_url(re.compile(r"requests_per_s=40"))
-    wait_for_chart(page)
+    wait_for_plan_chart(page)
     assert page.evaluate("window.__marker") == "same page"  # htmx swapped the view in place
     assert page.input_value("#d-value") == "40.0"
 
@@ -38,7 +38,7 @@ def test_plan_marks_the_cheapest_option_and_draws_cost_against_demand(page: Any)
 
     page.select_option("#d-unit", "output_tok_s")
     page.wait_for_url(re.compile(r"output_tok_s=40"))
-    wait_for_chart(page)
+    wait_for_plan_chart(page)
     assert "output tok/s" in page.inner_text("#plan-summary")
 
     ARTIFACTS.mkdir(exist_ok=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 
-def chips(page: Any) -> list[str]:
+def tag_chips(page: Any) -> list[str]:
     return [c.get_attribute("data-tag") for c in page.locator("#sweep-tags [data-tag]").all()]
 
 
@@ -19,7 +19,7 @@ def test_a_tag_is_added_and_removed_on_the_sweep_page_without_a_reload(page: Any
     page.click("#sweep-tags button:has-text('Add tag')")
     page.wait_for_selector("#tag-error")
     assert "may hold only letters" in page.inner_text("#tag-error")
-    assert "browser:nightly" in chips(page)
+    assert "browser:nightly" in tag_chips(page)
     page.click("#sweep-tags button[aria-label='Remove tag browser:nightly']")
     page.wait_for_selector("#sweep-tags [data-tag='browser:nightly']", state="detached")
     assert page.evaluate("window.__marker") == "same page"

@@ -4,6 +4,7 @@ has its own details, and saving ends on a summary that opens the sweeps on Explo
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,7 +19,7 @@ BAD_CSV = b"sweep,hardware,num_gpus,concurrency,tpot_p50_ms,output_tok_s\nx,H100
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def capped_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A server of its own with a small upload cap, so a too-large file is quick to make."""
     with run_server(
         tmp_path_factory.mktemp("upload"), PARETOSCOPE_MAX_UPLOAD_MB=str(CAP_MB)
@@ -27,7 +28,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture
-def upload_page(browser: Any, site: str) -> Iterator[Any]:
+def upload_page(browser: Any, capped_site: str) -> Iterator[Any]:
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     page.problems = []
@@ -40,7 +41,7 @@ def upload_page(browser: Any, site: str) -> Iterator[Any]:
         lambda r: (
             page.bodies.append(
                 (
-                    r.url.removeprefix(site),
+                    r.url.removeprefix(capped_site),
                     r.headers.get("content-type", ""),
                     len(r.post_data_buffer or b""),
                 )
@@ -49,13 +50,13 @@ def upload_page(browser: Any, site: str) -> Iterator[Any]:
             else None
         ),
     )
-    page.goto(site + "/upload")
+    page.goto(capped_site + "/upload")
     page.evaluate("() => { window.__sameDocument = true; }")
     yield page
     context.close()
 
 
-def files_of(*pairs: tuple[str, bytes]) -> list[dict[str, Any]]:
+def file_payloads(*pairs: tuple[str, bytes]) -> list[dict[str, Any]]:
     return [{"name": n, "mimeType": "application/octet-stream", "buffer": b} for n, b in pairs]
 
 
@@ -63,7 +64,7 @@ def pick(page: Any, files: list[dict[str, Any]]) -> None:
     page.set_input_files("#upload-form input[name=files]", files=files)
 
 
-def refusal(page: Any) -> str:
+def refusal_shown(page: Any) -> str:
     page.wait_for_selector("#upload-result [role=alert]", timeout=15000)
     return str(page.inner_text("#upload-result [role=alert]"))
 
@@ -86,23 +87,23 @@ def test_a_refused_upload_leaves_the_page_working_and_the_files_go_up_once(
 ) -> None:
     page = upload_page
     too_large = b"x" * int(3 * 1024 * 1024)  # over the cap and its 1 MB envelope
-    pick(page, files_of(("huge.json", too_large)))
-    shown = refusal(page)
+    pick(page, file_payloads(("huge.json", too_large)))
+    shown = refusal_shown(page)
     assert "Upload too large" in shown and f"limit of {CAP_MB:g} MB" in shown
 
     # A file over the cap but inside the envelope is read and refused by the upload reader.
-    pick(page, files_of(("big.json", b"y" * int(0.8 * 1024 * 1024))))
+    pick(page, file_payloads(("big.json", b"y" * int(0.8 * 1024 * 1024))))
     page.wait_for_function(
         "() => document.querySelector('#upload-result').innerText.includes('Upload too large')"
     )
 
-    pick(page, files_of(("bad.csv", BAD_CSV)))
+    pick(page, file_payloads(("bad.csv", BAD_CSV)))
     page.wait_for_function(
         "() => document.querySelector('#upload-result').innerText.includes(\"'fast' is not\")"
     )
 
     page.bodies.clear()
-    pick(page, files_of(*((p.name, p.read_bytes()) for p in LLMPERF)))
+    pick(page, file_payloads(*((p.name, p.read_bytes()) for p in LLMPERF)))
     page.wait_for_selector("#details-form")
     cards = page.locator("#upload-preview article")
     assert cards.count() == 2
@@ -163,7 +164,7 @@ def test_a_refused_upload_leaves_the_page_working_and_the_files_go_up_once(
 
 def test_an_edit_typed_while_a_preview_is_in_flight_survives_the_swap(upload_page: Any) -> None:
     page = upload_page
-    pick(page, files_of(*((p.name, p.read_bytes()) for p in LLMPERF)))
+    pick(page, file_payloads(*((p.name, p.read_bytes()) for p in LLMPERF)))
     page.wait_for_selector("#details-form")
     held: list[Any] = []
 
@@ -176,10 +177,7 @@ def test_an_edit_typed_while_a_preview_is_in_flight_survives_the_swap(upload_pag
     page.route("**/upload/preview", hold)  # hold the first preview's answer back
     page.fill("input[name='s0.hardware']", "H100")
     page.press("input[name='s0.hardware']", "Tab")  # change: a preview leaves
-    for _ in range(100):
-        if held:
-            break
-        page.wait_for_timeout(50)
+    a_preview_is_held(page, held)
     assert len(held) == 1
     page.keyboard.type("8")  # into the GPUs field, while that preview is out
     held[0].continue_()
@@ -196,7 +194,7 @@ def test_an_upload_of_150_sweeps_saves_from_the_page_with_the_all_sweeps_row_on_
     page = upload_page
     header = "sweep,hardware,num_gpus,model,concurrency,tpot_p50_ms,output_tok_s\n"
     rows = "".join(f"big-{k:03d},H100,8,m,1,10,100\n" for k in range(150))
-    pick(page, files_of(("big.csv", (header + rows).encode())))
+    pick(page, file_payloads(("big.csv", (header + rows).encode())))
     page.wait_for_selector("#details-form")
     assert page.locator("#upload-preview article.preview").count() == 100
     assert page.locator("#more-sweeps tbody tr").count() == 50
@@ -233,12 +231,12 @@ def hold_previews(page: Any) -> tuple[list[Any], dict[str, bool]]:
     return held, holding
 
 
-def a_preview_is_held(page: Any, held: list[Any]) -> None:
-    for _ in range(200):
-        if held:
-            return
-        page.wait_for_timeout(25)
-    raise AssertionError("no preview left")
+def a_preview_is_held(page: Any, held: list[Any], within_s: float = 10) -> None:
+    """Wait (letting Playwright dispatch the route events) until a preview is held."""
+    deadline = time.monotonic() + within_s
+    while not held:
+        assert time.monotonic() < deadline, f"no preview left within {within_s:g} s"
+        page.wait_for_timeout(25)  # a poll, not a wait: the loop ends as soon as one is held
 
 
 def answer_one(page: Any, held: list[Any]) -> None:
@@ -262,7 +260,7 @@ def focused(page: Any) -> tuple[str, str, int]:
     "chosen", [WHOLE_FOLDER, RESULTS_ONLY], ids=["whole-folder-with-SOURCES.md", "the-5-results"]
 )
 def test_a_real_vllm_folder_goes_up_once_and_saves_what_was_typed_while_previews_were_in_flight(
-    browser: Any, site: str, chosen: list[Any]
+    browser: Any, capped_site: str, chosen: list[Any]
 ) -> None:
     context = browser.new_context(viewport={"width": 1280, "height": 720})
     page = context.new_page()
@@ -274,7 +272,7 @@ def test_a_real_vllm_folder_goes_up_once_and_saves_what_was_typed_while_previews
         lambda r: (
             posts.append(
                 (
-                    r.url.removeprefix(site),
+                    r.url.removeprefix(capped_site),
                     r.headers.get("content-type", ""),
                     r.post_data_buffer or b"",
                 )
@@ -283,7 +281,7 @@ def test_a_real_vllm_folder_goes_up_once_and_saves_what_was_typed_while_previews
             else None
         ),
     )
-    page.goto(site + "/upload")
+    page.goto(capped_site + "/upload")
     if chosen is WHOLE_FOLDER:  # the folder input, given the folder itself, as a user picks it
         page.set_input_files("#upload-folder", str(VLLM_FOLDER))
     else:
@@ -362,7 +360,7 @@ def test_a_real_vllm_folder_goes_up_once_and_saves_what_was_typed_while_previews
             "rows => rows.map(r => r.dataset.sweepId)"
         )
     ]
-    stored = [page.request.get(f"{site}/api/sweeps/{i}").json() for i in ids]
+    stored = [page.request.get(f"{capped_site}/api/sweeps/{i}").json() for i in ids]
     assert [(s["name"], s["hardware"], s["num_gpus"]) for s in stored] == [
         ("qwen-7b rate sweep", "A100", 1),
         ("qwen-7b burst", "A100", 1),

@@ -16,6 +16,7 @@ from app.domain.claims import (
     weight_precision,
 )
 from app.domain.roofline import HardwareSpec, ModelArch
+from tests.helpers import doc
 
 H200 = HardwareSpec(mem_bw_tb_s=4.8, memory_gb=141, bf16_tflops=989, fp8_tflops=1979)
 B200 = HardwareSpec(8.0, 180, 2250, 4500, 9000)
@@ -25,13 +26,6 @@ DEEPSEEK_V3 = ModelArch(
 )
 PER_USER_3000 = Claim(3000, "per_user", "output", precision="FP8", model="Llama 3.1 70B")
 AGGREGATE_3000 = Claim(3000, "system", "output", precision="FP8", batch=64)
-
-
-def doc(printed: str) -> object:
-    """The doc's printed number, matched to within half its last printed digit."""
-    text = printed.replace(",", "")
-    decimals = len(text.split(".")[1]) if "." in text else 0
-    return pytest.approx(float(text), abs=0.5 * 10.0**-decimals)
 
 
 def test_o6_per_user_3000_is_impossible_without_44x_acceptance_and_needs_210_tb_s() -> None:

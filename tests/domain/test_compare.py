@@ -52,9 +52,9 @@ def test_linear_ratios_use_linear_read_offs() -> None:
 
 
 def test_cost_ratio_prices_each_system_per_token() -> None:
-    point = ratio_curve(A, B, samples=0).points[0]  # 4200 vs 2000 tok/s/GPU
+    compared_point = ratio_curve(A, B, samples=0).points[0]  # 4200 vs 2000 tok/s/GPU
     # A at $3/h, B at $2/h: (3/4200) / (2/2000) = 0.714286
-    assert point.cost_ratio(3.0, 2.0) == pytest.approx(0.714286, abs=5e-7)
+    assert compared_point.cost_ratio(3.0, 2.0) == pytest.approx(0.714286, abs=5e-7)
 
 
 def test_frontiers_that_do_not_overlap_have_no_ratio_and_say_why() -> None:
@@ -83,7 +83,9 @@ def test_a_ratio_at_either_systems_range_end_is_named() -> None:
     assert all(range_ends_at(a, b, x) == () for x in headline_points(shared_range(a, b)))
 
 
-def point(pid: int, conc: float, ttft_p90: float, tpot_p90: float, out: float) -> PointMetrics:
+def compared_point(
+    pid: int, conc: float, ttft_p90: float, tpot_p90: float, out: float
+) -> PointMetrics:
     return PointMetrics(
         pid,
         1,
@@ -94,7 +96,11 @@ def point(pid: int, conc: float, ttft_p90: float, tpot_p90: float, out: float) -
     )
 
 
-POINTS = [point(1, 8, 150, 20, 2000), point(2, 16, 180, 28, 3200), point(3, 32, 260, 42, 4800)]
+POINTS = [
+    compared_point(1, 8, 150, 20, 2000),
+    compared_point(2, 16, 180, 28, 3200),
+    compared_point(3, 32, 260, 42, 4800),
+]
 
 
 def test_sensitivity_steps_at_every_measured_value_of_the_tightened_limit() -> None:

@@ -219,12 +219,14 @@ def frame(point_id: int, good: int, bad: int, output_len: int = 100) -> pl.DataF
     )
 
 
-def point(point_id: int, duration_s: float = 10.0) -> PointMetrics:
+def timed_point(point_id: int, duration_s: float = 10.0) -> PointMetrics:
     return PointMetrics(point_id, 2, concurrency=point_id, duration_s=duration_s)
 
 
 def statuses(good: int, bad: int, attainment: float) -> tuple[str, str, tuple[float, float] | None]:
-    readoff = request_readoff(frame(1, good, bad), [point(1)], Slo(500, attainment=attainment))
+    readoff = request_readoff(
+        frame(1, good, bad), [timed_point(1)], Slo(500, attainment=attainment)
+    )
     v = readoff.verdicts[0]
     return v.status, v.shown_status, v.attainment_ci
 
@@ -243,7 +245,7 @@ def test_24_of_25_good_at_a_95_percent_target_is_borderline_not_pass() -> None:
 def test_9_of_10_good_at_a_95_percent_target_is_borderline_not_fail() -> None:
     status, shown, _ = statuses(9, 1, 0.95)
     assert (status, shown) == ("fail", "borderline")
-    readoff = request_readoff(frame(1, 9, 1), [point(1)], Slo(500, attainment=0.95))
+    readoff = request_readoff(frame(1, 9, 1), [timed_point(1)], Slo(500, attainment=0.95))
     assert readoff.status == "fail" and readoff.shown_status == "borderline"
     assert readoff.meets_slo is False
 
@@ -255,7 +257,7 @@ def test_5_of_10_good_at_a_90_percent_target_is_a_fail() -> None:
 
 def test_an_unmeasured_point_stays_unknown_never_borderline() -> None:
     empty = pl.DataFrame(schema=SAMPLE_SCHEMA)
-    readoff = request_readoff(empty, [point(1)], Slo(500, attainment=0.9))
+    readoff = request_readoff(empty, [timed_point(1)], Slo(500, attainment=0.9))
     assert readoff.verdicts[0].shown_status == "unknown"
     assert readoff.shown_status == "unknown"
 
@@ -263,8 +265,8 @@ def test_an_unmeasured_point_stays_unknown_never_borderline() -> None:
 def test_request_intervals_bootstrap_the_operating_points_goodput() -> None:
     samples = frame(1, 80, 20)
     slo = Slo(500, attainment=0.5)
-    readoff = request_readoff(samples, [point(1)], slo)
-    ivs = request_intervals(readoff, [point(1)], samples, slo, "output", 0.95)
+    readoff = request_readoff(samples, [timed_point(1)], slo)
+    ivs = request_intervals(readoff, [timed_point(1)], samples, slo, "output", 0.95)
     # 80 good requests × 100 tokens over 10 s on 2 GPUs = 400 tok/s per GPU
     assert ivs.goodput_tok_s_per_gpu.value == pytest.approx(400.0)
     g = ivs.goodput_tok_s_per_gpu
@@ -274,7 +276,7 @@ def test_request_intervals_bootstrap_the_operating_points_goodput() -> None:
     # of the good count, 80 ± about 2·√(100·0.8·0.2) = 80 ± 8 requests.
     assert 340 <= g.low <= 370 and 430 <= g.high <= 460
     assert ivs.attainment.low == pytest.approx(wilson(80, 100).low)
-    again = request_intervals(readoff, [point(1)], samples, slo, "output", 0.95)
+    again = request_intervals(readoff, [timed_point(1)], samples, slo, "output", 0.95)
     assert (again.goodput_tok_s_per_gpu.low, again.goodput_tok_s_per_gpu.high) == (g.low, g.high)
 
 

@@ -21,7 +21,7 @@ from app.services.seed import SEED_DIR
 from tests.conftest import FIXTURES
 
 
-def seeded() -> dict[str, dict[str, Any]]:
+def seeded_descriptions() -> dict[str, dict[str, Any]]:
     """Each seeded sweep's description (its first row), by name."""
     out: dict[str, dict[str, Any]] = {}
     for path in sorted((SEED_DIR / "sweeps").glob("*.csv")):
@@ -33,7 +33,7 @@ def seeded() -> dict[str, dict[str, Any]]:
     return out
 
 
-SEEDED = seeded()
+SEEDED = seeded_descriptions()
 H100 = "Demo · Llama 3.1 70B · 8×H100 · vLLM · FP8"
 H200 = "Demo · Llama 3.1 70B · 8×H200 · vLLM · FP8"
 H100_BF16 = "Demo · Llama 3.1 70B · 4×H100 · vLLM · BF16"

@@ -44,6 +44,7 @@ from app.domain.slo import (
     point_verdict,
     request_readoff,
 )
+from tests.helpers import doc
 
 H100 = HardwareSpec(mem_bw_tb_s=3.35, memory_gb=80, bf16_tflops=989, fp8_tflops=1979)
 H200 = HardwareSpec(mem_bw_tb_s=4.8, memory_gb=141, bf16_tflops=989, fp8_tflops=1979)
@@ -52,13 +53,6 @@ LLAMA_70B = ModelArch(70.0, layers=80, kv_heads=8, head_dim=128, d_model=8192)
 DEEPSEEK_V3 = ModelArch(
     671, 37, layers=61, d_model=7168, kv_lora_rank=512, rope_dim=64, experts=256, top_k=8
 )
-
-
-def doc(printed: str) -> object:
-    """The doc's printed number, matched to within half its last printed digit."""
-    text = printed.replace(",", "")
-    decimals = len(text.split(".")[1]) if "." in text else 0
-    return pytest.approx(float(text), abs=0.5 * 10.0**-decimals)
 
 
 def test_o1_rental_cost_per_mtok_is_price_over_hourly_megatokens() -> None:

@@ -23,7 +23,7 @@ from app.domain.verdict import (
 )
 
 
-def _points(rng: random.Random, n: int) -> list[PointMetrics]:
+def _random_points(rng: random.Random, n: int) -> list[PointMetrics]:
     def stats() -> LatencyStats:
         # Missing and repeated values, so unknown verdicts and throughput ties both occur.
         pick = [None, 20.0, 30.0, *(round(rng.uniform(5, 80), 1) for _ in range(5))]
@@ -65,7 +65,7 @@ def _columns(points: list[PointMetrics]) -> Columns:
 @pytest.mark.parametrize("seed", range(40))
 def test_column_verdicts_equal_judging_each_point(seed: int) -> None:
     rng = random.Random(seed)
-    points, slo = _points(rng, 10), _slo(rng)
+    points, slo = _random_points(rng, 10), _slo(rng)
     by_point = [point_verdict(p, slo) for p in points]
     by_column = column_verdicts(points, slo, _columns(points))
     assert [(v.point_id, v.status, v.reason) for v in by_column] == [
@@ -76,7 +76,7 @@ def test_column_verdicts_equal_judging_each_point(seed: int) -> None:
 @pytest.mark.parametrize("seed", range(40))
 def test_a_readoff_from_columns_and_axes_equals_the_readoff_from_the_points(seed: int) -> None:
     rng = random.Random(1000 + seed)
-    points, slo = _points(rng, 10), _slo(rng)
+    points, slo = _random_points(rng, 10), _slo(rng)
     basis: Basis = rng.choice(["output", "total"])
     stat: Stat = rng.choice(["p50", "p90"])
     axes = (
@@ -90,7 +90,7 @@ def test_a_readoff_from_columns_and_axes_equals_the_readoff_from_the_points(seed
 
 
 def test_a_verdict_made_on_the_hot_path_is_the_verdict_its_constructor_makes() -> None:
-    point = _points(random.Random(7), 1)[0]
+    point = _random_points(random.Random(7), 1)[0]
     slo = Slo(ttft_ms=30.0)
     samples: SamplePercentiles = {("ttft", "p75"): SampleValue(12.0, 40)}
     made = point_verdict(point, slo, samples)

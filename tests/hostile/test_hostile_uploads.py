@@ -88,6 +88,7 @@ def test_the_cli_refuses_a_hostile_file_with_status_2_and_no_traceback(
     assert stored(session) == (0, 0, 0)
 
 
+@pytest.mark.serial  # measures a process's peak memory: nothing else beside it
 def test_every_hostile_file_of_at_most_1_mb_is_refused_within_64_mb_of_peak_memory(
     database_url: str, tmp_path: Path
 ) -> None:

@@ -15,6 +15,7 @@ from fastapi.testclient import TestClient
 
 from app.ingest import IngestError, ParsedSweep, UploadFile, parse_upload
 from tests.conftest import FIXTURES
+from tests.helpers import jsonl, only
 
 NAME = "wellflat_k8s-dev_profile_export_aiperf.json"
 DATA = (FIXTURES / "aiperf" / NAME).read_bytes()
@@ -43,22 +44,17 @@ SYSTEM = {
 }
 
 
-def parse(*files: tuple[str, bytes], **defaults: Any) -> list[ParsedSweep]:
+def parse_aiperf(*files: tuple[str, bytes], **defaults: Any) -> list[ParsedSweep]:
     return parse_upload([UploadFile(n, d) for n, d in files], {**DEFAULTS, **defaults})
 
 
-def only(sweeps: list[ParsedSweep]) -> ParsedSweep:
-    assert len(sweeps) == 1
-    return sweeps[0]
-
-
-def errors_of(*files: tuple[str, bytes]) -> str:
+def errors_of_aiperf(*files: tuple[str, bytes]) -> str:
     with pytest.raises(IngestError) as caught:
-        parse(*files)
+        parse_aiperf(*files)
     return str(caught.value)
 
 
-def with_changes(mutate: Any) -> bytes:
+def aiperf_with_changes(mutate: Any) -> bytes:
     doc = copy.deepcopy(DOC)
     mutate(doc)
     return json.dumps(doc).encode()
@@ -137,16 +133,12 @@ def record(i: int, *, failed: bool = False, phase: str = "profiling") -> dict[st
     }
 
 
-def jsonl(records: list[dict[str, Any]]) -> bytes:
-    return "\n".join(json.dumps(r) for r in records).encode() + b"\n"
-
-
 RECORDS = [record(i) for i in range(100)] + [record(100, failed=True)]
 INPUTS = {"data": [{"session_id": "conv-0", "payloads": [{"messages": [], "stream": True}]}]}
 
 
 def test_the_json_export_becomes_one_point_with_its_statistics() -> None:
-    [point] = only(parse((NAME, DATA))).points
+    [point] = only(parse_aiperf((NAME, DATA))).points
     v = point.values
     assert v["concurrency"] == 1
     assert v["ttft_mean_ms"] == pytest.approx(82.84651240000001)
@@ -166,7 +158,7 @@ def test_the_json_export_becomes_one_point_with_its_statistics() -> None:
 
 
 def test_inter_token_latency_is_tpot_and_pooled_inter_chunk_latency_is_itl() -> None:
-    [point] = only(parse((NAME, DATA))).points
+    [point] = only(parse_aiperf((NAME, DATA))).points
     v = point.values
     assert v["tpot_mean_ms"] == pytest.approx(18.03231861805396)
     assert v["tpot_p90_ms"] == pytest.approx(18.56385501404265)
@@ -194,7 +186,7 @@ def test_meta_names_model_lengths_date_and_the_telemetry_gpu_but_not_the_gpu_cou
 
 
 def test_the_hardware_the_user_gives_wins_over_the_telemetry_gpu_name() -> None:
-    sweep = only(parse((NAME, DATA), hardware="H100"))
+    sweep = only(parse_aiperf((NAME, DATA), hardware="H100"))
     assert sweep.meta["hardware"] == "H100"
     [note] = [n for n in sweep.points[0].extra["import_notes"] if "telemetry" in n]
     assert note.startswith("hardware and num_gpus not taken from telemetry: the upload form gave")
@@ -212,7 +204,7 @@ def test_telemetry_naming_two_gpu_models_fills_no_hardware() -> None:
 
 
 def test_telemetry_is_kept_in_extra_and_the_api_key_is_redacted() -> None:
-    [point] = only(parse((NAME, DATA))).points
+    [point] = only(parse_aiperf((NAME, DATA))).points
     extra = point.extra
     assert extra["telemetry_gpu_count"] == 8
     assert extra["telemetry_gpus_with_memory_used"] == 1
@@ -231,8 +223,8 @@ def test_telemetry_is_kept_in_extra_and_the_api_key_is_redacted() -> None:
 
 
 def test_aiperf_and_genai_perf_are_told_apart_by_content_not_name() -> None:
-    aiperf = only(parse(("profile_export_genai_perf.json", DATA)))
-    genai = only(parse(("profile_export_aiperf.json", GENAI.read_bytes())))
+    aiperf = only(parse_aiperf(("profile_export_genai_perf.json", DATA)))
+    genai = only(parse_aiperf(("profile_export_aiperf.json", GENAI.read_bytes())))
     assert aiperf.source_format == "AIPerf profile_export_aiperf.json"
     assert genai.source_format == "GenAI-Perf profile_export_genai_perf.json"
 
@@ -244,14 +236,14 @@ def test_a_goodput_run_gives_goodput_and_its_slo_from_the_command_line() -> None
             ' --goodput "time_to_first_token:100 inter_token_latency:19"'
         )
 
-    [point] = only(parse((NAME, with_changes(mutate)))).points
+    [point] = only(parse_aiperf((NAME, aiperf_with_changes(mutate)))).points
     assert point.values["goodput_requests_per_s"] == pytest.approx(0.15)
     assert point.values["goodput_slo"] == "ttft:100 tpot:19"
 
 
 def test_the_csv_export_gives_the_same_point_rounded() -> None:
     name = f"{RUN_DIR}/profile_export_aiperf.csv"
-    sweep = only(parse((name, aiperf_csv(DOC)), model="openai/gpt-oss-20b"))
+    sweep = only(parse_aiperf((name, aiperf_csv(DOC)), model="openai/gpt-oss-20b"))
     [point] = sweep.points
     v = point.values
     assert v["concurrency"] == 1  # from the artifact directory name
@@ -278,7 +270,7 @@ def test_the_csv_telemetry_gpu_name_fills_the_hardware_unless_the_form_gives_one
     [sweep] = parse_upload([UploadFile(name, data)], {}, require_meta=False)
     assert sweep.meta["hardware"] == "NVIDIA A100-SXM4-80GB"
     assert "num_gpus" not in sweep.meta
-    assert only(parse((name, data))).meta["hardware"] == "A100"  # DEFAULTS give A100
+    assert only(parse_aiperf((name, data))).meta["hardware"] == "A100"  # DEFAULTS give A100
 
 
 def test_per_request_records_become_samples_of_their_run() -> None:
@@ -288,8 +280,8 @@ def test_per_request_records_become_samples_of_their_run() -> None:
     records = [record(-1, phase="warmup"), *RECORDS]
     records[1]["metrics"]["request_latency"] = {"value": 5.0e9, "unit": "ns"}
     sweep = only(
-        parse(
-            (f"{RUN_DIR}/profile_export_aiperf.json", with_changes(mutate)),
+        parse_aiperf(
+            (f"{RUN_DIR}/profile_export_aiperf.json", aiperf_with_changes(mutate)),
             (f"{RUN_DIR}/profile_export.jsonl", jsonl(records)),
         )
     )
@@ -315,9 +307,9 @@ def test_the_artifact_directory_in_a_tar_archive_imports_as_the_same_sweep() -> 
             info = tarfile.TarInfo(name)
             info.size = len(data)
             archive.addfile(info, io.BytesIO(data))
-    tarred = only(parse(("run.tar.gz", buffer.getvalue())))
+    tarred = only(parse_aiperf(("run.tar.gz", buffer.getvalue())))
     loose = only(
-        parse(
+        parse_aiperf(
             (f"{RUN_DIR}/profile_export_aiperf.json", DATA),
             (f"{RUN_DIR}/profile_export.jsonl", jsonl(RECORDS[:100])),
         )
@@ -327,17 +319,17 @@ def test_the_artifact_directory_in_a_tar_archive_imports_as_the_same_sweep() -> 
 
 
 def test_records_without_their_run_are_refused() -> None:
-    message = errors_of(("profile_export.jsonl", jsonl(RECORDS)))
+    message = errors_of_aiperf(("profile_export.jsonl", jsonl(RECORDS)))
     assert "profile_export.jsonl" in message and "profile_export_aiperf.json" in message
 
 
 def test_records_of_another_run_are_refused() -> None:
-    message = errors_of((NAME, DATA), ("profile_export.jsonl", jsonl(RECORDS[:40])))
+    message = errors_of_aiperf((NAME, DATA), ("profile_export.jsonl", jsonl(RECORDS[:40])))
     assert "profile_export.jsonl" in message and "request_count 100" in message
 
 
 def test_a_truncated_json_export_is_refused_naming_the_file() -> None:
-    message = errors_of((NAME, DATA[:5000]))
+    message = errors_of_aiperf((NAME, DATA[:5000]))
     assert NAME in message and "not valid JSON" in message
 
 
@@ -355,7 +347,7 @@ def test_a_truncated_json_export_is_refused_naming_the_file() -> None:
     ],
 )
 def test_a_bad_json_value_is_refused_naming_file_and_key(mutate: Any, key: str) -> None:
-    message = errors_of((NAME, with_changes(mutate)))
+    message = errors_of_aiperf((NAME, aiperf_with_changes(mutate)))
     assert NAME in message and key in message
 
 
@@ -366,7 +358,7 @@ def test_a_bad_csv_cell_is_refused_naming_file_row_and_metric() -> None:
         .decode()
         .replace("Benchmark Duration (sec),519.60", "Benchmark Duration (sec),long")
     )
-    message = errors_of((name, text.encode()))
+    message = errors_of_aiperf((name, text.encode()))
     assert name in message and "Benchmark Duration (sec)" in message and "'long'" in message
 
 
@@ -389,7 +381,7 @@ def test_a_bad_csv_cell_is_refused_naming_file_row_and_metric() -> None:
 )
 def test_a_bad_record_is_refused_naming_file_line_and_key(line: str, key: str) -> None:
     data = jsonl(RECORDS[:2]) + line.encode() + b"\n"
-    message = errors_of(
+    message = errors_of_aiperf(
         (f"{RUN_DIR}/profile_export_aiperf.json", DATA), (f"{RUN_DIR}/profile_export.jsonl", data)
     )
     assert f"{RUN_DIR}/profile_export.jsonl, row 3" in message and key in message

@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 
 from app.ingest import IngestError, ParsedSweep, UploadFile, parse_upload
 from tests.conftest import FIXTURES
+from tests.helpers import only
 
 NAME = "wellflat_k8s-dev_profile_export_genai_perf.json"
 DATA = (FIXTURES / "genai-perf" / NAME).read_bytes()
@@ -32,22 +33,17 @@ REQUEST_METRICS = (
 )
 
 
-def parse(*files: tuple[str, bytes], **defaults: Any) -> list[ParsedSweep]:
+def parse_genai_perf(*files: tuple[str, bytes], **defaults: Any) -> list[ParsedSweep]:
     return parse_upload([UploadFile(n, d) for n, d in files], {**DEFAULTS, **defaults})
 
 
-def only(sweeps: list[ParsedSweep]) -> ParsedSweep:
-    assert len(sweeps) == 1
-    return sweeps[0]
-
-
-def errors_of(*files: tuple[str, bytes]) -> str:
+def errors_of_genai_perf(*files: tuple[str, bytes]) -> str:
     with pytest.raises(IngestError) as caught:
-        parse(*files)
+        parse_genai_perf(*files)
     return str(caught.value)
 
 
-def with_changes(mutate: Any) -> bytes:
+def genai_perf_with_changes(mutate: Any) -> bytes:
     doc = copy.deepcopy(DOC)
     mutate(doc)
     return json.dumps(doc).encode()
@@ -77,7 +73,7 @@ def genai_csv(doc: dict[str, Any], *, old: bool = False, telemetry: bool = True)
 
 
 def test_the_json_export_becomes_one_point_with_its_statistics() -> None:
-    sweep = only(parse((NAME, DATA)))
+    sweep = only(parse_genai_perf((NAME, DATA)))
     [point] = sweep.points
     v = point.values
     assert v["concurrency"] == 1
@@ -98,7 +94,7 @@ def test_the_json_export_becomes_one_point_with_its_statistics() -> None:
 
 
 def test_inter_token_latency_fills_tpot_and_nothing_fills_itl() -> None:
-    [point] = only(parse((NAME, DATA))).points
+    [point] = only(parse_genai_perf((NAME, DATA))).points
     assert point.values["tpot_mean_ms"] == pytest.approx(7.7534012)
     assert point.values["tpot_p50_ms"] == pytest.approx(7.672729)
     assert point.values["tpot_p90_ms"] == pytest.approx(7.7700668)
@@ -119,7 +115,7 @@ def test_meta_names_model_lengths_and_tool_but_not_the_gpu_count() -> None:
 
 
 def test_telemetry_config_and_every_percentile_are_kept_in_extra() -> None:
-    [point] = only(parse((NAME, DATA))).points
+    [point] = only(parse_genai_perf((NAME, DATA))).points
     extra = point.extra
     assert extra["telemetry_gpu_count"] == 8
     assert extra["telemetry_gpus_with_memory_used"] == 1
@@ -132,7 +128,7 @@ def test_telemetry_config_and_every_percentile_are_kept_in_extra() -> None:
 
 def test_the_csv_export_with_thousands_separators_gives_the_same_point_rounded() -> None:
     name = f"{RUN_DIR}/profile_export_genai_perf.csv"
-    sweep = only(parse((name, genai_csv(DOC)), model="openai/gpt-oss-20b"))
+    sweep = only(parse_genai_perf((name, genai_csv(DOC)), model="openai/gpt-oss-20b"))
     [point] = sweep.points
     v = point.values
     assert v["concurrency"] == 1  # from the artifact directory name
@@ -157,7 +153,7 @@ def test_the_csv_export_with_thousands_separators_gives_the_same_point_rounded()
 
 def test_the_older_csv_layout_without_units_on_token_rows_is_read_too() -> None:
     name = f"{RUN_DIR}/profile_export_genai_perf.csv"
-    [point] = only(parse((name, genai_csv(DOC, old=True, telemetry=False)))).points
+    [point] = only(parse_genai_perf((name, genai_csv(DOC, old=True, telemetry=False)))).points
     assert point.values["output_len"] == 73.51
     assert point.values["ttft_p50_ms"] == 1416.93
     assert point.values["requests_per_s"] == 0.47
@@ -166,7 +162,7 @@ def test_the_older_csv_layout_without_units_on_token_rows_is_read_too() -> None:
 
 def test_json_and_csv_of_one_run_give_one_point_from_the_json() -> None:
     sweep = only(
-        parse(
+        parse_genai_perf(
             (f"{RUN_DIR}/profile_export_genai_perf.json", DATA),
             (f"{RUN_DIR}/profile_export_genai_perf.csv", genai_csv(DOC)),
         )
@@ -178,7 +174,7 @@ def test_json_and_csv_of_one_run_give_one_point_from_the_json() -> None:
 def test_artifact_directories_of_a_concurrency_sweep_form_one_sweep_ordered_by_load() -> None:
     files = []
     for level in (16, 1, 4):
-        data = with_changes(
+        data = genai_perf_with_changes(
             lambda d, c=level: d["input_config"]["perf_analyzer"]["stimulus"].update(concurrency=c)
         )
         files.append(
@@ -187,7 +183,7 @@ def test_artifact_directories_of_a_concurrency_sweep_form_one_sweep_ordered_by_l
                 data,
             )
         )
-    sweep = only(parse(*files))
+    sweep = only(parse_genai_perf(*files))
     assert [p.values["concurrency"] for p in sweep.points] == [1, 4, 16]
     assert sweep.meta["sweep"] == "gpt-oss-20b · GenAI-Perf · gpt-oss-20b-openai-chat"
 
@@ -198,7 +194,7 @@ def test_a_request_rate_run_and_a_reported_goodput_with_its_slo() -> None:
         d["input_config"]["input"]["goodput"] = "time_to_first_token:2000 inter_token_latency:8"
         d["request_goodput"] = {"unit": "requests/sec", "avg": 0.31}
 
-    [point] = only(parse((NAME, with_changes(mutate)))).points
+    [point] = only(parse_genai_perf((NAME, genai_perf_with_changes(mutate)))).points
     assert point.values["request_rate"] == 2.5 and "concurrency" not in point.values
     assert point.values["goodput_requests_per_s"] == pytest.approx(0.31)
     assert point.values["goodput_slo"] == "ttft:2000 tpot:8"
@@ -222,9 +218,9 @@ def test_the_companions_of_an_artifact_directory_are_skipped_in_an_archive() -> 
         archive.writestr(f"{RUN_DIR}/profile_export.json", json.dumps(raw))
         archive.writestr(f"{RUN_DIR}/profile_export_genai_perf.json", DATA)
         archive.writestr(f"{RUN_DIR}/profile_export_genai_perf.csv", genai_csv(DOC))
-    sweep = only(parse(("run.zip", buffer.getvalue())))
+    sweep = only(parse_genai_perf(("run.zip", buffer.getvalue())))
     assert len(sweep.points) == 1
-    message = errors_of(("inputs.json", json.dumps(inputs).encode()))
+    message = errors_of_genai_perf(("inputs.json", json.dumps(inputs).encode()))
     assert "inputs.json" in message and "profile_export_genai_perf.json" in message
 
 
@@ -232,14 +228,14 @@ def test_the_fixture_zipped_imports_as_the_same_sweep() -> None:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
         archive.writestr(NAME, DATA)
-    zipped = only(parse(("genai.zip", buffer.getvalue())))
-    loose = only(parse((NAME, DATA)))
+    zipped = only(parse_genai_perf(("genai.zip", buffer.getvalue())))
+    loose = only(parse_genai_perf((NAME, DATA)))
     assert zipped.content_hash() == loose.content_hash()
     assert zipped.meta["sweep"] == loose.meta["sweep"]
 
 
 def test_a_truncated_json_export_is_refused_naming_the_file() -> None:
-    message = errors_of((NAME, DATA[:5000]))
+    message = errors_of_genai_perf((NAME, DATA[:5000]))
     assert NAME in message and "not valid JSON" in message
 
 
@@ -257,7 +253,7 @@ def test_a_truncated_json_export_is_refused_naming_the_file() -> None:
     ],
 )
 def test_a_bad_json_value_is_refused_naming_file_and_key(mutate: Any, key: str) -> None:
-    message = errors_of((NAME, with_changes(mutate)))
+    message = errors_of_genai_perf((NAME, genai_perf_with_changes(mutate)))
     assert NAME in message and key in message
 
 
@@ -274,7 +270,7 @@ def test_a_bad_json_value_is_refused_naming_file_and_key(mutate: Any, key: str) 
 )
 def test_a_bad_csv_is_refused_naming_file_and_row(edit: Any, expected: list[str]) -> None:
     name = f"{RUN_DIR}/profile_export_genai_perf.csv"
-    message = errors_of((name, edit(genai_csv(DOC).decode()).encode()))
+    message = errors_of_genai_perf((name, edit(genai_csv(DOC).decode()).encode()))
     assert name in message
     for part in expected:
         assert part in message

@@ -20,28 +20,25 @@ from app.ingest import IngestError, ParsedSweep, UploadFile, parse_upload
 from app.ingest.source import SourceFile
 from app.ingest.tools.guidellm import IMPORTER
 from tests.conftest import FIXTURES
+from tests.helpers import as_json
 
 FIXTURE = FIXTURES / "guidellm" / "llm-d-benchmark_guidellm_report_v2.json"
 NAME = "benchmarks.json"
 FORM = {"hardware": "M4", "num_gpus": 1}
 
 
-def doc() -> dict[str, Any]:
+def guidellm_doc() -> dict[str, Any]:
     data: dict[str, Any] = json.loads(FIXTURE.read_bytes())
     return data
 
 
-def upload(*files: tuple[str, bytes]) -> list[ParsedSweep]:
+def parse_guidellm(*files: tuple[str, bytes]) -> list[ParsedSweep]:
     return parse_upload([UploadFile(n, d) for n, d in files], FORM)
 
 
-def one_sweep(name: str, data: bytes) -> ParsedSweep:
-    [sweep] = upload((name, data))
+def one_guidellm_sweep(name: str, data: bytes) -> ParsedSweep:
+    [sweep] = parse_guidellm((name, data))
     return sweep
-
-
-def as_json(data: dict[str, Any]) -> bytes:
-    return json.dumps(data).encode()
 
 
 def guidellm_percentile(values: list[float], q: float) -> float:
@@ -117,7 +114,7 @@ def to_guidellm_csv(report: dict[str, Any]) -> bytes:
 
 
 def test_the_v2_report_is_one_sweep_of_its_two_constant_rate_benchmarks() -> None:
-    sweep = one_sweep(NAME, FIXTURE.read_bytes())
+    sweep = one_guidellm_sweep(NAME, FIXTURE.read_bytes())
     assert sweep.source_format == "guidellm 0.8.0.dev18 benchmarks.json"
     assert [p.values["request_rate"] for p in sweep.points] == [2.0, 4.0]
     assert all("concurrency" not in p.values for p in sweep.points)
@@ -131,7 +128,7 @@ def test_the_v2_report_is_one_sweep_of_its_two_constant_rate_benchmarks() -> Non
 
 
 def test_each_point_holds_the_exact_numbers_of_its_benchmark() -> None:
-    first, second = one_sweep(NAME, FIXTURE.read_bytes()).points
+    first, second = one_guidellm_sweep(NAME, FIXTURE.read_bytes()).points
     v = first.values
     assert v["ttft_mean_ms"] == pytest.approx(11.481165885925293)
     assert v["ttft_p50_ms"] == pytest.approx(11.276006698608398)
@@ -165,7 +162,7 @@ def test_each_point_holds_the_exact_numbers_of_its_benchmark() -> None:
 def test_time_per_output_token_which_includes_ttft_never_fills_tpot_and_no_itl_is_invented() -> (
     None
 ):
-    point = one_sweep(NAME, FIXTURE.read_bytes()).points[0]
+    point = one_guidellm_sweep(NAME, FIXTURE.read_bytes()).points[0]
     kept = point.extra["guidellm_time_per_output_token_ms"]
     assert kept["time_per_output_token_mean_ms"] == pytest.approx(2.4421364068984985)
     assert point.values["tpot_mean_ms"] != pytest.approx(2.4421364068984985)
@@ -174,7 +171,7 @@ def test_time_per_output_token_which_includes_ttft_never_fills_tpot_and_no_itl_i
 
 
 def test_percentiles_without_a_column_and_the_raw_benchmark_are_kept_in_extra() -> None:
-    point = one_sweep(NAME, FIXTURE.read_bytes()).points[0]
+    point = one_guidellm_sweep(NAME, FIXTURE.read_bytes()).points[0]
     assert point.extra["ttft_p99.9_ms"] == pytest.approx(11.686325073242188)  # p999
     assert point.extra["ttft_p0.1_ms"] == pytest.approx(11.276006698608398)  # p001
     assert point.extra["e2el_p25_ms"] == pytest.approx(19.269227981567383)
@@ -186,16 +183,16 @@ def test_percentiles_without_a_column_and_the_raw_benchmark_are_kept_in_extra() 
 
 
 def test_the_yaml_rendering_imports_the_same_points() -> None:
-    from_json = one_sweep(NAME, FIXTURE.read_bytes())
-    from_yaml = one_sweep("benchmarks.yaml", yaml.safe_dump(doc()).encode())
+    from_json = one_guidellm_sweep(NAME, FIXTURE.read_bytes())
+    from_yaml = one_guidellm_sweep("benchmarks.yaml", yaml.safe_dump(guidellm_doc()).encode())
     assert from_yaml.source_format == "guidellm 0.8.0.dev18 benchmarks.yaml"
     assert [p.values for p in from_yaml.points] == [p.values for p in from_json.points]
     assert from_yaml.meta == from_json.meta
 
 
 def test_the_csv_with_its_three_row_header_imports_the_same_points() -> None:
-    from_json = one_sweep(NAME, FIXTURE.read_bytes())
-    from_csv = one_sweep("benchmarks.csv", to_guidellm_csv(doc()))
+    from_json = one_guidellm_sweep(NAME, FIXTURE.read_bytes())
+    from_csv = one_guidellm_sweep("benchmarks.csv", to_guidellm_csv(guidellm_doc()))
     assert from_csv.source_format == "guidellm 0.8.0.dev18 benchmarks.csv"
     assert [p.values for p in from_csv.points] == [p.values for p in from_json.points]
     assert from_csv.meta["model"] == "e2e-mock-model"
@@ -229,10 +226,10 @@ def test_the_csv_with_its_three_row_header_imports_the_same_points() -> None:
 def test_strategy_types_become_load_levels_ordered_by_load(
     strategies: list[dict[str, Any]], expected: list[dict[str, float]]
 ) -> None:
-    data = doc()
+    data = guidellm_doc()
     for bench, strategy in zip(data["benchmarks"], strategies, strict=True):
         bench["config"]["strategy"] = strategy
-    sweep = one_sweep(NAME, as_json(data))
+    sweep = one_guidellm_sweep(NAME, as_json(data))
     loads = [
         {k: p.values[k] for k in ("concurrency", "request_rate") if k in p.values}
         for p in sweep.points
@@ -242,7 +239,7 @@ def test_strategy_types_become_load_levels_ordered_by_load(
 
 def test_the_0_2_to_0_3_layout_with_args_strategy_and_benchmark_level_totals_is_read() -> None:
     data: dict[str, list[Any]] = {"benchmarks": []}
-    for bench in doc()["benchmarks"]:
+    for bench in guidellm_doc()["benchmarks"]:
         metrics = bench["metrics"]
         legacy = {
             "type_": "generative_benchmark",
@@ -255,7 +252,7 @@ def test_the_0_2_to_0_3_layout_with_args_strategy_and_benchmark_level_totals_is_
             "duration": bench["duration"],
         }
         data["benchmarks"].append(legacy)
-    sweep = one_sweep(NAME, as_json(data))
+    sweep = one_guidellm_sweep(NAME, as_json(data))
     assert sweep.source_format == "guidellm (0.2-0.3 layout) benchmarks.json"
     assert sweep.meta["model"] == "meta-llama/Llama-3.1-8B-Instruct"
     assert sweep.meta["sweep"] == "Llama-3.1-8B-Instruct · guidellm · benchmarks"
@@ -265,21 +262,21 @@ def test_the_0_2_to_0_3_layout_with_args_strategy_and_benchmark_level_totals_is_
 
 
 def test_the_0_4_to_0_7_layout_takes_the_model_from_top_level_args() -> None:
-    data = doc()
+    data = guidellm_doc()
     data["metadata"] = {"version": 1, "guidellm_version": "0.5.1"}
     del data["config"]
     data["args"] = {
         "model": "Qwen/Qwen3-8B",
         "data": ['{"prompt_tokens": 1024, "output_tokens": 128}'],
     }
-    sweep = one_sweep(NAME, as_json(data))
+    sweep = one_guidellm_sweep(NAME, as_json(data))
     assert sweep.source_format == "guidellm 0.5.1 benchmarks.json"
     assert sweep.meta["model"] == "Qwen/Qwen3-8B"
     assert (sweep.meta["isl"], sweep.meta["osl"]) == (1024, 128)
 
 
 def test_sampled_requests_become_samples_that_reproduce_the_reported_percentiles() -> None:
-    data = doc()
+    data = guidellm_doc()
     bench = data["benchmarks"][0]
     ttfts = [11.276006698608398, 11.686325073242188]
     latencies = [0.019269227981567383, 0.020308971405029297]
@@ -298,7 +295,7 @@ def test_sampled_requests_become_samples_that_reproduce_the_reported_percentiles
         "incomplete": [],
         "total": None,
     }
-    point = one_sweep(NAME, as_json(data)).points[0]
+    point = one_guidellm_sweep(NAME, as_json(data)).points[0]
     assert point.samples is not None and len(point.samples) == 3
     ok = [s for s in point.samples if s[4]]
     assert [s[2:4] for s in ok] == [(8, 51), (8, 92)]
@@ -312,15 +309,15 @@ def test_sampled_requests_become_samples_that_reproduce_the_reported_percentiles
 
 def test_sniff_claims_json_yaml_and_csv_reports_but_not_other_json() -> None:
     assert IMPORTER.sniff(SourceFile(NAME, FIXTURE.read_bytes()))
-    assert IMPORTER.sniff(SourceFile("b.yaml", yaml.safe_dump(doc()).encode()))
-    assert IMPORTER.sniff(SourceFile("b.csv", to_guidellm_csv(doc())))
+    assert IMPORTER.sniff(SourceFile("b.yaml", yaml.safe_dump(guidellm_doc()).encode()))
+    assert IMPORTER.sniff(SourceFile("b.csv", to_guidellm_csv(guidellm_doc())))
     assert not IMPORTER.sniff(SourceFile("x.json", b'{"benchmarks": []}'))
     assert not IMPORTER.sniff(SourceFile("x.csv", b"a,b\n1,2\n"))
     assert not IMPORTER.sniff(SourceFile("empty.json", b""))
 
 
-def _mutated(change: Any) -> bytes:
-    data = doc()
+def _guidellm_mutated(change: Any) -> bytes:
+    data = guidellm_doc()
     change(data["benchmarks"][0]["metrics"])
     return as_json(data)
 
@@ -329,22 +326,27 @@ def _mutated(change: Any) -> bytes:
     ("data", "key"),
     [
         (
-            _mutated(lambda m: m["time_to_first_token_ms"]["successful"].update(mean="fast")),
+            _guidellm_mutated(
+                lambda m: m["time_to_first_token_ms"]["successful"].update(mean="fast")
+            ),
             "benchmarks[0].metrics.time_to_first_token_ms.successful.mean",
         ),
         (
-            _mutated(
+            _guidellm_mutated(
                 lambda m: m["request_latency"]["successful"]["percentiles"].update(p99=[1, 2])
             ),
             "benchmarks[0].metrics.request_latency.successful.percentiles.p99",
         ),
-        (_mutated(lambda m: m.pop("inter_token_latency_ms")), "inter_token_latency_ms"),
-        (_mutated(lambda m: m.pop("request_totals")), "benchmarks[0].metrics.request_totals"),
+        (_guidellm_mutated(lambda m: m.pop("inter_token_latency_ms")), "inter_token_latency_ms"),
+        (
+            _guidellm_mutated(lambda m: m.pop("request_totals")),
+            "benchmarks[0].metrics.request_totals",
+        ),
     ],
 )
 def test_bad_content_is_refused_naming_the_file_and_the_key(data: bytes, key: str) -> None:
     with pytest.raises(IngestError) as caught:
-        upload((NAME, data))
+        parse_guidellm((NAME, data))
     assert NAME in str(caught.value)
     assert key in str(caught.value)
 
@@ -352,20 +354,20 @@ def test_bad_content_is_refused_naming_the_file_and_the_key(data: bytes, key: st
 def test_truncated_json_and_yaml_are_refused_naming_the_file() -> None:
     raw = FIXTURE.read_bytes()
     with pytest.raises(IngestError, match=r"benchmarks\.json: not valid JSON"):
-        upload((NAME, raw[: len(raw) // 2]))
-    text = yaml.safe_dump(doc())
+        parse_guidellm((NAME, raw[: len(raw) // 2]))
+    text = yaml.safe_dump(guidellm_doc())
     with pytest.raises(IngestError, match=r"benchmarks\.yaml: not valid YAML"):
-        upload(("benchmarks.yaml", (text + "broken: [unclosed\n").encode()))
+        parse_guidellm(("benchmarks.yaml", (text + "broken: [unclosed\n").encode()))
     cut = text[: text.index("inter_token_latency_ms:")]  # truncated YAML is still YAML
     with pytest.raises(
         IngestError,
         match=r"benchmarks\.yaml: required key '\w+' is missing in benchmarks\[0\]\.metrics",
     ):
-        upload(("benchmarks.yaml", (cut + "type_: generative_benchmark\n").encode()))
+        parse_guidellm(("benchmarks.yaml", (cut + "type_: generative_benchmark\n").encode()))
 
 
 def test_a_csv_cell_that_is_not_a_number_is_refused_naming_row_and_column() -> None:
-    rows = list(csv.reader(io.StringIO(to_guidellm_csv(doc()).decode())))
+    rows = list(csv.reader(io.StringIO(to_guidellm_csv(guidellm_doc()).decode())))
     column = list(zip(rows[0], rows[1], rows[2], strict=True)).index(
         ("Time to First Token", "Successful ms", "Mean")
     )
@@ -373,7 +375,7 @@ def test_a_csv_cell_that_is_not_a_number_is_refused_naming_row_and_column() -> N
     out = io.StringIO()
     csv.writer(out).writerows(rows)
     with pytest.raises(IngestError) as caught:
-        upload(("benchmarks.csv", out.getvalue().encode()))
+        parse_guidellm(("benchmarks.csv", out.getvalue().encode()))
     message = str(caught.value)
     assert "benchmarks.csv, row 5, column 'Time to First Token / Successful ms / Mean'" in message
     strategy = list(zip(rows[0], rows[1], strict=True)).index(("Benchmark", "Strategy"))
@@ -382,15 +384,15 @@ def test_a_csv_cell_that_is_not_a_number_is_refused_naming_row_and_column() -> N
     out = io.StringIO()
     csv.writer(out).writerows(rows)
     with pytest.raises(IngestError, match="Benchmark / Strategy"):
-        upload(("benchmarks.csv", out.getvalue().encode()))
+        parse_guidellm(("benchmarks.csv", out.getvalue().encode()))
 
 
 def test_a_zipped_report_imports_as_the_same_sweep() -> None:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
         archive.writestr(f"run-1/{NAME}", FIXTURE.read_bytes())
-    [zipped] = upload(("guidellm.zip", buffer.getvalue()))
-    direct = one_sweep(NAME, FIXTURE.read_bytes())
+    [zipped] = parse_guidellm(("guidellm.zip", buffer.getvalue()))
+    direct = one_guidellm_sweep(NAME, FIXTURE.read_bytes())
     assert zipped.content_hash() == direct.content_hash()
 
 
@@ -399,8 +401,15 @@ def test_the_report_and_its_yaml_and_csv_renderings_import_through_the_api(
 ) -> None:
     files = [
         ("files", (NAME, FIXTURE.read_bytes(), "application/octet-stream")),
-        ("files", ("benchmarks.yaml", yaml.safe_dump(doc()).encode(), "application/octet-stream")),
-        ("files", ("benchmarks.csv", to_guidellm_csv(doc()), "application/octet-stream")),
+        (
+            "files",
+            (
+                "benchmarks.yaml",
+                yaml.safe_dump(guidellm_doc()).encode(),
+                "application/octet-stream",
+            ),
+        ),
+        ("files", ("benchmarks.csv", to_guidellm_csv(guidellm_doc()), "application/octet-stream")),
     ]
     response = client.post("/api/sweeps", files=files, data={"hardware": "H100", "num_gpus": "8"})
     assert response.status_code == 201, response.text
@@ -412,15 +421,15 @@ def test_the_report_and_its_yaml_and_csv_renderings_import_through_the_api(
 
 
 def test_an_in_process_vllm_backend_fills_the_engine_and_openai_http_names_none() -> None:
-    assert doc()["config"]["spec"]["backend"]["kind"] == "openai_http"
-    assert "engine" not in one_sweep(NAME, FIXTURE.read_bytes()).meta
-    data = doc()
+    assert guidellm_doc()["config"]["spec"]["backend"]["kind"] == "openai_http"
+    assert "engine" not in one_guidellm_sweep(NAME, FIXTURE.read_bytes()).meta
+    data = guidellm_doc()
     data["config"]["spec"]["backend"]["kind"] = "vllm_python"
-    assert one_sweep(NAME, as_json(data)).meta["engine"] == "vllm"
+    assert one_guidellm_sweep(NAME, as_json(data)).meta["engine"] == "vllm"
 
 
 def test_a_yaml_report_after_comments_is_claimed_and_a_csv_naming_the_marker_is_not() -> None:
-    text = yaml.safe_dump(doc()).encode()
+    text = yaml.safe_dump(guidellm_doc()).encode()
     assert IMPORTER.sniff(SourceFile("b.yaml", b"# written by hand\n\n" + text))
     assert IMPORTER.sniff(SourceFile("b.yaml", b"---\n" + text))
     csv = b"sweep,concurrency,note\nx,1,generative_benchmark\nbenchmarks: no\n"

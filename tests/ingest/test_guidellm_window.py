@@ -48,7 +48,7 @@ def request(start: float, ttft_ms: float, timings: bool = True) -> dict[str, Any
     return stats
 
 
-def report(timings: bool = True) -> dict[str, Any]:
+def window_report(timings: bool = True) -> dict[str, Any]:
     """3 warm-up requests that end before the window, 25 inside it (one slow), 2 cool-down
     requests that start after it; guidellm's aggregates count the 25."""
     doc: dict[str, Any] = json.loads(FIXTURE.read_bytes())
@@ -73,7 +73,7 @@ def report(timings: bool = True) -> dict[str, Any]:
     return doc
 
 
-def one_sweep(doc: dict[str, Any]) -> ParsedSweep:
+def windowed_sweep(doc: dict[str, Any]) -> ParsedSweep:
     [sweep] = parse_upload(
         [UploadFile("benchmarks.json", json.dumps(doc).encode())],
         {"hardware": "H100", "num_gpus": 1},
@@ -89,7 +89,7 @@ def stats_at_ttft_limit(sweep: ParsedSweep, limit_ms: float) -> Any:
 
 
 def test_only_the_25_requests_overlapping_the_measurement_window_become_samples() -> None:
-    sweep = one_sweep(report())
+    sweep = windowed_sweep(window_report())
     point = sweep.points[0]
     assert point.sample_count == 25
     ttfts = point.samples_frame()["ttft_ms"].to_list()
@@ -104,7 +104,7 @@ def test_only_the_25_requests_overlapping_the_measurement_window_become_samples(
 
 
 def test_per_request_goodput_counts_24_of_the_25_measured_requests_at_a_2_s_ttft_limit() -> None:
-    stats = stats_at_ttft_limit(one_sweep(report()), 2000.0)
+    stats = stats_at_ttft_limit(windowed_sweep(window_report()), 2000.0)
     assert (stats.good, stats.issued) == (24, 25)
     assert stats.attainment == 0.96
     assert stats.goodput_tok_s_per_gpu == 24 * 1200 / 720  # 40.0 tok/s
@@ -114,7 +114,7 @@ def test_per_request_goodput_counts_24_of_the_25_measured_requests_at_a_2_s_ttft
 
 
 def test_a_request_that_straddles_a_window_edge_is_measured_like_guidellm_counts_it() -> None:
-    doc = report()
+    doc = window_report()
     bench = doc["benchmarks"][0]
     t0 = bench["scheduler_metrics"]["measure_start_time"]
     straddling = copy.deepcopy(bench["requests"]["successful"][0])
@@ -123,12 +123,12 @@ def test_a_request_that_straddles_a_window_edge_is_measured_like_guidellm_counts
     no_start = {k: v for k, v in straddling.items() if k not in ("request_start_time", "info")}
     no_start["request_end_time"] = t0 + WINDOW_S + 1  # ends after the window, start unknown
     bench["requests"]["successful"] += [straddling, no_start]
-    window = one_sweep(doc).points[0].extra["samples_window"]
+    window = windowed_sweep(doc).points[0].extra["samples_window"]
     assert (window["listed"], window["kept"]) == (32, 26)
 
 
 def test_samples_without_timings_are_all_kept_and_warn_that_they_out_produce_the_report() -> None:
-    sweep = one_sweep(report(timings=False))
+    sweep = windowed_sweep(window_report(timings=False))
     point = sweep.points[0]
     assert point.sample_count == 30
     assert "samples_window" in point.extra  # the window is known; no request says it is outside
@@ -143,13 +143,13 @@ def test_samples_without_timings_are_all_kept_and_warn_that_they_out_produce_the
 
 
 def test_samples_within_the_tolerance_of_the_reported_throughput_do_not_warn() -> None:
-    doc = report(timings=False)
+    doc = window_report(timings=False)
     bench = doc["benchmarks"][0]
     # 30 × 1200 tokens over 720 s = 50 tok/s; reported 48 tok/s is 4.2 % below: no warning.
     bench["metrics"]["output_tokens_per_second"]["successful"]["mean"] = 48.0
-    assert not any("request samples give" in w for w in one_sweep(doc).warnings)
+    assert not any("request samples give" in w for w in windowed_sweep(doc).warnings)
     bench["metrics"]["output_tokens_per_second"]["successful"]["mean"] = 47.0  # 6.4 % below
-    assert any("request samples give" in w for w in one_sweep(doc).warnings)
+    assert any("request samples give" in w for w in windowed_sweep(doc).warnings)
 
 
 def test_the_upload_stores_the_25_measured_samples_and_the_read_off_counts_24_good(
@@ -157,7 +157,9 @@ def test_the_upload_stores_the_25_measured_samples_and_the_read_off_counts_24_go
 ) -> None:
     response = client.post(
         "/api/sweeps",
-        files=[("files", ("benchmarks.json", json.dumps(report()).encode(), "application/json"))],
+        files=[
+            ("files", ("benchmarks.json", json.dumps(window_report()).encode(), "application/json"))
+        ],
         data={"hardware": "H100", "num_gpus": "1"},
     )
     assert response.status_code == 201, response.text
@@ -187,7 +189,7 @@ def test_the_upload_stores_the_25_measured_samples_and_the_read_off_counts_24_go
 
 
 def test_the_0_4_to_0_5_scheduler_info_timings_place_a_request_too() -> None:
-    doc = report(timings=False)
+    doc = window_report(timings=False)
     bench = doc["benchmarks"][0]
     t0 = bench["scheduler_metrics"]["measure_start_time"]
     listed = bench["requests"]["successful"]
@@ -197,7 +199,7 @@ def test_the_0_4_to_0_5_scheduler_info_timings_place_a_request_too() -> None:
     listed[-1]["scheduler_info"] = {
         "request_timings": {"request_start": t0 + WINDOW_S + 30, "request_end": t0 + WINDOW_S + 150}
     }
-    window = one_sweep(doc).points[0].extra["samples_window"]
+    window = windowed_sweep(doc).points[0].extra["samples_window"]
     assert (window["listed"], window["kept"]) == (30, 28)
 
 
@@ -206,7 +208,7 @@ def straddling_report() -> dict[str, Any]:
     ending 90 s after it (a quarter of each inside). guidellm counts both, as it does: 25
     requests, its own counted set; its reported throughput here takes only the tokens made
     inside the window, 23 × 1200 + 2 × 300 = 28,200 over 720 s = 39.17 tok/s."""
-    doc = report()
+    doc = window_report()
     bench = doc["benchmarks"][0]
     t0 = bench["scheduler_metrics"]["measure_start_time"]
     listed = bench["requests"]["successful"]
@@ -221,7 +223,7 @@ def straddling_report() -> dict[str, Any]:
 def test_samples_that_are_guidellms_counted_set_blame_no_warm_up_but_the_straddling_requests() -> (
     None
 ):
-    sweep = one_sweep(straddling_report())
+    sweep = windowed_sweep(straddling_report())
     point = sweep.points[0]
     window = point.extra["samples_window"]
     assert (window["listed"], window["kept"], window["straddling"]) == (30, 25, 2)

@@ -25,22 +25,22 @@ RAW64 = "raw_benchmark_serving_gptoss120b_1k1k_disagg16gpu_conc64.json"
 KIMI = "Kimi-K2.5 · InferenceX · mi355x vllm int4 mtp · 8192/1024 · tp8 ep1"
 
 
-def raw(name: str) -> bytes:
+def raw_inferencex(name: str) -> bytes:
     return (DIR / name).read_bytes()
 
 
-def obj(name: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(raw(name))
+def obj_inferencex(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(raw_inferencex(name))
     return data
 
 
-def upload(*files: tuple[str, bytes], **form: Any) -> list[ParsedSweep]:
+def parse_inferencex(*files: tuple[str, bytes], **form: Any) -> list[ParsedSweep]:
     return parse_upload([UploadFile(n, d) for n, d in files], form)
 
 
 def disagg_row(prefill: int, decode: int, source: str = RAW64) -> dict[str, Any]:
     """What process_result.py writes for a multi-node run of a RAW fixture."""
-    run = obj(source)
+    run = obj_inferencex(source)
     total, output = run["total_token_throughput"], run["output_throughput"]
     row: dict[str, Any] = {
         "hw": "b200-multinode",
@@ -76,7 +76,7 @@ def disagg_row(prefill: int, decode: int, source: str = RAW64) -> dict[str, Any]
 
 
 def test_the_two_kimi_agg_rows_form_one_sweep_with_meta_from_the_rows() -> None:
-    [sweep] = upload((AGG64, raw(AGG64)), (AGG32, raw(AGG32)))
+    [sweep] = parse_inferencex((AGG64, raw_inferencex(AGG64)), (AGG32, raw_inferencex(AGG32)))
     assert sweep.name == KIMI
     assert sweep.source_format == "InferenceX agg row (process_result.py)"
     assert sweep.meta == {
@@ -96,7 +96,7 @@ def test_the_two_kimi_agg_rows_form_one_sweep_with_meta_from_the_rows() -> None:
 
 
 def test_seconds_become_ms_and_per_gpu_throughput_becomes_deployment_wide() -> None:
-    [sweep] = upload((AGG32, raw(AGG32)))
+    [sweep] = parse_inferencex((AGG32, raw_inferencex(AGG32)))
     [point] = sweep.points
     expected = {
         "concurrency": 32,
@@ -131,8 +131,8 @@ def test_seconds_become_ms_and_per_gpu_throughput_becomes_deployment_wide() -> N
 
 
 def test_agg_bmk_lists_split_into_one_sweep_per_configuration() -> None:
-    rows = [obj(AGG32), disagg_row(8, 8, RAW8), obj(AGG64), disagg_row(8, 8)]
-    [kimi, gptoss] = upload(("results_bmk/agg_bmk.json", json.dumps(rows).encode()))
+    rows = [obj_inferencex(AGG32), disagg_row(8, 8, RAW8), obj_inferencex(AGG64), disagg_row(8, 8)]
+    [kimi, gptoss] = parse_inferencex(("results_bmk/agg_bmk.json", json.dumps(rows).encode()))
     assert kimi.name == KIMI
     assert kimi.source_format == "InferenceX agg_bmk.json (collect_results.py)"
     assert [p.row for p in kimi.points] == [1, 3]
@@ -153,7 +153,7 @@ def test_agg_bmk_lists_split_into_one_sweep_per_configuration() -> None:
 def test_disaggregated_output_throughput_is_per_decode_gpu_not_per_gpu() -> None:
     row = disagg_row(4, 12)
     assert row["output_tput_per_gpu"] == 5002.605334620647 / 12
-    [sweep] = upload(("agg_bmk.json", json.dumps([row]).encode()))
+    [sweep] = parse_inferencex(("agg_bmk.json", json.dumps([row]).encode()))
     [point] = sweep.points
     assert sweep.meta["num_gpus"] == 16
     assert point.values["output_tok_s"] == pytest.approx(5002.605334620647, rel=1e-12)
@@ -176,7 +176,7 @@ def test_v1_rows_and_pipeline_parallel_rows_count_their_gpus() -> None:
         "median_tpot": 0.02,
         "median_intvty": 50.0,
     }
-    [sweep] = upload(("agg_v1.json", json.dumps(v1).encode()))
+    [sweep] = parse_inferencex(("agg_v1.json", json.dumps(v1).encode()))
     assert (sweep.meta["hardware"], sweep.meta["num_gpus"]) == ("H100", 4)
     assert sweep.meta["spec_decode"] == "mtp"
     assert sweep.points[0].values == {
@@ -185,14 +185,16 @@ def test_v1_rows_and_pipeline_parallel_rows_count_their_gpus() -> None:
         "output_tok_s": 2000.0,
         "tpot_p50_ms": 20.0,
     }
-    [sweep] = upload(("agg_pp.json", json.dumps(v1 | {"pp": 2, "pcp_size": 1}).encode()))
+    [sweep] = parse_inferencex(("agg_pp.json", json.dumps(v1 | {"pp": 2, "pcp_size": 1}).encode()))
     assert sweep.meta["num_gpus"] == 8
     assert sweep.points[0].values["output_tok_s"] == 4000.0
 
 
 def test_the_raw_files_are_the_legacy_vllm_schema_and_import_through_the_vllm_importer() -> None:
-    assert not IMPORTER.sniff(SourceFile(RAW8, raw(RAW8)))
-    [sweep] = upload((RAW64, raw(RAW64)), (RAW8, raw(RAW8)), hardware="MI355X", num_gpus=16)
+    assert not IMPORTER.sniff(SourceFile(RAW8, raw_inferencex(RAW8)))
+    [sweep] = parse_inferencex(
+        (RAW64, raw_inferencex(RAW64)), (RAW8, raw_inferencex(RAW8)), hardware="MI355X", num_gpus=16
+    )
     assert sweep.source_format == (
         "vLLM benchmark_serving.py result JSON (legacy schema, as InferenceX writes it)"
     )
@@ -252,40 +254,40 @@ def test_corrupted_agg_rows_are_refused_naming_the_file_and_the_key(
     change: Any, expected: str
 ) -> None:
     with pytest.raises(IngestError, match=expected) as err:
-        upload((AGG32, change(raw(AGG32))))
+        parse_inferencex((AGG32, change(raw_inferencex(AGG32))))
     assert str(err.value).startswith(AGG32)
 
 
 def test_a_bad_item_of_agg_bmk_is_named_by_its_position() -> None:
-    rows = [obj(AGG32), [1, 2]]
+    rows = [obj_inferencex(AGG32), [1, 2]]
     with pytest.raises(IngestError, match=r"agg_bmk\.json: item 2: expected a JSON object"):
-        upload(("agg_bmk.json", json.dumps(rows).encode()))
-    rows = [obj(AGG32), obj(AGG64) | {"conc": None}]
+        parse_inferencex(("agg_bmk.json", json.dumps(rows).encode()))
+    rows = [obj_inferencex(AGG32), obj_inferencex(AGG64) | {"conc": None}]
     with pytest.raises(IngestError, match=r"agg_bmk\.json, row 2: key 'conc': expected a number"):
-        upload(("agg_bmk.json", json.dumps(rows).encode()))
-    rows = [obj(AGG32) | {"is_multinode": True}]
+        parse_inferencex(("agg_bmk.json", json.dumps(rows).encode()))
+    rows = [obj_inferencex(AGG32) | {"is_multinode": True}]
     with pytest.raises(IngestError, match=r"row 1: required key 'num_prefill_gpu' is missing"):
-        upload(("agg_bmk.json", json.dumps(rows).encode()))
+        parse_inferencex(("agg_bmk.json", json.dumps(rows).encode()))
 
 
 def test_the_agg_rows_tarred_import_as_the_same_sweep() -> None:
-    [plain] = upload((AGG32, raw(AGG32)), (AGG64, raw(AGG64)))
+    [plain] = parse_inferencex((AGG32, raw_inferencex(AGG32)), (AGG64, raw_inferencex(AGG64)))
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
         for name in (AGG32, AGG64):
             info = tarfile.TarInfo(f"bmk/{name}")
-            info.size = len(raw(name))
-            archive.addfile(info, io.BytesIO(raw(name)))
-    [tarred] = upload(("bmk.tgz", buffer.getvalue()))
+            info.size = len(raw_inferencex(name))
+            archive.addfile(info, io.BytesIO(raw_inferencex(name)))
+    [tarred] = parse_inferencex(("bmk.tgz", buffer.getvalue()))
     assert tarred.content_hash() == plain.content_hash()
     assert tarred.name == KIMI
 
 
 def test_sniff_claims_agg_rows_only() -> None:
     for name in (AGG32, AGG64):
-        assert IMPORTER.sniff(SourceFile(name, raw(name)))
-    assert IMPORTER.sniff(SourceFile("agg_bmk.json", json.dumps([obj(AGG32)]).encode()))
-    assert not IMPORTER.sniff(SourceFile(RAW64, raw(RAW64)))
+        assert IMPORTER.sniff(SourceFile(name, raw_inferencex(name)))
+    assert IMPORTER.sniff(SourceFile("agg_bmk.json", json.dumps([obj_inferencex(AGG32)]).encode()))
+    assert not IMPORTER.sniff(SourceFile(RAW64, raw_inferencex(RAW64)))
     assert not IMPORTER.sniff(SourceFile("x.bin", b"\xff\xfe\x00"))
 
 
@@ -293,7 +295,7 @@ def test_the_inferencemax_fixtures_import_through_the_http_api(client: TestClien
     names = [AGG32, AGG64, RAW8, RAW64]
     response = client.post(
         "/api/sweeps",
-        files=[("files", (n, raw(n), "application/octet-stream")) for n in names],
+        files=[("files", (n, raw_inferencex(n), "application/octet-stream")) for n in names],
         data={"hardware": "H100", "num_gpus": "8"},
     )
     assert response.status_code == 201, response.text

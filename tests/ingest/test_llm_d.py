@@ -26,12 +26,12 @@ FORM = {"hardware": "B200", "num_gpus": 4}
 AGG = "results.request_performance.aggregate"
 
 
-def doc() -> dict[str, Any]:
+def llm_d_doc() -> dict[str, Any]:
     data: dict[str, Any] = yaml.safe_load(FIXTURE.read_text())
     return data
 
 
-def upload(*files: tuple[str, bytes]) -> list[ParsedSweep]:
+def parse_llm_d(*files: tuple[str, bytes]) -> list[ParsedSweep]:
     return parse_upload([UploadFile(n, d) for n, d in files], FORM)
 
 
@@ -39,14 +39,14 @@ def as_yaml(data: dict[str, Any]) -> bytes:
     return yaml.safe_dump(data).encode()
 
 
-def one_point(data: dict[str, Any]) -> Any:
-    [sweep] = upload(("report.yaml", as_yaml(data)))
+def one_llm_d_point(data: dict[str, Any]) -> Any:
+    [sweep] = parse_llm_d(("report.yaml", as_yaml(data)))
     [point] = sweep.points
     return point
 
 
 def test_the_example_report_prefills_model_gpus_hardware_and_engine() -> None:
-    [sweep] = upload((NAME, FIXTURE.read_bytes()))
+    [sweep] = parse_llm_d((NAME, FIXTURE.read_bytes()))
     assert sweep.source_format == "llm-d Benchmark Report v0.2 (inference-perf 0.3.0)"
     meta = sweep.meta
     assert meta["model"] == "Qwen/Qwen3-0.6B"
@@ -66,7 +66,7 @@ def test_the_example_report_prefills_model_gpus_hardware_and_engine() -> None:
 
 
 def test_the_example_point_holds_its_placeholder_values_with_units_honoured() -> None:
-    [sweep] = upload((NAME, FIXTURE.read_bytes()))
+    [sweep] = parse_llm_d((NAME, FIXTURE.read_bytes()))
     [point] = sweep.points
     v = point.values
     assert v["request_rate"] == 10.0
@@ -89,7 +89,7 @@ def test_the_example_point_holds_its_placeholder_values_with_units_honoured() ->
 
 
 def test_everything_else_of_the_report_is_kept_in_extra() -> None:
-    [sweep] = upload((NAME, FIXTURE.read_bytes()))
+    [sweep] = parse_llm_d((NAME, FIXTURE.read_bytes()))
     extra = sweep.points[0].extra
     assert extra["stage"] == 3
     assert extra["ttft_p99.9_ms"] == pytest.approx(57.014757215045425)
@@ -105,22 +105,22 @@ def test_everything_else_of_the_report_is_kept_in_extra() -> None:
 
 
 def test_a_json_rendering_imports_the_same_point() -> None:
-    from_yaml = upload((NAME, FIXTURE.read_bytes()))[0]
-    rendered = json.dumps(doc(), default=str).encode()  # .inf → bare Infinity
-    from_json = upload(("report.json", rendered))[0]
+    from_yaml = parse_llm_d((NAME, FIXTURE.read_bytes()))[0]
+    rendered = json.dumps(llm_d_doc(), default=str).encode()  # .inf → bare Infinity
+    from_json = parse_llm_d(("report.json", rendered))[0]
     assert from_json.points[0].values == from_yaml.points[0].values
     assert from_json.meta["num_gpus"] == 16
 
 
 def test_ms_units_are_taken_as_they_are() -> None:
-    data = doc()
+    data = llm_d_doc()
     ttft = data["results"]["request_performance"]["aggregate"]["latency"]["time_to_first_token"]
     data["results"]["request_performance"]["aggregate"]["latency"]["time_to_first_token"] = {
         "units": "ms",
         "mean": ttft["mean"] * 1000,
         "p99": 50.0,
     }
-    v = one_point(data).values
+    v = one_llm_d_point(data).values
     assert v["ttft_mean_ms"] == pytest.approx(36.8578234128654)
     assert v["ttft_p99_ms"] == 50.0
 
@@ -141,19 +141,19 @@ def test_ms_units_are_taken_as_they_are() -> None:
 def test_units_a_metric_cannot_have_are_refused(
     section: str, metric: str, units: str, key: str
 ) -> None:
-    data = doc()
+    data = llm_d_doc()
     data["results"]["request_performance"]["aggregate"][section][metric]["units"] = units
     with pytest.raises(IngestError, match=f"report.yaml: key '{key}'"):
-        upload(("report.yaml", as_yaml(data)))
+        parse_llm_d(("report.yaml", as_yaml(data)))
 
 
 def test_a_guidellm_sourced_report_takes_tpot_from_its_inter_token_latency() -> None:
-    data = doc()
+    data = llm_d_doc()
     data["scenario"]["load"]["standardized"]["tool"] = "guidellm"
     latency = data["results"]["request_performance"]["aggregate"]["latency"]
     latency["time_per_output_token"] = {"units": "ms/token", "mean": 2.4421364068984985}
     latency["inter_token_latency"] = {"units": "ms/token", "mean": 1.1508464813232422, "p99": 1.3}
-    point = one_point(data)
+    point = one_llm_d_point(data)
     assert point.values["tpot_mean_ms"] == pytest.approx(1.1508464813232422)
     assert point.values["tpot_p99_ms"] == 1.3
     assert not any(k.startswith("itl_") for k in point.values)
@@ -163,14 +163,14 @@ def test_a_guidellm_sourced_report_takes_tpot_from_its_inter_token_latency() -> 
 
 
 def test_prefill_and_decode_components_fill_the_disaggregated_gpu_counts() -> None:
-    data = doc()
+    data = llm_d_doc()
     prefill = copy.deepcopy(data["scenario"]["stack"][0])
     prefill["metadata"]["label"] = "vllm-prefill-0"
     prefill["standardized"]["role"] = "prefill"
     prefill["standardized"]["replicas"] = 1
     prefill["standardized"]["accelerator"]["count"] = 4
     data["scenario"]["stack"].append(prefill)
-    [sweep] = upload(("report.yaml", as_yaml(data)))
+    [sweep] = parse_llm_d(("report.yaml", as_yaml(data)))
     assert sweep.meta["num_gpus"] == 20
     assert (sweep.meta["num_prefill_gpus"], sweep.meta["num_decode_gpus"]) == (4, 16)
 
@@ -178,23 +178,23 @@ def test_prefill_and_decode_components_fill_the_disaggregated_gpu_counts() -> No
 def test_stage_reports_of_one_experiment_form_one_sweep_ordered_by_stage() -> None:
     files = []
     for stage, rate in ((3, 10.0), (1, 5.0), (2, 8.0)):
-        data = doc()
+        data = llm_d_doc()
         data["scenario"]["load"]["standardized"].update(stage=stage, rate_qps=rate)
         files.append((f"br_stage_{stage}.yaml", as_yaml(data)))
-    [sweep] = upload(*files)
+    [sweep] = parse_llm_d(*files)
     assert [p.values["request_rate"] for p in sweep.points] == [5.0, 8.0, 10.0]
     assert [p.extra["stage"] for p in sweep.points] == [1, 2, 3]
 
 
 def test_sniff_claims_yaml_and_json_reports_only() -> None:
     assert IMPORTER.sniff(SourceFile(NAME, FIXTURE.read_bytes()))
-    assert IMPORTER.sniff(SourceFile("r.json", json.dumps(doc(), default=str).encode()))
+    assert IMPORTER.sniff(SourceFile("r.json", json.dumps(llm_d_doc(), default=str).encode()))
     assert not IMPORTER.sniff(SourceFile("x.yaml", b"version: '0.2'\nrun: {}\n"))
     assert not IMPORTER.sniff(SourceFile("x.json", b'{"version": "0.2"}'))
 
 
-def _mutated(change: Any) -> bytes:
-    data = doc()
+def _llm_d_mutated(change: Any) -> bytes:
+    data = llm_d_doc()
     change(data)
     return as_yaml(data)
 
@@ -203,7 +203,7 @@ def _mutated(change: Any) -> bytes:
     ("data", "key"),
     [
         (
-            _mutated(
+            _llm_d_mutated(
                 lambda d: d["results"]["request_performance"]["aggregate"]["latency"][
                     "time_to_first_token"
                 ].update(mean="fast")
@@ -211,48 +211,51 @@ def _mutated(change: Any) -> bytes:
             f"{AGG}.latency.time_to_first_token.mean",
         ),
         (
-            _mutated(
+            _llm_d_mutated(
                 lambda d: d["results"]["request_performance"]["aggregate"]["throughput"][
                     "output_token_rate"
                 ].update(mean=[1, 2])
             ),
             f"{AGG}.throughput.output_token_rate.mean",
         ),
-        (_mutated(lambda d: d["results"].pop("request_performance")), "'request_performance'"),
         (
-            _mutated(
+            _llm_d_mutated(lambda d: d["results"].pop("request_performance")),
+            "'request_performance'",
+        ),
+        (
+            _llm_d_mutated(
                 lambda d: d["scenario"]["stack"][0]["standardized"]["accelerator"].pop("count")
             ),
             "scenario.stack[0].standardized.accelerator",
         ),
-        (_mutated(lambda d: d.update(version="0.1")), "key 'version'"),
+        (_llm_d_mutated(lambda d: d.update(version="0.1")), "key 'version'"),
         (
-            _mutated(lambda d: d["scenario"]["load"]["standardized"].update(rate_qps="ten")),
+            _llm_d_mutated(lambda d: d["scenario"]["load"]["standardized"].update(rate_qps="ten")),
             "scenario.load.standardized.rate_qps",
         ),
     ],
 )
 def test_bad_content_is_refused_naming_the_file_and_the_key(data: bytes, key: str) -> None:
     with pytest.raises(IngestError) as caught:
-        upload(("report.yaml", data))
+        parse_llm_d(("report.yaml", data))
     assert "report.yaml" in str(caught.value)
     assert key in str(caught.value)
 
 
 def test_broken_yaml_and_truncated_json_are_refused_naming_the_file() -> None:
     with pytest.raises(IngestError, match=r"report\.yaml: not valid YAML"):
-        upload(("report.yaml", FIXTURE.read_bytes() + b"\nresults: [unclosed\n"))
-    rendered = json.dumps(doc(), default=str).encode()
+        parse_llm_d(("report.yaml", FIXTURE.read_bytes() + b"\nresults: [unclosed\n"))
+    rendered = json.dumps(llm_d_doc(), default=str).encode()
     with pytest.raises(IngestError, match=r"report\.json: not valid JSON"):
-        upload(("report.json", rendered[: len(rendered) // 2]))
+        parse_llm_d(("report.json", rendered[: len(rendered) // 2]))
 
 
 def test_a_zipped_report_imports_as_the_same_sweep() -> None:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
         archive.writestr(f"results/{NAME}", FIXTURE.read_bytes())
-    [zipped] = upload(("br.zip", buffer.getvalue()))
-    [direct] = upload((NAME, FIXTURE.read_bytes()))
+    [zipped] = parse_llm_d(("br.zip", buffer.getvalue()))
+    [direct] = parse_llm_d((NAME, FIXTURE.read_bytes()))
     assert zipped.content_hash() == direct.content_hash()
 
 

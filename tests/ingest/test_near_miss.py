@@ -18,7 +18,7 @@ COMMENT = (
 )
 
 
-def refusal(name: str, data: bytes) -> str:
+def refusal_of(name: str, data: bytes) -> str:
     with pytest.raises(IngestError) as caught:
         parse_upload([UploadFile(name, data)], FORM)
     [error] = caught.value.errors
@@ -48,12 +48,12 @@ def refusal(name: str, data: bytes) -> str:
 def test_a_near_miss_says_what_the_file_nearly_is_and_why_it_did_not_match(
     name: str, data: bytes, why: str
 ) -> None:
-    message = refusal(name, data)
+    message = refusal_of(name, data)
     assert message.startswith(f"not a recognised result file: {why}; expected one of: ")
 
 
 def test_a_file_near_nothing_keeps_the_plain_refusal() -> None:
-    message = refusal("other.csv", b"a,b\n1,2\n")
+    message = refusal_of("other.csv", b"a,b\n1,2\n")
     assert message.startswith("not a recognised result file; expected one of: canonical CSV, ")
 
 

@@ -23,7 +23,7 @@ from app.domain.verdict import PERCENTILE_CHOICES, percentile_percent, value_ms
 from app.store import points as point_queries
 from tests.conftest import FIXTURES
 from tests.ingest.test_all_fixtures import FIELDS, FOLDERS, multipart
-from tests.ingest.test_guidellm_window import report
+from tests.ingest.test_guidellm_window import window_report
 
 # Every percentile the forms offer, every stored one of the fixtures, and some between.
 ASKED = sorted({*PERCENTILE_CHOICES, "p60", "p80", "p85", "p97.5", "p99.5"}, key=percentile_percent)
@@ -101,7 +101,7 @@ def test_a_stored_p99_9_answers_before_the_samples_so_p99_9_is_never_laxer_than_
 ) -> None:
     """The issue's case: guidellm stores p99 2,600 ms and p99.9 2,700 ms; its 25 samples (24 at
     150 ms, one at 2,500) would give p99.9 = 150 + 0.976 × 2,350 = 2,443.6 ms."""
-    doc = report()
+    doc = window_report()
     stats = doc["benchmarks"][0]["metrics"]["time_to_first_token_ms"]["successful"]
     stats["percentiles"].update(p99=2600.0, p999=2700.0)
     stats["max"] = 2700.0  # a max below the p99.9 would be refused as impossible

@@ -17,6 +17,7 @@ from app.ingest import NO_TPOT_WARNING, IngestError, ParsedSweep, UploadFile, pa
 from app.ingest.source import SourceFile
 from app.ingest.tools.sglang import IMPORTER
 from tests.conftest import FIXTURES
+from tests.helpers import jsonl
 from tests.ingest.test_vllm import numpy_linear
 
 DIR = FIXTURES / "sglang"
@@ -26,25 +27,21 @@ DEEPSEEK = "datacrunch_deepseek_dp_mla_output.jsonl"
 FORM = {"hardware": "H200", "num_gpus": 8}
 
 
-def raw(name: str) -> bytes:
+def raw_sglang(name: str) -> bytes:
     return (DIR / name).read_bytes()
 
 
 def lines(name: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in raw(name).decode().splitlines() if line.strip()]
+    return [json.loads(line) for line in raw_sglang(name).decode().splitlines() if line.strip()]
 
 
-def jsonl(rows: list[dict[str, Any]]) -> bytes:
-    return "".join(json.dumps(r) + "\n" for r in rows).encode()
-
-
-def upload(*files: tuple[str, bytes], **form: Any) -> list[ParsedSweep]:
+def parse_sglang(*files: tuple[str, bytes], **form: Any) -> list[ParsedSweep]:
     return parse_upload([UploadFile(n, d) for n, d in files], {**FORM, **form})
 
 
 def mapped(name: str, data: bytes | None = None) -> list[ParsedSweep]:
     """The importer's own result, before the shared checks of parse_upload."""
-    return IMPORTER.parse([SourceFile(name, raw(name) if data is None else data)], {})
+    return IMPORTER.parse([SourceFile(name, raw_sglang(name) if data is None else data)], {})
 
 
 SERVER_INFO = {
@@ -91,15 +88,18 @@ def current(row: dict[str, Any], **changes: Any) -> dict[str, Any]:
 
 def test_the_late_2024_fixtures_import_with_a_warning_that_they_lack_any_tpot() -> None:
     for name, count in ((ONLINE, 2), (OFFLINE, 6), (DEEPSEEK, 1)):
-        sweeps = upload((name, raw(name)))
+        sweeps = parse_sglang((name, raw_sglang(name)))
         assert len(sweeps) == count
         assert all(s.warnings[0] == NO_TPOT_WARNING for s in sweeps)
         assert all(p.values.get("tpot_p50_ms") is None for s in sweeps for p in s.points)
 
 
 def test_the_backend_field_fills_the_engine_only_when_the_user_gave_none() -> None:
-    assert [s.meta["engine"] for s in upload((ONLINE, raw(ONLINE)))] == ["sglang", "sglang"]
-    given = upload((ONLINE, raw(ONLINE)), engine="sglang-dev")
+    assert [s.meta["engine"] for s in parse_sglang((ONLINE, raw_sglang(ONLINE)))] == [
+        "sglang",
+        "sglang",
+    ]
+    given = parse_sglang((ONLINE, raw_sglang(ONLINE)), engine="sglang-dev")
     assert [s.meta["engine"] for s in given] == ["sglang-dev", "sglang-dev"]
     rows = lines(ONLINE)[:2]
     for row, backend in zip(rows, ("vllm", "openai"), strict=True):
@@ -110,7 +110,7 @@ def test_the_backend_field_fills_the_engine_only_when_the_user_gave_none() -> No
 
 
 def test_measured_lengths_far_from_the_configured_isl_osl_warn_with_both_numbers() -> None:
-    random, sharegpt = upload((ONLINE, raw(ONLINE)))
+    random, sharegpt = parse_sglang((ONLINE, raw_sglang(ONLINE)))
     rows = [r for r in lines(ONLINE) if r["dataset_name"] == "random"]
     completed = sum(r["completed"] for r in rows)
     isl = sum(r["total_input_tokens"] for r in rows) / completed
@@ -197,7 +197,7 @@ def test_a_bare_infinity_rate_is_read_as_unlimited() -> None:
 
 def test_the_current_format_imports_with_server_info_prefilling_the_sweep() -> None:
     rows = [current(r) for r in lines(ONLINE)[:2]]
-    [sweep] = upload(("current.jsonl", jsonl(rows)), num_gpus=None, hardware="H200")
+    [sweep] = parse_sglang(("current.jsonl", jsonl(rows)), num_gpus=None, hardware="H200")
     assert sweep.source_format == "SGLang bench_serving JSONL (sglang 0.5.4)"
     assert (
         sweep.name
@@ -237,7 +237,7 @@ def test_dp_attention_reuses_the_tp_gpus_and_a_disaggregated_server_leaves_the_c
     assert "num_gpus" not in sweep.meta
 
 
-def detailed() -> dict[str, Any]:
+def detailed_sglang() -> dict[str, Any]:
     """Rate 1 with four requests, the last failed; times in seconds as SGLang writes them."""
     ttfts = [0.08, 0.09, 0.1, 0.0]
     itls = [[0.01] * 9, [0.02] * 19, [0.015] * 29, []]
@@ -267,7 +267,7 @@ def detailed() -> dict[str, Any]:
 
 
 def test_output_details_become_request_samples_that_reproduce_the_reported_percentiles() -> None:
-    [sweep] = upload(("details.jsonl", jsonl([detailed()])))
+    [sweep] = parse_sglang(("details.jsonl", jsonl([detailed_sglang()])))
     [point] = sweep.points
     assert len(point.samples) == 4
     assert point.samples[3] == (None, None, None, 1030, False)
@@ -306,24 +306,24 @@ def test_corrupted_lines_are_refused_naming_the_file_the_line_and_the_key(
     change: Any, expected: str
 ) -> None:
     with pytest.raises(IngestError, match=expected) as err:
-        upload((ONLINE, change(raw(ONLINE))))
+        parse_sglang((ONLINE, change(raw_sglang(ONLINE))))
     assert str(err.value).startswith(ONLINE)
 
 
 def test_the_current_format_zipped_imports_as_the_same_sweep() -> None:
     data = jsonl([current(r) for r in lines(ONLINE)[:5]])
-    [plain] = upload(("current.jsonl", data))
+    [plain] = parse_sglang(("current.jsonl", data))
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
         archive.writestr("bench/current.jsonl", data)
-    [zipped] = upload(("bench.zip", buffer.getvalue()))
+    [zipped] = parse_sglang(("bench.zip", buffer.getvalue()))
     assert zipped.content_hash() == plain.content_hash()
     assert len(zipped.points) == 5
 
 
 def test_sniff_recognises_sglang_lines_and_nothing_else() -> None:
     for name in (ONLINE, OFFLINE, DEEPSEEK):
-        assert IMPORTER.sniff(SourceFile(name, raw(name)))
+        assert IMPORTER.sniff(SourceFile(name, raw_sglang(name)))
     vllm = (
         FIXTURES / "vllm" / "stellalee_openai-1.0qps-Qwen2.5-Coder-7B-Instruct-20260707-093920.json"
     )
@@ -337,7 +337,8 @@ def test_the_sglang_fixtures_and_the_current_format_import_through_the_http_api(
     response = client.post(
         "/api/sweeps",
         files=[
-            ("files", (n, raw(n), "application/octet-stream")) for n in (ONLINE, OFFLINE, DEEPSEEK)
+            ("files", (n, raw_sglang(n), "application/octet-stream"))
+            for n in (ONLINE, OFFLINE, DEEPSEEK)
         ],
         data={"hardware": "H100", "num_gpus": "8"},
     )
@@ -355,10 +356,10 @@ def test_the_sglang_fixtures_and_the_current_format_import_through_the_http_api(
 
 
 def test_an_empty_stream_sglang_counted_as_completed_is_a_failed_request_with_a_warning() -> None:
-    row = detailed()
+    row = detailed_sglang()
     # The second request's stream came back empty: TTFT 0, no chunk, no token, no error.
     row["ttfts"][1], row["itls"][1], row["output_lens"][1] = 0.0, [], 0
-    [sweep] = upload(("details.jsonl", jsonl([row])))
+    [sweep] = parse_sglang(("details.jsonl", jsonl([row])))
     [point] = sweep.points
     assert [s[4] for s in point.samples] == [True, False, True, False]
     assert (point.values["num_requests"], point.values["num_failed"]) == (2, 2)

@@ -35,7 +35,7 @@ def stats(*values: Any) -> dict[str, Any]:
     }
 
 
-def report(**changes: Any) -> dict[str, Any]:
+def trtllm_report(**changes: Any) -> dict[str, Any]:
     """A streaming `trtllm-throughput` report: 1000 requests of 1024/512 tokens, TP4 on H100."""
     data: dict[str, Any] = {
         "engine": {
@@ -112,7 +112,7 @@ def report(**changes: Any) -> dict[str, Any]:
     return data
 
 
-def upload(*files: tuple[str, dict[str, Any] | bytes]) -> list[ParsedSweep]:
+def parse_trtllm(*files: tuple[str, dict[str, Any] | bytes]) -> list[ParsedSweep]:
     uploads = [
         UploadFile(n, d if isinstance(d, bytes) else json.dumps(d).encode()) for n, d in files
     ]
@@ -120,7 +120,7 @@ def upload(*files: tuple[str, dict[str, Any] | bytes]) -> list[ParsedSweep]:
 
 
 def test_a_streaming_report_is_one_point_with_its_exact_values() -> None:
-    [sweep] = upload((NAME, report()))
+    [sweep] = parse_trtllm((NAME, trtllm_report()))
     [point] = sweep.points
     v = point.values
     assert v["num_requests"] == 1000
@@ -139,7 +139,7 @@ def test_a_streaming_report_is_one_point_with_its_exact_values() -> None:
 
 
 def test_the_report_prefills_model_engine_precision_gpus_hardware_and_lengths() -> None:
-    [sweep] = upload((NAME, report()))
+    [sweep] = parse_trtllm((NAME, trtllm_report()))
     assert sweep.source_format == "trtllm-bench report JSON (TensorRT-LLM 1.0.0)"
     meta = sweep.meta
     assert meta["model"] == "meta-llama/Llama-3.1-70B-Instruct"
@@ -153,7 +153,7 @@ def test_the_report_prefills_model_engine_precision_gpus_hardware_and_lengths() 
 
 
 def test_issue_rate_is_not_a_request_rate_and_no_concurrency_cap_is_invented() -> None:
-    [sweep] = upload((NAME, report()))
+    [sweep] = parse_trtllm((NAME, trtllm_report()))
     point = sweep.points[0]
     assert "request_rate" not in point.values and "concurrency" not in point.values
     assert point.extra["report"]["world_info"]["issue_rate"] == 1.2e17
@@ -166,8 +166,8 @@ def test_issue_rate_is_not_a_request_rate_and_no_concurrency_cap_is_invented() -
 
 
 def test_tp_times_pp_counts_the_gpus_when_world_size_is_missing() -> None:
-    data = report(world_info__world_size=None, world_info__tp_size=2, world_info__pp_size=2)
-    [sweep] = upload((NAME, data))
+    data = trtllm_report(world_info__world_size=None, world_info__tp_size=2, world_info__pp_size=2)
+    [sweep] = parse_trtllm((NAME, data))
     assert sweep.meta["num_gpus"] == 4
     assert sweep.meta["sweep"].endswith("fp8 tp2 pp2")
 
@@ -179,31 +179,31 @@ def test_tp_times_pp_counts_the_gpus_when_world_size_is_missing() -> None:
 def test_precision_is_the_quantization_or_else_the_dtype(
     quantization: str | None, dtype: str, precision: str
 ) -> None:
-    data = report(engine__dtype=dtype)
+    data = trtllm_report(engine__dtype=dtype)
     data["engine"]["quantization"] = quantization
-    [sweep] = upload((NAME, data))
+    [sweep] = parse_trtllm((NAME, data))
     assert sweep.meta["precision"] == precision
 
 
 def test_reports_of_one_configuration_form_one_sweep_ordered_by_achieved_concurrency() -> None:
     files = [
-        (f"run/c{c}.json", report(request_info__avg_num_concurrent_requests=float(c)))
+        (f"run/c{c}.json", trtllm_report(request_info__avg_num_concurrent_requests=float(c)))
         for c in (64, 8, 32)
     ]
-    other = report(world_info__tp_size=8, world_info__world_size=8)
-    sweeps = upload(*files, ("run/tp8.json", other))
+    other = trtllm_report(world_info__tp_size=8, world_info__world_size=8)
+    sweeps = parse_trtllm(*files, ("run/tp8.json", other))
     assert [len(s.points) for s in sweeps] == [3, 1]
     assert [p.values["achieved_concurrency"] for p in sweeps[0].points] == [8.0, 32.0, 64.0]
     assert sweeps[0].source_file == "run"
 
 
 def test_a_report_without_streaming_metrics_imports_with_a_no_tpot_warning() -> None:
-    [sweep] = upload((NAME, report(streaming_metrics=None)))
+    [sweep] = parse_trtllm((NAME, trtllm_report(streaming_metrics=None)))
     assert sweep.warnings == [NO_TPOT_WARNING]
 
 
 def test_sniff_claims_trtllm_reports_and_not_other_json() -> None:
-    assert IMPORTER.sniff(SourceFile(NAME, json.dumps(report()).encode()))
+    assert IMPORTER.sniff(SourceFile(NAME, json.dumps(trtllm_report()).encode()))
     assert not IMPORTER.sniff(SourceFile("x.json", b'{"performance": {"score": 1}}'))
     assert not IMPORTER.sniff(
         SourceFile("x.json", b'{"endpoint_type": "openai", "mean_ttft_ms": 1}')
@@ -214,39 +214,40 @@ def test_sniff_claims_trtllm_reports_and_not_other_json() -> None:
     ("data", "key"),
     [
         (
-            report(performance__system_output_throughput_tok_s="fast"),
+            trtllm_report(performance__system_output_throughput_tok_s="fast"),
             "performance.system_output_throughput_tok_s",
         ),
-        (report(request_info__num_requests=[1000]), "request_info.num_requests"),
+        (trtllm_report(request_info__num_requests=[1000]), "request_info.num_requests"),
         (
-            report(performance__request_latency_percentiles_ms=None),
+            trtllm_report(performance__request_latency_percentiles_ms=None),
             "'request_latency_percentiles_ms'",
         ),
-        (report(engine=None), "'engine'"),
+        (trtllm_report(engine=None), "'engine'"),
         (
-            report(streaming_metrics__tpot_percentiles=stats(1, 2, 3, "x", 0, 5, 2)),
+            trtllm_report(streaming_metrics__tpot_percentiles=stats(1, 2, 3, "x", 0, 5, 2)),
             "streaming_metrics.tpot_percentiles.p99",
         ),
     ],
 )
 def test_bad_content_is_refused_naming_the_file_and_the_key(data: dict[str, Any], key: str) -> None:
     with pytest.raises(IngestError) as caught:
-        upload((NAME, data))
+        parse_trtllm((NAME, data))
     assert NAME in str(caught.value)
     assert key in str(caught.value)
 
 
 def test_truncated_json_is_refused_naming_the_file() -> None:
-    raw = json.dumps(report()).encode()
+    raw = json.dumps(trtllm_report()).encode()
     with pytest.raises(IngestError, match=r"report\.json: not valid JSON"):
-        upload((NAME, raw[: len(raw) // 2]))
+        parse_trtllm((NAME, raw[: len(raw) // 2]))
 
 
 def test_a_tarball_of_a_sweep_imports_as_the_same_sweep() -> None:
     members = {
-        f"c{c}.json": report(request_info__avg_num_concurrent_requests=float(c)) for c in (8, 32)
+        f"c{c}.json": trtllm_report(request_info__avg_num_concurrent_requests=float(c))
+        for c in (8, 32)
     }
-    [direct] = upload(*((f"run/{n}", d) for n, d in members.items()))
+    [direct] = parse_trtllm(*((f"run/{n}", d) for n, d in members.items()))
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
         for name, data in members.items():
@@ -254,12 +255,12 @@ def test_a_tarball_of_a_sweep_imports_as_the_same_sweep() -> None:
             info = tarfile.TarInfo(f"run/{name}")
             info.size = len(raw)
             archive.addfile(info, io.BytesIO(raw))
-    [tarred] = upload(("trtllm.tar.gz", buffer.getvalue()))
+    [tarred] = parse_trtllm(("trtllm.tar.gz", buffer.getvalue()))
     assert tarred.content_hash() == direct.content_hash()
 
 
 def test_built_reports_import_through_the_api(client: TestClient) -> None:
-    base = copy.deepcopy(report())
+    base = copy.deepcopy(trtllm_report())
     files = [
         (
             "files",

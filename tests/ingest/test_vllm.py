@@ -34,21 +34,21 @@ FORM = {"hardware": "RTX4090", "num_gpus": 1}
 STAT_PREFIXES = ("mean_", "median_", "std_", "p50_", "p95_", "p99_")
 
 
-def raw(name: str) -> bytes:
+def raw_vllm(name: str) -> bytes:
     return (DIR / name).read_bytes()
 
 
-def obj(name: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(raw(name))
+def obj_vllm(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(raw_vllm(name))
     return data
 
 
-def upload(*files: tuple[str, bytes], **form: Any) -> list[ParsedSweep]:
+def parse_vllm(*files: tuple[str, bytes], **form: Any) -> list[ParsedSweep]:
     return parse_upload([UploadFile(n, d) for n, d in files], {**FORM, **form})
 
 
-def one_point(name: str, data: dict[str, Any]) -> Any:
-    [sweep] = upload((name, json.dumps(data).encode()))
+def one_vllm_point(name: str, data: dict[str, Any]) -> Any:
+    [sweep] = parse_vllm((name, json.dumps(data).encode()))
     [point] = sweep.points
     return point
 
@@ -63,7 +63,7 @@ def numpy_linear(values: list[float], q: float) -> float:
 
 
 def test_the_four_rate_files_and_the_burst_baseline_import_as_two_sweeps() -> None:
-    sweeps = upload(*((n, raw(n)) for n in [*RATE.values(), INF]))
+    sweeps = parse_vllm(*((n, raw_vllm(n)) for n in [*RATE.values(), INF]))
     assert [s.name for s in sweeps] == [
         "Qwen2.5-Coder-7B-Instruct · vllm bench serve · rate sweep 2026-07-07",
         "Qwen2.5-Coder-7B-Instruct · vllm bench serve · baseline_burstgpt",
@@ -85,19 +85,21 @@ def test_the_four_rate_files_and_the_burst_baseline_import_as_two_sweeps() -> No
 
 def test_a_sweep_name_from_the_form_or_the_metadata_replaces_the_readable_default() -> None:
     names = [*RATE.values(), INF]
-    sweeps = upload(*((n, raw(n)) for n in names), sweep="StellaLee 4090")
+    sweeps = parse_vllm(*((n, raw_vllm(n)) for n in names), sweep="StellaLee 4090")
     assert [s.name for s in sweeps] == [
         "StellaLee 4090 · Qwen2.5-Coder-7B-Instruct · vllm bench serve · rate sweep 2026-07-07",
         "StellaLee 4090 · Qwen2.5-Coder-7B-Instruct · vllm bench serve · baseline_burstgpt",
     ]
-    [sweep] = upload((INF, raw(INF)), sweep="burst")
+    [sweep] = parse_vllm((INF, raw_vllm(INF)), sweep="burst")
     assert sweep.name == "burst"
-    [sweep] = upload(("m.json", json.dumps(obj(INF) | {"sweep": "from metadata"}).encode()))
+    [sweep] = parse_vllm(
+        ("m.json", json.dumps(obj_vllm(INF) | {"sweep": "from metadata"}).encode())
+    )
     assert sweep.name == "from metadata"
 
 
 def test_every_value_of_the_rate_one_point_is_taken_from_the_file() -> None:
-    [sweep] = upload((RATE[1.0], raw(RATE[1.0])))
+    [sweep] = parse_vllm((RATE[1.0], raw_vllm(RATE[1.0])))
     assert sweep.source_format == "vLLM bench serve result JSON"
     assert sweep.meta == {
         "model": "Qwen2.5-Coder-7B-Instruct",
@@ -147,66 +149,66 @@ def test_every_value_of_the_rate_one_point_is_taken_from_the_file() -> None:
 
 
 def test_the_string_inf_rate_and_a_bare_infinity_token_both_mean_unlimited() -> None:
-    [sweep] = upload((INF, raw(INF)))
+    [sweep] = parse_vllm((INF, raw_vllm(INF)))
     assert math.isinf(sweep.points[0].values["request_rate"])
     assert sweep.points[0].values["ttft_p99_ms"] == 12518.132950889982
-    bare = raw(INF).replace(b'"request_rate": "inf"', b'"request_rate": Infinity')
-    [again] = upload(("bare.json", bare))
+    bare = raw_vllm(INF).replace(b'"request_rate": "inf"', b'"request_rate": Infinity')
+    [again] = parse_vllm(("bare.json", bare))
     assert math.isinf(again.points[0].values["request_rate"])
     assert again.points[0].values == sweep.points[0].values
 
 
 def test_append_result_jsonl_holds_one_run_per_line() -> None:
-    lines = raw(RATE[1.0]).strip() + b"\n" + raw(RATE[2.0]).strip() + b"\n"
-    [sweep] = upload(("appended.json", lines))
+    lines = raw_vllm(RATE[1.0]).strip() + b"\n" + raw_vllm(RATE[2.0]).strip() + b"\n"
+    [sweep] = parse_vllm(("appended.json", lines))
     assert sweep.source_format == "vLLM bench serve --append-result JSONL"
     assert [(p.row, p.values["request_rate"]) for p in sweep.points] == [(1, 1.0), (2, 2.0)]
     assert sweep.points[1].values["output_tok_s"] == 183.4818442217204
     broken = lines + b'{"date": "20260707-1'
     with pytest.raises(IngestError) as err:
-        upload(("appended.json", broken))
+        parse_vllm(("appended.json", broken))
     assert str(err.value).startswith("appended.json, row 3: line 3 is not valid JSON")
 
 
 def test_the_legacy_goodput_key_with_a_trailing_colon_is_read_with_its_metadata_slo() -> None:
-    data = obj(RATE[4.0])
+    data = obj_vllm(RATE[4.0])
     del data["endpoint_type"], data["request_goodput"]
     data["request_goodput:"] = 3.25
     data["goodput"] = "ttft:300 tpot:50"
-    point = one_point("legacy.json", data)
+    point = one_vllm_point("legacy.json", data)
     assert point.values["goodput_requests_per_s"] == 3.25
     assert point.values["goodput_slo"] == "ttft:300 tpot:50"
     assert point.extra["request_goodput:"] == 3.25
     del data["goodput"]
-    point = one_point("legacy.json", data)
+    point = one_vllm_point("legacy.json", data)
     assert point.values["goodput_requests_per_s"] == 3.25
     assert "goodput_slo" not in point.values
     assert "does not write its --goodput SLOs" in point.extra["goodput_slo_note"]
-    [sweep] = upload(("legacy.json", json.dumps(data).encode()))
+    [sweep] = parse_vllm(("legacy.json", json.dumps(data).encode()))
     assert sweep.source_format.startswith("vLLM benchmark_serving.py result JSON (legacy")
 
 
 def test_string_metadata_is_cast_and_parallel_sizes_prefill_the_gpu_count() -> None:
-    data = obj(RATE[8.0])
+    data = obj_vllm(RATE[8.0])
     data.update({"tp": "2", "pp": "2", "run_note": "0.5", "hardware": "L40S", "isl": "512"})
-    [sweep] = upload(("meta.json", json.dumps(data).encode()), num_gpus=7)
+    [sweep] = parse_vllm(("meta.json", json.dumps(data).encode()), num_gpus=7)
     assert sweep.meta["num_gpus"] == 4
     assert sweep.meta["hardware"] == "L40S"  # the file's word beats the form default
     assert sweep.meta["isl"] == 512
     assert sweep.points[0].extra["tp"] == 2
     assert sweep.points[0].extra["run_note"] == 0.5
     data.update({"num_gpus": "8"})
-    [sweep] = upload(("meta.json", json.dumps(data).encode()))
+    [sweep] = parse_vllm(("meta.json", json.dumps(data).encode()))
     assert sweep.meta["num_gpus"] == 8
     del data["num_gpus"], data["tp"], data["pp"]
     data["tensor_parallel_size"] = 4
-    [sweep] = upload(("meta.json", json.dumps(data).encode()), num_gpus=7)
+    [sweep] = parse_vllm(("meta.json", json.dumps(data).encode()), num_gpus=7)
     assert sweep.meta["num_gpus"] == 4
 
 
-def detailed(with_latencies: bool = True) -> dict[str, Any]:
+def detailed_vllm(with_latencies: bool = True) -> dict[str, Any]:
     """The rate-1 run cut to five requests (one failed), with stats that match them."""
-    data = {k: v for k, v in obj(RATE[1.0]).items() if not k.startswith(STAT_PREFIXES)}
+    data = {k: v for k, v in obj_vllm(RATE[1.0]).items() if not k.startswith(STAT_PREFIXES)}
     ttfts = [0.05, 0.1, 0.2, 0.4, 0.0]
     latencies = [1.05, 2.1, 3.2, 4.4, 0.0]
     outputs = [11, 41, 21, 21, 0]
@@ -240,7 +242,7 @@ def detailed(with_latencies: bool = True) -> dict[str, Any]:
 
 
 def test_save_detailed_arrays_become_request_samples_with_the_failure_marked() -> None:
-    point = one_point("detailed.json", detailed())
+    point = one_vllm_point("detailed.json", detailed_vllm())
     assert len(point.samples) == 5
     assert point.samples[0] == pytest.approx((50.0, 1050.0, 11, 500, True))
     assert point.samples[4] == (None, None, None, 540, False)
@@ -251,8 +253,11 @@ def test_save_detailed_arrays_become_request_samples_with_the_failure_marked() -
 
 
 def test_percentiles_recomputed_from_the_samples_match_the_reported_ones() -> None:
-    for data in (detailed(), detailed(with_latencies=False)):  # legacy: e2el = ttft + Σ itls
-        point = one_point("detailed.json", data)
+    for data in (
+        detailed_vllm(),
+        detailed_vllm(with_latencies=False),
+    ):  # legacy: e2el = ttft + Σ itls
+        point = one_vllm_point("detailed.json", data)
         good = [s for s in point.samples if s[4]]
         ttft = [s[0] for s in good]
         e2el = [s[1] for s in good]
@@ -264,18 +269,18 @@ def test_percentiles_recomputed_from_the_samples_match_the_reported_ones() -> No
 
 
 def test_per_request_arrays_that_disagree_are_refused_naming_the_key() -> None:
-    data = detailed()
+    data = detailed_vllm()
     data["output_lens"] = data["output_lens"][:4]
     with pytest.raises(IngestError, match=r"detailed\.json: key 'output_lens': 4 entries"):
-        one_point("detailed.json", data)
-    data = detailed()
+        one_vllm_point("detailed.json", data)
+    data = detailed_vllm()
     data["completed"] = 5
     with pytest.raises(IngestError, match=r"detailed\.json: key 'completed': 5, but"):
-        one_point("detailed.json", data)
-    data = detailed()
+        one_vllm_point("detailed.json", data)
+    data = detailed_vllm()
     data["ttfts"][1] = "fast"
     with pytest.raises(IngestError, match=r"detailed\.json: key 'ttfts\[1\]'"):
-        one_point("detailed.json", data)
+        one_vllm_point("detailed.json", data)
 
 
 def sweep_runs(**merged: Any) -> dict[str, bytes]:
@@ -286,7 +291,7 @@ def sweep_runs(**merged: Any) -> dict[str, bytes]:
         folder = f"exp/SERVE-tensor_parallel_size=2-BENCH-max_concurrency={conc}"
         runs = []
         for run, name in enumerate(names):
-            data = obj(name) | {"run_number": run, "tensor_parallel_size": 2, "tag": "tp2"}
+            data = obj_vllm(name) | {"run_number": run, "tensor_parallel_size": 2, "tag": "tp2"}
             data |= {"max_concurrency": conc, "request_rate": "inf", **merged}
             runs.append(data)
             files[f"{folder}/run={run}.json"] = json.dumps(data, indent=4).encode()
@@ -309,7 +314,7 @@ def summary_csv(files: dict[str, bytes]) -> bytes:
 
 def test_sweep_runs_keep_repeats_as_separate_points_and_read_the_tp_override() -> None:
     files = sweep_runs()
-    [sweep] = upload(*((n, d) for n, d in files.items() if "/run=" in n), num_gpus=None)
+    [sweep] = parse_vllm(*((n, d) for n, d in files.items() if "/run=" in n), num_gpus=None)
     assert sweep.meta["num_gpus"] == 2
     assert sweep.meta["source_tool"] == "vllm bench sweep"
     assert sweep.source_format == "vLLM bench sweep run=N.json"
@@ -329,9 +334,9 @@ def test_sweep_runs_keep_repeats_as_separate_points_and_read_the_tp_override() -
 
 def test_a_whole_sweep_folder_imports_each_run_once_and_skips_the_warmup() -> None:
     files = sweep_runs()
-    [from_runs] = upload(*((n, d) for n, d in files.items() if "/run=" in n))
-    [everything] = upload(*files.items())
-    [summaries] = upload(*((n, d) for n, d in files.items() if n.endswith("summary.json")))
+    [from_runs] = parse_vllm(*((n, d) for n, d in files.items() if "/run=" in n))
+    [everything] = parse_vllm(*files.items())
+    [summaries] = parse_vllm(*((n, d) for n, d in files.items() if n.endswith("summary.json")))
     assert summaries.source_format == "vLLM bench sweep summary.json"
     for sweep in (everything, summaries):
         assert [p.values for p in sweep.points] == [p.values for p in from_runs.points]
@@ -344,15 +349,15 @@ def test_a_server_setting_linked_to_the_concurrency_does_not_split_the_sweep() -
         if "/run=" in name:
             data = json.loads(files[name])
             files[name] = json.dumps(data | {"max_num_seqs": data["max_concurrency"]}).encode()
-    sweeps = upload(*((n, d) for n, d in files.items() if "/run=" in n))
+    sweeps = parse_vllm(*((n, d) for n, d in files.items() if "/run=" in n))
     assert len(sweeps) == 1
     assert [p.extra["max_num_seqs"] for p in sweeps[0].points] == [8, 8, 16, 16]
 
 
 def test_a_label_holding_a_rates_digits_names_one_sweep_not_two() -> None:
     # "h100x2" holds the 2 req/s run's rate; only text that differs between runs is masked.
-    files = [(n, json.dumps(obj(n) | {"label": "h100x2"}).encode()) for n in RATE.values()]
-    [sweep] = upload(*files)
+    files = [(n, json.dumps(obj_vllm(n) | {"label": "h100x2"}).encode()) for n in RATE.values()]
+    [sweep] = parse_vllm(*files)
     assert [p.values["request_rate"] for p in sweep.points] == [1.0, 2.0, 4.0, 8.0]
 
 
@@ -362,7 +367,7 @@ def test_the_pandas_summary_csv_gives_the_same_points_as_the_run_files() -> None
     source = SourceFile("exp/summary.csv", data)
     assert IMPORTER.sniff(source)
     [from_csv] = IMPORTER.parse([source], {})
-    [from_runs] = upload(*((n, d) for n, d in files.items() if "/run=" in n))
+    [from_runs] = parse_vllm(*((n, d) for n, d in files.items() if "/run=" in n))
     assert from_csv.source_format == "vLLM bench sweep summary.csv"
     assert [p.values for p in from_csv.points] == [p.values for p in from_runs.points]
     assert [p.row for p in from_csv.points] == [2, 3, 4, 5]
@@ -370,24 +375,24 @@ def test_the_pandas_summary_csv_gives_the_same_points_as_the_run_files() -> None
 
 
 def test_the_pandas_summary_csv_also_imports_through_parse_upload() -> None:
-    [sweep] = upload(("exp/summary.csv", summary_csv(sweep_runs())))
+    [sweep] = parse_vllm(("exp/summary.csv", summary_csv(sweep_runs())))
     assert len(sweep.points) == 4
 
 
 def test_one_sweep_zipped_or_tarred_imports_as_the_same_sweep() -> None:
-    [plain] = upload(*((n, raw(n)) for n in RATE.values()))
+    [plain] = parse_vllm(*((n, raw_vllm(n)) for n in RATE.values()))
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
         for name in RATE.values():
-            archive.writestr(f"logs/{name}", raw(name))
-    [zipped] = upload(("logs.zip", buffer.getvalue()))
+            archive.writestr(f"logs/{name}", raw_vllm(name))
+    [zipped] = parse_vllm(("logs.zip", buffer.getvalue()))
     tar_buffer = io.BytesIO()
     with tarfile.open(fileobj=tar_buffer, mode="w:gz") as archive:
         for name in RATE.values():
             info = tarfile.TarInfo(f"logs/{name}")
-            info.size = len(raw(name))
-            archive.addfile(info, io.BytesIO(raw(name)))
-    [tarred] = upload(("logs.tar.gz", tar_buffer.getvalue()))
+            info.size = len(raw_vllm(name))
+            archive.addfile(info, io.BytesIO(raw_vllm(name)))
+    [tarred] = parse_vllm(("logs.tar.gz", tar_buffer.getvalue()))
     assert zipped.content_hash() == plain.content_hash() == tarred.content_hash()
     assert zipped.name == plain.name
     assert zipped.source_file == f"logs.zip/logs/{RATE[1.0]} (+3 more)"
@@ -415,13 +420,13 @@ def test_corrupted_files_are_refused_naming_the_file_and_the_key(
 ) -> None:
     name = RATE[1.0]
     with pytest.raises(IngestError, match=expected) as err:
-        upload((name, change(raw(name))))
+        parse_vllm((name, change(raw_vllm(name))))
     assert str(err.value).startswith(name)
 
 
 def test_sniff_recognises_vllm_results_and_nothing_else() -> None:
     for name in [*RATE.values(), INF]:
-        assert IMPORTER.sniff(SourceFile(name, raw(name)))
+        assert IMPORTER.sniff(SourceFile(name, raw_vllm(name)))
     for other in (
         FIXTURES / "sglang" / "datacrunch_llama_3_3_70b_online_output.jsonl",
         FIXTURES / "inferencemax" / "agg_kimik2.5_8k1k_int4_vllm_mi355x_tp8_mtp_conc32.json",
@@ -435,7 +440,7 @@ def test_the_vllm_fixtures_import_through_the_http_api(client: TestClient) -> No
     names = [*RATE.values(), INF]
     response = client.post(
         "/api/sweeps",
-        files=[("files", (n, raw(n), "application/octet-stream")) for n in names],
+        files=[("files", (n, raw_vllm(n), "application/octet-stream")) for n in names],
         data={"hardware": "H100", "num_gpus": "8"},
     )
     assert response.status_code == 201, response.text
@@ -456,15 +461,15 @@ def test_the_vllm_fixtures_import_through_the_http_api(client: TestClient) -> No
 
 
 def test_a_backend_naming_a_server_fills_the_engine_and_openai_names_none() -> None:
-    [baseline] = upload((INF, raw(INF)))
-    assert obj(INF)["backend"] == "openai"
+    [baseline] = parse_vllm((INF, raw_vllm(INF)))
+    assert obj_vllm(INF)["backend"] == "openai"
     assert "engine" not in baseline.meta  # a generic OpenAI-compatible client
     for backend, engine in (("vllm", "vllm"), ("tensorrt-llm", "trt-llm"), ("openai-chat", None)):
-        data = {**obj(INF), "backend": backend}
-        [sweep] = upload((INF, json.dumps(data).encode()))
+        data = {**obj_vllm(INF), "backend": backend}
+        [sweep] = parse_vllm((INF, json.dumps(data).encode()))
         assert sweep.meta.get("engine") == engine
-    data = {**obj(INF), "backend": "vllm"}
-    [given] = upload((INF, json.dumps(data).encode()), engine="vllm-rocm")
+    data = {**obj_vllm(INF), "backend": "vllm"}
+    [given] = parse_vllm((INF, json.dumps(data).encode()), engine="vllm-rocm")
     assert given.meta["engine"] == "vllm-rocm"  # the user's engine wins
 
 
@@ -476,7 +481,7 @@ def save_detailed(name: str) -> dict[str, Any]:
     --save-detailed` wrote (`ttfts`, `itls`, lengths, errors; no `latencies`): every request
     succeeded, the lengths add up to the file's token totals, TTFTs run from 50 to 199 ms and
     every later token takes 16 ms."""
-    data = obj(name)
+    data = obj_vllm(name)
     n, total_in, total_out = (
         data["completed"],
         data["total_input_tokens"],
@@ -518,7 +523,9 @@ EMPTY_WARNING = (
 
 
 def test_requests_older_vllm_counted_as_completed_with_an_empty_stream_count_as_failed() -> None:
-    [sweep] = upload((RATE[1.0], json.dumps(with_empty_streams(save_detailed(RATE[1.0]))).encode()))
+    [sweep] = parse_vllm(
+        (RATE[1.0], json.dumps(with_empty_streams(save_detailed(RATE[1.0]))).encode())
+    )
     [point] = sweep.points
     assert sweep.warnings == [EMPTY_WARNING]
     assert (point.values["num_requests"], point.values["num_failed"]) == (147, 3)
@@ -532,7 +539,7 @@ def test_requests_older_vllm_counted_as_completed_with_an_empty_stream_count_as_
     assert point.values["output_tok_s"] == 120.42068482753697
     assert point.values["output_len"] == 19581 / 150
     # Untouched, the same file imports without a warning and with every request a success.
-    [plain] = upload((RATE[1.0], json.dumps(save_detailed(RATE[1.0])).encode()))
+    [plain] = parse_vllm((RATE[1.0], json.dumps(save_detailed(RATE[1.0])).encode()))
     assert plain.warnings == []
     assert (plain.points[0].values["num_requests"], plain.points[0].values["num_failed"]) == (
         150,
@@ -545,14 +552,14 @@ def test_a_completed_count_empty_streams_do_not_explain_is_refused_naming_row_an
     errored["errors"][70] = "aiohttp.ClientPayloadError: Response payload is not completed"
     lines = [json.dumps(save_detailed(RATE[2.0])), json.dumps(errored)]
     with pytest.raises(IngestError) as caught:
-        upload(("appended.jsonl", "\n".join(lines).encode()))
+        parse_vllm(("appended.jsonl", "\n".join(lines).encode()))
     assert str(caught.value) == (
         "appended.jsonl, row 2: key 'completed': 150, but the per-request arrays hold 147 "
         "successful requests (and 2 empty streams)"
     )
     more = with_empty_streams(save_detailed(RATE[1.0])) | {"completed": 154}
     with pytest.raises(IngestError) as caught:
-        upload(("more.json", json.dumps(more).encode()))
+        parse_vllm(("more.json", json.dumps(more).encode()))
     assert str(caught.value) == (
         "more.json: key 'completed': 154, but the per-request arrays hold 147 successful "
         "requests (and 3 empty streams)"

@@ -5,9 +5,6 @@ from __future__ import annotations
 import pytest
 from bs4 import BeautifulSoup, Tag
 from fastapi.testclient import TestClient
-from sqlalchemy.orm import Session
-
-from app.services.seed import seed
 
 PAGES = [
     "/", "/sweeps", "/sweeps/2", "/upload", "/compare", "/history", "/pricing", "/metrics",
@@ -24,9 +21,7 @@ def labelled(control: Tag, page: BeautifulSoup) -> bool:
 
 
 @pytest.mark.parametrize("path", PAGES)
-def test_every_control_is_labelled(client: TestClient, session: Session, path: str) -> None:
-    seed(session)
-    session.commit()
+def test_every_control_is_labelled(client: TestClient, seeded: None, path: str) -> None:
     page = BeautifulSoup(client.get(path).text, "html.parser")
     controls = [
         c

@@ -24,7 +24,6 @@ from app.http.templating import templates
 from app.main import GC_GEN0_THRESHOLD, load_templates, tune_gc
 from app.services import analysis, comparison
 from app.services.analysis import Params
-from app.services.seed import seed
 from app.services.sweep_memo import remember
 from app.store import points as point_queries
 from app.store import sweeps as sweep_queries
@@ -32,9 +31,7 @@ from app.store.models import Sweep
 
 
 @pytest.fixture
-def sweep_ids(session: Session) -> list[int]:
-    seed(session)
-    session.commit()
+def sweep_ids(session: Session, seeded: None) -> list[int]:
     return list(session.scalars(select(Sweep.id).order_by(Sweep.id)))
 
 

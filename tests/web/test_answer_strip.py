@@ -48,13 +48,15 @@ def text(tag: Tag | None) -> str:
     return "" if tag is None else " ".join(tag.get_text(" ").split())
 
 
-def table_row(page: BeautifulSoup, sweep: str) -> Tag:
+def strip_readoff_row(page: BeautifulSoup, sweep: str) -> Tag:
     row = page.select_one(f'#readoff-table tbody tr[data-sweep="{sweep}"]')
     assert row is not None, sweep
     return row
 
 
-def explore(client: TestClient, params: dict[str, Any]) -> tuple[BeautifulSoup, dict[str, Any]]:
+def page_and_json(
+    client: TestClient, params: dict[str, Any]
+) -> tuple[BeautifulSoup, dict[str, Any]]:
     html = client.get("/", params=params)
     assert html.status_code == 200, html.text
     body = client.get("/api/explore", params=params)
@@ -71,7 +73,7 @@ def test_the_strip_gives_the_read_off_tables_own_figures_highest_goodput_first(
     params: dict[str, Any] = {"picked": 1, "sweep": ids, "preset": "custom", "ttft_ms": 500}
     params |= {"tpot_ms": 40, "percentile": "p99", "tpot_percentile": "p50"}
     params["usd_per_gpu_hour"] = 2.5
-    page, body = explore(client, params)
+    page, body = page_and_json(client, params)
     rows = strip_rows(page)
     assert len(page.select("#answer-table tbody tr")) == SHOWN_FIRST
     assert len(page.select("#answer-more-table tbody tr")) == len(ids) - SHOWN_FIRST
@@ -91,7 +93,7 @@ def test_the_strip_gives_the_read_off_tables_own_figures_highest_goodput_first(
     for row in rows:
         sweep = row["data-sweep"]
         result = results[int(sweep)]
-        table = table_row(page, sweep)
+        table = strip_readoff_row(page, sweep)
         status = row["data-status"]
         states.add(status)
         # The verdict: the table's, with its reason when it is not a plain pass.
@@ -125,9 +127,9 @@ def test_intervals_in_the_strip_are_the_tables_and_a_borderline_one_shows_attain
     assert response.status_code == 201, response.text
     sweep = response.json()["sweeps"][0]["id"]
     base = {"sweep": sweep, "picked": 1, "preset": "custom"} | PER_REQUEST
-    page, body = explore(client, base | {"attainment": 0.8})
+    page, body = page_and_json(client, base | {"attainment": 0.8})
     [row] = strip_rows(page)
-    table = table_row(page, str(sweep))
+    table = strip_readoff_row(page, str(sweep))
     assert text(row.select_one("td.goodput .value")) == "720"
     ci = text(row.select_one("td.goodput small.ci"))
     assert ci.startswith("± ") and ci == text(table.select_one("td.goodput-ci"))
@@ -138,7 +140,7 @@ def test_intervals_in_the_strip_are_the_tables_and_a_borderline_one_shows_attain
     assert cell["ci_low"] < cell["usd_per_mtok"] < cell["ci_high"]
 
     # Borderline with a goodput interval of no width: the attainment interval, no "± 0".
-    page, body = explore(client, base | {"attainment": 0.92})
+    page, body = page_and_json(client, base | {"attainment": 0.92})
     [row] = strip_rows(page)
     assert row["data-status"] == "borderline"
     assert text(row.select_one("td.goodput")) == "400 attainment 91.2 %–100 %"

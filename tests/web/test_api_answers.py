@@ -5,10 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 from fastapi.testclient import TestClient
 from pydantic import BaseModel
-from sqlalchemy.orm import Session
 
 from app.domain.columns import POINT_COLUMN_NAMES
 from app.schemas.answers import (
@@ -25,7 +23,6 @@ from app.schemas.answers import (
 )
 from app.schemas.claims import CLAIM_FIELDS
 from app.services.catalog import HARDWARE_FIELDS, MODEL_FIELDS
-from app.services.seed import seed
 from app.store.pricing import PROFILE_FIELDS
 from app.store.sweeps import SWEEP_FIELDS
 
@@ -135,12 +132,6 @@ ANSWERS: list[tuple[str, dict[str, Any], type[BaseModel]]] = [
     ("/api/history", {"model": "llama-3.1-70b", "pricing": [1, 2]}, history.HistoryAnswer),
     ("/api/claims/1/audit", {"points": "true"}, claims.ClaimAudit),
 ]
-
-
-@pytest.fixture
-def seeded(session: Session) -> None:
-    seed(session)
-    session.commit()
 
 
 def test_the_large_answers_on_the_seeded_data_match_their_models(

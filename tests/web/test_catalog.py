@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
 from app.services.seed import SEED_DIR, seed
 from app.store.models import Hardware, ModelSpec
 from tests.factories import post_files
+from tests.helpers import soup
 
 GAUDI3 = {
     "key": "GAUDI3",
@@ -51,10 +51,6 @@ def catalogs(session: Session, tmp_path: Path) -> None:
         shutil.copy(SEED_DIR / name, tmp_path / name)
     seed(session, tmp_path)
     session.commit()
-
-
-def soup(text: str) -> BeautifulSoup:
-    return BeautifulSoup(text, "html.parser")
 
 
 def test_the_seeded_catalog_has_h100_pcie_as_its_own_gpu_with_its_datasheet_figures(

@@ -54,7 +54,7 @@ def hardware_catalog(session: Session, tmp_path: Path) -> None:
     session.commit()
 
 
-def one_sweep(hardware: str, name: str = "s") -> bytes:
+def one_sweep_csv(hardware: str, name: str = "s") -> bytes:
     return (
         "sweep,hardware,num_gpus,concurrency,tpot_p50_ms,output_tok_s\n"
         f'{name},"{hardware}",8,1,10.0,100.0\n'
@@ -85,9 +85,9 @@ def test_the_api_upload_stores_keys_and_says_what_it_matched(
 ) -> None:
     response = post_files(
         client,
-        ("a.csv", one_sweep("NVIDIA H100 80GB HBM3", "a")),
-        ("b.csv", one_sweep("h200 sxm", "b")),
-        ("c.csv", one_sweep("H100", "c")),
+        ("a.csv", one_sweep_csv("NVIDIA H100 80GB HBM3", "a")),
+        ("b.csv", one_sweep_csv("h200 sxm", "b")),
+        ("c.csv", one_sweep_csv("H100", "c")),
     )
     assert response.status_code == 201, response.text
     assert response.json()["warnings"] == [
@@ -101,8 +101,8 @@ def test_the_api_upload_stores_keys_and_says_what_it_matched(
 def test_the_same_file_typed_two_ways_is_one_sweep(
     client: TestClient, session: Session, hardware_catalog: None
 ) -> None:
-    first = post_files(client, ("a.csv", one_sweep("NVIDIA H200")))
-    again = post_files(client, ("a.csv", one_sweep("H200")))
+    first = post_files(client, ("a.csv", one_sweep_csv("NVIDIA H200")))
+    again = post_files(client, ("a.csv", one_sweep_csv("H200")))
     assert (first.status_code, again.status_code) == (201, 200)
     assert again.json()["sweeps"][0]["id"] == first.json()["sweeps"][0]["id"]
 
@@ -110,7 +110,7 @@ def test_the_same_file_typed_two_ways_is_one_sweep(
 def test_an_unknown_gpu_is_stored_as_typed_with_a_warning_and_an_offer_to_add_it(
     client: TestClient, session: Session, hardware_catalog: None
 ) -> None:
-    response = post_files(client, ("a.csv", one_sweep("NVIDIA H100 NVL")))
+    response = post_files(client, ("a.csv", one_sweep_csv("NVIDIA H100 NVL")))
     assert response.status_code == 201, response.text
     [warning] = response.json()["warnings"]
     assert warning == (
@@ -161,8 +161,8 @@ def test_the_preview_shows_the_matched_key_and_the_unmatched_offer(
     client: TestClient, hardware_catalog: None
 ) -> None:
     files = [
-        ("files", ("a.csv", one_sweep("NVIDIA H100 80GB HBM3", "a"), "text/csv")),
-        ("files", ("b.csv", one_sweep("Gaudi 3", "b"), "text/csv")),
+        ("files", ("a.csv", one_sweep_csv("NVIDIA H100 80GB HBM3", "a"), "text/csv")),
+        ("files", ("b.csv", one_sweep_csv("Gaudi 3", "b"), "text/csv")),
     ]
     page = BeautifulSoup(client.post("/upload/preview", files=files).text, "html.parser")
     matched = page.select_one(".hardware-match[data-matched=true]")
@@ -196,7 +196,7 @@ def test_the_upload_form_field_is_matched_too(
 def test_patch_matches_the_new_hardware_and_the_page_flags_an_unknown_one(
     client: TestClient, session: Session, hardware_catalog: None
 ) -> None:
-    sweep_id = post_files(client, ("a.csv", one_sweep("H100"))).json()["sweeps"][0]["id"]
+    sweep_id = post_files(client, ("a.csv", one_sweep_csv("H100"))).json()["sweeps"][0]["id"]
     edited = client.patch(f"/api/sweeps/{sweep_id}", json={"hardware": "NVIDIA B200"})
     assert edited.status_code == 200, edited.text
     assert (edited.json()["hardware"], edited.json()["warnings"]) == (

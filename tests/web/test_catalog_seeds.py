@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import re
 
-import pytest
-from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -16,16 +14,7 @@ from app.services.seed import seed
 from app.settings import PROJECT_ROOT
 from app.store.models import PricingProfile, Sweep, VendorClaim
 from tests.factories import post_files
-
-
-@pytest.fixture
-def seeded(session: Session) -> None:
-    seed(session)
-    session.commit()
-
-
-def soup(text: str) -> BeautifulSoup:
-    return BeautifulSoup(text, "html.parser")
+from tests.helpers import soup
 
 
 def test_demo_sweeps_are_labelled_demo_synthetic_and_never_measured(

@@ -34,21 +34,21 @@ FORMATTED = re.compile(r"^(?P<usd>\$?)(?P<num>-?\d[\d,]*(?:\.\d+)?(?:e-?\d+)?)(?
 TOKEN = re.compile(r"(?<![\w.,/:-])\$?\d[\d,]*(?:\.\d+)?(?:e-?\d+)?(?![\w.:/-]|,\d)")
 
 
-def upload(client: TestClient, paths: list[Path], **fields: Any) -> int:
+def stored_id(client: TestClient, paths: list[Path], **fields: Any) -> int:
     response = post_files(client, *[(p.name, p.read_bytes()) for p in paths], **fields)
     assert response.status_code == 201, response.text
     return int(response.json()["sweeps"][0]["id"])
 
 
 @pytest.fixture
-def site(client: TestClient, session: Session) -> dict[str, Any]:
+def chart_site(client: TestClient, session: Session) -> dict[str, Any]:
     """The seed (demo sweeps, claims, prices) plus three real tool outputs."""
     seed(session)
     session.commit()
     ids = [
-        upload(client, VLLM, sweep="vLLM Qwen 7B rate sweep", hardware="H100", num_gpus=1),
-        upload(client, [SGLANG], sweep="SGLang Llama 70B online", hardware="H200", num_gpus=8),
-        upload(client, [GUIDELLM], sweep="llm-d guidellm mock", hardware="H100", num_gpus=2),
+        stored_id(client, VLLM, sweep="vLLM Qwen 7B rate sweep", hardware="H100", num_gpus=1),
+        stored_id(client, [SGLANG], sweep="SGLang Llama 70B online", hardware="H200", num_gpus=8),
+        stored_id(client, [GUIDELLM], sweep="llm-d guidellm mock", hardware="H100", num_gpus=2),
     ]
     claims = client.get("/api/claims").json()
     claim_ids = [c["id"] for c in (claims["claims"] if isinstance(claims, dict) else claims)]
@@ -170,31 +170,31 @@ def check_page(client: TestClient, url: str, expect: set[str]) -> tuple[int, int
     return tick_count, hover_count, set(found)
 
 
-def query(ids: list[int], **extra: Any) -> str:
+def qs_of(ids: list[int], **extra: Any) -> str:
     parts = ["picked=1", *(f"sweep={i}" for i in ids), *(f"{k}={v}" for k, v in extra.items())]
     return "&".join(parts)
 
 
 def test_every_chart_labels_its_ticks_and_hovers_with_the_tables_formatter(
-    client: TestClient, site: dict[str, Any]
+    client: TestClient, chart_site: dict[str, Any]
 ) -> None:
-    ids = site["ids"]
+    ids = chart_site["ids"]
     demo = [s["id"] for s in client.get("/api/sweeps?per_page=100").json()["sweeps"]][:4]
     every = ids + [i for i in demo if i not in ids]
     pages = {
-        f"/?{query(every, logx=1, logy=1, usd_per_gpu_hour=2)}": {"pareto-figure"},
-        f"/?{query(every, usd_per_gpu_hour=2)}": {"pareto-figure", "sensitivity-figure"},
-        f"/plan?{query(every, demand=50, demand_unit='requests_per_s', usd_per_gpu_hour=2)}": {
+        f"/?{qs_of(every, logx=1, logy=1, usd_per_gpu_hour=2)}": {"pareto-figure"},
+        f"/?{qs_of(every, usd_per_gpu_hour=2)}": {"pareto-figure", "sensitivity-figure"},
+        f"/plan?{qs_of(every, demand=50, demand_unit='requests_per_s', usd_per_gpu_hour=2)}": {
             "plan-figure"
         },
-        f"/compare?{query(every[:3], usd_per_gpu_hour=2)}": {"ratio-figure", "cost-figure"},
-        f"/history?{query(every)}": {"history-figure"},
-        f"/report?{query(every, logx=1, usd_per_gpu_hour=2)}": {"pareto-figure"},
-        f"/report?view=compare&{query(every[:3], usd_per_gpu_hour=2)}": {"ratio-figure"},
+        f"/compare?{qs_of(every[:3], usd_per_gpu_hour=2)}": {"ratio-figure", "cost-figure"},
+        f"/history?{qs_of(every)}": {"history-figure"},
+        f"/report?{qs_of(every, logx=1, usd_per_gpu_hour=2)}": {"pareto-figure"},
+        f"/report?view=compare&{qs_of(every[:3], usd_per_gpu_hour=2)}": {"ratio-figure"},
     }
     for sweep in ids:
         pages[f"/sweeps/{sweep}"] = {"latency-figure", "throughput-figure"}
-    for claim in site["claims"]:
+    for claim in chart_site["claims"]:
         pages[f"/claims/{claim}"] = set()  # a claim with no comparable sweep has no chart
     tick_total = hover_total = 0
     drawn: list[str] = []
@@ -209,9 +209,10 @@ def test_every_chart_labels_its_ticks_and_hovers_with_the_tables_formatter(
 
 
 def test_plans_ticks_read_50_at_a_demand_of_50_and_its_costs_in_dollars(
-    client: TestClient, site: dict[str, Any]
+    client: TestClient, chart_site: dict[str, Any]
 ) -> None:
-    url = f"/plan?{query(site['ids'], demand=50, demand_unit='requests_per_s', usd_per_gpu_hour=2)}"
+    demand = {"demand": 50, "demand_unit": "requests_per_s", "usd_per_gpu_hour": 2}
+    url = f"/plan?{qs_of(chart_site['ids'], **demand)}"
     layout = figures(client, url)["plan-figure"]["layout"]
     x = layout["xaxis"]
     assert x["type"] == "log"
@@ -237,7 +238,7 @@ RATE_REQUESTS = (
 
 
 def test_the_sweep_page_names_load_levels_by_rate_and_says_why_a_chart_is_empty(
-    client: TestClient, site: dict[str, Any]
+    client: TestClient, chart_site: dict[str, Any]
 ) -> None:
     response = post_files(client, ("rates.csv", RATE_POINTS), ("rates.r.csv", RATE_REQUESTS))
     assert response.status_code == 201, response.text

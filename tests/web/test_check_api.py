@@ -17,7 +17,9 @@ from tests.scaled import GOODPUT, scaled
 SLO = {"ttft_ms": 400, "ttft_percentile": "p99", "tpot_ms": 20, "tpot_percentile": "p50"}
 
 
-def upload(client: TestClient, tmp_path: Any, label: str, tags: str = "", **scale: float) -> int:
+def upload_scaled(
+    client: TestClient, tmp_path: Any, label: str, tags: str = "", **scale: float
+) -> int:
     files = [("files", (name, body, "application/json")) for name, body in scaled(label, **scale)]
     data = {"hardware": "RTX4090", "num_gpus": "1", "sweep": label, "tags": tags}
     response = client.post("/api/sweeps", files=files, data=data)
@@ -34,9 +36,9 @@ def check(client: TestClient, candidate: str, **options: Any) -> Any:
 def test_the_api_gives_the_verdict_with_what_moved_and_stores_the_check(
     client: TestClient, tmp_path: Any, session: Session
 ) -> None:
-    upload(client, tmp_path, "main", "baseline:main")
-    upload(client, tmp_path, "slower", "nightly", throughput=0.8)
-    upload(client, tmp_path, "faster", throughput=1.25)
+    upload_scaled(client, tmp_path, "main", "baseline:main")
+    upload_scaled(client, tmp_path, "slower", "nightly", throughput=0.8)
+    upload_scaled(client, tmp_path, "faster", throughput=1.25)
     slow = check(client, "nightly", usd_per_gpu_hour=0.5)
     assert slow.status_code == 200, slow.text
     doc = slow.json()
@@ -65,7 +67,7 @@ def test_the_api_gives_the_verdict_with_what_moved_and_stores_the_check(
 def test_usage_and_data_errors_are_422_naming_the_field(
     client: TestClient, tmp_path: Any, session: Session
 ) -> None:
-    upload(client, tmp_path, "main", "baseline:main")
+    upload_scaled(client, tmp_path, "main", "baseline:main")
     cases: list[tuple[dict[str, Any], str, str]] = [
         ({"candidate": "ghost"}, "candidate", "no sweep has the id, tag or name 'ghost'"),
         ({"candidate": 1, "baseline": 7}, "baseline", "no sweep 7"),
@@ -93,16 +95,16 @@ def test_a_check_needs_the_write_token_when_one_is_set(
 ) -> None:
     client = make_client(write_token="s3cret")
     client.headers["Authorization"] = "Bearer s3cret"
-    upload(client, tmp_path, "main", "baseline:main")
+    upload_scaled(client, tmp_path, "main", "baseline:main")
     assert check(client, "1").status_code == 200
     del client.headers["Authorization"]
     assert check(client, "1").status_code == 401
 
 
 def test_history_marks_each_regression_a_check_found(client: TestClient, tmp_path: Any) -> None:
-    upload(client, tmp_path, "main", "baseline:main")
-    upload(client, tmp_path, "slower", throughput=0.8)
-    upload(client, tmp_path, "faster", throughput=1.25)
+    upload_scaled(client, tmp_path, "main", "baseline:main")
+    upload_scaled(client, tmp_path, "slower", throughput=0.8)
+    upload_scaled(client, tmp_path, "faster", throughput=1.25)
     assert check(client, "slower").json()["verdict"] == "regression"
     assert check(client, "faster").json()["verdict"] == "pass"
     params = {"picked": 1, "preset": "custom", "hardware": "RTX4090", **SLO}

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,9 +12,10 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from app.schemas.claims import ClaimIn
-from app.services.seed import SEED_DIR, seed
+from app.services.seed import seed
 from app.store.models import Hardware, VendorClaim
 from tests.factories import post_files
+from tests.helpers import soup
 
 O6_PER_USER = {
     "vendor": "Worked example",
@@ -46,21 +45,6 @@ OTHER_SWEEPS = (
 SLO = {"ttft_ms": 300, "tpot_ms": 35, "usd_per_gpu_hour": 2.0}
 
 
-@pytest.fixture
-def catalog(session: Session, tmp_path: Path) -> None:
-    """Only the hardware catalog and the model specs of seed_data/."""
-    for name in ("hardware.csv", "models.csv"):
-        shutil.copy(SEED_DIR / name, tmp_path / name)
-    seed(session, tmp_path)
-    session.commit()
-
-
-@pytest.fixture
-def seeded(session: Session) -> None:
-    seed(session)
-    session.commit()
-
-
 def claims_in(session: Session) -> int:
     session.expire_all()
     return session.scalar(select(func.count()).select_from(VendorClaim)) or 0
@@ -78,10 +62,6 @@ def audit(client: TestClient, claim_id: int, **params: Any) -> dict[str, Any]:
     assert response.status_code == 200, response.text
     body: dict[str, Any] = response.json()
     return body
-
-
-def soup(text: str) -> BeautifulSoup:
-    return BeautifulSoup(text, "html.parser")
 
 
 def text_of(page: BeautifulSoup, selector: str) -> str:

@@ -23,19 +23,19 @@ FAR = (
 )
 
 
-def ids(client: TestClient, data: bytes) -> list[int]:
+def two_ids(client: TestClient, data: bytes) -> list[int]:
     return [s["id"] for s in post_files(client, ("two.csv", data)).json()["sweeps"]]
 
 
-def compare(client: TestClient, **params: Any) -> dict[str, Any]:
+def compare_api(client: TestClient, **params: Any) -> dict[str, Any]:
     response = client.get("/api/compare", params={"picked": 1, "preset": "custom", **params})
     assert response.status_code == 200, response.text
     return response.json()
 
 
 def test_ratios_are_the_quotient_of_the_staircase_read_offs(client: TestClient) -> None:
-    a, b = ids(client, TWO)
-    [pair] = compare(client, sweep=[b, a])["pairs"]  # B is the baseline
+    a, b = two_ids(client, TWO)
+    [pair] = compare_api(client, sweep=[b, a])["pairs"]  # B is the baseline
     assert (pair["a"]["name"], pair["b"]["name"]) == ("A", "B")
     assert pair["shared_range_tok_s_user"] == [25.0, 50.0]
     at = {round(p["x_tok_s_user"], 6): p for p in pair["curve"]}
@@ -58,8 +58,8 @@ def test_ratios_are_the_quotient_of_the_staircase_read_offs(client: TestClient) 
 
 
 def test_linear_ratios_match_linear_read_offs(client: TestClient) -> None:
-    a, b = ids(client, TWO)
-    [pair] = compare(client, sweep=[b, a], interpolation="linear")["pairs"]
+    a, b = two_ids(client, TWO)
+    [pair] = compare_api(client, sweep=[b, a], interpolation="linear")["pairs"]
     at = {round(p["x_tok_s_user"], 6): p for p in pair["curve"]}
     # x = 40 is a point of both: no interpolation needed
     assert at[40.0]["throughput_ratio"] == 2.0
@@ -69,18 +69,18 @@ def test_linear_ratios_match_linear_read_offs(client: TestClient) -> None:
 
 
 def test_cost_ratios_price_each_system_with_its_own_gpu(client: TestClient) -> None:
-    a, b = ids(client, TWO)
+    a, b = two_ids(client, TWO)
     for hw, price in (("H100", 2.0), ("H200", 3.0)):
         client.post("/api/pricing", json={"name": hw, "kind": "rental", "usd_per_gpu_hour": price})
-    [pair] = compare(client, sweep=[b, a], usd_per_gpu_hour=2.5)["pairs"]
+    [pair] = compare_api(client, sweep=[b, a], usd_per_gpu_hour=2.5)["pairs"]
     at = {round(p["x_tok_s_user"], 6): p for p in pair["curve"]}
     # One inline price for both: the cost ratio is the inverse throughput ratio.
     assert at[40.0]["cost_ratios"] == [pytest.approx(0.5)]
 
 
 def test_the_read_off_ratio_at_the_slo_is_the_goodput_quotient(client: TestClient) -> None:
-    a, b = ids(client, TWO)
-    [pair] = compare(client, sweep=[b, a], tpot_ms=30, ttft_ms=150)["pairs"]
+    a, b = two_ids(client, TWO)
+    [pair] = compare_api(client, sweep=[b, a], tpot_ms=30, ttft_ms=150)["pairs"]
     at_slo = pair["at_slo"]
     assert at_slo["a_goodput_tok_s_per_gpu"] == 4000.0
     assert at_slo["b_goodput_tok_s_per_gpu"] == 2000.0
@@ -88,9 +88,9 @@ def test_the_read_off_ratio_at_the_slo_is_the_goodput_quotient(client: TestClien
 
 
 def test_sweeps_that_do_not_overlap_have_no_ratio_and_the_reason(client: TestClient) -> None:
-    a, _ = ids(client, TWO)
-    [c] = ids(client, FAR)
-    [pair] = compare(client, sweep=[a, c])["pairs"]
+    a, _ = two_ids(client, TWO)
+    [c] = two_ids(client, FAR)
+    [pair] = compare_api(client, sweep=[a, c])["pairs"]
     assert pair["curve"] == []
     assert pair["headlines"] == []
     assert pair["reason"] == (
@@ -103,7 +103,7 @@ def test_sweeps_that_do_not_overlap_have_no_ratio_and_the_reason(client: TestCli
 
 
 def test_the_page_states_the_headline_at_several_operating_points(client: TestClient) -> None:
-    a, b = ids(client, TWO)
+    a, b = two_ids(client, TWO)
     page = BeautifulSoup(
         client.get("/compare", params={"sweep": [b, a], "picked": 1, "tpot_ms": 30}).text,
         "html.parser",
@@ -116,7 +116,7 @@ def test_the_page_states_the_headline_at_several_operating_points(client: TestCl
 
 
 def test_one_system_alone_asks_for_another(client: TestClient) -> None:
-    a, _ = ids(client, TWO)
+    a, _ = two_ids(client, TWO)
     page = BeautifulSoup(
         client.get("/compare", params={"sweep": a, "picked": 1}).text, "html.parser"
     )
@@ -124,8 +124,8 @@ def test_one_system_alone_asks_for_another(client: TestClient) -> None:
 
 
 def test_sensitivity_steps_through_the_measured_tpot_values(client: TestClient) -> None:
-    a, b = ids(client, TWO)
-    figure = compare(client, sweep=[b, a], ttft_ms=1000)["figures"]["sensitivity"]
+    a, b = two_ids(client, TWO)
+    figure = compare_api(client, sweep=[b, a], ttft_ms=1000)["figures"]["sensitivity"]
     by_name = {t["name"]: t for t in figure["data"]}
     # p90 TPOT values measured across both sweeps: 12 24 30 48 60
     assert by_name["A"]["x"] == [12.0, 24.0, 30.0, 48.0, 60.0]
@@ -172,8 +172,8 @@ def test_sensitivity_in_per_request_mode_agrees_with_the_read_off(client: TestCl
 
 
 def test_a_goodput_at_a_sweeps_heaviest_load_is_marked_as_a_range_end(client: TestClient) -> None:
-    a, b = ids(client, TWO)
-    [pair] = compare(client, sweep=[b, a], tpot_ms=100)["pairs"]
+    a, b = two_ids(client, TWO)
+    [pair] = compare_api(client, sweep=[b, a], tpot_ms=100)["pairs"]
     # Every point passes p90 TPOT ≤ 100 ms: both goodputs are their heaviest load (concurrency 64).
     assert pair["at_slo"]["throughput_ratio"] == 2.0  # 5000 ÷ 2500
     assert pair["at_slo"]["at_range_end"] == ["A", "B"]
@@ -184,12 +184,12 @@ def test_a_goodput_at_a_sweeps_heaviest_load_is_marked_as_a_range_end(client: Te
     caveat = page.select_one("#headlines tr.at-slo .range-end-caveat")
     assert caveat is not None
     assert "heaviest measured load of A and B" in caveat.text
-    tight = compare(client, sweep=[b, a], tpot_ms=30, ttft_ms=150)["pairs"][0]
+    tight = compare_api(client, sweep=[b, a], tpot_ms=30, ttft_ms=150)["pairs"][0]
     assert tight["at_slo"]["at_range_end"] == []
 
 
 def test_an_empty_sensitivity_chart_says_which_limit_empties_it(client: TestClient) -> None:
-    a, b = ids(client, TWO)
+    a, b = two_ids(client, TWO)
     page = BeautifulSoup(
         client.get(
             "/compare", params={"sweep": [b, a], "picked": 1, "preset": "custom", "ttft_ms": 50}

@@ -8,6 +8,7 @@ from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
 from tests.factories import post_files
+from tests.helpers import upload_id
 
 HEADER = (
     b"sweep,hardware,num_gpus,concurrency,ttft_p90_ms,tpot_p50_ms,tpot_p90_ms,output_tok_s,"
@@ -23,13 +24,7 @@ def runs_csv(name: str, light: float, heavy: tuple[float, ...]) -> bytes:
     return HEADER + b"".join(rows)
 
 
-def upload(client: TestClient, name: str, data: bytes) -> int:
-    response = post_files(client, (f"{name}.csv", data))
-    assert response.status_code == 201, response.text
-    return int(response.json()["sweeps"][0]["id"])
-
-
-def compare(client: TestClient, baseline: int, other: int) -> dict[str, Any]:
+def compared_pair(client: TestClient, baseline: int, other: int) -> dict[str, Any]:
     params = {"sweep": [baseline, other], "picked": 1, "preset": "custom", "ttft_ms": 500}
     response = client.get("/api/compare", params=params)
     assert response.status_code == 200, response.text
@@ -40,9 +35,9 @@ def compare(client: TestClient, baseline: int, other: int) -> dict[str, Any]:
 def test_overlapping_runs_are_not_distinguishable_and_the_power_estimate_says_how_many_more(
     client: TestClient,
 ) -> None:
-    b = upload(client, "base", runs_csv("base", 550, (1100, 1300, 1500)))
-    a = upload(client, "cand", runs_csv("cand", 500, (1000, 1200, 1400)))
-    at_slo = compare(client, b, a)["at_slo"]
+    b = upload_id(client, ("base.csv", runs_csv("base", 550, (1100, 1300, 1500))))
+    a = upload_id(client, ("cand.csv", runs_csv("cand", 500, (1000, 1200, 1400))))
+    at_slo = compared_pair(client, b, a)["at_slo"]
     # Goodput: best run, 1400 ÷ 1500 = 0.9333×. Each side's t interval on the log scale over
     # its 3 runs: s of ln x is 0.168433 (A) and 0.155232 (B); half = t(0.975, 2) · s / √3 =
     # 0.418410 and 0.385617, so A = 1188.784 · e^(±0.418410) = [782.330189, 1806.409042] and
@@ -63,15 +58,15 @@ def test_overlapping_runs_are_not_distinguishable_and_the_power_estimate_says_ho
         "about 414 more runs of cand and 414 more runs of base would separate them (80 % power)"
     )
     # The headline at 75 tok/s/user reads the single run at concurrency 4 on each side.
-    [headline] = compare(client, b, a)["headlines"]
+    [headline] = compared_pair(client, b, a)["headlines"]
     assert headline["x_tok_s_user"] == 75
     assert headline["interval"]["verdict"] == "one run: no interval"
     assert headline["interval"]["distinguishable"] is None
 
 
 def test_the_page_says_not_distinguishable_beside_the_ratio(client: TestClient) -> None:
-    b = upload(client, "base", runs_csv("base", 550, (1100, 1300, 1500)))
-    a = upload(client, "cand", runs_csv("cand", 500, (1000, 1200, 1400)))
+    b = upload_id(client, ("base.csv", runs_csv("base", 550, (1100, 1300, 1500))))
+    a = upload_id(client, ("cand.csv", runs_csv("cand", 500, (1000, 1200, 1400))))
     page = BeautifulSoup(
         client.get(
             "/compare",
@@ -89,9 +84,9 @@ def test_the_page_says_not_distinguishable_beside_the_ratio(client: TestClient) 
 
 
 def test_tight_runs_far_apart_are_distinguishable(client: TestClient) -> None:
-    b = upload(client, "base", runs_csv("base", 550, (1100, 1300, 1500)))
-    a = upload(client, "fast", runs_csv("fast", 500, (3000, 3010, 3020)))
-    interval = compare(client, b, a)["at_slo"]["interval"]
+    b = upload_id(client, ("base.csv", runs_csv("base", 550, (1100, 1300, 1500))))
+    a = upload_id(client, ("fast.csv", runs_csv("fast", 500, (3000, 3010, 3020))))
+    interval = compared_pair(client, b, a)["at_slo"]["interval"]
     assert interval["distinguishable"] is True
     assert interval["ci_low"] > 1
     assert interval["verdict"].startswith("distinguishable: the 95 % interval ")
@@ -99,8 +94,8 @@ def test_tight_runs_far_apart_are_distinguishable(client: TestClient) -> None:
 
 
 def test_the_ratio_chart_draws_error_bars_at_the_slo(client: TestClient) -> None:
-    b = upload(client, "base", runs_csv("base", 550, (1100, 1300, 1500)))
-    a = upload(client, "cand", runs_csv("cand", 500, (1000, 1200, 1400)))
+    b = upload_id(client, ("base.csv", runs_csv("base", 550, (1100, 1300, 1500))))
+    a = upload_id(client, ("cand.csv", runs_csv("cand", 500, (1000, 1200, 1400))))
     params = {
         "sweep": [b, a],
         "picked": 1,

@@ -8,22 +8,11 @@ from typing import Any
 import pytest
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
-from sqlalchemy.orm import Session
 
 from app.domain.numbers import fmt_number, fmt_usd
-from app.services.seed import seed
 from tests.factories import post_files
+from tests.helpers import soup
 from tests.web.test_readoff_api import O11
-
-
-@pytest.fixture
-def seeded(session: Session) -> None:
-    seed(session)
-    session.commit()
-
-
-def soup(text: str) -> BeautifulSoup:
-    return BeautifulSoup(text, "html.parser")
 
 
 def figure(page: BeautifulSoup) -> dict[str, Any]:

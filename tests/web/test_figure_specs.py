@@ -21,7 +21,7 @@ from app.http.static import IMMUTABLE, PLOTLY_JS, static_url
 from app.services.seed import seed
 from app.store.models import Sweep, VendorClaim
 from tests.conftest import FIXTURES
-from tests.factories import post_files
+from tests.helpers import upload_ids
 
 SLO = {"picked": 1, "preset": "custom", "ttft_ms": 2000, "tpot_ms": 50, "usd_per_gpu_hour": 2.5}
 # Keys a spec may carry beside what Plotly draws: charts.js reads `config`, pages show the notes.
@@ -45,20 +45,16 @@ PAGE_FIGURES = {
 }
 
 
-def upload(client: TestClient, *files: tuple[str, bytes], **fields: Any) -> list[int]:
-    response = post_files(client, *files, **fields)
-    assert response.status_code == 201, response.text
-    return [int(s["id"]) for s in response.json()["sweeps"]]
-
-
 def real_sweeps(client: TestClient) -> tuple[int, int]:
     """The four fixed-rate vLLM runs (one sweep on an H100) and the LLMPerf anyscale pair with
     its per-request samples (on four A100s)."""
     vllm = sorted((FIXTURES / "vllm").glob("stellalee_*.0qps-*.json"))
-    [a] = upload(client, *((f.name, f.read_bytes()) for f in vllm), hardware="H100", num_gpus=1)
+    [a] = upload_ids(client, *((f.name, f.read_bytes()) for f in vllm), hardware="H100", num_gpus=1)
     llmperf = [FIXTURES / "llmperf" / n for n in ("summary_anyscale_70b.json",)]
     llmperf.append(FIXTURES / "llmperf" / "individual_anyscale_70b.json")
-    [b] = upload(client, *((f.name, f.read_bytes()) for f in llmperf), hardware="A100", num_gpus=4)
+    [b] = upload_ids(
+        client, *((f.name, f.read_bytes()) for f in llmperf), hardware="A100", num_gpus=4
+    )
     return a, b
 
 

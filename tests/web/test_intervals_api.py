@@ -9,7 +9,7 @@ from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
 from app.domain.numbers import fmt_number
-from tests.factories import post_files
+from tests.helpers import upload_id
 
 # Two points of one GPU, 10 s each. Concurrency 4: 40 requests, all good (TTFT 100 ms).
 # Concurrency 8: 80 requests, 72 good and 8 with TTFT 900 ms (over the 500 ms limit).
@@ -36,13 +36,6 @@ RUNS = (
 )
 
 
-def upload(client: TestClient, *files: tuple[str, bytes]) -> int:
-    response = post_files(client, *files)
-    assert response.status_code == 201, response.text
-    [sweep] = response.json()["sweeps"]
-    return int(sweep["id"])
-
-
 def result(client: TestClient, **params: Any) -> dict[str, Any]:
     response = client.get("/api/readoff", params=params)
     assert response.status_code == 200, response.text
@@ -51,7 +44,7 @@ def result(client: TestClient, **params: Any) -> dict[str, Any]:
 
 
 def test_per_request_read_off_gives_ci_fields_beside_each_value(client: TestClient) -> None:
-    sweep = upload(client, ("ci.csv", POINTS), ("ci.requests.csv", REQUESTS))
+    sweep = upload_id(client, ("ci.csv", POINTS), ("ci.requests.csv", REQUESTS))
     r = result(client, sweep=sweep, attainment=0.8, **PER_REQUEST)
     # 72 good × 100 tokens over 10 s on 1 GPU
     assert r["status"] == "pass" and r["goodput_tok_s_per_gpu"] == pytest.approx(720.0)
@@ -83,7 +76,7 @@ def test_per_request_read_off_gives_ci_fields_beside_each_value(client: TestClie
 def test_the_same_request_twice_gives_identical_intervals_on_the_api_and_the_page(
     client: TestClient,
 ) -> None:
-    sweep = upload(client, ("ci.csv", POINTS), ("ci.requests.csv", REQUESTS))
+    sweep = upload_id(client, ("ci.csv", POINTS), ("ci.requests.csv", REQUESTS))
     first = result(client, sweep=sweep, attainment=0.8, **PER_REQUEST)
     second = result(client, sweep=sweep, attainment=0.8, **PER_REQUEST)
     assert first["intervals"] == second["intervals"] and first["costs"] == second["costs"]
@@ -107,7 +100,7 @@ def test_the_same_request_twice_gives_identical_intervals_on_the_api_and_the_pag
 def test_a_higher_level_gives_a_wider_interval_and_the_level_is_bounded(
     client: TestClient,
 ) -> None:
-    sweep = upload(client, ("ci.csv", POINTS), ("ci.requests.csv", REQUESTS))
+    sweep = upload_id(client, ("ci.csv", POINTS), ("ci.requests.csv", REQUESTS))
     at95 = result(client, sweep=sweep, attainment=0.8, **PER_REQUEST)
     at99 = result(client, sweep=sweep, attainment=0.8, ci_level=0.99, **PER_REQUEST)
     g95, g99 = (x["intervals"]["goodput_tok_s_per_gpu"] for x in (at95, at99))
@@ -123,7 +116,7 @@ def test_a_higher_level_gives_a_wider_interval_and_the_level_is_bounded(
 def test_a_point_whose_attainment_interval_straddles_the_target_is_borderline(
     client: TestClient,
 ) -> None:
-    sweep = upload(client, ("ci.csv", POINTS), ("ci.requests.csv", REQUESTS))
+    sweep = upload_id(client, ("ci.csv", POINTS), ("ci.requests.csv", REQUESTS))
     r = result(client, sweep=sweep, attainment=0.85, points=True, **PER_REQUEST)
     # 90 % ≥ 85 % as measured, but the Wilson interval 81.5 %–94.8 % holds 85 %.
     assert r["status"] == "borderline" and r["meets_slo"] is True
@@ -154,7 +147,7 @@ def test_a_point_whose_attainment_interval_straddles_the_target_is_borderline(
 def test_a_borderline_goodput_shows_the_attainment_interval_that_straddles_never_plus_minus_0(
     client: TestClient,
 ) -> None:
-    sweep = upload(client, ("ci.csv", POINTS), ("ci.requests.csv", REQUESTS))
+    sweep = upload_id(client, ("ci.csv", POINTS), ("ci.requests.csv", REQUESTS))
     # Target 92 %: concurrency 8 (90 %) fails; concurrency 4 has all 40 good, but its Wilson
     # interval 91.2 %–100 % holds 92 %. Its 40 requests of 100 tokens each resample to the same
     # 4,000 tokens every time: the goodput's bootstrap interval has no width.
@@ -202,7 +195,7 @@ def test_a_borderline_goodput_shows_the_attainment_interval_that_straddles_never
 def test_percentile_mode_takes_its_interval_from_repeated_runs_or_says_there_is_none(
     client: TestClient,
 ) -> None:
-    sweep = upload(client, ("runs.csv", RUNS))
+    sweep = upload_id(client, ("runs.csv", RUNS))
     r = result(client, sweep=sweep, ttft_ms=500)
     goodput = r["intervals"]["goodput_tok_s_per_gpu"]
     # Best run 1400; runs 1000, 1200, 1400 on the log scale: geometric mean 1188.7844, s of
@@ -219,7 +212,7 @@ def test_percentile_mode_takes_its_interval_from_repeated_runs_or_says_there_is_
 def test_percentile_mode_with_one_run_per_load_has_no_interval_said_plainly(
     client: TestClient,
 ) -> None:
-    sweep = upload(client, ("ci.csv", POINTS))
+    sweep = upload_id(client, ("ci.csv", POINTS))
     r = result(client, sweep=sweep, tpot_ms=50, percentile="p50")
     goodput = r["intervals"]["goodput_tok_s_per_gpu"]
     assert goodput["ci_low"] is None and goodput["ci_high"] is None
@@ -242,7 +235,7 @@ def test_percentile_mode_with_one_run_per_load_has_no_interval_said_plainly(
 def test_the_explore_chart_draws_the_goodput_interval_as_an_error_bar_on_the_star(
     client: TestClient,
 ) -> None:
-    sweep = upload(client, ("ci.csv", POINTS), ("ci.requests.csv", REQUESTS))
+    sweep = upload_id(client, ("ci.csv", POINTS), ("ci.requests.csv", REQUESTS))
     r = result(client, sweep=sweep, attainment=0.8, **PER_REQUEST)
     goodput = r["intervals"]["goodput_tok_s_per_gpu"]
     body = client.get(
@@ -280,7 +273,7 @@ def test_the_readoff_csv_export_carries_the_same_intervals_as_the_api(
     import csv
     import io
 
-    sweep = upload(client, ("ci.csv", POINTS), ("ci.requests.csv", REQUESTS))
+    sweep = upload_id(client, ("ci.csv", POINTS), ("ci.requests.csv", REQUESTS))
     api = result(client, sweep=sweep, attainment=0.85, **PER_REQUEST)
     text = client.get(
         "/api/export/readoff.csv", params={"sweep": sweep, "attainment": 0.85} | PER_REQUEST
@@ -310,7 +303,7 @@ def test_a_cost_interval_end_the_csv_cannot_give_says_why(client: TestClient) ->
     requests = b"sweep,concurrency,ttft_ms,e2el_ms,output_len,input_len,ok\n" + b"".join(
         [b"edge,8,100,2080,100,10,true\n"] + [b"edge,8,900,2880,100,10,true\n"] * 19
     )
-    sweep = upload(client, ("edge.csv", points), ("edge.requests.csv", requests))
+    sweep = upload_id(client, ("edge.csv", points), ("edge.requests.csv", requests))
     params = {"sweep": sweep, "attainment": 0.05} | PER_REQUEST
     api = result(client, **params)
     assert api["intervals"]["goodput_tok_s_per_gpu"]["ci_low"] == 0.0

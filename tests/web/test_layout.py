@@ -7,9 +7,6 @@ from __future__ import annotations
 import pytest
 from bs4 import BeautifulSoup, Tag
 from fastapi.testclient import TestClient
-from sqlalchemy.orm import Session
-
-from app.services.seed import seed
 
 # Every field Explore's form sends (those before the sidebar was reordered, the interval level and
 # the picker's search box): links and tests rely on them.
@@ -22,12 +19,6 @@ EXPLORE_FIELDS = {
     "logy", "frontier_only", "roofline_model", "roofline_precision", "roofline_ctx", "claims",
     "leaders_demo",
 }  # fmt: skip
-
-
-@pytest.fixture
-def seeded(session: Session) -> None:
-    seed(session)
-    session.commit()
 
 
 def form_of(client: TestClient, path: str, form_id: str) -> Tag:

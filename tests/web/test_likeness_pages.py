@@ -8,12 +8,9 @@ import json
 from collections.abc import Callable
 
 import pytest
-from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
-from sqlalchemy.orm import Session
 
-from app.services.seed import seed
-from tests.test_cli import cli  # noqa: F401  (the fixture)
+from tests.helpers import soup
 
 # Seeded ids (seed_data/sweeps, files in name order): 2-7 are the demo Llama 3.1 70B sweeps
 # (2: 8×H100 FP8, 3: 8×H200 FP8, 7: 4×H100 BF16), 9 the guidellm mock server, 10 Llama-3-8B.
@@ -28,16 +25,6 @@ SEEDED_GROUPS = [
     ("kimi-k2.5 · random · 8192/1024", 1),
     ("llama-3-8b · shared-prefix · 192/64", 1),
 ]
-
-
-@pytest.fixture
-def seeded(session: Session) -> None:
-    seed(session)
-    session.commit()
-
-
-def soup(text: str) -> BeautifulSoup:
-    return BeautifulSoup(text, "html.parser")
 
 
 def words(tag: object) -> str:
@@ -141,7 +128,7 @@ def test_compare_lists_what_differs_in_each_pair(client: TestClient) -> None:
 @pytest.mark.usefixtures("seeded")
 def test_plan_lists_what_differs_among_the_systems_on_the_page_the_api_and_the_cli(
     client: TestClient,
-    cli: Callable[..., int],  # noqa: F811
+    cli: Callable[..., int],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     expected = [
@@ -167,7 +154,7 @@ def test_plan_lists_what_differs_among_the_systems_on_the_page_the_api_and_the_c
 
 @pytest.mark.usefixtures("seeded")
 def test_check_on_the_seeded_sweeps_names_a_mock_server_and_demo_data(
-    cli: Callable[..., int],  # noqa: F811
+    cli: Callable[..., int],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     # The guidellm mock server against a measured Llama-3-8B: refused, every difference named.

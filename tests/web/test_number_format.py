@@ -15,7 +15,7 @@ from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
 from tests.factories import post_files
-from tests.web.test_claims import catalog  # noqa: F401  (fixture: catalog hardware and models)
+from tests.helpers import soup
 
 # One sweep on one GPU with one point: 250 output tok/s per GPU at concurrency 128.
 # At $3.33/GPU-hour: 3.33 · 10⁶ / (3600 · 250) = $3.70 per Mtok.
@@ -47,11 +47,6 @@ TRAILING_ZEROS = re.compile(r"(?<![\w.])\d[\d,]*\.0+(?![\d.])")
 LONG_MONEY = re.compile(r"\$\d[\d,]*\.\d{3,}")
 
 
-def soup(response: Any) -> BeautifulSoup:
-    assert response.status_code == 200, response.text
-    return BeautifulSoup(response.text, "html.parser")
-
-
 def solo(client: TestClient) -> int:
     response = post_files(client, ("solo.csv", SOLO))
     assert response.status_code == 201, response.text
@@ -66,7 +61,7 @@ def visible_text(page: BeautifulSoup) -> str:
 
 def test_explore_shows_concurrency_money_latency_and_gpus_by_the_rule(client: TestClient) -> None:
     sweep = solo(client)
-    page = soup(client.get("/", params={**SLO, "sweep": sweep}))
+    page = soup(client.get("/", params={**SLO, "sweep": sweep}), expect=200)
     row = page.select_one("#readoff-table tbody tr")
     cells = [td.get_text(" ", strip=True) for td in row.select("td")]
     assert row.select_one("td.goodput").text == "250"
@@ -83,7 +78,7 @@ def test_the_explore_chart_hover_uses_the_same_rule(client: TestClient) -> None:
     sweep = solo(client)
     api = client.get("/api/readoff", params={**SLO, "sweep": sweep}).json()
     assert api["results"][0]["goodput_tok_s_per_gpu"] == 250.0  # the API stays raw
-    page = soup(client.get("/", params={**SLO, "sweep": sweep}))
+    page = soup(client.get("/", params={**SLO, "sweep": sweep}), expect=200)
     figure_json = json.loads(page.select_one("#pareto-figure").string or "{}")
     # Hover as Plotly shows it: each point's formatted numbers in its trace's template slots.
     shown = [
@@ -104,7 +99,7 @@ def test_the_explore_chart_hover_uses_the_same_rule(client: TestClient) -> None:
 
 def test_history_shows_the_same_numbers_and_counts_one_sweep(client: TestClient) -> None:
     solo(client)
-    page = soup(client.get("/history", params={**SLO, "hardware": "H100"}))
+    page = soup(client.get("/history", params={**SLO, "hardware": "H100"}), expect=200)
     [group] = page.select(".history-group")
     assert group.select_one("h2 .muted").text == "— 1 sweep"
     row = group.select_one("tbody tr")
@@ -116,7 +111,7 @@ def test_the_sweep_page_writes_loads_as_set_and_measurements_by_the_rule(
     client: TestClient,
 ) -> None:
     sweep = solo(client)
-    page = soup(client.get(f"/sweeps/{sweep}"))
+    page = soup(client.get(f"/sweeps/{sweep}"), expect=200)
     assert page.select_one(".page-head p.muted").text.startswith("H100 × 1 GPU ·")
     assert "(1 GPU)" in page.select_one("#points-table").find_previous("p").text
     headers = [th.contents[0].strip() for th in page.select("#points-table thead th")]
@@ -132,7 +127,7 @@ def test_the_sweep_page_writes_loads_as_set_and_measurements_by_the_rule(
 def test_compare_writes_ratios_without_trailing_zeros(client: TestClient) -> None:
     ids = [s["id"] for s in post_files(client, ("pair.csv", PAIR)).json()["sweeps"]]
     a, b = ids
-    page = soup(client.get("/compare", params={**SLO, "sweep": [b, a]}))
+    page = soup(client.get("/compare", params={**SLO, "sweep": [b, a]}), expect=200)
     ratios = [td.text for td in page.select("#headlines .headline-table td.ratio")]
     assert ratios and set(ratios) == {"2×"}
     assert "A delivers 2× B's goodput" in page.select_one("#headlines").get_text(" ")
@@ -141,7 +136,7 @@ def test_compare_writes_ratios_without_trailing_zeros(client: TestClient) -> Non
 def test_the_plan_names_one_replica_and_one_gpu_in_the_singular(client: TestClient) -> None:
     sweep = solo(client)
     params = {**SLO, "sweep": sweep, "demand": 2, "demand_unit": "requests_per_s"}
-    page = soup(client.get("/plan", params=params))
+    page = soup(client.get("/plan", params=params), expect=200)
     banner = page.select_one("#plan-cheapest").get_text(" ", strip=True)
     assert "— 1 replica, 1 GPU, $2,431/month" in banner  # 3.33 × 730 = 2,430.9
     row = page.select_one("#plan-table tbody tr")
@@ -210,13 +205,13 @@ def test_no_page_writes_a_wrong_plural_or_a_padded_number(client: TestClient) ->
         "compare report": client.get("/report", params={**SLO, "sweep": [b, a], "view": "compare"}),
     }
     for name, response in pages.items():
-        text = visible_text(soup(response))
+        text = visible_text(soup(response, expect=200))
         assert WRONG_PLURAL.findall(text) == [], name
         assert TRAILING_ZEROS.findall(text) == [], name
         assert LONG_MONEY.findall(text) == [], name
-    preview = visible_text(soup(pages["preview"]))
+    preview = visible_text(soup(pages["preview"], expect=200))
     assert "1 point" in preview
-    audit = visible_text(soup(pages["audit"]))
+    audit = visible_text(soup(pages["audit"], expect=200))
     assert "H100 × 1 GPU (gpu)" in audit
 
 

@@ -30,7 +30,7 @@ def records() -> list[dict[str, Any]]:
     return rows
 
 
-def upload(client: TestClient) -> int:
+def upload_one_token_run(client: TestClient) -> int:
     files = [
         ("files", (SUMMARY.name, SUMMARY.read_bytes(), "application/json")),
         ("files", (INDIVIDUAL.name, json.dumps(records()).encode(), "application/json")),
@@ -52,7 +52,7 @@ def tpots_ms() -> list[float]:
 def test_the_tpot_cdf_leaves_out_the_14_one_token_requests_and_says_so(
     client: TestClient,
 ) -> None:
-    page = BeautifulSoup(client.get(f"/sweeps/{upload(client)}").text, "html.parser")
+    page = BeautifulSoup(client.get(f"/sweeps/{upload_one_token_run(client)}").text, "html.parser")
     figure = json.loads(page.select_one("#tpot-cdf-figure").string)
     [trace] = figure["data"]
     assert min(trace["x"]) == min(tpots_ms()) > 0
@@ -70,7 +70,7 @@ def test_the_tpot_cdf_leaves_out_the_14_one_token_requests_and_says_so(
 def test_a_tpot_percentile_from_samples_is_over_the_136_requests_that_have_one(
     client: TestClient,
 ) -> None:
-    sweep = upload(client)
+    sweep = upload_one_token_run(client)
     params = {"sweep": sweep, "tpot_ms": 100, "tpot_percentile": "p80", "points": True}
     [result] = client.get("/api/readoff", params=params).json()["results"]
     [check] = result["points"][0]["checks"]
@@ -85,7 +85,7 @@ def test_a_one_token_request_cannot_fail_a_per_request_tpot_limit(client: TestCl
     """Every multi-token request here has a TPOT above 1 ms; the 14 one-token requests have
     none, so a 1 ms TPOT limit judges them on their other limits (none): 14 of 150 good."""
     assert min(tpots_ms()) > 1.0
-    sweep = upload(client)
+    sweep = upload_one_token_run(client)
     params = {"sweep": sweep, "tpot_ms": 1, "mode": "requests", "attainment": 0.05}
     [result] = client.get("/api/readoff", params={**params, "points": True}).json()["results"]
     assert result["points"][0]["attainment"] == 14 / 150

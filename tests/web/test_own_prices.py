@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
@@ -20,7 +19,7 @@ from app.domain.numbers import fmt_usd
 from app.services.seed import SEED_DIR, seed
 from tests.conftest import FIXTURES
 from tests.factories import post_files
-from tests.test_cli_check import cli  # noqa: F401  (the fixture)
+from tests.helpers import soup
 from tests.web.test_compare import TWO
 from tests.web.test_readoff_api import O11
 
@@ -120,10 +119,6 @@ def test_your_own_price_prices_the_a100_beside_the_set_that_has_none(client: Tes
     assert row[f"usd_per_mtok_reason [{SET_LABEL}]"] == NO_A100
 
 
-def soup(text: str) -> BeautifulSoup:
-    return BeautifulSoup(text, "html.parser")
-
-
 @pytest.mark.usefixtures("priced")
 def test_explore_and_history_read_the_reason_in_the_a100_rows_price_cell(
     client: TestClient,
@@ -196,7 +191,7 @@ def test_the_plan_sizes_the_a100_fleet_but_gives_no_dollars_and_says_why(
 @pytest.mark.usefixtures("priced")
 def test_check_and_plan_print_the_unknown_dollar_line_with_its_reason(
     client: TestClient,
-    cli: Callable[..., int],  # noqa: F811
+    cli: Callable[..., int],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     anyscale, together = upload_pair(client)

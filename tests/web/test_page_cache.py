@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from bs4 import BeautifulSoup
 from fastapi.responses import Response
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, text
@@ -20,7 +19,7 @@ from app.store.db import make_sessionmaker
 from app.store.models import SloPreset
 from app.web.page_cache import PageCache
 from tests.conftest import trigger_events
-from tests.factories import post_files
+from tests.helpers import soup, upload_by_name
 
 SWEEPS = (
     b"sweep,hardware,num_gpus,model,concurrency,tpot_p50_ms,ttft_p90_ms,output_tok_s\n"
@@ -31,22 +30,12 @@ SWEEPS = (
 SWEEP_TABLES = {"sweep", "sweep_tag"}
 
 
-def soup(response: object) -> BeautifulSoup:
-    return BeautifulSoup(response.text, "html.parser")  # type: ignore[attr-defined]
-
-
-def upload(client: TestClient, data: bytes) -> dict[str, int]:
-    response = post_files(client, ("sweeps.csv", data))
-    assert response.status_code == 201, response.text
-    return {s["name"]: s["id"] for s in response.json()["sweeps"]}
-
-
 def readoff_names(client: TestClient, url: str) -> list[str]:
     rows = soup(client.get(url)).select("#readoff-table tbody tr td:first-child a")
     return [a.text for a in rows]
 
 
-def picker_names(client: TestClient, url: str) -> list[str]:
+def picker_names_at(client: TestClient, url: str) -> list[str]:
     return [n.text for n in soup(client.get(url)).select("#picker-list .sweep-name")]
 
 
@@ -57,7 +46,7 @@ def sweep_token(engine: Engine) -> str:
 
 @pytest.fixture
 def explore_url(client: TestClient) -> str:
-    ids = upload(client, SWEEPS)
+    ids = upload_by_name(client, ("sweeps.csv", SWEEPS))
     return f"/?sweep={ids['first']}&sweep={ids['second']}&picked=1&ttft_ms=300&tpot_ms=30"
 
 
@@ -88,22 +77,25 @@ def test_a_deleted_sweep_leaves_the_next_page(
     client: TestClient, engine: Engine, explore_url: str
 ) -> None:
     search = "/?q=second"
-    assert picker_names(client, search) == ["second"]
+    assert picker_names_at(client, search) == ["second"]
     with engine.begin() as conn:
         conn.execute(text("DELETE FROM sweep WHERE name = 'second'"))
-    assert picker_names(client, search) == []
+    assert picker_names_at(client, search) == []
 
 
 def test_an_upload_shows_in_the_picker_of_the_next_page(
     client: TestClient, explore_url: str
 ) -> None:
     picker = "/?q=third"
-    assert picker_names(client, picker) == []
-    upload(
+    assert picker_names_at(client, picker) == []
+    upload_by_name(
         client,
-        b"sweep,hardware,num_gpus,concurrency,tpot_p50_ms,output_tok_s\nthird,H100,1,1,10,100\n",
+        (
+            "sweeps.csv",
+            b"sweep,hardware,num_gpus,concurrency,tpot_p50_ms,output_tok_s\nthird,H100,1,1,10,100\n",
+        ),
     )
-    assert picker_names(client, picker) == ["third"]
+    assert picker_names_at(client, picker) == ["third"]
 
 
 def test_a_catalog_change_shows_on_the_next_page(
@@ -142,7 +134,7 @@ def test_with_no_memory_for_pages_every_request_renders(
     make_client: Callable[..., TestClient], statements: list[str]
 ) -> None:
     client = make_client(page_cache_mb=0)
-    url = "/?sweep=" + str(upload(client, SWEEPS)["first"]) + "&picked=1"
+    url = "/?sweep=" + str(upload_by_name(client, ("sweeps.csv", SWEEPS))["first"]) + "&picked=1"
     client.get(url)
     statements.clear()
     assert client.get(url).status_code == 200
@@ -180,28 +172,28 @@ def test_a_change_rolled_back_leaves_the_token_as_it_was(engine: Engine, explore
     assert sweep_token(engine) == before
 
 
-def page(status: int = 200, size: int = 10, **headers: str) -> Response:
+def html_response(status: int = 200, size: int = 10, **headers: str) -> Response:
     return Response(b"x" * size, status_code=status, headers=headers, media_type="text/html")
 
 
 def test_pages_past_the_byte_budget_push_out_the_least_recently_used() -> None:
     pages = PageCache(max_bytes=25)
-    pages.put(("a",), page())
-    pages.put(("b",), page())
+    pages.put(("a",), html_response())
+    pages.put(("b",), html_response())
     assert pages.get(("a",)) is not None  # now b is the least recently used
-    pages.put(("c",), page())
+    pages.put(("c",), html_response())
     assert pages.get(("b",)) is None
     assert pages.get(("a",)) is not None and pages.get(("c",)) is not None
     assert pages.size_bytes == 20
-    pages.put(("huge",), page(size=26))  # larger than the whole budget: not kept at all
+    pages.put(("huge",), html_response(size=26))  # larger than the whole budget: not kept at all
     assert pages.get(("huge",)) is None and pages.size_bytes == 20
 
 
 def test_only_a_200_is_kept_and_with_the_headers_a_page_sets() -> None:
     pages = PageCache(max_bytes=1000)
-    pages.put(("refused",), page(status=422))
+    pages.put(("refused",), html_response(status=422))
     assert pages.get(("refused",)) is None
-    pages.put(("swap",), page(**{"HX-Push-Url": "/?sweep=1", "X-Other": "no"}))
+    pages.put(("swap",), html_response(**{"HX-Push-Url": "/?sweep=1", "X-Other": "no"}))
     kept = pages.get(("swap",))
     assert kept is not None
     answer = kept.response()
@@ -209,7 +201,7 @@ def test_only_a_200_is_kept_and_with_the_headers_a_page_sets() -> None:
     assert "x-other" not in answer.headers
     assert answer.headers["content-type"].startswith("text/html")
     assert pages.get(None) is None
-    pages.put(None, page())
+    pages.put(None, html_response())
     assert pages.size_bytes == len(b"x" * 10)
 
 
@@ -226,8 +218,12 @@ def test_the_filter_values_are_read_again_only_after_a_sweep_changes(
     statements.clear()
     assert facets()["hardware"] == ["H100", "H200"]
     assert not [s for s in statements if "from sweep " in s or "from sweep\n" in s]
-    upload(
-        client, b"sweep,hardware,num_gpus,concurrency,tpot_p50_ms,output_tok_s\nb,B200,1,1,9,90\n"
+    upload_by_name(
+        client,
+        (
+            "sweeps.csv",
+            b"sweep,hardware,num_gpus,concurrency,tpot_p50_ms,output_tok_s\nb,B200,1,1,9,90\n",
+        ),
     )
     assert facets()["hardware"] == ["B200", "H100", "H200"]
 
@@ -242,7 +238,9 @@ def test_a_server_starting_on_a_database_whose_version_rows_were_deleted_gives_t
         database_url=database_url, seed_on_start=False, allowed_hosts=["testserver"]
     )
     with TestClient(create_app(settings)) as client:  # migrates (a no-op here), as serve does
-        url = "/?sweep=" + str(upload(client, SWEEPS)["first"]) + "&picked=1"
+        url = (
+            "/?sweep=" + str(upload_by_name(client, ("sweeps.csv", SWEEPS))["first"]) + "&picked=1"
+        )
         client.get(url)
         assert client.app.state.page_cache.size_bytes > 0  # type: ignore[attr-defined]
     with engine.connect() as conn:

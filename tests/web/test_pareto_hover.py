@@ -7,7 +7,6 @@ import json
 import re
 from typing import Any
 
-import pytest
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 from sqlalchemy import select
@@ -18,14 +17,7 @@ from app.domain.numbers import fmt_number
 from app.domain.verdict import Slo
 from app.services import analysis
 from app.services.analysis import Params
-from app.services.seed import seed
 from app.store.models import Sweep
-
-
-@pytest.fixture
-def seeded(session: Session) -> None:
-    seed(session)
-    session.commit()
 
 
 def _fill(template: str, row: list[str]) -> str:

@@ -17,7 +17,7 @@ from app.store.models import PointBlock, Sweep
 from app.store.point_blocks import encode_frame
 from app.store.sweep_search import SweepFilters
 from bench.picker import sweep_rows
-from tests.factories import post_files
+from tests.helpers import soup, upload_by_name
 
 # x = 1000 / p50 TPOT (tok/s/user), y = output tok/s / GPUs. lead-a's points are (100, 100),
 # (50, 300), (20, 500); lead-b's (40, 450) sits between them on the joint frontier; behind's
@@ -35,17 +35,7 @@ LEADERS_CSV = (
 )
 
 
-def soup(text: str) -> BeautifulSoup:
-    return BeautifulSoup(text, "html.parser")
-
-
-def upload(client: TestClient, data: bytes) -> dict[str, int]:
-    response = post_files(client, ("sweeps.csv", data))
-    assert response.status_code == 201, response.text
-    return {s["name"]: s["id"] for s in response.json()["sweeps"]}
-
-
-def many_sweeps_csv(n: int) -> bytes:
+def many_series_csv(n: int) -> bytes:
     rows = [b"sweep,hardware,num_gpus,model,concurrency,tpot_p50_ms,output_tok_s"]
     rows += [
         f"series-{i:02d},H100,8,llama-3.1-70b,4,{10 + i},{1000 + i}".encode() for i in range(n)
@@ -67,7 +57,7 @@ def checked(page: BeautifulSoup) -> list[int]:
 def test_the_frontier_leaders_are_the_sweeps_owning_the_joint_frontier(
     client: TestClient, session: Session
 ) -> None:
-    ids = upload(client, LEADERS_CSV)
+    ids = upload_by_name(client, ("sweeps.csv", LEADERS_CSV))
     llama = SweepFilters(model="llama-3.1-70b")
     found = series_picker.leaders(session, llama, "p50", "output")
     assert found.chosen == [ids["lead-a"], ids["lead-b"]]
@@ -97,13 +87,16 @@ def test_the_kept_points_follow_every_stored_edited_and_deleted_sweep(
 ) -> None:
     """The leaders rank a frame of every stored point kept under the sweeps token: a new
     sweep, a GPU count edited and a sweep deleted each show on the next ask."""
-    ids = upload(client, LEADERS_CSV)
+    ids = upload_by_name(client, ("sweeps.csv", LEADERS_CSV))
     llama = SweepFilters(model="llama-3.1-70b")
     assert series_picker.leaders(session, llama, "p50", "output").chosen == [
         ids["lead-a"], ids["lead-b"]
     ]  # fmt: skip
-    more = upload(client, b"sweep,hardware,num_gpus,model,concurrency,tpot_p50_ms,output_tok_s\n"
-                  b"newcomer,H100,8,llama-3.1-70b,4,5,40000\n")  # fmt: skip
+    newcomer = (
+        b"sweep,hardware,num_gpus,model,concurrency,tpot_p50_ms,output_tok_s\n"
+        b"newcomer,H100,8,llama-3.1-70b,4,5,40000\n"
+    )
+    more = upload_by_name(client, ("sweeps.csv", newcomer))
     session.rollback()  # a new transaction: the new token
     assert series_picker.leaders(session, llama, "p50", "output").chosen == [more["newcomer"]]
     # 40,000 tok/s on 8,000 GPUs is 5 per GPU: it dominates no one now, so the others return.
@@ -119,7 +112,7 @@ def test_the_kept_points_follow_every_stored_edited_and_deleted_sweep(
 
 
 def test_a_point_limit_says_the_frontier_read_was_cut(client: TestClient, session: Session) -> None:
-    ids = upload(client, LEADERS_CSV)
+    ids = upload_by_name(client, ("sweeps.csv", LEADERS_CSV))
     llama = SweepFilters(model="llama-3.1-70b")
     # Four Llama points are frontier candidates; a limit of 3 reads lead-a's three only.
     found = series_picker.leaders(session, llama, "p50", "output", point_limit=3)
@@ -133,7 +126,7 @@ def test_a_point_limit_says_the_frontier_read_was_cut(client: TestClient, sessio
 def test_selecting_the_leaders_replaces_the_selection_and_the_url_keeps_only_the_ids(
     hx_client: TestClient,
 ) -> None:
-    ids = upload(hx_client, LEADERS_CSV)
+    ids = upload_by_name(hx_client, ("sweeps.csv", LEADERS_CSV))
     params = {
         "picked": 1,
         "model": "llama-3.1-70b",
@@ -159,7 +152,7 @@ def test_leaders_beyond_the_cap_are_named_as_not_drawn(client: TestClient) -> No
     # 21 sweeps, each one point on a falling line: every one is on the joint frontier.
     rows = [b"sweep,hardware,num_gpus,model,concurrency,tpot_p50_ms,output_tok_s"]
     rows += [f"line-{i:02d},H100,1,m,1,{40 - i},{1000 - i}".encode() for i in range(21)]
-    ids = upload(client, b"\n".join(rows) + b"\n")
+    ids = upload_by_name(client, ("sweeps.csv", b"\n".join(rows) + b"\n"))
     api = client.get("/api/explore", params={"picked": 1, "select": "leaders"}).json()
     # Every sweep owns one point: the higher throughput wins the tie, so line-20 is cut.
     assert api["selected"] == [ids[f"line-{i:02d}"] for i in range(20)]
@@ -171,9 +164,12 @@ def test_leaders_beyond_the_cap_are_named_as_not_drawn(client: TestClient) -> No
 
 
 def test_no_frontier_says_why(client: TestClient) -> None:
-    upload(
+    upload_by_name(
         client,
-        b"sweep,hardware,num_gpus,concurrency,tpot_p90_ms,output_tok_s\nno-p50,H100,8,4,9,900\n",
+        (
+            "sweeps.csv",
+            b"sweep,hardware,num_gpus,concurrency,tpot_p90_ms,output_tok_s\nno-p50,H100,8,4,9,900\n",
+        ),
     )
     page = soup(client.get("/", params={"picked": 1, "select": "leaders"}).text)
     note = page.select_one("#leaders-note").text
@@ -187,7 +183,7 @@ def test_no_frontier_says_why(client: TestClient) -> None:
 def test_the_cap_is_stated_and_a_21st_sweep_in_the_url_is_named_as_dropped(
     client: TestClient,
 ) -> None:
-    ids = upload(client, many_sweeps_csv(21))
+    ids = upload_by_name(client, ("sweeps.csv", many_series_csv(21)))
     order = [ids[f"series-{i:02d}"] for i in range(21)]
     params = {"picked": 1, "preset": "custom", "sweep": [order[0], *order]}  # a repeat counts once
     page = soup(client.get("/", params=params).text)
@@ -218,7 +214,7 @@ def test_a_url_naming_more_than_a_thousand_sweeps_is_a_clear_error(client: TestC
 
 
 def test_matches_are_grouped_by_model_then_hardware_after_the_selected(client: TestClient) -> None:
-    ids = upload(client, LEADERS_CSV)
+    ids = upload_by_name(client, ("sweeps.csv", LEADERS_CSV))
     page = soup(client.get("/", params={"picked": 1, "sweep": ids["behind"]}).text)
     groups = [
         (g["data-group"], [name.text for name in g.select(".sweep-name")])
@@ -236,7 +232,7 @@ def test_matches_are_grouped_by_model_then_hardware_after_the_selected(client: T
 def test_the_search_fragment_narrows_the_list_and_keeps_the_selected(
     hx_client: TestClient,
 ) -> None:
-    ids = upload(hx_client, LEADERS_CSV)
+    ids = upload_by_name(hx_client, ("sweeps.csv", LEADERS_CSV))
     params = {"picked": 1, "sweep": ids["fast-mistral"], "q": "h100 VLLM"}
     response = hx_client.get("/explore/picker", params=params)
     assert response.status_code == 200
@@ -257,14 +253,14 @@ def test_the_search_fragment_narrows_the_list_and_keeps_the_selected(
 
 
 def test_search_wildcards_are_literal_and_no_match_says_so(hx_client: TestClient) -> None:
-    upload(hx_client, LEADERS_CSV)
+    upload_by_name(hx_client, ("sweeps.csv", LEADERS_CSV))
     page = soup(hx_client.get("/explore/picker", params={"picked": 1, "q": "lead_%"}).text)
     assert picker_names(page) == []
     assert page.select_one("#picker-count").text == "No sweep matches “lead_%” and these filters."
 
 
 def test_the_sweeps_api_searches_the_same_fields_and_bounds_the_limit(client: TestClient) -> None:
-    upload(client, LEADERS_CSV)
+    upload_by_name(client, ("sweeps.csv", LEADERS_CSV))
     body = client.get("/api/sweeps", params={"q": "sglang h200", "limit": 1}).json()
     assert [s["name"] for s in body["sweeps"]] == ["lead-b"]
     assert (body["total"], body["per_page"]) == (1, 1)
@@ -365,7 +361,7 @@ def test_with_ten_thousand_sweeps_the_leaders_come_from_the_whole_filtered_set(
 
 
 def test_compare_and_plan_name_the_sweeps_beyond_the_cap_too(client: TestClient) -> None:
-    ids = upload(client, many_sweeps_csv(21))
+    ids = upload_by_name(client, ("sweeps.csv", many_series_csv(21)))
     order = [ids[f"series-{i:02d}"] for i in range(21)]
     params = {"picked": 1, "preset": "custom", "sweep": order}
     for path in ("/compare", "/plan"):

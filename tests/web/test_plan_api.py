@@ -11,19 +11,13 @@ from sqlalchemy.orm import Session
 
 from app.store.models import Hardware
 from tests.conftest import FIXTURES
-from tests.factories import post_files
+from tests.helpers import upload_ids
 from tests.web.test_pricing import O3_OWNERSHIP
 from tests.web.test_readoff_api import O9_POINTS, O9_REQUESTS, O11
 
 # O11 at p90 TPOT ≤ 35 ms, p90 TTFT ≤ 300 ms: the operating point is concurrency 16,
 # 3.2 req/s (3,200 tok/s/GPU on 8 GPUs); output length = 25,600 tok/s ÷ 3.2 req/s = 8,000.
 O11_SLO = {"tpot_ms": 35, "ttft_ms": 300}
-
-
-def upload(client: TestClient, *files: tuple[str, bytes], **fields: Any) -> list[int]:
-    response = post_files(client, *files, **fields)
-    assert response.status_code == 201, response.text
-    return [s["id"] for s in response.json()["sweeps"]]
 
 
 def get_plan(client: TestClient, **params: Any) -> dict[str, Any]:
@@ -37,7 +31,7 @@ def test_a_plan_sizes_prices_and_powers_the_fleet_at_the_readoff_operating_point
 ) -> None:
     session.add(Hardware(key="H100", name="H100", allin_kw=1.6))
     session.commit()
-    [sweep] = upload(client, ("o11.csv", O11))
+    [sweep] = upload_ids(client, ("o11.csv", O11))
     owned = client.post("/api/pricing", json=O3_OWNERSHIP).json()["id"]
     body = get_plan(
         client,
@@ -94,8 +88,8 @@ def test_a_plan_sizes_prices_and_powers_the_fleet_at_the_readoff_operating_point
 def test_the_operating_point_and_goodput_equal_the_readoffs_for_the_same_query(
     client: TestClient,
 ) -> None:
-    [o11] = upload(client, ("o11.csv", O11))
-    [o9] = upload(client, ("o9.csv", O9_POINTS), ("o9.requests.csv", O9_REQUESTS))
+    [o11] = upload_ids(client, ("o11.csv", O11))
+    [o9] = upload_ids(client, ("o9.csv", O9_POINTS), ("o9.requests.csv", O9_REQUESTS))
     queries = [
         {"sweep": o11, **O11_SLO, "interpolation": "linear"},
         {"sweep": o11, "tpot_ms": 30, "percentile": "p50", "stat": "p90"},
@@ -113,7 +107,7 @@ def test_the_operating_point_and_goodput_equal_the_readoffs_for_the_same_query(
 def test_per_request_goodput_sizes_the_fleet_from_good_requests_only(client: TestClient) -> None:
     # O9: 4 of 8 requests meet TTFT ≤ 200 ms and TPOT ≤ 50 ms in 4 s ⇒ 1.0 good req/s per
     # 1-GPU replica; 3.5 req/s ⇒ 4 replicas. Attainment 50 % < 90 % is a measured fail.
-    [o9] = upload(client, ("o9.csv", O9_POINTS), ("o9.requests.csv", O9_REQUESTS))
+    [o9] = upload_ids(client, ("o9.csv", O9_POINTS), ("o9.requests.csv", O9_REQUESTS))
     slo = {"sweep": o9, "ttft_ms": 200, "tpot_ms": 50, "mode": "requests"}
     loose = get_plan(client, **slo, attainment=0.5, requests_per_s=3.5, usd_per_gpu_hour=1)
     [r] = loose["results"]
@@ -129,7 +123,7 @@ def test_per_request_goodput_sizes_the_fleet_from_good_requests_only(client: Tes
 
 
 def test_an_unmeasured_slo_statistic_is_unknown_not_fail(client: TestClient) -> None:
-    [o11] = upload(client, ("o11.csv", O11))
+    [o11] = upload_ids(client, ("o11.csv", O11))
     # O11 has no E2EL at all: every point is unknown, so the system is unknown, with why.
     [r] = get_plan(client, sweep=o11, e2el_ms=1000, requests_per_s=1)["results"]
     assert r["status"] == "unknown"
@@ -149,7 +143,7 @@ def test_an_unmeasured_slo_statistic_is_unknown_not_fail(client: TestClient) -> 
 def test_token_demand_uses_the_measured_lengths_or_says_they_are_missing(
     client: TestClient,
 ) -> None:
-    [o11] = upload(client, ("o11.csv", O11))
+    [o11] = upload_ids(client, ("o11.csv", O11))
     # 80,000 output tok/s at 8,000 tokens per request is 10 req/s: ⌈10 ÷ 3.2⌉ = 4 replicas.
     [r] = get_plan(client, sweep=o11, **O11_SLO, output_tok_s=80_000)["results"]
     assert (r["status"], r["replicas"]) == ("pass", 4)
@@ -170,7 +164,7 @@ def test_tokens_per_day_counts_input_and_output_tokens(client: TestClient) -> No
         b"input_len,output_len\n"
         b"lens,H100,2,8,20,2000,10,1000,200\n"
     )
-    [sweep] = upload(client, ("lens.csv", csv))
+    [sweep] = upload_ids(client, ("lens.csv", csv))
     # 10 req/s × 1,200 tokens × 86,400 s = 1.0368e9 tokens/day per replica; 5e9/day ⇒ ⌈4.82⌉.
     [r] = get_plan(client, sweep=sweep, tpot_ms=50, percentile="p50", tokens_per_day=5e9)["results"]
     assert r["goodput_per_replica"] == pytest.approx(1.0368e9)
@@ -184,7 +178,7 @@ def test_a_disaggregated_sweep_is_planned_as_whole_deployments(client: TestClien
         b"output_tok_s,requests_per_s\n"
         b"disagg,H100,8,2,6,64,20,12000,6.0\n"
     )
-    [sweep] = upload(client, ("disagg.csv", csv))
+    [sweep] = upload_ids(client, ("disagg.csv", csv))
     params = {"tpot_ms": 25, "percentile": "p50", "requests_per_s": 13, "usd_per_gpu_hour": 2}
     [r] = get_plan(client, sweep=sweep, **params)["results"]
     # ⌈13 ÷ 6⌉ = 3 deployments of 2 prefill + 6 decode GPUs = 24 GPUs; 2 × 24 × 730 = 35,040.
@@ -204,7 +198,7 @@ CROSSOVER = (
 
 
 def test_crossovers_report_where_the_cheapest_option_changes(client: TestClient) -> None:
-    small, large = upload(client, ("pair.csv", CROSSOVER))
+    small, large = upload_ids(client, ("pair.csv", CROSSOVER))
     body = get_plan(
         client,
         sweep=[small, large],
@@ -239,7 +233,7 @@ def test_a_plan_on_real_vllm_results_matches_the_readoff(client: TestClient) -> 
     # The four fixed-rate runs form one sweep (the unlimited-rate run is another).
     files = sorted((FIXTURES / "vllm").glob("stellalee_*.0qps-*.json"))
     assert len(files) == 4
-    [sweep] = upload(
+    [sweep] = upload_ids(
         client, *((f.name, f.read_bytes()) for f in files), hardware="H100", num_gpus=1
     )
     query = {"sweep": sweep, "tpot_ms": 50, "ttft_ms": 1000, "percentile": "p99"}
@@ -266,7 +260,7 @@ def test_a_plan_on_real_vllm_results_matches_the_readoff(client: TestClient) -> 
 def test_bad_demand_is_a_422_naming_the_field(
     client: TestClient, params: dict[str, Any], message: str
 ) -> None:
-    [sweep] = upload(client, ("o11.csv", O11))
+    [sweep] = upload_ids(client, ("o11.csv", O11))
     response = client.get("/api/plan", params={"sweep": sweep, "tpot_ms": 35, **params})
     assert response.status_code == 422
     assert message in response.text

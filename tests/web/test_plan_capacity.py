@@ -23,7 +23,7 @@ SLO = {
 }
 
 
-def upload(client: TestClient) -> int:
+def upload_llmperf(client: TestClient) -> int:
     files = [(n, (FIXTURES / "llmperf" / n).read_bytes()) for n in LLMPERF]
     response = post_files(client, *files, hardware="H100", num_gpus=4)
     assert response.status_code == 201, response.text
@@ -39,7 +39,7 @@ def get(client: TestClient, path: str, **params: Any) -> dict[str, Any]:
 def test_capacity_in_output_tokens_is_the_readoffs_token_goodput_times_gpus(
     client: TestClient,
 ) -> None:
-    sweep = upload(client)
+    sweep = upload_llmperf(client)
     readoff = get(client, "/api/readoff", sweep=sweep, points=True, **SLO)
     op_id = readoff["operating_point"]["point_id"]
     [op] = [p for p in readoff["points"] if p["point_id"] == op_id]
@@ -59,7 +59,7 @@ def test_capacity_in_output_tokens_is_the_readoffs_token_goodput_times_gpus(
 def test_capacity_in_tokens_a_day_is_the_total_basis_goodput_times_gpus_and_a_day(
     client: TestClient,
 ) -> None:
-    sweep = upload(client)
+    sweep = upload_llmperf(client)
     total = get(client, "/api/readoff", sweep=sweep, basis="total", **SLO)
     assert total["goodput_tok_s_per_gpu"] == 244.4107844285394
     # On the total basis and, read at the same operating point, on the default output basis.

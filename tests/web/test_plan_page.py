@@ -8,7 +8,7 @@ from typing import Any
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
-from tests.factories import post_files
+from tests.helpers import upload_ids
 
 # A hostile name: it must reach the chart only as escaped JSON, never as markup or script.
 HOSTILE = "</script><script>alert(1)</script>"
@@ -30,13 +30,7 @@ QUERY = {
 }
 
 
-def upload(client: TestClient) -> list[int]:
-    response = post_files(client, ("pair.csv", PAIR))
-    assert response.status_code == 201, response.text
-    return [s["id"] for s in response.json()["sweeps"]]
-
-
-def page(client: TestClient, **params: Any) -> BeautifulSoup:
+def plan_page(client: TestClient, **params: Any) -> BeautifulSoup:
     response = client.get("/plan", params=params)
     assert response.status_code == 200, response.text
     return BeautifulSoup(response.text, "html.parser")
@@ -45,8 +39,8 @@ def page(client: TestClient, **params: Any) -> BeautifulSoup:
 def test_the_plan_page_marks_the_cheapest_option_and_explains_the_failing_one(
     client: TestClient,
 ) -> None:
-    small, large, slow, norate = upload(client)
-    soup = page(client, sweep=[small, large, slow, norate], **QUERY)
+    small, large, slow, norate = upload_ids(client, ("pair.csv", PAIR))
+    soup = plan_page(client, sweep=[small, large, slow, norate], **QUERY)
     rows = {int(tr["data-sweep"]): tr for tr in soup.select("#plan-table tbody tr")}
     assert list(rows) == [small, large, slow, norate]
     cells = {
@@ -75,7 +69,7 @@ def test_the_plan_page_marks_the_cheapest_option_and_explains_the_failing_one(
 
 
 def test_the_chart_reaches_the_page_only_as_escaped_json(client: TestClient) -> None:
-    small, large, *_ = upload(client)
+    small, large, *_ = upload_ids(client, ("pair.csv", PAIR))
     response = client.get("/plan", params={"sweep": [small, large], **QUERY})
     assert HOSTILE not in response.text
     soup = BeautifulSoup(response.text, "html.parser")
@@ -94,8 +88,8 @@ def test_the_chart_reaches_the_page_only_as_escaped_json(client: TestClient) -> 
 
 
 def test_the_json_link_gives_the_same_plan(client: TestClient) -> None:
-    small, large, *_ = upload(client)
-    soup = page(client, sweep=[small, large], **QUERY)
+    small, large, *_ = upload_ids(client, ("pair.csv", PAIR))
+    soup = plan_page(client, sweep=[small, large], **QUERY)
     href = soup.find("a", string="This plan as JSON")["href"]
     body = client.get(href).json()
     assert [(r["sweep_id"], r["replicas"], r["gpus"]) for r in body["results"]] == [
@@ -108,7 +102,7 @@ def test_the_json_link_gives_the_same_plan(client: TestClient) -> None:
 def test_an_htmx_update_swaps_the_view_and_pushes_the_named_demand(
     hx_client: TestClient,
 ) -> None:
-    small, large, *_ = upload(hx_client)
+    small, large, *_ = upload_ids(hx_client, ("pair.csv", PAIR))
     response = hx_client.get("/plan", params={"sweep": [small, large], **{**QUERY, "demand": "30"}})
     assert response.status_code == 200
     assert "<html" not in response.text
@@ -123,8 +117,8 @@ def test_an_htmx_update_swaps_the_view_and_pushes_the_named_demand(
 def test_a_first_visit_plans_a_default_demand_and_bad_demand_is_a_422(
     client: TestClient,
 ) -> None:
-    upload(client)
-    soup = page(client)
+    upload_ids(client, ("pair.csv", PAIR))
+    soup = plan_page(client)
     assert soup.select_one("#d-value")["value"] == "10.0"
     assert soup.select_one("#d-unit option[selected]")["value"] == "requests_per_s"
     assert soup.select_one("nav a[href='/plan']") is not None

@@ -31,7 +31,7 @@ O3_OWNERSHIP = {
 
 
 @pytest.fixture(autouse=True)
-def catalog(session: Session) -> None:
+def h100_catalog(session: Session) -> None:
     session.add(Hardware(key="H100", name="NVIDIA H100 SXM", mem_bw_tb_s=3.35, memory_gb=80))
     session.commit()
 

@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 from app.schemas.bounds import MAX_SWEEPS_ASKED
 from tests.conftest import FIXTURES
 from tests.factories import post_files
+from tests.helpers import upload_ids
 
 # Oracle O11: p90 TPOT ≤ 35 ms and p90 TTFT ≤ 300 ms; tok/s/GPU = output_tok_s / 8.
 O11 = (
@@ -41,12 +42,6 @@ O9_REQUESTS = (
 )
 
 
-def upload(client: TestClient, *files: tuple[str, bytes]) -> list[int]:
-    response = post_files(client, *files)
-    assert response.status_code == 201, response.text
-    return [s["id"] for s in response.json()["sweeps"]]
-
-
 def readoff(client: TestClient, **params: Any) -> dict[str, Any]:
     response = client.get("/api/readoff", params=params)
     assert response.status_code == 200, response.text
@@ -56,7 +51,7 @@ def readoff(client: TestClient, **params: Any) -> dict[str, Any]:
 def test_o11_goodput_is_the_best_measured_point_and_the_estimate_interpolates(
     client: TestClient,
 ) -> None:
-    [sweep] = upload(client, ("o11.csv", O11))
+    [sweep] = upload_ids(client, ("o11.csv", O11))
     body = readoff(client, sweep=sweep, tpot_ms=35, ttft_ms=300, interpolation="linear")
     [result] = body["results"]
     assert result["meets_slo"] is True
@@ -72,7 +67,7 @@ def test_o11_goodput_is_the_best_measured_point_and_the_estimate_interpolates(
 
 
 def test_staircase_gives_no_estimate_and_loglinear_is_geometric(client: TestClient) -> None:
-    [sweep] = upload(client, ("o11.csv", O11))
+    [sweep] = upload_ids(client, ("o11.csv", O11))
     plain = readoff(client, sweep=sweep, tpot_ms=35, ttft_ms=300)["results"][0]
     assert plain["estimate"] is None
     geo = readoff(client, sweep=sweep, tpot_ms=35, ttft_ms=300, interpolation="loglinear")
@@ -82,14 +77,14 @@ def test_staircase_gives_no_estimate_and_loglinear_is_geometric(client: TestClie
 
 
 def test_a_limit_equal_to_the_measured_percentile_passes(client: TestClient) -> None:
-    [sweep] = upload(client, ("o11.csv", O11))
+    [sweep] = upload_ids(client, ("o11.csv", O11))
     result = readoff(client, sweep=sweep, tpot_ms=42, ttft_ms=260)["results"][0]
     assert result["goodput_tok_s_per_gpu"] == 4800.0
     assert result["operating_point"]["concurrency"] == 32
 
 
 def test_min_tok_s_user_is_a_tpot_limit_of_1000_over_it(client: TestClient) -> None:
-    [sweep] = upload(client, ("o11.csv", O11))
+    [sweep] = upload_ids(client, ("o11.csv", O11))
     body = readoff(client, sweep=sweep, min_tok_s_user=25)  # TPOT ≤ 40 ms
     assert body["slo"]["tpot_ms"] == 40.0
     assert body["results"][0]["goodput_tok_s_per_gpu"] == 3200.0
@@ -100,7 +95,7 @@ def test_a_missing_percentile_makes_points_unknown_never_passing(client: TestCli
         b"sweep,hardware,num_gpus,concurrency,tpot_p50_ms,tpot_p90_ms,output_tok_s\n"
         b"gap,H100,1,1,10,12,100\ngap,H100,1,2,11,13,180\n"
     )
-    [sweep] = upload(client, ("gap.csv", data))
+    [sweep] = upload_ids(client, ("gap.csv", data))
     result = readoff(client, sweep=sweep, tpot_ms=50, ttft_ms=1000, points=True)["results"][0]
     assert result["status"] == "unknown"
     assert result["meets_slo"] is None
@@ -115,7 +110,7 @@ def test_a_missing_percentile_makes_points_unknown_never_passing(client: TestCli
 
 
 def test_a_sweep_where_no_point_passes_says_why(client: TestClient) -> None:
-    [sweep] = upload(client, ("o11.csv", O11))
+    [sweep] = upload_ids(client, ("o11.csv", O11))
     result = readoff(client, sweep=sweep, ttft_ms=100)["results"][0]
     assert result["status"] == "fail" and result["meets_slo"] is False
     assert (
@@ -130,7 +125,7 @@ def test_non_monotone_sweeps_take_the_best_passing_point_not_the_last(client: Te
         b"wobble,H100,2,4,10,12,1000\nwobble,H100,2,8,12,14,1800\n"
         b"wobble,H100,2,16,13,15,1500\nwobble,H100,2,32,30,40,2500\n"
     )
-    [sweep] = upload(client, ("wobble.csv", data))
+    [sweep] = upload_ids(client, ("wobble.csv", data))
     result = readoff(client, sweep=sweep, tpot_ms=20)["results"][0]
     assert result["goodput_tok_s_per_gpu"] == 900.0
     assert result["operating_point"]["concurrency"] == 8
@@ -142,7 +137,7 @@ def test_non_monotone_sweeps_take_the_best_passing_point_not_the_last(client: Te
 
 
 def test_o9_per_request_mode_counts_failures_as_misses(client: TestClient) -> None:
-    [sweep] = upload(client, ("o9.csv", O9_POINTS), ("o9.requests.csv", O9_REQUESTS))
+    [sweep] = upload_ids(client, ("o9.csv", O9_POINTS), ("o9.requests.csv", O9_REQUESTS))
     params = {"sweep": sweep, "ttft_ms": 200, "tpot_ms": 50, "mode": "requests", "points": True}
     strict = readoff(client, **params)["results"][0]
     assert strict["meets_slo"] is False
@@ -155,7 +150,7 @@ def test_o9_per_request_mode_counts_failures_as_misses(client: TestClient) -> No
 
 
 def test_per_request_mode_without_samples_is_unknown(client: TestClient) -> None:
-    [sweep] = upload(client, ("o11.csv", O11))
+    [sweep] = upload_ids(client, ("o11.csv", O11))
     result = readoff(client, sweep=sweep, tpot_ms=35, mode="requests")["results"][0]
     assert result["status"] == "unknown" and result["meets_slo"] is None
     assert result["reason"] == "4 points unknown: no request samples"
@@ -164,7 +159,7 @@ def test_per_request_mode_without_samples_is_unknown(client: TestClient) -> None
 def test_costs_under_rental_and_ownership_profiles_and_an_inline_price(
     client: TestClient,
 ) -> None:
-    [sweep] = upload(client, ("o11.csv", O11))
+    [sweep] = upload_ids(client, ("o11.csv", O11))
     rental = client.post(
         "/api/pricing", json={"name": "r", "kind": "rental", "usd_per_gpu_hour": 2.0}
     ).json()
@@ -204,7 +199,7 @@ def test_a_profile_for_other_hardware_prices_nothing(client: TestClient, session
 
     session.add(Hardware(key="B200", name="B200"))
     session.commit()
-    [sweep] = upload(client, ("o11.csv", O11))
+    [sweep] = upload_ids(client, ("o11.csv", O11))
     other = client.post(
         "/api/pricing",
         json={"name": "b", "kind": "rental", "hardware": "B200", "usd_per_gpu_hour": 3},
@@ -221,7 +216,7 @@ def test_the_total_basis_uses_total_throughput(client: TestClient) -> None:
         b"sweep,hardware,num_gpus,concurrency,tpot_p50_ms,tpot_p90_ms,output_tok_s,total_tok_s\n"
         b"t,H100,2,4,10,12,1000,9000\n"
     )
-    [sweep] = upload(client, ("t.csv", data))
+    [sweep] = upload_ids(client, ("t.csv", data))
     for basis, expected in (("output", 500.0), ("total", 4500.0), ("input", 4000.0)):
         result = readoff(client, sweep=sweep, tpot_ms=20, basis=basis)["results"][0]
         assert result["goodput_tok_s_per_gpu"] == expected
@@ -246,7 +241,7 @@ def test_the_total_basis_uses_total_throughput(client: TestClient) -> None:
 def test_bad_parameters_are_a_clear_4xx(
     client: TestClient, params: dict[str, Any], fragment: str
 ) -> None:
-    upload(client, ("o11.csv", O11))
+    upload_ids(client, ("o11.csv", O11))
     response = client.get("/api/readoff", params=params)
     assert 400 <= response.status_code < 500
     assert fragment in response.json()["detail"]
@@ -257,7 +252,7 @@ def test_tokens_per_mw_use_the_catalogs_all_in_power(client: TestClient, session
 
     session.add(Hardware(key="H100", name="H100", allin_kw=1.6))
     session.commit()
-    [sweep] = upload(client, ("o11.csv", O11))
+    [sweep] = upload_ids(client, ("o11.csv", O11))
     result = readoff(client, sweep=sweep, tpot_ms=35, ttft_ms=300)["results"][0]
     assert result["tok_s_per_mw"] == pytest.approx(3200 * 1000 / 1.6)
 
@@ -326,7 +321,7 @@ def test_a_vllm_file_gets_a_goodput_at_p99_ttft_and_median_tpot(client: TestClie
 
 def test_percentiles_the_file_lacks_come_from_request_samples(client: TestClient) -> None:
     """O10: TTFTs [100, 120, 150, 180, 190, 250, 300] ms of 7 successes, linear interpolation."""
-    [sweep] = upload(client, ("o9.csv", O9_POINTS), ("o9.requests.csv", O9_REQUESTS))
+    [sweep] = upload_ids(client, ("o9.csv", O9_POINTS), ("o9.requests.csv", O9_REQUESTS))
     result = readoff(client, sweep=sweep, ttft_ms=200, tpot_ms=50, points=True)["results"][0]
     assert result["status"] == "fail" and result["meets_slo"] is False
     assert result["points"][0]["reason"] == (
@@ -373,7 +368,7 @@ def test_llmperf_samples_reproduce_the_tools_own_p75_ttft(client: TestClient) ->
 
 
 def test_percentiles_outside_p50_to_p99_9_are_refused_in_words(client: TestClient) -> None:
-    [sweep] = upload(client, ("o11.csv", O11))
+    [sweep] = upload_ids(client, ("o11.csv", O11))
     for bad in ("p100", "p49", "p99.99", "90", "median"):
         response = client.get("/api/readoff", params={"sweep": sweep, "ttft_percentile": bad})
         assert response.status_code == 422, bad

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
 from typing import Any
 
 import pytest
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
-from sqlalchemy.orm import Session
 
-from app.services.seed import SEED_DIR, seed
-from tests.factories import post_files
+from tests.helpers import doc, upload_id
 
 # One H200 serving a 70B FP8 model; TPOT 20 ms at concurrency 1 (50 tok/s/user).
 H200_70B = (
@@ -26,34 +22,11 @@ H100_70B = (
 )
 
 
-@pytest.fixture
-def catalog(session: Session, tmp_path: Path) -> None:
-    """Only the hardware catalog and the model specs of seed_data/."""
-    for name in ("hardware.csv", "models.csv"):
-        shutil.copy(SEED_DIR / name, tmp_path / name)
-    seed(session, tmp_path)
-    session.commit()
-
-
-def doc(printed: str) -> object:
-    """The doc's printed number, matched to within half its last printed digit."""
-    text = printed.replace(",", "")
-    decimals = len(text.split(".")[1]) if "." in text else 0
-    return pytest.approx(float(text), abs=0.5 * 10.0**-decimals)
-
-
 def roofline(client: TestClient, **params: Any) -> dict[str, Any]:
     response = client.get("/api/roofline", params=params)
     assert response.status_code == 200, response.text
     body: dict[str, Any] = response.json()
     return body
-
-
-def upload(client: TestClient, data: bytes) -> int:
-    response = post_files(client, ("sweep.csv", data))
-    assert response.status_code == 201, response.text
-    sweep_id: int = response.json()["sweeps"][0]["id"]
-    return sweep_id
 
 
 def test_o5_8b_bf16_on_h100_is_memory_bound_at_batch_1_and_64(
@@ -118,7 +91,7 @@ def test_o8_prefill_ttft_lower_bound_for_70b_at_2048_tokens_on_h100(
 def test_each_measured_point_shows_its_share_of_the_ceiling_at_its_concurrency(
     client: TestClient, catalog: None
 ) -> None:
-    sweep = upload(client, H200_70B)
+    sweep = upload_id(client, ("sweep.csv", H200_70B))
     body = roofline(client, sweep=sweep, ctx=1024, params_b=70)
     assert body["inputs"] | {"sweep": None} == body["inputs"] | {
         "hardware": "H200",
@@ -157,7 +130,7 @@ def test_unknown_hardware_model_or_precision_is_refused_with_the_field_named(
 def test_explore_draws_one_dashed_physics_limit_per_gpu_type_and_count_when_asked(
     client: TestClient, catalog: None
 ) -> None:
-    ids = [upload(client, H200_70B), upload(client, H100_70B)]
+    ids = [upload_id(client, ("sweep.csv", H200_70B)), upload_id(client, ("sweep.csv", H100_70B))]
     params: dict[str, Any] = {"sweep": ids, "picked": 1, "preset": "custom", "tpot_ms": 50}
     plain = client.get("/api/explore", params=params).json()["figure"]["data"]
     assert [t for t in plain if t.get("meta") == "roofline"] == []
@@ -178,7 +151,7 @@ def test_explore_draws_one_dashed_physics_limit_per_gpu_type_and_count_when_aske
 def test_the_explore_form_offers_the_physics_limit_and_claims_controls(
     client: TestClient, catalog: None
 ) -> None:
-    upload(client, H200_70B)
+    upload_id(client, ("sweep.csv", H200_70B))
     page = BeautifulSoup(client.get("/?roofline_model=deepseek-v3").text, "html.parser")
     chosen = page.select_one("#r-model option[selected]")
     assert chosen is not None and chosen["value"] == "deepseek-v3"

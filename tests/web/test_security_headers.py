@@ -14,7 +14,6 @@ import pytest
 from bs4 import BeautifulSoup
 from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
-from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.charts.style import PALETTE
@@ -30,7 +29,7 @@ from app.http.security import (
 )
 from app.settings import PROJECT_ROOT, Settings
 from app.store.models import Hardware, PricingProfile, Sweep
-from tests.factories import MINIMAL, post_files
+from tests.factories import MINIMAL, count, post_files
 
 EVIL = "http://evil.example"
 RENTAL = {"name": "H100 spot", "kind": "rental", "hardware": "H100", "usd_per_gpu_hour": 2.0}
@@ -54,11 +53,6 @@ def assert_safe_headers(response: object) -> None:
     assert headers["x-content-type-options"] == "nosniff"
     assert headers["referrer-policy"] == "same-origin"
     assert headers["x-frame-options"] == "DENY"
-
-
-def count(session: Session, model: type) -> int:
-    session.expire_all()
-    return int(session.scalar(select(func.count()).select_from(model)) or 0)
 
 
 @pytest.fixture
@@ -348,7 +342,7 @@ def test_the_origin_comparison_follows_schemes_names_and_ports() -> None:
     assert not same_origin("file://", "dash.example", "http")
 
 
-def upload(client: TestClient, headers: dict[str, str], name: bytes = b"mini") -> int:
+def upload_status(client: TestClient, headers: dict[str, str], name: bytes = b"mini") -> int:
     """Status of an upload of one small sweep sent with `headers`."""
     content = MINIMAL.replace(b"mini", name)
     files = [("files", (f"{name.decode()}.csv", content, "text/csv"))]
@@ -372,7 +366,7 @@ def upload(client: TestClient, headers: dict[str, str], name: bytes = b"mini") -
 def test_an_upload_is_accepted_only_from_this_servers_scheme_host_and_port(
     client: TestClient, session: Session, headers: dict[str, str], status: int
 ) -> None:
-    assert upload(client, headers) == status
+    assert upload_status(client, headers) == status
     assert count(session, Sweep) == (1 if status == 201 else 0)
 
 
@@ -401,15 +395,17 @@ def test_the_public_url_is_the_only_origin_on_its_name_and_local_names_keep_thei
     # TLS ends at a proxy that keeps the Host header: the app sees http://perf.example.com.
     client = make_client(public_url="https://perf.example.com/", allowed_hosts=["perf.example.com"])
     public = {"Host": "perf.example.com"}
-    assert upload(client, {**public, "Origin": "https://perf.example.com"}, b"one") == 201
-    assert upload(client, {**public, "Origin": "https://perf.example.com:443"}, b"two") == 201
-    assert upload(client, {**public, "Origin": "http://perf.example.com"}) == 403
-    assert upload(client, {**public, "Origin": "https://perf.example.com:8443"}) == 403
-    assert upload(client, {**public, "Origin": "https://evil.example"}) == 403
+    assert upload_status(client, {**public, "Origin": "https://perf.example.com"}, b"one") == 201
+    assert (
+        upload_status(client, {**public, "Origin": "https://perf.example.com:443"}, b"two") == 201
+    )
+    assert upload_status(client, {**public, "Origin": "http://perf.example.com"}) == 403
+    assert upload_status(client, {**public, "Origin": "https://perf.example.com:8443"}) == 403
+    assert upload_status(client, {**public, "Origin": "https://evil.example"}) == 403
     # An ssh tunnel to the box: the page is http://localhost:8000, as the server sees it.
     local = {"Host": "localhost:8000"}
-    assert upload(client, {**local, "Origin": "http://localhost:8000"}, b"three") == 201
-    assert upload(client, {**local, "Origin": "https://localhost:8000"}) == 403
+    assert upload_status(client, {**local, "Origin": "http://localhost:8000"}, b"three") == 201
+    assert upload_status(client, {**local, "Origin": "https://localhost:8000"}) == 403
     assert count(session, Sweep) == 3
 
 
@@ -418,21 +414,21 @@ def test_forwarded_proto_and_host_count_only_from_a_trusted_proxy(
 ) -> None:
     https = {"Origin": "https://testserver", "X-Forwarded-Proto": "https"}
     proxied = make_client(trusted_proxies=["10.0.0.0/24"], peer=("10.0.0.2", 4000))
-    assert upload(proxied, https, b"one") == 201
-    assert upload(proxied, {"Origin": "https://testserver"}) == 403  # no header: http
-    assert upload(proxied, {**https, "X-Forwarded-Proto": "http"}) == 403
+    assert upload_status(proxied, https, b"one") == 201
+    assert upload_status(proxied, {"Origin": "https://testserver"}) == 403  # no header: http
+    assert upload_status(proxied, {**https, "X-Forwarded-Proto": "http"}) == 403
     # The proxy talks to the app on a loopback name and says which name the browser used.
     behind = {**https, "Host": "127.0.0.1:8000", "X-Forwarded-Host": "testserver"}
-    assert upload(proxied, behind, b"two") == 201
+    assert upload_status(proxied, behind, b"two") == 201
     rebound = {**behind, "Origin": "https://evil.example", "X-Forwarded-Host": "evil.example"}
     response = proxied.post("/api/sweeps", headers=rebound)
     assert response.status_code == 400
     assert "'evil.example'" in response.json()["detail"]
     # The same headers from any other peer are ignored.
     direct = make_client(trusted_proxies=["10.0.0.0/24"], peer=("10.0.1.2", 4000))
-    assert upload(direct, https) == 403
-    assert upload(direct, behind) == 403
-    assert upload(make_client(), https) == 403
+    assert upload_status(direct, https) == 403
+    assert upload_status(direct, behind) == 403
+    assert upload_status(make_client(), https) == 403
     assert count(session, Sweep) == 2
 
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
 from app.store.models import Sweep
 from tests.factories import MINIMAL, count, point_count, post_files
+from tests.helpers import soup
 
 THREE_SWEEPS = (
     b"sweep,hardware,num_gpus,model,engine,precision,concurrency,tpot_p50_ms,output_tok_s\n"
@@ -15,10 +15,6 @@ THREE_SWEEPS = (
     b"h200-b,H200,8,llama-70b,sglang,fp8,1,9,120\n"
     b"b200-c,B200,8,deepseek-r1,trt,fp4,1,8,300\n"
 )
-
-
-def soup(response: object) -> BeautifulSoup:
-    return BeautifulSoup(response.text, "html.parser")  # type: ignore[attr-defined]
 
 
 def test_the_list_shows_every_sweep_with_its_point_count(client: TestClient) -> None:

@@ -13,7 +13,6 @@ from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
 from tests.conftest import FIXTURES
-from tests.test_cli_check import cli  # noqa: F401  (the fixture)
 
 ONLINE = FIXTURES / "sglang" / "datacrunch_llama_3_3_70b_online_output.jsonl"
 # p50 TTFT at rates 1, 2, 4, 8 is 85.7, 87.6, 106.1 and 191.4 ms; at rate 16 it is 614.2 ms.
@@ -83,7 +82,7 @@ def test_with_no_point_passing_the_reason_is_still_the_lightest_failing_load(
 
 
 def test_the_cli_read_off_gives_the_same_reason(
-    cli: Callable[..., int],  # noqa: F811
+    cli: Callable[..., int],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     assert cli("import", ONLINE, "--hardware", "H100", "--gpus", 8) == 0

@@ -15,7 +15,8 @@ from sqlalchemy.orm import Session
 from app.http.templating import fmt_num
 from app.store.models import Hardware, StagedUpload, Sweep
 from tests.conftest import FIXTURES
-from tests.web.test_upload_staging import details_form, multipart, soup
+from tests.helpers import soup
+from tests.web.test_upload_staging import details_form, multipart_of
 
 VLLM = sorted((FIXTURES / "vllm").glob("*.json"))  # 5 real `vllm bench serve` results
 TWO_QPS = (
@@ -23,8 +24,8 @@ TWO_QPS = (
 )
 
 
-def staged(client: TestClient, paths: list = VLLM) -> tuple[dict[str, str], object]:  # type: ignore[type-arg]
-    response = client.post("/upload/stage", files=multipart(paths))
+def staged_form(client: TestClient, paths: list = VLLM) -> tuple[dict[str, str], object]:  # type: ignore[type-arg]
+    response = client.post("/upload/stage", files=multipart_of(paths))
     assert response.status_code == 200, response.text
     page = soup(response)
     return details_form(page), page
@@ -38,7 +39,7 @@ def add_a100(session: Session) -> None:
 def test_a_vllm_preview_shows_the_percentiles_the_file_stores_and_no_empty_column(
     hx_client: TestClient,
 ) -> None:
-    _, page = staged(hx_client, [TWO_QPS])
+    _, page = staged_form(hx_client, [TWO_QPS])
     table = page.select_one("#sweep-0 table.data")
     heads = [th.get_text(strip=True) for th in table.select("thead th")]
     assert heads == [
@@ -67,7 +68,7 @@ def test_hardware_not_in_the_catalog_is_saved_only_when_kept_as_typed(
     hx_client: TestClient, session: Session
 ) -> None:
     add_a100(session)
-    fields, page = staged(hx_client, [TWO_QPS])
+    fields, page = staged_form(hx_client, [TWO_QPS])
     fields.update({"s0.hardware": "Z9000", "s0.num_gpus": "1"})
     page = soup(hx_client.post("/upload/preview", data=fields))
     choice = page.select_one("#s0-hardware-choice")
@@ -91,7 +92,7 @@ def test_hardware_not_in_the_catalog_is_saved_only_when_kept_as_typed(
     saved = hx_client.post("/upload/confirm", data={**fields, "s0.keep_hardware": "1"})
     assert saved.status_code == 200, saved.text
     assert [s.hardware for s in session.scalars(select(Sweep))] == ["Z9000"]
-    fields, _ = staged(hx_client, VLLM[:1])
+    fields, _ = staged_form(hx_client, VLLM[:1])
     fields.update({"s0.hardware": "NVIDIA A100 SXM", "s0.num_gpus": "1"})
     assert hx_client.post("/upload/confirm", data=fields).status_code == 200
     assert sorted(s.hardware for s in session.scalars(select(Sweep))) == ["A100", "Z9000"]
@@ -105,7 +106,7 @@ def test_the_same_measurements_with_corrected_details_update_the_stored_sweep(
     hx_client: TestClient, session: Session
 ) -> None:
     add_a100(session)
-    fields, _ = staged(hx_client)
+    fields, _ = staged_form(hx_client)
     count = sum(1 for k in fields if k.endswith(".hardware") and k.startswith("s"))
     assert count == 2  # the 1-8 req/s rate sweep (4 files) and the infinite-rate run
     every = {"all.hardware": "A100", "all.num_gpus": "1", "all.model": "Qwen2.5-Coder-7B"}
@@ -115,7 +116,7 @@ def test_the_same_measurements_with_corrected_details_update_the_stored_sweep(
     assert sorted(ids) == sorted(s.id for s in session.scalars(select(Sweep)))
 
     # Again, with the GPU count corrected: each sweep offers to update its stored twin.
-    fields, _ = staged(hx_client)
+    fields, _ = staged_form(hx_client)
     fixed = {**every, "all.num_gpus": "2"}
     page = soup(hx_client.post("/upload/preview", data={**fields, **fixed}))
     offers = page.select("fieldset.already-stored")
@@ -134,7 +135,7 @@ def test_the_same_measurements_with_corrected_details_update_the_stored_sweep(
     assert {(s.hardware, s.num_gpus, s.model) for s in stored} == {("A100", 2, "Qwen2.5-Coder-7B")}
 
     # A third time, as now stored: already stored, unchanged, and never "Saved".
-    fields, _ = staged(hx_client)
+    fields, _ = staged_form(hx_client)
     page = soup(hx_client.post("/upload/preview", data={**fields, **fixed}))
     notes = page.select("p.already-stored")
     assert len(notes) == count and not page.select("fieldset.already-stored")
@@ -151,10 +152,10 @@ def test_storing_the_same_measurements_as_a_second_sweep_is_a_choice(
     hx_client: TestClient, session: Session
 ) -> None:
     add_a100(session)
-    fields, _ = staged(hx_client, [TWO_QPS])
+    fields, _ = staged_form(hx_client, [TWO_QPS])
     details = {"s0.hardware": "A100", "s0.num_gpus": "1"}
     hx_client.post("/upload/confirm", data={**fields, **details})
-    fields, _ = staged(hx_client, [TWO_QPS])
+    fields, _ = staged_form(hx_client, [TWO_QPS])
     page = soup(hx_client.post("/upload/preview", data={**fields, **details, "s0.num_gpus": "4"}))
     fields = {**details_form(page), "s0.stored_as": "new"}
     saved = soup(hx_client.post("/upload/confirm", data=fields))

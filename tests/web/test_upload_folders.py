@@ -8,7 +8,6 @@ from __future__ import annotations
 import io
 import zipfile
 from pathlib import Path
-from typing import Any
 
 import pytest
 from bs4 import BeautifulSoup
@@ -21,6 +20,7 @@ from app.settings import get_settings
 from app.store.models import Sweep
 from tests.conftest import FIXTURES
 from tests.factories import count
+from tests.helpers import soup
 
 VLLM = FIXTURES / "vllm"
 RATE_FILES = sorted(VLLM.glob("*qps*.json"))[:4]  # the rate sweep 1, 2, 4, 8 req/s
@@ -63,7 +63,7 @@ def folder_files(
     return [("files", (f"{folder}/{n}", data, "application/octet-stream")) for n, data in files]
 
 
-def zip_of(folder: str, paths: list[Path], side: dict[str, bytes]) -> bytes:
+def zipped_folder(folder: str, paths: list[Path], side: dict[str, bytes]) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for p in paths:
@@ -72,10 +72,6 @@ def zip_of(folder: str, paths: list[Path], side: dict[str, bytes]) -> bytes:
             archive.writestr(f"{folder}/{name}", data)
         archive.writestr(f"__MACOSX/{folder}/._README.md", b"\x00\x05\x16\x07")
     return buffer.getvalue()
-
-
-def soup(response: Any) -> BeautifulSoup:
-    return BeautifulSoup(response.text, "html.parser")
 
 
 def skipped_on_page(page: BeautifulSoup) -> list[str]:
@@ -96,7 +92,7 @@ def test_four_vllm_results_with_five_side_files_import_and_list_each_skipped_fil
 def test_a_zip_of_a_fixture_folder_with_side_files_lists_members_read_and_unread(
     client: TestClient,
 ) -> None:
-    data = zip_of("qwen-rates", [*RATE_FILES, VLLM / "SOURCES.md"], SIDE_FILES)
+    data = zipped_folder("qwen-rates", [*RATE_FILES, VLLM / "SOURCES.md"], SIDE_FILES)
     response = client.post(
         "/api/sweeps", files=[("files", ("qwen-rates.zip", data, "application/zip"))], data=FIELDS
     )
@@ -344,7 +340,7 @@ def test_side_files_are_never_parsed_to_tell_they_are_side_files(client: TestCli
 def test_a_zip_of_many_plots_names_the_first_hundred_and_counts_the_rest() -> None:
     # 300 plots and the zip's macOS metadata entry.
     plots = {f"plot{i:03}.png": PNG for i in range(300)}
-    data = zip_of("runs", RATE_FILES[:1], plots)
+    data = zipped_folder("runs", RATE_FILES[:1], plots)
     typed = {"hardware": "H100", "num_gpus": 1}
     upload = parse_upload_files([UploadFile("runs.zip", data)], typed)
     assert [s.point_count for s in upload.sweeps] == [1]
@@ -352,7 +348,7 @@ def test_a_zip_of_many_plots_names_the_first_hundred_and_counts_the_rest() -> No
     assert str(upload.skipped[0]) == "runs.zip/runs/plot000.png: not a result file: skipped"
     assert str(upload.skipped[-1]) == "(201 more files): not result files: skipped"
     with pytest.raises(IngestError) as refused:
-        parse_upload_files([UploadFile("plots.zip", zip_of("runs", [], plots))], typed)
+        parse_upload_files([UploadFile("plots.zip", zipped_folder("runs", [], plots))], typed)
     messages = [str(e) for e in refused.value.errors]
     assert len(messages) == 102
     assert messages[0] == "(upload): none of these 301 files is a result file; nothing was stored"
@@ -360,10 +356,10 @@ def test_a_zip_of_many_plots_names_the_first_hundred_and_counts_the_rest() -> No
 
 
 def test_an_archive_inside_an_archive_is_skipped_unopened_and_named_so() -> None:
-    inner = zip_of("old", RATE_FILES[1:2], {})
+    inner = zipped_folder("old", RATE_FILES[1:2], {})
     typed = {"hardware": "H100", "num_gpus": 1}
     upload = parse_upload_files(
-        [UploadFile("runs.zip", zip_of("runs", RATE_FILES[:1], {"old.zip": inner}))], typed
+        [UploadFile("runs.zip", zipped_folder("runs", RATE_FILES[:1], {"old.zip": inner}))], typed
     )
     assert [s.point_count for s in upload.sweeps] == [1]
     assert [str(s) for s in upload.skipped[:1]] == [
@@ -371,7 +367,9 @@ def test_an_archive_inside_an_archive_is_skipped_unopened_and_named_so() -> None
         "skipped"
     ]
     with pytest.raises(IngestError) as refused:
-        parse_upload_files([UploadFile("outer.zip", zip_of("runs", [], {"old.zip": inner}))], typed)
+        parse_upload_files(
+            [UploadFile("outer.zip", zipped_folder("runs", [], {"old.zip": inner}))], typed
+        )
     assert str(refused.value.errors[1]) == (
         "outer.zip/runs/old.zip: an archive inside an archive is not opened; upload it on its own"
     )

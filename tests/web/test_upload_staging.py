@@ -17,17 +17,14 @@ from app.store.models import StagedUpload, Sweep
 from app.web.uploads import EDITABLE_SWEEPS, LISTED_SWEEPS
 from tests.conftest import FIXTURES
 from tests.factories import count
+from tests.helpers import soup
 
 LLMPERF = sorted((FIXTURES / "llmperf").glob("*.json"))  # two sweeps: anyscale and together
 BARE = b"concurrency,tpot_p50_ms,output_tok_s\n1,10,100\n8,14,700\n"
 
 
-def multipart(paths: list[Path]) -> list[tuple[str, tuple[str, bytes, str]]]:
+def multipart_of(paths: list[Path]) -> list[tuple[str, tuple[str, bytes, str]]]:
     return [("files", (p.name, p.read_bytes(), "application/json")) for p in paths]
-
-
-def soup(response: Any) -> BeautifulSoup:
-    return BeautifulSoup(response.text, "html.parser")
 
 
 def details_form(page: BeautifulSoup) -> dict[str, str]:
@@ -47,8 +44,8 @@ def kept(fields: dict[str, str]) -> dict[str, str]:
     return {**fields, "all.keep_hardware": "1"}
 
 
-def stage(client: TestClient, paths: list[Path] = LLMPERF) -> dict[str, str]:
-    response = client.post("/upload/stage", files=multipart(paths))
+def stage_files(client: TestClient, paths: list[Path] = LLMPERF) -> dict[str, str]:
+    response = client.post("/upload/stage", files=multipart_of(paths))
     assert response.status_code == 200, response.text
     return details_form(soup(response))
 
@@ -56,7 +53,7 @@ def stage(client: TestClient, paths: list[Path] = LLMPERF) -> dict[str, str]:
 def test_staging_keeps_the_files_once_and_prefills_each_sweeps_details_from_its_file(
     hx_client: TestClient, session: Session
 ) -> None:
-    response = hx_client.post("/upload/stage", files=multipart(LLMPERF))
+    response = hx_client.post("/upload/stage", files=multipart_of(LLMPERF))
     page = soup(response)
     # The answer is what goes inside #upload-result, not a replacement for it.
     assert page.select_one("#upload-result") is None
@@ -84,7 +81,7 @@ def test_staging_keeps_the_files_once_and_prefills_each_sweeps_details_from_its_
 def test_a_field_edit_sends_only_the_details_and_previews_the_staged_copy(
     hx_client: TestClient, session: Session
 ) -> None:
-    fields = stage(hx_client)
+    fields = stage_files(hx_client)
     fields.update({"s0.hardware": "H100", "s0.num_gpus": "8", "s0.isl": "2000"})
     response = hx_client.post("/upload/preview", data=fields)
     sent = response.request
@@ -105,7 +102,7 @@ def test_a_field_edit_sends_only_the_details_and_previews_the_staged_copy(
 def test_save_stores_exactly_the_staged_content_with_each_sweeps_own_details(
     hx_client: TestClient, session: Session
 ) -> None:
-    fields = stage(hx_client)
+    fields = stage_files(hx_client)
     fields.update(
         {"s0.hardware": "H100", "s0.num_gpus": "8", "s1.hardware": "A100", "s1.num_gpus": "2"}
     )
@@ -137,7 +134,7 @@ def test_save_stores_exactly_the_staged_content_with_each_sweeps_own_details(
 def test_the_summary_links_each_saved_sweep_and_opens_them_all_on_explore(
     hx_client: TestClient, session: Session
 ) -> None:
-    fields = stage(hx_client)
+    fields = stage_files(hx_client)
     fields.update({"all.hardware": "H100", "all.num_gpus": "8"})
     page = soup(hx_client.post("/upload/confirm", data=kept(fields)))
     ids = sorted(session.scalars(select(Sweep.id)).all())
@@ -158,7 +155,7 @@ def test_the_summary_links_each_saved_sweep_and_opens_them_all_on_explore(
 def test_the_all_sweeps_row_sets_every_sweep_and_is_cleared_once_applied(
     hx_client: TestClient,
 ) -> None:
-    fields = stage(hx_client)
+    fields = stage_files(hx_client)
     fields.update({"all.hardware": "H200", "all.num_gpus": "4"})
     again = details_form(soup(hx_client.post("/upload/preview", data=fields)))
     assert [again[f"s{i}.{k}"] for i in (0, 1) for k in ("hardware", "num_gpus")] == [
@@ -173,7 +170,7 @@ def test_the_all_sweeps_row_sets_every_sweep_and_is_cleared_once_applied(
 def test_a_refused_detail_keeps_every_sweep_and_shows_the_value_as_typed(
     hx_client: TestClient, session: Session
 ) -> None:
-    fields = stage(hx_client)
+    fields = stage_files(hx_client)
     fields.update({"s1.num_gpus": "eight", "s0.hardware": "H100"})
     page = soup(hx_client.post("/upload/preview", data=fields))
     assert len(page.select("#upload-preview article")) == 2
@@ -191,7 +188,7 @@ def test_a_refused_detail_keeps_every_sweep_and_shows_the_value_as_typed(
 def test_saving_without_a_gpu_count_names_sweep_and_field_and_keeps_the_files_staged(
     hx_client: TestClient, session: Session
 ) -> None:
-    fields = stage(hx_client)
+    fields = stage_files(hx_client)
     fields.update({"all.hardware": "H100", "s0.num_gpus": "8"})
     refused = hx_client.post("/upload/confirm", data=kept(fields))
     assert refused.status_code == 422
@@ -207,7 +204,7 @@ def test_saving_without_a_gpu_count_names_sweep_and_field_and_keeps_the_files_st
     assert count(session, Sweep) == 2
 
 
-def many_sweeps_csv(n: int) -> bytes:
+def many_staged_sweeps_csv(n: int) -> bytes:
     rows = [f"s{k:03d},H100,{1 + k % 8},m-{k},1,10,100\n" for k in range(n)]
     return (
         "sweep,hardware,num_gpus,model,concurrency,tpot_p50_ms,output_tok_s\n" + "".join(rows)
@@ -219,7 +216,7 @@ def test_an_upload_of_more_sweeps_than_a_form_can_carry_lists_the_rest_and_saves
 ) -> None:
     sweeps = EDITABLE_SWEEPS + 50
     staged = hx_client.post(
-        "/upload/stage", files=[("files", ("many.csv", many_sweeps_csv(sweeps), "text/csv"))]
+        "/upload/stage", files=[("files", ("many.csv", many_staged_sweeps_csv(sweeps), "text/csv"))]
     )
     page = soup(staged)
     assert len(page.select("#upload-preview article.preview")) == EDITABLE_SWEEPS
@@ -277,7 +274,7 @@ def test_a_preview_lists_a_bounded_number_of_sweeps_and_counts_the_rest(
     hx_client: TestClient,
 ) -> None:
     sweeps = EDITABLE_SWEEPS + LISTED_SWEEPS + 5
-    data = many_sweeps_csv(sweeps).replace(b"s105,H100,2,", b"s105,H100,,")  # no GPU count
+    data = many_staged_sweeps_csv(sweeps).replace(b"s105,H100,2,", b"s105,H100,,")  # no GPU count
     upload = [("files", ("many.csv", data, "text/csv"))]
     page = soup(hx_client.post("/upload/stage", files=upload))
     more = page.select_one("#more-sweeps")
@@ -302,7 +299,7 @@ def test_a_preview_lists_a_bounded_number_of_sweeps_and_counts_the_rest(
 def test_a_saved_or_expired_or_made_up_staging_token_is_gone(
     hx_client: TestClient, session: Session
 ) -> None:
-    fields = stage(hx_client)
+    fields = stage_files(hx_client)
     fields.update({"all.hardware": "H100", "all.num_gpus": "8"})
     assert hx_client.post("/upload/confirm", data=kept(fields)).status_code == 200
     again = hx_client.post("/upload/confirm", data=kept(fields))
@@ -310,7 +307,9 @@ def test_a_saved_or_expired_or_made_up_staging_token_is_gone(
     assert "choose the files again" in again.text
     assert count(session, Sweep) == 2
 
-    other = stage(hx_client, [FIXTURES / "sglang" / "datacrunch_deepseek_dp_mla_output.jsonl"])
+    other = stage_files(
+        hx_client, [FIXTURES / "sglang" / "datacrunch_deepseek_dp_mla_output.jsonl"]
+    )
     session.execute(update(StagedUpload).values(expires_at_s=0))
     session.commit()
     assert hx_client.post("/upload/preview", data=other).status_code == 410
@@ -322,15 +321,15 @@ def test_a_saved_or_expired_or_made_up_staging_token_is_gone(
 def test_new_files_replace_the_staged_ones_and_expired_ones_are_purged(
     hx_client: TestClient, session: Session
 ) -> None:
-    first = stage(hx_client)
+    first = stage_files(hx_client)
     session.execute(update(StagedUpload).values(expires_at_s=0))
     session.commit()
-    older = stage(hx_client)
+    older = stage_files(hx_client)
     assert older["staging"] != first["staging"]
     # The expired one was purged when the next files arrived.
     assert session.scalars(select(StagedUpload.token)).all() == [older["staging"]]
     # Choosing files again sends the previous token along: it is dropped.
-    files = multipart([FIXTURES / "sglang" / "datacrunch_deepseek_dp_mla_output.jsonl"])
+    files = multipart_of([FIXTURES / "sglang" / "datacrunch_deepseek_dp_mla_output.jsonl"])
     newest = hx_client.post("/upload/stage", files=files, data={"staging": older["staging"]})
     session.expire_all()
     assert session.scalars(select(StagedUpload.token)).all() == [
@@ -343,8 +342,8 @@ def test_the_staging_area_is_bounded_and_refuses_with_503_when_full(
 ) -> None:
     client = make_client(max_staged_mb=0.2)  # the LLMPerf files are 125 KB
     client.headers["HX-Request"] = "true"
-    stage(client)
-    full = client.post("/upload/stage", files=multipart(LLMPERF))
+    stage_files(client)
+    full = client.post("/upload/stage", files=multipart_of(LLMPERF))
     assert full.status_code == 503
     assert full.headers["Retry-After"] == "60"
     assert "PARETOSCOPE_MAX_STAGED_MB" in full.text
@@ -392,7 +391,7 @@ def test_staging_needs_the_write_token_and_the_staging_token_carries_it_to_save(
 
 def test_every_form_of_the_page_answers_into_the_result_box(hx_client: TestClient) -> None:
     page = soup(hx_client.get("/upload", headers={"HX-Request": ""}))
-    staged = soup(hx_client.post("/upload/stage", files=multipart(LLMPERF)))
+    staged = soup(hx_client.post("/upload/stage", files=multipart_of(LLMPERF)))
     for form in (page.select_one("#upload-form"), staged.select_one("#details-form")):
         assert (form["hx-target"], form["hx-swap"]) == ("#upload-result", "innerHTML")
     assert page.select_one("#upload-result")["aria-live"] == "polite"

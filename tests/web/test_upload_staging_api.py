@@ -15,7 +15,7 @@ from tests.factories import count
 LLMPERF = sorted((FIXTURES / "llmperf").glob("*.json"))
 
 
-def staged(client: TestClient) -> dict[str, Any]:
+def staged_upload(client: TestClient) -> dict[str, Any]:
     files = [("files", (p.name, p.read_bytes(), "application/json")) for p in LLMPERF]
     response = client.post("/api/uploads", files=files)
     assert response.status_code == 201, response.text
@@ -25,7 +25,7 @@ def staged(client: TestClient) -> dict[str, Any]:
 def test_staging_answers_a_token_and_each_sweeps_details_from_its_files(
     client: TestClient, session: Session
 ) -> None:
-    body = staged(client)
+    body = staged_upload(client)
     assert len(body["staging"]) == 43
     first, second = body["sweeps"]
     assert (first["index"], first["points"], first["request_samples"]) == (0, 1, 150)
@@ -39,7 +39,7 @@ def test_staging_answers_a_token_and_each_sweeps_details_from_its_files(
 def test_preview_and_save_send_only_details_and_each_sweep_keeps_its_own(
     client: TestClient, session: Session
 ) -> None:
-    token = staged(client)["staging"]
+    token = staged_upload(client)["staging"]
     details = {"details": {"hardware": "H100"}, "sweeps": [{"num_gpus": 8}, {"num_gpus": 2}]}
     preview = client.post(f"/api/uploads/{token}/preview", json=details)
     assert preview.status_code == 200
@@ -61,7 +61,7 @@ def test_preview_and_save_send_only_details_and_each_sweep_keeps_its_own(
 def test_a_missing_or_refused_detail_is_a_422_naming_the_sweep_and_the_api_field(
     client: TestClient, session: Session
 ) -> None:
-    token = staged(client)["staging"]
+    token = staged_upload(client)["staging"]
     bad = client.post(f"/api/uploads/{token}/preview", json={"sweeps": [{"num_gpus": "x"}]})
     assert bad.status_code == 422
     [error] = bad.json()["errors"]
@@ -79,7 +79,7 @@ def test_a_missing_or_refused_detail_is_a_422_naming_the_sweep_and_the_api_field
 
 
 def test_discarding_drops_the_staged_files(client: TestClient, session: Session) -> None:
-    token = staged(client)["staging"]
+    token = staged_upload(client)["staging"]
     assert client.delete(f"/api/uploads/{token}").status_code == 204
     assert session.scalars(select(StagedUpload)).all() == []
     assert client.post(f"/api/uploads/{token}/preview", json={}).status_code == 410

@@ -1,0 +1,101 @@
+"""The helpers more than one test module uses: one home, one signature each (tests/test_architecture
+checks that no helper name is defined twice). Fixtures live in conftest.py.
+
+Every helper that sends a request asserts the status it expects (`expect=`), so a test reads
+what it arranges, and a failed arrangement fails there, with the answer's text.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+from typing import Any
+
+import pytest
+from bs4 import BeautifulSoup
+from fastapi.testclient import TestClient
+from httpx import Response
+
+from app.ingest import ParsedSweep, UploadFile, parse_upload
+from app.settings import PROJECT_ROOT
+from tests.factories import post_files
+
+
+def soup(page: str | Response, expect: int | None = None) -> BeautifulSoup:
+    """A page (its text, or the answer that carries it, with the status `expect`) parsed."""
+    if isinstance(page, str):
+        return BeautifulSoup(page, "html.parser")
+    if expect is not None:
+        assert page.status_code == expect, page.text
+    return BeautifulSoup(page.text, "html.parser")
+
+
+def upload(
+    client: TestClient, *files: tuple[str, bytes], expect: int = 201, **fields: Any
+) -> list[dict[str, Any]]:
+    """POST /api/sweeps with these files and form fields; the stored sweeps' summaries."""
+    response = post_files(client, *files, **fields)
+    assert response.status_code == expect, response.text
+    sweeps: list[dict[str, Any]] = response.json().get("sweeps", [])
+    return sweeps
+
+
+def upload_ids(client: TestClient, *files: tuple[str, bytes], **fields: Any) -> list[int]:
+    """The ids of the sweeps an upload stored, in order."""
+    return [int(s["id"]) for s in upload(client, *files, **fields)]
+
+
+def upload_id(client: TestClient, *files: tuple[str, bytes], **fields: Any) -> int:
+    """The id of the one sweep an upload stored."""
+    ids = upload_ids(client, *files, **fields)
+    assert len(ids) == 1, f"expected one sweep, the upload stored {len(ids)}"
+    return ids[0]
+
+
+def upload_by_name(client: TestClient, *files: tuple[str, bytes], **fields: Any) -> dict[str, int]:
+    """The ids of the sweeps an upload stored, by sweep name."""
+    sweeps = upload(client, *files, **fields)
+    by_name = {s["name"]: int(s["id"]) for s in sweeps}
+    assert len(by_name) == len(sweeps), "two stored sweeps share a name"
+    return by_name
+
+
+def parse(*files: tuple[str, bytes], **form: Any) -> list[ParsedSweep]:
+    """The sweeps these files parse to with these form fields (no database)."""
+    return parse_upload([UploadFile(n, d) for n, d in files], form)
+
+
+def only(sweeps: list[ParsedSweep]) -> ParsedSweep:
+    assert len(sweeps) == 1
+    return sweeps[0]
+
+
+def as_json(data: Any) -> bytes:
+    return json.dumps(data).encode()
+
+
+def jsonl(records: list[dict[str, Any]]) -> bytes:
+    """One JSON object a line, each line ended."""
+    return "".join(json.dumps(r) + "\n" for r in records).encode()
+
+
+def doc(printed: str) -> object:
+    """The doc's printed number, matched to within half its last printed digit."""
+    text = printed.replace(",", "")
+    decimals = len(text.split(".")[1]) if "." in text else 0
+    return pytest.approx(float(text), abs=0.5 * 10.0**-decimals)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+ARTIFACTS = PROJECT_ROOT / "test-artifacts"
+
+
+def shoot(page: Any, name: str, *, full_page: bool = True) -> None:
+    """A screenshot of a browser page as test-artifacts/<name>.png, to look at after a run."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=full_page)
