@@ -12,19 +12,14 @@ from pathlib import Path
 import pytest
 
 from app.cli import main as cli_main
+from app.http.explore_state import DEFAULT_PRESET
 from app.settings import Settings
-from app.web.explore_state import DEFAULT_PRESET
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 DOCS = ROOT / "docs"
 CONFIGURATION = DOCS / "configuration.md"
 CLI_DOC = DOCS / "cli.md"
-# Written on a sibling branch of issue #33 (locked dependencies; `make test-fast`): named here so
-# this branch's links and targets pass until both are merged. Once they exist they are checked
-# like any other; then these entries can go.
-NOT_YET_MERGED_FILES: set[str] = set()
-NOT_YET_MERGED_TARGETS = {"test-fast"}
 
 
 def markdown_files() -> list[Path]:
@@ -196,7 +191,7 @@ def test_every_make_target_the_docs_name_is_in_the_makefile() -> None:
         named |= set(re.findall(r"`make ([a-z][\w-]*)", text))
         named |= set(re.findall(r"^make ([a-z][\w-]*)", text, flags=re.M))
     assert {"run", "test"} <= named
-    assert named - makefile_targets() - NOT_YET_MERGED_TARGETS == set()
+    assert named - makefile_targets() == set()
 
 
 def slug(heading: str) -> str:
@@ -226,8 +221,7 @@ def test_every_relative_link_in_the_readme_and_docs_resolves() -> None:
             linked = (path.parent / file_part).resolve() if file_part else path
             where = f"{path.relative_to(ROOT)} → {target}"
             if not linked.exists():
-                if linked.relative_to(ROOT).as_posix() not in NOT_YET_MERGED_FILES:
-                    broken.append(f"{where}: no such file")
+                broken.append(f"{where}: no such file")
                 continue
             if anchor and linked.suffix == ".md" and anchor not in anchors(linked):
                 broken.append(f"{where}: no such heading")

@@ -1,8 +1,8 @@
 """Charts that read true, in Chromium at 1280×720 and 390×844 (issue 32 §2): an outlier series
 leaves the axes to the bulk with "Show all points" one click away, a phone legend shows every
 entry, the rendered tick labels are the tables' numbers, the offline report fits a phone and
-History's sidebar shows every control. Screenshots of each page go to /work/notes/shots when that
-folder exists (else test-artifacts/) as charts-<page>-<size>.png.
+History's sidebar shows every control. Screenshots of each page go to
+test-artifacts/charts-<page>-<size>.png.
 """
 
 from __future__ import annotations
