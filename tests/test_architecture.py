@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import subprocess
 import sys
 from pathlib import Path
 
 import grimp
+from pydantic import BaseModel
 
 APP = Path(__file__).resolve().parents[1] / "app"
 TOP_LEVEL = {"__init__.py", "main.py", "settings.py"}
@@ -86,3 +89,33 @@ def test_the_import_contracts_hold() -> None:
     )
     assert result.returncode == 0, result.stdout[-3000:]
     assert "5 kept, 0 broken" in result.stdout
+
+
+def pydantic_models_outside_schemas(root: Path) -> list[str]:
+    """Pydantic model classes defined under `root` but in app/schemas and the settings."""
+    names = []
+    for path in sorted(root.rglob("*.py")):
+        relative = path.relative_to(root.parent).with_suffix("")
+        name = ".".join(relative.parts).removesuffix(".__init__")
+        # __main__ modules run a program when imported.
+        if name.startswith("app.schemas") or name == "app.settings" or name.endswith("__main__"):
+            continue
+        names.append(name)
+    return models_in(names)
+
+
+def models_in(names: list[str]) -> list[str]:
+    """The pydantic model classes these modules define: "module:Class"."""
+    found = []
+    for name in names:
+        module = importlib.import_module(name)
+        for cls_name, cls in inspect.getmembers(module, inspect.isclass):
+            if cls.__module__ == name and issubclass(cls, BaseModel):
+                found.append(f"{name}:{cls_name}")
+    return found
+
+
+def test_every_input_model_lives_in_app_schemas() -> None:
+    assert pydantic_models_outside_schemas(APP) == []
+    # The finder sees models: those of app/schemas, looked for as if they lived elsewhere.
+    assert "app.schemas.sweeps:SweepQuery" in models_in(["app.schemas.sweeps"])

@@ -14,9 +14,10 @@ from app.http.deps import IdPath, SessionDep, SettingsDep, UploadDep, WriteDep
 from app.schemas.answers.sweeps import SweepDetail, SweepEdited, SweepList
 from app.schemas.answers.uploads import UploadSaved
 from app.schemas.responses import ERROR_RESPONSES, answered_with, download
+from app.schemas.sweeps import SweepQuery
 from app.services import upload_json, uploads
 from app.services.catalog import match_changes
-from app.services.sweep_edits import SweepQuery, sweep_changes
+from app.services.sweep_edits import sweep_changes, sweep_filters
 from app.store import sweeps as q
 from app.store import tags as tag_store
 
@@ -29,7 +30,7 @@ def api_sweeps_list(session: SessionDep, params: Annotated[SweepQuery, Query()])
     """List sweeps with filters, a search (`q`: every word in the name, model, hardware, engine,
     precision or notes) and pagination (`limit` is `per_page`, at most 500): always bounded."""
     size = params.page_size
-    rows, total = q.list_sweeps(session, params.filters(), params.page, size)
+    rows, total = q.list_sweeps(session, sweep_filters(params), params.page, size)
     counts = q.point_counts(session, [s.id for s in rows])
     tags = tag_store.tags_by_sweep(session, [s.id for s in rows])
     return json_answer(

@@ -1,15 +1,12 @@
-"""Query and edit shapes shared by the sweep pages and their JSON twins."""
+"""Sweep-list filters and metadata edits, shared by the sweep pages and their JSON twins."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field
-
 from app.domain.columns import SWEEP_COLUMN_NAMES
 from app.ingest import IngestError, RowError
-from app.schemas.bounds import DbCount, DbId
-from app.schemas.text import StorableText
+from app.schemas.sweeps import SweepQuery
 from app.services.uploads import parse_defaults
 from app.store.sweep_search import SweepFilters
 
@@ -17,44 +14,18 @@ REQUIRED_META = ("sweep", "hardware", "num_gpus")
 EDITABLE = tuple(c for c in SWEEP_COLUMN_NAMES if c != "source_tool")
 
 
-class SweepQuery(StorableText):
-    model: str | None = None
-    hardware: str | None = None
-    engine: str | None = None
-    precision: str | None = None
-    source_kind: str | None = None
-    isl: DbCount | None = None
-    osl: DbCount | None = None
-    q: str | None = Field(
-        default=None,
-        max_length=1000,
-        description="Words, each found in the name, model, hardware, engine, precision or notes",
+def sweep_filters(query: SweepQuery) -> SweepFilters:
+    """The store's filters for a sweep-list query (an empty field filters nothing)."""
+    return SweepFilters(
+        model=query.model or None,
+        hardware=query.hardware or None,
+        engine=query.engine or None,
+        precision=query.precision or None,
+        source_kind=query.source_kind or None,
+        isl=query.isl,
+        osl=query.osl,
+        q=query.q or None,
     )
-    page: DbId = 1
-    per_page: int = Field(default=25, ge=1, le=500)
-    limit: int | None = Field(default=None, ge=1, le=500, description="as per_page")
-
-    @property
-    def page_size(self) -> int:
-        return self.limit or self.per_page
-
-    def filters(self) -> SweepFilters:
-        return SweepFilters(
-            model=self.model or None,
-            hardware=self.hardware or None,
-            engine=self.engine or None,
-            precision=self.precision or None,
-            source_kind=self.source_kind or None,
-            isl=self.isl,
-            osl=self.osl,
-            q=self.q or None,
-        )
-
-    def query_string(self, **changes: Any) -> str:
-        from urllib.parse import urlencode
-
-        data = {**self.model_dump(exclude_none=True), **changes}
-        return urlencode({k: v for k, v in data.items() if v not in (None, "")})
 
 
 def sweep_changes(body: dict[str, Any]) -> dict[str, Any]:

@@ -12,10 +12,11 @@ from app.domain.columns import COLUMNS_BY_NAME, POINT_COLUMN_NAMES
 from app.domain.lengths import check_lengths
 from app.http.deps import FormDep, HtmxDep, IdPath, SessionDep, SettingsDep, check_write_token
 from app.http.templating import render
+from app.schemas.sweeps import SweepQuery
 from app.services import tags as tag_service
 from app.services.catalog import match_changes
 from app.services.errors import Invalid
-from app.services.sweep_edits import EDITABLE, SweepQuery, sweep_changes
+from app.services.sweep_edits import EDITABLE, sweep_changes, sweep_filters
 from app.store import catalog
 from app.store import points as point_queries
 from app.store import sweeps as q
@@ -30,7 +31,7 @@ def sweeps_list(
     request: Request, session: SessionDep, htmx: HtmxDep, params: Annotated[SweepQuery, Query()]
 ) -> Response:
     """Every stored sweep, filtered and paginated; htmx gets only the table."""
-    rows, total = q.list_sweeps(session, params.filters(), params.page, params.per_page)
+    rows, total = q.list_sweeps(session, sweep_filters(params), params.page, params.per_page)
     context = {
         "sweeps": rows,
         "counts": q.point_counts(session, [s.id for s in rows]),

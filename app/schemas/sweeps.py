@@ -1,0 +1,37 @@
+"""The sweep list's query: filters, search words and paging (the sweeps page and /api/sweeps)."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from pydantic import Field
+
+from app.schemas.bounds import DbCount, DbId
+from app.schemas.text import StorableText
+
+
+class SweepQuery(StorableText):
+    model: str | None = None
+    hardware: str | None = None
+    engine: str | None = None
+    precision: str | None = None
+    source_kind: str | None = None
+    isl: DbCount | None = None
+    osl: DbCount | None = None
+    q: str | None = Field(
+        default=None,
+        max_length=1000,
+        description="Words, each found in the name, model, hardware, engine, precision or notes",
+    )
+    page: DbId = 1
+    per_page: int = Field(default=25, ge=1, le=500)
+    limit: int | None = Field(default=None, ge=1, le=500, description="as per_page")
+
+    @property
+    def page_size(self) -> int:
+        return self.limit or self.per_page
+
+    def query_string(self, **changes: Any) -> str:
+        data = {**self.model_dump(exclude_none=True), **changes}
+        return urlencode({k: v for k, v in data.items() if v not in (None, "")})
