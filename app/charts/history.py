@@ -40,6 +40,7 @@ def history_figure(
                 "name": group.label,
                 "x": [row.date.isoformat() for row in rows if row.date is not None],
                 "y": ys,
+                # The name in bold, escaped (it comes from an upload): hover numbers stand apart.
                 "text": [f"<b>{escape(row.result.meta.name)}</b>" for row in rows],
                 "customdata": [fmt_usd(y) if cost else fmt_number(y) for y in ys],
                 "hovertemplate": "%{text}<br>%{x}: %{customdata}<extra></extra>",

@@ -105,8 +105,12 @@
       // One draw at a time per chart: a draw asked for while another is in flight (page load,
       // an htmx settle, a change of screen width) waits for it, as two interleaved Plotly.react
       // calls on one element can leave an axis unscaled.
+      // data-drawn="1" once the last draw asked for is done (tests wait on it).
       var previous = el.psDrawing || Promise.resolve();
-      el.psDrawing = previous.catch(function () {}).then(function () { return drawFigure(el); });
+      var drawing = previous.catch(function () {}).then(function () { return drawFigure(el); })
+        .then(function () { if (el.psDrawing === drawing) el.dataset.drawn = "1"; });
+      el.psDrawing = drawing;
+      el.dataset.drawn = "";
     });
   }
 

@@ -16,7 +16,7 @@ import pytest
 
 from app.domain.numbers import fmt_number, fmt_usd
 from tests.browser.conftest import run_server
-from tests.browser.test_charts import many_sweeps_csv, wait_for_chart
+from tests.browser.test_charts import many_chart_sweeps_csv, wait_for_chart
 from tests.conftest import FIXTURES
 from tests.helpers import shoot
 
@@ -47,7 +47,7 @@ def post(url: str, name: str, data: bytes, **fields: Any) -> list[int]:
 @pytest.fixture(scope="module")
 def read_true_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     with run_server(tmp_path_factory.mktemp("read-true")) as url:
-        real = post(url, "many.csv", many_sweeps_csv(REAL))
+        real = post(url, "many.csv", many_chart_sweeps_csv(REAL))
         mock = post(url, "mock.csv", mock_csv())
         vllm = sorted((FIXTURES / "vllm").glob("stellalee_openai-*qps-*.json"))
         files = [("files", (p.name, p.read_bytes())) for p in vllm]
@@ -214,12 +214,12 @@ def test_rendered_tick_labels_are_the_tables_numbers(
         page.set_content(html)
     else:
         page = open_at(browser, url, size)
+    # Every chart drawn, its legend placed (a second draw may move it below the plot).
     page.wait_for_function(
         "() => [...document.querySelectorAll('[data-figure]')]"
-        ".every((el) => el.querySelector('.main-svg'))",
+        ".every((el) => el.dataset.drawn === '1')",
         timeout=20000,
     )
-    page.wait_for_timeout(300)
     labels = page.evaluate(TICKS)
     assert labels, key
     wrong = [label for label in labels if label[3] and not app_number(label[3])]

@@ -41,11 +41,11 @@ def used_values(session: Session, sweeps: list[Any]) -> dict[tuple[int, str], li
     samples = point_queries.sweeps_samples(session, sweeps)
     out: dict[tuple[int, str], list[Any]] = {}
     for sweep in sweeps:
-        frame = samples.get(int(sweep.meta["id"]))
+        frame = samples.get(int(sweep.meta.id))
         wanted = [(m, p) for m in METRICS for p in ASKED]
         by_point = sample_percentiles(frame, wanted) if frame is not None else {}
         for row in sweep.rows:
-            point = PointMetrics.from_row({**row, "num_gpus": sweep.meta["num_gpus"]})
+            point = PointMetrics.from_row({**row, "num_gpus": sweep.meta.num_gpus})
             for metric in METRICS:
                 values = [
                     (p, value_ms(point, metric, p, by_point.get(point.point_id))) for p in ASKED
@@ -182,7 +182,7 @@ def test_the_p75_genai_perf_and_aiperf_store_answers_a_p75_read_off(
     client: TestClient, session: Session, folder: str, ttft_p75_ms: float, tpot_p75_ms: float
 ) -> None:
     [sweep] = stored_sweeps(client, session, multipart(folder))
-    params = {"sweep": sweep.meta["id"], "ttft_ms": 5000, "percentile": "p75", "points": True}
+    params = {"sweep": sweep.meta.id, "ttft_ms": 5000, "percentile": "p75", "points": True}
     [result] = client.get("/api/readoff", params=params).json()["results"]
     [check] = result["points"][0]["checks"]
     assert (check["value_ms"], check["source"]) == (ttft_p75_ms, "stored")

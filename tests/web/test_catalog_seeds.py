@@ -84,7 +84,7 @@ def test_undated_sweeps_show_date_unknown_on_history_and_are_not_plotted(
     assert sweeps == [("dated", "2026-06-01", "measured"), ("undated", None, "unknown")]
     assert config["sweeps"][1]["uploaded"] is not None
     [trace] = body.json()["figure"]["data"]
-    assert (trace["x"], trace["y"], trace["text"]) == (["2026-06-01"], [1000.0], ["dated"])
+    assert (trace["x"], trace["y"], trace["text"]) == (["2026-06-01"], [1000.0], ["<b>dated</b>"])
     page = soup(client.get("/history", params={"picked": 1, "preset": "custom"}).text)
     dates = [td.get_text(" ", strip=True) for td in page.select(".history-table td.date")]
     assert dates[0] == "2026-06-01"
