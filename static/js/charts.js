@@ -99,24 +99,44 @@
     return false;
   }
 
+  // A chart with no width yet (hidden, or mid-way through a change of screen width) is not
+  // drawn: Plotly would lay it out in 0 px and fail ("axis scaling", negative heights). It is
+  // drawn as soon as it has a width.
+  var sized = window.ResizeObserver ? new ResizeObserver(function (entries) {
+    entries.forEach(function (entry) {
+      var el = entry.target;
+      if (el.dataset.waiting === "1" && el.clientWidth > 0) {
+        el.dataset.waiting = "";
+        queueDraw(el);
+      }
+    });
+  }) : null;
+
+  // One draw at a time per chart: a draw asked for while another is in flight (page load, an
+  // htmx settle, a change of screen width) waits for it, as two interleaved Plotly.react calls
+  // on one element can leave an axis unscaled. data-drawn="1" once the last draw asked for is
+  // done (tests wait on it).
+  function queueDraw(el) {
+    var previous = el.psDrawing || Promise.resolve();
+    var drawing = previous.catch(function () {}).then(function () { return drawFigure(el); })
+      .then(function (done) { if (done !== false && el.psDrawing === drawing) el.dataset.drawn = "1"; });
+    el.psDrawing = drawing;
+    el.dataset.drawn = "";
+  }
+
   function drawFigures(root) {
     if (!window.Plotly) return;
-    root.querySelectorAll("[data-figure]").forEach(function (el) {
-      // One draw at a time per chart: a draw asked for while another is in flight (page load,
-      // an htmx settle, a change of screen width) waits for it, as two interleaved Plotly.react
-      // calls on one element can leave an axis unscaled.
-      // data-drawn="1" once the last draw asked for is done (tests wait on it).
-      var previous = el.psDrawing || Promise.resolve();
-      var drawing = previous.catch(function () {}).then(function () { return drawFigure(el); })
-        .then(function () { if (el.psDrawing === drawing) el.dataset.drawn = "1"; });
-      el.psDrawing = drawing;
-      el.dataset.drawn = "";
-    });
+    root.querySelectorAll("[data-figure]").forEach(queueDraw);
   }
 
   function drawFigure(el) {
     var source = document.getElementById(el.dataset.figure);
     if (!source) return;
+    if (el.clientWidth === 0) {
+      el.dataset.waiting = "1";
+      if (sized) sized.observe(el);
+      return false;
+    }
     var fig = JSON.parse(source.textContent);
     var config = Object.assign({ responsive: true, displaylogo: false }, fig.config || {});
     el.style.height = "";  // back to the stylesheet's height before measuring it

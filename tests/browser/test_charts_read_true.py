@@ -16,7 +16,7 @@ import pytest
 
 from app.domain.numbers import fmt_number, fmt_usd
 from tests.browser.conftest import run_server
-from tests.browser.test_charts import many_chart_sweeps_csv, wait_for_chart
+from tests.browser.test_charts import many_chart_sweeps_csv, wait_for_drawn_chart
 from tests.conftest import FIXTURES
 from tests.helpers import shoot
 
@@ -97,7 +97,7 @@ def test_an_outlier_leaves_the_axes_to_the_bulk_and_show_all_points_is_one_click
     browser: Any, read_true_site: dict[str, Any], size: str
 ) -> None:
     page = open_at(browser, read_true_site["url"] + outlier_explore_url(read_true_site), size)
-    wait_for_chart(page, "#pareto-chart")
+    wait_for_drawn_chart(page, "#pareto-chart")
     low, high = x_range(page)
     # The real sweeps reach 100 tok/s/user; the mock's 1,100 does not set the axis.
     assert 100 <= high <= 120
@@ -149,7 +149,7 @@ def test_on_a_phone_the_legend_shows_every_entry_without_an_inner_scroll(
     browser: Any, read_true_site: dict[str, Any]
 ) -> None:
     page = open_at(browser, read_true_site["url"] + outlier_explore_url(read_true_site), "390")
-    wait_for_chart(page, "#pareto-chart")
+    wait_for_drawn_chart(page, "#pareto-chart")
     legend = page.evaluate(LEGEND, "#pareto-chart")
     assert legend["shown"] >= REAL + 1  # the sweeps, and "SLO unknown" (the mock has no TTFT)
     top, bottom, _, _ = legend["bg"]
