@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from app.charts import ranges, ticks
+from app.charts.style import button_bar
 from app.domain.numbers import fmt_count, fmt_number
 
 OUTLIER_FACTOR = 3.0
@@ -121,21 +122,9 @@ def zoom_buttons(
         }
 
     layout["updatemenus"] = [
-        {
-            "name": "zoom",
-            "type": "buttons",
-            "direction": "left",
-            "showactive": True,
-            "active": 0,
-            "x": 1,
-            "xanchor": "right",
-            "y": 1.01,
-            "yanchor": "bottom",
-            "pad": {"t": 0, "r": 0, "b": 2, "l": 0},
-            "font": {"size": 12},
-            "bgcolor": "#fff",
-            "bordercolor": "#888",
-            "buttons": [
+        button_bar(
+            "zoom",
+            [
                 {
                     "label": FIT_BULK,
                     "method": "update",
@@ -147,7 +136,7 @@ def zoom_buttons(
                     "args": [{"visible": False}, view(whole), edge_indices],
                 },
             ],
-        }
+        )
     ]
     layout["margin"]["t"] = max(layout["margin"].get("t", 0), 40)
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from app.charts import ticks
 from app.charts.ranges import LOG_PAD
-from app.charts.style import colour, side_legend
+from app.charts.style import button_bar, colour, side_legend
 from app.domain import plan as domain
 from app.domain.numbers import fmt_number, fmt_usd
 from app.services.plan import Plan
@@ -153,25 +153,13 @@ def _scale_buttons(
         "yaxis.tickmode": "auto",
         "annotations[0].x": average,
     }
-    return {
-        "name": "scale",
-        "type": "buttons",
-        "direction": "left",
-        "showactive": True,
-        "active": 0,
-        "x": 1,
-        "xanchor": "right",
-        "y": 1.01,
-        "yanchor": "bottom",
-        "pad": {"t": 0, "r": 0, "b": 2, "l": 0},
-        "font": {"size": 12},
-        "bgcolor": "#fff",
-        "bordercolor": "#888",
-        "buttons": [
+    return button_bar(
+        "scale",
+        [
             {"label": "log–log", "method": "relayout", "args": [log_view]},
             {"label": "linear", "method": "relayout", "args": [linear_view]},
         ],
-    }
+    )
 
 
 def _cheapest_cost_above(plan: Plan, demand_average: float) -> float:

@@ -79,3 +79,23 @@ def empty_note(layout: dict[str, Any], reason: str, *, hide_axes: bool = True) -
             "name": "empty-reason",
         }
     )  # fmt: skip
+
+
+def button_bar(name: str, buttons: list[dict[str, Any]]) -> dict[str, Any]:
+    """Plotly buttons in a row above the plot's right end (one style for every chart's views)."""
+    return {
+        "name": name,
+        "type": "buttons",
+        "direction": "left",
+        "showactive": True,
+        "active": 0,
+        "x": 1,
+        "xanchor": "right",
+        "y": 1.01,
+        "yanchor": "bottom",
+        "pad": {"t": 0, "r": 0, "b": 2, "l": 0},
+        "font": {"size": 12},
+        "bgcolor": "#fff",
+        "bordercolor": "#888",
+        "buttons": buttons,
+    }

@@ -128,3 +128,21 @@ def page(browser: Any, server: str) -> Iterator[Any]:
     page.base = server
     yield page
     context.close()
+
+
+@pytest.fixture
+def new_page(browser: Any) -> Iterator[Any]:
+    """new_page(viewport) → a fresh page that records script errors (its context closes after)."""
+    contexts: list[Any] = []
+
+    def make(viewport: dict[str, int]) -> Any:
+        context = browser.new_context(viewport=viewport)
+        contexts.append(context)
+        page = context.new_page()
+        page.problems = []
+        page.on("pageerror", lambda e: page.problems.append(str(e)))
+        return page
+
+    yield make
+    for context in contexts:
+        context.close()

@@ -125,23 +125,6 @@ def selection(answer_site: dict[str, Any], *extra: tuple[str, Any]) -> str:
     return urlencode([("picked", 1), *[("sweep", i) for i in answer_site["ids"]], *extra])
 
 
-@pytest.fixture
-def open_page(browser: Any) -> Iterator[Any]:
-    contexts: list[Any] = []
-
-    def make(viewport: dict[str, int]) -> Any:
-        context = browser.new_context(viewport=viewport)
-        contexts.append(context)
-        page = context.new_page()
-        page.problems = []
-        page.on("pageerror", lambda e: page.problems.append(str(e)))
-        return page
-
-    yield make
-    for context in contexts:
-        context.close()
-
-
 def in_first_viewport(page: Any, selector: str, viewport: dict[str, int]) -> dict[str, float]:
     """The element's box, asserted inside the first viewport (the page not scrolled)."""
     assert page.evaluate("() => window.scrollY") == 0
@@ -158,10 +141,10 @@ SIZES = {"1280": LAPTOP, "390": PHONE}
 
 @pytest.mark.parametrize("size", list(SIZES))
 def test_explore_shows_each_sweeps_answer_in_the_first_viewport(
-    answer_site: dict[str, Any], open_page: Any, size: str
+    answer_site: dict[str, Any], new_page: Any, size: str
 ) -> None:
     viewport = SIZES[size]
-    page = open_page(viewport)
+    page = new_page(viewport)
     page.goto(answer_site["url"] + "/?" + selection(answer_site))
     settle(page)
     shoot(page, f"answer-explore-{size}")
@@ -196,9 +179,9 @@ def test_explore_shows_each_sweeps_answer_in_the_first_viewport(
 
 
 def test_changing_the_slo_redraws_the_strip_in_place(
-    answer_site: dict[str, Any], open_page: Any
+    answer_site: dict[str, Any], new_page: Any
 ) -> None:
-    page = open_page(LAPTOP)
+    page = new_page(LAPTOP)
     page.goto(answer_site["url"] + "/?" + selection(answer_site))
     settle(page)
     page.evaluate("window.__marker = 'same page'")
@@ -232,10 +215,10 @@ def test_changing_the_slo_redraws_the_strip_in_place(
 
 @pytest.mark.parametrize("size", list(SIZES))
 def test_compares_headline_is_in_the_first_viewport(
-    answer_site: dict[str, Any], open_page: Any, size: str
+    answer_site: dict[str, Any], new_page: Any, size: str
 ) -> None:
     viewport = SIZES[size]
-    page = open_page(viewport)
+    page = new_page(viewport)
     page.goto(answer_site["url"] + "/compare?" + selection(answer_site))
     settle(page)
     shoot(page, f"answer-compare-{size}")
@@ -253,10 +236,10 @@ def test_compares_headline_is_in_the_first_viewport(
 
 @pytest.mark.parametrize("size", list(SIZES))
 def test_plans_cheapest_fleet_is_in_the_first_viewport(
-    answer_site: dict[str, Any], open_page: Any, size: str
+    answer_site: dict[str, Any], new_page: Any, size: str
 ) -> None:
     viewport = SIZES[size]
-    page = open_page(viewport)
+    page = new_page(viewport)
     query = selection(answer_site, ("preset", "chat-interactive"), ("usd_per_gpu_hour", 2.5))
     page.goto(answer_site["url"] + "/plan?" + query)
     settle(page)

@@ -117,24 +117,6 @@ def heavy_explore(layout_site: dict[str, Any], price_set: str) -> str:
     return "/?" + urlencode(params)
 
 
-@pytest.fixture
-def new_page(browser: Any) -> Iterator[Any]:
-    """open_page(viewport) → a fresh page that records script errors."""
-    contexts: list[Any] = []
-
-    def make(viewport: dict[str, int]) -> Any:
-        context = browser.new_context(viewport=viewport)
-        contexts.append(context)
-        page = context.new_page()
-        page.problems = []
-        page.on("pageerror", lambda e: page.problems.append(str(e)))
-        return page
-
-    yield make
-    for context in contexts:
-        context.close()
-
-
 def settle(page: Any) -> None:
     """Wait until every chart on the page is drawn (they change the layout as they draw)."""
     page.wait_for_load_state("load")
