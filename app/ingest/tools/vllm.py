@@ -57,7 +57,6 @@ stay as written. Any other mismatch of `completed` and the arrays is refused.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -70,7 +69,6 @@ from app.ingest.tools import _vllm_records as records
 from app.ingest.tools._engines import fill_engine
 from app.ingest.tools._vllm_common import (
     DETAIL_KEYS,
-    STAT_KEY,
     Record,
     at_row,
     check_completed,
@@ -87,38 +85,11 @@ from app.ingest.tools._vllm_common import (
     text,
     whole,
 )
+from app.ingest.tools._vllm_grouping import NUMBER, sweep_groups
 
 TOOL = "vllm bench serve"
 METRICS = {"ttft": "ttft", "tpot": "tpot", "itl": "itl", "e2el": "e2el"}
 REQUIRED = ("completed", "duration", "output_throughput", "request_rate")
-LOAD_KEYS = ("request_rate", "max_concurrency")
-# Keys that describe what was measured or are per run: never part of the sweep's configuration.
-RUN_KEYS = frozenset(
-    {
-        "date",
-        "duration",
-        "completed",
-        "failed",
-        "num_prompts",
-        "run_number",
-        "_benchmark_name",
-        "total_input_tokens",
-        "total_output_tokens",
-        "total_input_sequences",
-        "request_throughput",
-        "request_goodput",
-        "request_goodput:",
-        "output_throughput",
-        "total_token_throughput",
-        "input_sequence_throughput",
-        "max_output_tokens_per_s",
-        "max_concurrent_requests",
-        "rtfx",
-        "rps_change_events",
-        *DETAIL_KEYS,
-    }
-)
-RUN_PREFIXES = ("spec_decode_", "diffusion_", "probe_")
 GPU_KEYS = ("num_gpus", "gpus", "n_gpus", "num_gpu", "world_size")
 PARALLEL_KEYS = {
     "tp": ("tp", "tp_size", "tensor_parallel_size"),
@@ -130,9 +101,6 @@ LENGTH_KEYS = {
     "osl": ("osl", "random_output_len", "output_len"),
 }
 SLO_KEYS = ("goodput_slo", "goodput")
-NAME_KEYS = ("model_id", "tokenizer_id", "backend", "endpoint_type")
-_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
-_DIGITS = re.compile(r"\d+(?:\.\d+)?")
 
 
 class VllmImporter:
@@ -158,84 +126,12 @@ class VllmImporter:
         runs = [r for r in records.dedupe(found) if r.data.get("run_number") != -1]
         if not runs:
             raise IngestError.one(files[0].name, "only the sweep's warmup run (run_number -1)")
-        linked = _load_linked_keys(runs)
-        same = _same_text_keys(runs)
-        groups: dict[tuple[Any, ...], list[Record]] = {}
-        for rec in runs:
-            groups.setdefault(_config_key(rec, linked, same), []).append(rec)
         sweeps = []
-        for group in groups.values():
+        for group in sweep_groups(runs):
             sweep = _sweep(group)
             fill_engine(sweep.meta, (r.data.get("backend") for r in group), defaults)
             sweeps.append(sweep)
         return sweeps
-
-
-def _is_run_key(key: str) -> bool:
-    return key in RUN_KEYS or key.startswith(RUN_PREFIXES) or bool(STAT_KEY.match(key))
-
-
-def _as_float(value: Any) -> float | None:
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, str) and (_NUMBER.match(value.strip()) or value.strip() == "inf"):
-        return float(value)
-    return None
-
-
-def _loads(rec: Record) -> set[float]:
-    return {v for v in (_as_float(rec.data.get(k)) for k in LOAD_KEYS) if v is not None}
-
-
-def _load_linked_keys(runs: list[Record]) -> set[str]:
-    """Config keys that always equal the run's concurrency or rate (e.g. `max_num_seqs` linked
-    to `max_concurrency` by `vllm bench sweep --link-vars`) and take several values."""
-    linked = set()
-    keys = {k for r in runs for k in r.data if not _is_run_key(k) and k not in LOAD_KEYS}
-    for key in keys:
-        values = [(r, _as_float(r.data[key])) for r in runs if key in r.data]
-        distinct = {v for _, v in values}
-        if len(distinct) < 2 or None in distinct:
-            continue
-        for load in LOAD_KEYS:
-            if all(v == _as_float(r.data.get(load)) for r, v in values):
-                linked.add(key)
-    return linked
-
-
-def _same_text_keys(runs: list[Record]) -> set[str]:
-    """Text keys every run gives with one value: nothing to mask there (a label "h100x2" is one
-    configuration, though the 2 req/s run's rate is a digit of it)."""
-    values: dict[str, set[str]] = {}
-    for rec in runs:
-        for key, value in rec.data.items():
-            if isinstance(value, str):
-                values.setdefault(key, set()).add(value)
-    given_by_all = {k for k in values if all(k in r.data for r in runs)}
-    return {k for k in given_by_all if len(values[k]) == 1}
-
-
-def _config_key(rec: Record, linked: set[str], same: set[str]) -> tuple[Any, ...]:
-    loads = _loads(rec)
-    items: list[tuple[str, Any]] = []
-    for key, value in rec.data.items():
-        if _is_run_key(key) or key in LOAD_KEYS or key in linked:
-            continue
-        if isinstance(value, list | dict):
-            continue
-        number = _as_float(value)
-        if number is not None:
-            items.append((key, number))
-        elif (
-            isinstance(value, str) and key not in NAME_KEYS and key not in same and "/" not in value
-        ):
-            masked = _DIGITS.sub(lambda m: "#" if float(m.group()) in loads else m.group(), value)
-            items.append((key, masked))
-        else:
-            items.append((key, value))
-    return tuple(sorted(items, key=lambda kv: kv[0]))
 
 
 def _sweep(group: list[Record]) -> ParsedSweep:
@@ -397,7 +293,7 @@ def _cast(key: str, value: Any) -> Any:
     """`--metadata` values are always strings: numbers become numbers (known keys stay)."""
     if isinstance(value, str) and key not in ("date", "label", "model_id", "tokenizer_id"):
         stripped = value.strip()
-        if _NUMBER.match(stripped):
+        if NUMBER.match(stripped):
             number = float(stripped)
             return int(number) if number.is_integer() and "." not in stripped else number
     return value
