@@ -82,7 +82,7 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
     app.add_middleware(ServerTimingMiddleware)
     app.add_middleware(BodyLimitMiddleware, max_upload_bytes=settings.max_upload_bytes)
     # Outermost: compress HTML, JSON and static text (Plotly 1.2 MB -> ~0.4 MB on the wire).
-    app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=4)
+    app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=settings.gzip_level)
     app.mount("/static", VersionedStatic(directory=STATIC_DIR), name="static")
     errors.install(app)
 

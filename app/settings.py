@@ -87,6 +87,12 @@ class Settings(BaseSettings):
         "sweep, tag or catalog row changes (0 keeps none). Every change renews a token in the "
         "database, so each replica drops what it kept on its next request.",
     )
+    gzip_level: int = Field(
+        default=4,
+        ge=1,
+        le=9,
+        description="gzip level for answers compressed as they are sent (1 fastest, 9 smallest).",
+    )
     base_url: str | None = Field(
         default=None,
         description="The address users open the dashboard at (https://dash.example.com), for the "
