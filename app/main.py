@@ -39,10 +39,12 @@ class Paretoscope(FastAPI):
 
 def create_app(settings: Settings | None = None, *, migrate: bool = True) -> FastAPI:
     settings = settings or get_settings()
-    engine = make_engine(settings.database_url, pool_size=settings.threads)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # Read from the app's state, not captured here: `attach_database` may rebind it.
+        settings: Settings = app.state.settings
+        engine = app.state.engine
         # Plain `def` routes run on this pool; one thread per pooled database connection.
         anyio.to_thread.current_default_thread_limiter().total_tokens = settings.threads
         if migrate:
@@ -71,13 +73,7 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
         docs_url=None,
         redoc_url=None,
     )
-    app.state.settings = settings
-    app.state.engine = engine
-    app.state.sessionmaker = make_sessionmaker(engine)
-    app.state.session_capacity = settings.threads + POOL_OVERFLOW  # see deps.get_session
-    # None kept while templates reload on change (`serve --reload`): a page is their output.
-    page_bytes = 0 if settings.reload_templates else int(settings.page_cache_mb * 2**20)
-    app.state.page_cache = PageCache(page_bytes)
+    attach_database(app, settings)
     app.add_middleware(NulQueryGuard)
     app.add_middleware(ServerTimingMiddleware)
     app.add_middleware(BodyLimitMiddleware, max_upload_bytes=settings.max_upload_bytes)
@@ -145,6 +141,22 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
     ):
         app.include_router(router)
     return app
+
+
+def attach_database(app: FastAPI, settings: Settings) -> None:
+    """The app's settings and what it holds per database: engine, sessions and kept pages.
+
+    Everything else an app builds (routes, middleware) depends on the other settings only, so
+    the tests serve a fresh database per test from one app per set of settings: FastAPI
+    analyses every route on an app's first request, a few hundred milliseconds each time."""
+    engine = make_engine(settings.database_url, pool_size=settings.threads)
+    app.state.settings = settings
+    app.state.engine = engine
+    app.state.sessionmaker = make_sessionmaker(engine)
+    app.state.session_capacity = settings.threads + POOL_OVERFLOW  # see deps.get_session
+    # None kept while templates reload on change (`serve --reload`): a page is their output.
+    page_bytes = 0 if settings.reload_templates else int(settings.page_cache_mb * 2**20)
+    app.state.page_cache = PageCache(page_bytes)
 
 
 def serve_app() -> FastAPI:

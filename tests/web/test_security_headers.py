@@ -180,10 +180,13 @@ def test_htmx_is_configured_never_to_evaluate_code_from_responses(client: TestCl
     assert '"historyCacheSize":0' in config
 
 
-def test_a_server_error_page_carries_the_headers_too(client: TestClient) -> None:
+def test_a_server_error_page_carries_the_headers_too(
+    make_client: Callable[..., TestClient],
+) -> None:
     def boom() -> None:
         raise RuntimeError("boom")
 
+    client = make_client(fresh=True)  # a route of its own: no other test's app
     client.app.router.routes.append(APIRoute("/boom-for-test", boom))  # type: ignore[attr-defined]
     response = client.get("/boom-for-test")
     assert response.status_code == 500
