@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -70,9 +70,25 @@ def browser() -> Iterator[Any]:
         browser.close()
 
 
+@pytest.fixture(scope="session")
+def site_folder(
+    tmp_path_factory: pytest.TempPathFactory, sqlite_seeded_template: Path
+) -> Callable[[str], Path]:
+    """site_folder(name) → a new folder holding a copy of the seeded template database, so a
+    server started on it neither migrates nor seeds (each start did both, ~2 s)."""
+
+    def make(name: str) -> Path:
+        folder = tmp_path_factory.mktemp(name)
+        shutil.copy(sqlite_seeded_template, folder / "browser.db")
+        return folder
+
+    return make
+
+
 @contextmanager
 def run_server(folder: Path, **env_overrides: str) -> Iterator[str]:
-    """`paretoscope serve` on a seeded SQLite database in `folder`; yields its URL."""
+    """`paretoscope serve` on the SQLite database in `folder` (seeded at start when there is
+    none; site_folder gives one seeded already); yields its URL."""
     port = free_port()
     env = {
         **os.environ,
@@ -110,9 +126,9 @@ def run_server(folder: Path, **env_overrides: str) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def server(site_folder: Callable[[str], Path]) -> Iterator[str]:
     """The shared server of the browser tests (seeded; tests may add to it)."""
-    with run_server(tmp_path_factory.mktemp("browser")) as url:
+    with run_server(site_folder("browser")) as url:
         yield url
 
 

@@ -8,7 +8,8 @@ Screenshots of each first viewport go to test-artifacts/answer-<page>-<width>.pn
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
@@ -107,9 +108,9 @@ UPLOADS: list[tuple[list[str], str, str, int]] = [
 
 
 @pytest.fixture(scope="module")
-def answer_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+def answer_site(site_folder: Callable[[str], Path]) -> Iterator[dict[str, Any]]:
     """A seeded server with the twenty uploads; yields its URL and their ids."""
-    with run_server(tmp_path_factory.mktemp("answer")) as url:
+    with run_server(site_folder("answer")) as url:
         ids: list[int] = []
         for names, sweep, hardware, gpus in UPLOADS:
             files = [("files", (n.rsplit("/", 1)[-1], (FIXTURES / n).read_bytes())) for n in names]

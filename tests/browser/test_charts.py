@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -43,9 +43,9 @@ def many_chart_sweeps_csv(n: int) -> bytes:
 
 
 @pytest.fixture(scope="module")
-def own_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def own_server(site_folder: Callable[[str], Path]) -> Iterator[str]:
     """A server of its own: the 21 sweeps added here would change other tests' default view."""
-    with run_server(tmp_path_factory.mktemp("charts")) as url:
+    with run_server(site_folder("charts")) as url:
         yield url
 
 

@@ -7,7 +7,8 @@ test-artifacts/charts-<page>-<size>.png.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
@@ -45,8 +46,8 @@ def post(url: str, name: str, data: bytes, **fields: Any) -> list[int]:
 
 
 @pytest.fixture(scope="module")
-def read_true_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    with run_server(tmp_path_factory.mktemp("read-true")) as url:
+def read_true_site(site_folder: Callable[[str], Path]) -> Iterator[dict[str, Any]]:
+    with run_server(site_folder("read-true")) as url:
         real = post(url, "many.csv", many_chart_sweeps_csv(REAL))
         mock = post(url, "mock.csv", mock_csv())
         vllm = sorted((FIXTURES / "vllm").glob("stellalee_openai-*qps-*.json"))

@@ -9,7 +9,7 @@ and console messages about the Content Security Policy; all must stay empty.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -89,9 +89,9 @@ class Watched:
 
 
 @pytest.fixture(scope="module")
-def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def hostile_site(site_folder: Callable[[str], Path]) -> Iterator[str]:
     """A server of its own, so the hostile sweeps do not change what other browser tests see."""
-    with run_server(tmp_path_factory.mktemp("hostile")) as url:
+    with run_server(site_folder("hostile")) as url:
         yield url
 
 

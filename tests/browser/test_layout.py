@@ -9,7 +9,8 @@ test-artifacts/layout-*.png.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
@@ -86,9 +87,9 @@ TABLES_FIT = """() => [...document.querySelectorAll('table.data')].map((t) => {
 
 
 @pytest.fixture(scope="module")
-def layout_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+def layout_site(site_folder: Callable[[str], Path]) -> Iterator[dict[str, Any]]:
     """A seeded server with the long-named uploads; yields its URL and the ids to visit."""
-    with run_server(tmp_path_factory.mktemp("layout")) as url:
+    with run_server(site_folder("layout")) as url:
         uploaded: list[int] = []
         for names, fields in UPLOADS:
             files = [("files", (n.rsplit("/", 1)[-1], (FIXTURES / n).read_bytes())) for n in names]

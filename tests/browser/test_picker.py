@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -32,9 +33,9 @@ DRAWN = """() => {
 
 
 @pytest.fixture(scope="module")
-def picker_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def picker_site(site_folder: Callable[[str], Path]) -> Iterator[str]:
     """A server of its own: 21 more sweeps of one model would change other tests' defaults."""
-    with run_server(tmp_path_factory.mktemp("picker")) as url:
+    with run_server(site_folder("picker")) as url:
         yield url
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,11 +20,9 @@ BAD_CSV = b"sweep,hardware,num_gpus,concurrency,tpot_p50_ms,output_tok_s\nx,H100
 
 
 @pytest.fixture(scope="module")
-def capped_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def capped_site(site_folder: Callable[[str], Path]) -> Iterator[str]:
     """A server of its own with a small upload cap, so a too-large file is quick to make."""
-    with run_server(
-        tmp_path_factory.mktemp("upload"), PARETOSCOPE_MAX_UPLOAD_MB=str(CAP_MB)
-    ) as url:
+    with run_server(site_folder("upload"), PARETOSCOPE_MAX_UPLOAD_MB=str(CAP_MB)) as url:
         yield url
 
 
