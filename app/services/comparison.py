@@ -29,6 +29,7 @@ from app.domain.sensitivity import (
     request_limits,
     request_sensitivity,
     sensitivity,
+    with_limit,
 )
 from app.domain.verdict import Percentile
 from app.services.analysis import Params, Price, SweepAnalysis
@@ -272,8 +273,15 @@ def _request_steps(
 def _steps_key(
     result: SweepAnalysis, params: Params, metric: Metric, limits: list[float]
 ) -> tuple[Any, ...]:
-    """Where a sweep keeps its sensitivity steps for these limits (its GPU count: editable)."""
-    return ("sensitivity", result.meta.num_gpus, params, metric, tuple(limits))
+    """Where a sweep keeps its sensitivity steps for these limits (its GPU count: editable).
+
+    Steps vary the `metric` limit and hold the others, so they follow from the SLO with that
+    limit at any value (both modes judge each step at `with_limit(slo, metric, step)`): the key
+    holds it at the loosest step, and a new SLO that moves only the varied limit reads them back.
+    """
+    slo = with_limit(params.slo, metric, max(limits)) if limits else params.slo
+    return ("sensitivity", result.meta.num_gpus, slo, params.mode, params.basis, params.stat,
+            metric, tuple(limits))  # fmt: skip
 
 
 def value_column(result: SweepAnalysis, metric: Metric, stat: Percentile) -> list[float | None]:
