@@ -116,6 +116,7 @@ def test_a_new_limit_of_the_varied_metric_reads_the_kept_steps_equal_to_fresh_on
     def tpot(ms: float) -> Params:
         return Params(Slo(ttft_ms=500, tpot_ms=ms, percentile="p90"))
 
+    point_queries.clear_caches()  # a new process: nothing kept for these sweeps yet
     results, _ = analysis.run(session, sweep_ids, tpot(40), [], None)
     kept = comparison.sensitivity_series(results, tpot(40), "tpot", None, None)
     stepped: list[int] = []
@@ -136,6 +137,30 @@ def test_a_new_limit_of_the_varied_metric_reads_the_kept_steps_equal_to_fresh_on
     at_40 = comparison.sensitivity_series(results, tpot(40), "ttft", None, None)
     at_25 = comparison.sensitivity_series(moved, tpot(25), "ttft", None, None)
     assert [s.steps for s in at_40] != [s.steps for s in at_25]
+
+
+def test_the_percentile_limits_stepped_through_are_worked_out_once_per_selection(
+    session: Session, sweep_ids: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    point_queries.clear_caches()  # a new process: nothing kept for these sweeps yet
+    worked: list[str] = []
+    limits = comparison.percentile_limits
+    monkeypatch.setattr(
+        comparison, "percentile_limits", lambda *a, **k: worked.append(a[1]) or limits(*a, **k)
+    )
+
+    def stepped(ttft_ms: float, metric: Metric) -> list[float]:
+        results, _ = analysis.run(session, sweep_ids, _params(ttft_ms), [], None)
+        series = comparison.sensitivity_series(results, _params(ttft_ms), metric, None, None)
+        return [st.limit_ms for st in series[0].steps]
+
+    first = stepped(500, "tpot")
+    assert stepped(400, "tpot") == first and stepped(300, "tpot") == first
+    assert worked == ["tpot"]  # each new SLO stepped through the limits kept
+    points = point_queries.sweeps_with_points(session, sweep_ids)
+    fresh = limits([analysis.analyse([p], _params(1), [])[0].points for p in points], "tpot", "p90")
+    assert first == fresh and len(first) > 3
+    assert stepped(200, "ttft") != first and worked == ["tpot", "ttft"]
 
 
 def test_per_request_sensitivity_is_kept_per_sweep_and_equals_a_fresh_pass(
