@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -60,15 +59,11 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
             mismatch = await anyio.to_thread.run_sync(schema_mismatch, settings.database_url)
             if mismatch:
                 raise RuntimeError(f"not serving {engine.url!r}: {mismatch}")
-        warming = None
-        if app.state.warm_on_start:  # beside the server: /healthz answers meanwhile
+        if app.state.warm_on_start:  # bounded: see app.web.warm
             from app.web import warm
 
-            warming = asyncio.create_task(warm.explore_page(app))
-        app.state.warming = warming
+            app.state.warmed = await warm.at_start(app)
         yield
-        if warming is not None:
-            warming.cancel()
         engine.dispose()
 
     app = Paretoscope(
@@ -85,6 +80,7 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
     app.state.sessionmaker = make_sessionmaker(engine)
     app.state.session_capacity = settings.threads + POOL_OVERFLOW  # see deps.get_session
     app.state.warm_on_start = False  # `serve` renders Explore's default page once at start
+    app.state.warmed = None  # the status of that page, None when not rendered
     # None kept while templates reload on change (`serve --reload`): a page is their output.
     page_bytes = 0 if settings.reload_templates else int(settings.page_cache_mb * 2**20)
     app.state.page_cache = PageCache(page_bytes)
