@@ -75,3 +75,4 @@ _.t_interval  # the plain t interval the log-scale one is compared with (its end
 _.percentile_linear  # numpy's linear percentile written out (issue #33 §1 weighs numpy)
 _.same_origin  # the origin rule SecurityMiddleware applies, tested case by case
 _.size_bytes  # PageCache: what the cache holds, so tests see it let pages go
+_.warmed  # app.state: the status of the Explore page serve warmed at start (app.web.warm)

@@ -61,6 +61,10 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
             mismatch = await anyio.to_thread.run_sync(schema_mismatch, settings.database_url)
             if mismatch:
                 raise RuntimeError(f"not serving {engine.url!r}: {mismatch}")
+        if app.state.warm_on_start:  # bounded: see app.web.warm
+            from app.web import warm
+
+            app.state.warmed = await warm.at_start(app)
         yield
         engine.dispose()
 
@@ -74,6 +78,8 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
         redoc_url=None,
     )
     attach_database(app, settings)
+    app.state.warm_on_start = False  # `serve` renders Explore's default page once at start
+    app.state.warmed = None  # the status of that page, None when not rendered
     app.add_middleware(NulQueryGuard)
     app.add_middleware(ServerTimingMiddleware)
     app.add_middleware(BodyLimitMiddleware, max_upload_bytes=settings.max_upload_bytes)
@@ -165,6 +171,7 @@ def serve_app() -> FastAPI:
     load_templates(reload=app.state.settings.reload_templates)
     warm_routes(app)
     tune_gc()
+    app.state.warm_on_start = True  # app.web.warm: the first visitor finds the page ready
     return app
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+import numpy as np
+
 from app.charts import ranges, ticks
 from app.charts.style import button_bar
 from app.domain.numbers import fmt_count, fmt_number
@@ -52,16 +54,52 @@ def _pairs(trace: dict[str, Any]) -> list[tuple[float, float]]:
     ]
 
 
+def _pair_arrays(trace: dict[str, Any]) -> tuple[np.ndarray, np.ndarray] | None:
+    """`_pairs(trace)` as x and y arrays when its values are plain finite numbers (converted and
+    checked in C), else None."""
+    xs = ranges.plain_floats(list(trace.get("x") or []))
+    ys = ranges.plain_floats(list(trace.get("y") or []))
+    if xs is None or ys is None:
+        return None
+    n = min(len(xs), len(ys))
+    xs, ys = xs[:n], ys[:n]
+    if not (np.isfinite(xs).all() and np.isfinite(ys).all()):
+        return None  # NaN compares as Python's max meets it: go value by value
+    return xs, ys
+
+
+def _tops(traces: list[dict[str, Any]]) -> tuple[float, float] | None:
+    """The largest x and largest y of a sweep's pairs, None when it has none."""
+    arrays = [_pair_arrays(t) for t in traces]
+    if any(a is None for a in arrays):
+        pairs = [p for t in traces for p in _pairs(t)]
+        if not pairs:
+            return None
+        return max(x for x, _ in pairs), max(y for _, y in pairs)
+    kept = [a for a in arrays if a is not None and a[0].size]
+    if not kept:
+        return None
+    return max(float(xs.max()) for xs, _ in kept), max(float(ys.max()) for _, ys in kept)
+
+
+def _beyond(trace: dict[str, Any], box: ranges.Box) -> list[tuple[float, float]]:
+    """The trace's pairs outside `box`."""
+    arrays = _pair_arrays(trace)
+    if arrays is None:
+        return [p for p in _pairs(trace) if box.side(*p) != (0, 0)]
+    xs, ys = arrays
+    out = (xs > box.x1) | (xs < box.x0) | (ys > box.y1) | (ys < box.y0)
+    return list(zip(xs[out].tolist(), ys[out].tolist(), strict=True))
+
+
 def bulk_box(
     traces: list[dict[str, Any]], whole: ranges.Box, also_x: list[float]
 ) -> ranges.Box | None:
     """`whole` with its top ends brought down to the bulk of the sweeps, or None when no sweep
     lies far beyond the others."""
-    groups = _by_sweep(traces)
-    points = {s: [p for t in ts for p in _pairs(t)] for s, ts in groups.items()}
-    points = {s: ps for s, ps in points.items() if ps}
-    x_top = bulk_top([max(x for x, _ in ps) for ps in points.values()])
-    y_top = bulk_top([max(y for _, y in ps) for ps in points.values()])
+    tops = [top for ts in _by_sweep(traces).values() if (top := _tops(ts)) is not None]
+    x_top = bulk_top([x for x, _ in tops])
+    y_top = bulk_top([y for _, y in tops])
     if x_top is None and y_top is None:
         return None
     box = whole
@@ -83,7 +121,7 @@ def edge_traces(
     out = []
     for sweep, mine in _by_sweep(traces).items():
         # Distinct points: the read-off star repeats a frontier point.
-        beyond = sorted({p for t in mine for p in _pairs(t) if box.side(*p) != (0, 0)})
+        beyond = sorted({p for t in mine for p in _beyond(t, box)})
         if not beyond:
             continue
         source = mine[0]

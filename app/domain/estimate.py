@@ -73,9 +73,11 @@ def interpolated_estimate(
     slo: Slo,
     basis: Basis,
     x_stat: Stat,
+    order: Sequence[int] | None = None,
 ) -> Estimate | None:
-    """Throughput where the first limit is crossed between op and the next heavier point."""
-    order = load_order(points)
+    """Throughput where the first limit is crossed between op and the next heavier point;
+    `order` is the points' `load_order` when the caller keeps it (points never change)."""
+    order = load_order(points) if order is None else order
     if i0 not in order or order.index(i0) + 1 >= len(order):
         return None
     i1 = order[order.index(i0) + 1]

@@ -103,38 +103,44 @@ class PointMetrics:
 
     @classmethod
     def from_row(cls, row: Mapping[str, object]) -> PointMetrics:
-        """From canonical columns (ttft_p90_ms, output_tok_s, …) plus point_id and num_gpus."""
+        """From canonical columns (ttft_p90_ms, output_tok_s, …) plus point_id and num_gpus.
 
-        stored = row.get("stored_percentiles")
+        Made for every point of a sweep the first time a process reads it (40k points for 20
+        sweeps × 2,048): the values are taken as `float_or_none` takes them, with a plain float
+        passed through in place rather than by a call."""
+        get = row.get
+        stored = get("stored_percentiles")
         more: Mapping[str, Mapping[str, float]] | None = (
-            stored if isinstance(stored, Mapping) else None
+            stored if isinstance(stored, Mapping) and stored else None
         )
-
-        def stats(metric: str) -> LatencyStats:
-            def at(stat: str) -> float | None:
-                return float_or_none(row.get(f"{metric}_{stat}_ms"))
-
-            return LatencyStats(
-                at("mean"), at("p50"), at("p90"), at("p95"), at("p99"),
-                more_percentiles(more, metric),
-            )  # fmt: skip
-
+        values = [
+            v if type(v) is float and v == v else float_or_none(v) for v in map(get, _FLOAT_KEYS)
+        ]
+        latency = [
+            LatencyStats(
+                values[k], values[k + 1], values[k + 2], values[k + 3], values[k + 4],
+                more_percentiles(more, m) if more else (),
+            )
+            for k, m in _LATENCY_AT
+        ]  # fmt: skip
+        (concurrency, request_rate, duration_s, output_tok_s, total_tok_s, requests_per_s,
+         input_len, output_len) = values[:_PLAIN_FLOATS]  # fmt: skip
         return cls(
-            point_id=int_or_none(row.get("point_id")) or 0,
-            num_gpus=int_or_none(row.get("num_gpus")) or 0,
-            concurrency=float_or_none(row.get("concurrency")),
-            request_rate=float_or_none(row.get("request_rate")),
-            duration_s=float_or_none(row.get("duration_s")),
-            ttft_ms=stats("ttft"),
-            tpot_ms=stats("tpot"),
-            e2el_ms=stats("e2el"),
-            output_tok_s=float_or_none(row.get("output_tok_s")),
-            total_tok_s=float_or_none(row.get("total_tok_s")),
-            requests_per_s=float_or_none(row.get("requests_per_s")),
-            num_requests=int_or_none(row.get("num_requests")),
-            num_failed=int_or_none(row.get("num_failed")),
-            input_len=float_or_none(row.get("input_len")),
-            output_len=float_or_none(row.get("output_len")),
+            int_or_none(get("point_id")) or 0,
+            int_or_none(get("num_gpus")) or 0,
+            concurrency,
+            request_rate,
+            duration_s,
+            latency[0],
+            latency[1],
+            latency[2],
+            output_tok_s,
+            total_tok_s,
+            requests_per_s,
+            int_or_none(get("num_requests")),
+            int_or_none(get("num_failed")),
+            input_len,
+            output_len,
         )
 
     def latency(self, metric: Metric) -> LatencyStats:
@@ -154,6 +160,19 @@ class PointMetrics:
     def load(self) -> float | None:
         """Concurrency, else request rate (req/s); None if neither was recorded."""
         return self.concurrency if self.concurrency is not None else self.request_rate
+
+
+# The float columns `from_row` reads, in one list: the plain ones, then each latency metric's
+# mean, p50, p90, p95 and p99 (LatencyStats' order), starting where _LATENCY_AT says.
+_PLAIN_FLOAT_KEYS = (
+    "concurrency", "request_rate", "duration_s", "output_tok_s", "total_tok_s",
+    "requests_per_s", "input_len", "output_len",
+)  # fmt: skip
+_PLAIN_FLOATS = len(_PLAIN_FLOAT_KEYS)
+_FLOAT_KEYS = _PLAIN_FLOAT_KEYS + tuple(
+    f"{m}_{s}_ms" for m in METRICS for s in ("mean", "p50", "p90", "p95", "p99")
+)
+_LATENCY_AT = tuple((_PLAIN_FLOATS + 5 * k, m) for k, m in enumerate(METRICS))
 
 
 def float_or_none(value: object) -> float | None:

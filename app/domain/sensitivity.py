@@ -5,7 +5,6 @@ Pure math: imports only the standard library, numpy, polars and app.domain.
 
 from __future__ import annotations
 
-import bisect
 import dataclasses
 import itertools
 import math
@@ -161,28 +160,29 @@ def _percentile_steps(
 ) -> list[Best]:
     # A percentile-mode verdict is each limit checked on its own, so a point passes at step k
     # exactly when it passes the other limits and its `metric` value is ≤ the k-th limit:
-    # one judgement per point, then a binary search over the sorted limits.
+    # one judgement per point, then a binary search over the sorted limits. In numpy: this runs
+    # for every point of every sweep on each new SLO (a missing value, None, is NaN there and
+    # fails every comparison, as it fails the check; the columns hold no NaN of their own).
     probe = with_limit(base, metric, ascending[-1])
-    values = columns(metric, probe.stat(metric))
-    others = [(columns(m, p), limit) for m, p, limit in probe.checked() if m != metric]
-    loosest = ascending[-1]
+    values = _floats(columns(metric, probe.stat(metric)))
+    passing = ~np.isnan(_floats(ys)) & (values <= ascending[-1])
+    for m, p, limit in probe.checked():
+        if m != metric:
+            passing &= _floats(columns(m, p)) <= limit
+    indices = np.flatnonzero(passing)
     entering: dict[int, list[tuple[float, float, int]]] = {}
-    for index, y in enumerate(ys):
-        value = values[index]
-        if y is None or value is None or value > loosest:
-            continue
-        passed = True
-        for column, limit in others:  # a loop, not any(): this runs for every point
-            v = column[index]
-            if v is None or v > limit:
-                passed = False
-                break
-        if not passed:
-            continue
-        x = xs[index]
-        step = bisect.bisect_left(ascending, value)  # equality passes
-        entering.setdefault(step, []).append((y, x if x is not None else -math.inf, index))
+    if indices.size:
+        steps = np.searchsorted(np.asarray(ascending), values[indices], side="left")  # ≤ passes
+        for step, index in zip(steps.tolist(), indices.tolist(), strict=True):
+            y, x = ys[index], xs[index]
+            assert y is not None  # not NaN above
+            entering.setdefault(step, []).append((y, x if x is not None else -math.inf, index))
     return _best_by_step(points, entering, len(ascending))
+
+
+def _floats(values: Sequence[float | None]) -> np.ndarray:
+    """Values as a float array, None as NaN."""
+    return np.array(values, dtype=np.float64)
 
 
 @dataclass(frozen=True)

@@ -140,6 +140,7 @@ def percentile_readoff(
     samples: Mapping[int, SamplePercentiles] | None = None,
     columns: Columns | None = None,
     axes: tuple[Sequence[float | None], Sequence[float | None]] | None = None,
+    order: Sequence[int] | None = None,
 ) -> Readoff:
     """Goodput = highest tok/s/GPU among measured points meeting the SLO, plus an optional estimate.
 
@@ -149,8 +150,8 @@ def percentile_readoff(
     point is a known fail (metrics-and-costs §1.6(b)4), reported only if it beats the goodput.
 
     A caller that keeps what the points never change may hand in the `columns` of values the
-    checks compare (without `samples`) and the points' `axes`: x (interactivity at `x_stat`)
-    and y (tok/s per GPU on `basis`).
+    checks compare (without `samples`), the points' `axes`: x (interactivity at `x_stat`)
+    and y (tok/s per GPU on `basis`), and their `load_order`.
     """
     given = samples or {}
     if columns is not None and not given:
@@ -165,7 +166,7 @@ def percentile_readoff(
     op_index, op = best
     estimate = None
     if interpolate:
-        estimate = interpolated_estimate(points, verdicts, op_index, slo, basis, x_stat)
+        estimate = interpolated_estimate(points, verdicts, op_index, slo, basis, x_stat, order)
     return Readoff(
         mode="percentile",
         basis=basis,

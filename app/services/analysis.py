@@ -14,7 +14,7 @@ import polars as pl
 from sqlalchemy.orm import Session
 
 from app.domain.cost import tok_s_per_mw, usd_per_mtok
-from app.domain.estimate import estimate_tok_s_per_gpu
+from app.domain.estimate import estimate_tok_s_per_gpu, load_order
 from app.domain.intervals import DEFAULT_LEVEL
 from app.domain.metrics import Basis
 from app.domain.pareto import Interpolation, pareto_frontier
@@ -185,7 +185,8 @@ def _one(
 
         def figures() -> Figures:
             columns = None if stats else partial(check_values, sweep.derived, points)
-            return _percentile_figures(points, params, stats, frontier, xs, ys, columns)
+            order = _load_order(sweep, points)
+            return _percentile_figures(points, params, stats, frontier, xs, ys, columns, order)
 
         # From the stored points alone the same SLO always reads the same: kept per sweep.
         readoff, estimate_y, intervals = (
@@ -220,9 +221,17 @@ def _percentile_figures(
     xs: list[float | None],
     ys: list[float | None],
     columns: Columns | None = None,
+    order: list[int] | None = None,
 ) -> Figures:
     readoff = percentile_readoff(
-        points, params.slo, params.basis, params.stat, samples=stats, columns=columns, axes=(xs, ys)
+        points,
+        params.slo,
+        params.basis,
+        params.stat,
+        samples=stats,
+        columns=columns,
+        axes=(xs, ys),
+        order=order,
     )
     estimate_y = _estimate(readoff, points, params, frontier, xs, ys)
     return readoff, estimate_y, runs_intervals(readoff, points, params.basis, params.ci_level)
@@ -269,6 +278,15 @@ def _point_metrics(sweep: SweepPoints) -> list[PointMetrics]:
         ]
     points: list[PointMetrics] = sweep.derived[key]
     return points
+
+
+def _load_order(sweep: SweepPoints, points: list[PointMetrics]) -> list[int]:
+    """The points' `load_order`, sorted once per process per sweep (points never change)."""
+    key = ("load order", sweep.meta.num_gpus)
+    if key not in sweep.derived:
+        sweep.derived[key] = load_order(points)
+    order: list[int] = sweep.derived[key]
+    return order
 
 
 def _axes(

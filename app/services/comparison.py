@@ -29,6 +29,7 @@ from app.domain.sensitivity import (
     request_limits,
     request_sensitivity,
     sensitivity,
+    with_limit,
 )
 from app.domain.verdict import Percentile
 from app.services.analysis import Params, Price, SweepAnalysis
@@ -188,13 +189,7 @@ def sensitivity_series(
     if params.mode == "requests" and samples is not None:
         limits = _request_limits(results, samples, metric)
     else:
-        stat = params.slo.stat(metric)
-        limits = percentile_limits(
-            [r.points for r in results],
-            metric,
-            stat,
-            columns=[value_column(r, metric, stat) for r in results],
-        )
+        limits = _percentile_limits(results, metric, params.slo.stat(metric))
     by_request = None
     if params.mode == "requests" and samples is not None:
         by_request = _request_steps(results, params, metric, limits, samples)
@@ -230,6 +225,23 @@ def sensitivity_series(
         )
         out.append(SensitivitySeries(result, tuple(steps), costs))
     return out
+
+
+def _percentile_limits(
+    results: list[SweepAnalysis], metric: Metric, stat: Percentile
+) -> list[float]:
+    """The limits to step through: every value of the metric at its percentile in the selected
+    sweeps. From stored statistics alone they depend on those sweeps only: kept with the first
+    for the next SLO asked (a set of every point's value, 40k for 20 sweeps × 2,048)."""
+
+    def limits() -> list[float]:
+        columns = [value_column(r, metric, stat) for r in results]
+        return percentile_limits([r.points for r in results], metric, stat, columns=columns)
+
+    if not results or any(r.sample_stats for r in results):
+        return limits()
+    chosen = tuple((r.meta.id, r.meta.content_hash) for r in results)
+    return remember(results[0].derived, ("percentile limits", metric, stat, chosen), limits)
 
 
 def _request_limits(
@@ -272,8 +284,15 @@ def _request_steps(
 def _steps_key(
     result: SweepAnalysis, params: Params, metric: Metric, limits: list[float]
 ) -> tuple[Any, ...]:
-    """Where a sweep keeps its sensitivity steps for these limits (its GPU count: editable)."""
-    return ("sensitivity", result.meta.num_gpus, params, metric, tuple(limits))
+    """Where a sweep keeps its sensitivity steps for these limits (its GPU count: editable).
+
+    Steps vary the `metric` limit and hold the others, so they follow from the SLO with that
+    limit at any value (both modes judge each step at `with_limit(slo, metric, step)`): the key
+    holds it at the loosest step, and a new SLO that moves only the varied limit reads them back.
+    """
+    slo = with_limit(params.slo, metric, max(limits)) if limits else params.slo
+    return ("sensitivity", result.meta.num_gpus, slo, params.mode, params.basis, params.stat,
+            metric, tuple(limits))  # fmt: skip
 
 
 def value_column(result: SweepAnalysis, metric: Metric, stat: Percentile) -> list[float | None]:

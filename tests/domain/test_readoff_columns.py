@@ -8,6 +8,7 @@ import random
 
 import pytest
 
+from app.domain.estimate import load_order
 from app.domain.metrics import Basis
 from app.domain.point import LatencyStats, Metric, PointMetrics, Stat
 from app.domain.sensitivity import point_values
@@ -86,6 +87,8 @@ def test_a_readoff_from_columns_and_axes_equals_the_readoff_from_the_points(seed
     plain = percentile_readoff(points, slo, basis, stat)
     kept = percentile_readoff(points, slo, basis, stat, columns=_columns(points), axes=axes)
     assert kept == plain
+    ordered = percentile_readoff(points, slo, basis, stat, order=load_order(points))
+    assert ordered == plain and ordered.estimate == plain.estimate
     assert [v.status for v in kept.verdicts] == [v.status for v in plain.verdicts]
 
 

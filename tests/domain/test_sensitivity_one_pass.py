@@ -96,6 +96,35 @@ def test_percentile_sensitivity_equals_rejudging_every_point_at_every_limit(
     assert sensitivity(points, base, metric, shuffled) == _rejudged(points, base, metric, shuffled)
 
 
+@pytest.mark.parametrize("metric", ["ttft", "tpot", "e2el"])
+def test_infinite_latencies_and_throughputs_step_as_rejudging_reads_them(metric: Metric) -> None:
+    inf = float("inf")
+
+    def point(i: int, ttft: float, tpot: float, e2el: float | None, out: float) -> PointMetrics:
+        return PointMetrics(
+            i, 1, concurrency=float(2**i), ttft_ms=LatencyStats(p90=ttft),
+            tpot_ms=LatencyStats(p90=tpot), e2el_ms=LatencyStats(p90=e2el), output_tok_s=out,
+        )  # fmt: skip
+
+    # An infinite throughput is no throughput (point 1 never counts); an infinite latency
+    # meets only an infinite limit.
+    points = [
+        point(0, inf, 20.0, 30.0, 900.0),
+        point(1, 20.0, inf, 50.0, inf),
+        point(2, 30.0, 30.0, inf, 1200.0),
+        point(3, 40.0, 25.0, None, 1200.0),
+    ]
+    base = Slo(ttft_ms=inf, tpot_ms=inf, percentile="p90")
+    limits = [10.0, 20.0, 30.0, 40.0, inf]
+    steps = sensitivity(points, base, metric, limits)
+    assert steps == _rejudged(points, base, metric, limits)
+    assert [s.goodput_tok_s_per_gpu for s in steps] == {
+        "ttft": [None, None, 1200.0, 1200.0, 1200.0],
+        "tpot": [None, 900.0, 1200.0, 1200.0, 1200.0],
+        "e2el": [None, None, 900.0, 900.0, 1200.0],
+    }[metric]
+
+
 @pytest.mark.parametrize("seed", range(8))
 @pytest.mark.parametrize("metric", ["ttft", "tpot", "e2el"])
 def test_per_request_sensitivity_equals_rejudging_every_request_at_every_limit(

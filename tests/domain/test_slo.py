@@ -300,6 +300,29 @@ def test_point_from_canonical_row() -> None:
     assert point.num_requests == 640 and point.load() == 32
 
 
+def test_a_point_reads_each_value_of_its_row_as_float_or_none_does() -> None:
+    row = {
+        "point_id": 7, "num_gpus": 8.0, "concurrency": 16, "request_rate": float("inf"),
+        "duration_s": True, "ttft_mean_ms": "120", "ttft_p50_ms": 100.5, "ttft_p99_ms": -0.0,
+        "tpot_p95_ms": float("nan"), "e2el_p90_ms": 2_000, "output_tok_s": 4000.0,
+        "num_requests": 640.0, "num_failed": float("nan"), "output_len": 512,
+        "stored_percentiles": {"ttft": {"p99.9": 300.0, "p90": 1.0}, "tpot": {"p75": 9}},
+    }  # fmt: skip
+    point = PointMetrics.from_row(row)
+    assert (point.point_id, point.num_gpus, point.num_requests, point.num_failed) == (
+        7,
+        8,
+        640,
+        None,
+    )
+    assert (point.concurrency, point.request_rate, point.duration_s) == (16.0, float("inf"), None)
+    assert point.ttft_ms == LatencyStats(None, 100.5, None, None, -0.0, (("p99.9", 300.0),))
+    assert point.tpot_ms == LatencyStats(more=(("p75", 9.0),))
+    assert point.e2el_ms == LatencyStats(p90=2000.0)
+    assert (point.output_tok_s, point.total_tok_s, point.output_len) == (4000.0, None, 512.0)
+    assert type(point.concurrency) is float and type(point.e2el_ms.p90) is float
+
+
 # --- per-request mode --------------------------------------------------------------------------
 
 

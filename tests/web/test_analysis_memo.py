@@ -110,6 +110,59 @@ def test_kept_sensitivity_steps_equal_a_fresh_computation(
     assert any(st.goodput_tok_s_per_gpu for s in fresh for st in s.steps)
 
 
+def test_a_new_limit_of_the_varied_metric_reads_the_kept_steps_equal_to_fresh_ones(
+    session: Session, sweep_ids: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def tpot(ms: float) -> Params:
+        return Params(Slo(ttft_ms=500, tpot_ms=ms, percentile="p90"))
+
+    point_queries.clear_caches()  # a new process: nothing kept for these sweeps yet
+    results, _ = analysis.run(session, sweep_ids, tpot(40), [], None)
+    kept = comparison.sensitivity_series(results, tpot(40), "tpot", None, None)
+    stepped: list[int] = []
+    computed = comparison.sensitivity
+    monkeypatch.setattr(
+        comparison, "sensitivity", lambda *a, **k: stepped.append(1) or computed(*a, **k)
+    )
+    moved, _ = analysis.run(session, sweep_ids, tpot(25), [], None)
+    again = comparison.sensitivity_series(moved, tpot(25), "tpot", None, None)
+    # The steps vary the TPOT limit: a new TPOT limit reads the same steps back.
+    assert stepped == [] and [s.steps for s in again] == [s.steps for s in kept]
+    for result in moved:  # forget them: a fresh computation at TPOT ≤ 25 ms gives the same
+        result.derived.pop(("memo", "sensitivity"))
+    fresh = comparison.sensitivity_series(moved, tpot(25), "tpot", None, None)
+    assert len(stepped) == len(moved) and [s.steps for s in fresh] == [s.steps for s in kept]
+    assert any(st.goodput_tok_s_per_gpu for s in fresh for st in s.steps)
+    # Over TTFT, the TPOT limit is held: another TPOT limit is other steps.
+    at_40 = comparison.sensitivity_series(results, tpot(40), "ttft", None, None)
+    at_25 = comparison.sensitivity_series(moved, tpot(25), "ttft", None, None)
+    assert [s.steps for s in at_40] != [s.steps for s in at_25]
+
+
+def test_the_percentile_limits_stepped_through_are_worked_out_once_per_selection(
+    session: Session, sweep_ids: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    point_queries.clear_caches()  # a new process: nothing kept for these sweeps yet
+    worked: list[str] = []
+    limits = comparison.percentile_limits
+    monkeypatch.setattr(
+        comparison, "percentile_limits", lambda *a, **k: worked.append(a[1]) or limits(*a, **k)
+    )
+
+    def stepped(ttft_ms: float, metric: Metric) -> list[float]:
+        results, _ = analysis.run(session, sweep_ids, _params(ttft_ms), [], None)
+        series = comparison.sensitivity_series(results, _params(ttft_ms), metric, None, None)
+        return [st.limit_ms for st in series[0].steps]
+
+    first = stepped(500, "tpot")
+    assert stepped(400, "tpot") == first and stepped(300, "tpot") == first
+    assert worked == ["tpot"]  # each new SLO stepped through the limits kept
+    points = point_queries.sweeps_with_points(session, sweep_ids)
+    fresh = limits([analysis.analyse([p], _params(1), [])[0].points for p in points], "tpot", "p90")
+    assert first == fresh and len(first) > 3
+    assert stepped(200, "ttft") != first and worked == ["tpot", "ttft"]
+
+
 def test_per_request_sensitivity_is_kept_per_sweep_and_equals_a_fresh_pass(
     session: Session, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -137,6 +190,10 @@ def test_per_request_sensitivity_is_kept_per_sweep_and_equals_a_fresh_pass(
     loose = Params(Slo(ttft_ms=5000, attainment=0.8), mode="requests")
     comparison.sensitivity_series(results, loose, "tpot", None, samples)
     assert passes == [1, 1]  # another SLO is another pass
+    moved = Params(Slo(ttft_ms=500, tpot_ms=30, attainment=0.8), mode="requests")
+    same = comparison.sensitivity_series(results, moved, "tpot", None, samples)
+    assert passes == [1, 1]  # but not another limit of the varied metric: its steps read back
+    assert [s.steps for s in same] == [s.steps for s in kept]
 
 
 def test_the_requests_sorted_for_the_sensitivity_limits_are_sorted_once_per_selection(
