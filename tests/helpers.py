@@ -8,6 +8,7 @@ what it arranges, and a failed arrangement fails there, with the answer's text.
 from __future__ import annotations
 
 import json
+import re
 import socket
 from typing import Any
 
@@ -16,6 +17,7 @@ from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 from httpx import Response
 
+from app.charts.shown import write
 from app.ingest import ParsedSweep, UploadFile, parse_upload
 from app.settings import PROJECT_ROOT
 from tests.factories import post_files
@@ -99,3 +101,26 @@ def shoot(page: Any, name: str, *, full_page: bool = True) -> None:
     """A screenshot of a browser page as test-artifacts/<name>.png, to look at after a run."""
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=full_page)
+
+
+def with_hover(trace: dict[str, Any]) -> dict[str, Any]:
+    """A trace as static/js/charts.js hands it to Plotly: hover numbers sent as columns
+    (meta.hover) become customdata rows of the texts the browser writes (app.charts.shown)."""
+    meta = trace.get("meta")
+    columns = meta.get("hover") if isinstance(meta, dict) else None
+    if columns is None:
+        return trace
+    texts = [[v if isinstance(v, str) else write(v) for v in column] for column in columns]
+    rows = [[column[k] for column in texts] for k in range(len(trace["x"]))]
+    meta = {key: value for key, value in trace["meta"].items() if key != "hover"}
+    return {**trace, "meta": meta, "customdata": rows}
+
+
+def hover_texts(trace: dict[str, Any]) -> list[str]:
+    """Each point's hover as Plotly fills the trace's template from its customdata rows."""
+    drawn = with_hover(trace)
+    template = drawn["hovertemplate"]
+    return [
+        re.sub(r"%\{customdata\[(\d+)\]\}", lambda m, row=row: row[int(m.group(1))], template)
+        for row in drawn["customdata"]
+    ]

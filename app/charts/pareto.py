@@ -10,6 +10,7 @@ from typing import Any
 
 from app.charts import outliers, ranges
 from app.charts.hover import hover_groups, line_hover
+from app.charts.shown import position
 from app.charts.slo_floor import add_slo_floor, slo_floor_x
 from app.charts.style import PALETTE as PALETTE
 from app.charts.style import SYMBOLS as SYMBOLS
@@ -173,9 +174,9 @@ def _sweep_traces(
             **frontier_extra,
             "name": name,
             "mode": "lines+markers",
-            "x": [result.xs[k] for k in front],
-            "y": [result.ys[k] for k in front],
-            **line_hover(result, front, params),
+            "x": [position(result.xs[k]) for k in front],
+            "y": [position(result.ys[k]) for k in front],
+            **_with_meta(base, line_hover(result, front, params)),
             "line": {"color": style.colour, "width": 2, "dash": style.dash},
             "marker": {"color": style.colour, "size": 8, "symbol": style.symbol},
         }
@@ -189,9 +190,9 @@ def _sweep_traces(
                     "name": f"{name} (dominated)",
                     "showlegend": False,
                     "mode": "markers",
-                    "x": [result.xs[k] for k in ks],
-                    "y": [result.ys[k] for k in ks],
-                    **hover,
+                    "x": [position(result.xs[k]) for k in ks],
+                    "y": [position(result.ys[k]) for k in ks],
+                    **_with_meta(base, hover),
                     "marker": marker,
                 }
             )
@@ -204,8 +205,8 @@ def _sweep_traces(
                 "name": f"{name} · goodput at SLO",
                 "showlegend": False,
                 "mode": "markers",
-                "x": [op.interactivity_tok_s_user],
-                "y": [op.tok_s_per_gpu],
+                "x": [position(op.interactivity_tok_s_user)],
+                "y": [position(op.tok_s_per_gpu)],
                 "hovertemplate": (
                     f"<b>{name}</b><br>goodput at SLO: {fmt_number(op.tok_s_per_gpu, 'tok/s/GPU')}"
                     f"<br>at {fmt_number(op.interactivity_tok_s_user, 'tok/s/user')}<extra></extra>"
@@ -220,6 +221,13 @@ def _sweep_traces(
             }
         )
     return traces
+
+
+def _with_meta(base: dict[str, Any], hover: dict[str, Any]) -> dict[str, Any]:
+    """Hover keys for a trace of `base`, their meta (the hover's numbers) joined to the base's."""
+    if "meta" not in hover:
+        return hover
+    return {**hover, "meta": {**base["meta"], **hover["meta"]}}
 
 
 def _error_bars(result: SweepAnalysis, y: float, color: str) -> dict[str, Any]:
@@ -252,8 +260,8 @@ def _unknown_trace(results: list[SweepAnalysis], params: Params) -> dict[str, An
     for result in results:
         for k, verdict in enumerate(result.readoff.verdicts):
             if verdict.status == "unknown" and result.plotted(k):
-                xs.append(result.xs[k])
-                ys.append(result.ys[k])
+                xs.append(position(result.xs[k]))
+                ys.append(position(result.ys[k]))
                 text.append(f"<b>{result.meta.name}</b><br>SLO unknown: {verdict.reason}")
     if not xs:
         return None

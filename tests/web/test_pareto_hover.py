@@ -12,12 +12,13 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.charts.hover import hover_fields, hover_template, hover_values, point_hover
-from app.domain.numbers import fmt_number
+from app.charts.hover import hover_fields, hover_header, hover_template, hover_values, point_hover
+from app.charts.pareto import pareto_figure
 from app.domain.verdict import Slo
 from app.services import analysis
 from app.services.analysis import Params
 from app.store.models import Sweep
+from tests.helpers import hover_texts, with_hover
 
 
 def _fill(template: str, row: list[str]) -> str:
@@ -38,16 +39,42 @@ def test_frontier_and_dominated_points_hover_from_numbers_not_per_point_text(
     frontiers = [t for t in traces if t["mode"] == "lines+markers"]
     assert dominated and frontiers, "the demo data has both"
     for trace in dominated + frontiers:
-        assert "text" not in trace
-        assert len(trace["customdata"]) == len(trace["x"])
-        for x, y, row in zip(trace["x"], trace["y"], trace["customdata"], strict=True):
-            assert None not in row  # a missing value has no slot, so it cannot print as 0
-            shown = _fill(trace["hovertemplate"], row)
+        assert "text" not in trace and "customdata" not in trace
+        columns = trace["meta"]["hover"]
+        assert all(len(column) == len(trace["x"]) for column in columns)
+        # A missing value has no slot, so it cannot print as 0; no number goes as text.
+        assert all(isinstance(v, int | float) for column in columns for v in column)
+        for shown, row in zip(hover_texts(trace), with_hover(trace)["customdata"], strict=True):
             assert "%{" not in shown
             assert re.search(r"concurrency \d+(\.\d+)?<br>", shown)
-            assert f"{fmt_number(x)} tok/s/user · {fmt_number(y)} tok/s/GPU" in shown
+            assert f"{row[1]} tok/s/user · {row[2]} tok/s/GPU" in shown
             dominated_note = "<i>dominated</i><extra></extra>"
             assert shown.endswith(dominated_note) == (trace in dominated)
+
+
+def test_every_hover_reads_what_the_server_formatter_writes_for_its_point(
+    session: Session, seeded: None
+) -> None:
+    sweep_ids = [s.id for s in session.scalars(select(Sweep).order_by(Sweep.id))]
+    params = Params(Slo(ttft_ms=500, tpot_ms=40))
+    results, _ = analysis.run(session, sweep_ids, params, [], None)
+    figure = pareto_figure(results, params)
+    checked = 0
+    for result in results:
+        header = hover_header(result) + "<br>"
+        shown = [
+            text.removeprefix(header).removesuffix("<extra></extra>")
+            for t in figure["data"]
+            if (t.get("meta") or {}).get("sweep") == result.meta.id and "hover" in t["meta"]
+            for text in hover_texts(t)
+        ]
+        expected = [point_hover(result, k, params) for k in result.frontier]
+        expected += [
+            point_hover(result, k, params) + "<br><i>dominated</i>" for k in result.dominated
+        ]
+        assert sorted(shown) == sorted(expected)
+        checked += len(shown)
+    assert checked >= 8
 
 
 def test_a_dominated_point_reads_as_it_would_on_the_frontier(
