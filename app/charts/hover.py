@@ -80,8 +80,8 @@ def _number_cell(value: float | None) -> Cell:
 
 
 @lru_cache(maxsize=CACHED, typed=True)
-def _load_cell(value: float | None, unit: str | None = None) -> Cell:
-    return cell(fmt_load(value, unit))
+def _load_cell(value: float | None) -> Cell:
+    return cell(fmt_load(value))
 
 
 def hover_cells(result: SweepAnalysis, k: int, fields: tuple[str, ...]) -> list[Cell]:
@@ -94,15 +94,15 @@ def _values(
     k: int,
     fields: tuple[str, ...],
     number: Callable[[float | None], T],
-    load: Callable[..., T],
+    load: Callable[[float | None], T],
 ) -> list[T]:
     point = result.points[k]
     values = []
     for field in fields:
         if field == "concurrency":
             values.append(load(point.concurrency))
-        elif field == "request_rate":
-            values.append(load(point.request_rate, "req/s"))
+        elif field == "request_rate":  # finite (rate_inf otherwise); the unit is the template's
+            values.append(load(point.request_rate))
         elif field == "xy":
             values += [number(result.xs[k]), number(result.ys[k])]
         elif field != "rate_inf":
@@ -119,7 +119,7 @@ def hover_template(fields: tuple[str, ...], params: Params) -> str:
         if field == "concurrency":
             lines.append(f"concurrency {next(slot)}")
         elif field == "request_rate":
-            lines.append(f"rate {next(slot)}")
+            lines.append(f"rate {next(slot)} req/s")
         elif field == "rate_inf":
             lines.append("rate ∞")
         elif field == "xy":

@@ -18,7 +18,7 @@ from app.domain.verdict import Slo
 from app.services import analysis
 from app.services.analysis import Params
 from app.store.models import Sweep
-from tests.helpers import hover_texts, with_hover
+from tests.helpers import hover_texts, upload_id, with_hover
 
 
 def _fill(template: str, row: list[str]) -> str:
@@ -52,9 +52,20 @@ def test_frontier_and_dominated_points_hover_from_numbers_not_per_point_text(
             assert shown.endswith(dominated_note) == (trace in dominated)
 
 
+RATES = (
+    b"sweep,hardware,num_gpus,model,request_rate,tpot_p50_ms,ttft_p90_ms,output_tok_s\n"
+    b"rates,H100,8,llama-3.1-70b,0.5,10.25,100.5,812.5\n"
+    b"rates,H100,8,llama-3.1-70b,1.125,12.125,150,1600.25\n"
+    b"rates,H100,8,llama-3.1-70b,1000.5,40,13320.79,24001\n"
+    b"rates,H100,8,llama-3.1-70b,4,20,0.000123,2400\n"
+)
+
+
 def test_every_hover_reads_what_the_server_formatter_writes_for_its_point(
-    session: Session, seeded: None
+    client: TestClient, session: Session, seeded: None
 ) -> None:
+    upload_id(client, ("rates.csv", RATES))  # request rates (the unit is the template's), ties
+    session.commit()
     sweep_ids = [s.id for s in session.scalars(select(Sweep).order_by(Sweep.id))]
     params = Params(Slo(ttft_ms=500, tpot_ms=40))
     results, _ = analysis.run(session, sweep_ids, params, [], None)
@@ -75,6 +86,13 @@ def test_every_hover_reads_what_the_server_formatter_writes_for_its_point(
         assert sorted(shown) == sorted(expected)
         checked += len(shown)
     assert checked >= 8
+    rates = next(r for r in results if r.meta.name == "rates")
+    assert sorted(point_hover(rates, k, params).split("<br>")[0] for k in range(4)) == [
+        "rate 0.5 req/s",
+        "rate 1,000.5 req/s",
+        "rate 1.125 req/s",
+        "rate 4 req/s",
+    ]
 
 
 def test_a_dominated_point_reads_as_it_would_on_the_frontier(
