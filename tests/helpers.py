@@ -105,15 +105,23 @@ def shoot(page: Any, name: str, *, full_page: bool = True) -> None:
 
 def with_hover(trace: dict[str, Any]) -> dict[str, Any]:
     """A trace as static/js/charts.js hands it to Plotly: hover numbers sent as columns
-    (meta.hover) become customdata rows of the texts the browser writes (app.charts.shown)."""
+    (meta.hover) become customdata rows of the texts the browser writes (app.charts.shown);
+    shared texts (meta.texts) and each point's index into them (meta.text) become its text."""
     meta = trace.get("meta")
-    columns = meta.get("hover") if isinstance(meta, dict) else None
-    if columns is None:
+    if not isinstance(meta, dict) or not ("hover" in meta or "texts" in meta):
         return trace
-    texts = [[v if isinstance(v, str) else write(v) for v in column] for column in columns]
-    rows = [[column[k] for column in texts] for k in range(len(trace["x"]))]
-    meta = {key: value for key, value in trace["meta"].items() if key != "hover"}
-    return {**trace, "meta": meta, "customdata": rows}
+    drawn = {
+        **trace,
+        "meta": {k: v for k, v in meta.items() if k not in ("hover", "texts", "text")},
+    }
+    if "hover" in meta:
+        texts = [
+            [v if isinstance(v, str) else write(v) for v in column] for column in meta["hover"]
+        ]
+        drawn["customdata"] = [[column[k] for column in texts] for k in range(len(trace["x"]))]
+    if "texts" in meta:
+        drawn["text"] = [meta["texts"][i] for i in meta["text"]]
+    return drawn
 
 
 def hover_texts(trace: dict[str, Any]) -> list[str]:

@@ -256,13 +256,15 @@ def _unknown_trace(results: list[SweepAnalysis], params: Params) -> dict[str, An
     one legend entry for all sweeps: unknown is neither a pass nor a fail."""
     xs: list[float | None] = []
     ys: list[float | None] = []
-    text: list[str] = []
+    texts: dict[str, int] = {}  # each text once (a sweep's points share their reason) …
+    which: list[int] = []  # … and each point's by its index: charts.js makes the trace's text
     for result in results:
         for k, verdict in enumerate(result.readoff.verdicts):
             if verdict.status == "unknown" and result.plotted(k):
                 xs.append(position(result.xs[k]))
                 ys.append(position(result.ys[k]))
-                text.append(f"<b>{result.meta.name}</b><br>SLO unknown: {verdict.reason}")
+                text = f"<b>{result.meta.name}</b><br>SLO unknown: {verdict.reason}"
+                which.append(texts.setdefault(text, len(texts)))
     if not xs:
         return None
     return {
@@ -272,7 +274,7 @@ def _unknown_trace(results: list[SweepAnalysis], params: Params) -> dict[str, An
         "legendgroup": "slo-unknown",
         "x": xs,
         "y": ys,
-        "text": text,
+        "meta": {"texts": list(texts), "text": which},
         "hovertemplate": "%{text}<extra></extra>",
         "marker": UNKNOWN_MARKER,
     }

@@ -29,17 +29,25 @@
   }
 
   // A trace whose hover numbers came as columns (meta.hover, one per template slot) gets them
-  // as Plotly's customdata: one row of texts per point.
+  // as Plotly's customdata: one row of texts per point. One whose points share a few texts
+  // (meta.texts) gets each point's (meta.text, an index into them) as Plotly's text.
   function withHover(trace) {
-    var columns = trace.meta && trace.meta.hover;
-    if (!columns) return trace;
-    var meta = Object.assign({}, trace.meta);
-    delete meta.hover;
-    var texts = columns.map(function (column) { return column.map(numberText); });
-    var rows = (trace.x || []).map(function (_, k) {
-      return texts.map(function (column) { return column[k]; });
-    });
-    return Object.assign({}, trace, { meta: meta, customdata: rows });
+    var meta = trace.meta;
+    if (!meta || typeof meta !== "object" || !(meta.hover || meta.texts)) return trace;
+    var drawn = Object.assign({}, trace, { meta: Object.assign({}, meta) });
+    if (meta.hover) {
+      var texts = meta.hover.map(function (column) { return column.map(numberText); });
+      drawn.customdata = (trace.x || []).map(function (_, k) {
+        return texts.map(function (column) { return column[k]; });
+      });
+      delete drawn.meta.hover;
+    }
+    if (meta.texts) {
+      drawn.text = meta.text.map(function (i) { return meta.texts[i]; });
+      delete drawn.meta.texts;
+      delete drawn.meta.text;
+    }
+    return drawn;
   }
 
   // A legend beside the plot (x > 1) moves below it on narrow screens, where the plot needs the

@@ -150,13 +150,14 @@ def check_hover(name: str, fig: dict[str, Any]) -> int:
                 assert formatted_as_the_app_writes(token), (*label, token, template)
         # Numbers sent as meta.hover columns are written by charts.js (app.charts.shown): the
         # texts it writes must read as the app writes too.
-        custom = with_hover(trace).get("customdata") or []
+        drawn = with_hover(trace)
+        custom = drawn.get("customdata") or []
         for item in custom:
             for value in item if isinstance(item, list) else [item]:
                 assert isinstance(value, str), (*label, "customdata must be formatted text")
                 assert formatted_as_the_app_writes(value), (*label, value)
                 checked += 1
-        texts = trace.get("text") or []
+        texts = drawn.get("text") or []
         for text in [texts] if isinstance(texts, str) else texts:
             for token in numbers_in(str(text)):
                 assert formatted_as_the_app_writes(token), (*label, token, text)
