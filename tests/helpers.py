@@ -8,6 +8,7 @@ what it arranges, and a failed arrangement fails there, with the answer's text.
 from __future__ import annotations
 
 import json
+import random
 import re
 import socket
 from typing import Any
@@ -132,3 +133,13 @@ def hover_texts(trace: dict[str, Any]) -> list[str]:
         re.sub(r"%\{customdata\[(\d+)\]\}", lambda m, row=row: row[int(m.group(1))], template)
         for row in drawn["customdata"]
     ]
+
+
+def battery() -> list[float]:
+    """Numbers of every size the formatter meets: ties, round values, both signs, edges."""
+    rng = random.Random(34)
+    values = [0.0, 1.0, 12.25, 2.5, 0.125, 999.5, 999.6, 1000.0, 13320.79, 0.00099951, 0.001]
+    values += [1e15, 9.99e14, 9.9951e14, 123456789012.5, 1.5e-7, 2**53 + 2.0, 0.30000000000000004]
+    for exponent in range(-7, 17):
+        values += [rng.uniform(1, 10) * 10**exponent for _ in range(12)]
+    return values + [-v for v in values if v]

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from functools import lru_cache
 from typing import Any, TypeVar
 
-from app.charts.shown import Cell, cell
-from app.domain.numbers import CACHED, fmt_count, fmt_load, fmt_number
+from app.charts.shown import Cell, load_cell, number_cell
+from app.domain.numbers import fmt_count, fmt_load, fmt_number
 from app.domain.point import PointMetrics
 from app.services.analysis import Params, SweepAnalysis
 
@@ -74,19 +73,9 @@ def hover_values(result: SweepAnalysis, k: int, fields: tuple[str, ...]) -> list
     return _values(result, k, fields, fmt_number, fmt_load)
 
 
-@lru_cache(maxsize=CACHED, typed=True)
-def _number_cell(value: float | None) -> Cell:
-    return cell(fmt_number(value))
-
-
-@lru_cache(maxsize=CACHED, typed=True)
-def _load_cell(value: float | None) -> Cell:
-    return cell(fmt_load(value))
-
-
 def hover_cells(result: SweepAnalysis, k: int, fields: tuple[str, ...]) -> list[Cell]:
     """`hover_values` as sent: each text as the number it shows (app.charts.shown.cell)."""
-    return _values(result, k, fields, _number_cell, _load_cell)
+    return _values(result, k, fields, number_cell, load_cell)
 
 
 def _values(

@@ -168,14 +168,15 @@ def _sweep_traces(
             titled.add(group)
             frontier_extra["legendgrouptitle"] = {"text": heading, "font": {"size": 11}}
     front = result.frontier
+    xs, ys = _positions(result, params)
     traces: list[dict[str, Any]] = [
         {
             **base,
             **frontier_extra,
             "name": name,
             "mode": "lines+markers",
-            "x": [position(result.xs[k]) for k in front],
-            "y": [position(result.ys[k]) for k in front],
+            "x": [xs[k] for k in front],
+            "y": [ys[k] for k in front],
             **_with_meta(base, line_hover(result, front, params)),
             "line": {"color": style.colour, "width": 2, "dash": style.dash},
             "marker": {"color": style.colour, "size": 8, "symbol": style.symbol},
@@ -190,8 +191,8 @@ def _sweep_traces(
                     "name": f"{name} (dominated)",
                     "showlegend": False,
                     "mode": "markers",
-                    "x": [position(result.xs[k]) for k in ks],
-                    "y": [position(result.ys[k]) for k in ks],
+                    "x": [xs[k] for k in ks],
+                    "y": [ys[k] for k in ks],
                     **_with_meta(base, hover),
                     "marker": marker,
                 }
@@ -221,6 +222,22 @@ def _sweep_traces(
             }
         )
     return traces
+
+
+Positions = tuple[list[float | int | None], list[float | int | None]]
+
+
+def _positions(result: SweepAnalysis, params: Params) -> Positions:
+    """Every point's x and y as plotted (app.charts.shown.position): from the points and axes
+    alone, which never change, so rounded once per process per sweep and axes."""
+    key = ("positions", params.stat, params.basis, result.meta.num_gpus)
+    if key not in result.derived:
+        result.derived[key] = (
+            [position(x) for x in result.xs],
+            [position(y) for y in result.ys],
+        )
+    positions: Positions = result.derived[key]
+    return positions
 
 
 def _with_meta(base: dict[str, Any], hover: dict[str, Any]) -> dict[str, Any]:
@@ -259,10 +276,11 @@ def _unknown_trace(results: list[SweepAnalysis], params: Params) -> dict[str, An
     texts: dict[str, int] = {}  # each text once (a sweep's points share their reason) …
     which: list[int] = []  # … and each point's by its index: charts.js makes the trace's text
     for result in results:
+        at_x, at_y = _positions(result, params)
         for k, verdict in enumerate(result.readoff.verdicts):
             if verdict.status == "unknown" and result.plotted(k):
-                xs.append(position(result.xs[k]))
-                ys.append(position(result.ys[k]))
+                xs.append(at_x[k])
+                ys.append(at_y[k])
                 text = f"<b>{result.meta.name}</b><br>SLO unknown: {verdict.reason}"
                 which.append(texts.setdefault(text, len(texts)))
     if not xs:

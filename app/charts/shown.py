@@ -18,6 +18,8 @@ import math
 from decimal import Decimal
 from functools import lru_cache
 
+from app.domain.numbers import SIGNIFICANT, fmt_load, fmt_number
+
 Cell = float | int | str
 POSITION_DIGITS = 6
 # Where the formatter (app.domain.numbers) and the browser's writer switch to 1.23e-4 / 1.23e15.
@@ -77,3 +79,30 @@ def cell(text: str) -> Cell:
         return text
     value = _tidy(number)
     return value if write(value) == text else text
+
+
+WHOLE_FROM = 10 ** (SIGNIFICANT - 1)  # the formatter writes whole numbers from here (1,234)
+
+
+def number_cell(value: float | None) -> Cell:
+    """`cell(fmt_number(value))`, for a hover of thousands of points, without writing the text.
+
+    fmt_number rounds a float to SIGNIFICANT digits and writes that decimal, or from WHOLE_FROM
+    up the value rounded to a whole number; both are the number sent. Anything else (None, ∞, an
+    int, scientific notation) goes through the text (tests/web/test_pareto_hover.py checks both
+    ways agree)."""
+    if type(value) is float and value != 0 and math.isfinite(value):
+        rounded = float(f"{value:.{SIGNIFICANT - 1}e}")
+        size = abs(rounded)
+        if WHOLE_FROM <= size < LARGEST_PLAIN:
+            return round(value)
+        if SMALLEST_PLAIN <= size < WHOLE_FROM:
+            return _tidy(rounded)
+    return cell(fmt_number(value))
+
+
+def load_cell(value: float | None) -> Cell:
+    """`cell(fmt_load(value))`: a whole load is sent as it is (128), any other through its text."""
+    if type(value) is float and value.is_integer() and abs(value) < LARGEST_PLAIN:
+        return int(value)
+    return cell(fmt_load(value))

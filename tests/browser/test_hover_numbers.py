@@ -3,7 +3,6 @@ hover is, character for character, the text the server's formatter writes for th
 
 from __future__ import annotations
 
-import random
 import re
 from pathlib import Path
 from typing import Any
@@ -19,16 +18,7 @@ from app.services.analysis import Params
 from app.store.db import make_engine, make_sessionmaker
 from app.store.models import Sweep
 from tests.browser.conftest import run_server
-
-
-def battery() -> list[float]:
-    """Numbers of every size the formatter meets: ties, round values, both signs, edges."""
-    rng = random.Random(34)
-    values = [0.0, 1.0, 12.25, 2.5, 0.125, 999.5, 999.6, 1000.0, 13320.79, 0.00099951, 0.001]
-    values += [1e15, 9.99e14, 9.9951e14, 123456789012.5, 1.5e-7, 2**53 + 2.0, 0.30000000000000004]
-    for exponent in range(-7, 17):
-        values += [rng.uniform(1, 10) * 10**exponent for _ in range(12)]
-    return values + [-v for v in values if v]
+from tests.helpers import battery
 
 
 def test_the_browser_writes_each_number_sent_back_as_the_formatter_text(page: Any) -> None:

@@ -4,6 +4,7 @@ per-point text would, and a latency a point did not measure is left out, never s
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
@@ -14,11 +15,13 @@ from sqlalchemy.orm import Session
 
 from app.charts.hover import hover_fields, hover_header, hover_template, hover_values, point_hover
 from app.charts.pareto import pareto_figure
+from app.charts.shown import cell, load_cell, number_cell
+from app.domain.numbers import fmt_load, fmt_number
 from app.domain.verdict import Slo
 from app.services import analysis
 from app.services.analysis import Params
 from app.store.models import Sweep
-from tests.helpers import hover_texts, upload_id, with_hover
+from tests.helpers import battery, hover_texts, upload_id, with_hover
 
 
 def _fill(template: str, row: list[str]) -> str:
@@ -110,3 +113,17 @@ def test_a_dominated_point_reads_as_it_would_on_the_frontier(
             assert shown == point_hover(result, k, params)
             checked += 1
     assert checked >= 4
+
+
+def test_hover_numbers_sent_without_their_text_are_those_the_text_shows() -> None:
+    values: list[float | None] = [*battery(), 99.95, 99.949, 0.0009995, 5e-324, None, math.inf]
+    values += [float(n) for n in range(-5, 300)] + [n / 8 for n in range(-50, 900)]
+    for v in values:
+        for fast, slow in (
+            (number_cell(v), cell(fmt_number(v))),
+            (load_cell(v), cell(fmt_load(v))),
+        ):
+            assert (fast, type(fast)) == (slow, type(slow)), v
+    assert number_cell(13320.79) == 13321 and number_cell(12.25) == 12.2
+    assert number_cell(0.000123) == 0.000123 and number_cell(None) == "–"
+    assert load_cell(2048.0) == 2048 and load_cell(1.125) == 1.125
