@@ -13,7 +13,7 @@ from starlette.types import ASGIApp
 from app import __version__
 from app.http import errors
 from app.http.body_limit import BodyLimitMiddleware
-from app.http.encoding import GZipMiddleware
+from app.http.encoding import GZIP_MINIMUM, GZipMiddleware
 from app.http.nul_guard import NulQueryGuard
 from app.http.security import SecurityMiddleware
 from app.http.static import STATIC_DIR, VersionedStatic
@@ -83,7 +83,7 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
     app.add_middleware(BodyLimitMiddleware, max_upload_bytes=settings.max_upload_bytes)
     # Outermost: compress HTML, JSON and static text (Plotly 1.2 MB -> ~0.4 MB on the wire);
     # a kept page comes already gzipped (app.web.page_cache) and passes as it is.
-    app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=settings.gzip_level)
+    app.add_middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM, compresslevel=settings.gzip_level)
     app.mount("/static", VersionedStatic(directory=STATIC_DIR), name="static")
     errors.install(app)
 

@@ -14,6 +14,7 @@ from starlette.middleware import gzip
 from starlette.types import Receive, Scope, Send
 
 GZIP = "gzip"
+GZIP_MINIMUM = 1024  # bytes: a smaller body is sent plain (GZipMiddleware's minimum_size)
 
 
 def accepts_gzip(accept_encoding: str | None) -> bool:

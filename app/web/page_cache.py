@@ -27,15 +27,13 @@ from fastapi import Request
 from fastapi.responses import Response
 from sqlalchemy.orm import Session
 
-from app.http.encoding import GZIP, accepts_gzip, gunzip_bytes, gzip_bytes
+from app.http.encoding import GZIP, GZIP_MINIMUM, accepts_gzip, gunzip_bytes, gzip_bytes
 from app.store import versions as version_tokens
 from app.store.versions import Versions
 
 Key = tuple[str, ...]
 # Headers a page's handler sets that belong to the page (the middleware adds the rest).
 KEPT_HEADERS = ("content-type", "hx-push-url")
-# Bodies smaller than this are kept and sent plain, as GZipMiddleware sends them (app.main).
-GZIP_MINIMUM = 1024
 
 
 @dataclass(frozen=True)
@@ -81,10 +79,10 @@ class PageCache:
         if key is None or response.status_code != 200 or "content-encoding" in response.headers:
             return None
         body = bytes(response.body)
-        if len(body) > self.max_bytes:  # not even its compressed bytes can be kept
+        if len(body) > self.max_bytes:  # past the whole budget: not compressed to find out
             return None
         headers = tuple((k, v) for k, v in response.headers.items() if k in KEPT_HEADERS)
-        if len(body) >= GZIP_MINIMUM:
+        if len(body) >= GZIP_MINIMUM:  # smaller ones are kept and sent plain
             page = Page(gzip_bytes(body, self.gzip_level), headers, GZIP)
         else:
             page = Page(body, headers)
