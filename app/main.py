@@ -8,12 +8,12 @@ from contextlib import asynccontextmanager
 
 import anyio.to_thread
 from fastapi import FastAPI
-from starlette.middleware.gzip import GZipMiddleware
 from starlette.types import ASGIApp
 
 from app import __version__
 from app.http import errors
 from app.http.body_limit import BodyLimitMiddleware
+from app.http.encoding import GZIP_MINIMUM, GZipMiddleware
 from app.http.nul_guard import NulQueryGuard
 from app.http.security import SecurityMiddleware
 from app.http.static import STATIC_DIR, VersionedStatic
@@ -83,8 +83,9 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
     app.add_middleware(NulQueryGuard)
     app.add_middleware(ServerTimingMiddleware)
     app.add_middleware(BodyLimitMiddleware, max_upload_bytes=settings.max_upload_bytes)
-    # Outermost: compress HTML, JSON and static text (Plotly 1.2 MB -> ~0.4 MB on the wire).
-    app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=settings.gzip_level)
+    # Outermost: compress HTML, JSON and static text (Plotly 1.2 MB -> ~0.4 MB on the wire);
+    # a kept page comes already gzipped (app.web.page_cache) and passes as it is.
+    app.add_middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM, compresslevel=settings.gzip_level)
     app.mount("/static", VersionedStatic(directory=STATIC_DIR), name="static")
     errors.install(app)
 
@@ -162,7 +163,7 @@ def attach_database(app: FastAPI, settings: Settings) -> None:
     app.state.session_capacity = settings.threads + POOL_OVERFLOW  # see deps.get_session
     # None kept while templates reload on change (`serve --reload`): a page is their output.
     page_bytes = 0 if settings.reload_templates else int(settings.page_cache_mb * 2**20)
-    app.state.page_cache = PageCache(page_bytes)
+    app.state.page_cache = PageCache(page_bytes, settings.gzip_level)
 
 
 def serve_app() -> FastAPI:

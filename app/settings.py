@@ -91,7 +91,8 @@ class Settings(BaseSettings):
         default=4,
         ge=1,
         le=9,
-        description="gzip level for answers compressed as they are sent (1 fastest, 9 smallest).",
+        description="gzip level for answers compressed as they are sent, and for Explore pages "
+        "compressed once as they are kept (1 fastest, 9 smallest).",
     )
     base_url: str | None = Field(
         default=None,

@@ -8,6 +8,8 @@ what it arranges, and a failed arrangement fails there, with the answer's text.
 from __future__ import annotations
 
 import json
+import random
+import re
 import socket
 from typing import Any
 
@@ -16,6 +18,7 @@ from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 from httpx import Response
 
+from app.charts.shown import write
 from app.ingest import ParsedSweep, UploadFile, parse_upload
 from app.settings import PROJECT_ROOT
 from tests.factories import post_files
@@ -99,3 +102,44 @@ def shoot(page: Any, name: str, *, full_page: bool = True) -> None:
     """A screenshot of a browser page as test-artifacts/<name>.png, to look at after a run."""
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=full_page)
+
+
+def with_hover(trace: dict[str, Any]) -> dict[str, Any]:
+    """A trace as static/js/charts.js hands it to Plotly: hover numbers sent as columns
+    (meta.hover) become customdata rows of the texts the browser writes (app.charts.shown);
+    shared texts (meta.texts) and each point's index into them (meta.text) become its text."""
+    meta = trace.get("meta")
+    if not isinstance(meta, dict) or not ("hover" in meta or "texts" in meta):
+        return trace
+    drawn = {
+        **trace,
+        "meta": {k: v for k, v in meta.items() if k not in ("hover", "texts", "text")},
+    }
+    if "hover" in meta:
+        texts = [
+            [v if isinstance(v, str) else write(v) for v in column] for column in meta["hover"]
+        ]
+        drawn["customdata"] = [[column[k] for column in texts] for k in range(len(trace["x"]))]
+    if "texts" in meta:
+        drawn["text"] = [meta["texts"][i] for i in meta["text"]]
+    return drawn
+
+
+def hover_texts(trace: dict[str, Any]) -> list[str]:
+    """Each point's hover as Plotly fills the trace's template from its customdata rows."""
+    drawn = with_hover(trace)
+    template = drawn["hovertemplate"]
+    return [
+        re.sub(r"%\{customdata\[(\d+)\]\}", lambda m, row=row: row[int(m.group(1))], template)
+        for row in drawn["customdata"]
+    ]
+
+
+def battery() -> list[float]:
+    """Numbers of every size the formatter meets: ties, round values, both signs, edges."""
+    rng = random.Random(34)
+    values = [0.0, 1.0, 12.25, 2.5, 0.125, 999.5, 999.6, 1000.0, 13320.79, 0.00099951, 0.001]
+    values += [1e15, 9.99e14, 9.9951e14, 123456789012.5, 1.5e-7, 2**53 + 2.0, 0.30000000000000004]
+    for exponent in range(-7, 17):
+        values += [rng.uniform(1, 10) * 10**exponent for _ in range(12)]
+    return values + [-v for v in values if v]

@@ -1,15 +1,24 @@
 """Hover text of Pareto points: one template per group of points over their numbers, formatted
 once per process per sweep (points never change); per-point text only for a line whose points
-differ in what they measured."""
+differ in what they measured.
+
+The numbers travel as columns, one per template slot, in the trace's meta.hover, each value the
+number the formatter's text shows (app.charts.shown); static/js/charts.js writes them back as that
+text and hands Plotly the rows as customdata. A column of like numbers compresses far better than
+rows of strings."""
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
+from app.charts.shown import Cell, load_cell, number_cell
 from app.domain.numbers import fmt_count, fmt_load, fmt_number
 from app.domain.point import PointMetrics
 from app.services.analysis import Params, SweepAnalysis
+
+T = TypeVar("T")
 
 
 def hover_header(result: SweepAnalysis) -> str:
@@ -61,17 +70,32 @@ def by_hover_fields(result: SweepAnalysis, ks: list[int]) -> dict[tuple[str, ...
 
 def hover_values(result: SweepAnalysis, k: int, fields: tuple[str, ...]) -> list[str]:
     """The point's numbers as the one number formatter writes them, in template slot order."""
+    return _values(result, k, fields, fmt_number, fmt_load)
+
+
+def hover_cells(result: SweepAnalysis, k: int, fields: tuple[str, ...]) -> list[Cell]:
+    """`hover_values` as sent: each text as the number it shows (app.charts.shown.cell)."""
+    return _values(result, k, fields, number_cell, load_cell)
+
+
+def _values(
+    result: SweepAnalysis,
+    k: int,
+    fields: tuple[str, ...],
+    number: Callable[[float | None], T],
+    load: Callable[[float | None], T],
+) -> list[T]:
     point = result.points[k]
     values = []
     for field in fields:
         if field == "concurrency":
-            values.append(fmt_load(point.concurrency))
-        elif field == "request_rate":
-            values.append(fmt_load(point.request_rate, "req/s"))
+            values.append(load(point.concurrency))
+        elif field == "request_rate":  # finite (rate_inf otherwise); the unit is the template's
+            values.append(load(point.request_rate))
         elif field == "xy":
-            values += [fmt_number(result.xs[k]), fmt_number(result.ys[k])]
+            values += [number(result.xs[k]), number(result.ys[k])]
         elif field != "rate_inf":
-            values.append(fmt_number(_latency(point, field)))
+            values.append(number(_latency(point, field)))
     return values
 
 
@@ -84,7 +108,7 @@ def hover_template(fields: tuple[str, ...], params: Params) -> str:
         if field == "concurrency":
             lines.append(f"concurrency {next(slot)}")
         elif field == "request_rate":
-            lines.append(f"rate {next(slot)}")
+            lines.append(f"rate {next(slot)} req/s")
         elif field == "rate_inf":
             lines.append("rate ∞")
         elif field == "xy":
@@ -124,34 +148,39 @@ def hover_groups(
     result: SweepAnalysis, ks: list[int], params: Params, note: str = ""
 ) -> list[tuple[list[int], dict[str, Any]]]:
     """Points with the hover keys of their trace: one template over numbers per group of points
-    with the same lines (a concurrency sweep is one group)."""
+    with the same lines (a concurrency sweep is one group). The numbers are in meta.hover,
+    one column per template slot (see the module)."""
     header = hover_header(result)  # from metadata, which can be edited: never memoised
     return [
         (
             group,
             {
-                "customdata": customdata,
+                "meta": {"hover": columns},
                 "hovertemplate": f"{header}<br>{hover_template(fields, params)}{note}"
                 "<extra></extra>",
             },
         )
-        for fields, group, customdata in _grouped(result, ks, params)
+        for fields, group, columns in _grouped(result, ks, params)
     ]
+
+
+Column = list[Cell]
 
 
 def _grouped(
     result: SweepAnalysis, ks: list[int], params: Params
-) -> list[tuple[tuple[str, ...], list[int], list[list[str]]]]:
+) -> list[tuple[tuple[str, ...], list[int], list[Column]]]:
     """Groups and their numbers depend only on the points and the axes, and points never change:
     built once per process per sweep and shared read-only by every figure after."""
     key = ("hover", params.stat, params.basis, result.meta.num_gpus, tuple(ks))
     if key not in result.derived:
-        result.derived[key] = [
-            (fields, group, [hover_values(result, k, fields) for k in group])
-            for fields, group in by_hover_fields(result, ks).items()
-        ]
-    grouped: list[tuple[tuple[str, ...], list[int], list[list[str]]]] = result.derived[key]
-    return grouped
+        grouped = []
+        for fields, group in by_hover_fields(result, ks).items():
+            rows = [hover_cells(result, k, fields) for k in group]
+            grouped.append((fields, group, [list(column) for column in zip(*rows, strict=True)]))
+        result.derived[key] = grouped
+    memo: list[tuple[tuple[str, ...], list[int], list[Column]]] = result.derived[key]
+    return memo
 
 
 def line_hover(result: SweepAnalysis, ks: list[int], params: Params) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from typing import Any
 
 from app.charts import outliers, ranges
 from app.charts.hover import hover_groups, line_hover
+from app.charts.shown import position
 from app.charts.slo_floor import add_slo_floor, slo_floor_x
 from app.charts.style import PALETTE as PALETTE
 from app.charts.style import SYMBOLS as SYMBOLS
@@ -167,15 +168,16 @@ def _sweep_traces(
             titled.add(group)
             frontier_extra["legendgrouptitle"] = {"text": heading, "font": {"size": 11}}
     front = result.frontier
+    xs, ys = _positions(result, params)
     traces: list[dict[str, Any]] = [
         {
             **base,
             **frontier_extra,
             "name": name,
             "mode": "lines+markers",
-            "x": [result.xs[k] for k in front],
-            "y": [result.ys[k] for k in front],
-            **line_hover(result, front, params),
+            "x": [xs[k] for k in front],
+            "y": [ys[k] for k in front],
+            **_with_meta(base, line_hover(result, front, params)),
             "line": {"color": style.colour, "width": 2, "dash": style.dash},
             "marker": {"color": style.colour, "size": 8, "symbol": style.symbol},
         }
@@ -189,9 +191,9 @@ def _sweep_traces(
                     "name": f"{name} (dominated)",
                     "showlegend": False,
                     "mode": "markers",
-                    "x": [result.xs[k] for k in ks],
-                    "y": [result.ys[k] for k in ks],
-                    **hover,
+                    "x": [xs[k] for k in ks],
+                    "y": [ys[k] for k in ks],
+                    **_with_meta(base, hover),
                     "marker": marker,
                 }
             )
@@ -204,8 +206,8 @@ def _sweep_traces(
                 "name": f"{name} · goodput at SLO",
                 "showlegend": False,
                 "mode": "markers",
-                "x": [op.interactivity_tok_s_user],
-                "y": [op.tok_s_per_gpu],
+                "x": [position(op.interactivity_tok_s_user)],
+                "y": [position(op.tok_s_per_gpu)],
                 "hovertemplate": (
                     f"<b>{name}</b><br>goodput at SLO: {fmt_number(op.tok_s_per_gpu, 'tok/s/GPU')}"
                     f"<br>at {fmt_number(op.interactivity_tok_s_user, 'tok/s/user')}<extra></extra>"
@@ -220,6 +222,29 @@ def _sweep_traces(
             }
         )
     return traces
+
+
+Positions = tuple[list[float | int | None], list[float | int | None]]
+
+
+def _positions(result: SweepAnalysis, params: Params) -> Positions:
+    """Every point's x and y as plotted (app.charts.shown.position): from the points and axes
+    alone, which never change, so rounded once per process per sweep and axes."""
+    key = ("positions", params.stat, params.basis, result.meta.num_gpus)
+    if key not in result.derived:
+        result.derived[key] = (
+            [position(x) for x in result.xs],
+            [position(y) for y in result.ys],
+        )
+    positions: Positions = result.derived[key]
+    return positions
+
+
+def _with_meta(base: dict[str, Any], hover: dict[str, Any]) -> dict[str, Any]:
+    """Hover keys for a trace of `base`, their meta (the hover's numbers) joined to the base's."""
+    if "meta" not in hover:
+        return hover
+    return {**hover, "meta": {**base["meta"], **hover["meta"]}}
 
 
 def _error_bars(result: SweepAnalysis, y: float, color: str) -> dict[str, Any]:
@@ -248,13 +273,16 @@ def _unknown_trace(results: list[SweepAnalysis], params: Params) -> dict[str, An
     one legend entry for all sweeps: unknown is neither a pass nor a fail."""
     xs: list[float | None] = []
     ys: list[float | None] = []
-    text: list[str] = []
+    texts: dict[str, int] = {}  # each text once (a sweep's points share their reason) …
+    which: list[int] = []  # … and each point's by its index: charts.js makes the trace's text
     for result in results:
+        at_x, at_y = _positions(result, params)
         for k, verdict in enumerate(result.readoff.verdicts):
             if verdict.status == "unknown" and result.plotted(k):
-                xs.append(result.xs[k])
-                ys.append(result.ys[k])
-                text.append(f"<b>{result.meta.name}</b><br>SLO unknown: {verdict.reason}")
+                xs.append(at_x[k])
+                ys.append(at_y[k])
+                text = f"<b>{result.meta.name}</b><br>SLO unknown: {verdict.reason}"
+                which.append(texts.setdefault(text, len(texts)))
     if not xs:
         return None
     return {
@@ -264,7 +292,7 @@ def _unknown_trace(results: list[SweepAnalysis], params: Params) -> dict[str, An
         "legendgroup": "slo-unknown",
         "x": xs,
         "y": ys,
-        "text": text,
+        "meta": {"texts": list(texts), "text": which},
         "hovertemplate": "%{text}<extra></extra>",
         "marker": UNKNOWN_MARKER,
     }

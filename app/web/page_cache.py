@@ -9,7 +9,10 @@ first), and a page rendered in a transaction that saw an uncommitted change carr
 rollback takes back, so nobody asks for it again.
 
 Only 200 answers are kept, each whole (body and the headers a page sets), least recently used
-first out once their bodies pass the byte budget.
+first out once their bodies pass the byte budget. A body is kept gzipped, compressed once as it
+is kept: a client that accepts gzip (every browser) gets those bytes as they are, with
+Content-Encoding and Vary set, so GZipMiddleware passes them on without compressing again; a
+client that does not gets them unzipped. The budget counts compressed bytes.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from fastapi import Request
 from fastapi.responses import Response
 from sqlalchemy.orm import Session
 
+from app.http.encoding import GZIP, GZIP_MINIMUM, accepts_gzip, gunzip_bytes, gzip_bytes
 from app.store import versions as version_tokens
 from app.store.versions import Versions
 
@@ -34,11 +38,22 @@ KEPT_HEADERS = ("content-type", "hx-push-url")
 
 @dataclass(frozen=True)
 class Page:
-    body: bytes
+    body: bytes  # gzipped when `encoding` says so
     headers: tuple[tuple[str, str], ...]
+    encoding: str | None = None
 
-    def response(self) -> Response:
-        return Response(self.body, headers=dict(self.headers))
+    def response(self, accept_encoding: str | None) -> Response:
+        """The page as this client accepts it: the kept bytes, or unzipped for a client that
+        does not take gzip. Vary tells caches the answer depends on Accept-Encoding."""
+        headers = dict(self.headers)
+        if self.encoding is None:
+            return Response(self.body, headers=headers)
+        if accepts_gzip(accept_encoding):
+            headers["content-encoding"] = self.encoding
+            headers["vary"] = "Accept-Encoding"
+            return Response(self.body, headers=headers)
+        # GZipMiddleware adds Vary to a plain body of its minimum size, as a kept gzipped one is.
+        return Response(gunzip_bytes(self.body), headers=headers)
 
 
 def _body_size(page: Page) -> int:
@@ -46,8 +61,9 @@ def _body_size(page: Page) -> int:
 
 
 class PageCache:
-    def __init__(self, max_bytes: int) -> None:
+    def __init__(self, max_bytes: int, gzip_level: int = 4) -> None:
         self.max_bytes = max_bytes
+        self.gzip_level = gzip_level
         self._pages: LRUCache[Key, Page] = LRUCache(max_bytes, getsizeof=_body_size)
         self._lock = threading.Lock()  # an LRUCache reorders itself on every read
         _every.add(self)
@@ -58,13 +74,23 @@ class PageCache:
         with self._lock:
             return self._pages.get(key)
 
-    def put(self, key: Key | None, response: Response) -> None:
-        if key is None or response.status_code != 200 or len(response.body) > self.max_bytes:
-            return
+    def put(self, key: Key | None, response: Response) -> Page | None:
+        """Keep a 200 answer under `key`, gzipped once here; the page kept, or None."""
+        if key is None or response.status_code != 200 or "content-encoding" in response.headers:
+            return None
+        body = bytes(response.body)
+        if len(body) > self.max_bytes:  # past the whole budget: not compressed to find out
+            return None
         headers = tuple((k, v) for k, v in response.headers.items() if k in KEPT_HEADERS)
-        page = Page(bytes(response.body), headers)
+        if len(body) >= GZIP_MINIMUM:  # smaller ones are kept and sent plain
+            page = Page(gzip_bytes(body, self.gzip_level), headers, GZIP)
+        else:
+            page = Page(body, headers)
+        if _body_size(page) > self.max_bytes:
+            return None
         with self._lock:
             self._pages[key] = page
+        return page
 
     def clear(self) -> None:
         with self._lock:
@@ -108,9 +134,12 @@ def answer(
     versions = version_tokens.read(session)
     key = page_key(request, page, versions)
     pages: PageCache = request.app.state.page_cache
+    accept_encoding = request.headers.get("accept-encoding")
     kept = pages.get(key)
     if kept is not None:
-        return kept.response()
+        return kept.response(accept_encoding)
     response = render(versions)
-    pages.put(key, response)
-    return response
+    fresh = pages.put(key, response)
+    if fresh is None or fresh.encoding is None or not accepts_gzip(accept_encoding):
+        return response  # (GZipMiddleware compresses it if the client asks)
+    return fresh.response(accept_encoding)  # the bytes just compressed, not compressed again

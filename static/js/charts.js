@@ -15,6 +15,41 @@
     return layout;
   }
 
+  // Hover numbers arrive as numbers, not text (app/charts/shown.py): each is written here with
+  // its shortest digits, thousands separators and 1.23e-4 / 1.23e15 outside [0.001, 10^15), which
+  // gives back the app's formatter's text exactly (the server sends text where it would not).
+  function numberText(v) {
+    if (typeof v !== "number") return v;
+    var size = Math.abs(v);
+    if (v !== 0 && (size < 1e-3 || size >= 1e15)) return v.toExponential().replace("e+", "e");
+    var s = String(v);
+    var dot = s.indexOf(".");
+    var whole = dot < 0 ? s : s.slice(0, dot);
+    return whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",") + (dot < 0 ? "" : s.slice(dot));
+  }
+
+  // A trace whose hover numbers came as columns (meta.hover, one per template slot) gets them
+  // as Plotly's customdata: one row of texts per point. One whose points share a few texts
+  // (meta.texts) gets each point's (meta.text, an index into them) as Plotly's text.
+  function withHover(trace) {
+    var meta = trace.meta;
+    if (!meta || typeof meta !== "object" || !(meta.hover || meta.texts)) return trace;
+    var drawn = Object.assign({}, trace, { meta: Object.assign({}, meta) });
+    if (meta.hover) {
+      var texts = meta.hover.map(function (column) { return column.map(numberText); });
+      drawn.customdata = (trace.x || []).map(function (_, k) {
+        return texts.map(function (column) { return column[k]; });
+      });
+      delete drawn.meta.hover;
+    }
+    if (meta.texts) {
+      drawn.text = meta.text.map(function (i) { return meta.texts[i]; });
+      delete drawn.meta.texts;
+      delete drawn.meta.text;
+    }
+    return drawn;
+  }
+
   // A legend beside the plot (x > 1) moves below it on narrow screens, where the plot needs the
   // width; the chart grows by the legend's rows. On a phone every entry shows, one a row (a
   // legend scrolling inside the chart hides entries a reader cannot tell are there); on a wide
@@ -138,6 +173,7 @@
       return false;
     }
     var fig = JSON.parse(source.textContent);
+    fig.data = fig.data.map(withHover);
     var config = Object.assign({ responsive: true, displaylogo: false }, fig.config || {});
     el.style.height = "";  // back to the stylesheet's height before measuring it
     el.dataset.baseHeight = el.clientHeight;
@@ -174,6 +210,6 @@
   }
 
   NARROW.addEventListener("change", function () { drawFigures(document); });
-  ps.charts = { draw: drawFigures };
+  ps.charts = { draw: drawFigures, numberText: numberText };
   ps.drawFigures = drawFigures;
 })(window.paretoscope = window.paretoscope || {});

@@ -3,7 +3,8 @@ and every number in hover text, read from the specs the pages emit on real fixtu
 
 A log axis carries explicit ticks whose text is `fmt_number` (or `fmt_usd`) of its value; Plotly
 would print "5" at 50. A hover never asks Plotly to format a number (no `%{y:,.1f}`): its numbers
-arrive as strings, and each string is what one of the app's formatters writes for its value.
+reach Plotly as strings (a Pareto chart's written by charts.js from the numbers the server chose,
+app.charts.shown), and each string is what one of the app's formatters writes for its value.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from app.domain.numbers import fmt_load, fmt_number, fmt_percent, fmt_usd
 from app.services.seed import seed
 from tests.conftest import FIXTURES
 from tests.factories import post_files
+from tests.helpers import with_hover
 
 VLLM = sorted((FIXTURES / "vllm").glob("stellalee_openai-*qps-*.json"))
 SGLANG = FIXTURES / "sglang" / "datacrunch_llama_3_3_70b_online_output.jsonl"
@@ -146,13 +148,16 @@ def check_hover(name: str, fig: dict[str, Any]) -> int:
                 assert re.fullmatch(r"customdata(\[\d+\])?|text", slot), (*label, slot)
             for token in numbers_in(PLACEHOLDER.sub(" ", template)):
                 assert formatted_as_the_app_writes(token), (*label, token, template)
-        custom = trace.get("customdata") or []
+        # Numbers sent as meta.hover columns are written by charts.js (app.charts.shown): the
+        # texts it writes must read as the app writes too.
+        drawn = with_hover(trace)
+        custom = drawn.get("customdata") or []
         for item in custom:
             for value in item if isinstance(item, list) else [item]:
                 assert isinstance(value, str), (*label, "customdata must be formatted text")
                 assert formatted_as_the_app_writes(value), (*label, value)
                 checked += 1
-        texts = trace.get("text") or []
+        texts = drawn.get("text") or []
         for text in [texts] if isinstance(texts, str) else texts:
             for token in numbers_in(str(text)):
                 assert formatted_as_the_app_writes(token), (*label, token, text)

@@ -136,7 +136,7 @@ def test_21_series_have_distinct_styles_a_side_legend_and_model_hardware_heading
     first = frontiers[0]
     assert first["legendgroup"] == "group-llama-3.1-70b|H100"
     # Every trace of a sweep says which sweep it is: the legend click shows and hides them all.
-    assert all(t["meta"] == {"sweep": 1} for t in fig["data"] if t["name"].startswith("sweep 01"))
+    assert all(t["meta"]["sweep"] == 1 for t in fig["data"] if t["name"].startswith("sweep 01"))
 
 
 def test_up_to_eight_series_keep_one_legend_group_each_without_headings() -> None:

@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 
 from app.domain.numbers import fmt_number, fmt_usd
 from tests.factories import post_files
-from tests.helpers import soup
+from tests.helpers import soup, with_hover
 from tests.web.test_readoff_api import O11
 
 
@@ -194,6 +194,11 @@ def test_unknown_reads_unknown_with_its_reason_in_the_verdict_cell_not_a_red_no(
     assert unknown["marker"]["symbol"] == "circle-open"
     assert len(unknown["x"]) == 4
     assert unknown["x"][0] == pytest.approx(1000 / 16.357071523336927)
+    # The sweep's one reason is sent once; the browser gives it to each of the 4 points.
+    [text] = unknown["meta"]["texts"]
+    assert unknown["meta"]["text"] == [0, 0, 0, 0] and "text" not in unknown
+    assert with_hover(unknown)["text"] == [text] * 4
+    assert "<br>SLO unknown: p90 TTFT not measured: the file has TTFT at p50, p95, p99" in text
 
 
 def test_per_limit_percentiles_come_from_the_url_and_give_the_vllm_file_a_goodput(

@@ -15,7 +15,7 @@ from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
 from tests.factories import post_files
-from tests.helpers import soup
+from tests.helpers import hover_texts, soup
 
 # One sweep on one GPU with one point: 250 output tok/s per GPU at concurrency 128.
 # At $3.33/GPU-hour: 3.33 · 10⁶ / (3600 · 250) = $3.70 per Mtok.
@@ -82,13 +82,12 @@ def test_the_explore_chart_hover_uses_the_same_rule(client: TestClient) -> None:
     figure_json = json.loads(page.select_one("#pareto-figure").string or "{}")
     # Hover as Plotly shows it: each point's formatted numbers in its trace's template slots.
     shown = [
-        re.sub(
-            r"%\{customdata\[(\d+)\]\}", lambda m, row=row: row[int(m.group(1))], t["hovertemplate"]
-        )
+        text
         for t in figure_json["data"]
-        if "customdata" in t and "hovertemplate" in t and isinstance(t["customdata"][0], list)
-        for row in t["customdata"]
+        if "hover" in (t.get("meta") or {})
+        for text in hover_texts(t)
     ]
+    assert shown
     data = json.dumps(figure_json, ensure_ascii=False) + "".join(shown)
     assert "concurrency 128<br>" in data
     assert "H100 × 1 GPU" in data

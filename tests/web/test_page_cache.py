@@ -4,6 +4,7 @@ catalog, made by anyone, shows on the next page (SQLite and Postgres)."""
 
 from __future__ import annotations
 
+import gzip
 from collections.abc import Callable
 
 import pytest
@@ -11,6 +12,7 @@ from fastapi.responses import Response
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, text
 
+from app.http.encoding import accepts_gzip
 from app.main import create_app
 from app.settings import Settings
 from app.store import sweeps as sweep_queries
@@ -196,7 +198,7 @@ def test_only_a_200_is_kept_and_with_the_headers_a_page_sets() -> None:
     pages.put(("swap",), html_response(**{"HX-Push-Url": "/?sweep=1", "X-Other": "no"}))
     kept = pages.get(("swap",))
     assert kept is not None
-    answer = kept.response()
+    answer = kept.response(None)
     assert answer.headers["hx-push-url"] == "/?sweep=1"
     assert "x-other" not in answer.headers
     assert answer.headers["content-type"].startswith("text/html")
@@ -247,3 +249,86 @@ def test_a_server_starting_on_a_database_whose_version_rows_were_deleted_gives_t
         kinds = conn.execute(text("SELECT count(*) FROM sweep_version")).scalar_one()
         assert kinds == 1
         assert conn.execute(text("SELECT count(*) FROM catalog_version")).scalar_one() == 1
+
+
+def raw_answer(client: TestClient, url: str, accept: str) -> tuple[bytes, dict[str, str]]:
+    """The body as it went over the wire (not unzipped) and the answer's headers."""
+    with client.stream("GET", url, headers={"Accept-Encoding": accept}) as response:
+        assert response.status_code == 200
+        return b"".join(response.iter_raw()), dict(response.headers)
+
+
+def test_a_kept_page_is_gzipped_once_and_sent_as_kept_to_a_client_that_accepts_gzip(
+    client: TestClient, explore_url: str
+) -> None:
+    first, first_headers = raw_answer(client, explore_url, "gzip, br")
+    pages: PageCache = client.app.state.page_cache  # type: ignore[attr-defined]
+    [kept] = pages._pages.values()
+    assert kept.encoding == "gzip"
+    assert pages.size_bytes == len(kept.body)  # the budget counts compressed bytes
+    again, headers = raw_answer(client, explore_url, "gzip, br")
+    # The render's answer and the kept page's are the very bytes kept: nothing compressed twice.
+    assert first == again == kept.body
+    for h in (first_headers, headers):
+        assert h["content-encoding"] == "gzip"
+        assert h["vary"] == "Accept-Encoding"
+        assert h["content-length"] == str(len(kept.body))
+        assert h["content-type"] == "text/html; charset=utf-8"
+        assert h["server-timing"].startswith("app;dur=")
+        assert h["content-security-policy"].startswith("default-src 'self'")
+    plain, plain_headers = raw_answer(client, explore_url, "identity")
+    assert gzip.decompress(again) == plain
+    assert plain.startswith(b"<!doctype html>")
+    assert "content-encoding" not in plain_headers
+    assert plain_headers["vary"] == "Accept-Encoding"
+    assert plain_headers["content-length"] == str(len(plain))
+    assert plain_headers["content-security-policy"] == headers["content-security-policy"]
+
+
+def test_a_client_that_takes_no_gzip_gets_the_plain_page_also_on_the_first_answer(
+    client: TestClient, explore_url: str
+) -> None:
+    plain, headers = raw_answer(client, explore_url, "br;q=1, gzip;q=0")
+    assert plain.startswith(b"<!doctype html>")
+    assert "content-encoding" not in headers and headers["vary"] == "Accept-Encoding"
+    zipped, _ = raw_answer(client, explore_url, "*")
+    assert gzip.decompress(zipped) == plain
+
+
+@pytest.mark.parametrize(
+    ("header", "accepted"),
+    [
+        ("gzip, deflate, br, zstd", True),
+        ("gzip, br", True),
+        ("GZIP", True),
+        ("br;q=1.0, gzip;q=0.8", True),
+        ("x-gzip", True),
+        ("*", True),
+        ("*;q=0.5, identity", True),
+        ("gzip;q=0", False),
+        ("gzip;q=0.000, *", False),
+        ("*;q=0", False),
+        ("identity", False),
+        ("br, zstd", False),
+        ("gzip;q=nonsense", False),
+        ("", False),
+        (None, False),
+    ],
+)
+def test_gzip_is_sent_only_where_accept_encoding_allows_it(
+    header: str | None, accepted: bool
+) -> None:
+    assert accepts_gzip(header) is accepted
+
+
+def test_a_small_page_is_kept_and_sent_plain() -> None:
+    pages = PageCache(max_bytes=10_000)
+    pages.put(("small",), html_response(size=1023))
+    pages.put(("large",), html_response(size=1024))
+    small, large = pages.get(("small",)), pages.get(("large",))
+    assert small is not None and large is not None
+    assert small.encoding is None and large.encoding == "gzip"
+    assert "content-encoding" not in small.response("gzip").headers
+    assert large.response("gzip").headers["content-encoding"] == "gzip"
+    assert gzip.decompress(large.response("gzip").body) == b"x" * 1024
+    assert large.response(None).body == b"x" * 1024
