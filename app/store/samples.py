@@ -204,19 +204,32 @@ def by_sweep(
         for sweep_id, data in session.execute(statement):
             decoded[sweep_id].append(decode(data))
     for sweep_id, parts in decoded.items():
-        frame = _with_point_ids(parts, sweeps[sweep_id][1])
+        frame = _with_point_ids(sweep_id, parts, sweeps[sweep_id][1])
         cache.put(keys[sweep_id], frame)
         out[sweep_id] = frame
     return out
 
 
-def _with_point_ids(parts: list[pl.DataFrame], pairs: list[tuple[int, int]]) -> pl.DataFrame:
+def _with_point_ids(
+    sweep_id: int, parts: list[pl.DataFrame], pairs: list[tuple[int, int]]
+) -> pl.DataFrame:
+    """The decoded blocks as one frame with each sample's point id, for the points asked."""
     if not parts:
         return pl.DataFrame(schema=SAMPLE_SCHEMA)
-    frame = pl.concat(parts, how="vertical_relaxed")
-    keys = pl.DataFrame(
-        {"position": [pos for _, pos in pairs], "point_id": [p for p, _ in pairs]},
-        schema={"position": pl.Int32(), "point_id": pl.Int64()},
+    frame = pl.concat(parts, how="vertical_relaxed", rechunk=False)
+    positions = [pos for _, pos in pairs]
+    if any(p != point_id(sweep_id, pos) for p, pos in pairs):
+        keys = pl.DataFrame(
+            {"position": positions, "point_id": [p for p, _ in pairs]},
+            schema={"position": pl.Int32(), "point_id": pl.Int64()},
+        )
+        joined = frame.join(keys, on="position", how="inner", maintain_order="left")
+        return joined.select(pl.col(c).cast(t) for c, t in SAMPLE_SCHEMA.items())
+    # A point's id is its sweep's id times the stride plus its position (point_blocks): no
+    # join of every sample against the points, only the samples of points not asked dropped.
+    ids = pl.lit(point_id(sweep_id, 0), pl.Int64) + pl.col("position").cast(pl.Int64)
+    asked = pl.col("position").is_in(pl.Series(positions, dtype=pl.Int32))
+    return frame.filter(asked).select(
+        ids.alias("point_id"),
+        *(pl.col(c).cast(t) for c, t in SAMPLE_SCHEMA.items() if c != "point_id"),
     )
-    joined = frame.join(keys, on="position", how="inner", maintain_order="left")
-    return joined.select(pl.col(c).cast(t) for c, t in SAMPLE_SCHEMA.items())
