@@ -7,7 +7,8 @@ reads a file's bytes). Routes of `UploadRoute` parse the body with `_HeldParts` 
 same python-multipart parser, fed in runs of about a megabyte, each file part gathered in
 memory and joined once, off the event loop. Its limits and errors are Starlette's, word for
 word (a part without a name, too many files or fields, a text field over its size, malformed
-data: 400); the body cap stays the BodyLimitMiddleware's, enforced as the body arrives.
+data: 400), and a body cut off inside a part is a 400 saying so, where Starlette drops the
+part; the body cap stays the BodyLimitMiddleware's, enforced as the body arrives.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import python_multipart
 from fastapi import Request, Response
 from fastapi.routing import APIRoute
 from python_multipart.exceptions import FormParserError
-from python_multipart.multipart import parse_options_header
+from python_multipart.multipart import MultipartState, parse_options_header
 from starlette.datastructures import FormData, Headers, UploadFile
 from starlette.exceptions import HTTPException
 from starlette.formparsers import MultiPartException
@@ -30,6 +31,11 @@ from starlette.formparsers import MultiPartException
 from app.http.errors import AppError
 from app.ingest import UploadFile as RawFile
 from app.ingest.limits import SOURCE_FILE_LIMIT
+
+CUT_OFF = (
+    "The upload ended inside a part, before the body's closing boundary: it was cut off "
+    "on the way. Nothing was stored; send it again."
+)
 
 
 class HeldUpload(UploadFile):
@@ -154,6 +160,9 @@ class _HeldParts:
             parser.finalize()
         except FormParserError as exc:
             raise MultiPartException("Invalid multipart data.") from exc
+        if parser.state not in (MultipartState.START, MultipartState.END):
+            # Starlette drops the unfinished part unnamed ("files: Field required").
+            raise MultiPartException(CUT_OFF)
         items: list[tuple[str, str | UploadFile]] = []
         for part in self.done:
             if part.filename is None:
