@@ -4,11 +4,12 @@ files read under the size limit, for the API and the upload page.
 Starlette's own form parser spools every file part to a temporary file, one trip to a thread
 per 64 KB chunk of the body, for the file to be read back whole right after (every importer
 reads a file's bytes). Routes of `UploadRoute` parse the body with `_HeldParts` instead: the
-same python-multipart parser, fed in runs of about a megabyte, each file part gathered in
-memory and joined once, off the event loop. Its limits and errors are Starlette's, word for
-word (a part without a name, too many files or fields, a text field over its size, malformed
-data: 400), and a body cut off inside a part is a 400 saying so, where Starlette drops the
-part; the body cap stays the BodyLimitMiddleware's, enforced as the body arrives.
+same python-multipart parser, fed each chunk as it arrives, each file part gathered in memory
+(a chunk that is all file data kept as it came) and joined once, off the event loop. Its
+limits and errors are Starlette's, word for word (a part without a name, too many files or
+fields, a text field over its size, malformed data: 400), and a body cut off inside a part is
+a 400 saying so, where Starlette drops the part; the body cap stays the BodyLimitMiddleware's,
+enforced as the body arrives.
 """
 
 from __future__ import annotations
@@ -95,7 +96,8 @@ class _HeldParts:
                 f"Part exceeded maximum size of {int(self.max_part_size / 1024)}KB."
             )
         # A chunk of the body that is all file data is kept as it is: the join is its one copy.
-        part.data.append(data if start == 0 and end == len(data) else data[start:end])
+        # (bytes() of a bytes object is that object; of any other buffer, a copy of it.)
+        part.data.append(bytes(data) if start == 0 and end == len(data) else data[start:end])
 
     def on_part_end(self) -> None:
         self.done.append(self.part)
