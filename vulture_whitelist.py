@@ -19,6 +19,7 @@ _.type_annotation_map  # SQLAlchemy's declarative base (app.store.models)
 _.readable  # io.RawIOBase protocol (app.ingest.source._GuardedStream)
 _.readinto
 _.serve_app  # the uvicorn factory, named as "app.main:serve_app" (app.cli)
+_._in_memory  # Starlette's UploadFile reads it (app.http.uploads.HeldUpload: no thread to read)
 
 # ORM columns and pydantic fields: stored, validated and serialised by name.
 _.engine_version

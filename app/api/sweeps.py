@@ -11,6 +11,7 @@ from app.domain.columns import POINT_COLUMN_NAMES, REQUEST_COLUMNS, SWEEP_COLUMN
 from app.domain.lengths import check_lengths
 from app.http.answers import json_answer
 from app.http.deps import IdPath, SessionDep, SettingsDep, UploadDep, WriteDep
+from app.http.uploads import UploadRoute
 from app.schemas.answers.sweeps import SweepDetail, SweepEdited, SweepList
 from app.schemas.answers.uploads import UploadSaved
 from app.schemas.responses import ERROR_RESPONSES, answered_with, download
@@ -21,7 +22,10 @@ from app.services.sweep_edits import sweep_changes, sweep_filters
 from app.store import sweeps as q
 from app.store import tags as tag_store
 
-router = APIRouter(prefix="/api", tags=["sweeps"], responses=ERROR_RESPONSES)
+# Uploads parsed with their files held in memory as they arrive (app.http.uploads).
+router = APIRouter(
+    prefix="/api", tags=["sweeps"], responses=ERROR_RESPONSES, route_class=UploadRoute
+)
 CSV = download("text/csv")
 
 

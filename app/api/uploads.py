@@ -9,6 +9,7 @@ from fastapi import APIRouter, Body, File, UploadFile
 from fastapi.responses import JSONResponse, Response
 
 from app.http.deps import SessionDep, SettingsDep, UploadDep, WriteDep
+from app.http.uploads import UploadRoute
 from app.ingest import IngestError
 from app.schemas.answers.uploads import StagedPreview, UploadConfirmed
 from app.schemas.responses import ERROR_RESPONSES, answered_with
@@ -16,7 +17,11 @@ from app.schemas.uploads import DetailValue, StagedDetails
 from app.services import staging, upload_json, uploads
 
 router = APIRouter(
-    prefix="/api/uploads", tags=["uploads"], dependencies=[WriteDep], responses=ERROR_RESPONSES
+    prefix="/api/uploads",
+    tags=["uploads"],
+    dependencies=[WriteDep],
+    responses=ERROR_RESPONSES,
+    route_class=UploadRoute,
 )
 
 

@@ -117,7 +117,7 @@ async def read_upload(
 ) -> Upload:
     """The uploaded files (under the size cap) and the form's text fields."""
     files = [f for f in form.getlist("files") if isinstance(f, StarletteUpload) and f.filename]
-    return Upload(await read_uploads(files, settings.max_upload_bytes), form)  # type: ignore[arg-type]
+    return Upload(await read_uploads(files, settings.max_upload_bytes), form)
 
 
 FormDep = Annotated[FormData, Depends(read_form)]

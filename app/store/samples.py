@@ -11,7 +11,7 @@ from __future__ import annotations
 import io
 import threading
 from collections.abc import Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 
 import polars as pl
 from cachetools import LRUCache
@@ -65,6 +65,36 @@ def blocks(
         yield pl.concat(pending, how="vertical_relaxed", rechunk=False)
 
 
+class Encoding:
+    """A sweep's sample blocks, each encoded on a helper thread as soon as it is asked for,
+    before the sweep has an id: an upload encodes them while it computes the content hashes
+    (polars, hashlib and the driver all let go of the GIL), and stores each block while the
+    next ones are encoded."""
+
+    def __init__(
+        self,
+        encoder: Executor,
+        frames: Iterable[tuple[int, pl.DataFrame]],
+        size: int = BLOCK_ROWS,
+    ) -> None:
+        # Blocks are views of the points' columns: cut here, encoded there.
+        self._blocks = [encoder.submit(_encoded, block) for block in blocks(frames, size)]
+
+    def write(self, session: Session, sweep_id: int) -> int:
+        """Store the blocks as the samples of `sweep_id`; rows written."""
+        total = 0
+        for seq, encoding in enumerate(self._blocks):
+            rows, block = encoding.result()
+            session.execute(insert(SampleBlock), [{"sweep_id": sweep_id, "seq": seq, **block}])
+            total += rows
+        return total
+
+    def cancel(self) -> None:
+        """Leave the blocks not yet encoded (the sweep was stored before, or the upload failed)."""
+        for encoding in self._blocks:
+            encoding.cancel()
+
+
 def write(
     session: Session,
     sweep_id: int,
@@ -73,32 +103,16 @@ def write(
 ) -> int:
     """Store the samples of one sweep (point position, frame of SAMPLE_FIELDS); rows written.
 
-    Blocks are encoded on a helper thread, each while the database stores the one before
-    (polars and the driver both let go of the GIL): on Postgres the server spends about as long
-    keeping a block as polars spends encoding it. At most two blocks are in flight."""
-    total = 0
-    pending: Future[dict[str, object]] | None = None
+    Blocks are encoded on a helper thread, each while the database stores the one before: on
+    Postgres the server spends about as long keeping a block as polars spends encoding it."""
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="sample-blocks") as encoder:
-        for seq, block in enumerate(blocks(frames, size)):
-            encoding = encoder.submit(_block_row, sweep_id, seq, block)
-            if pending is not None:
-                session.execute(insert(SampleBlock), [pending.result()])
-            pending = encoding
-            total += block.height
-        if pending is not None:
-            session.execute(insert(SampleBlock), [pending.result()])
-    return total
+        return Encoding(encoder, frames, size).write(session, sweep_id)
 
 
-def _block_row(sweep_id: int, seq: int, block: pl.DataFrame) -> dict[str, object]:
+def _encoded(block: pl.DataFrame) -> tuple[int, dict[str, object]]:
     counts = block.group_by("position").len().rows()
-    return {
-        "sweep_id": sweep_id,
-        "seq": seq,
-        "rows": block.height,
-        "counts": {str(p): n for p, n in sorted(counts)},
-        "data": encode(block),
-    }
+    row = {"rows": block.height, "counts": {str(p): n for p, n in sorted(counts)}}
+    return block.height, {**row, "data": encode(block)}
 
 
 def counts_by_point(session: Session, point_ids: list[int]) -> dict[int, int]:
@@ -204,19 +218,32 @@ def by_sweep(
         for sweep_id, data in session.execute(statement):
             decoded[sweep_id].append(decode(data))
     for sweep_id, parts in decoded.items():
-        frame = _with_point_ids(parts, sweeps[sweep_id][1])
+        frame = _with_point_ids(sweep_id, parts, sweeps[sweep_id][1])
         cache.put(keys[sweep_id], frame)
         out[sweep_id] = frame
     return out
 
 
-def _with_point_ids(parts: list[pl.DataFrame], pairs: list[tuple[int, int]]) -> pl.DataFrame:
+def _with_point_ids(
+    sweep_id: int, parts: list[pl.DataFrame], pairs: list[tuple[int, int]]
+) -> pl.DataFrame:
+    """The decoded blocks as one frame with each sample's point id, for the points asked."""
     if not parts:
         return pl.DataFrame(schema=SAMPLE_SCHEMA)
-    frame = pl.concat(parts, how="vertical_relaxed")
-    keys = pl.DataFrame(
-        {"position": [pos for _, pos in pairs], "point_id": [p for p, _ in pairs]},
-        schema={"position": pl.Int32(), "point_id": pl.Int64()},
+    frame = pl.concat(parts, how="vertical_relaxed", rechunk=False)
+    positions = [pos for _, pos in pairs]
+    if any(p != point_id(sweep_id, pos) for p, pos in pairs):
+        keys = pl.DataFrame(
+            {"position": positions, "point_id": [p for p, _ in pairs]},
+            schema={"position": pl.Int32(), "point_id": pl.Int64()},
+        )
+        joined = frame.join(keys, on="position", how="inner", maintain_order="left")
+        return joined.select(pl.col(c).cast(t) for c, t in SAMPLE_SCHEMA.items())
+    # A point's id is its sweep's id times the stride plus its position (point_blocks): no
+    # join of every sample against the points, only the samples of points not asked dropped.
+    ids = pl.lit(point_id(sweep_id, 0), pl.Int64) + pl.col("position").cast(pl.Int64)
+    asked = pl.col("position").is_in(pl.Series(positions, dtype=pl.Int32))
+    return frame.filter(asked).select(
+        ids.alias("point_id"),
+        *(pl.col(c).cast(t) for c, t in SAMPLE_SCHEMA.items() if c != "point_id"),
     )
-    joined = frame.join(keys, on="position", how="inner", maintain_order="left")
-    return joined.select(pl.col(c).cast(t) for c, t in SAMPLE_SCHEMA.items())

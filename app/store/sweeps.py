@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -68,26 +69,27 @@ def save_parsed(session: Session, parsed: list[ParsedSweep]) -> list[SavedSweep]
     samples go in as columnar blocks: no ORM object per point or per sample, no statement per
     sweep or point. A canonical file's points go from its table to the database as columns.
     """
-    digests = [item.content_hash() for item in parsed]
-    existing = {s.content_hash: s for s in session.scalars(_with_hashes(session, digests))}
-    created: dict[str, ParsedSweep] = {}
-    for item, digest in zip(parsed, digests, strict=True):
-        if digest not in existing and digest not in created:
-            created[digest] = item
-    new = _insert_sweeps(session, created)
-    _insert_points(session, [(new[digest], item) for digest, item in created.items()])
-    for digest, item in created.items():
-        if item.table_rows is None:  # samples attach to a point list, never to a table
-            sample_store.write(
-                session,
-                new[digest],
-                # Any count width: blocks are cast to their schema as they are encoded.
-                (
-                    (i, p.samples_frame(any_int_width=True))
-                    for i, p in enumerate(item.points)
-                    if p.sample_count
-                ),
-            )
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="sample-blocks") as encoder:
+        # Sample blocks are encoded while the content hashes are computed (a sweep found
+        # stored already leaves its blocks unused).
+        encodings = {id(item): _encode_samples(encoder, item) for item in parsed}
+        try:
+            digests = [item.content_hash() for item in parsed]
+            existing = {s.content_hash: s for s in session.scalars(_with_hashes(session, digests))}
+            created: dict[str, ParsedSweep] = {}
+            for item, digest in zip(parsed, digests, strict=True):
+                if digest not in existing and digest not in created:
+                    created[digest] = item
+            new = _insert_sweeps(session, created)
+            _insert_points(session, [(new[digest], item) for digest, item in created.items()])
+            for digest, item in created.items():
+                encoding = encodings.pop(id(item))
+                if encoding is not None:
+                    encoding.write(session, new[digest])
+        finally:
+            for unused in encodings.values():
+                if unused is not None:
+                    unused.cancel()
     saved: list[SavedSweep] = []
     first_seen: set[str] = set()
     for item, digest in zip(parsed, digests, strict=True):
@@ -100,6 +102,17 @@ def save_parsed(session: Session, parsed: list[ParsedSweep]) -> list[SavedSweep]
             saved.append(SavedSweep(new[digest], name, item.point_count, first, session))
             first_seen.add(digest)
     return saved
+
+
+def _encode_samples(encoder: ThreadPoolExecutor, item: ParsedSweep) -> sample_store.Encoding | None:
+    """The sweep's sample blocks, encoding; None without samples (a canonical file's table
+    never has any: samples attach to a point list)."""
+    if item.table_rows is not None or not any(p.sample_count for p in item.points):
+        return None
+    # Any count width: blocks are cast to their schema as they are encoded.
+    points = enumerate(item.points)
+    frames = [(i, p.samples_frame(any_int_width=True)) for i, p in points if p.sample_count]
+    return sample_store.Encoding(encoder, frames)
 
 
 def with_hashes(session: Session, digests: list[str]) -> Select[Sweep]:

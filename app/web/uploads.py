@@ -26,13 +26,14 @@ from app.http.deps import (
 )
 from app.http.explore_state import MAX_SERIES
 from app.http.templating import render
+from app.http.uploads import UploadRoute
 from app.ingest import IngestError
 from app.services import staging, upload_checks, upload_json, uploads
 from app.services.errors import Gone
 from app.settings import Settings
 from app.store import catalog
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, route_class=UploadRoute)
 META_FIELDS = uploads.DETAIL_FIELDS
 # Sweeps the preview shows with their details as inputs. A request may carry at most 1,000 form
 # fields (Starlette's bound), each such sweep sends one per detail, so a larger upload lists the
