@@ -70,7 +70,7 @@ class Bench:
         self.url = url
         self.env = env
         self.base = ""
-        self._stop: Callable[[], None] = lambda: None
+        self._stop: Callable[[], object] = lambda: None
         self.asked = itertools.count(1)
 
     def start(self) -> None:

@@ -29,6 +29,10 @@ class Server:
         """Resident memory of the serving process and its workers (Linux /proc)."""
         return sum(_rss(pid) for pid in (self.pid, *_children(self.pid)))
 
+    def peak_bytes(self) -> int:
+        """Peak resident memory (VmHWM) of the serving process and its workers (Linux /proc)."""
+        return sum(_rss(pid, "VmHWM") for pid in (self.pid, *_children(self.pid)))
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -86,10 +90,10 @@ def _wait_ready(url: str, process: subprocess.Popen[bytes], log: Path, timeout_s
     raise RuntimeError(f"server did not answer /healthz within {timeout_s} s")
 
 
-def _rss(pid: int) -> int:
+def _rss(pid: int, key: str = "VmRSS") -> int:
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
+            if line.startswith(f"{key}:"):
                 return int(line.split()[1]) * 1024
     except OSError:
         pass

@@ -124,7 +124,7 @@ def decode(raw: bytes, encoding: str) -> bytes:
     if encoding == "deflate":
         return zlib.decompress(raw)
     if encoding == "br":
-        import brotli  # type: ignore[import-not-found]  # present where the server sends br
+        import brotli  # present wherever the server sends br (it compresses with it)
 
         result: bytes = brotli.decompress(raw)
         return result
