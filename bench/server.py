@@ -3,6 +3,7 @@ need a real server (streaming limits, outages): started, waited for, and stopped
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -28,6 +29,13 @@ class Server:
     def rss_bytes(self) -> int:
         """Resident memory of the serving process and its workers (Linux /proc)."""
         return sum(_rss(pid) for pid in (self.pid, *_children(self.pid)))
+
+    def reset_peak(self) -> None:
+        """Start the processes' peak (VmHWM) again from their resident size (Linux: writing 5
+        to /proc/PID/clear_refs, allowed for one's own processes)."""
+        for pid in (self.pid, *_children(self.pid)):
+            with contextlib.suppress(OSError):
+                Path(f"/proc/{pid}/clear_refs").write_text("5")
 
     def peak_bytes(self) -> int:
         """Peak resident memory (VmHWM) of the serving process and its workers (Linux /proc)."""
