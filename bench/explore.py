@@ -13,9 +13,9 @@ Judged, for 20 sweeps × 2,048 points (percentile mode) and 20 × 32 in per-requ
 - warm, a new SLO on every request (nothing kept per SLO applies on either side) ≤ 4×;
 - cold: after a server restart, the first request for those sweeps ≤ 4×. Two sets of the same
   shape (same data, other names) are stored, and after each restart Explore asks first for one
-  and the read-off first for the other, the roles swapped every round; a tiny third set is asked
-  of both first, so neither side pays the process's first run of its code for the other (that
-  cost is the first-Explore-after-start row's);
+  and the read-off first for the other, the roles and the order swapped every round; a tiny
+  third set is asked of both first, so neither side pays the process's first run of its code
+  for the other (that cost is the first-Explore-after-start row's);
 - the first Explore of sweeps just uploaded ≤ 4× the read-off's first answer for sweeps just
   uploaded: same shape, other names, on the same server, each asked right after its own upload
   (the upload through POST /api/sweeps, untimed here), the order swapped every round;
@@ -238,8 +238,9 @@ def _one_backend(scale: Scale, backend: Backend) -> list[Result]:
             bench.readoff(warm, requests_mode)
             for key, pair, extra in (("big", big_pair, {}), ("small", small_pair, requests_mode)):
                 explored, read = pair if k % 2 == 0 else pair[::-1]
-                note(f"cold {key} explore", bench.explore(explored, extra))
-                note(f"cold {key} readoff", bench.readoff(read, extra))
+                asks = [("explore", bench.explore, explored), ("readoff", bench.readoff, read)]
+                for side, ask, ids in asks if k % 2 == 0 else asks[::-1]:
+                    note(f"cold {key} {side}", ask(ids, extra))
 
     med = {key: median(values) for key, values in taken.items()}
     points = n * big
