@@ -141,7 +141,9 @@ def fresh_database(backend: Backend, label: str) -> str:
     Postgres schema reset in the scratch database)."""
     assert backend.url is not None
     if backend.name == "SQLite":
-        folder = Path(tempfile.mkdtemp(prefix=f"paretoscope-{label}-"))
+        # Inside the run's own folder, which `backends` removes at the end.
+        parent = Path(backend.url.removeprefix("sqlite:///")).parent
+        folder = Path(tempfile.mkdtemp(prefix=f"paretoscope-{label}-", dir=parent))
         url = f"sqlite:///{folder / 'bench.db'}"
     else:
         import sqlalchemy as sa

@@ -76,7 +76,7 @@ class Bench:
 
     def start(self) -> None:
         self._stop()
-        context = running_server(self.url, workers=1, env=self.env)
+        context = running_server(self.url, workers=1, env=self.env, keep_log=False)
         self.base = context.__enter__().url
         self._stop = lambda: context.__exit__(None, None, None)
 

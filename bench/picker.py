@@ -141,7 +141,7 @@ def _measure(backend: Backend, n: int, scale: Scale) -> dict[str, float]:
     selection = {"picked": 1, "preset": "custom", "tpot_ms": 30, "sweep": [1, 2]}
     htmx = {"HX-Request": "true"}
     asked = itertools.count(1)
-    with running_server(url, workers=1) as server:
+    with running_server(url, workers=1, keep_log=False) as server:
 
         def get(path: str, params: dict[str, Any], **how: Any) -> Fetched:
             got = fetch(server.url, path, params, **how)

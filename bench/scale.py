@@ -142,7 +142,7 @@ def _measure(url: str, twenty: list[int], size: int, repeat: int) -> dict[str, f
     rounds = max(1, min(repeat, COLD_ROUNDS))
     out: dict[str, float] = {}
     for k in range(rounds):
-        with running_server(url, workers=1) as server:
+        with running_server(url, workers=1, keep_log=False) as server:
             base = server.url
             cold.append(_ok(fetch(base, "/api/readoff", readoff, accept=ACCEPT_JSON)).ms)
             if k == rounds - 1:

@@ -51,8 +51,15 @@ def free_port() -> int:
 
 @contextmanager
 def running_server(
-    database_url: str, *, workers: int = 1, env: dict[str, str] | None = None, timeout_s: float = 60
+    database_url: str,
+    *,
+    workers: int = 1,
+    env: dict[str, str] | None = None,
+    timeout_s: float = 60,
+    keep_log: bool = True,
 ) -> Iterator[Server]:
+    """The server, stopped on exit; its log (stdout and stderr) is removed then unless
+    `keep_log` (a bench that restarts servers many times passes False)."""
     port = free_port()
     inherited = {k: v for k, v in os.environ.items() if k != "PARETOSCOPE_WRITE_TOKEN"}
     full_env = {
@@ -82,6 +89,8 @@ def running_server(
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=5)
+        if not keep_log:
+            log.unlink(missing_ok=True)
 
 
 def _wait_ready(url: str, process: subprocess.Popen[bytes], log: Path, timeout_s: float) -> None:

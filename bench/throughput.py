@@ -47,7 +47,7 @@ def run(scale: Scale, found: list[Backend]) -> list[Result]:
             continue
         url = fresh_database(backend, "throughput")
         seeded = {"PARETOSCOPE_SEED_ON_START": "true"}
-        with running_server(url, workers=1, env=seeded) as server:
+        with running_server(url, workers=1, env=seeded, keep_log=False) as server:
             csv = synthetic_sweeps_csv(scale.explore_sweeps, scale.points_per_sweep, seed=5)
             answer = post_files(
                 server.url, "/api/sweeps", [("files", "points.csv", csv, "text/csv")]
