@@ -10,7 +10,6 @@ import functools
 import os
 import random
 import shutil
-import statistics
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -217,20 +216,6 @@ def client_for(url: str) -> TestClient:
 def server_ms(response: Any) -> float:
     """The app's own Server-Timing (no HTTP client time)."""
     return float(response.headers["server-timing"].split("dur=")[1])
-
-
-def median_server_ms(request: Callable[[], Any], repeat: int) -> float:
-    request()  # warm-up
-    return statistics.median(server_ms(request()) for _ in range(max(1, repeat)))
-
-
-def median_cold_ms(request: Callable[[], Any], repeat: int) -> float:
-    """Median server time of requests each made right after the caches were cleared."""
-    times = []
-    for _ in range(max(1, repeat)):
-        clear_caches()
-        times.append(server_ms(request()))
-    return statistics.median(times)
 
 
 def seconds(fn: Callable[[], object]) -> float:
