@@ -60,6 +60,8 @@ def table(results: list[Result]) -> str:
         target = f"{'≥' if r.at_least else '≤'} {r.target:g}{'×' if r.judged == 'ratio' else ''}"
         if r.judged == "value":
             target += f" {r.unit}"
+        if r.or_value_at_least is not None:
+            target += f" or ≥ {r.or_value_at_least:g} {r.unit}"
         verdict = r.verdict + (f" ({r.reason})" if r.reason else "")
         rows.append(
             [

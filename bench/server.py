@@ -3,6 +3,7 @@ need a real server (streaming limits, outages): started, waited for, and stopped
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -29,6 +30,17 @@ class Server:
         """Resident memory of the serving process and its workers (Linux /proc)."""
         return sum(_rss(pid) for pid in (self.pid, *_children(self.pid)))
 
+    def reset_peak(self) -> None:
+        """Start the processes' peak (VmHWM) again from their resident size (Linux: writing 5
+        to /proc/PID/clear_refs, allowed for one's own processes)."""
+        for pid in (self.pid, *_children(self.pid)):
+            with contextlib.suppress(OSError):
+                Path(f"/proc/{pid}/clear_refs").write_text("5")
+
+    def peak_bytes(self) -> int:
+        """Peak resident memory (VmHWM) of the serving process and its workers (Linux /proc)."""
+        return sum(_rss(pid, "VmHWM") for pid in (self.pid, *_children(self.pid)))
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -39,8 +51,15 @@ def free_port() -> int:
 
 @contextmanager
 def running_server(
-    database_url: str, *, workers: int = 1, env: dict[str, str] | None = None, timeout_s: float = 60
+    database_url: str,
+    *,
+    workers: int = 1,
+    env: dict[str, str] | None = None,
+    timeout_s: float = 60,
+    keep_log: bool = True,
 ) -> Iterator[Server]:
+    """The server, stopped on exit; its log (stdout and stderr) is removed then unless
+    `keep_log` (a bench that restarts servers many times passes False)."""
     port = free_port()
     inherited = {k: v for k, v in os.environ.items() if k != "PARETOSCOPE_WRITE_TOKEN"}
     full_env = {
@@ -70,6 +89,8 @@ def running_server(
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=5)
+        if not keep_log:
+            log.unlink(missing_ok=True)
 
 
 def _wait_ready(url: str, process: subprocess.Popen[bytes], log: Path, timeout_s: float) -> None:
@@ -86,10 +107,10 @@ def _wait_ready(url: str, process: subprocess.Popen[bytes], log: Path, timeout_s
     raise RuntimeError(f"server did not answer /healthz within {timeout_s} s")
 
 
-def _rss(pid: int) -> int:
+def _rss(pid: int, key: str = "VmRSS") -> int:
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
+            if line.startswith(f"{key}:"):
                 return int(line.split()[1]) * 1024
     except OSError:
         pass

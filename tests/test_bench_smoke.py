@@ -6,13 +6,16 @@ baseline and renders in the one table, not that targets are met.
 
 from __future__ import annotations
 
+import gzip
 import os
+import zlib
 
 import pytest
 from sqlalchemy.engine import make_url
 
 from bench import __main__ as bench_main
-from bench.common import SMOKE, Result, backends
+from bench import explore, wall_client
+from bench.common import SMOKE, Result, backends, fresh_database, synthetic_sweeps_csv
 
 PG_URL = os.environ.get("PARETOSCOPE_TEST_DATABASE_URL")
 
@@ -61,3 +64,41 @@ def test_an_unreachable_postgres_makes_its_rows_unknown_not_failed() -> None:
         [row] = bench_main.MODULES["readoff"].run(SMOKE, postgres)
     assert (row.verdict, row.value) == ("unknown", None)
     assert row.reason and "no Postgres" in row.reason
+
+
+@pytest.mark.serial  # a real server, judged on a ratio of two wall times
+def test_the_explore_bench_misses_its_page_cache_target_when_each_page_is_gzipped_at_level_9() -> (
+    None
+):
+    # Level 9 on every request (no page kept, so nothing is compressed once): a 10 × 512 page
+    # is ~0.6 MB of HTML, and compressing it costs far more than the read-off beside it.
+    slow = {"PARETOSCOPE_GZIP_LEVEL": "9", "PARETOSCOPE_PAGE_CACHE_MB": "0"}
+    with backends(None) as found, explore.serving(fresh_database(found[0], "gzip9"), slow) as bench:
+        ids = bench.upload(synthetic_sweeps_csv(10, 512, seed=3))
+        result, page = explore.cache_figure(bench, ids, {}, "10 sweeps × 512 points", "SQLite", 1)
+    assert (page.encoding, page.status) == ("gzip", 200)
+    assert page.wire_bytes < len(page.body) // 2  # the client read it compressed, and decoded it
+    assert result.ratio is not None and result.verdict == "MISSED"
+
+
+def test_a_floor_on_the_value_meets_a_row_whose_ratio_misses() -> None:
+    def row(rate: float, healthz: float) -> Result:
+        return Result("Explore", "SQLite", rate, "req/s", "/healthz", healthz, 1 / 20,
+                      at_least=True, or_value_at_least=50.0)  # fmt: skip
+
+    assert [row(60, 2000).verdict, row(40, 400).verdict, row(40, 1000).verdict] == [
+        "ok",
+        "ok",
+        "MISSED",
+    ]
+    assert "≥ 0.05× or ≥ 50 req/s" in bench_main.table([row(40, 1000)])
+
+
+def test_the_wall_clock_client_decodes_what_it_accepts_and_refuses_any_other_encoding() -> None:
+    body = b"<html>" + b"x" * 5000
+    assert wall_client.decode(gzip.compress(body, 4), "gzip") == body
+    assert wall_client.decode(zlib.compress(body), "deflate") == body
+    assert wall_client.decode(body, "identity") == body
+    with pytest.raises(ValueError, match="zstd"):
+        wall_client.decode(body, "zstd")
+    assert wall_client.BROWSER_HEADERS["Accept-Encoding"] == "gzip, deflate, br"
