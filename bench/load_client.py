@@ -124,8 +124,11 @@ class Connection:
             content = b""
         else:
             raise TransportError(f"{method} {path}: a body with neither length nor chunks")
-        if got.get("connection", "").lower() == "close":
-            await self.close()
+        asked_close = any(
+            k.lower() == "connection" and v.lower() == "close" for k, v in headers.items()
+        )
+        if asked_close or got.get("connection", "").lower() == "close":
+            await self.close()  # either side's "close" ends the connection after this answer
         return Response(status, got, content)
 
 

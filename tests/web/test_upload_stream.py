@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 
-import anyio
 import httpx
 import pytest
 from fastapi.testclient import TestClient
@@ -17,6 +16,7 @@ from starlette.types import Message
 
 from app.http.uploads import CUT_OFF, HeldUpload, HeldUploadRequest
 from app.store.models import Sweep
+from bench.load_client import run_apart
 from tests.factories import MINIMAL, count, sample_count
 from tests.helpers import only, parse
 
@@ -58,7 +58,7 @@ def post_streamed(client: TestClient, body: bytes, piece: int) -> httpx.Response
             headers = {"content-type": CONTENT_TYPE}
             return await http.post("/api/sweeps", content=pieces(), headers=headers)
 
-    return anyio.run(send)
+    return run_apart(send())
 
 
 def test_a_body_arriving_seven_bytes_at_a_time_stores_the_sweep_its_files_parse_to(
@@ -104,7 +104,7 @@ def test_the_held_form_has_the_files_and_fields_starlette_reads_from_the_same_bo
                 for k, v in got.multi_items()
             ]
 
-        return anyio.run(form)
+        return run_apart(form())
 
     theirs = read(Request, 65536)
     assert read(HeldUploadRequest, 5) == [
