@@ -31,6 +31,7 @@ def _check(results: list[Result]) -> None:
     assert len(lines) == len(results) + 2
 
 
+@pytest.mark.slow  # most modules start a real server or two: 2-7 s each
 @pytest.mark.parametrize("name", list(bench_main.MODULES))
 def test_each_bench_module_measures_every_figure_on_sqlite(name: str) -> None:
     with backends(None) as found:
