@@ -124,15 +124,11 @@ def postgres_seeded(postgres_migrated: str) -> list[str]:
         for table in _copied_tables():
             conn.execute(text(f"CREATE TABLE {SEEDED_COPY}.{table} AS SELECT * FROM {table}"))
             restore.append(f"INSERT INTO {table} SELECT * FROM {SEEDED_COPY}.{table}")
-            for column in Base.metadata.tables[table].primary_key.columns:
-                sequence = conn.execute(
-                    text("SELECT pg_get_serial_sequence(:t, :c)"), {"t": table, "c": column.name}
-                ).scalar()
-                if sequence:
-                    restore.append(
-                        f"SELECT setval('{sequence}', "
-                        f"(SELECT COALESCE(MAX({column.name}), 0) + 1 FROM {table}), false)"
-                    )
+        for table, column, sequence in _sequences(url, conn):
+            restore.append(
+                f"SELECT setval('{sequence}', "
+                f"(SELECT COALESCE(MAX({column}), 0) + 1 FROM {table}), false)"
+            )
     engine.dispose()
     return restore
 
@@ -171,24 +167,30 @@ def empty_postgres(url: str, then: list[str] | None = None) -> None:
     with engine.begin() as conn:
         for table in reversed(_copied_tables()):  # children before the rows they refer to
             conn.execute(text(f"DELETE FROM {table}"))
-        for sequence in _sequences(conn):
+        for _, _, sequence in _sequences(url, conn):
             conn.execute(text("SELECT setval(:s, 1, false)"), {"s": sequence})
         for statement in then or []:
             conn.execute(text(statement))
     engine.dispose()
 
 
-def _sequences(conn: Any) -> list[str]:
-    """The sequences behind the emptied tables' primary keys."""
-    found = []
-    for table in _copied_tables():
-        for column in Base.metadata.tables[table].primary_key.columns:
-            sequence = conn.execute(
-                text("SELECT pg_get_serial_sequence(:t, :c)"), {"t": table, "c": column.name}
-            ).scalar()
-            if sequence:
-                found.append(sequence)
-    return found
+_SEQUENCES: dict[str, list[tuple[str, str, str]]] = {}
+
+
+def _sequences(url: str, conn: Any) -> list[tuple[str, str, str]]:
+    """(table, column, sequence) behind the emptied tables' primary keys, looked up once per
+    database: their names follow from the tables', which never change within a session."""
+    if url not in _SEQUENCES:
+        found = []
+        for table in _copied_tables():
+            for column in Base.metadata.tables[table].primary_key.columns:
+                sequence = conn.execute(
+                    text("SELECT pg_get_serial_sequence(:t, :c)"), {"t": table, "c": column.name}
+                ).scalar()
+                if sequence:
+                    found.append((table, column.name, sequence))
+        _SEQUENCES[url] = found
+    return _SEQUENCES[url]
 
 
 @pytest.fixture
