@@ -94,6 +94,13 @@ class Settings(BaseSettings):
         description="gzip level for answers compressed as they are sent, and for Explore pages "
         "compressed once as they are kept (1 fastest, 9 smallest).",
     )
+    hovers_inline_max_points: int = Field(
+        default=4096,
+        ge=0,
+        le=10_000_000,
+        description="Explore charts with more points than this send their hover numbers in a "
+        "second answer the browser asks for as it draws, so the page it waits for stays small.",
+    )
     base_url: str | None = Field(
         default=None,
         description="The address users open the dashboard at (https://dash.example.com), for the "

@@ -19,8 +19,9 @@ Judged, for 20 sweeps × 2,048 points (percentile mode) and 20 × 32 in per-requ
 - the first Explore of sweeps just uploaded ≤ 4× the read-off's first answer for sweeps just
   uploaded: same shape, other names, on the same server, each asked right after its own upload
   (the upload through POST /api/sweeps, untimed here), the order swapped every round;
-- bytes per point Explore sends for 20 × 2,048 with gzip accepted ≤ 25 B (the decoded HTML as
-  info);
+- bytes per point Explore sends for 20 × 2,048 with gzip accepted ≤ 25 B: the page and the
+  hover numbers its script asks for as it draws, together (app.charts.deferred: a chart that
+  big sends them after the page); the decoded sizes as info;
 - the first Explore after start on the seeded database ≤ 1 s (absolute; /healthz beside): the
   database seeded beforehand, as every start after the first finds it.
 """
@@ -28,6 +29,8 @@ Judged, for 20 sweeps × 2,048 points (percentile mode) and 20 × 32 in per-requ
 from __future__ import annotations
 
 import itertools
+import json
+import re
 import statistics
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -52,6 +55,7 @@ BYTES_PER_POINT = 25.0  # item 3
 FIRST_START_MS = 1000.0  # item 5: the first Explore after start on the seeded database
 COLD_ROUNDS = 3  # server restarts per backend (fewer when the scale's repeat is lower)
 SEEDED = {"PARETOSCOPE_SEED_ON_START": "true"}
+HOVER_SRC = re.compile(rb'"hover_src":\s*("[^"]*")')
 
 
 def run(scale: Scale, found: list[Backend]) -> list[Result]:
@@ -103,6 +107,16 @@ class Bench:
         assert got.status == 200, got.body[:300]
         return got
 
+    def hovers(self, page: Fetched) -> Fetched | None:
+        """The hover numbers a big chart's script asks for as it draws (app.charts.deferred),
+        asked as the browser's fetch() asks; None for a page that carries them inline."""
+        found = HOVER_SRC.search(page.body)
+        if found is None:
+            return None
+        got = fetch(self.base, json.loads(found.group(1)), accept=ACCEPT_JSON)
+        assert got.status == 200, got.body[:300]
+        return got
+
     def readoff(self, ids: list[int], extra: dict[str, str], new_slo: bool = False) -> Fetched:
         params = self.params(ids, extra, new_slo)
         got = fetch(self.base, "/api/readoff", params, accept=ACCEPT_JSON)
@@ -139,19 +153,32 @@ def median(values: list[float]) -> float:
 
 def cache_figure(
     bench: Bench, ids: list[int], extra: dict[str, str], label: str, backend: str, repeat: int
-) -> tuple[Result, Fetched]:
+) -> tuple[Result, Result, Fetched]:
     """Explore of the same address again (the page cache's answer, gzip accepted) against the
     read-off of the same selection and SLO again, medians of `repeat` rounds after one of each
-    to fill what either keeps. Also the last Explore answer (its encoding and bytes)."""
+    to fill what either keeps. Also, as info, the page and then the hover numbers its script
+    asks for as it draws (a big chart's, app.charts.deferred), and the last Explore answer."""
     bench.explore(ids, extra)
     bench.readoff(ids, extra)
-    pages, readoffs = [], []
+    pages, readoffs, with_hovers = [], [], []
     page = None
     for _ in range(max(1, repeat)):
         page = bench.explore(ids, extra)
+        hovers = bench.hovers(page)
         pages.append(page.ms)
+        with_hovers.append(page.ms + (hovers.ms if hovers else 0.0))
         readoffs.append(bench.readoff(ids, extra).ms)
     assert page is not None
+    then = Result(
+        f"  the page, then its hover numbers as its script asks ({label})",
+        backend,
+        median(with_hovers),
+        "ms",
+        "/api/readoff, same selection and SLO again",
+        median(readoffs),
+        0.0,
+        judged="none",
+    )
     result = Result(
         f"Explore, {label}, the same address again (page cache), gzip",
         backend,
@@ -161,7 +188,7 @@ def cache_figure(
         median(readoffs),
         CACHE_TARGET,
     )
-    return result, page
+    return result, then, page
 
 
 def _one_backend(scale: Scale, backend: Backend) -> list[Result]:
@@ -207,8 +234,11 @@ def _one_backend(scale: Scale, backend: Backend) -> list[Result]:
         small_pair = small_set(30_000), small_set(40_000)
 
         # Warm: the same address again, and a new SLO on every request.
-        cache, page = cache_figure(bench, big_pair[0], {}, big_label, name, scale.repeat)
-        small_cache, _ = cache_figure(
+        cache, cache_then, page = cache_figure(
+            bench, big_pair[0], {}, big_label, name, scale.repeat
+        )
+        hovers = bench.hovers(page)
+        small_cache, _, _ = cache_figure(
             bench, small_pair[0], requests_mode, small_label, name, scale.repeat
         )
         identity = [
@@ -253,19 +283,29 @@ def _one_backend(scale: Scale, backend: Backend) -> list[Result]:
 
     med = {key: median(values) for key, values in taken.items()}
     points = n * big
+    # What Explore sends for these points: the page, and its hover numbers when they follow it.
+    sent = page.wire_bytes + (hovers.wire_bytes if hovers else 0)
+    decoded = len(page.body) + (len(hovers.body) if hovers else 0)
     out += [
         cache,
+        cache_then,
         Result(f"  the same, Accept-Encoding: identity ({big_label})", name, median(identity),
                "ms", "/api/readoff, same selection and SLO again", cache.baseline, 0.0,
                judged="none"),
-        Result(f"bytes per point sent, Explore {big_label}, {page.encoding}", name,
-               page.wire_bytes / points, "B", "decoded HTML per point", len(page.body) / points,
+        Result(f"bytes per point sent, Explore {big_label} with its hovers, {page.encoding}",
+               name, sent / points, "B", "decoded per point", decoded / points,
                BYTES_PER_POINT, judged="value"),
         Result(f"  Explore HTML ({big_label}), sent / decoded", name, page.wire_bytes / 1024,
                "KB", "decoded", len(page.body) / 1024, 0.0, judged="none"),
         Result(f"  /api/readoff JSON ({big_label}), sent", name, readoff_json.wire_bytes / 1024,
                "KB", "decoded", len(readoff_json.body) / 1024, 0.0, judged="none"),
     ]  # fmt: skip
+    if hovers is not None:
+        out.append(
+            Result(f"  its hover numbers ({big_label}), sent / decoded", name,
+                   hovers.wire_bytes / 1024, "KB", "decoded", len(hovers.body) / 1024, 0.0,
+                   judged="none")
+        )  # fmt: skip
 
     def app(key: str) -> Result:
         return Result(

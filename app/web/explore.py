@@ -4,29 +4,62 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
+from app.charts import deferred
 from app.http import explore_state
-from app.http.deps import SessionDep
+from app.http.deps import SessionDep, SettingsDep
 from app.http.explore_view import colours, explore_context
 from app.http.templating import render
 from app.store.versions import Versions
 from app.web import page_cache
 
 router = APIRouter()
+HOVERS = "explore-hovers"  # the page cache's name for a chart's hover numbers
 
 
 @router.get("/", name="explore", include_in_schema=False)
-def explore(request: Request, session: SessionDep) -> Response:
+def explore(request: Request, session: SessionDep, settings: SettingsDep) -> Response:
     """The Explore page; an htmx update gets only the view and the canonical URL to push. The
     same address asked again while no sweep or catalog row has changed gets the kept page."""
 
     def rendered(versions: Versions) -> Response:
         query = explore_state.parse(request.query_params)
-        return render_view(request, "explore", explore_context(session, query, versions))
+        context = explore_context(session, query, versions)
+        figure = context["figure"]
+        if deferred.hover_points(figure) <= settings.hovers_inline_max_points:
+            return render_view(request, "explore", context)
+        figure, hovers = deferred.split_hovers(figure)
+        path = request.url_for("explore_hovers").path
+        figure["hover_src"] = f"{path}?{request.url.query}" if request.url.query else path
+        figure["hover_version"] = page_cache.version_text(versions)
+        response = render_view(request, "explore", {**context, "figure": figure})
+        # Kept beside the page, for the request its script makes as it draws.
+        key = page_cache.key_for(HOVERS, request.url.query, versions)
+        request.app.state.page_cache.put(key, hovers_answer(hovers, versions))
+        return response
 
     return page_cache.answer(request, session, "explore", rendered)
+
+
+@router.get("/explore/hovers", name="explore_hovers", include_in_schema=False)
+def explore_hovers(request: Request, session: SessionDep) -> Response:
+    """The hover numbers of the Explore chart at the same query (app.charts.deferred), with the
+    version tokens they were read under: the script joins them only to a page of the same."""
+
+    def rendered(versions: Versions) -> Response:
+        query = explore_state.parse(request.query_params)
+        figure = explore_context(session, query, versions)["figure"]
+        return hovers_answer(deferred.split_hovers(figure)[1], versions)
+
+    return page_cache.answer(request, session, HOVERS, rendered)
+
+
+def hovers_answer(hovers: deferred.Hovers, versions: Versions) -> Response:
+    body = {"version": page_cache.version_text(versions), "traces": hovers}
+    return Response(orjson.dumps(body), media_type="application/json")
 
 
 def render_view(request: Request, page: str, context: dict[str, Any]) -> Response:

@@ -113,17 +113,30 @@ def clear_all() -> None:
 def page_key(request: Request, page: str, versions: Versions) -> Key | None:
     """The page, its query as sent, what kind of htmx request asks (a swap gets only the view)
     and both tokens; None when a token is missing (nothing may be kept then)."""
-    if versions.catalog is None or versions.sweeps is None:
-        return None
     headers = request.headers
-    return (
+    return key_for(
         page,
         request.url.query,
+        versions,
         headers.get("hx-request") or "",
         headers.get("hx-history-restore-request") or "",
-        versions.catalog,
-        versions.sweeps,
     )
+
+
+def key_for(
+    page: str, query: str, versions: Versions, hx_request: str = "", hx_restore: str = ""
+) -> Key | None:
+    """page_key for a request not yet made: one a page's script will make (no htmx headers)."""
+    if versions.catalog is None or versions.sweeps is None:
+        return None
+    return (page, query, hx_request, hx_restore, versions.catalog, versions.sweeps)
+
+
+def version_text(versions: Versions) -> str | None:
+    """Both tokens as one text, for a page and the answer its script asks for to agree on."""
+    if versions.catalog is None or versions.sweeps is None:
+        return None
+    return f"{versions.catalog}/{versions.sweeps}"
 
 
 def answer(

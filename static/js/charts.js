@@ -164,6 +164,49 @@
     root.querySelectorAll("[data-figure]").forEach(queueDraw);
   }
 
+  // A big chart's hover numbers come in a second answer (app/charts/deferred.py): asked for as
+  // the chart is drawn, joined to its traces by index, then drawn again. Kept per address, so a
+  // redraw (a change of screen width) does not ask again. Joined only when read under the same
+  // version tokens as the page: else the data changed in between, and the chart says so.
+  var hoverAnswers = {};
+  function laterHovers(fig) {
+    var src = fig.hover_src;
+    if (!hoverAnswers[src]) {
+      hoverAnswers = {};  // one chart's at a time
+      hoverAnswers[src] = fetch(src, { credentials: "same-origin", headers: { Accept: "application/json" } })
+        .then(function (r) { if (!r.ok) throw new Error("HTTP " + r.status); return r.json(); });
+      hoverAnswers[src].catch(function () { delete hoverAnswers[src]; });
+    }
+    return hoverAnswers[src].then(function (answer) {
+      if (answer.version !== fig.hover_version) throw new Error("the data changed since this page was drawn");
+      return answer.traces;
+    });
+  }
+
+  function joinHovers(fig, traces) {
+    fig.data = fig.data.map(function (trace, k) {
+      var columns = traces[String(k)];
+      if (!columns || !trace.meta || !trace.meta.hover_later) return trace;
+      var meta = Object.assign({}, trace.meta, { hover: columns });
+      delete meta.hover_later;
+      var joined = Object.assign({}, trace, { meta: meta });
+      delete joined.hoverinfo;
+      return joined;
+    });
+  }
+
+  function hoverNote(el, message) {
+    var note = el.nextElementSibling && el.nextElementSibling.classList.contains("hover-note")
+      ? el.nextElementSibling : null;
+    if (!message) { if (note) note.remove(); return; }
+    if (!note) {
+      note = document.createElement("p");
+      note.className = "hover-note muted";
+      el.insertAdjacentElement("afterend", note);
+    }
+    note.textContent = "Hover details are missing (" + message + "): reload the page to see them.";
+  }
+
   function drawFigure(el) {
     var source = document.getElementById(el.dataset.figure);
     if (!source) return;
@@ -173,7 +216,22 @@
       return false;
     }
     var fig = JSON.parse(source.textContent);
-    fig.data = fig.data.map(withHover);
+    if (!fig.hover_src) return drawParsed(el, fig);
+    var hovers = laterHovers(fig);
+    el.dataset.hovers = "later";
+    return drawParsed(el, fig).then(function () { return hovers; }).then(function (traces) {
+      joinHovers(fig, traces);
+      el.dataset.hovers = "joined";
+      hoverNote(el, null);
+      return drawParsed(el, fig);
+    }, function (error) {
+      el.dataset.hovers = "missing";
+      hoverNote(el, error.message);
+    });
+  }
+
+  function drawParsed(el, fig) {
+    fig = Object.assign({}, fig, { data: fig.data.map(withHover) });
     var config = Object.assign({ responsive: true, displaylogo: false }, fig.config || {});
     el.style.height = "";  // back to the stylesheet's height before measuring it
     el.dataset.baseHeight = el.clientHeight;
