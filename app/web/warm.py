@@ -24,6 +24,7 @@ from starlette.datastructures import QueryParams
 from starlette.types import ASGIApp, Message
 
 from app.http import explore_state
+from app.services import warm_upload
 from app.store.models import PointBlock
 
 log = logging.getLogger(__name__)
@@ -85,7 +86,12 @@ def default_view_points(factory: sessionmaker[Session]) -> int:
 
 async def at_start(app: Any) -> int | None:
     """Explore's default page rendered and kept, when its view is small enough (see the module
-    docstring); its status, None when not warmed."""
+    docstring); its status, None when not warmed. The upload path's code is run once first
+    (app.services.warm_upload: nothing stored)."""
+    try:
+        await anyio.to_thread.run_sync(warm_upload.warm)
+    except Exception:  # the first upload then pays for it, as before
+        log.warning("warming the upload path at start failed", exc_info=True)
     try:
         points = await anyio.to_thread.run_sync(default_view_points, app.state.sessionmaker)
     except Exception:
