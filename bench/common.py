@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import httpx
 from fastapi.testclient import TestClient
@@ -181,25 +181,6 @@ def unknown(figure: str, backend: Backend, unit: str, baseline: str, target: flo
     return Result(figure, backend.name, None, unit, baseline, None, target, reason=backend.reason)
 
 
-def clear_caches() -> None:
-    """Make the app forget its cached points, samples and pages, as a restart would."""
-    from app.store import points
-
-    try:
-        from app.web import page_cache
-    except ImportError:  # an app from before the page cache (bench run against an older one)
-        pass
-    else:
-        page_cache.clear_all()
-
-    if hasattr(points, "clear_caches"):
-        points.clear_caches()
-    else:  # an app from before the sample cache (bench run against an older checkout)
-        cache: Any = points._cache
-        cache._rows.clear()
-        cache._derived.clear()
-
-
 def client_for(url: str) -> TestClient:
     """The app in this process, with the garbage collection `paretoscope serve` sets up."""
     tune_gc()
@@ -211,11 +192,6 @@ def client_for(url: str) -> TestClient:
     )
     client.__enter__()
     return client
-
-
-def server_ms(response: Any) -> float:
-    """The app's own Server-Timing (no HTTP client time)."""
-    return float(response.headers["server-timing"].split("dur=")[1])
 
 
 def seconds(fn: Callable[[], object]) -> float:

@@ -32,7 +32,7 @@ import itertools
 import json
 import re
 import statistics
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -45,8 +45,8 @@ from bench.common import (
     synthetic_sweeps_csv,
     unknown,
 )
-from bench.server import running_server
-from bench.wall_client import ACCEPT_JSON, Fetched, fetch, post_files
+from bench.served import Served
+from bench.wall_client import ACCEPT_JSON, Fetched, fetch
 
 SLO: dict[str, Any] = {"ttft_ms": 300, "tpot_ms": 30}
 CACHE_TARGET = 2.0  # Explore from the page cache ≤ 2× /api/readoff (issue 34, item 2)
@@ -68,33 +68,12 @@ def run(scale: Scale, found: list[Backend]) -> list[Result]:
     return results
 
 
-class Bench:
-    """One database served by a `paretoscope serve` that can be restarted."""
+class Bench(Served):
+    """The Explore bench's server: Explore and the read-off of a selection at an SLO."""
 
     def __init__(self, url: str, env: dict[str, str]) -> None:
-        self.url = url
-        self.env = env
-        self.base = ""
-        self._stop: Callable[[], object] = lambda: None
+        super().__init__(url, env)
         self.asked = itertools.count(1)
-
-    def start(self) -> None:
-        self._stop()
-        context = running_server(self.url, workers=1, env=self.env, keep_log=False)
-        self.base = context.__enter__().url
-        self._stop = lambda: context.__exit__(None, None, None)
-
-    def close(self) -> None:
-        self._stop()
-        self._stop = lambda: None
-
-    def upload(self, points: bytes, requests: bytes | None = None) -> list[int]:
-        files = [("files", "points.csv", points, "text/csv")]
-        if requests is not None:
-            files.append(("files", "requests.csv", requests, "text/csv"))
-        answer = post_files(self.base, "/api/sweeps", files)
-        assert answer.status in (200, 201), answer.body[:500]
-        return [int(s["id"]) for s in answer.json()["sweeps"]]
 
     def params(self, ids: list[int], extra: dict[str, str], new_slo: bool) -> dict[str, Any]:
         slo = {**SLO, "ttft_ms": SLO["ttft_ms"] + next(self.asked) / 1000} if new_slo else SLO
@@ -118,10 +97,7 @@ class Bench:
         return got
 
     def readoff(self, ids: list[int], extra: dict[str, str], new_slo: bool = False) -> Fetched:
-        params = self.params(ids, extra, new_slo)
-        got = fetch(self.base, "/api/readoff", params, accept=ACCEPT_JSON)
-        assert got.status == 200, got.body[:300]
-        return got
+        return self.get_json("/api/readoff", self.params(ids, extra, new_slo))
 
 
 @contextmanager

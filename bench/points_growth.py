@@ -1,25 +1,14 @@
 """/api/readoff (percentile mode) over 20 sweeps of 32, 256 and 2,048 points: growth per 8×
-points, warm and cold (cold = first request after the process forgets its cached points; warm
-= the same request right after it), each the median of `repeat` samples taken in rounds."""
+points, warm and cold (cold = the first request for those sweeps after a restart, once a tiny
+other selection has run the read-off's code; warm = the same request right after it), each the
+median of `repeat` samples taken in rounds. Wall time at an HTTP client (bench.wall_client)."""
 
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable
-from typing import Any
 
-from bench.common import (
-    Backend,
-    Result,
-    Scale,
-    clear_caches,
-    client_for,
-    fresh_database,
-    server_ms,
-    synthetic_sweeps_csv,
-    unknown,
-    upload,
-)
+from bench.common import Backend, Result, Scale, fresh_database, synthetic_sweeps_csv, unknown
+from bench.served import serving
 
 SLO = {"ttft_ms": 300, "tpot_ms": 30}
 GROWTH_PER_10X = 13.0  # the issue's bound for sweeps, scaled to the step (1.3× linear)
@@ -32,28 +21,27 @@ def run(scale: Scale, found: list[Backend]) -> list[Result]:
             results.append(unknown("read-off growth over points", backend, "ms", "—", 13.0))
             continue
         url = fresh_database(backend, "points")
-        client = client_for(url)
-        readoffs: dict[int, Callable[[], Any]] = {}
-        for seed, n in enumerate(scale.points):
-            ids = upload(client, synthetic_sweeps_csv(scale.explore_sweeps, n, seed=100 + seed))
-
-            def readoff(ids: list[int] = ids, client: Any = client) -> Any:
-                response = client.get("/api/readoff", params={"sweep": ids, **SLO})
-                assert response.status_code == 200
-                return response
-
-            readoffs[n] = readoff
-        # Rounds, each taking a cold and then a warm sample at every size, so drift on a shared
-        # machine reaches both sides of each growth ratio alike (see bench/readoff.py).
         taken: dict[tuple[str, int], list[float]] = {}
-        for _ in range(max(1, scale.repeat)):
-            for n, ask in readoffs.items():
-                clear_caches()
-                taken.setdefault(("cold", n), []).append(server_ms(ask()))
-                taken.setdefault(("warm", n), []).append(server_ms(ask()))
-        cold = {n: statistics.median(taken["cold", n]) for n in readoffs}
-        warm = {n: statistics.median(taken["warm", n]) for n in readoffs}
-        client.__exit__(None, None, None)
+        with serving(url) as served:
+            selections = {
+                n: served.upload(synthetic_sweeps_csv(scale.explore_sweeps, n, seed=100 + seed))
+                for seed, n in enumerate(scale.points)
+            }
+            warm_up = served.upload(synthetic_sweeps_csv(2, 4, seed=5, first=90_000))
+
+            def readoff(ids: list[int]) -> float:
+                return served.get_json("/api/readoff", {"sweep": ids, **SLO}).ms
+
+            # Rounds, each taking a cold and then a warm sample at every size, so drift on a
+            # shared machine reaches both sides of each growth ratio alike (bench/readoff.py).
+            for _ in range(max(1, scale.repeat)):
+                for n, ids in selections.items():
+                    served.start()  # a restart: nothing kept (the read-off's code run once)
+                    readoff(warm_up)
+                    taken.setdefault(("cold", n), []).append(readoff(ids))
+                    taken.setdefault(("warm", n), []).append(readoff(ids))
+        cold = {n: statistics.median(taken["cold", n]) for n in selections}
+        warm = {n: statistics.median(taken["warm", n]) for n in selections}
         steps = sorted(scale.points)
         for small, large in zip(steps, steps[1:], strict=False):
             for state, table in (("warm", warm), ("cold", cold)):

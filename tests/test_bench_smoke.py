@@ -73,10 +73,17 @@ def test_the_explore_bench_misses_its_page_cache_target_when_each_page_is_gzippe
 ):
     # Level 9 on every request (no page kept, so nothing is compressed once): a 10 × 512 page
     # is ~0.6 MB of HTML, and compressing it costs far more than the read-off beside it.
-    slow = {"PARETOSCOPE_GZIP_LEVEL": "9", "PARETOSCOPE_PAGE_CACHE_MB": "0"}
+    # The hover numbers stay in the page, as they did before a chart this big sent them after it.
+    slow = {
+        "PARETOSCOPE_GZIP_LEVEL": "9",
+        "PARETOSCOPE_PAGE_CACHE_MB": "0",
+        "PARETOSCOPE_HOVERS_INLINE_MAX_POINTS": "100000",
+    }
     with backends(None) as found, explore.serving(fresh_database(found[0], "gzip9"), slow) as bench:
         ids = bench.upload(synthetic_sweeps_csv(10, 512, seed=3))
-        result, page = explore.cache_figure(bench, ids, {}, "10 sweeps × 512 points", "SQLite", 1)
+        result, _, page = explore.cache_figure(
+            bench, ids, {}, "10 sweeps × 512 points", "SQLite", 1
+        )
     assert (page.encoding, page.status) == ("gzip", 200)
     assert page.wire_bytes < len(page.body) // 2  # the client read it compressed, and decoded it
     assert result.ratio is not None and result.verdict == "MISSED"
