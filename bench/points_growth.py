@@ -35,9 +35,9 @@ def run(scale: Scale, found: list[Backend]) -> list[Result]:
             # Rounds, each taking a cold and then a warm sample at every size, so drift on a
             # shared machine reaches both sides of each growth ratio alike (bench/readoff.py).
             for _ in range(max(1, scale.repeat)):
+                served.start()  # a restart: nothing kept
+                readoff(warm_up)  # the process's first run of the read-off's code
                 for n, ids in selections.items():
-                    served.start()  # a restart: nothing kept (the read-off's code run once)
-                    readoff(warm_up)
                     taken.setdefault(("cold", n), []).append(readoff(ids))
                     taken.setdefault(("warm", n), []).append(readoff(ids))
         cold = {n: statistics.median(taken["cold", n]) for n in selections}

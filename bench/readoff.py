@@ -3,12 +3,13 @@ against percentile mode of the same selection, warm and cold, and its growth per
 
 Every figure is the wall time at an HTTP client talking to a real `paretoscope serve`
 (bench.wall_client: a new connection per request, a browser's headers, the answer read whole
-and decoded). Cold = the first request for that selection after a restart, once a tiny other
-selection has been asked in both modes (the process's first run of the read-off's code is not
-what a selection costs; data and caches are new). Warm asks the same SLO again right after it,
-which the server answers from the figures it keeps per sweep and SLO; "new SLO" then asks a
-TTFT limit never asked before on warm data, so every sweep is judged (and counted) from
-scratch. Each figure is the median of `repeat` samples taken in rounds.
+and decoded). Cold = the first request for its sweeps after a restart (every size and mode has
+a set of its own, of the same shape), once a tiny other selection has been asked in both modes
+(the process's first run of the read-off's code is not what a selection costs). Warm asks the
+same SLO again right after it, which the server answers from the figures it keeps per sweep
+and SLO; "new SLO" then asks a TTFT limit never asked before on warm data, so every sweep is
+judged (and counted) from scratch. Each figure is the median of `repeat` samples taken in
+rounds, a restart each.
 """
 
 from __future__ import annotations
@@ -48,14 +49,22 @@ def _one_backend(scale: Scale, backend: Backend) -> list[Result]:
     biggest = max(scale.sweeps)
     asked = itertools.count(1)
     taken: dict[tuple[str, int, str], list[float]] = {}
+    modes = ("percentile", "requests")
     with serving(url) as served:
-        ids = served.upload(
-            synthetic_sweeps_csv(biggest, scale.points_per_sweep),
-            synthetic_requests_csv(biggest, scale.points_per_sweep, scale.samples_per_point),
-        )
+        # A set of sweeps of its own for every size and mode (same shape, other names): after
+        # one restart each cold figure is the first request for its sweeps.
+        sets: dict[tuple[int, str], list[int]] = {}
+        for k, (n, mode) in enumerate(itertools.product(scale.sweeps, modes)):
+            first = 10_000 * (k + 1)
+            sets[n, mode] = served.upload(
+                synthetic_sweeps_csv(n, scale.points_per_sweep, first=first),
+                synthetic_requests_csv(
+                    n, scale.points_per_sweep, scale.samples_per_point, first=first
+                ),
+            )
         warm_up = served.upload(
-            synthetic_sweeps_csv(2, 4, seed=5, first=90_000),
-            synthetic_requests_csv(2, 4, 3, seed=5, first=90_000),
+            synthetic_sweeps_csv(2, 4, seed=5, first=900_000),
+            synthetic_requests_csv(2, 4, 3, seed=5, first=900_000),
         )
 
         def readoff(selection: list[int], mode: str, new_slo: bool = False) -> float:
@@ -64,20 +73,17 @@ def _one_backend(scale: Scale, backend: Backend) -> list[Result]:
             assert len(got.json()["results"]) == len(selection)
             return got.ms
 
-        # Rounds, each taking one sample of every figure (cold, then the same SLO again, then a
-        # new one) at every size: drift on a shared machine reaches both sides of each ratio
-        # alike. Measured a size at a time, a slow spell during the 100-sweep block alone moved
-        # the 100→1,000 growth from 11.9× to 13.4× between two runs of the same code.
+        # Rounds, each a restart and then one sample of every figure (cold, then the same SLO
+        # again, then a new one) at every size: drift on a shared machine reaches both sides of
+        # each ratio alike. Measured a size at a time, a slow spell during the 100-sweep block
+        # alone moved the 100→1,000 growth from 11.9× to 13.4× between two runs of the same code.
         for _ in range(max(1, scale.repeat)):
-            for n in scale.sweeps:
-                for mode in ("percentile", "requests"):
-                    served.start()  # a restart: nothing kept
-                    readoff(warm_up, "percentile")
-                    readoff(warm_up, "requests")
-                    for state, new_slo in (("cold", False), ("warm", False), ("new", True)):
-                        taken.setdefault((state, n, mode), []).append(
-                            readoff(ids[:n], mode, new_slo)
-                        )
+            served.start()  # a restart: nothing kept
+            for mode in modes:  # the process's first run of the read-off's code, in both modes
+                readoff(warm_up, mode)
+            for (n, mode), ids in sets.items():
+                for state, new_slo in (("cold", False), ("warm", False), ("new", True)):
+                    taken.setdefault((state, n, mode), []).append(readoff(ids, mode, new_slo))
     median = {key: statistics.median(values) for key, values in taken.items()}
     cold = {(n, mode): ms for (state, n, mode), ms in median.items() if state == "cold"}
     warm = {(n, mode): ms for (state, n, mode), ms in median.items() if state == "warm"}
