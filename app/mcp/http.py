@@ -17,6 +17,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
+from app.http.deps import session_slots
 from app.mcp.provenance import root_of
 from app.mcp.server import Backend, build_server
 
@@ -27,10 +28,12 @@ class McpMount:
     """The server and, while the app runs, the session manager that serves it over HTTP."""
 
     def __init__(self, app: FastAPI) -> None:
-        self.app = app
+        state = app.state  # read per call: the tests attach another database between runs
         self.server: Server = build_server(
             Backend(
-                sessions=lambda: app.state.sessionmaker(), root=lambda: root_of(app.state.settings)
+                sessions=lambda: state.sessionmaker(),
+                root=lambda: root_of(state.settings),
+                slots=lambda: session_slots(state),
             )
         )
         self.manager: StreamableHTTPSessionManager | None = None

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import anyio
 import anyio.to_thread
 import mcp_types as types
 from mcp.server.lowlevel.server import Server
@@ -45,6 +46,8 @@ class Backend:
 
     sessions: Callable[[], Session]
     root: Callable[[], str]
+    # Waited on before a call takes a session: no more sessions open than the pool holds.
+    slots: Callable[[], anyio.Semaphore]
 
 
 def build_server(backend: Backend) -> Server[Any]:
@@ -58,13 +61,12 @@ def build_server(backend: Backend) -> Server[Any]:
     async def call_tool(_ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         tool = BY_NAME.get(params.name)
         if tool is None:
-            known = ", ".join(BY_NAME)
-            return _error(
-                AppError(404, "Not found", f"no tool {params.name!r}; the tools are {known}")
-            )
+            known, shown = ", ".join(BY_NAME), params.name[:100]
+            return _error(AppError(404, "Not found", f"no tool {shown!r}; the tools are {known}"))
         arguments = params.arguments or {}
         try:
-            answer = await anyio.to_thread.run_sync(_answer, backend, tool, arguments)
+            async with backend.slots():
+                answer = await anyio.to_thread.run_sync(_answer, backend, tool, arguments)
         except AppError as exc:
             return _error(exc)
         return types.CallToolResult(
@@ -75,7 +77,8 @@ def build_server(backend: Backend) -> Server[Any]:
     async def list_resources(
         _ctx: Any, _params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
-        listed = await anyio.to_thread.run_sync(_listed_sweeps, backend)
+        async with backend.slots():
+            listed = await anyio.to_thread.run_sync(_listed_sweeps, backend)
         return types.ListResourcesResult(resources=listed)
 
     async def list_templates(
@@ -103,7 +106,8 @@ def build_server(backend: Backend) -> Server[Any]:
             shown = uri if len(uri) <= 200 else uri[:200] + "…"
             raise MCPError(types.INVALID_PARAMS, f"no resource {shown!r}", {"uri": shown})
         try:
-            answer = await anyio.to_thread.run_sync(_answer, backend, tool, arguments)
+            async with backend.slots():
+                answer = await anyio.to_thread.run_sync(_answer, backend, tool, arguments)
         except AppError as exc:
             raise MCPError(types.INVALID_PARAMS, exc.message, _error_body(exc)) from None
         text = json.dumps(answer, ensure_ascii=False)
@@ -158,9 +162,10 @@ def _answer(backend: Backend, tool: Tool, arguments: dict[str, Any]) -> dict[str
     """The API's body for these arguments with its provenance; AppError as the API refuses."""
     if tool.query_string:
         _refuse_nul(arguments)
-    query = tool.parse(arguments)
-    session = backend.sessions()
+    session: Session | None = None
     try:
+        query = tool.parse(arguments)
+        session = backend.sessions()
         answered = tool.answer(session, query, backend.root())
         body = json_body(tool.serialise(answered.body))
         named = sweep_json.sweeps_named(session, answered.sweep_ids)
@@ -177,8 +182,9 @@ def _answer(backend: Backend, tool: Tool, arguments: dict[str, Any]) -> dict[str
             log.exception("MCP tool %s failed", tool.name)
         raise (error or INTERNAL) from None
     finally:
-        session.rollback()  # read-only: nothing a tool touched is ever committed
-        session.close()
+        if session is not None:
+            session.rollback()  # read-only: nothing a tool touched is ever committed
+            session.close()
     return {
         "answer": body,
         "provenance": provenance.of(tool, query, answered, named, backend.root()),

@@ -52,7 +52,7 @@ def json_equal(got: Any, want: Any, where: str = "") -> None:
         assert got == want, where
 
 
-def upload_pair(http: httpx.Client | TestClient) -> tuple[int, int]:
+def upload_main_and_slower(http: httpx.Client | TestClient) -> tuple[int, int]:
     """A real vLLM sweep (four rates) as `main`, tagged baseline:main, and `slower` at 0.8×."""
     ids = []
     for label, tags, factor in (("main", "baseline:main", 1.0), ("slower", "", 0.8)):
@@ -69,7 +69,7 @@ def upload_pair(http: httpx.Client | TestClient) -> tuple[int, int]:
     return ids[0], ids[1]
 
 
-def named(session: Session, *ids: int) -> list[dict[str, Any]]:
+def sweeps_behind(session: Session, *ids: int) -> list[dict[str, Any]]:
     rows = {s.id: s for s in session.scalars(select(Sweep).where(Sweep.id.in_(ids)))}
     return [{"id": i, "name": rows[i].name, "content_hash": rows[i].content_hash} for i in ids]
 
@@ -112,7 +112,7 @@ def test_every_tool_over_http_answers_as_the_api_with_provenance_and_writes_noth
     mcp_url: str, session: Session, catalog: None
 ) -> None:
     http = httpx.Client(base_url=mcp_url, timeout=60)
-    base, slower = upload_pair(http)
+    base, slower = upload_main_and_slower(http)
     rental = {"name": "rent", "kind": "rental", "hardware": "RTX4090", "usd_per_gpu_hour": 0.7}
     created = http.post("/api/pricing", json=rental)
     assert created.status_code == 201, created.text
@@ -153,7 +153,7 @@ def test_every_tool_over_http_answers_as_the_api_with_provenance_and_writes_noth
         json_equal(got["answer"], wanted, name)
         prov = got["provenance"]
         assert (prov["tool"], prov["app_version"], prov["read_only"]) == (name, __version__, True)
-        assert prov["sweeps"] == named(session, *ids), name
+        assert prov["sweeps"] == sweeps_behind(session, *ids), name
         assert prov["dashboard_url"].startswith(DASHBOARD + "/"), name
         if name in ("readoff", "compare", "plan"):
             assert prov["slo"]["ttft_ms"] == 400 and prov["slo"]["tpot_percentile"] == "p50"
@@ -172,7 +172,7 @@ def test_every_tool_over_http_answers_as_the_api_with_provenance_and_writes_noth
     assert stored.pop("check_id") > 0 and "check_id" not in got["answer"]
     json_equal(got["answer"], stored, "check")
     assert got["answer"]["verdict"] == "regression"
-    assert got["provenance"]["sweeps"] == named(session, slower, base)
+    assert got["provenance"]["sweeps"] == sweeps_behind(session, slower, base)
     assert got["provenance"]["dashboard_url"] == stored["compare_url"]
     assert count(session, SweepCheck) == before + 1
 
@@ -258,7 +258,7 @@ def test_mcp_is_not_served_over_http_unless_enabled(client: TestClient) -> None:
 def test_the_stdio_server_answers_as_the_api_with_resources_a_prompt_and_refusals(
     client: TestClient, database_url: str, session: Session, tmp_path: Any
 ) -> None:
-    base, slower = upload_pair(client)
+    base, slower = upload_main_and_slower(client)
     env = {
         "PARETOSCOPE_DATABASE_URL": database_url,
         "PARETOSCOPE_BASE_URL": DASHBOARD,
@@ -288,7 +288,7 @@ def test_the_stdio_server_answers_as_the_api_with_resources_a_prompt_and_refusal
     got = anyio.run(drive)
     answer = answer_of(got["readoff"])
     json_equal(answer["answer"], client.get("/api/readoff", params=readoff).json(), "readoff")
-    assert answer["provenance"]["sweeps"] == named(session, base, slower)
+    assert answer["provenance"]["sweeps"] == sweeps_behind(session, base, slower)
     assert answer["provenance"]["dashboard_url"].startswith(f"{DASHBOARD}/?sweep={base}")
     json_equal(
         answer_of(got["sweep"])["answer"], client.get(f"/api/sweeps/{slower}").json(), "sweep"
@@ -307,7 +307,7 @@ def test_the_stdio_server_answers_as_the_api_with_resources_a_prompt_and_refusal
     assert metrics["answer"] == client.get("/api/metrics").json()
     resource = json.loads(got["resource"].contents[0].text)
     json_equal(resource["answer"], client.get(f"/api/sweeps/{base}").json(), "resource")
-    assert resource["provenance"]["sweeps"] == named(session, base)
+    assert resource["provenance"]["sweeps"] == sweeps_behind(session, base)
     assert [p.name for p in got["prompts"].prompts] == ["price_sweep_at_slo"]
     text = got["prompt"].messages[0].content.text
     assert f"sweep {base}" in text and "Ask me for my limits" in text and "readoff" in text
