@@ -32,7 +32,7 @@ class McpMount:
         self.server: Server = build_server(
             Backend(
                 sessions=lambda: state.sessionmaker(),
-                root=lambda: root_of(state.settings),
+                root=lambda request: root_of(state.settings, request),
                 slots=lambda: session_slots(state),
             )
         )

@@ -36,11 +36,15 @@ def absolute(root: str, view: str) -> str:
     return root.rstrip("/") + view
 
 
-def root_of(settings: Settings) -> str:
-    """The dashboard's address: PARETOSCOPE_BASE_URL, else the public URL, else where `serve`
+def root_of(settings: Settings, request: Any = None) -> str:
+    """The dashboard's address: PARETOSCOPE_BASE_URL; else, for a call over HTTP, the address
+    it came to (as POST /api/check's Compare link); else the public URL, else where `serve`
     listens with these settings."""
     if settings.base_url:
         return settings.base_url.rstrip("/")
+    base = getattr(request, "base_url", None)
+    if base is not None:
+        return str(base).rstrip("/")
     if settings.public_url:
         return settings.public_url
     host = settings.host.strip()

@@ -42,10 +42,10 @@ INTERNAL = AppError(500, "Internal error", "Something went wrong on the server."
 @dataclass(frozen=True)
 class Backend:
     """Where answers come from: a new database session per call, and the dashboard's root URL
-    that provenance links point into."""
+    that provenance links point into (given the HTTP request a call came in, if any)."""
 
     sessions: Callable[[], Session]
-    root: Callable[[], str]
+    root: Callable[[Any], str]
     # Waited on before a call takes a session: no more sessions open than the pool holds.
     slots: Callable[[], anyio.Semaphore]
 
@@ -58,15 +58,16 @@ def build_server(backend: Backend) -> Server[Any]:
     ) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[_tool_info(t) for t in TOOLS])
 
-    async def call_tool(_ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         tool = BY_NAME.get(params.name)
         if tool is None:
             known, shown = ", ".join(BY_NAME), params.name[:100]
             return _error(AppError(404, "Not found", f"no tool {shown!r}; the tools are {known}"))
         arguments = params.arguments or {}
         try:
+            root = backend.root(getattr(ctx, "request", None))
             async with backend.slots():
-                answer = await anyio.to_thread.run_sync(_answer, backend, tool, arguments)
+                answer = await anyio.to_thread.run_sync(_answer, backend, tool, arguments, root)
         except AppError as exc:
             return _error(exc)
         return types.CallToolResult(
@@ -95,7 +96,7 @@ def build_server(backend: Backend) -> Server[Any]:
         return types.ListResourceTemplatesResult(resource_templates=[template])
 
     async def read_resource(
-        _ctx: Any, params: types.ReadResourceRequestParams
+        ctx: Any, params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
         uri = str(params.uri)
         if uri == METRICS_URI:
@@ -106,8 +107,9 @@ def build_server(backend: Backend) -> Server[Any]:
             shown = uri if len(uri) <= 200 else uri[:200] + "…"
             raise MCPError(types.INVALID_PARAMS, f"no resource {shown!r}", {"uri": shown})
         try:
+            root = backend.root(getattr(ctx, "request", None))
             async with backend.slots():
-                answer = await anyio.to_thread.run_sync(_answer, backend, tool, arguments)
+                answer = await anyio.to_thread.run_sync(_answer, backend, tool, arguments, root)
         except AppError as exc:
             raise MCPError(types.INVALID_PARAMS, exc.message, _error_body(exc)) from None
         text = json.dumps(answer, ensure_ascii=False)
@@ -158,7 +160,7 @@ def _tool_info(tool: Tool) -> types.Tool:
     )
 
 
-def _answer(backend: Backend, tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
+def _answer(backend: Backend, tool: Tool, arguments: dict[str, Any], root: str) -> dict[str, Any]:
     """The API's body for these arguments with its provenance; AppError as the API refuses."""
     if tool.query_string:
         _refuse_nul(arguments)
@@ -166,7 +168,7 @@ def _answer(backend: Backend, tool: Tool, arguments: dict[str, Any]) -> dict[str
     try:
         query = tool.parse(arguments)
         session = backend.sessions()
-        answered = tool.answer(session, query, backend.root())
+        answered = tool.answer(session, query, root)
         body = json_body(tool.serialise(answered.body))
         named = sweep_json.sweeps_named(session, answered.sweep_ids)
     except AppError:
@@ -187,7 +189,7 @@ def _answer(backend: Backend, tool: Tool, arguments: dict[str, Any]) -> dict[str
             session.close()
     return {
         "answer": body,
-        "provenance": provenance.of(tool, query, answered, named, backend.root()),
+        "provenance": provenance.of(tool, query, answered, named, root),
     }
 
 

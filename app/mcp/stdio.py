@@ -17,7 +17,7 @@ def serve(settings: Settings) -> None:
     engine = make_engine(settings.database_url, pool_size=settings.threads)
     slots = anyio.Semaphore(settings.threads + POOL_OVERFLOW)
     server = build_server(
-        Backend(make_sessionmaker(engine), lambda: root_of(settings), lambda: slots)
+        Backend(make_sessionmaker(engine), lambda _request: root_of(settings), lambda: slots)
     )
 
     async def run() -> None:

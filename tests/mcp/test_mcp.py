@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 
 from app import __version__
 from app.main import create_app
+from app.mcp.provenance import root_of
 from app.mcp.tools import TOOLS
 from app.settings import PROJECT_ROOT, Settings
 from app.store.models import Sweep, SweepCheck
@@ -312,3 +313,17 @@ def test_the_stdio_server_answers_as_the_api_with_resources_a_prompt_and_refusal
     text = got["prompt"].messages[0].content.text
     assert f"sweep {base}" in text and "Ask me for my limits" in text and "readoff" in text
     assert answer_of(got["after"])["answer"]["definitions"][0]["id"] == "slo-percentile"
+
+
+def test_dashboard_links_follow_the_base_url_else_the_address_called_else_the_server() -> None:
+    class Called:
+        base_url = "http://perf.example:8080/"
+
+    unset: dict[str, Any] = {"base_url": None, "public_url": None}
+    named = Settings(**{**unset, "base_url": "https://dash.example/"})
+    assert root_of(named, Called()) == "https://dash.example"
+    assert root_of(Settings(**unset, host="0.0.0.0"), Called()) == "http://perf.example:8080"
+    public = Settings(**{**unset, "public_url": "https://perf.example"})
+    assert root_of(public) == "https://perf.example"
+    assert root_of(Settings(**unset, host="0.0.0.0", port=9000)) == "http://localhost:9000"
+    assert root_of(Settings(**unset, host="::1", port=9000)) == "http://[::1]:9000"
