@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 
 import anyio.to_thread
 from fastapi import FastAPI
@@ -65,7 +65,10 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
             from app.web import warm
 
             app.state.warmed = await warm.at_start(app)
-        yield
+        async with AsyncExitStack() as running:
+            if app.state.mcp is not None:
+                await running.enter_async_context(app.state.mcp.running())
+            yield
         engine.dispose()
 
     app = Paretoscope(
@@ -147,6 +150,12 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
         pricing.router,
     ):
         app.include_router(router)
+    app.state.mcp = None
+    if settings.mcp_http:
+        # Imported only when enabled: the SDK is not loaded by a server that does not serve it.
+        from app.mcp.http import mount
+
+        app.state.mcp = mount(app)
     return app
 
 

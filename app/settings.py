@@ -109,6 +109,11 @@ class Settings(BaseSettings):
     seed_on_start: bool = Field(
         default=True, description="Seed catalogs and demo sweeps when the database is empty."
     )
+    mcp_http: bool = Field(
+        default=False,
+        description="Serve the read-only MCP server (`paretoscope mcp` over stdio) on the web app "
+        "too, at /mcp (streamable HTTP), behind the same Host allow-list.",
+    )
     reload_templates: bool = Field(
         default=False,
         description="`serve` re-reads a template whose file changed (set by `serve --reload`); "

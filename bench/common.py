@@ -281,7 +281,11 @@ def synthetic_requests_csv(
     return ("\n".join(lines) + "\n").encode()
 
 
-def upload(client: httpx.Client, points: bytes, requests: bytes | None = None) -> list[int]:
+def upload(
+    client: httpx.Client | TestClient, points: bytes, requests: bytes | None = None
+) -> list[int]:
+    # TestClient is no httpx.Client once httpx2 is installed (the mcp SDK brings it): Starlette
+    # then builds it on httpx2.
     files = [("files", ("points.csv", points, "text/csv"))]
     if requests is not None:
         files.append(("files", ("requests.csv", requests, "text/csv")))

@@ -7,8 +7,9 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
-from app.api.readoff import SweepIds, sweep_ids
+from app.api.readoff import SweepIds
 from app.http.deps import SessionDep
+from app.http.documents import sweep_ids
 from app.schemas.answers.sweeps import ExportedSweeps
 from app.schemas.readoff import ReadoffQuery
 from app.schemas.responses import ERROR_RESPONSES, answered_with, download

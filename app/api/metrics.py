@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 
-from app.domain.definitions import definitions_json
+from app.http.documents import metrics_answer
 from app.schemas.answers.misc import Definitions
+from app.schemas.metrics import MetricQuery
 from app.schemas.responses import ERROR_RESPONSES
 
 router = APIRouter(prefix="/api", tags=["metrics"], responses=ERROR_RESPONSES)
@@ -18,6 +19,6 @@ router = APIRouter(prefix="/api", tags=["metrics"], responses=ERROR_RESPONSES)
     name="api_metrics",
     response_model=Definitions,
 )
-def api_metrics() -> dict[str, Any]:
-    """Every definition with its formula (the Metrics page's JSON twin)."""
-    return {"definitions": definitions_json()}
+def api_metrics(query: Annotated[MetricQuery, Query()]) -> dict[str, Any]:
+    """Every definition with its formula (the Metrics page's JSON twin), or one by its `id`."""
+    return metrics_answer(query)

@@ -9,9 +9,9 @@ from fastapi.responses import Response
 
 from app.http.deps import IdPath, SessionDep, WriteDep
 from app.schemas.answers.pricing import BreakEven, PricingProfileOut, PricingProfiles
-from app.schemas.pricing import PricingIn
+from app.schemas.pricing import PricingIn, PricingQuery
 from app.schemas.responses import ERROR_RESPONSES
-from app.services.catalog_checks import break_even, checked_profile
+from app.services.catalog_checks import break_even, checked_profile, price_list
 from app.store import pricing as q
 
 router = APIRouter(prefix="/api", tags=["pricing"], responses=ERROR_RESPONSES)
@@ -23,9 +23,11 @@ router = APIRouter(prefix="/api", tags=["pricing"], responses=ERROR_RESPONSES)
     response_model=PricingProfiles,
     response_model_exclude_unset=True,
 )
-def api_pricing_list(session: SessionDep, hardware: str | None = None) -> dict[str, Any]:
+def api_pricing_list(
+    session: SessionDep, query: Annotated[PricingQuery, Query()]
+) -> dict[str, Any]:
     """Every pricing profile (optionally for one GPU) with its hourly cost breakdown."""
-    return {"profiles": [q.profile_dict(p) for p in q.list_profiles(session, hardware)]}
+    return price_list(session, query)
 
 
 @router.post(

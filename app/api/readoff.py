@@ -7,15 +7,16 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
+from app.http import documents
 from app.http.answers import json_answer
 from app.http.deps import DbId, SessionDep
-from app.http.errors import AppError
+from app.http.documents import sweep_ids
 from app.schemas.answers.readoff import FrontierOut, ReadoffOut
 from app.schemas.bounds import MAX_SWEEPS_ASKED
-from app.schemas.readoff import ReadoffQuery
+from app.schemas.readoff import ReadoffQuery, ReadoffRequest
 from app.schemas.responses import ERROR_RESPONSES, answered_with
 from app.services import analysis
-from app.services.readoff_json import frontier_json, readoff_document
+from app.services.readoff_json import frontier_json
 from app.services.readoff_query import params_of
 
 router = APIRouter(prefix="/api", tags=["analysis"], responses=ERROR_RESPONSES)
@@ -26,16 +27,14 @@ SweepIds = Annotated[
 
 
 @router.get("/readoff", name="api_readoff", responses=answered_with(ReadoffOut))
-def api_readoff(
-    session: SessionDep, sweep: SweepIds, query: Annotated[ReadoffQuery, Query()]
-) -> Response:
+def api_readoff(session: SessionDep, query: Annotated[ReadoffRequest, Query()]) -> Response:
     """Per sweep: pass, fail or unknown at the SLO, its goodput and operating point, and $/Mtok
     per price column (a price set, each profile, an inline price: as the page that links here).
 
     Across fields: give tpot_ms or min_tok_s_user, not both (each is 1000 / the other); at
     least one `sweep`.
     """
-    return json_answer(readoff_document(session, sweep_ids(sweep), query))
+    return json_answer(documents.readoff_answer(session, query))
 
 
 @router.get("/frontier", name="api_frontier", responses=answered_with(FrontierOut))
@@ -60,10 +59,3 @@ def api_frontier(
             "sweeps": [frontier_json(r, params) for r in results],
         }
     )
-
-
-def sweep_ids(sweep: list[int]) -> list[int]:
-    """Distinct ids in order; at least one."""
-    if not sweep:
-        raise AppError(422, "Invalid request", "sweep: give at least one sweep id")
-    return list(dict.fromkeys(sweep))

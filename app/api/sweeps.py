@@ -8,7 +8,6 @@ from fastapi import APIRouter, File, Query, UploadFile
 from fastapi.responses import JSONResponse, Response
 
 from app.domain.columns import POINT_COLUMN_NAMES, REQUEST_COLUMNS, SWEEP_COLUMN_NAMES
-from app.domain.lengths import check_lengths
 from app.http.answers import json_answer
 from app.http.deps import IdPath, SessionDep, SettingsDep, UploadDep, WriteDep
 from app.http.uploads import UploadRoute
@@ -16,11 +15,10 @@ from app.schemas.answers.sweeps import SweepDetail, SweepEdited, SweepList
 from app.schemas.answers.uploads import UploadSaved
 from app.schemas.responses import ERROR_RESPONSES, answered_with, download
 from app.schemas.sweeps import SweepQuery
-from app.services import upload_json, uploads
+from app.services import sweep_json, upload_json, uploads
 from app.services.catalog import match_changes
-from app.services.sweep_edits import sweep_changes, sweep_filters
+from app.services.sweep_edits import sweep_changes
 from app.store import sweeps as q
-from app.store import tags as tag_store
 
 # Uploads parsed with their files held in memory as they arrive (app.http.uploads).
 router = APIRouter(
@@ -33,21 +31,7 @@ CSV = download("text/csv")
 def api_sweeps_list(session: SessionDep, params: Annotated[SweepQuery, Query()]) -> Response:
     """List sweeps with filters, a search (`q`: every word in the name, model, hardware, engine,
     precision or notes) and pagination (`limit` is `per_page`, at most 500): always bounded."""
-    size = params.page_size
-    rows, total = q.list_sweeps(session, sweep_filters(params), params.page, size)
-    counts = q.point_counts(session, [s.id for s in rows])
-    tags = tag_store.tags_by_sweep(session, [s.id for s in rows])
-    return json_answer(
-        {
-            "sweeps": [
-                {**q.sweep_summary(s, counts.get(s.id, 0)), "tags": tags.get(s.id, [])}
-                for s in rows
-            ],
-            "total": total,
-            "page": params.page,
-            "per_page": size,
-        }
-    )
+    return json_answer(sweep_json.sweep_list(session, params))
 
 
 @router.post(
@@ -86,20 +70,7 @@ def api_sweeps_create(
 @router.get("/sweeps/{sweep_id}", name="api_sweep_detail", responses=answered_with(SweepDetail))
 def api_sweep_detail(sweep_id: IdPath, session: SessionDep) -> Response:
     """One sweep with every stored column of its points."""
-    sweep = q.get_sweep(session, sweep_id)
-    samples = q.sample_counts(session, [p.id for p in sweep.points])
-    data = q.sweep_summary(sweep, len(sweep.points))
-    # Measured mean ISL/OSL (request-weighted over points) beside the configured isl/osl; the
-    # note is set only when they differ by more than 10 %, as on the page.
-    lengths = check_lengths(
-        sweep.isl, sweep.osl, [(p.input_len, p.output_len, p.num_requests) for p in sweep.points]
-    )
-    data["measured_isl"] = lengths.measured_isl
-    data["measured_osl"] = lengths.measured_osl
-    data["length_note"] = lengths.note
-    data["tags"] = tag_store.tags_of(session, sweep_id)
-    data["points"] = [q.point_dict(p, samples.get(p.id, 0)) for p in sweep.points]
-    return json_answer(data)
+    return json_answer(sweep_json.sweep_detail(session, sweep_id))
 
 
 @router.patch(

@@ -1,4 +1,4 @@
-"""The `paretoscope` command: serve, import, export, plan, readoff, check, db upgrade, seed."""
+"""The `paretoscope` command: serve, mcp, import, export, plan, readoff, check, db upgrade, seed."""
 
 from __future__ import annotations
 
@@ -26,6 +26,11 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--port", type=int, default=None, help="default: PARETOSCOPE_PORT or 8000")
     serve.add_argument("--workers", type=int, default=1)
     serve.add_argument("--reload", action="store_true", help="restart on code changes")
+
+    sub.add_parser(
+        "mcp",
+        help="serve the read-only MCP server over stdio (for an assistant's client to start)",
+    )
 
     imp = sub.add_parser(
         "import",
@@ -88,6 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else 2
     handler = {
         "serve": _serve,
+        "mcp": _mcp,
         "import": _import,
         "export": _export,
         "plan": plan,
@@ -144,6 +150,14 @@ def _serve(args: argparse.Namespace) -> int:
         # them itself), not from uvicorn's default of 127.0.0.1.
         proxy_headers=False,
     )
+    return 0
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    from app.mcp.stdio import serve
+
+    upgrade()  # the schema only: the MCP surface itself never writes
+    serve(get_settings())
     return 0
 
 

@@ -313,5 +313,6 @@ DEFINITIONS: tuple[Definition, ...] = (
 )
 
 
-def definitions_json() -> list[dict[str, Any]]:
-    return [asdict(d) for d in DEFINITIONS]
+def definitions_json(only: str | None = None) -> list[dict[str, Any]]:
+    """Every definition, or only the one whose id is `only` (none when no id matches)."""
+    return [asdict(d) for d in DEFINITIONS if only is None or d.id == only]

@@ -5,6 +5,7 @@ one on the way out, which would cost the hot read-off and Explore paths time for
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from fastapi.responses import Response
@@ -15,3 +16,10 @@ _BODY: TypeAdapter[dict[str, Any]] = TypeAdapter(dict[str, Any])
 
 def json_answer(body: dict[str, Any], status_code: int = 200) -> Response:
     return Response(_BODY.dump_json(body), status_code=status_code, media_type="application/json")
+
+
+def json_body(body: dict[str, Any]) -> dict[str, Any]:
+    """The body as a client reads it back from json_answer (NaN and infinities as null, tuples
+    as lists): the MCP tools hand out exactly what the API sends."""
+    loaded: dict[str, Any] = json.loads(_BODY.dump_json(body))
+    return loaded

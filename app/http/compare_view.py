@@ -1,5 +1,5 @@
-"""What the Compare page and its JSON twin (/api/compare) both show: every pair's ratios, their
-intervals, and the ratio, cost and sensitivity figures."""
+"""What the Compare page and its JSON twins (/api/compare, the MCP `compare` tool) show: every
+pair's ratios, their intervals, and the ratio, cost and sensitivity figures."""
 
 from __future__ import annotations
 
@@ -9,10 +9,12 @@ from sqlalchemy.orm import Session
 
 from app.charts import compare as charts_compare
 from app.charts import pareto as charts
+from app.domain.compare import Distinction
 from app.http import views
 from app.schemas.explore import ExploreQuery
 from app.services import comparison
-from app.services.compare_intervals import pair_intervals
+from app.services.compare_intervals import PairIntervals, pair_intervals
+from app.services.readoff_json import ci_fields
 
 
 def compare_context(session: Session, query: ExploreQuery) -> dict[str, Any]:
@@ -63,4 +65,92 @@ def compare_context(session: Session, query: ExploreQuery) -> dict[str, Any]:
         if view.state.query.sensitivity != "off"
         else None,
         "colours": {sid: charts.colour(i) for i, sid in enumerate(view.state.selected)},
+    }
+
+
+def compare_answer(session: Session, query: ExploreQuery) -> dict[str, Any]:
+    """/api/compare's body: every pair against the first system, with its figures."""
+    context = compare_context(session, query)
+    groups: list[comparison.PriceGroup] = context["groups"]
+    body = {
+        "query": context["state"].canonical_query(),
+        "baseline": context["results"][0].meta.id if context["results"] else None,
+        "dropped": [{"id": s.id, "name": s.name} for s in context["state"].dropped],
+        "price_columns": [g.label for g in groups],
+        "pairs": [
+            pair_json(p, groups, iv)
+            for p, iv in zip(context["pairs"], context["pair_intervals"], strict=True)
+        ],
+        "figures": {
+            "throughput_ratio": context["ratio_figure"],
+            "cost_ratio": context["cost_figure"],
+            "sensitivity": context["sensitivity_figure"],
+        },
+    }
+    return body
+
+
+def distinction_json(d: Distinction) -> dict[str, Any]:
+    """A ratio's interval and whether it separates A from B, with the power estimate."""
+    sep = d.separation
+    return {
+        **ci_fields(d.ratio),
+        "distinguishable": d.distinguishable,
+        "verdict": d.text,
+        "more_a": None if sep is None else sep.more_a,
+        "more_b": None if sep is None else sep.more_b,
+        "unit_a": None if sep is None else sep.unit_a,
+        "unit_b": None if sep is None else sep.unit_b,
+    }
+
+
+def pair_json(
+    pair: comparison.Pair,
+    groups: list[comparison.PriceGroup],
+    intervals: PairIntervals | None = None,
+) -> dict[str, Any]:
+    labels = [g.label for g in groups]
+    return {
+        "a": {"sweep_id": pair.a.meta.id, "name": pair.a.meta.name},
+        "b": {"sweep_id": pair.b.meta.id, "name": pair.b.meta.name},
+        "same_configuration": pair.likeness.same_configuration,
+        "differences": pair.likeness.as_json(),
+        "shared_range_tok_s_user": pair.curve.shared_range,
+        "reason": pair.curve.reason,
+        "curve": [
+            {
+                "x_tok_s_user": p.x_tok_s_user,
+                "a_tok_s_per_gpu": p.a_tok_s_per_gpu,
+                "b_tok_s_per_gpu": p.b_tok_s_per_gpu,
+                "throughput_ratio": p.throughput_ratio,
+                "cost_ratios": [curve[i] for curve in pair.cost_curves],
+                "at_range_end": list(pair.curve_ends[i]) if pair.curve_ends else [],
+            }
+            for i, p in enumerate(pair.curve.points)
+        ],
+        "headlines": [
+            {
+                "x_tok_s_user": h.x_tok_s_user,
+                "throughput_ratio": h.throughput_ratio,
+                "cost_ratios": dict(zip([g.label for g in groups], h.cost_ratios, strict=True)),
+                "at_range_end": list(h.at_range_end),
+                "interval": None if intervals is None else distinction_json(intervals.headlines[k]),
+            }
+            for k, h in enumerate(pair.headlines)
+        ],
+        "at_slo": {
+            "a_goodput_tok_s_per_gpu": pair.a.readoff.goodput_tok_s_per_gpu,
+            "b_goodput_tok_s_per_gpu": pair.b.readoff.goodput_tok_s_per_gpu,
+            "throughput_ratio": pair.slo_ratio,
+            "at_range_end": list(pair.slo_at_range_end),
+            "cost_ratios": dict(zip([g.label for g in groups], pair.slo_cost_ratios, strict=True)),
+            # Why a cost ratio is unknown: a system without its own GPU's price in the column.
+            "cost_reasons": dict(zip(labels, pair.cost_reasons, strict=True)),
+            "interval": None if intervals is None else distinction_json(intervals.slo),
+            "cost_ratio_intervals": None
+            if intervals is None
+            else {
+                label: ci_fields(iv) for label, iv in zip(labels, intervals.slo_costs, strict=True)
+            },
+        },
     }

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hmac
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, Any
 
 import anyio
 import anyio.to_thread
@@ -39,9 +39,7 @@ async def get_session(request: Request) -> AsyncIterator[Session]:
     for a connection held by requests that wait for a thread.
     """
     state = request.app.state
-    if getattr(state, "session_slots", None) is None:
-        state.session_slots = anyio.Semaphore(state.session_capacity)
-    async with state.session_slots:
+    async with session_slots(state):
         session: Session = state.sessionmaker()
         try:
             yield session
@@ -49,6 +47,15 @@ async def get_session(request: Request) -> AsyncIterator[Session]:
             await _finish(session.rollback, session.close)
             raise
         await _finish(session.commit, session.close)
+
+
+def session_slots(state: Any) -> anyio.Semaphore:
+    """The app's one count of open sessions (its pool's capacity), made on first use; the MCP
+    tools at /mcp wait on it too, so they and the routes never hold more than the pool has."""
+    if getattr(state, "session_slots", None) is None:
+        state.session_slots = anyio.Semaphore(state.session_capacity)
+    slots: anyio.Semaphore = state.session_slots
+    return slots
 
 
 async def _finish(end: Callable[[], None], close: Callable[[], None]) -> None:

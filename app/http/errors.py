@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -37,32 +39,20 @@ def install(app: FastAPI) -> None:
         return render_error(request, exc)
 
     @app.exception_handler(IngestError)
-    async def _ingest_error(request: Request, exc: IngestError) -> Response:
-        errors = [e.as_dict() for e in exc.errors]
-        return render_error(request, AppError(422, "Invalid input", str(exc), errors))
-
     @app.exception_handler(Invalid)
-    async def _invalid(request: Request, exc: Invalid) -> Response:
-        errors: list[dict[str, object]] = [{"field": exc.field, "message": exc.message}]
-        return render_error(request, AppError(422, "Invalid input", str(exc), errors))
-
     @app.exception_handler(Conflict)
-    async def _conflict(request: Request, exc: Conflict) -> Response:
-        return render_error(request, AppError(409, "Conflict", exc.message))
-
     @app.exception_handler(Gone)
-    async def _gone(request: Request, exc: Gone) -> Response:
-        return render_error(request, AppError(410, "Gone", exc.message))
+    @app.exception_handler(NotFound)
+    async def _refused(request: Request, exc: Exception) -> Response:
+        error = refusal(exc)
+        assert error is not None  # registered for exactly the kinds refusal() knows
+        return render_error(request, error)
 
     @app.exception_handler(Busy)
     async def _busy(request: Request, exc: Busy) -> Response:
         response = render_error(request, AppError(503, "Busy", exc.message))
         response.headers["Retry-After"] = str(exc.retry_after_s)
         return response
-
-    @app.exception_handler(NotFound)
-    async def _not_found(request: Request, exc: NotFound) -> Response:
-        return render_error(request, AppError(404, "Not found", str(exc)))
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
@@ -83,15 +73,7 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(request: Request, exc: RequestValidationError) -> Response:
-        errors = [
-            {
-                "field": ".".join(str(p) for p in e.get("loc", ()) if p not in ("query", "body")),
-                "message": e.get("msg", ""),
-            }
-            for e in exc.errors()
-        ]
-        message = "; ".join(f"{e['field']}: {e['message']}" for e in errors)
-        return render_error(request, AppError(422, "Invalid request", message, errors))
+        return render_error(request, invalid_request(exc.errors()))
 
     @app.exception_handler(sa_exc.StatementError)
     @app.exception_handler(sa_exc.TimeoutError)
@@ -113,6 +95,38 @@ def install(app: FastAPI) -> None:
         return render_error(
             request, AppError(500, "Internal error", "Something went wrong on the server.")
         )
+
+
+def refusal(exc: BaseException) -> AppError | None:
+    """The answer to a refusal a service raised (bad input, unknown item, conflict, gone), as
+    every API route gives it; None for any other exception. The MCP tools answer with it too."""
+    if isinstance(exc, IngestError):
+        rows = [e.as_dict() for e in exc.errors]
+        return AppError(422, "Invalid input", str(exc), rows)
+    if isinstance(exc, Invalid):
+        one: list[dict[str, object]] = [{"field": exc.field, "message": exc.message}]
+        return AppError(422, "Invalid input", str(exc), one)
+    if isinstance(exc, Conflict):
+        return AppError(409, "Conflict", exc.message)
+    if isinstance(exc, Gone):
+        return AppError(410, "Gone", exc.message)
+    if isinstance(exc, NotFound):
+        return AppError(404, "Not found", str(exc))
+    return None
+
+
+def invalid_request(problems: Sequence[Mapping[str, Any]]) -> AppError:
+    """A 422 naming each field as an API route names it: pydantic's location without the
+    "query"/"body" it was read from, and its message."""
+    errors: list[dict[str, object]] = [
+        {
+            "field": ".".join(str(p) for p in e.get("loc", ()) if p not in ("query", "body")),
+            "message": e.get("msg", ""),
+        }
+        for e in problems
+    ]
+    message = "; ".join(f"{e['field']}: {e['message']}" for e in errors)
+    return AppError(422, "Invalid request", message, errors)
 
 
 UNREACHABLE = AppError(

@@ -108,7 +108,11 @@ def query_data(
 
 def parse(params: QueryParams) -> ExploreQuery:
     """The page's settings from its query string."""
-    data = query_data(params)
+    return validated(query_data(params))
+
+
+def validated(data: dict[str, Any]) -> ExploreQuery:
+    """The settings from their fields (a parsed query string, or an MCP tool's arguments)."""
     try:
         return ExploreQuery.model_validate(data)
     except ValidationError as exc:

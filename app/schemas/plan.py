@@ -6,7 +6,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from app.domain.plan import DEMAND_UNITS, Demand
 from app.schemas.explore import ExploreQuery
-from app.schemas.readoff import ReadoffQuery
+from app.schemas.readoff import ReadoffQuery, SweepsAsked
 
 
 class PlanQuery(BaseModel):
@@ -51,6 +51,10 @@ class PlanQuery(BaseModel):
 
 class PlanParams(ReadoffQuery, PlanQuery):
     """/api/plan's and the CLI's parameters: the read-off's SLO and prices plus the demand."""
+
+
+class PlanRequest(PlanParams, SweepsAsked):
+    """/api/plan's query and the MCP `plan` tool's arguments: one model, so they agree."""
 
 
 class PlanPageQuery(ExploreQuery, PlanQuery):

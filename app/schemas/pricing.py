@@ -76,3 +76,11 @@ class PricingIn(StorableText):
                     "(or an all-in usd_per_gpu_hour)"
                 )
         return self
+
+
+class PricingQuery(StorableText):
+    """/api/pricing's filter and the MCP `list_prices` tool's arguments."""
+
+    hardware: str | None = Field(
+        default=None, max_length=50, description="only this GPU's profiles (a catalog key)"
+    )

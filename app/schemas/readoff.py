@@ -12,7 +12,7 @@ from pydantic_core import PydanticCustomError
 from app.domain.checks import PERCENTILE_PATTERN, PERCENTILE_WORDS, percentile_percent
 from app.domain.intervals import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
 from app.domain.slo import Slo
-from app.schemas.bounds import DbId
+from app.schemas.bounds import MAX_SWEEPS_ASKED, DbId
 
 
 def _percentile(value: str) -> str:
@@ -97,3 +97,15 @@ class ReadoffQuery(BaseModel):
             self.tpot_percentile,
             self.e2el_percentile,
         )
+
+
+class SweepsAsked(BaseModel):
+    """The sweeps an analysis reads: ids, in order (repeated `sweep` in a query string)."""
+
+    sweep: list[DbId] = Field(
+        description="sweep id; repeat for several", max_length=MAX_SWEEPS_ASKED
+    )
+
+
+class ReadoffRequest(ReadoffQuery, SweepsAsked):
+    """/api/readoff's query and the MCP `readoff` tool's arguments: one model, so they agree."""

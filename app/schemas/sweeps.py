@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from app.schemas.bounds import DbCount, DbId
 from app.schemas.text import StorableText
@@ -35,3 +35,9 @@ class SweepQuery(StorableText):
     def query_string(self, **changes: Any) -> str:
         data = {**self.model_dump(exclude_none=True), **changes}
         return urlencode({k: v for k, v in data.items() if v not in (None, "")})
+
+
+class SweepRef(BaseModel):
+    """One sweep by id: /api/sweeps/{sweep_id}'s path and the MCP `get_sweep` tool's argument."""
+
+    sweep_id: DbId = Field(description="sweep id")

@@ -1,4 +1,5 @@
-"""Checks of claims and pricing profiles that need the catalogs, and break-even prices."""
+"""Checks of claims and pricing profiles that need the catalogs, the profiles as listed, and
+break-even prices."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from sqlalchemy.orm import Session
 
 from app.domain.cost import break_even_api_prices
 from app.schemas.claims import ClaimIn
-from app.schemas.pricing import PricingIn
+from app.schemas.pricing import PricingIn, PricingQuery
 from app.services.catalog import known_hardware
 from app.services.errors import Invalid
 from app.store import pricing as pricing_queries
@@ -18,6 +19,12 @@ def checked_claim(session: Session, body: ClaimIn) -> dict[str, Any]:
     """Claim values after the checks that need the catalog; hardware matched to its key
     ("NVIDIA H200" → H200), or refused naming the nearest keys."""
     return {**body.model_dump(), "hardware": known_hardware(session, body.hardware)}
+
+
+def price_list(session: Session, query: PricingQuery) -> dict[str, Any]:
+    """Every pricing profile (optionally one GPU's) with its hourly cost breakdown."""
+    profiles = pricing_queries.list_profiles(session, query.hardware)
+    return {"profiles": [pricing_queries.profile_dict(p) for p in profiles]}
 
 
 def checked_profile(

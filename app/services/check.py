@@ -118,7 +118,27 @@ def side_of(result: Mapping[str, Any]) -> Side:
 
 
 def run(session: Session, query: CheckQuery, base_url: str | None = None) -> CheckReport:
-    """Resolve, read off, compare and store the check (in the caller's transaction).
+    """Resolve, read off, compare and store the check (in the caller's transaction); its
+    document gains the stored `check_id`. Raises as `evaluate` does."""
+    report = evaluate(session, query, base_url)
+    document = report.document
+    stored = check_store.save_check(
+        session,
+        candidate_id=report.candidate.sweep_id,
+        baseline_id=report.baseline.sweep_id,
+        candidate_ref=report.candidate.ref,
+        baseline_ref=report.baseline.ref,
+        options=query.model_dump(mode="json", exclude={"candidate", "baseline", "base_url"}),
+        verdict=report.verdict,
+        headline=document["headline"],
+        summary=document["summary"],
+    )
+    document["check_id"] = stored.id
+    return report
+
+
+def evaluate(session: Session, query: CheckQuery, base_url: str | None = None) -> CheckReport:
+    """Resolve, read off and compare, storing nothing (the MCP `check` tool reads only).
 
     Raises Invalid (naming `candidate` or `baseline`) when a sweep is unknown, or when its SLO
     status is unknown at this SLO: the data cannot answer, which is not a pass."""
@@ -176,18 +196,6 @@ def run(session: Session, query: CheckQuery, base_url: str | None = None) -> Che
     }
     document["headline"] = check_report.headline(document)
     document["summary"] = check_report.markdown(document)
-    stored = check_store.save_check(
-        session,
-        candidate_id=candidate.sweep_id,
-        baseline_id=baseline.sweep_id,
-        candidate_ref=candidate.ref,
-        baseline_ref=baseline.ref,
-        options=query.model_dump(mode="json", exclude={"candidate", "baseline", "base_url"}),
-        verdict=verdict,
-        headline=document["headline"],
-        summary=document["summary"],
-    )
-    document["check_id"] = stored.id
     return CheckReport(query, candidate, baseline, outcome, document, found)
 
 

@@ -1,0 +1,295 @@
+"""The read-only tools: each one's arguments are the JSON API's query model (the same class, so
+the two cannot drift), and its answer is the API's answer, built by the same function."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlencode
+
+from pydantic import BaseModel, ValidationError
+from sqlalchemy.orm import Session
+from starlette.datastructures import QueryParams
+
+from app.http import documents, explore_state
+from app.http.compare_view import compare_answer
+from app.http.errors import invalid_request
+from app.schemas.answers.misc import Definitions
+from app.schemas.answers.pricing import PricingProfiles
+from app.schemas.check import CheckQuery
+from app.schemas.explore import ExploreQuery
+from app.schemas.metrics import MetricQuery
+from app.schemas.plan import PlanRequest
+from app.schemas.pricing import PricingQuery
+from app.schemas.readoff import ReadoffQuery, ReadoffRequest
+from app.schemas.sweeps import SweepQuery, SweepRef
+from app.services import check, sweep_json
+from app.services.catalog_checks import price_list
+from app.services.readoff_json import slo_json
+from app.services.readoff_query import params_of
+
+# Fields of a read-off query that say how it was computed (the rest are limits and prices).
+METHOD_FIELDS = ("mode", "basis", "stat", "interpolation", "ci_level")
+
+
+@dataclass(frozen=True)
+class Answered:
+    """A tool's answer (the API's body) and what it was made from, for its provenance."""
+
+    body: dict[str, Any]
+    sweep_ids: list[int]
+    slo: dict[str, Any] | None
+    prices: dict[str, Any] | None
+    method: dict[str, Any] | str
+    view: str  # the dashboard's path and query showing the same
+    api: str  # the JSON API request giving the same body
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    title: str
+    description: str
+    model: type[BaseModel]
+    answer: Callable[[Session, Any, str], Answered]  # session, validated query, dashboard root
+    # Arguments that stand for a query string: a NUL byte anywhere is refused as the API's
+    # query guard refuses it (a body is checked by its model).
+    query_string: bool = True
+    where: tuple[str, ...] = ()  # where the API reads the arguments ("path"), named in errors
+    # The API's response model, when its route validates its answer through one.
+    response_model: type[BaseModel] | None = None
+    exclude_unset: bool = False
+    validate: Callable[[dict[str, Any]], BaseModel] | None = None
+
+    def input_schema(self) -> dict[str, Any]:
+        return self.model.model_json_schema()
+
+    def parse(self, arguments: dict[str, Any]) -> Any:
+        """The query, or the API's 422 (AppError) for the same arguments."""
+        if self.validate is not None:
+            return self.validate(arguments)
+        try:
+            return self.model.model_validate(arguments)
+        except ValidationError as exc:
+            problems = [{**e, "loc": (*self.where, *e["loc"])} for e in exc.errors()]
+            raise invalid_request(problems) from None
+
+    def serialise(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The body as the API route writes it (through its response model, if it has one)."""
+        if self.response_model is None:
+            return body
+        shaped = self.response_model.model_validate(body)
+        return shaped.model_dump(mode="json", by_alias=True, exclude_unset=self.exclude_unset)
+
+
+def _pairs(data: dict[str, Any]) -> list[tuple[str, Any]]:
+    pairs: list[tuple[str, Any]] = []
+    for key, value in data.items():
+        for one in value if isinstance(value, list) else [value]:
+            pairs.append((key, "1" if one is True else one))
+    return [(k, v) for k, v in pairs if v is not False]
+
+
+def _analysis_view(path: str, query: ReadoffQuery, ids: list[int]) -> str:
+    """Explore or Plan showing these sweeps at exactly this query's limits and prices."""
+    options = query.model_dump(
+        exclude_none=True, exclude_defaults=True, exclude={"sweep", "points", *check.CHECK_FIELDS}
+    )
+    pairs = [("sweep", i) for i in ids] + [("picked", 1), ("preset", "custom")]
+    return f"{path}?{urlencode(pairs + _pairs(options))}"
+
+
+def _api(path: str, query: BaseModel) -> str:
+    data = query.model_dump(exclude_none=True, exclude_defaults=True)
+    text = urlencode(_pairs(data))
+    return f"{path}?{text}" if text else path
+
+
+def _prices(query: ReadoffQuery, columns: list[Any]) -> dict[str, Any]:
+    return {
+        "price_set": query.price_set,
+        "pricing": query.pricing,
+        "usd_per_gpu_hour": query.usd_per_gpu_hour,
+        "columns": columns,
+    }
+
+
+def _method(slo: dict[str, Any]) -> dict[str, Any]:
+    return {k: slo[k] for k in METHOD_FIELDS}
+
+
+def _list_sweeps(session: Session, query: SweepQuery, _root: str) -> Answered:
+    body = sweep_json.sweep_list(session, query)
+    what = "the stored sweeps matching the filters and search words, newest first"
+    qs = query.query_string()
+    return Answered(
+        body,
+        [s["id"] for s in body["sweeps"]],
+        None,
+        None,
+        what,
+        "/sweeps" + (f"?{qs}" if qs else ""),
+        "/api/sweeps" + (f"?{qs}" if qs else ""),
+    )
+
+
+def _get_sweep(session: Session, query: SweepRef, _root: str) -> Answered:
+    body = sweep_json.sweep_detail(session, query.sweep_id)
+    what = "the sweep's stored points, as imported"
+    path = f"/sweeps/{query.sweep_id}"
+    return Answered(body, [query.sweep_id], None, None, what, path, "/api" + path)
+
+
+def _readoff(session: Session, query: ReadoffRequest, _root: str) -> Answered:
+    body = documents.readoff_answer(session, query)
+    ids = [r["sweep_id"] for r in body["results"]]
+    return Answered(
+        body,
+        ids,
+        body["slo"],
+        _prices(query, body["price_columns"]),
+        _method(body["slo"]),
+        _analysis_view("/", query, ids),
+        _api("/api/readoff", query),
+    )
+
+
+def _plan(session: Session, query: PlanRequest, _root: str) -> Answered:
+    body = documents.plan_answer(session, query)
+    ids = list(dict.fromkeys(query.sweep))
+    return Answered(
+        body,
+        ids,
+        body["slo"],
+        _prices(query, []),
+        _method(body["slo"]),
+        _analysis_view("/plan", query, ids),
+        _api("/api/plan", query),
+    )
+
+
+def _compare(session: Session, query: ExploreQuery, _root: str) -> Answered:
+    body = compare_answer(session, query)
+    # The view as resolved (presets and default prices applied): what the numbers used.
+    resolved = explore_state.validated(explore_state.query_data(QueryParams(body["query"])))
+    slo = slo_json(resolved, params_of(resolved))
+    return Answered(
+        body,
+        list(resolved.sweep),
+        slo,
+        _prices(resolved, body["price_columns"]),
+        _method(slo),
+        "/compare?" + body["query"],
+        "/api/compare?" + body["query"],
+    )
+
+
+def _check(session: Session, query: CheckQuery, root: str) -> Answered:
+    document = check.evaluate(session, query, root).document
+    ids = [document["candidate"]["sweep_id"], document["baseline"]["sweep_id"]]
+    return Answered(
+        document,
+        ids,
+        document["slo"],
+        _prices(query, document["price_columns"]),
+        _method(document["slo"]),
+        document["compare_url"],
+        "POST /api/check (stores the check; this tool stores nothing)",
+    )
+
+
+def _list_prices(session: Session, query: PricingQuery, _root: str) -> Answered:
+    body = price_list(session, query)
+    prices = {"profiles": [{"id": p["id"], "name": p["name"]} for p in body["profiles"]]}
+    what = "the stored pricing profiles, each with its hourly cost breakdown"
+    return Answered(body, [], None, prices, what, "/pricing", _api("/api/pricing", query))
+
+
+def _explain_metric(_session: Session, query: MetricQuery, _root: str) -> Answered:
+    body = documents.metrics_answer(query)
+    view = "/metrics" + (f"#{query.id}" if query.id else "")
+    what = "the Metrics page's definitions, as the numbers use them"
+    return Answered(body, [], None, None, what, view, _api("/api/metrics", query))
+
+
+def _explore(arguments: dict[str, Any]) -> ExploreQuery:
+    return explore_state.validated(arguments)
+
+
+TOOLS: tuple[Tool, ...] = (
+    Tool(
+        "list_sweeps",
+        "List sweeps",
+        "Stored benchmark sweeps matching filters and search words (`q`: every word in the "
+        "name, model, hardware, engine, precision or notes), paged (at most 500 a page), as "
+        "GET /api/sweeps.",
+        SweepQuery,
+        _list_sweeps,
+    ),
+    Tool(
+        "get_sweep",
+        "One sweep",
+        "One sweep with every stored column of its points, as GET /api/sweeps/{sweep_id}.",
+        SweepRef,
+        _get_sweep,
+        where=("path",),
+    ),
+    Tool(
+        "readoff",
+        "Read off at an SLO",
+        "Per sweep: pass, fail or unknown at the SLO (per-limit percentiles, percentile or "
+        "per-request mode, attainment), its goodput, operating point and $/Mtok per price "
+        "column with intervals at `ci_level`, as GET /api/readoff.",
+        ReadoffRequest,
+        _readoff,
+    ),
+    Tool(
+        "compare",
+        "Compare systems",
+        "Every system against the first (`sweep`, repeated): throughput and cost ratios along "
+        "interactivity, headlines and the ratio at the SLO, as GET /api/compare. Without limits "
+        "or prices the dashboard's defaults apply (the provenance says which).",
+        ExploreQuery,
+        _compare,
+        validate=_explore,
+    ),
+    Tool(
+        "plan",
+        "Capacity plan",
+        "From one demand (requests_per_s, output_tok_s or tokens_per_day) at an SLO to "
+        "replicas, GPUs, $/month and power per sweep, as GET /api/plan.",
+        PlanRequest,
+        _plan,
+    ),
+    Tool(
+        "check",
+        "Regression check",
+        "Read off `candidate` and `baseline` (ids, tags or names) at one SLO and price and say "
+        "whether the candidate regressed, as POST /api/check — but read-only: the check is not "
+        "stored (no check_id, no History mark).",
+        CheckQuery,
+        _check,
+        query_string=False,
+    ),
+    Tool(
+        "list_prices",
+        "Pricing profiles",
+        "Every pricing profile (optionally one GPU's) with its hourly cost breakdown, as "
+        "GET /api/pricing.",
+        PricingQuery,
+        _list_prices,
+        response_model=PricingProfiles,
+        exclude_unset=True,
+    ),
+    Tool(
+        "explain_metric",
+        "Explain a metric",
+        "The Metrics page's definition and formula of a metric by id (all of them without "
+        "`id`), as GET /api/metrics.",
+        MetricQuery,
+        _explain_metric,
+        response_model=Definitions,
+    ),
+)
+BY_NAME = {t.name: t for t in TOOLS}

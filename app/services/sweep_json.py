@@ -1,0 +1,63 @@
+"""A sweep list and one sweep as JSON: /api/sweeps, /api/sweeps/{id} and the MCP tools share them,
+and what an answer names of the sweeps behind it (ids, names, content hashes)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.domain.lengths import check_lengths
+from app.schemas.sweeps import SweepQuery
+from app.services.sweep_edits import sweep_filters
+from app.store import sweeps as q
+from app.store import tags as tag_store
+from app.store.db import in_values
+from app.store.models import Sweep
+
+
+def sweep_list(session: Session, params: SweepQuery) -> dict[str, Any]:
+    """One page of the sweeps matching the filters and search, with the total: always bounded."""
+    size = params.page_size
+    rows, total = q.list_sweeps(session, sweep_filters(params), params.page, size)
+    counts = q.point_counts(session, [s.id for s in rows])
+    tags = tag_store.tags_by_sweep(session, [s.id for s in rows])
+    return {
+        "sweeps": [
+            {**q.sweep_summary(s, counts.get(s.id, 0)), "tags": tags.get(s.id, [])} for s in rows
+        ],
+        "total": total,
+        "page": params.page,
+        "per_page": size,
+    }
+
+
+def sweep_detail(session: Session, sweep_id: int) -> dict[str, Any]:
+    """One sweep with every stored column of its points."""
+    sweep = q.get_sweep(session, sweep_id)
+    samples = q.sample_counts(session, [p.id for p in sweep.points])
+    data = q.sweep_summary(sweep, len(sweep.points))
+    # Measured mean ISL/OSL (request-weighted over points) beside the configured isl/osl; the
+    # note is set only when they differ by more than 10 %, as on the page.
+    lengths = check_lengths(
+        sweep.isl, sweep.osl, [(p.input_len, p.output_len, p.num_requests) for p in sweep.points]
+    )
+    data["measured_isl"] = lengths.measured_isl
+    data["measured_osl"] = lengths.measured_osl
+    data["length_note"] = lengths.note
+    data["tags"] = tag_store.tags_of(session, sweep_id)
+    data["points"] = [q.point_dict(p, samples.get(p.id, 0)) for p in sweep.points]
+    return data
+
+
+def sweeps_named(session: Session, sweep_ids: list[int]) -> list[dict[str, Any]]:
+    """Id, name and content hash of each stored sweep of `sweep_ids`, in their order."""
+    ids = list(dict.fromkeys(sweep_ids))
+    if not ids:
+        return []
+    rows = session.execute(
+        select(Sweep.id, Sweep.name, Sweep.content_hash).where(in_values(session, Sweep.id, ids))
+    ).all()
+    by_id = {r.id: {"id": r.id, "name": r.name, "content_hash": r.content_hash} for r in rows}
+    return [by_id[i] for i in ids if i in by_id]
