@@ -269,6 +269,7 @@ def test_the_stdio_server_answers_as_the_api_with_resources_a_prompt_and_refusal
         command=sys.executable, args=["-m", "app.cli", "mcp"], env=env, cwd=tmp_path
     )
     readoff = {"sweep": [base, slower], **LIMITS, **PRICE}
+    checked = {"candidate": str(slower), "baseline": "baseline:main", **LIMITS, **PRICE}
 
     async def drive() -> dict[str, Any]:
         async with Client(params) as mcp:
@@ -284,6 +285,12 @@ def test_the_stdio_server_answers_as_the_api_with_resources_a_prompt_and_refusal
                 "prompts": await mcp.list_prompts(),
                 "prompt": await mcp.get_prompt("price_sweep_at_slo", {"sweep": str(base)}),
                 "after": await mcp.call_tool("explain_metric", {"id": "slo-percentile"}),
+                # Every other tool too, each once: the same process, answers as the API's.
+                "compare": await mcp.call_tool("compare", readoff),
+                "plan": await mcp.call_tool("plan", {**readoff, "requests_per_s": 3}),
+                "list_sweeps": await mcp.call_tool("list_sweeps", {"q": "slower"}),
+                "list_prices": await mcp.call_tool("list_prices", {"hardware": "RTX4090"}),
+                "check": await mcp.call_tool("check", checked),
             }
 
     got = anyio.run(drive)
@@ -313,6 +320,19 @@ def test_the_stdio_server_answers_as_the_api_with_resources_a_prompt_and_refusal
     text = got["prompt"].messages[0].content.text
     assert f"sweep {base}" in text and "Ask me for my limits" in text and "readoff" in text
     assert answer_of(got["after"])["answer"]["definitions"][0]["id"] == "slo-percentile"
+    apis = {
+        "compare": client.get("/api/compare", params=readoff),
+        "plan": client.get("/api/plan", params={**readoff, "requests_per_s": 3}),
+        "list_sweeps": client.get("/api/sweeps", params={"q": "slower"}),
+        "list_prices": client.get("/api/pricing", params={"hardware": "RTX4090"}),
+    }
+    for name, api in apis.items():
+        json_equal(answer_of(got[name])["answer"], api.json(), name)
+    stored = client.post("/api/check", json=checked).json()
+    assert stored.pop("check_id") > 0
+    # The same view, linked under the address each was told (this client's app has no base).
+    stored = json.loads(json.dumps(stored).replace("http://testserver/", f"{DASHBOARD}/"))
+    json_equal(answer_of(got["check"])["answer"], stored, "check")
 
 
 def test_dashboard_links_follow_the_base_url_else_the_address_called_else_the_server() -> None:
