@@ -185,3 +185,47 @@ def parse_exposition(text: str, scraped_at_s: float | None = None) -> Scrape:
     if scraped_at_s is None and len(stamps) == 1:
         scraped_at_s = stamps.pop()
     return Scrape(samples=samples, types=types, scraped_at_s=scraped_at_s)
+
+
+MAX_SELECTOR_CHARS = 500
+MAX_SELECTOR_LABELS = 16
+_PAIR = re.compile(r'\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^,"{}\s]*))\s*')
+
+
+def parse_selector(text: str | None) -> dict[str, str]:
+    """Equality matchers from `model_name="m",engine="0"` (braces and quotes optional).
+
+    Only `=` is read: the same selector filters uploaded scrapes here and goes into PromQL for
+    a live pull, and `=` means the same in both."""
+    if not text or not text.strip():
+        return {}
+    if len(text) > MAX_SELECTOR_CHARS:
+        raise ValueError(f"the selector is over {MAX_SELECTOR_CHARS} characters")
+    body = text.strip()
+    if body.startswith("{") and body.endswith("}"):
+        body = body[1:-1]
+    out: dict[str, str] = {}
+    at = 0
+    while at < len(body):
+        match = _PAIR.match(body, at)
+        if not match or match.end() == at:
+            raise ValueError(f'the selector is not label="value" pairs near {body[at : at + 20]!r}')
+        key, quoted, bare = match.groups()
+        out[key] = re.sub(r"\\(.)", r"\1", quoted) if quoted is not None else bare
+        at = match.end()
+        if at < len(body):
+            if body[at] != ",":
+                raise ValueError(f"the selector has {body[at]!r} where a comma belongs")
+            at += 1
+        if len(out) > MAX_SELECTOR_LABELS:
+            raise ValueError(f"the selector has more than {MAX_SELECTOR_LABELS} labels")
+    return out
+
+
+def promql_selector(labels: dict[str, str]) -> str:
+    """The labels as a PromQL matcher list, values escaped."""
+    escaped = (
+        f'{k}="{v.replace(chr(92), chr(92) * 2).replace(chr(34), chr(92) + chr(34))}"'
+        for k, v in sorted(labels.items())
+    )
+    return ",".join(escaped)

@@ -1,0 +1,36 @@
+"""Query parameters of a deployment's production report (/production/{id} and its JSON twin)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.schemas.bounds import DbId
+
+
+class ProductionQuery(BaseModel):
+    """The frontier to compare with, its axes, an SLO, a flag threshold and a price."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    sweep: DbId | None = Field(
+        default=None,
+        description="the benchmark sweep whose frontier the windows are compared with "
+        "(default: the newest sweep of the deployment's model, hardware and GPU count)",
+    )
+    stat: Literal["p50", "p90", "p95", "p99"] = Field(
+        default="p50", description="TPOT percentile of the interactivity axis"
+    )
+    basis: Literal["output", "total"] = "output"
+    interpolation: Literal["staircase", "linear", "loglinear", "steffen"] = "staircase"
+    ttft_ms: float | None = Field(default=None, ge=0, le=1e9, allow_inf_nan=False)
+    tpot_ms: float | None = Field(default=None, ge=0, le=1e9, allow_inf_nan=False)
+    e2el_ms: float | None = Field(default=None, ge=0, le=1e9, allow_inf_nan=False)
+    attainment: float = Field(default=0.9, gt=0, le=1, allow_inf_nan=False)
+    min_efficiency: float | None = Field(
+        default=None, gt=0, le=10, allow_inf_nan=False, description="flag windows below this"
+    )
+    usd_per_gpu_hour: float | None = Field(
+        default=None, gt=0, le=1e6, allow_inf_nan=False, description="price for $/Mtok"
+    )

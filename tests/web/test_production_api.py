@@ -1,0 +1,117 @@
+"""POST /api/production and GET /api/production/{id}: scrapes in, windows beside a frontier out,
+bad telemetry refused with its reason and nothing stored."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi.testclient import TestClient
+from sqlalchemy.orm import Session
+
+from app.store.models import Deployment, ProductionWindow
+from tests.factories import count, post_files, to_csv
+from tests.prom_stream import make_stream
+
+STREAM = make_stream(n=1200, duration_s=600)
+ORIGIN = 1_780_000_000
+DEPLOYMENT = {
+    "deployment": "chat-prod",
+    "model": "llama-3.1-70b",
+    "hardware": "H100",
+    "num_gpus": 4,
+}
+# A frontier on x = 20, 50, 100 tok/s/user (TPOT p50 50, 20, 10 ms) with 2000, 500, 100 tok/s/GPU.
+FRONTIER_ROWS = [
+    {"sweep": "bench", "hardware": "H100", "num_gpus": 4, "model": "llama-3.1-70b",
+     "concurrency": c, "tpot_p50_ms": tpot, "output_tok_s": tok_s * 4}
+    for c, tpot, tok_s in ((64, 50.0, 2000.0), (16, 20.0, 500.0), (1, 10.0, 100.0))
+]  # fmt: skip
+
+
+def scrape_files(*times: int) -> list[tuple[str, tuple[str, bytes, str]]]:
+    return [
+        (
+            "files",
+            (
+                f"metrics-{t}.prom",
+                STREAM.exposition(t, scraped_at=ORIGIN + t).encode(),
+                "text/plain",
+            ),
+        )
+        for t in times
+    ]
+
+
+def upload(client: TestClient, files: list[Any], **fields: Any) -> Any:
+    data = {k: str(v) for k, v in (DEPLOYMENT | fields).items()}
+    return client.post("/api/production", files=files, data=data)
+
+
+def test_scrapes_become_windows_read_beside_the_matching_frontier(
+    client: TestClient, session: Session
+) -> None:
+    assert post_files(client, ("bench.csv", to_csv(FRONTIER_ROWS))).status_code == 201
+    stored = upload(client, scrape_files(0, 300, 600))
+    assert stored.status_code == 201, stored.text
+    body = stored.json()
+    assert (body["stored_windows"], body["engine"], body["source"]) == (2, "vllm", "snapshots")
+    again = upload(client, scrape_files(0, 300, 600)).json()
+    assert (again["stored_windows"], again["already_stored_windows"]) == (0, 2)
+
+    report = client.get(
+        f"/api/production/{body['deployment_id']}",
+        params={"tpot_ms": 50, "attainment": 0.5, "min_efficiency": 0.9, "usd_per_gpu_hour": 2},
+    ).json()
+    assert report["frontier"]["matched"] is True and report["frontier"]["xs"] == [20.0, 50.0, 100.0]
+    assert "histogram_quantile" in report["rules"]["percentiles"]
+    first = report["windows"][0]
+    mine = STREAM.finished(0, 300)
+    assert first["requests"] == mine.sum()
+    assert first["output_tok_s"] == STREAM.output_len[mine].sum() / 300
+    assert first["tok_s_per_gpu"] == first["output_tok_s"] / 4
+    # TPOT p50 lies in vLLM's (25, 50] ms bucket: x in [20, 40), the staircase reads x = 50.
+    assert 20 <= first["interactivity_tok_s_user"] < 50
+    assert first["efficiency"]["frontier_tok_s_per_gpu"] == 500.0
+    assert first["efficiency"]["value"] == first["tok_s_per_gpu"] / 500.0
+    assert first["usd_per_mtok"] == 2 * 1e6 / (3600 * first["tok_s_per_gpu"])
+    tpot = first["slo"]["limits"]["tpot"]
+    truth = (STREAM.tpot_s[mine] <= 0.05).mean()
+    assert tpot["exact"] is True and tpot["lower"] == truth  # 50 ms is a bucket boundary
+    assert first["slo"]["verdict"] == "pass"
+    assert first["flags"] == ["efficiency below 90 %"]
+    assert report["flagged"] == 2
+    # A frontier that starts above the window's interactivity: unknown, with the reason.
+    narrow = [r | {"sweep": "narrow"} for r in FRONTIER_ROWS[1:]]
+    [sweep] = post_files(client, ("narrow.csv", to_csv(narrow))).json()["sweeps"]
+    far = client.get(f"/api/production/{body['deployment_id']}", params={"sweep": sweep["id"]})
+    eff = far.json()["windows"][0]["efficiency"]
+    assert eff["value"] is None and "outside the measured range [50, 100]" in eff["reason"]
+    listed = client.get("/api/production").json()["deployments"]
+    assert [(d["name"], d["windows"]) for d in listed] == [("chat-prod", 2)]
+    assert count(session, ProductionWindow) == 2
+
+
+def test_bad_telemetry_is_refused_with_its_reason_and_nothing_is_stored(
+    client: TestClient, session: Session
+) -> None:
+    cases = [
+        (scrape_files(300), "two scrapes"),
+        (scrape_files(5000, 5300), "no traffic"),
+        ([("files", ("notes.prom", b"hello world\n", "text/plain"))], "notes.prom"),
+        ([("files", ("a.prom", b'vllm:x{a="b} 1\n', "text/plain"))] * 2, "a.prom, row 1: label"),
+        ([("files", ("r.json", b'{"status": "success", "data": {"resultType": "vector"}}', "x"))],
+         "query_range"),
+    ]  # fmt: skip
+    for files, reason in cases:
+        response = upload(client, files)
+        assert response.status_code == 422, response.text
+        assert reason in response.json()["detail"], (reason, response.json())
+    bad_selector = upload(client, scrape_files(0, 300), selector="model_name=")
+    assert bad_selector.status_code == 422 and "no vLLM" in bad_selector.json()["detail"]
+    assert upload(client, scrape_files(0, 300), num_gpus=0).status_code == 422
+    assert count(session, Deployment) == 0
+    assert upload(client, scrape_files(0, 300)).status_code == 201
+    clash = upload(client, scrape_files(300, 600), hardware="B200")
+    assert clash.status_code == 409 and "H100" in clash.json()["detail"]
+    assert count(session, ProductionWindow) == 1
+    assert client.get("/api/production/999").status_code == 404
