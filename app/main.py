@@ -100,6 +100,7 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
     from app.api import plan as api_plan
     from app.api import pricing as api_pricing
     from app.api import production as api_production
+    from app.api import production_upload as api_production_upload
     from app.api import readoff as api_readoff
     from app.api import sweeps as api_sweeps
     from app.api import tags as api_tags
@@ -135,7 +136,7 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
         api_history.router,
         api_metrics.router,
         api_production.router,
-        api_production.writes,
+        api_production_upload.router,
         claims_pages.router,
         catalog_pages.router,
         explore.router,
