@@ -118,7 +118,7 @@ def _table(scrape: Scrape, selector: Mapping[str, str], wanted: set[str]) -> dic
     }
 
 
-def _resolve(engine: EngineNames, names: set[str]) -> dict[Measure, str]:
+def resolve_names(engine: EngineNames, names: set[str]) -> dict[Measure, str]:
     found: dict[Measure, str] = {}
     for measure, candidates in engine.names.items():
         for name in candidates:
@@ -255,7 +255,7 @@ def windows(
             "no vLLM (vllm:…) or SGLang (sglang:…) serving metrics"
             + (" match the selector" if selector else "")
         )
-    resolved = _resolve(engine, names)
+    resolved = resolve_names(engine, names)
     for needed in _REQUIRED:
         if needed not in resolved:
             raise WindowError(f"the scrapes have no {engine.names[needed][0]} series")
