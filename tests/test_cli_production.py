@@ -58,4 +58,7 @@ def test_bad_scrapes_exit_2_naming_the_reason_and_store_nothing(
     assert "3 scrape times for 2 files" in capsys.readouterr().err
     assert cli("production", *scrape_pair(tmp_path), "--sweep", "nope") == 2
     assert "--sweep: no sweep has the id, tag or name 'nope'" in capsys.readouterr().err
+    down = ("--prometheus-url", "http://127.0.0.1:9199", "--start", "0", "--end", "600")
+    assert cli("production", *down) == 2
+    assert "Prometheus at http://127.0.0.1:9199 is unreachable" in capsys.readouterr().err
     assert count(session, Deployment) == 0

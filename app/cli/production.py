@@ -27,6 +27,11 @@ def production_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     prod.add_argument("files", nargs="*", type=Path, help="scrapes of /metrics or query_range JSON")
     prod.add_argument("--times", help="scrape times in file order, comma-separated")
+    prod.add_argument(
+        "--start", help="instead of files, pull from Prometheus: from this time (Unix s or ISO)"
+    )
+    prod.add_argument("--end", help="… to this time (default: now)")
+    prod.add_argument("--prometheus-url", help="default: PARETOSCOPE_PROMETHEUS_URL")
     prod.add_argument("--num-gpus", "--gpus", dest="num_gpus", type=whole)
     prod.add_argument("--selector", help='label="value" pairs, e.g. model_name="llama"')
     prod.add_argument("--window-s", type=float, default=300.0)
@@ -50,6 +55,7 @@ def production_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def production(args: argparse.Namespace) -> int:
     from app.domain.prom_window import WindowError, windows
     from app.ingest.errors import IngestError
+    from app.ingest.prometheus import PullError
     from app.ingest.source import SourceFile
     from app.ingest.telemetry import read_telemetry
     from app.services import production as service
@@ -57,8 +63,11 @@ def production(args: argparse.Namespace) -> int:
     from app.services.check import resolve
     from app.services.errors import Conflict, Invalid
 
-    if not args.files:
-        print("error: give two or more scrapes, or a query_range answer", file=sys.stderr)
+    if not args.files and args.start is None:
+        print(
+            "error: give two or more scrapes, a query_range answer, or --start to pull",
+            file=sys.stderr,
+        )
         return 2
     sources = []
     for path in args.files:
@@ -75,13 +84,16 @@ def production(args: argparse.Namespace) -> int:
     with session_scope(factory) as session:
         try:
             selector = service.selector_of(args.selector)
-            telemetry = read_telemetry(sources, service.times_of(args.times))
-            made = windows(
-                telemetry.scrapes,
-                num_gpus=args.num_gpus,
-                window_s=args.window_s,
-                selector=selector,
-            )
+            if args.start is not None:
+                made, telemetry = _pulled(args, selector), None
+            else:
+                telemetry = read_telemetry(sources, service.times_of(args.times))
+                made = windows(
+                    telemetry.scrapes,
+                    num_gpus=args.num_gpus,
+                    window_s=args.window_s,
+                    selector=selector,
+                )
             sweep = None if args.sweep is None else resolve(session, args.sweep, "sweep").sweep_id
             options = report.ReportOptions(
                 sweep_id=sweep,
@@ -102,21 +114,15 @@ def production(args: argparse.Namespace) -> int:
             ]
             if args.store:
                 given = service.DeploymentIn(name=args.store, num_gpus=args.num_gpus)
-                stored = service.ingest_scrapes(
-                    session,
-                    given,
-                    telemetry.scrapes,
-                    telemetry.source,
-                    selector=selector,
-                    window_s=args.window_s,
-                )
+                source = "live" if telemetry is None else telemetry.source
+                stored = service.store_windows(session, given, made, source, selector)
                 doc["stored"] = service.ingested_json(stored)
         except IngestError as exc:
             session.rollback()
             for error in exc.errors:
                 print(f"error: {error}", file=sys.stderr)
             return 2
-        except (WindowError, Conflict) as exc:
+        except (WindowError, Conflict, PullError) as exc:
             session.rollback()
             print(f"error: {exc}", file=sys.stderr)
             return 2
@@ -129,6 +135,31 @@ def production(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text(doc))
     return 1 if doc["below_min_efficiency"] else 0
+
+
+def _pulled(args: argparse.Namespace, selector: dict[str, str]) -> Any:
+    import time
+
+    from app.ingest.prometheus import PullError, pull
+    from app.services.production import times_of
+
+    settings = get_settings()
+    url = args.prometheus_url or settings.prometheus_url
+    if not url:
+        raise PullError(
+            "no Prometheus to pull from: give --prometheus-url or set PARETOSCOPE_PROMETHEUS_URL"
+        )
+    start, end = times_of(f"{args.start},{args.end or time.time()!r}") or (0.0, 0.0)
+    got = pull(
+        url,
+        selector,
+        start,
+        end,
+        num_gpus=args.num_gpus,
+        window_s=args.window_s,
+        timeout_s=settings.prometheus_timeout_s,
+    )
+    return got.windows
 
 
 def _num(value: Any, digits: int = 1) -> str:

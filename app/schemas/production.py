@@ -34,3 +34,22 @@ class ProductionQuery(BaseModel):
     usd_per_gpu_hour: float | None = Field(
         default=None, gt=0, le=1e6, allow_inf_nan=False, description="price for $/Mtok"
     )
+
+
+class ProductionPull(BaseModel):
+    """A live pull: the deployment, the series (a label selector) and the time range."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    deployment: str = Field(min_length=1, max_length=300)
+    model: str | None = Field(default=None, max_length=200)
+    hardware: str | None = Field(default=None, max_length=100)
+    num_gpus: int | None = Field(default=None, ge=1, le=1_000_000)
+    engine: str | None = Field(default=None, max_length=100)
+    engine_version: str | None = Field(default=None, max_length=100)
+    selector: str | None = Field(
+        default=None, max_length=500, description='label="value" pairs, comma-separated'
+    )
+    start: str = Field(max_length=40, description="Unix seconds or ISO 8601")
+    end: str = Field(max_length=40, description="Unix seconds or ISO 8601")
+    window_s: float = Field(default=300, ge=1, le=86_400, allow_inf_nan=False)

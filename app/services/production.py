@@ -13,13 +13,15 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from app.domain.prom_text import Scrape, parse_selector, parse_time, promql_selector
-from app.domain.prom_window import DEFAULT_WINDOW_S, Refused, WindowError, windows
+from app.domain.prom_window import DEFAULT_WINDOW_S, Refused, WindowError, Windows, windows
+from app.ingest import prometheus
 from app.ingest.errors import FIELD_SOURCE, IngestError, RowError
 from app.ingest.limits import SWEEP_TEXT_LIMITS, int_problem, text_problem
 from app.ingest.source import SourceFile
 from app.ingest.telemetry import read_telemetry
 from app.services.errors import Conflict, Invalid
 from app.store import production as store
+from app.store.models import Deployment
 
 MAX_GPUS = 1_000_000
 TEXT_FIELDS = ("model", "hardware", "engine", "engine_version")
@@ -116,6 +118,62 @@ def ingest_scrapes(
 ) -> Ingested:
     check_deployment(given)
     selector = dict(selector or {})
+    existing = _existing(session, given)
+    num_gpus = given.num_gpus or (existing.num_gpus if existing else None)
+    try:
+        made = windows(scrapes, num_gpus=num_gpus, window_s=window_s, selector=selector)
+    except WindowError as exc:
+        raise IngestError([RowError(FIELD_SOURCE, str(exc))]) from None
+    return _store(session, given, existing, made, source, selector)
+
+
+def store_windows(
+    session: Session,
+    given: DeploymentIn,
+    made: Windows,
+    source: str,
+    selector: Mapping[str, str],
+) -> Ingested:
+    """Windows already made (the CLI's), stored for the deployment."""
+    check_deployment(given)
+    return _store(session, given, _existing(session, given), made, source, selector)
+
+
+def pull_live(
+    session: Session,
+    given: DeploymentIn,
+    pulled: PullRange,
+    *,
+    url: str | None,
+    timeout_s: float,
+) -> Ingested:
+    """Windows computed by a Prometheus HTTP query API, stored as `live` windows."""
+    check_deployment(given)
+    if not url:
+        raise Invalid("prometheus", "no Prometheus to pull from: set PARETOSCOPE_PROMETHEUS_URL")
+    existing = _existing(session, given)
+    num_gpus = given.num_gpus or (existing.num_gpus if existing else None)
+    got = prometheus.pull(
+        url,
+        pulled.selector,
+        pulled.start_s,
+        pulled.end_s,
+        num_gpus=num_gpus,
+        window_s=pulled.window_s,
+        timeout_s=timeout_s,
+    )
+    return _store(session, given, existing, got.windows, "live", pulled.selector)
+
+
+@dataclass(frozen=True)
+class PullRange:
+    selector: dict[str, str]
+    start_s: float
+    end_s: float
+    window_s: float = DEFAULT_WINDOW_S
+
+
+def _existing(session: Session, given: DeploymentIn) -> Deployment | None:
     existing = store.find_deployment(session, given.name.strip())
     if existing is not None:
         for key, value in given.fields().items():
@@ -124,13 +182,19 @@ def ingest_scrapes(
                 raise Conflict(
                     f"deployment {existing.name!r} is stored with {key} {kept!r}, not {value!r}"
                 )
-    num_gpus = given.num_gpus or (existing.num_gpus if existing else None)
-    try:
-        made = windows(scrapes, num_gpus=num_gpus, window_s=window_s, selector=selector)
-    except WindowError as exc:
-        raise IngestError([RowError(FIELD_SOURCE, str(exc))]) from None
+    return existing
+
+
+def _store(
+    session: Session,
+    given: DeploymentIn,
+    existing: Deployment | None,
+    made: Windows,
+    source: str,
+    selector: Mapping[str, str],
+) -> Ingested:
     if not made.points:
-        reasons = "; ".join(sorted({r.reason for r in made.refused}))
+        reasons = "; ".join(sorted({r.reason for r in made.refused})) or "no windows"
         raise IngestError([RowError(FIELD_SOURCE, f"no window could be read: {reasons}")])
     created = existing is None
     fields = given.fields() | {"engine": given.engine or made.engine}
@@ -140,7 +204,7 @@ def ingest_scrapes(
             setattr(deployment, key, value)
     spans = store.stored_spans(session, deployment.id)
     new = [p for p in made.points if (p.start_s, p.end_s) not in spans]
-    provenance = store.Provenance(source=source, selector=promql_selector(selector))
+    provenance = store.Provenance(source=source, selector=promql_selector(dict(selector)))
     store.add_windows(session, deployment.id, new, provenance)
     notes = sorted({n for p in made.points for n in p.notes})
     return Ingested(

@@ -3,6 +3,7 @@ bad telemetry refused with its reason and nothing stored."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from fastapi.testclient import TestClient
@@ -115,3 +116,17 @@ def test_bad_telemetry_is_refused_with_its_reason_and_nothing_is_stored(
     assert clash.status_code == 409 and "H100" in clash.json()["detail"]
     assert count(session, ProductionWindow) == 1
     assert client.get("/api/production/999").status_code == 404
+
+
+def test_a_live_pull_without_a_reachable_prometheus_says_why_and_stores_nothing(
+    make_client: Callable[..., TestClient], session: Session
+) -> None:
+    body = {"deployment": "chat", "start": "2026-12-03T10:00:00Z", "end": "1796292600"}
+    unset = make_client().post("/api/production/pull", json=body)
+    assert unset.status_code == 422 and "PARETOSCOPE_PROMETHEUS_URL" in unset.json()["detail"]
+    down = make_client(prometheus_url="http://127.0.0.1:9199", prometheus_timeout_s=2)
+    answer = down.post("/api/production/pull", json=body)
+    assert answer.status_code == 502 and "unreachable" in answer.json()["detail"]
+    backwards = down.post("/api/production/pull", json=body | {"end": "1796292000"})
+    assert backwards.status_code == 502 and "after its start" in backwards.json()["detail"]
+    assert count(session, Deployment) == 0
