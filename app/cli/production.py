@@ -141,7 +141,7 @@ def _pulled(args: argparse.Namespace, selector: dict[str, str]) -> Any:
     import time
 
     from app.ingest.prometheus import PullError, pull
-    from app.services.production import times_of
+    from app.services.production import when
 
     settings = get_settings()
     url = args.prometheus_url or settings.prometheus_url
@@ -149,7 +149,8 @@ def _pulled(args: argparse.Namespace, selector: dict[str, str]) -> Any:
         raise PullError(
             "no Prometheus to pull from: give --prometheus-url or set PARETOSCOPE_PROMETHEUS_URL"
         )
-    start, end = times_of(f"{args.start},{args.end or time.time()!r}") or (0.0, 0.0)
+    start = when(args.start, "start")
+    end = time.time() if args.end is None else when(args.end, "end")
     got = pull(
         url,
         selector,

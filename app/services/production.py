@@ -92,6 +92,14 @@ def times_of(text: str | None) -> list[float] | None:
     return out
 
 
+def when(text: str, field: str) -> float:
+    """One time (Unix seconds or ISO 8601), refused naming its field."""
+    try:
+        return parse_time(text)
+    except ValueError as exc:
+        raise Invalid(field, str(exc)) from None
+
+
 def ingest_files(
     session: Session,
     given: DeploymentIn,
