@@ -115,6 +115,7 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
         pages,
         plan,
         pricing,
+        production,
         reports,
         sweeps,
         uploads,
@@ -149,6 +150,7 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
         sweeps.router,
         uploads.router,
         pricing.router,
+        production.router,
     ):
         app.include_router(router)
     return app

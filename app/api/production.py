@@ -11,6 +11,7 @@ from fastapi.responses import JSONResponse, Response
 from app.http.answers import json_answer
 from app.http.deps import IdPath, SessionDep, SettingsDep, WriteDep
 from app.http.errors import AppError
+from app.http.production_view import options_of
 from app.ingest.prometheus import PullError
 from app.schemas.answers.production import DeploymentList, ProductionReport, ProductionStored
 from app.schemas.production import ProductionPull, ProductionQuery
@@ -79,21 +80,6 @@ def api_production_pull(
         raise AppError(502, "Prometheus unavailable", str(exc)) from None
     session.commit()
     return JSONResponse(production.ingested_json(result), status_code=201)
-
-
-def options_of(query: ProductionQuery) -> production_report.ReportOptions:
-    return production_report.ReportOptions(
-        sweep_id=query.sweep,
-        stat=query.stat,
-        basis=query.basis,
-        interpolation=query.interpolation,
-        ttft_ms=query.ttft_ms,
-        tpot_ms=query.tpot_ms,
-        e2el_ms=query.e2el_ms,
-        attainment=query.attainment,
-        min_efficiency=query.min_efficiency,
-        usd_per_gpu_hour=query.usd_per_gpu_hour,
-    )
 
 
 def deployment_json(d: Any) -> dict[str, Any]:

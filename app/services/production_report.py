@@ -253,3 +253,20 @@ def evaluate(
         "windows": windows,
         "below_min_efficiency": len(below),
     }
+
+
+def overlay_points(
+    session: Session, deployment_id: int, stat: Stat, basis: str
+) -> tuple[str, list[dict[str, Any]]]:
+    """The deployment's name and its windows as (interactivity, tok/s per GPU, end) on
+    Explore's axes; windows without either are left out."""
+    deployment = store.get_deployment(session, deployment_id)
+    options = ReportOptions(stat=stat, basis="total" if basis == "total" else "output")
+    points = []
+    for w in store.windows_of(session, deployment_id):
+        x, _ = interactivity(w.point, options.quantile())
+        point = w.point
+        y = point.total_tok_s_per_gpu if options.basis == "total" else point.output_tok_s_per_gpu
+        if x is not None and y is not None:
+            points.append({"x": x, "y": y, "end": _iso(point.end_s), "end_s": point.end_s})
+    return deployment.name, points

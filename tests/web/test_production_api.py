@@ -3,12 +3,15 @@ bad telemetry refused with its reason and nothing stored."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
+from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
+from app.domain.numbers import fmt_percent
 from app.store.models import Deployment, ProductionWindow
 from tests.factories import count, post_files, to_csv
 from tests.prom_stream import make_stream
@@ -130,3 +133,41 @@ def test_a_live_pull_without_a_reachable_prometheus_says_why_and_stores_nothing(
     backwards = down.post("/api/production/pull", json=body | {"end": "1796292000"})
     assert backwards.status_code == 502 and "after its start" in backwards.json()["detail"]
     assert count(session, Deployment) == 0
+
+
+def test_the_deployment_page_shows_the_windows_flags_and_charts_as_its_json_twin(
+    client: TestClient,
+) -> None:
+    assert post_files(client, ("bench.csv", to_csv(FRONTIER_ROWS))).status_code == 201
+    deployment = upload(client, scrape_files(0, 300, 600)).json()["deployment_id"]
+    params = {"tpot_ms": 50, "attainment": 0.5, "min_efficiency": 0.9, "usd_per_gpu_hour": 2}
+    twin = client.get(f"/api/production/{deployment}", params=params).json()
+    page = BeautifulSoup(client.get(f"/production/{deployment}", params=params).text, "html.parser")
+    rows = page.select("#windows-table tbody tr")
+    assert len(rows) == 2 and all("flagged" in r["class"] for r in rows)
+    first = twin["windows"][0]
+    assert rows[0].select_one(".eff").text.strip() == fmt_percent(first["efficiency"]["value"])
+    assert rows[0].select_one(".verdict").text.strip() == "pass"
+    assert page.select_one("#flag-count").text.strip() == "2 windows flagged."
+    overlay = json.loads(page.select_one("script#overlay-figure").string)
+    assert overlay["data"][1]["y"] == [w["tok_s_per_gpu"] for w in twin["windows"]]
+    assert page.select_one("#json-link")["href"].startswith(f"/api/production/{deployment}?")
+    listed = BeautifulSoup(client.get("/production").text, "html.parser")
+    assert listed.select_one("#deployments-table a")["href"] == f"/production/{deployment}"
+
+
+def test_explore_overlays_a_deployments_windows_on_the_frontier_coloured_by_time(
+    client: TestClient,
+) -> None:
+    [bench] = post_files(client, ("bench.csv", to_csv(FRONTIER_ROWS))).json()["sweeps"]
+    deployment = upload(client, scrape_files(0, 300, 600)).json()["deployment_id"]
+    twin = client.get(f"/api/production/{deployment}").json()
+    query = {"sweep": bench["id"], "picked": 1, "deployment": deployment}
+    page = BeautifulSoup(client.get("/", params=query).text, "html.parser")
+    figure = json.loads(page.select_one("script#pareto-figure").string)
+    [overlay] = [t for t in figure["data"] if t["name"] == "production: chat-prod"]
+    assert overlay["y"] == [w["tok_s_per_gpu"] for w in twin["windows"]]
+    assert overlay["x"] == [w["interactivity_tok_s_user"] for w in twin["windows"]]
+    assert overlay["marker"]["color"] == [0.0, 5.0]  # minutes since the first window's end
+    assert page.select_one("#explore-form input[name=deployment]")["value"] == str(deployment)
+    assert page.select_one("#production-overlay-note a")["href"] == f"/production/{deployment}"
