@@ -12,6 +12,10 @@ from app.domain.numbers import fmt_number, fmt_usd
 FLAG_COLOUR = "#c0392b"
 
 
+def _xy(x: float, y: float) -> str:
+    return f"{fmt_number(x)} tok/s/user, {fmt_number(y)} tok/s/GPU"
+
+
 def _time_layout(title: str) -> dict[str, Any]:
     return {
         "margin": {"l": 70, "r": 10, "t": 20, "b": 50},
@@ -154,7 +158,8 @@ def overlay_figure(doc: dict[str, Any]) -> dict[str, Any]:
                 "y": front["ys"],
                 "line": {"color": "#555555", "shape": "linear"},
                 "marker": {"color": "#555555", "size": 6},
-                "hovertemplate": "%{x:.4g} tok/s/user, %{y:.4g} tok/s/GPU<extra>frontier</extra>",
+                "customdata": [_xy(x, y) for x, y in zip(front["xs"], front["ys"], strict=True)],
+                "hovertemplate": "%{customdata}<extra>frontier</extra>",
             }
         )
     shown = [
@@ -170,8 +175,11 @@ def overlay_figure(doc: dict[str, Any]) -> dict[str, Any]:
             "name": "production windows",
             "x": [w["interactivity_tok_s_user"] for w in shown],
             "y": [w["tok_s_per_gpu"] for w in shown],
-            "text": [w["end"] for w in shown],
-            "hovertemplate": "%{text}<br>%{x:.4g} tok/s/user, %{y:.4g} tok/s/GPU<extra></extra>",
+            "customdata": [
+                f"{w['end']}<br>{_xy(w['interactivity_tok_s_user'], w['tok_s_per_gpu'])}"
+                for w in shown
+            ],
+            "hovertemplate": "%{customdata}<extra></extra>",
             "marker": {
                 "size": 9,
                 "color": [(w["end_s"] - first) / 60 for w in shown],
@@ -203,10 +211,8 @@ def overlay_trace(name: str, points: list[dict[str, Any]]) -> dict[str, Any]:
         "name": f"production: {escape(name)}",
         "x": [p["x"] for p in points],
         "y": [p["y"] for p in points],
-        "text": [p["end"] for p in points],
-        "hovertemplate": "%{text}<br>%{x:.4g} tok/s/user, %{y:.4g} tok/s/GPU<extra>"
-        + escape(name)
-        + "</extra>",
+        "customdata": [f"{p['end']}<br>{_xy(p['x'], p['y'])}" for p in points],
+        "hovertemplate": "%{customdata}<extra>" + escape(name) + "</extra>",
         "meta": {"production": True},
         "marker": {
             "size": 9,

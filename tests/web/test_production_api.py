@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
 from app.domain.numbers import fmt_percent
+from app.schemas.answers.production import ProductionReport, ProductionStored
 from app.store.models import Deployment, ProductionWindow
 from tests.factories import count, post_files, to_csv
 from tests.prom_stream import make_stream
@@ -46,7 +47,7 @@ def scrape_files(*times: int) -> list[tuple[str, tuple[str, bytes, str]]]:
     ]
 
 
-def upload(client: TestClient, files: list[Any], **fields: Any) -> Any:
+def upload_telemetry(client: TestClient, files: list[Any], **fields: Any) -> Any:
     data = {k: str(v) for k, v in (DEPLOYMENT | fields).items()}
     return client.post("/api/production", files=files, data=data)
 
@@ -55,17 +56,19 @@ def test_scrapes_become_windows_read_beside_the_matching_frontier(
     client: TestClient, session: Session
 ) -> None:
     assert post_files(client, ("bench.csv", to_csv(FRONTIER_ROWS))).status_code == 201
-    stored = upload(client, scrape_files(0, 300, 600))
+    stored = upload_telemetry(client, scrape_files(0, 300, 600))
     assert stored.status_code == 201, stored.text
     body = stored.json()
     assert (body["stored_windows"], body["engine"], body["source"]) == (2, "vllm", "snapshots")
-    again = upload(client, scrape_files(0, 300, 600)).json()
+    again = upload_telemetry(client, scrape_files(0, 300, 600)).json()
     assert (again["stored_windows"], again["already_stored_windows"]) == (0, 2)
 
     report = client.get(
         f"/api/production/{body['deployment_id']}",
         params={"tpot_ms": 50, "attainment": 0.5, "min_efficiency": 0.9, "usd_per_gpu_hour": 2},
     ).json()
+    ProductionReport.model_validate(report)  # written without validation: checked here
+    ProductionStored.model_validate(body)
     assert report["frontier"]["matched"] is True and report["frontier"]["xs"] == [20.0, 50.0, 100.0]
     assert "histogram_quantile" in report["rules"]["percentiles"]
     first = report["windows"][0]
@@ -107,15 +110,15 @@ def test_bad_telemetry_is_refused_with_its_reason_and_nothing_is_stored(
          "query_range"),
     ]  # fmt: skip
     for files, reason in cases:
-        response = upload(client, files)
+        response = upload_telemetry(client, files)
         assert response.status_code == 422, response.text
         assert reason in response.json()["detail"], (reason, response.json())
-    bad_selector = upload(client, scrape_files(0, 300), selector="model_name=")
+    bad_selector = upload_telemetry(client, scrape_files(0, 300), selector="model_name=")
     assert bad_selector.status_code == 422 and "no vLLM" in bad_selector.json()["detail"]
-    assert upload(client, scrape_files(0, 300), num_gpus=0).status_code == 422
+    assert upload_telemetry(client, scrape_files(0, 300), num_gpus=0).status_code == 422
     assert count(session, Deployment) == 0
-    assert upload(client, scrape_files(0, 300)).status_code == 201
-    clash = upload(client, scrape_files(300, 600), hardware="B200")
+    assert upload_telemetry(client, scrape_files(0, 300)).status_code == 201
+    clash = upload_telemetry(client, scrape_files(300, 600), hardware="B200")
     assert clash.status_code == 409 and "H100" in clash.json()["detail"]
     assert count(session, ProductionWindow) == 1
     assert client.get("/api/production/999").status_code == 404
@@ -139,7 +142,7 @@ def test_the_deployment_page_shows_the_windows_flags_and_charts_as_its_json_twin
     client: TestClient,
 ) -> None:
     assert post_files(client, ("bench.csv", to_csv(FRONTIER_ROWS))).status_code == 201
-    deployment = upload(client, scrape_files(0, 300, 600)).json()["deployment_id"]
+    deployment = upload_telemetry(client, scrape_files(0, 300, 600)).json()["deployment_id"]
     params = {"tpot_ms": 50, "attainment": 0.5, "min_efficiency": 0.9, "usd_per_gpu_hour": 2}
     twin = client.get(f"/api/production/{deployment}", params=params).json()
     page = BeautifulSoup(client.get(f"/production/{deployment}", params=params).text, "html.parser")
@@ -160,7 +163,7 @@ def test_explore_overlays_a_deployments_windows_on_the_frontier_coloured_by_time
     client: TestClient,
 ) -> None:
     [bench] = post_files(client, ("bench.csv", to_csv(FRONTIER_ROWS))).json()["sweeps"]
-    deployment = upload(client, scrape_files(0, 300, 600)).json()["deployment_id"]
+    deployment = upload_telemetry(client, scrape_files(0, 300, 600)).json()["deployment_id"]
     twin = client.get(f"/api/production/{deployment}").json()
     query = {"sweep": bench["id"], "picked": 1, "deployment": deployment}
     page = BeautifulSoup(client.get("/", params=query).text, "html.parser")
