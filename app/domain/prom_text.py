@@ -201,6 +201,8 @@ def parse_selector(text: str | None) -> dict[str, str]:
         return {}
     if len(text) > MAX_SELECTOR_CHARS:
         raise ValueError(f"the selector is over {MAX_SELECTOR_CHARS} characters")
+    if "\x00" in text:
+        raise ValueError("the selector contains a NUL byte")
     body = text.strip()
     if body.startswith("{") and body.endswith("}"):
         body = body[1:-1]

@@ -116,12 +116,18 @@ def test_bad_telemetry_is_refused_with_its_reason_and_nothing_is_stored(
     bad_selector = upload_telemetry(client, scrape_files(0, 300), selector="model_name=")
     assert bad_selector.status_code == 422 and "no vLLM" in bad_selector.json()["detail"]
     assert upload_telemetry(client, scrape_files(0, 300), num_gpus=0).status_code == 422
+    nul = upload_telemetry(client, scrape_files(0, 300), selector='model_name="m\x00"')
+    assert nul.status_code == 422 and "NUL" in nul.json()["detail"]
+    nul_name = upload_telemetry(client, scrape_files(0, 300), deployment="a\x00b")
+    assert nul_name.status_code == 422 and "NUL" in nul_name.json()["detail"]
     assert count(session, Deployment) == 0
     assert upload_telemetry(client, scrape_files(0, 300)).status_code == 201
     clash = upload_telemetry(client, scrape_files(300, 600), hardware="B200")
     assert clash.status_code == 409 and "H100" in clash.json()["detail"]
     assert count(session, ProductionWindow) == 1
     assert client.get("/api/production/999").status_code == 404
+    as_sweep = post_files(client, ("metrics.prom", STREAM.exposition(300).encode()))
+    assert as_sweep.status_code == 422 and "POST /api/production" in as_sweep.json()["detail"]
 
 
 def test_a_live_pull_without_a_reachable_prometheus_says_why_and_stores_nothing(
