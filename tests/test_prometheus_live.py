@@ -23,10 +23,10 @@ from tests.prom_stream import make_stream
 
 PROMETHEUS = shutil.which("prometheus") or "/usr/bin/prometheus"
 EXPORTER_PORT, PROMETHEUS_PORT = 9190, 9191
-SCRAPE_S = 0.1
-GRID_S = 0.5  # the exporter's state changes only on this grid (wall seconds)
-SPEED = 100.0  # stream seconds per wall second
-WINDOW_S = 2.0
+SCRAPE_S = 0.05
+GRID_S = 0.25  # the exporter's state changes only on this grid (wall seconds)
+SPEED = 150.0  # stream seconds per wall second
+WINDOW_S = 1.5
 STREAM = make_stream(n=3000, duration_s=900)
 
 
@@ -109,7 +109,7 @@ def test_a_live_pull_matches_the_offline_snapshots(live_prometheus: tuple[str, R
     # Window edges sit mid-grid, so the last sample before an edge holds the edge's state;
     # the first starts once the stream has run a while (its counters are past zero).
     start = replay.t0 + 2 * GRID_S + GRID_S / 2
-    count = 3
+    count = 2
     end = start + count * WINDOW_S
     time.sleep(max(0.0, end + 2 * SCRAPE_S - time.time()))
     got = pull(url, {"model_name": "m"}, start, end, num_gpus=2, window_s=WINDOW_S, timeout_s=20)

@@ -141,6 +141,8 @@ def parse_exposition(text: str, scraped_at_s: float | None = None) -> Scrape:
     they all agree. Raises ExpositionError naming the line."""
     if len(text) > MAX_BYTES:
         raise ExpositionError(0, f"the text is {len(text):,} characters; at most {MAX_BYTES:,}")
+    if text.count("\n") > MAX_LINES:  # counted in place, before any line is parsed
+        raise ExpositionError(0, f"more than {MAX_LINES:,} lines")
     samples: list[Sample] = []
     types: dict[str, str] = {}
     stamps: set[float] = set()

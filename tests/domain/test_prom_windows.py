@@ -160,6 +160,9 @@ def test_bad_scrapes_are_refused_with_their_reason() -> None:
         ("9a 1", "metric name"),
         ("a one", "not a number"),
         ("# scraped_at yesterday\na 1", "scraped_at"),
+        ("\n" * 200_001, "more than 200,000 lines"),
+        ("a 1\n" * 4 + "b" * 300 + " 1", "metric name is over"),
+        ('a{b="' + "x" * 1001 + '"} 1', "over 1000 characters"),
     ],
 )
 def test_the_exposition_parser_is_bounded_and_names_the_line(text: str, reason: str) -> None:
