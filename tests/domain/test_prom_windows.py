@@ -179,3 +179,29 @@ def test_the_exposition_parser_reads_times_escapes_and_specials() -> None:
     assert s.labels == (("x", 'q"uote'), ("y", "b")) and s.value == math.inf
     assert scrape.types == {"a": "counter"}
     assert parse_exposition("a 1 1796292000000\nb 2 1796292000000").scraped_at_s == 1796292000.0
+
+
+def test_sglang_and_older_vllm_names_are_read_too() -> None:
+    renames = {
+        "vllm:time_to_first_token_seconds": "sglang:time_to_first_token_seconds",
+        "vllm:request_time_per_output_token_seconds": "sglang:inter_token_latency_seconds",
+        "vllm:e2e_request_latency_seconds": "sglang:e2e_request_latency_seconds",
+        "vllm:generation_tokens_total": "sglang:generation_tokens_total",
+        "vllm:prompt_tokens_total": "sglang:prompt_tokens_total",
+        "vllm:num_requests_running": "sglang:num_running_reqs",
+    }
+
+    def renamed(t: float, names: dict[str, str]) -> Scrape:
+        text = STREAM.exposition(t)
+        for old, new in names.items():
+            text = text.replace(old, new)
+        return parse_exposition(text, scraped_at_s=t)
+
+    (sglang,) = windows([renamed(t, renames) for t in (300, 600)], num_gpus=1).points
+    (vllm,) = windows([SCRAPES[5], SCRAPES[10]], num_gpus=1).points
+    assert (sglang.output_tokens, sglang.histograms) == (vllm.output_tokens, vllm.histograms)
+    assert sglang.names["tpot"] == "sglang:inter_token_latency_seconds" and sglang.per_token("tpot")
+    older = {"vllm:request_time_per_output_token_seconds": "vllm:time_per_output_token_seconds"}
+    (old,) = windows([renamed(t, older) for t in (300, 600)], num_gpus=1).points
+    assert old.names["tpot"] == "vllm:time_per_output_token_seconds" and old.per_token("tpot")
+    assert windows([renamed(t, renames) for t in (300, 600)], num_gpus=1).engine == "sglang"
