@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.schemas.bounds import DbId
+from app.schemas.readoff import Percentile
 
 
 class ProductionQuery(BaseModel):
@@ -33,6 +34,11 @@ class ProductionQuery(BaseModel):
     )
     usd_per_gpu_hour: float | None = Field(
         default=None, gt=0, le=1e6, allow_inf_nan=False, description="price for $/Mtok"
+    )
+    percentile: list[Percentile] = Field(
+        default_factory=list,
+        max_length=10,
+        description="more percentiles to read off the buckets (p50 … p99.9; repeat)",
     )
 
 

@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from sqlalchemy.orm import Session
 
+from app.domain.checks import percentile_percent
 from app.domain.cost import usd_per_mtok
 from app.domain.numbers import fmt_number
 from app.domain.pareto import Interpolation
@@ -24,7 +25,7 @@ from app.services.errors import Invalid
 from app.store import production as store
 from app.store.sweeps import NotFound
 
-PERCENTILES = (50.0, 90.0, 99.0)
+PERCENTILES = ("p50", "p90", "p99")
 EFFICIENCY_RULE = (
     "window tok/s per GPU ÷ the frontier's at the window's interactivity (1000 / its TPOT at "
     "the frontier's statistic), read with the read-off's interpolation; never extrapolated"
@@ -49,6 +50,7 @@ class ReportOptions:
     attainment: float = 0.9
     min_efficiency: float | None = None
     usd_per_gpu_hour: float | None = None
+    percentiles: tuple[str, ...] = PERCENTILES  # p50 … p99.9, as the read-off names them
 
     def limits(self) -> dict[Measure, float]:
         given: dict[Measure, float | None] = {
@@ -152,8 +154,8 @@ def window_json(
         "interactivity_tok_s_user": x,
         "percentiles": {
             measure: {
-                f"p{fmt_number(p)}": _quantile_json(point.percentile(measure, p / 100))
-                for p in PERCENTILES
+                p: _quantile_json(point.percentile(measure, percentile_percent(p) / 100))
+                for p in options.percentiles
             }
             for measure in HISTOGRAMS
         },

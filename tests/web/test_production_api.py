@@ -81,6 +81,7 @@ def test_scrapes_become_windows_read_beside_the_matching_frontier(
     assert first["efficiency"]["frontier_tok_s_per_gpu"] == 500.0
     assert first["efficiency"]["value"] == first["tok_s_per_gpu"] / 500.0
     assert first["usd_per_mtok"] == 2 * 1e6 / (3600 * first["tok_s_per_gpu"])
+    assert set(first["percentiles"]["ttft"]) == {"p50", "p90", "p99"}
     tpot = first["slo"]["limits"]["tpot"]
     truth = (STREAM.tpot_s[mine] <= 0.05).mean()
     assert tpot["exact"] is True and tpot["lower"] == truth  # 50 ms is a bucket boundary
@@ -93,6 +94,12 @@ def test_scrapes_become_windows_read_beside_the_matching_frontier(
     far = client.get(f"/api/production/{body['deployment_id']}", params={"sweep": sweep["id"]})
     eff = far.json()["windows"][0]["efficiency"]
     assert eff["value"] is None and "outside the measured range [50, 100]" in eff["reason"]
+    more = client.get(
+        f"/api/production/{body['deployment_id']}", params={"percentile": ["p75", "p99.9"]}
+    ).json()["windows"][0]["percentiles"]["e2el"]
+    assert list(more) == ["p50", "p90", "p99", "p75", "p99.9"]
+    values = [STREAM.e2el_s[mine].max() * 1000]
+    assert more["p99.9"]["bucket_ms"][0] < values[0] <= (more["p99.9"]["bucket_ms"][1] or 1e12)
     listed = client.get("/api/production").json()["deployments"]
     assert [(d["name"], d["windows"]) for d in listed] == [("chat-prod", 2)]
     assert count(session, ProductionWindow) == 2
