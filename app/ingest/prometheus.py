@@ -102,8 +102,8 @@ class _Client:
     ) -> list[dict[str, Any]]:
         params = {
             "query": query,
-            "start": repr(first_end_s),
-            "end": repr(last_end_s),
+            "start": f"{first_end_s:.3f}",
+            "end": f"{last_end_s:.3f}",
             "step": _duration(step_s),
         }
         data = self.get("/api/v1/query_range", params)
@@ -161,7 +161,9 @@ def pull(
     resolved = resolve_names(engine, names)
     if "e2el" not in resolved or "output_tokens" not in resolved:
         raise PullError("Prometheus holds no E2E latency histogram or generated-token counter")
-    ends = [start_s + (k + 1) * window_s for k in range(count)]
+    # Whole milliseconds, as Prometheus keeps time: the answer's times are then these exactly.
+    start_ms, window_ms = round(start_s * 1000), round(window_s * 1000)
+    ends = [(start_ms + (k + 1) * window_ms) / 1000 for k in range(count)]
     out = Pull(Windows(engine=engine.engine))
     for at in range(0, count, WINDOWS_PER_QUERY):
         chunk = ends[at : at + WINDOWS_PER_QUERY]
@@ -169,12 +171,13 @@ def pull(
     return out
 
 
-def _by_time(result: list[dict[str, Any]], key: str | None) -> dict[float, dict[str, float]]:
-    out: dict[float, dict[str, float]] = {}
+def _by_time(result: list[dict[str, Any]], key: str | None) -> dict[int, dict[str, float]]:
+    """{evaluation time in ms: {label value (or ""): value}}."""
+    out: dict[int, dict[str, float]] = {}
     for series in result:
         label = series.get("metric", {}).get(key, "") if key else ""
         for t, v in series.get("values") or []:
-            out.setdefault(round(float(t), 3), {})[label] = float(v)
+            out.setdefault(round(float(t) * 1000), {})[label] = float(v)
     return out
 
 
@@ -189,7 +192,7 @@ def _chunk(
 ) -> None:
     w = _duration(window_s)
 
-    def ranged(query: str, key: str | None = None) -> dict[float, dict[str, float]]:
+    def ranged(query: str, key: str | None = None) -> dict[int, dict[str, float]]:
         return _by_time(client.ranged(query, ends[0], ends[-1], window_s), key)
 
     buckets = {
@@ -217,7 +220,7 @@ def _chunk(
         for q in QUANTILES
     }
     for end in ends:
-        t = round(end, 3)
+        t = round(end * 1000)
         start = end - window_s
         try:
             hists = {}
