@@ -136,9 +136,10 @@ def cost_figure(doc: dict[str, Any]) -> dict[str, Any]:
         "line": {"color": PALETTE[1]},
         "connectgaps": False,
     }
-    layout = _time_layout("$/Mtok at the page's price")
-    if doc["options"]["usd_per_gpu_hour"] is None:
-        empty_note(layout, "no price: give $/GPU-hour")
+    price = doc["price"]
+    layout = _time_layout(f"$/Mtok at {price['name'] or 'the page’s price'}")
+    if price["usd_per_gpu_hour"] is None:
+        empty_note(layout, f"no $/Mtok: {price['reason']}")
     elif not any(y is not None for y in ys):
         empty_note(layout, "no $/Mtok: tok/s per GPU unknown (GPU count not given)")
     return {"data": [trace], "layout": layout}

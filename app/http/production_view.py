@@ -19,6 +19,7 @@ def options_of(query: ProductionQuery) -> production_report.ReportOptions:
         attainment=query.attainment,
         min_efficiency=query.min_efficiency,
         usd_per_gpu_hour=query.usd_per_gpu_hour,
+        pricing=query.pricing,
         percentiles=tuple(
             dict.fromkeys([*production_report.PERCENTILES, f"p{query.stat[1:]}", *query.percentile])
         ),

@@ -35,6 +35,10 @@ class ProductionQuery(BaseModel):
     usd_per_gpu_hour: float | None = Field(
         default=None, gt=0, le=1e6, allow_inf_nan=False, description="price for $/Mtok"
     )
+    pricing: DbId | None = Field(
+        default=None,
+        description="a pricing profile for $/Mtok (before usd_per_gpu_hour); only for its GPU",
+    )
     percentile: list[Percentile] = Field(
         default_factory=list,
         max_length=10,

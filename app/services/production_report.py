@@ -50,6 +50,7 @@ class ReportOptions:
     attainment: float = 0.9
     min_efficiency: float | None = None
     usd_per_gpu_hour: float | None = None
+    pricing: int | None = None  # a stored pricing profile, used before the inline price
     percentiles: tuple[str, ...] = PERCENTILES  # p50 … p99.9, as the read-off names them
 
     def limits(self) -> dict[Measure, float]:
@@ -110,8 +111,41 @@ def _quantile_json(found: Quantile) -> dict[str, Any]:
     }
 
 
+@dataclass(frozen=True)
+class Priced:
+    """The page's price: a profile or the inline price; unknown with the reason."""
+
+    name: str | None
+    usd_per_gpu_hour: float | None
+    utilization: float = 1.0
+    reason: str | None = None
+
+
+def price_of(session: Session | None, hardware: str | None, options: ReportOptions) -> Priced:
+    """The profile's price when it prices the deployment's own GPU (never another's), else
+    the inline price; no price when neither is given."""
+    if options.pricing is not None and session is not None:
+        try:
+            (price,) = analysis.prices_for(session, [options.pricing], None)
+        except NotFound:
+            raise Invalid("pricing", f"pricing profile {options.pricing} not found") from None
+        if hardware is None:
+            return Priced(price.name, None, reason="the deployment's hardware is not given")
+        if not price.applies_to(hardware):
+            return Priced(
+                price.name, None, reason=f"{price.name} prices {price.hardware}, not {hardware}"
+            )
+        return Priced(price.name, price.usd_per_gpu_hour, price.utilization)
+    if options.usd_per_gpu_hour is not None:
+        return Priced(f"${fmt_number(options.usd_per_gpu_hour)}/GPU-hour", options.usd_per_gpu_hour)
+    return Priced(None, None, reason="no price given")
+
+
 def window_json(
-    point: WindowPoint, options: ReportOptions, frontier: Frontier | None
+    point: WindowPoint,
+    options: ReportOptions,
+    frontier: Frontier | None,
+    price: Priced | None = None,
 ) -> dict[str, Any]:
     tok_s_per_gpu = (
         point.output_tok_s_per_gpu if options.basis == "output" else point.total_tok_s_per_gpu
@@ -134,9 +168,10 @@ def window_json(
         flags.append(f"efficiency below {fmt_number(options.min_efficiency * 100)} %")
     if slo is not None and slo.verdict == "fail":
         flags.append("fails the SLO")
+    price = price or price_of(None, None, options)
     cost = None
-    if options.usd_per_gpu_hour is not None:
-        cost = usd_per_mtok(options.usd_per_gpu_hour, tok_s_per_gpu)
+    if price.usd_per_gpu_hour is not None:
+        cost = usd_per_mtok(price.usd_per_gpu_hour, tok_s_per_gpu, price.utilization)
     return {
         "start": _iso(point.start_s),
         "end": _iso(point.end_s),
@@ -179,6 +214,9 @@ def window_json(
             },
         },
         "usd_per_mtok": cost,
+        "usd_per_mtok_reason": price.reason
+        if price.usd_per_gpu_hour is None
+        else (None if cost is not None else "tok/s per GPU unknown"),
         "flags": flags,
         "notes": list(point.notes),
     }
@@ -193,9 +231,10 @@ def report(session: Session, deployment_id: int, options: ReportOptions) -> dict
         matched = sweep_id is not None
     frontier = None if sweep_id is None else frontier_of(session, sweep_id, options)
     stored = store.windows_of(session, deployment_id)
+    price = price_of(session, deployment.hardware, options)
     windows = []
     for w in stored:
-        one = window_json(w.point, options, frontier)
+        one = window_json(w.point, options, frontier, price)
         one |= {"id": w.id, "source": w.source, "selector": w.selector}
         windows.append(one)
     return {
@@ -217,6 +256,13 @@ def report(session: Session, deployment_id: int, options: ReportOptions) -> dict
             "attainment": options.attainment,
             "min_efficiency": options.min_efficiency,
             "usd_per_gpu_hour": options.usd_per_gpu_hour,
+            "pricing": options.pricing,
+        },
+        "price": {
+            "name": price.name,
+            "usd_per_gpu_hour": price.usd_per_gpu_hour,
+            "utilization": price.utilization,
+            "reason": price.reason,
         },
         "rules": RULES,
         "windows": windows,

@@ -16,6 +16,7 @@ from app.http.production_view import options_of
 from app.http.templating import render
 from app.schemas.production import ProductionQuery
 from app.services import production_report
+from app.store import pricing as pricing_store
 from app.store import production as store
 
 router = APIRouter(include_in_schema=False)
@@ -37,8 +38,10 @@ def production_detail(
     """The deployment's windows over time and beside the frontier, as /api/production/{id}."""
     doc = production_report.report(session, deployment_id, options_of(query))
     given = {k: v for k, v in query.model_dump().items() if v is not None}
+    hardware = doc["deployment"]["hardware"]
     context = {
         "doc": doc,
+        "profiles": pricing_store.list_profiles(session, hardware) if hardware else [],
         "query": query,
         "api_url": f"/api/production/{deployment_id}?{urlencode(given)}",
         "figures": {

@@ -7,6 +7,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
@@ -187,3 +188,26 @@ def test_explore_overlays_a_deployments_windows_on_the_frontier_coloured_by_time
     assert overlay["marker"]["color"] == [0.0, 5.0]  # minutes since the first window's end
     assert page.select_one("#explore-form input[name=deployment]")["value"] == str(deployment)
     assert page.select_one("#production-overlay-note a")["href"] == f"/production/{deployment}"
+
+
+def test_dollars_per_mtok_come_from_a_profile_of_the_deployments_own_gpu_only(
+    client: TestClient, seeded: None
+) -> None:
+    deployment = upload_telemetry(client, scrape_files(0, 300))
+    assert deployment.status_code == 201, deployment.text
+    url = f"/api/production/{deployment.json()['deployment_id']}"
+    h100 = client.get("/api/pricing", params={"hardware": "H100"}).json()["profiles"][0]
+    b200 = client.get("/api/pricing", params={"hardware": "B200"}).json()["profiles"][0]
+    own = client.get(url, params={"pricing": h100["id"]}).json()
+    hourly = h100["hourly_cost"]["total_usd_per_gpu_hour"]
+    [window] = own["windows"]
+    expected = hourly * 1e6 / (3600 * window["tok_s_per_gpu"] * h100["utilization"])
+    assert window["usd_per_mtok"] == pytest.approx(expected, rel=1e-12)
+    assert own["price"]["name"] == h100["name"]
+    other = client.get(url, params={"pricing": b200["id"]}).json()
+    assert other["windows"][0]["usd_per_mtok"] is None
+    assert other["windows"][0]["usd_per_mtok_reason"] == f"{b200['name']} prices B200, not H100"
+    page = BeautifulSoup(
+        client.get(f"/production/{deployment.json()['deployment_id']}").text, "html.parser"
+    )
+    assert h100["name"] in [o.text for o in page.select("select[name=pricing] option")]

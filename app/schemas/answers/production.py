@@ -74,6 +74,7 @@ class WindowOut(Answer):
     efficiency: EfficiencyOut
     slo: dict[str, Any] | None
     usd_per_mtok: float | None
+    usd_per_mtok_reason: str | None
     flags: list[str]
     notes: list[str]
 
@@ -86,10 +87,18 @@ class FrontierUsed(Answer):
     ys: list[float]
 
 
+class PriceUsed(Answer):
+    name: str | None
+    usd_per_gpu_hour: float | None
+    utilization: float
+    reason: str | None
+
+
 class ProductionReport(Answer):
     deployment: DeploymentOut
     frontier: FrontierUsed | None
     options: dict[str, Any]
+    price: PriceUsed
     rules: dict[str, str]
     windows: list[WindowOut]
     flagged: int
