@@ -5,6 +5,7 @@ offline snapshots of the same stream, and an unreachable server is a clear error
 from __future__ import annotations
 
 import math
+import os
 import shutil
 import subprocess
 import threading
@@ -46,7 +47,7 @@ class Replay:
 @pytest.fixture
 def live_prometheus(tmp_path: Path) -> Iterator[tuple[str, Replay]]:
     if not Path(PROMETHEUS).exists():
-        if "CI" in __import__("os").environ:
+        if os.environ.get("CI"):
             pytest.fail("prometheus is not installed (apt-get install prometheus)")
         pytest.skip("prometheus is not installed")
     replay = Replay()
