@@ -7,6 +7,7 @@ value_at) and never extrapolated: outside the frontier's measured range it is un
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -97,3 +98,27 @@ def slo_result(window: WindowPoint, limits_ms: Mapping[Measure, float], target: 
         if len(parts) > 1 and all(p.exact for p in parts.values()):
             reason += " (separate histograms do not say which requests missed which limit)"
     return SloResult(parts, lower, upper, found, reason)
+
+
+def efficiency_bounds(
+    tok_s_per_gpu: float | None,
+    tpot_bucket_ms: tuple[float, float] | None,
+    front_xs: Sequence[float],
+    front_ys: Sequence[float],
+    method: Interpolation,
+) -> tuple[float | None, float | None]:
+    """Efficiency wherever in its bucket the window's TPOT truly lies: the frontier falls as
+    interactivity rises, so the bucket's upper TPOT (lowest interactivity, highest frontier)
+    gives the lower bound and its lower TPOT the upper one. A bound whose interactivity is
+    outside the frontier's measured range (or infinite, for a bucket starting at 0) is None."""
+    if tok_s_per_gpu is None or tpot_bucket_ms is None:
+        return (None, None)
+
+    def at(tpot_ms: float) -> float | None:
+        if not 0 < tpot_ms < math.inf:
+            return None
+        y = value_at(front_xs, front_ys, 1000.0 / tpot_ms, method).y
+        return None if y is None or y <= 0 else tok_s_per_gpu / y
+
+    lower_ms, upper_ms = tpot_bucket_ms
+    return (at(upper_ms), at(lower_ms))

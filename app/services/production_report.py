@@ -15,7 +15,13 @@ from app.domain.cost import usd_per_mtok
 from app.domain.numbers import fmt_number
 from app.domain.pareto import Interpolation
 from app.domain.point import Stat
-from app.domain.production import Efficiency, efficiency, interactivity, slo_result
+from app.domain.production import (
+    Efficiency,
+    efficiency,
+    efficiency_bounds,
+    interactivity,
+    slo_result,
+)
 from app.domain.prom_histogram import QUANTILE_RULE, Quantile
 from app.domain.prom_names import HISTOGRAMS, Measure
 from app.domain.prom_window import WindowPoint
@@ -157,6 +163,12 @@ def window_json(
         eff = efficiency(
             tok_s_per_gpu, x, frontier.xs, frontier.ys, options.interpolation, x_reason
         )
+    bounds: tuple[float | None, float | None] = (None, None)
+    if frontier is not None:
+        tpot = point.percentile("tpot", options.quantile())
+        bounds = efficiency_bounds(
+            tok_s_per_gpu, tpot.bucket_ms, frontier.xs, frontier.ys, options.interpolation
+        )
     limits = options.limits()
     slo = slo_result(point, limits, options.attainment) if limits else None
     flags = []
@@ -200,6 +212,8 @@ def window_json(
             "value": eff.value,
             "frontier_tok_s_per_gpu": eff.frontier_tok_s_per_gpu,
             "reason": eff.reason,
+            # Wherever in its bucket the TPOT lies (null: outside the frontier's range).
+            "bounds": list(bounds),
         },
         "slo": None
         if slo is None

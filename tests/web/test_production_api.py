@@ -81,6 +81,11 @@ def test_scrapes_become_windows_read_beside_the_matching_frontier(
     assert 20 <= first["interactivity_tok_s_user"] < 50
     assert first["efficiency"]["frontier_tok_s_per_gpu"] == 500.0
     assert first["efficiency"]["value"] == first["tok_s_per_gpu"] / 500.0
+    # TPOT in (25, 50] ms: x in [20, 40); the staircase reads 2000 at x = 20 and 500 above it.
+    assert first["efficiency"]["bounds"] == [
+        first["tok_s_per_gpu"] / 2000,
+        first["tok_s_per_gpu"] / 500,
+    ]
     assert first["usd_per_mtok"] == 2 * 1e6 / (3600 * first["tok_s_per_gpu"])
     assert set(first["percentiles"]["ttft"]) == {"p50", "p90", "p99"}
     tpot = first["slo"]["limits"]["tpot"]

@@ -47,6 +47,7 @@ class EfficiencyOut(Answer):
     value: float | None
     frontier_tok_s_per_gpu: float | None
     reason: str | None
+    bounds: list[float | None]  # [lower, upper] over the TPOT's bucket; null: not readable
 
 
 class WindowOut(Answer):
