@@ -102,6 +102,8 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
     from app.api import metrics as api_metrics
     from app.api import plan as api_plan
     from app.api import pricing as api_pricing
+    from app.api import production as api_production
+    from app.api import production_upload as api_production_upload
     from app.api import readoff as api_readoff
     from app.api import sweeps as api_sweeps
     from app.api import tags as api_tags
@@ -116,6 +118,7 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
         pages,
         plan,
         pricing,
+        production,
         reports,
         sweeps,
         uploads,
@@ -136,6 +139,8 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
         api_compare.router,
         api_history.router,
         api_metrics.router,
+        api_production.router,
+        api_production_upload.router,
         claims_pages.router,
         catalog_pages.router,
         explore.router,
@@ -148,6 +153,7 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
         sweeps.router,
         uploads.router,
         pricing.router,
+        production.router,
     ):
         app.include_router(router)
     app.state.mcp = None

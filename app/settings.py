@@ -106,6 +106,17 @@ class Settings(BaseSettings):
         description="The address users open the dashboard at (https://dash.example.com), for the "
         "Compare link in `paretoscope check` summaries.",
     )
+    prometheus_url: str | None = Field(
+        default=None,
+        description="A Prometheus HTTP query API (Prometheus, Thanos, Mimir, VictoriaMetrics) to "
+        "pull a deployment's serving metrics from, read-only (e.g. http://prometheus:9090).",
+    )
+    prometheus_timeout_s: float = Field(
+        default=30,
+        gt=0,
+        le=600,
+        description="Time box of one live pull, all its queries together.",
+    )
     seed_on_start: bool = Field(
         default=True, description="Seed catalogs and demo sweeps when the database is empty."
     )

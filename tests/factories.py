@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.domain.columns import POINT_COLUMN_NAMES, SWEEP_COLUMN_NAMES
-from app.store.models import PointBlock, SampleBlock, Sweep
+from app.store.models import Base, PointBlock, SampleBlock
 
 FULL_HEADER = [*SWEEP_COLUMN_NAMES, *POINT_COLUMN_NAMES]
 
@@ -78,7 +78,7 @@ def post_files(client: TestClient, *files: tuple[str, bytes], **fields: Any) -> 
     )
 
 
-def count(session: Session, model: type[Sweep] | type[SampleBlock]) -> int:
+def count(session: Session, model: type[Base]) -> int:
     session.expire_all()
     return session.scalar(select(func.count()).select_from(model)) or 0
 

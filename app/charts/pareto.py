@@ -37,6 +37,7 @@ def pareto_figure(
     frontier_only: bool = False,
     extra_traces: list[dict[str, Any]] | None = None,
     limits_at_edge: bool = True,
+    overlay_traces: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Frontier lines, faded dominated points, read-off stars, and the SLO's interactivity floor.
 
@@ -52,6 +53,7 @@ def pareto_figure(
     unknown = _unknown_trace(results, params)
     if unknown is not None:
         traces.append(unknown)
+    traces.extend(overlay_traces or [])  # measured too (a deployment's windows): the axes fit them
     extra = list(extra_traces or [])
     layout: dict[str, Any] = {
         "margin": {"l": 70, "r": 10, "t": 30, "b": 60},

@@ -1,4 +1,5 @@
-"""The `paretoscope` command: serve, mcp, import, export, plan, readoff, check, db upgrade, seed."""
+"""The `paretoscope` command: serve, mcp, import, export, plan, readoff, check, production, db
+upgrade, seed."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from app.cli.analysis import check, check_parser, plan, plan_parser, readoff, readoff_options
 from app.cli.common import MAX_ID, upgrade, whole
+from app.cli.production import production, production_parser
 from app.domain.numbers import fmt_count
 from app.settings import get_settings
 from app.store.db import make_engine, make_sessionmaker, session_scope
@@ -81,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     ro.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
 
     check_parser(sub)
+    production_parser(sub)
 
     seed = sub.add_parser(
         "seed", help="load seed_data/ (catalogs are upserted, sweeps deduplicated)"
@@ -99,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         "plan": plan,
         "readoff": readoff,
         "check": check,
+        "production": production,
         "db": _db,
         "seed": _seed,
     }[args.command]

@@ -9,12 +9,13 @@ from sqlalchemy.orm import Session
 
 from app.charts import compare as charts_compare
 from app.charts import pareto as charts
+from app.charts import production as charts_production
 from app.charts.roofline import explore_traces
 from app.http import views
 from app.http.explore_state import ExploreState
 from app.schemas.explore import ExploreQuery
-from app.services import answer, comparison, price_columns
-from app.services.analysis import SweepAnalysis
+from app.services import answer, comparison, price_columns, production_report
+from app.services.analysis import Params, SweepAnalysis
 from app.services.intervals import cost_interval
 from app.services.physics import shown_physics
 from app.services.price_columns import PriceCell, PriceColumn
@@ -35,6 +36,7 @@ def explore_context(
         log_y=state.query.logy,
         frontier_only=state.query.frontier_only,
         extra_traces=physics_traces(state.query, results, params.basis, state.catalog),
+        overlay_traces=production_overlay(session, state.query, params),
     )
     series = view.sensitivity()
     sens = None
@@ -67,6 +69,20 @@ def explore_context(
         "facets": sweep_queries.facet_values(session, versions),
         "model_specs": physics_model_specs(state.catalog),
     }
+
+
+def production_overlay(
+    session: Session, query: ExploreQuery, params: Params
+) -> list[dict[str, Any]]:
+    """The deployment's windows on the chart's axes (same TPOT statistic and token basis)."""
+    if query.deployment is None:
+        return []
+    if params.stat == "mean" or params.basis == "input":
+        return []  # windows have percentiles from buckets, and output or total tokens
+    name, points = production_report.overlay_points(
+        session, query.deployment, params.stat, params.basis
+    )
+    return [charts_production.overlay_trace(name, points)]
 
 
 def price_cells(result: SweepAnalysis, columns: list[PriceColumn]) -> list[PriceCell]:

@@ -26,6 +26,7 @@ NAV = (
     ("upload", "/upload", "Upload"),
     ("compare", "/compare", "Compare"),
     ("history", "/history", "History"),
+    ("production", "/production", "Production"),
     ("claims", "/claims", "Claims"),
     ("plan", "/plan", "Plan"),
     ("pricing", "/pricing", "Pricing"),

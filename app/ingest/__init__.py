@@ -39,6 +39,7 @@ from app.ingest.skipped import (
     unread_reason,
 )
 from app.ingest.source import SourceFile, expand, is_side_file
+from app.ingest.telemetry import is_exposition, is_range_answer
 from app.ingest.text import (
     check_csv_width,
     check_text,
@@ -264,6 +265,13 @@ def _unrecognised(source: SourceFile, tools: list[Any]) -> RowError:
             pass
         except IngestError as exc:
             return exc.errors[0]
+    if is_exposition(source) or is_range_answer(source):
+        return RowError(
+            source.name,
+            "Prometheus serving metrics, not a benchmark result: store them as a deployment's "
+            "production windows (POST /api/production, or paretoscope production FILES --store "
+            "NAME)",
+        )
     near = near_miss(source.data)
     if near is not None:
         return RowError(

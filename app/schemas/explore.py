@@ -40,3 +40,5 @@ class ExploreQuery(ReadoffQuery):
     roofline_precision: Literal["bf16", "fp8", "fp4", "int8", "int4"] | None = None
     roofline_ctx: int | None = Field(default=None, ge=1, le=10_000_000)
     claims: Literal["matching", "all", "examples", "none"] = "matching"
+    # A production deployment's windows drawn over the frontiers, coloured by time (issue 36).
+    deployment: DbId | None = Field(default=None, description="overlay a deployment's windows")

@@ -317,3 +317,48 @@ class SweepVersion(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     token: Mapped[str] = mapped_column(String(64))
+
+
+class Deployment(Base):
+    """A production deployment whose serving metrics are read as windows (issue #36)."""
+
+    __tablename__ = "deployment"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(300), unique=True)
+    model: Mapped[str | None] = mapped_column(String(200))
+    hardware: Mapped[str | None] = mapped_column(String(100))
+    num_gpus: Mapped[int | None] = mapped_column(Integer)
+    engine: Mapped[str | None] = mapped_column(String(100))
+    engine_version: Mapped[str | None] = mapped_column(String(100))
+    created_at: Mapped[dt.datetime] = mapped_column(
+        DateTime(timezone=True), server_default=func.now()
+    )
+
+
+class ProductionWindow(Base):
+    """One window of a deployment's serving metrics: counter increases and the latency
+    histograms' bucket increases (so any percentile or SLO is read later), with provenance.
+    Times are Unix seconds, the same on SQLite and Postgres."""
+
+    __tablename__ = "production_window"
+    __table_args__ = (
+        UniqueConstraint(
+            "deployment_id", "start_s", "end_s", name="uq_production_window_deployment_id_span"
+        ),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    deployment_id: Mapped[int] = mapped_column(ForeignKey("deployment.id", ondelete="CASCADE"))
+    start_s: Mapped[float] = mapped_column(Float)
+    end_s: Mapped[float] = mapped_column(Float)
+    source: Mapped[str] = mapped_column(String(20))  # snapshots | range | live
+    selector: Mapped[str] = mapped_column(String(500))  # PromQL matchers, "" for none
+    requests: Mapped[float] = mapped_column(Float)
+    output_tokens: Mapped[float] = mapped_column(Float)
+    prompt_tokens: Mapped[float | None] = mapped_column(Float)
+    num_gpus: Mapped[int | None] = mapped_column(Integer)
+    concurrency: Mapped[float | None] = mapped_column(Float)
+    # {measure: {"name": series, "bounds_ms": finite bounds, "counts": cumulative, +Inf last}}
+    histograms: Mapped[dict[str, Any]] = mapped_column(JSON)
+    notes: Mapped[list[Any]] = mapped_column(JSON)

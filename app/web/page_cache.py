@@ -20,6 +20,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from urllib.parse import parse_qs
 from weakref import WeakSet
 
 from cachetools import LRUCache
@@ -129,6 +130,8 @@ def key_for(
     """page_key for a request not yet made: one a page's script will make (no htmx headers)."""
     if versions.catalog is None or versions.sweeps is None:
         return None
+    if "deployment" in parse_qs(query):
+        return None  # production windows change without renewing either token
     return (page, query, hx_request, hx_restore, versions.catalog, versions.sweeps)
 
 

@@ -1,0 +1,325 @@
+"""Scrapes of an engine's /metrics become windows, and each window an operating point.
+
+Pure: standard library only. Between two scrapes, every counter and histogram bucket is read as
+its increase; a value that went down is a counter reset, counted from zero after the reset the
+way Prometheus's rate() and increase() count it (what was counted before the reset within the
+window is lost, and the window says so). A histogram whose series reset is read as reset as a
+whole, so its buckets stay cumulative.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from app.domain.numbers import fmt_number
+from app.domain.prom_histogram import Histogram, HistogramError, Quantile, histogram_of, quantile
+from app.domain.prom_names import HISTOGRAMS, PER_TOKEN, EngineNames, Measure, engine_of
+from app.domain.prom_text import Labels, Scrape
+
+DEFAULT_WINDOW_S = 300.0
+MAX_SCRAPES = 10_000
+Key = tuple[str, Labels]
+_REQUIRED: tuple[Measure, ...] = ("e2el", "output_tokens")  # requests and tokens counted
+
+
+class WindowError(ValueError):
+    """The scrapes cannot make a window; the message says why."""
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A window that was not made, with its time range and the reason."""
+
+    start_s: float
+    end_s: float
+    reason: str
+
+
+@dataclass(frozen=True)
+class WindowPoint:
+    """What a deployment did between two scrapes."""
+
+    start_s: float
+    end_s: float
+    requests: float  # finished in the window (the E2E latency histogram's count)
+    output_tokens: float
+    prompt_tokens: float | None
+    num_gpus: int | None
+    concurrency: float | None  # mean of the running-requests gauge's readings in the window
+    histograms: dict[Measure, Histogram]
+    names: dict[Measure, str]  # the series each measure was read from
+    notes: tuple[str, ...] = ()
+    concurrency_reason: str | None = None
+
+    @property
+    def duration_s(self) -> float:
+        return self.end_s - self.start_s
+
+    @property
+    def request_rate(self) -> float:
+        return self.requests / self.duration_s
+
+    @property
+    def output_tok_s(self) -> float:
+        return self.output_tokens / self.duration_s
+
+    @property
+    def total_tok_s(self) -> float | None:
+        if self.prompt_tokens is None:
+            return None
+        return (self.output_tokens + self.prompt_tokens) / self.duration_s
+
+    @property
+    def output_tok_s_per_gpu(self) -> float | None:
+        return None if not self.num_gpus else self.output_tok_s / self.num_gpus
+
+    @property
+    def total_tok_s_per_gpu(self) -> float | None:
+        total = self.total_tok_s
+        return None if not self.num_gpus or total is None else total / self.num_gpus
+
+    def percentile(self, measure: Measure, q: float) -> Quantile:
+        hist = self.histograms.get(measure)
+        if hist is None:
+            return Quantile(None, None, f"the engine exported no {measure.upper()} histogram")
+        return quantile(hist, q)
+
+    def per_token(self, measure: Measure) -> bool:
+        return self.names.get(measure) in PER_TOKEN
+
+
+@dataclass
+class Windows:
+    engine: str
+    points: list[WindowPoint] = field(default_factory=list)
+    refused: list[Refused] = field(default_factory=list)
+
+
+def le_ms(text: str) -> float:
+    """A bucket's `le` (seconds, "+Inf") as ms, rounded so 0.3 s is 300 ms exactly."""
+    value = float(text)
+    return value if math.isinf(value) else round(value * 1000, 9)
+
+
+def matches(labels: Labels, selector: Mapping[str, str]) -> bool:
+    if not selector:
+        return True
+    have = dict(labels)
+    return all(have.get(k) == v for k, v in selector.items())
+
+
+def _table(scrape: Scrape, selector: Mapping[str, str], wanted: set[str]) -> dict[Key, float]:
+    return {
+        (s.name, s.labels): s.value
+        for s in scrape.samples
+        if s.name in wanted and matches(s.labels, selector)
+    }
+
+
+def resolve_names(engine: EngineNames, names: set[str]) -> dict[Measure, str]:
+    found: dict[Measure, str] = {}
+    for measure, candidates in engine.names.items():
+        for name in candidates:
+            if name in names or f"{name}_bucket" in names or f"{name}_count" in names:
+                found[measure] = name
+                break
+    return found
+
+
+def _series(names: Mapping[Measure, str]) -> set[str]:
+    out: set[str] = set()
+    for measure, name in names.items():
+        if measure in HISTOGRAMS:
+            out |= {f"{name}_bucket", f"{name}_count", f"{name}_sum"}
+        else:
+            out.add(name)
+    return out
+
+
+def _shown(labels: Labels) -> str:
+    return "{" + ", ".join(f'{k}="{v}"' for k, v in labels) + "}"
+
+
+def _same_series(name: str, a: Iterable[Key], b: Iterable[Key]) -> None:
+    left = {k[1] for k in a if k[0] == name}
+    right = {k[1] for k in b if k[0] == name}
+    if left != right:
+        odd = sorted(left ^ right)[0]
+        raise WindowError(
+            f"mixed label sets: {name}{_shown(odd)} is in one scrape only; "
+            "choose a selector that keeps the same series in every scrape"
+        )
+
+
+def _counter(name: str, a: Mapping[Key, float], b: Mapping[Key, float], notes: list[str]) -> float:
+    _same_series(name, a, b)
+    total = 0.0
+    for key, after in b.items():
+        if key[0] != name:
+            continue
+        before = a[key]
+        if after < before:
+            notes.append(
+                f"{name}{_shown(key[1])} was reset (it went from {fmt_number(before)} to "
+                f"{fmt_number(after)}); counted from zero after the reset, as Prometheus's "
+                "rate() counts it"
+            )
+            total += after
+        else:
+            total += after - before
+    return total
+
+
+def _without_le(labels: Labels) -> Labels:
+    return tuple(p for p in labels if p[0] != "le")
+
+
+def _histogram(
+    name: str, a: Mapping[Key, float], b: Mapping[Key, float], notes: list[str]
+) -> tuple[Histogram, float]:
+    """The summed bucket increases of one histogram (over its label sets) and its count's."""
+    bucket = f"{name}_bucket"
+    _same_series(bucket, a, b)
+    groups: dict[Labels, dict[float, tuple[float, float]]] = {}
+    for key, after in b.items():
+        if key[0] != bucket:
+            continue
+        le = dict(key[1]).get("le")
+        if le is None:
+            raise WindowError(f"{bucket}{_shown(key[1])} has no le label")
+        try:
+            bound = le_ms(le)
+        except ValueError:
+            raise WindowError(f"{bucket}: le={le!r} is not a number") from None
+        groups.setdefault(_without_le(key[1]), {})[bound] = (a[key], after)
+    if not groups:
+        raise WindowError(f"missing buckets: {name} has no _bucket series")
+    shapes = {tuple(sorted(g)) for g in groups.values()}
+    if len(shapes) > 1:
+        raise WindowError(f"missing buckets: the series of {name} have different bucket bounds")
+    summed: dict[float, float] = {}
+    for labels, pairs in groups.items():
+        reset = any(after < before for before, after in pairs.values())
+        if reset:
+            notes.append(
+                f"{name}{_shown(labels)} was reset; its buckets are counted from zero after the "
+                "reset, as Prometheus's rate() counts them"
+            )
+        for bound, (before, after) in pairs.items():
+            summed[bound] = summed.get(bound, 0.0) + (after if reset else after - before)
+    try:
+        hist = histogram_of(summed, name)
+    except HistogramError as exc:
+        raise WindowError(f"missing buckets: {exc}") from None
+    return hist, hist.total
+
+
+def _models(table: Mapping[Key, float], labels: Sequence[str]) -> set[str]:
+    return {v for (_, ls) in table for k, v in ls if k in labels}
+
+
+def windows(
+    scrapes: Sequence[Scrape],
+    *,
+    num_gpus: int | None,
+    window_s: float = DEFAULT_WINDOW_S,
+    selector: Mapping[str, str] | None = None,
+) -> Windows:
+    """Windows of about `window_s` between scrapes (each ends at the first scrape at least
+    `window_s` after its start; the last may be shorter); each becomes a WindowPoint or is
+    refused with its reason. Raises WindowError when nothing can be read at all."""
+    selector = dict(selector or {})
+    if len(scrapes) < 2:
+        raise WindowError("a window needs two scrapes or more (with their times)")
+    if len(scrapes) > MAX_SCRAPES:
+        raise WindowError(f"{len(scrapes):,} scrapes; at most {MAX_SCRAPES:,}")
+    if not window_s > 0 or not math.isfinite(window_s):
+        raise WindowError("the window must be a positive number of seconds")
+    timed: list[tuple[float, Scrape]] = []
+    for i, s in enumerate(scrapes, start=1):
+        if s.scraped_at_s is None:
+            raise WindowError(
+                f"scrape {i} has no time: give it, or start the file with '# scraped_at <time>'"
+            )
+        timed.append((s.scraped_at_s, s))
+    timed.sort(key=lambda t: t[0])
+    for (t0, _), (t1, _) in zip(timed, timed[1:], strict=False):
+        if t1 <= t0:
+            raise WindowError(f"two scrapes at the same time ({fmt_number(t0)})")
+    names = {s.name for _, sc in timed for s in sc.samples if matches(s.labels, selector)}
+    engine = engine_of(names)
+    if engine is None:
+        raise WindowError(
+            "no vLLM (vllm:…) or SGLang (sglang:…) serving metrics"
+            + (" match the selector" if selector else "")
+        )
+    resolved = resolve_names(engine, names)
+    for needed in _REQUIRED:
+        if needed not in resolved:
+            raise WindowError(f"the scrapes have no {engine.names[needed][0]} series")
+    wanted = _series(resolved)
+    tables = [(t, _table(s, selector, wanted)) for t, s in timed]
+    models = set().union(*(_models(tb, engine.model_labels) for _, tb in tables))
+    if len(models) > 1:
+        raise WindowError(
+            f"mixed label sets: series of {len(models)} models ({', '.join(sorted(models)[:3])}); "
+            "choose one with a selector, e.g. model_name=…"
+        )
+    out = Windows(engine=engine.engine)
+    start = 0
+    while start < len(tables) - 1:
+        t0 = tables[start][0]
+        later = range(start + 1, len(tables))
+        end = next((j for j in later if tables[j][0] - t0 >= window_s), len(tables) - 1)
+        made = _window(tables[start : end + 1], resolved, num_gpus)
+        if isinstance(made, WindowPoint):
+            out.points.append(made)
+        else:
+            out.refused.append(made)
+        start = end
+    return out
+
+
+def _window(
+    tables: Sequence[tuple[float, dict[Key, float]]],
+    names: Mapping[Measure, str],
+    num_gpus: int | None,
+) -> WindowPoint | Refused:
+    (t0, a), (t1, b) = tables[0], tables[-1]
+    notes: list[str] = []
+    try:
+        hists: dict[Measure, Histogram] = {}
+        for measure in HISTOGRAMS:
+            if measure in names:
+                hists[measure], _ = _histogram(names[measure], a, b, notes)
+        requests = hists["e2el"].total
+        if requests <= 0:
+            raise WindowError("no traffic: no request finished in the window")
+        output = _counter(names["output_tokens"], a, b, notes)
+        prompt = _counter(names["prompt_tokens"], a, b, notes) if "prompt_tokens" in names else None
+    except WindowError as exc:
+        return Refused(t0, t1, str(exc))
+    concurrency, reason = None, None
+    if "running" in names:
+        gauge = names["running"]
+        readings = [sum(v for k, v in tb.items() if k[0] == gauge) for _, tb in tables[1:]]
+        concurrency = sum(readings) / len(readings)
+    else:
+        reason = "the engine exported no running-requests gauge"
+    if num_gpus is None:
+        notes.append("GPU count unknown: no tok/s per GPU")
+    return WindowPoint(
+        start_s=t0,
+        end_s=t1,
+        requests=requests,
+        output_tokens=output,
+        prompt_tokens=prompt,
+        num_gpus=num_gpus,
+        concurrency=concurrency,
+        concurrency_reason=reason,
+        histograms=hists,
+        names=dict(names),
+        notes=tuple(notes),
+    )

@@ -1,0 +1,105 @@
+"""Production telemetry as the API answers it: an upload's outcome, deployments, a report."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.schemas.answers.common import Answer
+
+
+class RefusedWindow(Answer):
+    start_s: float
+    end_s: float
+    reason: str
+
+
+class ProductionStored(Answer):
+    deployment_id: int
+    deployment: str
+    created: bool
+    engine: str
+    source: str
+    stored_windows: int
+    already_stored_windows: int
+    refused_windows: list[RefusedWindow]
+    notes: list[str]
+
+
+class DeploymentOut(Answer):
+    id: int
+    name: str
+    model: str | None
+    hardware: str | None
+    num_gpus: int | None
+    engine: str | None
+    engine_version: str | None
+
+
+class DeploymentListed(DeploymentOut):
+    windows: int
+
+
+class DeploymentList(Answer):
+    deployments: list[DeploymentListed]
+
+
+class EfficiencyOut(Answer):
+    value: float | None
+    frontier_tok_s_per_gpu: float | None
+    reason: str | None
+    bounds: list[float | None]  # [lower, upper] over the TPOT's bucket; null: not readable
+
+
+class WindowOut(Answer):
+    id: int
+    source: str
+    selector: str
+    start: str
+    end: str
+    start_s: float
+    end_s: float
+    duration_s: float
+    requests: float
+    request_rate: float
+    output_tok_s: float
+    total_tok_s: float | None
+    tok_s_per_gpu: float | None
+    num_gpus: int | None
+    concurrency: float | None
+    concurrency_reason: str | None
+    interactivity_tok_s_user: float | None
+    # {ttft|tpot|e2el: {p50|p90|p99: {value_ms, bucket_ms (null upper: +Inf) or reason}}}
+    percentiles: dict[str, dict[str, dict[str, Any]]]
+    series: dict[str, str]
+    per_token_tpot: bool
+    efficiency: EfficiencyOut
+    slo: dict[str, Any] | None
+    usd_per_mtok: float | None
+    usd_per_mtok_reason: str | None
+    flags: list[str]
+    notes: list[str]
+
+
+class FrontierUsed(Answer):
+    sweep_id: int
+    sweep: str
+    matched: bool
+    xs: list[float]
+    ys: list[float]
+
+
+class PriceUsed(Answer):
+    name: str | None
+    usd_per_gpu_hour: float | None
+    utilization: float
+    reason: str | None
+
+
+class ProductionReport(Answer):
+    deployment: DeploymentOut
+    frontier: FrontierUsed | None
+    options: dict[str, Any]
+    price: PriceUsed
+    rules: dict[str, str]
+    windows: list[WindowOut]
+    flagged: int
