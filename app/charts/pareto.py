@@ -37,6 +37,7 @@ def pareto_figure(
     frontier_only: bool = False,
     extra_traces: list[dict[str, Any]] | None = None,
     limits_at_edge: bool = True,
+    band_traces: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Frontier lines, faded dominated points, read-off stars, and the SLO's interactivity floor.
 
@@ -82,16 +83,20 @@ def pareto_figure(
         "uirevision": "explore",
     }
     fitted = traces if limits_at_edge else traces + extra
+    # Bands (app.charts.bands) sit beneath the lines and never move the axes.
+    shaded = list(band_traces or [])
+    traces = shaded + traces
     floor = slo_floor_x(params)
     also_x = [floor] if floor else []
     whole = ranges.fit_box(fitted, log_x=log_x, log_y=log_y, also_x=also_x)
     box = whole
     outlying: list[dict[str, Any]] = []
     if whole is not None:
-        bulk = outliers.bulk_box(traces, whole, also_x)
+        measured = traces[len(shaded) :]
+        bulk = outliers.bulk_box(measured, whole, also_x)
         if bulk is not None:
             box = bulk
-            outlying = outliers.edge_traces(traces, bulk, AXIS_UNITS)
+            outlying = outliers.edge_traces(measured, bulk, AXIS_UNITS)
     if box is not None and whole is not None:
         ranges.set_ranges(layout, box)
         outliers.set_log_ticks(layout, box, whole)

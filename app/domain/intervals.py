@@ -298,8 +298,10 @@ def separation(a: Interval, b: Interval, power: float = POWER) -> Separation:
     return Separation(more_a, more_b, a.unit, b.unit, power)
 
 
+@lru_cache(maxsize=512)
 def t_quantile(p: float, df: int) -> float:
-    """Inverse CDF of Student's t with df degrees of freedom (bisection on the exact CDF)."""
+    """Inverse CDF of Student's t with df degrees of freedom (bisection on the exact CDF);
+    kept, as a band asks the same few quantiles at every grid point."""
     if not 0 < p < 1 or df < 1:
         raise ValueError("t_quantile needs 0 < p < 1 and df ≥ 1")
     if p == 0.5:
