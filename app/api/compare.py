@@ -15,6 +15,7 @@ from app.http.deps import SessionDep
 from app.schemas.answers.compare import CompareAnswer
 from app.schemas.responses import ERROR_RESPONSES, answered_with
 from app.services import comparison
+from app.services.compare_bands import pair_bands_json
 from app.services.compare_intervals import PairIntervals
 from app.services.readoff_json import ci_fields
 
@@ -30,14 +31,21 @@ def api_compare(request: Request, session: SessionDep) -> Response:
     """The Compare page as JSON: every pair's ratio curve, headlines and read-off ratio."""
     context = compare_context(session, explore_state.parse(request.query_params))
     groups: list[comparison.PriceGroup] = context["groups"]
+    split = context["pair_bands"]
     body = {
         "query": context["state"].canonical_query(),
         "baseline": context["results"][0].meta.id if context["results"] else None,
         "dropped": [{"id": s.id, "name": s.name} for s in context["state"].dropped],
         "price_columns": [g.label for g in groups],
         "pairs": [
-            pair_json(p, groups, iv)
-            for p, iv in zip(context["pairs"], context["pair_intervals"], strict=True)
+            {
+                **pair_json(p, groups, iv),
+                # With bands=1: where A is really better (null without it).
+                "bands": None if split is None else pair_bands_json(split[k]),
+            }
+            for k, (p, iv) in enumerate(
+                zip(context["pairs"], context["pair_intervals"], strict=True)
+            )
         ],
         "figures": {
             "throughput_ratio": context["ratio_figure"],

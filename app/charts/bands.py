@@ -10,6 +10,7 @@ from typing import Any
 from app.charts.style import colour
 from app.domain.numbers import fmt_number, fmt_percent
 from app.services.bands import SweepBand
+from app.services.compare_bands import PairBands
 
 
 def rgba(hex_colour: str, alpha: float) -> str:
@@ -40,17 +41,15 @@ def shaded(
         "x": list(xs),
         "line": {"width": 0, "color": hex_colour},
         "customdata": hover,
-        "hoverinfo": "skip",
     }
     return [
-        {**common, "name": f"{name} · band (upper)", "y": list(highs)},
+        {**common, "name": f"{name} · band (upper)", "y": list(highs), "hoverinfo": "skip"},
         {
             **common,
             "name": f"{name} · band",
             "y": list(lows),
             "fill": "tonexty",
             "fillcolor": rgba(hex_colour, 0.18),
-            "hoverinfo": None,
             "hovertemplate": (
                 f"<b>{name}</b><br>%{{customdata[0]}} tok/s/user: "
                 f"%{{customdata[1]}}–%{{customdata[2]}} {unit}<extra>band</extra>"
@@ -73,3 +72,42 @@ def frontier_band_traces(found: Sequence[SweepBand], order: Sequence[int]) -> li
         name = f"{sb.result.meta.name} {fmt_percent(b.level)}"
         out.extend(shaded(name, b.x, b.low, b.high, colour(i), base, "tok/s/GPU"))
     return out
+
+
+STRETCH_FILL = {"above": "rgba(0,158,115,0.12)", "below": "rgba(213,94,0,0.12)"}
+
+
+def add_stretches(figure: dict[str, Any], split: Sequence[PairBands]) -> None:
+    """On the ratio chart: each pair's ratio band (in its line's colour) and, behind it, its
+    stretches where A is significantly above B (green) or below (orange), from the first to
+    the last grid interactivity of each stretch."""
+    traces: list[dict[str, Any]] = []
+    for i, pb in enumerate(split, start=1):
+        if not pb.ratios or pb.a is None or pb.b is None:
+            continue
+        name = f"{pb.a.result.meta.name} ÷ {pb.b.result.meta.name}"
+        lows = [r.low for r in pb.ratios]
+        highs = [r.high for r in pb.ratios]
+        base = {"meta": {"band": True, "pair": i}}
+        traces.extend(shaded(name, pb.xs, lows, highs, colour(i), base, "×"))
+        for s in pb.stretches:
+            fill = STRETCH_FILL.get(s.side)
+            if fill is None:
+                continue
+            figure["layout"]["shapes"].append(
+                {
+                    "type": "rect",
+                    "name": f"stretch-{s.side}",
+                    "xref": "x",
+                    "x0": s.x_from,
+                    "x1": s.x_to,
+                    "yref": "paper",
+                    "y0": 0,
+                    "y1": 1,
+                    "fillcolor": fill,
+                    "line": {"width": 0},
+                    "layer": "below",
+                }
+            )
+    # Beneath the ratio lines, which stay the traces the legend lists first.
+    figure["data"] = traces + figure["data"]

@@ -114,7 +114,7 @@ def request_replicates(
     x scales by q ÷ q*, q the point's TPOT `stat` (mean or pNN, numpy's linear percentile) over
     its requests and q* the same over a resample; y by the resample's token sum ÷ the point's.
     A point without requests keeps its x and y in every resample."""
-    b, m = resamples, len(points)
+    b = resamples
     x0 = np.array([_nan(p.x) for p in points], dtype=np.float64)
     y0 = np.array([_nan(p.y) for p in points], dtype=np.float64)
     xs = np.tile(x0, (b, 1))
@@ -160,7 +160,7 @@ def _stat(sorted_values: np.ndarray, counts: np.ndarray, q: float | None) -> np.
 def _at_rank(values: np.ndarray, cumulative: np.ndarray, rank: np.ndarray) -> np.ndarray:
     """The value at 0-based `rank` of each row's drawn multiset."""
     idx = np.argmax(cumulative > rank[:, None], axis=1)
-    return values[idx]
+    return np.asarray(values[idx])
 
 
 def run_replicates(
@@ -271,9 +271,7 @@ def _shown(reps: Replicates, grid: Sequence[float], method: Interpolation) -> li
     front = pareto_frontier(list(reps.x0), list(reps.y0))
     fx = [float(reps.x0[i]) for i in front]
     fy = [float(reps.y0[i]) for i in front]
-    return [
-        fy[0] if fx and x < fx[0] else value_at(fx, fy, x, _readable(method)).y for x in grid
-    ]
+    return [fy[0] if fx and x < fx[0] else value_at(fx, fy, x, _readable(method)).y for x in grid]
 
 
 def _readable(method: Interpolation) -> Interpolation:

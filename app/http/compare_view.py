@@ -9,9 +9,11 @@ from sqlalchemy.orm import Session
 
 from app.charts import compare as charts_compare
 from app.charts import pareto as charts
+from app.charts.bands import add_stretches
 from app.http import views
 from app.schemas.explore import ExploreQuery
-from app.services import comparison
+from app.services import bands, comparison
+from app.services.compare_bands import pair_bands
 from app.services.compare_intervals import pair_intervals
 
 
@@ -20,7 +22,13 @@ def compare_context(session: Session, query: ExploreQuery) -> dict[str, Any]:
     view = views.build(session, query, default_series=2)
     pairs = comparison.pairs(view.results, view.groups, view.params)
     intervals = [pair_intervals(p, view.params) for p in pairs]
+    split = None
+    if view.state.query.bands and pairs:
+        samples = bands.samples_for(session, view.results)
+        split = [pair_bands(p, view.params, samples) for p in pairs]
     ratio_figure = charts_compare.throughput_ratio_figure(pairs, view.params.slo, intervals)
+    if split is not None:
+        add_stretches(ratio_figure, split)
     cost_figure = charts_compare.cost_ratio_figure(pairs, view.groups, view.params.slo)
     series = view.sensitivity()
     sens = (
@@ -50,6 +58,7 @@ def compare_context(session: Session, query: ExploreQuery) -> dict[str, Any]:
         "groups": view.groups,
         "pairs": pairs,
         "pair_intervals": intervals,
+        "pair_bands": split,
         "ratio_figure": ratio_figure,
         "cost_figure": cost_figure,
         "sensitivity_figure": sens,

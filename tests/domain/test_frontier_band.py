@@ -45,9 +45,7 @@ def test_the_vectorised_frontier_reads_what_value_at_reads_on_every_row(
         xs = [None if np.isnan(v) else float(v) for v in x[row]]
         front = pareto_frontier(xs, list(y[row]))
         fx, fy = [x[row, i] for i in front], [y[row, i] for i in front]
-        want = [
-            value_at(fx, fy, g, method).y if not fx or g >= fx[0] else max(fy) for g in grid
-        ]
+        want = [value_at(fx, fy, g, method).y if not fx or g >= fx[0] else max(fy) for g in grid]
         assert [None if np.isnan(v) else v for v in got[row]] == pytest.approx(want)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import plotly.graph_objects as go
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
@@ -20,11 +21,11 @@ POINTS = (
 
 
 def requests_csv(scale: int) -> bytes:
-    """40 requests at 4 and 80 at 8; output lengths 50…149 (times `scale`), TPOT near the
-    points' own."""
+    """40 requests at 4 and 80 at 8; output lengths 50…149 (times `scale`, in another order),
+    TPOT near the points' own."""
     rows = []
     for k in range(40):
-        n = (50 + (k * 37) % 100) * scale
+        n = (50 + (k * (37 + scale)) % 100) * scale
         rows.append(f"reqs,4,100,{100 + 10 * (n - 1) + k % 5},{n},10,true\n")
     for k in range(80):
         n = (50 + (k * 53) % 100) * scale
@@ -39,7 +40,9 @@ def per_request_sweep(client: TestClient, name: str, scale: int) -> int:
     points = POINTS.replace(b"reqs", name.encode()).replace(b"{light}", str(light).encode())
     points = points.replace(b"{heavy}", str(heavy).encode())
     return upload_id(
-        client, (f"{name}.csv", points), (f"{name}.requests.csv", body.replace(b"reqs", name.encode()))
+        client,
+        (f"{name}.csv", points),
+        (f"{name}.requests.csv", body.replace(b"reqs", name.encode())),
     )
 
 
@@ -71,7 +74,9 @@ def test_bands_come_as_arrays_in_the_explore_answer_and_shade_the_chart(
     assert r["method"] == "bootstrap-requests" and r["level"] == 0.9 and r["seed"] == 0
     assert r["resamples"] == 1000 and r["reason"] is None
     assert r["x_tok_s_user"][0] == 50 and r["x_tok_s_user"][-1] == 100
-    for y, lo, hi in zip(r["tok_s_per_gpu"], r["low_tok_s_per_gpu"], r["high_tok_s_per_gpu"]):
+    for y, lo, hi in zip(
+        r["tok_s_per_gpu"], r["low_tok_s_per_gpu"], r["high_tok_s_per_gpu"], strict=True
+    ):
         assert lo is not None and hi is not None and lo <= y <= hi
     # Runs: the frontier is each configuration's mean (1100 at 50 tok/s/user).
     assert u["method"] == "bootstrap-runs"
@@ -81,6 +86,7 @@ def test_bands_come_as_arrays_in_the_explore_answer_and_shade_the_chart(
     shaded = [t for t in body["figure"]["data"] if t.get("meta", {}).get("band")]
     assert len(shaded) == 4 and shaded[1]["fill"] == "tonexty"
     assert body["figure"]["data"][:4] == shaded
+    go.Figure({"data": body["figure"]["data"], "layout": body["figure"]["layout"]})  # valid
     # The same query gives the same band (seeded).
     again = explore(client, sweep=[reqs, runs], bands=1, ci_level=0.9)["bands"]
     assert again == body["bands"]
@@ -96,3 +102,42 @@ def test_bands_come_as_arrays_in_the_explore_answer_and_shade_the_chart(
     assert statuses == {str(reqs): "true", str(runs): "true"}
     box = page.select_one("#a-bands")
     assert box is not None and box.has_attr("checked")
+
+
+def test_compare_splits_the_shared_range_into_stretches_with_their_ratio_intervals(
+    client: TestClient,
+) -> None:
+    base = per_request_sweep(client, "base", 1)
+    double = per_request_sweep(client, "double", 2)  # twice the tokens: about 2× throughput
+    params = {"sweep": [base, double], "picked": 1, "preset": "custom", "bands": 1}
+    response = client.get("/api/compare", params=params)
+    assert response.status_code == 200, response.text
+    [pair] = response.json()["pairs"]
+    split = pair["bands"]
+    assert split["reason"] is None and len(split["x_tok_s_user"]) == 60
+    stretch, end = split["stretches"]
+    assert stretch["side"] == "above" and stretch["from_tok_s_user"] == 50
+    assert 1.5 < stretch["ratio_low"] < 2 < stretch["ratio_high"] < 2.5
+    # At 100 tok/s/user, both sweeps' most interactive point: a resample whose point is a
+    # hair slower does not reach it, so the ratio has no interval there.
+    assert end == {"side": "unknown", "from_tok_s_user": 100, "to_tok_s_user": 100,
+                   "ratio_low": None, "ratio_high": None}  # fmt: skip
+    low, high = (f"{v:.3g}" for v in (stretch["ratio_low"], stretch["ratio_high"]))
+    assert split["headline"] == (
+        f"double is {low}–{high}× base from 50 to 99.2 tok/s/user; no interval at 100 tok/s/user"
+    )
+    area = split["area"]
+    assert area["ratio"]["ci_low"] > 1 and area["ratio"]["ci_method"] == "ratio-bootstrap"
+    shapes = response.json()["figures"]["throughput_ratio"]["layout"]["shapes"]
+    assert [s["name"] for s in shapes if s.get("name", "").startswith("stretch")] == [
+        "stretch-above"
+    ]
+    figure = response.json()["figures"]["throughput_ratio"]
+    go.Figure({"data": figure["data"], "layout": figure["layout"]})  # a valid Plotly figure
+    page = BeautifulSoup(client.get("/compare", params=params).text, "html.parser")
+    rows = page.select(f"#stretches-{double} tr.stretch")
+    assert [r["data-side"] for r in rows] == ["above", "unknown"]
+    headline = page.select_one(f"#stretches-{double} .stretch-headline")
+    assert headline is not None and split["headline"] in headline.get_text(" ", strip=True)
+    without = client.get("/api/compare", params={**params, "bands": 0}).json()
+    assert without["pairs"][0]["bands"] is None
