@@ -141,3 +141,13 @@ def test_compare_splits_the_shared_range_into_stretches_with_their_ratio_interva
     assert headline is not None and split["headline"] in headline.get_text(" ", strip=True)
     without = client.get("/api/compare", params={**params, "bands": 0}).json()
     assert without["pairs"][0]["bands"] is None
+
+
+def test_the_frontier_answer_gives_the_band_when_asked(client: TestClient) -> None:
+    runs = upload_id(client, ("runs.csv", RUNS))
+    plain = client.get("/api/frontier", params={"sweep": runs}).json()
+    assert plain["sweeps"][0]["band"] is None
+    body = client.get("/api/frontier", params={"sweep": runs, "band": 1, "ci_level": 0.8}).json()
+    band = body["sweeps"][0]["band"]
+    assert band["method"] == "bootstrap-runs" and band["level"] == 0.8
+    assert band["x_tok_s_user"][0] == 50 and band["tok_s_per_gpu"][0] == 1100

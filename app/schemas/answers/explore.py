@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from app.schemas.answers.common import Answer, Named, PlotlyFigure
-from app.schemas.answers.readoff import PriceColumnOut, ReadoffRow, SloOut
+from app.schemas.answers.readoff import BandOut, PriceColumnOut, ReadoffRow, SloOut
 
 
 class WorkGroupOut(Answer):
@@ -72,24 +70,6 @@ class AnswerStrip(Answer):
 
     order: list[int]
     shown_first: int
-
-
-class BandOut(Answer):
-    """A sweep's frontier band (bands=1): at each `x_tok_s_user` the frontier's tok/s per GPU
-    and its interval at `level` (null where there is none); `reason` when it has no band."""
-
-    sweep_id: int
-    name: str
-    reason: str | None
-    method: Literal["bootstrap-requests", "bootstrap-runs"] | None
-    level: float | None
-    interpolation: str | None
-    resamples: int | None
-    seed: int | None
-    x_tok_s_user: list[float]
-    tok_s_per_gpu: list[float | None]
-    low_tok_s_per_gpu: list[float | None]
-    high_tok_s_per_gpu: list[float | None]
 
 
 class ExploreAnswer(Answer):
