@@ -168,8 +168,9 @@ DEFINITIONS: tuple[Definition, ...] = (
         "Interval from repeated runs (t)",
         "x̄ ± t₍₁₊L₎/₂, n−1 · s ÷ √n over the n runs at the operating point's load that pass",
         "Percentile mode has no per-request counts, so the spread between runs of the same "
-        "configuration is the evidence. The value shown stays the best passing run (the "
-        "goodput); the interval is for the runs' mean. A headline on Compare uses the runs at "
+        "configuration is the evidence. With two or more passing runs at the operating "
+        "load, the goodput shown is their geometric mean and the interval its t-log interval, "
+        "from the same runs; the best run is kept beside it as a labelled figure. A headline on Compare uses the runs at "
         "the measured frontier point it reads; an interpolated value has no interval.",
     ),
     Definition(

@@ -141,6 +141,10 @@ class ReadoffResult(Answer):
     reason: str | None
     goodput_tok_s_per_gpu: float | None
     goodput_requests_per_s: float | None
+    # Percentile mode, repeated passing runs at the operating load: the goodput is their
+    # geometric mean (this says so) and the best run is a separate figure; null otherwise.
+    goodput_statistic: str | None
+    best_run_tok_s_per_gpu: float | None
     operating_point: OperatingPoint | None
     estimate: EstimateOut | None
     tok_s_per_mw: float | None

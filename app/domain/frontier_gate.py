@@ -1,0 +1,93 @@
+"""`check --scope frontier`: does the candidate's frontier fall below the baseline's band?
+
+At each interactivity of a grid over the shared range (evenly spaced, so a share of its points
+is a share of the range), the candidate is below when its frontier is under the baseline's
+band (its low end) AND under the baseline's own frontier by more than the tolerance. Where the
+baseline has no band (one run per configuration), the tolerance alone decides there, as the
+SLO rule does without an interval. The candidate regresses when it is below over at least
+`share` of the range (default 30 %).
+
+Pure math: imports only the standard library and app.domain.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.domain.frontier_band import Band
+from app.domain.numbers import fmt_number, fmt_percent
+
+DEFAULT_SHARE = 0.30
+
+
+@dataclass(frozen=True)
+class FrontierVerdict:
+    """`share_below` of the grid points where both frontiers have a value; `below` the
+    stretches (from, to) where the candidate is below; the mean tok/s per GPU of each frontier
+    over those points (the figures a report shows)."""
+
+    regression: bool
+    share_below: float | None
+    share: float
+    tolerance: float
+    below: tuple[tuple[float, float], ...]
+    baseline_mean: float | None
+    candidate_mean: float | None
+    note: str
+
+
+def frontier_verdict(
+    baseline: Band, candidate: Band, tolerance: float, share: float = DEFAULT_SHARE
+) -> FrontierVerdict:
+    """Compare two bands read at the same grid (the shared range)."""
+    if baseline.x != candidate.x:
+        raise ValueError("the two bands must be read at the same grid")
+    flags: list[tuple[float, bool]] = []
+    base_ys: list[float] = []
+    cand_ys: list[float] = []
+    for k, x in enumerate(baseline.x):
+        yb, yc, low = baseline.y[k], candidate.y[k], baseline.low[k]
+        if yb is None or yc is None:
+            continue
+        base_ys.append(yb)
+        cand_ys.append(yc)
+        under_band = low is None or yc < low
+        flags.append((x, under_band and yc < (1 - tolerance) * yb))
+    if not flags:
+        return FrontierVerdict(
+            False, None, share, tolerance, (), None, None, "no shared range to compare"
+        )
+    below = _stretches(flags)
+    fraction = sum(1 for _, b in flags if b) / len(flags)
+    regression = fraction >= share and fraction > 0
+    where = ", ".join(f"{fmt_number(a)}–{fmt_number(b)}" for a, b in below)
+    note = (
+        f"below the baseline's band by more than {fmt_percent(tolerance)} over "
+        f"{fmt_percent(fraction)} of the shared range"
+        + (f" ({where} tok/s/user)" if below else "")
+        + f"; the limit is {fmt_percent(share)}"
+    )
+    return FrontierVerdict(
+        regression,
+        fraction,
+        share,
+        tolerance,
+        below,
+        sum(base_ys) / len(base_ys),
+        sum(cand_ys) / len(cand_ys),
+        note,
+    )
+
+
+def _stretches(flags: list[tuple[float, bool]]) -> tuple[tuple[float, float], ...]:
+    out: list[tuple[float, float]] = []
+    run: list[float] = []
+    for x, below in flags:
+        if below:
+            run.append(x)
+        elif run:
+            out.append((run[0], run[-1]))
+            run = []
+    if run:
+        out.append((run[0], run[-1]))
+    return tuple(out)
