@@ -170,8 +170,9 @@ DEFINITIONS: tuple[Definition, ...] = (
         "Percentile mode has no per-request counts, so the spread between runs of the same "
         "configuration is the evidence. With two or more passing runs at the operating "
         "load, the goodput shown is their geometric mean and the interval its t-log interval, "
-        "from the same runs; the best run is kept beside it as a labelled figure. A headline on Compare uses the runs at "
-        "the measured frontier point it reads; an interpolated value has no interval.",
+        "from the same runs; the best run is kept beside it as a labelled figure. A headline "
+        "on Compare uses the runs at the measured frontier point it reads; an interpolated "
+        "value has no interval.",
     ),
     Definition(
         "ci-ratio",
