@@ -171,7 +171,22 @@ def check_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         action="store_true",
         help="compare different models, workloads or ISL/OSL (a comparison, never a regression)",
     )
-    check.add_argument("--format", choices=("text", "markdown", "json"), default="markdown")
+    check.add_argument(
+        "--scope",
+        choices=("slo", "frontier"),
+        default="slo",
+        help="slo: the read-off at the SLO; frontier: the whole frontier against the baseline's "
+        "confidence band",
+    )
+    check.add_argument(
+        "--share",
+        type=float,
+        default=0.30,
+        help="--scope frontier: share of the shared range below the band that fails, 0.3 = 30 %%",
+    )
+    check.add_argument(
+        "--format", choices=("text", "markdown", "json", "junit"), default="markdown"
+    )
     check.add_argument("--base-url", help="for the Compare link (default: PARETOSCOPE_BASE_URL)")
 
     def one_line(message: str) -> NoReturn:
@@ -222,6 +237,8 @@ def check(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(doc, indent=2) + "\n")
     elif args.format == "text":
         sys.stdout.write(check_report.text(doc))
+    elif args.format == "junit":
+        sys.stdout.write(check_report.junit(doc))
     else:
         sys.stdout.write(doc["summary"])
     return report.exit_code

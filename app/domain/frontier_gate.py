@@ -1,11 +1,11 @@
 """`check --scope frontier`: does the candidate's frontier fall below the baseline's band?
 
 At each interactivity of a grid over the shared range (evenly spaced, so a share of its points
-is a share of the range), the candidate is below when its frontier is under the baseline's
-band (its low end) AND under the baseline's own frontier by more than the tolerance. Where the
-baseline has no band (one run per configuration), the tolerance alone decides there, as the
-SLO rule does without an interval. The candidate regresses when it is below over at least
-`share` of the range (default 30 %).
+is a share of the range), the candidate is below when its band lies wholly under the baseline's
+(its high end under the baseline's low end; its frontier, without a band) AND its frontier is
+under the baseline's by more than the tolerance. Where the baseline has no band (one run per
+configuration), the tolerance alone decides there, as the SLO rule does without an interval.
+The candidate regresses when it is below over at least `share` of the range (default 30 %).
 
 Pure math: imports only the standard library and app.domain.
 """
@@ -16,8 +16,13 @@ from dataclasses import dataclass
 
 from app.domain.frontier_band import Band
 from app.domain.numbers import fmt_number, fmt_percent
+from app.domain.pareto import Interpolation
 
 DEFAULT_SHARE = 0.30
+# The gate reads frontiers linearly between measured points: a staircase steps where each
+# sweep's points happen to fall, so two runs of one system would differ by a whole step
+# wherever one's point lands a hair left of the other's (calibration: bench/calibration.py).
+GATE_INTERPOLATION: Interpolation = "linear"
 
 
 @dataclass(frozen=True)
@@ -51,7 +56,9 @@ def frontier_verdict(
             continue
         base_ys.append(yb)
         cand_ys.append(yc)
-        under_band = low is None or yc < low
+        # The candidate's own band too: its frontier moves with its noise as the baseline's does.
+        top = candidate.high[k] if candidate.high[k] is not None else yc
+        under_band = low is None or top < low
         flags.append((x, under_band and yc < (1 - tolerance) * yb))
     if not flags:
         return FrontierVerdict(

@@ -41,7 +41,9 @@ class Side:
 
 @dataclass(frozen=True)
 class Finding:
-    figure: Literal["meets_slo", "goodput_tok_s_per_gpu", "usd_per_mtok"]
+    # "frontier": `check --scope frontier` (app.domain.frontier_gate), its figures the mean
+    # tok/s per GPU of each frontier over the shared range.
+    figure: Literal["meets_slo", "goodput_tok_s_per_gpu", "usd_per_mtok", "frontier"]
     label: str
     baseline: float | bool | None
     candidate: float | bool | None
