@@ -106,7 +106,7 @@ SMOKE = Scale(
     scale_sweeps=(3, 6),
     scale_samples_per_sweep=64,
     scale_backends=("SQLite", "Postgres"),
-    calibration_pairs=4,
+    calibration_pairs=2,
 )
 
 

@@ -1,10 +1,11 @@
 """`check --scope frontier`: does the candidate's frontier fall below the baseline's band?
 
 At each interactivity of a grid over the shared range (evenly spaced, so a share of its points
-is a share of the range), the candidate is below when its band lies wholly under the baseline's
-(its high end under the baseline's low end; its frontier, without a band) AND its frontier is
-under the baseline's by more than the tolerance. Where the baseline has no band (one run per
-configuration), the tolerance alone decides there, as the SLO rule does without an interval.
+is a share of the range), the candidate is below when it is significantly below the baseline
+(candidate ÷ baseline's interval, from both bands, wholly under 1×: Compare's "significantly
+below" stretch) AND its frontier is under the baseline's by more than the tolerance. Where
+there is no interval (a sweep without request samples or repeated runs), the tolerance alone
+decides there, as the SLO rule does without an interval.
 The candidate regresses when it is below over at least `share` of the range (default 30 %).
 
 Pure math: imports only the standard library and app.domain.
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from app.domain.frontier_band import Band
 from app.domain.numbers import fmt_number, fmt_percent
 from app.domain.pareto import Interpolation
+from app.domain.stretches import ratios
 
 DEFAULT_SHARE = 0.30
 # The gate reads frontiers linearly between measured points: a staircase steps where each
@@ -50,16 +52,16 @@ def frontier_verdict(
     flags: list[tuple[float, bool]] = []
     base_ys: list[float] = []
     cand_ys: list[float] = []
-    for k, x in enumerate(baseline.x):
-        yb, yc, low = baseline.y[k], candidate.y[k], baseline.low[k]
+    for k, (x, ratio) in enumerate(zip(baseline.x, ratios(candidate, baseline), strict=True)):
+        yb, yc = baseline.y[k], candidate.y[k]
         if yb is None or yc is None:
             continue
         base_ys.append(yb)
         cand_ys.append(yc)
-        # The candidate's own band too: its frontier moves with its noise as the baseline's does.
-        top = candidate.high[k] if candidate.high[k] is not None else yc
-        under_band = low is None or top < low
-        flags.append((x, under_band and yc < (1 - tolerance) * yb))
+        # Both bands' noise: the ratio's interval (paired resamples, else both on the log
+        # scale), as Compare's stretches; without one, the tolerance alone decides.
+        below = ratio.high < 1 if ratio.high is not None else True
+        flags.append((x, below and yc < (1 - tolerance) * yb))
     if not flags:
         return FrontierVerdict(
             False, None, share, tolerance, (), None, None, "no shared range to compare"
