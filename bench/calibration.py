@@ -92,7 +92,7 @@ class Config:
 
     @property
     def tpot_ms(self) -> np.ndarray:
-        return (self.e2el_ms - self.ttft_ms) / np.maximum(self.tokens - 1, 1)
+        return np.asarray((self.e2el_ms - self.ttft_ms) / np.maximum(self.tokens - 1, 1))
 
     @property
     def tok_s(self) -> float:

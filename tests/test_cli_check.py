@@ -323,15 +323,19 @@ def test_the_frontier_scope_judges_the_whole_curve_and_junit_has_one_case_per_cr
     cli: Callable[..., int],
     imported_scaled: Callable[..., None],
     capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
 ) -> None:
     from xml.etree import ElementTree
 
     imported_scaled("main", "baseline:main")
     imported_scaled("slower", throughput=0.8)  # 20 % below everywhere: no band, tolerance decides
-    imported_scaled("equal", throughput=1.0)
+    imported_scaled("equal", "nightly-tag", throughput=1.0)
     frontier = ("--baseline", "baseline:main", "--scope", "frontier", *SLO)
-    assert cli("check", "equal", *frontier) == 0
-    capsys.readouterr()
+    # The CI snippet's call (docs/cli.md): the markdown summary out, JUnit XML to a file.
+    junit_file = tmp_path / "paretoscope.xml"
+    assert cli("check", "nightly-tag", *frontier, "--junit", junit_file) == 0
+    assert capsys.readouterr().out.startswith("### Paretoscope check: pass")
+    assert ElementTree.parse(junit_file).getroot().get("failures") == "0"
     assert cli("check", "slower", *frontier, "--format", "junit") == 1
     suite = ElementTree.fromstring(capsys.readouterr().out)
     assert (suite.tag, suite.get("tests"), suite.get("failures")) == ("testsuite", "1", "1")

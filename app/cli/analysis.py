@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import NoReturn
 
 from app.cli.common import sweep_id, upgrade
@@ -187,6 +188,9 @@ def check_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     check.add_argument(
         "--format", choices=("text", "markdown", "json", "junit"), default="markdown"
     )
+    check.add_argument(
+        "--junit", type=Path, help="also write JUnit XML here (one test case per criterion)"
+    )
     check.add_argument("--base-url", help="for the Compare link (default: PARETOSCOPE_BASE_URL)")
 
     def one_line(message: str) -> NoReturn:
@@ -209,7 +213,9 @@ def check(args: argparse.Namespace) -> int:
     from app.store.sweeps import NotFound
 
     fields = {
-        k: v for k, v in vars(args).items() if k not in ("command", "format") and v is not None
+        k: v
+        for k, v in vars(args).items()
+        if k not in ("command", "format", "junit") and v is not None
     }
     try:
         query = CheckQuery.model_validate(fields)
@@ -241,4 +247,6 @@ def check(args: argparse.Namespace) -> int:
         sys.stdout.write(check_report.junit(doc))
     else:
         sys.stdout.write(doc["summary"])
+    if args.junit is not None:
+        args.junit.write_text(check_report.junit(doc), encoding="utf-8")
     return report.exit_code

@@ -60,8 +60,8 @@ def frontier_verdict(
         cand_ys.append(yc)
         # Both bands' noise: the ratio's interval (paired resamples, else both on the log
         # scale), as Compare's stretches; without one, the tolerance alone decides.
-        below = ratio.high < 1 if ratio.high is not None else True
-        flags.append((x, below and yc < (1 - tolerance) * yb))
+        significant = ratio.high < 1 if ratio.high is not None else True
+        flags.append((x, significant and yc < (1 - tolerance) * yb))
     if not flags:
         return FrontierVerdict(
             False, None, share, tolerance, (), None, None, "no shared range to compare"

@@ -9,15 +9,20 @@ import polars as pl
 import pytest
 
 from app.domain.frontier_band import (
+    Band,
     PointRequests,
     band,
+    even_grid,
     frontier_grid,
     frontier_values,
     request_replicates,
     resamples_for,
     run_replicates,
 )
+from app.domain.frontier_gate import frontier_verdict
+from app.domain.intervals import Interval
 from app.domain.pareto import Interpolation, pareto_frontier, value_at
+from app.domain.stretches import headline, stretches
 
 # Eight points of a known sweep: median TPOT (ms), mean output tokens per request; each point's
 # requests last DURATION_S on one GPU. Interactivity 1000/TPOT rises as throughput falls, so
@@ -115,3 +120,49 @@ def test_single_runs_give_no_run_band_and_huge_sweeps_draw_fewer_resamples() -> 
     b = band(run_replicates([1.0, 2.0], [10.0, 20.0], [200.0, 100.0], 100), [12.0, 20.0])
     assert b.y == (100.0, 100.0) and b.low == (None, None) and not b.known
     assert resamples_for(1_000) == 1000 and resamples_for(1_000_000) == 200
+
+
+def _runs_band(scale: float, grid: list[float], drop_from: float = 0.0) -> Band:
+    """Four runs of each of the eight known configurations, throughput × `scale` where the
+    interactivity is at or above `drop_from`, with 1 % noise (fixed)."""
+    rng = np.random.default_rng(int(scale * 100) + int(drop_from))
+    loads = [float(c) for c in range(8) for _ in range(4)]
+    xs = [TRUE_X[int(c)] for c in loads]
+    ys = [
+        TRUE_Y[int(c)] * (scale if TRUE_X[int(c)] >= drop_from else 1.0) * (1 + rng.normal(0, 0.01))
+        for c in loads
+    ]
+    return band(run_replicates(loads, xs, ys, resamples=400), grid, 0.95, "linear")
+
+
+def test_the_frontier_gate_flags_a_drop_over_its_share_and_says_where() -> None:
+    grid = even_grid(float(TRUE_X[0]), float(TRUE_X[-1]))
+    base = _runs_band(1.0, grid)
+    same = frontier_verdict(base, _runs_band(1.0, grid), 0.05)
+    assert not same.regression and same.share_below == 0 and same.below == ()
+    # 10 % less from the load at 47.6 tok/s/user on (over half of 20–87): a regression.
+    dropped = frontier_verdict(base, _runs_band(0.9, grid, drop_from=40.0), 0.05)
+    assert dropped.regression and dropped.share_below is not None
+    assert 0.5 < dropped.share_below < 0.75
+    [(start, end)] = dropped.below
+    assert 38.5 < start < 47.6 and end == grid[-1]  # read linearly between the two loads
+    assert "over 6" in dropped.note and "the limit is 30 %" in dropped.note
+    # Asked for more of the range than fell, it passes.
+    assert not frontier_verdict(base, _runs_band(0.9, grid, 40.0), 0.05, share=0.8).regression
+
+
+def test_stretches_merge_neighbours_and_the_headline_says_where_a_is_really_better() -> None:
+    ivs = [
+        Interval(1.5, 1.4, 1.6, 0.95, "t"),
+        Interval(1.7, 1.5, 1.9, 0.95, "t"),
+        Interval(1.1, 0.9, 1.3, 0.95, "t"),
+        Interval(1.0, 0.8, 1.2, 0.95, "t"),
+    ]
+    found = stretches([40.0, 90.0, 95.0, 120.0], ivs)
+    assert [(s.side, s.x_from, s.x_to, s.low, s.high) for s in found] == [
+        ("above", 40.0, 90.0, 1.4, 1.9),
+        ("same", 95.0, 120.0, 0.8, 1.3),
+    ]
+    assert headline(found, "A", "B") == (
+        "A is 1.4–1.9× B from 40 to 90 tok/s/user; not distinguishable beyond 95"
+    )
