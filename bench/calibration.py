@@ -159,6 +159,7 @@ class Measured:
     points: list[PointMetrics]
     mode: str
     configs: list[Config]
+    readoff: Readoff
 
 
 def measure(configs: list[Config], mode: str) -> Measured:
@@ -177,7 +178,7 @@ def measure(configs: list[Config], mode: str) -> Measured:
         regression.Interval(g.low, g.high) if g.low is not None and g.high is not None else None
     )
     side = regression.Side(readoff.meets_slo, readoff.goodput_tok_s_per_gpu, interval)
-    return Measured(side, points, mode, configs)
+    return Measured(side, points, mode, configs, readoff)
 
 
 def bands_on(base: Measured, cand: Measured) -> tuple[Band, Band] | None:
@@ -217,7 +218,8 @@ def rates(real: Requests, pairs: int, mode: str, drop: bool, seed: int) -> Rates
     for _ in range(pairs):
         base = measure(sweep(real, rng, n, runs, False), mode)
         cand = measure(sweep(real, rng, n, runs, drop), mode)
-        slo = regression.compare(base.side, cand.side, TOLERANCE)
+        noise = regression.moved_within_noise(base.readoff, base.points, cand.readoff, cand.points)
+        slo = regression.compare(base.side, cand.side, TOLERANCE, noise)
         flagged["slo"] += slo.verdict == "regression"
         found = bands_on(base, cand)
         if found is not None:

@@ -157,7 +157,10 @@ def run(session: Session, query: CheckQuery, base_url: str | None = None) -> Che
         )
         outcome = Outcome("regression" if finding.regression else "pass", (finding,))
     else:
-        outcome = regression.compare(side_of(base_doc), side_of(cand_doc), query.tolerance)
+        by_id = {int(r.meta.id): r for r in results}
+        b, c = by_id[baseline.sweep_id], by_id[candidate.sweep_id]
+        noise = regression.moved_within_noise(b.readoff, b.points, c.readoff, c.points)
+        outcome = regression.compare(side_of(base_doc), side_of(cand_doc), query.tolerance, noise)
     if outcome.verdict == "unknown":
         field, who, doc = (
             ("baseline", baseline, base_doc)
