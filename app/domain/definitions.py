@@ -195,8 +195,8 @@ DEFINITIONS: tuple[Definition, ...] = (
         "change. Otherwise, where a load was run more than once, each configuration is the mean "
         "of its runs and the runs are resampled within it; k is the run count of the "
         "configuration read there (a percentile interval over 2–5 runs covers far less than "
-        "its level; this is the t interval of one configuration's mean). A resample that does "
-        "not reach an interactivity the shown frontier reaches counts 0 there. The band is "
+        "its level; this is the t interval of one configuration's mean). A resample whose most "
+        "interactive point falls short of the shown one's is read at that point. The band is "
         "pointwise: each interactivity's interval holds at its level on its own. On simulated "
         "sweeps of known distribution it covers the true frontier 94–96 % of the time at 95 %.",
     ),

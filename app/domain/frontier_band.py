@@ -77,8 +77,8 @@ class Replicates:
 class Band:
     """The frontier at each grid interactivity (`y`, None outside its measured range) and its
     interval (`low`, `high`; None where there is none). `values` are the resamples' frontiers
-    at the grid (B × G; 0 where a resample does not reach what the shown one reaches, NaN where
-    neither does), for ratios and areas."""
+    at the grid (B × G; a resample that falls short of what the shown one reaches read at its
+    most interactive point; NaN where the shown one does not reach), for ratios and areas."""
 
     x: tuple[float, ...]
     y: tuple[float | None, ...]
@@ -225,10 +225,11 @@ def band(
     g = np.asarray(grid, dtype=np.float64)
     shown = _shown(reps, grid, interpolation)
     values = frontier_values(reps.x, reps.y, g, interpolation)
-    # Where the shown frontier reaches, a resample that does not serves nothing there (0): near
-    # the most interactive point the band's lower end falls to 0 when that point may not hold.
+    # Where the shown frontier reaches, a resample whose most interactive point falls a hair
+    # short is read at that point: the band is about throughput; the range end's own
+    # uncertainty is in interactivity, which the band does not draw.
     shown_at = np.array([y is not None for y in shown])
-    values = np.where(shown_at[None, :] & np.isnan(values), 0.0, values)
+    values = np.where(shown_at[None, :] & np.isnan(values), _end_values(reps)[:, None], values)
     low: list[float | None] = []
     high: list[float | None] = []
     if reps.method == "bootstrap-requests":
@@ -263,6 +264,14 @@ def band(
         reps.seed,
         values,
     )
+
+
+def _end_values(reps: Replicates) -> np.ndarray:
+    """Each resample's throughput at its most interactive point (NaN when it has none)."""
+    x = np.where(np.isfinite(reps.x) & np.isfinite(reps.y) & (reps.x > 0), reps.x, -np.inf)
+    at = np.argmax(x, axis=1)
+    ends = reps.y[np.arange(len(at)), at]
+    return np.where(np.isfinite(x.max(axis=1)), ends, np.nan)
 
 
 def _shown(reps: Replicates, grid: Sequence[float], method: Interpolation) -> list[float | None]:

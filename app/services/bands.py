@@ -108,14 +108,19 @@ def sweep_band(
     samples: pl.DataFrame | None,
     grid: Sequence[float] | None = None,
 ) -> SweepBand:
-    """The band on `grid` (default: over the sweep's own frontier), or why there is none."""
+    """The band on `grid`, or why there is none. Without a grid (Explore, /api/frontier): over
+    the sweep's own frontier, read linearly where the read-off's method is the staircase, as
+    the chart joins frontier points with straight lines."""
     reps = replicates(result, params, samples)
     if reps is None:
         return SweepBand(result, None, NO_VARIATION)
     on = list(grid) if grid is not None else frontier_grid(reps)
     if not on:
         return SweepBand(result, None, "no frontier")
-    found = band(reps, on, params.ci_level, params.interpolation)
+    method = params.interpolation
+    if grid is None and method == "staircase":
+        method = "linear"  # around the frontier as Explore draws it: straight lines
+    found = band(reps, on, params.ci_level, method)
     if not found.known:
         return SweepBand(result, found, "one run per configuration on the frontier: no band")
     return SweepBand(result, found, None)

@@ -8,6 +8,7 @@ import zipfile
 from typing import Any
 
 from tests.browser.test_flows import wait_for_plot
+from tests.helpers import ARTIFACTS, shoot
 from tests.web.test_bands import POINTS, requests_csv
 
 
@@ -50,6 +51,7 @@ def test_bands_and_stretches_draw_and_fit_on_a_laptop_and_a_phone(page: Any) -> 
         assert note.is_visible() and "95 % confidence band" in note.inner_text()
         assert page.locator("#a-bands").is_checked()
         assert sideways(page) <= 0
+        page.locator("#pareto-chart").screenshot(path=str(ARTIFACTS / f"bands-{width}.png"))
         page.goto(f"{page.base}/compare?{query}")
         wait_for_plot(page, "#ratio-chart")
         headline = page.locator(f"#stretches-{double} .stretch-headline")
@@ -58,9 +60,10 @@ def test_bands_and_stretches_draw_and_fit_on_a_laptop_and_a_phone(page: Any) -> 
         sides = page.locator(f"#stretches-{double} tr.stretch").evaluate_all(
             "(rows) => rows.map((r) => r.dataset.side)"
         )
-        assert sides == ["above", "unknown"]
+        assert sides == ["above"]
         # The stretch where A is above, shaded behind the ratio; the ratio's band filled.
         assert page.locator("#ratio-chart .shapelayer path").count() >= 1
         assert page.locator("#ratio-chart .scatterlayer .js-fill").count() >= 1
         assert sideways(page) <= 0
+        shoot(page, f"stretches-{width}")
     assert page.problems == []
