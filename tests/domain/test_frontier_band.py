@@ -14,12 +14,12 @@ from app.domain.frontier_band import (
     band,
     even_grid,
     frontier_grid,
-    frontier_values,
     request_replicates,
     resamples_for,
     run_replicates,
 )
 from app.domain.frontier_gate import frontier_verdict
+from app.domain.frontier_read import frontier_values
 from app.domain.intervals import Interval
 from app.domain.pareto import Interpolation, pareto_frontier, value_at
 from app.domain.stretches import headline, stretches
