@@ -146,3 +146,21 @@ def test_the_frontier_answer_gives_the_band_when_asked(client: TestClient) -> No
     band = body["sweeps"][0]["band"]
     assert band["method"] == "bootstrap-runs" and band["level"] == 0.8
     assert band["x_tok_s_user"][0] == 50 and band["tok_s_per_gpu"][0] == 1100
+
+
+def test_the_api_check_judges_the_frontier_against_the_baselines_band(
+    client: TestClient,
+) -> None:
+    base = per_request_sweep(client, "base", 1)
+    double = per_request_sweep(client, "double", 2)
+    body = {"baseline": double, "candidate": base, "scope": "frontier", "mode": "requests"}
+    response = client.post("/api/check", json=body)
+    assert response.status_code == 200, response.text
+    doc = response.json()
+    assert (doc["scope"], doc["share"], doc["verdict"]) == ("frontier", 0.3, "regression")
+    [finding] = doc["findings"]
+    assert finding["figure"] == "frontier" and finding["regression"] is True
+    assert finding["change"] < -0.4  # half the throughput, everywhere
+    assert "over 100 % of the shared range" in finding["note"]
+    faster = client.post("/api/check", json={**body, "baseline": base, "candidate": double})
+    assert faster.json()["verdict"] == "pass"
