@@ -218,6 +218,9 @@ DEFINITIONS: tuple[Definition, ...] = (
         "n' = n · ((z₍₁₊L₎/₂ + z₀.₈) · √(se_a² + se_b²) ÷ |ln(a ÷ b)|)², more = ⌈n'⌉ − n per side",
         "Two-sample, 80 % power, each side's standard error shrinking as 1 ÷ √n with more "
         "requests (per-request mode) or runs (percentile mode), the values themselves held. "
+        "Runs: a t interval's standard error is its half-width ÷ its t quantile, and z₍₁₊L₎/₂ "
+        "becomes t₍₁₊L₎/₂, n'−1 (solved for n'). Checked by simulation (bench calibration): "
+        "following it reaches 74–79 % power. "
         "Equal values cannot be separated by any amount of data.",
     ),
     Definition(

@@ -168,9 +168,11 @@ def test_the_bootstraps_95_percent_interval_covers_the_true_goodput_90_to_99_per
 
 
 def log_interval(value: float, se_log: float, n: int, unit: str = "requests") -> Interval:
+    """An interval z standard errors wide on the log scale (as a bootstrap's; a t interval is
+    t wide, which the power estimate reads differently)."""
     z = 1.959963984540054
     low, high = value * math.exp(-z * se_log), value * math.exp(z * se_log)
-    return Interval(value, low, high, 0.95, "t", None, n, unit)
+    return Interval(value, low, high, 0.95, "bootstrap", None, n, unit)
 
 
 def test_a_ratio_interval_adds_the_log_variances() -> None:

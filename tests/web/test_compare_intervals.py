@@ -46,18 +46,21 @@ def test_overlapping_runs_are_not_distinguishable_and_the_power_estimate_says_ho
     # se of ln: A 2 · 0.418410 / (2 · 1.959964) = 0.213478, B 0.196747;
     # ratio 0.921780 · e^(∓1.959964 · √(0.213478² + 0.196747²)) = 0.921780 · e^(∓0.569005)
     # = [0.521809, 1.628332]: spans 1×.
-    # Power: n' = 3 · ((1.959964 + 0.841621) · 0.290314 / |ln 0.921780|)² = 3 · 99.7169
-    # = 299.15 → 300 runs, 297 more on each side.
+    # Power: a t interval over 3 runs is t(0.975, 2) = 4.302653 standard errors wide, so
+    # se = 0.213478 · 1.959964 / 4.302653 = 0.097245 (A) and 0.089623 (B), √(Σ se²) = 0.132247;
+    # n' runs give a t(0.975, n' − 1) interval: n' = 3 · ((t + 0.841621) · 0.132247 /
+    # |ln 0.921780|)², from t = z: 62.08 → 63 runs, t(0.975, 62) = 1.998972: 63.82 → 64,
+    # t(0.975, 63) = 1.998341: 63.79 → 64 again: 61 more on each side.
     interval = at_slo["interval"]
     assert round(at_slo["throughput_ratio"], 6) == 0.92178
     assert interval["ci_method"] == "ratio-log-normal"
     assert round(interval["ci_low"], 6) == 0.521809
     assert round(interval["ci_high"], 6) == 1.628332
     assert interval["distinguishable"] is False
-    assert (interval["more_a"], interval["more_b"]) == (297, 297)
+    assert (interval["more_a"], interval["more_b"]) == (61, 61)
     assert interval["verdict"] == (
         "not distinguishable with this data: the 95 % interval 0.522×–1.63× spans 1×; "
-        "about 297 more runs of cand and 297 more runs of base would separate them (80 % power)"
+        "about 61 more runs of cand and 61 more runs of base would separate them (80 % power)"
     )
     # The headline at 75 tok/s/user reads the single run at concurrency 4 on each side.
     [headline] = compared_pair(client, b, a)["headlines"]
