@@ -220,7 +220,7 @@ DEFINITIONS: tuple[Definition, ...] = (
         "requests (per-request mode) or runs (percentile mode), the values themselves held. "
         "Runs: a t interval's standard error is its half-width ÷ its t quantile, and z₍₁₊L₎/₂ "
         "becomes t₍₁₊L₎/₂, n'−1 (solved for n'). Checked by simulation (bench calibration): "
-        "following it reaches 74–79 % power. "
+        "following it reaches 73–79 % power. "
         "Equal values cannot be separated by any amount of data.",
     ),
     Definition(
