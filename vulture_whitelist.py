@@ -78,3 +78,4 @@ _.same_origin  # the origin rule SecurityMiddleware applies, tested case by case
 _.hover_values  # the formatter's texts of a hover, which the numbers sent (hover_cells) must show
 _.size_bytes  # PageCache: what the cache holds, so tests see it let pages go
 _.warmed  # app.state: the status of the Explore page serve warmed at start (app.web.warm)
+_.share_below  # FrontierVerdict: the share a report states (calibration and tests read it)

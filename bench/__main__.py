@@ -5,6 +5,7 @@
     python -m bench --smoke         # tiny sizes (what tests/test_bench_smoke.py runs)
     python -m bench readoff --sweeps=10,100 --repeat=3   # override sizes of bench.common.Scale
 
+    python -m bench calibration     # the check's error rates and the power estimate (no server)
     python -m bench load [SECONDS]  # only the load figure (8 uploaders x 32 readers, default 60 s)
 
 Each module has `run(scale, backends) -> list[Result]`; add a module by adding it to MODULES.
@@ -20,6 +21,7 @@ import time
 from dataclasses import replace
 
 from bench import (
+    calibration,
     explore,
     imports,
     load,
@@ -43,6 +45,7 @@ MODULES = {
     "picker": picker,
     "throughput": throughput,
     "scale": scale,
+    "calibration": calibration,
 }
 
 

@@ -86,6 +86,8 @@ class Scale:
     scale_sweeps: tuple[int, ...] = (1_000, 10_000)
     scale_samples_per_sweep: int = 10_000
     scale_backends: tuple[str, ...] = ("Postgres",)
+    # The gate's calibration (bench/calibration.py): simulated pairs per rate measured.
+    calibration_pairs: int = 200
 
 
 FULL = Scale()
@@ -104,6 +106,7 @@ SMOKE = Scale(
     scale_sweeps=(3, 6),
     scale_samples_per_sweep=64,
     scale_backends=("SQLite", "Postgres"),
+    calibration_pairs=2,
 )
 
 

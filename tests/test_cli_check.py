@@ -317,3 +317,38 @@ def test_readoff_takes_ids_tags_and_names_as_check_does(
         assert cli("readoff", ref, *SLO) == 2
         captured = capsys.readouterr()
         assert (captured.out, captured.err) == ("", message)
+
+
+def test_the_frontier_scope_judges_the_whole_curve_and_junit_has_one_case_per_criterion(
+    cli: Callable[..., int],
+    imported_scaled: Callable[..., None],
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+) -> None:
+    from xml.etree import ElementTree
+
+    imported_scaled("main", "baseline:main")
+    imported_scaled("slower", throughput=0.8)  # 20 % below everywhere: no band, tolerance decides
+    imported_scaled("equal", "nightly-tag", throughput=1.0)
+    frontier = ("--baseline", "baseline:main", "--scope", "frontier", *SLO)
+    # The CI snippet's call (docs/cli.md): the markdown summary out, JUnit XML to a file.
+    junit_file = tmp_path / "paretoscope.xml"
+    assert cli("check", "nightly-tag", *frontier, "--junit", junit_file) == 0
+    assert capsys.readouterr().out.startswith("### Paretoscope check: pass")
+    assert ElementTree.parse(junit_file).getroot().get("failures") == "0"
+    assert cli("check", "slower", *frontier, "--format", "junit") == 1
+    suite = ElementTree.fromstring(capsys.readouterr().out)
+    assert (suite.tag, suite.get("tests"), suite.get("failures")) == ("testsuite", "1", "1")
+    [case] = suite.findall("testcase")
+    assert case.get("classname") == "paretoscope.check.frontier"
+    assert case.get("name") == "frontier (mean tok/s/GPU over the shared range)"
+    failure = case.find("failure")
+    assert failure is not None
+    assert "over 100 % of the shared range" in (failure.get("message") or "")
+    # The SLO scope's criteria, one case each (meets SLO, goodput, $/Mtok), none failed.
+    assert cli("check", "equal", "--baseline", "baseline:main", *SLO,
+               "--usd-per-gpu-hour", 0.5, "--format", "junit") == 0  # fmt: skip
+    suite = ElementTree.fromstring(capsys.readouterr().out)
+    names = [c.get("name") for c in suite.findall("testcase")]
+    assert names == ["meets SLO", "goodput (output tok/s/GPU)", "$/Mtok ($0.5/GPU-hour)"]
+    assert suite.get("failures") == "0"

@@ -14,7 +14,7 @@ from app.http.explore_state import ExploreState
 from app.http.explore_view import explore_context
 from app.schemas.answers.explore import ExploreAnswer, PickerAnswer
 from app.schemas.responses import ERROR_RESPONSES, answered_with
-from app.services import answer
+from app.services import answer, bands
 from app.services import picker as series_picker
 from app.services.readoff_json import price_cells_json, result_json, slo_json
 
@@ -93,6 +93,10 @@ def api_explore(request: Request, session: SessionDep) -> Response:
                 "shown_first": answer.SHOWN_FIRST,
             },
             "figure": context["figure"],
+            # With bands=1: each sweep's frontier band as arrays (null without it).
+            "bands": None
+            if context["bands"] is None
+            else [bands.band_json(b) for b in context["bands"]],
             "sensitivity": context["sensitivity_figure"],
         }
     )

@@ -37,6 +37,13 @@ def api_history(request: Request, session: SessionDep) -> Response:
                         "date_source": r.date_source,
                         "uploaded": r.uploaded.isoformat() if r.uploaded else None,
                         "goodput_tok_s_per_gpu": r.result.readoff.goodput_tok_s_per_gpu,
+                        # Repeated passing runs: the goodput is their geometric mean; the best.
+                        "goodput_statistic": None
+                        if r.result.intervals is None
+                        else r.result.intervals.statistic,
+                        "best_run_tok_s_per_gpu": None
+                        if r.result.intervals is None
+                        else r.result.intervals.best_run_tok_s_per_gpu,
                         "reason": r.result.readoff.reason,
                         "costs": [c.usd_per_mtok for c in context["cells"][r.result.meta.id]],
                         # Why a cost is null, e.g. no price for the sweep's GPU in the set.

@@ -15,7 +15,7 @@ from app.schemas.answers.readoff import FrontierOut, ReadoffOut
 from app.schemas.bounds import MAX_SWEEPS_ASKED
 from app.schemas.readoff import ReadoffQuery, ReadoffRequest
 from app.schemas.responses import ERROR_RESPONSES, answered_with
-from app.services import analysis
+from app.services import analysis, bands
 from app.services.readoff_json import frontier_json
 from app.services.readoff_query import params_of
 
@@ -42,20 +42,32 @@ def api_frontier(
     session: SessionDep,
     sweep: SweepIds,
     query: Annotated[ReadoffQuery, Query()],
+    band: Annotated[
+        bool, Query(description="each frontier's confidence band at ci_level, as arrays")
+    ] = False,
 ) -> Response:
-    """Each sweep's Pareto frontier and dominated points, with x (tok/s/user) and y (tok/s/GPU).
+    """Each sweep's Pareto frontier and dominated points, with x (tok/s/user) and y (tok/s/GPU);
+    with band=1, its confidence band (a seeded bootstrap over requests or repeated runs).
 
     Across fields: give tpot_ms or min_tok_s_user, not both (each is 1000 / the other); at
     least one `sweep`.
     """
     params = params_of(query)
     results, _ = analysis.run(session, sweep_ids(sweep), params, [], None)
+    found = {}
+    if band:
+        samples = bands.samples_for(session, results)
+        found = {
+            int(b.result.meta.id): bands.band_json(b) for b in bands.bands(results, params, samples)
+        }
     return json_answer(
         {
             "stat": params.stat,
             "basis": params.basis,
             "x": f"interactivity, tok/s/user = 1000 / {params.stat} TPOT ms",
             "y": f"{params.basis} tok/s per GPU",
-            "sweeps": [frontier_json(r, params) for r in results],
+            "sweeps": [
+                {**frontier_json(r, params), "band": found.get(int(r.meta.id))} for r in results
+            ],
         }
     )

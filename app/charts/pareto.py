@@ -38,6 +38,7 @@ def pareto_figure(
     extra_traces: list[dict[str, Any]] | None = None,
     limits_at_edge: bool = True,
     overlay_traces: list[dict[str, Any]] | None = None,
+    band_traces: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Frontier lines, faded dominated points, read-off stars, and the SLO's interactivity floor.
 
@@ -84,16 +85,20 @@ def pareto_figure(
         "uirevision": "explore",
     }
     fitted = traces if limits_at_edge else traces + extra
+    # Bands (app.charts.bands) sit beneath the lines and never move the axes.
+    shaded = list(band_traces or [])
+    traces = shaded + traces
     floor = slo_floor_x(params)
     also_x = [floor] if floor else []
     whole = ranges.fit_box(fitted, log_x=log_x, log_y=log_y, also_x=also_x)
     box = whole
     outlying: list[dict[str, Any]] = []
     if whole is not None:
-        bulk = outliers.bulk_box(traces, whole, also_x)
+        measured = traces[len(shaded) :]
+        bulk = outliers.bulk_box(measured, whole, also_x)
         if bulk is not None:
             box = bulk
-            outlying = outliers.edge_traces(traces, bulk, AXIS_UNITS)
+            outlying = outliers.edge_traces(measured, bulk, AXIS_UNITS)
     if box is not None and whole is not None:
         ranges.set_ranges(layout, box)
         outliers.set_log_ticks(layout, box, whole)
@@ -202,6 +207,14 @@ def _sweep_traces(
     traces.extend(_spread_traces(i, result, base, params))
     op = result.readoff.operating_point
     if op is not None and op.interactivity_tok_s_user is not None:
+        y, said = op.tok_s_per_gpu, ""
+        statistic = result.intervals.statistic if result.intervals else None
+        shown = result.readoff.goodput_tok_s_per_gpu
+        if statistic is not None and shown is not None and result.intervals is not None:
+            # The star is the figure the table shows: the runs' statistic, not the best run.
+            y = shown
+            best = fmt_number(result.intervals.best_run_tok_s_per_gpu, "tok/s/GPU")
+            said = f" ({statistic}; best run {best})"
         traces.append(
             {
                 **base,
@@ -209,9 +222,9 @@ def _sweep_traces(
                 "showlegend": False,
                 "mode": "markers",
                 "x": [position(op.interactivity_tok_s_user)],
-                "y": [position(op.tok_s_per_gpu)],
+                "y": [position(y)],
                 "hovertemplate": (
-                    f"<b>{name}</b><br>goodput at SLO: {fmt_number(op.tok_s_per_gpu, 'tok/s/GPU')}"
+                    f"<b>{name}</b><br>goodput at SLO: {fmt_number(y, 'tok/s/GPU')}{said}"
                     f"<br>at {fmt_number(op.interactivity_tok_s_user, 'tok/s/user')}<extra></extra>"
                 ),
                 "marker": {
@@ -220,7 +233,7 @@ def _sweep_traces(
                     "symbol": "star",
                     "line": {"color": "#000", "width": 1.5},
                 },
-                **_error_bars(result, op.tok_s_per_gpu, colour(i)),
+                **_error_bars(result, y, colour(i)),
             }
         )
     return traces

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import NoReturn
 
 from app.cli.common import sweep_id, upgrade
@@ -171,7 +172,25 @@ def check_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         action="store_true",
         help="compare different models, workloads or ISL/OSL (a comparison, never a regression)",
     )
-    check.add_argument("--format", choices=("text", "markdown", "json"), default="markdown")
+    check.add_argument(
+        "--scope",
+        choices=("slo", "frontier"),
+        default="slo",
+        help="slo: the read-off at the SLO; frontier: the whole frontier against the baseline's "
+        "confidence band",
+    )
+    check.add_argument(
+        "--share",
+        type=float,
+        default=0.30,
+        help="--scope frontier: share of the shared range below the band that fails, 0.3 = 30 %%",
+    )
+    check.add_argument(
+        "--format", choices=("text", "markdown", "json", "junit"), default="markdown"
+    )
+    check.add_argument(
+        "--junit", type=Path, help="also write JUnit XML here (one test case per criterion)"
+    )
     check.add_argument("--base-url", help="for the Compare link (default: PARETOSCOPE_BASE_URL)")
 
     def one_line(message: str) -> NoReturn:
@@ -194,7 +213,9 @@ def check(args: argparse.Namespace) -> int:
     from app.store.sweeps import NotFound
 
     fields = {
-        k: v for k, v in vars(args).items() if k not in ("command", "format") and v is not None
+        k: v
+        for k, v in vars(args).items()
+        if k not in ("command", "format", "junit") and v is not None
     }
     try:
         query = CheckQuery.model_validate(fields)
@@ -222,6 +243,10 @@ def check(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(doc, indent=2) + "\n")
     elif args.format == "text":
         sys.stdout.write(check_report.text(doc))
+    elif args.format == "junit":
+        sys.stdout.write(check_report.junit(doc))
     else:
         sys.stdout.write(doc["summary"])
+    if args.junit is not None:
+        args.junit.write_text(check_report.junit(doc), encoding="utf-8")
     return report.exit_code

@@ -91,7 +91,7 @@ def _counted_sums(stacked: pl.DataFrame, n: int, resamples: int, seed: int) -> p
     """`_gathered_sums` by a matrix product, or None when that would not be exact (a column not
     Float64, or not whole numbers, or sums that could reach 2**53)."""
     m = stacked.height // n
-    counts = _draw_counts(n, resamples, seed)
+    counts = draw_counts(n, resamples, seed)
     columns = {}
     for name, dtype in stacked.schema.items():
         if dtype != pl.Float64:
@@ -105,8 +105,9 @@ def _counted_sums(stacked: pl.DataFrame, n: int, resamples: int, seed: int) -> p
     return pl.DataFrame(columns, schema=stacked.schema)
 
 
-def _draw_counts(n: int, resamples: int, seed: int) -> np.ndarray:
-    """How often each of the n rows is drawn in each resample: a resamples × n matrix."""
+def draw_counts(n: int, resamples: int, seed: int = BOOTSTRAP_SEED) -> np.ndarray:
+    """How often each of the n rows is drawn in each resample: a resamples × n matrix (the
+    draw `bootstrap_sums` makes for this n and seed, as counts; treat it as read-only)."""
     if n * resamples <= _KEEP_DRAWS_UP_TO:
         return _kept_counts(n, resamples, seed)
     return _counts(n, resamples, seed)

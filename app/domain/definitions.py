@@ -168,9 +168,11 @@ DEFINITIONS: tuple[Definition, ...] = (
         "Interval from repeated runs (t)",
         "x̄ ± t₍₁₊L₎/₂, n−1 · s ÷ √n over the n runs at the operating point's load that pass",
         "Percentile mode has no per-request counts, so the spread between runs of the same "
-        "configuration is the evidence. The value shown stays the best passing run (the "
-        "goodput); the interval is for the runs' mean. A headline on Compare uses the runs at "
-        "the measured frontier point it reads; an interpolated value has no interval.",
+        "configuration is the evidence. With two or more passing runs at the operating "
+        "load, the goodput shown is their geometric mean and the interval its t-log interval, "
+        "from the same runs; the best run is kept beside it as a labelled figure. A headline "
+        "on Compare uses the runs at the measured frontier point it reads; an interpolated "
+        "value has no interval.",
     ),
     Definition(
         "ci-ratio",
@@ -182,11 +184,43 @@ DEFINITIONS: tuple[Definition, ...] = (
         "so their ends follow.",
     ),
     Definition(
+        "frontier-band",
+        "Confidence band on a frontier",
+        "B resamples (1000, seed 0; fewer on huge sweeps, stated): each resample's frontier read "
+        "at a grid of interactivity; per request: the (1 − L)/2 and (1 + L)/2 quantiles; runs: "
+        "frontier ± t₍₁₊L₎/₂, k−1 · sd_B · √(k ÷ (k − 1))",
+        "Turned on with “confidence bands” (bands=1), at the interval level. A sweep with "
+        "request samples resamples each point's requests (point j with seed j): the point's "
+        "interactivity scales by its TPOT statistic's change, its throughput by its token sum's "
+        "change. Otherwise, where a load was run more than once, each configuration is the mean "
+        "of its runs and the runs are resampled within it; k is the run count of the "
+        "configuration read there (a percentile interval over 2–5 runs covers far less than "
+        "its level; this is the t interval of one configuration's mean). A resample whose most "
+        "interactive point falls short of the shown one's is read at that point. The band is "
+        "pointwise: each interactivity's interval holds at its level on its own. On simulated "
+        "sweeps of known distribution it covers the true frontier 94–96 % of the time at 95 %.",
+    ),
+    Definition(
+        "stretches",
+        "Where A is really better (Compare stretches)",
+        "at each of 60 interactivities across the shared range: the interval of A ÷ B "
+        "(paired resample ratios, else both bands on the log scale); A above ⇔ low > 1, "
+        "below ⇔ high < 1",
+        "Neighbouring interactivities with the same answer form a stretch, listed with the "
+        "lowest low end and highest high end of its ratio intervals: “A is 1.4–1.9× B from 40 "
+        "to 90 tok/s/user”. Intervals are pointwise, so a short stretch at the edge of another "
+        "may be noise. The area under each frontier over the shared range (trapezoids over the "
+        "grid) and its ratio come with the same resamples' interval.",
+    ),
+    Definition(
         "ci-power",
         "How much more data would separate them (power estimate)",
         "n' = n · ((z₍₁₊L₎/₂ + z₀.₈) · √(se_a² + se_b²) ÷ |ln(a ÷ b)|)², more = ⌈n'⌉ − n per side",
         "Two-sample, 80 % power, each side's standard error shrinking as 1 ÷ √n with more "
         "requests (per-request mode) or runs (percentile mode), the values themselves held. "
+        "Runs: a t interval's standard error is its half-width ÷ its t quantile, and z₍₁₊L₎/₂ "
+        "becomes t₍₁₊L₎/₂, n'−1 (solved for n'). Checked by simulation (bench calibration): "
+        "following it reaches 73–79 % power. "
         "Equal values cannot be separated by any amount of data.",
     ),
     Definition(

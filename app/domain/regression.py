@@ -7,12 +7,19 @@ A candidate regresses when, at the same SLO and prices,
   value stands in for its interval; with none, the tolerance alone decides); or
 - $/Mtok under some price rose by more than the tolerance.
 A side whose SLO status is unknown cannot be compared: that is a data problem, not a verdict.
+When the operating point moved to another load within noise (`moved_within_noise`), the
+goodput and $/Mtok falls are reported but are not a regression: calibrated on A/A pairs by
+bench/calibration.py.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from typing import Literal
+
+from app.domain.point import PointMetrics
+from app.domain.slo import Readoff
 
 Verdict = Literal["pass", "regression", "unknown"]
 
@@ -41,7 +48,9 @@ class Side:
 
 @dataclass(frozen=True)
 class Finding:
-    figure: Literal["meets_slo", "goodput_tok_s_per_gpu", "usd_per_mtok"]
+    # "frontier": `check --scope frontier` (app.domain.frontier_gate), its figures the mean
+    # tok/s per GPU of each frontier over the shared range.
+    figure: Literal["meets_slo", "goodput_tok_s_per_gpu", "usd_per_mtok", "frontier"]
     label: str
     baseline: float | bool | None
     candidate: float | bool | None
@@ -75,8 +84,32 @@ def beyond_interval(
     return top < bottom
 
 
-def compare(baseline: Side, candidate: Side, tolerance: float) -> Outcome:
-    """Apply the rules; `tolerance` is a fraction (0.05 = 5 %)."""
+NOISE = (
+    "the operating point moved to another load, but the SLO's verdict at the baseline's "
+    "load is borderline (within noise): not a regression"
+)
+
+
+def compare(
+    baseline: Side, candidate: Side, tolerance: float, within_noise: bool = False
+) -> Outcome:
+    """Apply the rules; `tolerance` is a fraction (0.05 = 5 %). `within_noise`
+    (`moved_within_noise`): the goodput and $/Mtok, read at operating points the noise moved
+    apart, are reported but never a regression."""
+    outcome = _compare(baseline, candidate, tolerance)
+    if not within_noise or outcome.verdict != "regression":
+        return outcome
+    findings = tuple(
+        replace(f, regression=False, note=f"{f.note}; {NOISE}")
+        if f.regression and f.figure in ("goodput_tok_s_per_gpu", "usd_per_mtok")
+        else f
+        for f in outcome.findings
+    )
+    verdict: Verdict = "regression" if any(f.regression for f in findings) else "pass"
+    return Outcome(verdict, findings)
+
+
+def _compare(baseline: Side, candidate: Side, tolerance: float) -> Outcome:
     for name, side in (("baseline", baseline), ("candidate", candidate)):
         if side.meets_slo is None:
             return Outcome("unknown", (), f"the {name}'s SLO status is unknown")
@@ -163,3 +196,34 @@ def _goodput_finding(
         baseline.goodput_interval,
         candidate.goodput_interval,
     )
+
+
+def moved_within_noise(
+    baseline: Readoff,
+    baseline_points: Sequence[PointMetrics],
+    candidate: Readoff,
+    candidate_points: Sequence[PointMetrics],
+) -> bool:
+    """Whether the operating point moved to another load only within noise: the SLO's verdict
+    at the baseline's operating load is not settled on either side. Per request, an attainment
+    interval there straddles the target (borderline); with repeated runs, some of the runs at
+    that load meet the SLO and some do not. Then the goodput (read at another load) cannot
+    show a regression: the same system, measured again, lands on either side of the limit."""
+    b_op, c_op = baseline.operating_point, candidate.operating_point
+    if b_op is None or c_op is None:
+        return False
+    b_load = _load_of(baseline_points, b_op.point_id)
+    if b_load is None or b_load == _load_of(candidate_points, c_op.point_id):
+        return False
+    for readoff, points in ((baseline, baseline_points), (candidate, candidate_points)):
+        at = {p.point_id for p in points if p.load() == b_load}
+        verdicts = [v for v in readoff.verdicts if v.point_id in at]
+        if any(v.borderline for v in verdicts):
+            return True
+        if len({v.status for v in verdicts if v.status != "unknown"}) > 1:
+            return True  # runs at that load both meet and miss the SLO
+    return False
+
+
+def _load_of(points: Sequence[PointMetrics], point_id: int) -> float | None:
+    return next((p.load() for p in points if p.point_id == point_id), None)

@@ -9,10 +9,12 @@ from sqlalchemy.orm import Session
 
 from app.charts import compare as charts_compare
 from app.charts import pareto as charts
+from app.charts.bands import add_stretches
 from app.domain.compare import Distinction
 from app.http import views
 from app.schemas.explore import ExploreQuery
-from app.services import comparison
+from app.services import bands, comparison
+from app.services.compare_bands import pair_bands, pair_bands_json
 from app.services.compare_intervals import PairIntervals, pair_intervals
 from app.services.readoff_json import ci_fields
 
@@ -22,7 +24,13 @@ def compare_context(session: Session, query: ExploreQuery) -> dict[str, Any]:
     view = views.build(session, query, default_series=2)
     pairs = comparison.pairs(view.results, view.groups, view.params)
     intervals = [pair_intervals(p, view.params) for p in pairs]
+    split = None
+    if view.state.query.bands and pairs:
+        samples = bands.samples_for(session, view.results)
+        split = [pair_bands(p, view.params, samples) for p in pairs]
     ratio_figure = charts_compare.throughput_ratio_figure(pairs, view.params.slo, intervals)
+    if split is not None:
+        add_stretches(ratio_figure, split)
     cost_figure = charts_compare.cost_ratio_figure(pairs, view.groups, view.params.slo)
     series = view.sensitivity()
     sens = (
@@ -52,6 +60,7 @@ def compare_context(session: Session, query: ExploreQuery) -> dict[str, Any]:
         "groups": view.groups,
         "pairs": pairs,
         "pair_intervals": intervals,
+        "pair_bands": split,
         "ratio_figure": ratio_figure,
         "cost_figure": cost_figure,
         "sensitivity_figure": sens,
@@ -72,14 +81,21 @@ def compare_answer(session: Session, query: ExploreQuery) -> dict[str, Any]:
     """/api/compare's body: every pair against the first system, with its figures."""
     context = compare_context(session, query)
     groups: list[comparison.PriceGroup] = context["groups"]
+    split = context["pair_bands"]
     body = {
         "query": context["state"].canonical_query(),
         "baseline": context["results"][0].meta.id if context["results"] else None,
         "dropped": [{"id": s.id, "name": s.name} for s in context["state"].dropped],
         "price_columns": [g.label for g in groups],
         "pairs": [
-            pair_json(p, groups, iv)
-            for p, iv in zip(context["pairs"], context["pair_intervals"], strict=True)
+            {
+                **pair_json(p, groups, iv),
+                # With bands=1: where A is really better (null without it).
+                "bands": None if split is None else pair_bands_json(split[k]),
+            }
+            for k, (p, iv) in enumerate(
+                zip(context["pairs"], context["pair_intervals"], strict=True)
+            )
         ],
         "figures": {
             "throughput_ratio": context["ratio_figure"],

@@ -10,11 +10,12 @@ from sqlalchemy.orm import Session
 from app.charts import compare as charts_compare
 from app.charts import pareto as charts
 from app.charts import production as charts_production
+from app.charts.bands import frontier_band_traces
 from app.charts.roofline import explore_traces
 from app.http import views
 from app.http.explore_state import ExploreState
 from app.schemas.explore import ExploreQuery
-from app.services import answer, comparison, price_columns, production_report
+from app.services import answer, bands, comparison, price_columns, production_report
 from app.services.analysis import Params, SweepAnalysis
 from app.services.intervals import cost_interval
 from app.services.physics import shown_physics
@@ -29,6 +30,9 @@ def explore_context(
 ) -> dict[str, Any]:
     view = views.build(session, query, versions=versions)
     state, params, results = view.state, view.params, view.results
+    found = None
+    if state.query.bands:
+        found = bands.bands(results, params, bands.samples_for(session, results))
     figure = charts.pareto_figure(
         results,
         params,
@@ -37,6 +41,7 @@ def explore_context(
         frontier_only=state.query.frontier_only,
         extra_traces=physics_traces(state.query, results, params.basis, state.catalog),
         overlay_traces=production_overlay(session, state.query, params),
+        band_traces=None if found is None else frontier_band_traces(found, state.selected),
     )
     series = view.sensitivity()
     sens = None
@@ -54,6 +59,7 @@ def explore_context(
         "answer": answer.answer_order(results),
         "shown_first": answer.SHOWN_FIRST,
         "figure": figure,
+        "bands": found,
         "sensitivity_figure": sens,
         "sensitivity_percentile": comparison.sensitivity_percentile(
             params, state.query.sensitivity

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import ConfigDict, Field, field_validator
 
 from app.schemas.readoff import ReadoffQuery
@@ -20,6 +22,19 @@ class CheckQuery(ReadoffQuery, StorableText):
     )
     base_url: str | None = Field(
         default=None, max_length=500, description="where the Compare link points"
+    )
+    scope: Literal["slo", "frontier"] = Field(
+        default="slo",
+        description="slo: the read-off at the SLO (goodput, $/Mtok); frontier: the candidate's "
+        "frontier below the baseline's band beyond the tolerance over `share` of the shared "
+        "interactivity range",
+    )
+    share: float = Field(
+        default=0.30,
+        gt=0,
+        le=1,
+        allow_inf_nan=False,
+        description="--scope frontier: the share of the shared range that makes a regression",
     )
     allow_different: bool = Field(
         default=False,

@@ -34,6 +34,9 @@ class ExploreQuery(ReadoffQuery):
     logx: bool = False
     logy: bool = False
     frontier_only: bool = False
+    # Confidence bands on frontiers (at ci_level) and Compare's stretches: a bootstrap, so off
+    # unless asked.
+    bands: bool = False
     sensitivity: Literal["tpot", "ttft", "e2el", "off"] = "tpot"
     # Physics limit and vendor claims (issue 5): a model spec turns the dashed ceilings on.
     roofline_model: str | None = None

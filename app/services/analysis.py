@@ -19,7 +19,12 @@ from app.domain.intervals import DEFAULT_LEVEL
 from app.domain.metrics import Basis
 from app.domain.pareto import Interpolation, pareto_frontier
 from app.domain.point import METRICS, PointMetrics, Stat
-from app.domain.readoff_intervals import ReadoffIntervals, request_intervals_many, runs_intervals
+from app.domain.readoff_intervals import (
+    ReadoffIntervals,
+    request_intervals_many,
+    runs_intervals,
+    shown_from_runs,
+)
 from app.domain.request_goodput import SAMPLE_SCHEMA, request_counts
 from app.domain.slo import (
     Readoff,
@@ -234,7 +239,8 @@ def _percentile_figures(
         order=order,
     )
     estimate_y = _estimate(readoff, points, params, frontier, xs, ys)
-    return readoff, estimate_y, runs_intervals(readoff, points, params.basis, params.ci_level)
+    intervals = runs_intervals(readoff, points, params.basis, params.ci_level)
+    return shown_from_runs(readoff, intervals), estimate_y, intervals
 
 
 def _readoff_key(sweep: SweepPoints, params: Params) -> tuple[str, Any, Params]:

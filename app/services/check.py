@@ -24,6 +24,7 @@ from app.domain.regression import Interval, Outcome, Side
 from app.schemas.bounds import MAX_ID
 from app.schemas.check import CheckQuery
 from app.services import check_report, likeness, price_columns
+from app.services.check_frontier import frontier_finding
 from app.services.errors import Invalid
 from app.services.readoff_json import price_cells_json, result_json, run_query, slo_json
 from app.store import checks as check_store
@@ -31,7 +32,9 @@ from app.store import tags as tag_store
 from app.store.models import Sweep
 
 # Fields of the check itself; every other field is a read-off option (SLO, prices).
-CHECK_FIELDS = ("candidate", "baseline", "tolerance", "base_url", "allow_different")
+CHECK_FIELDS = (
+    "candidate", "baseline", "tolerance", "base_url", "allow_different", "scope", "share",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -162,7 +165,22 @@ def evaluate(session: Session, query: CheckQuery, base_url: str | None = None) -
         for r in results
     }
     base_doc, cand_doc = docs[baseline.sweep_id], docs[candidate.sweep_id]
-    outcome = regression.compare(side_of(base_doc), side_of(cand_doc), query.tolerance)
+    if query.scope == "frontier":
+        by_id = {int(r.meta.id): r for r in results}
+        finding = frontier_finding(
+            session,
+            by_id[baseline.sweep_id],
+            by_id[candidate.sweep_id],
+            params,
+            query.tolerance,
+            query.share,
+        )
+        outcome = Outcome("regression" if finding.regression else "pass", (finding,))
+    else:
+        by_id = {int(r.meta.id): r for r in results}
+        b, c = by_id[baseline.sweep_id], by_id[candidate.sweep_id]
+        noise = regression.moved_within_noise(b.readoff, b.points, c.readoff, c.points)
+        outcome = regression.compare(side_of(base_doc), side_of(cand_doc), query.tolerance, noise)
     if outcome.verdict == "unknown":
         field, who, doc = (
             ("baseline", baseline, base_doc)
@@ -185,7 +203,9 @@ def evaluate(session: Session, query: CheckQuery, base_url: str | None = None) -
         "same_configuration": found.same_configuration,
         "differences": found.as_json(),
         "allow_different": query.allow_different,
+        "scope": query.scope,
         "tolerance": query.tolerance,
+        "share": query.share,
         "slo": slo_json(query, params),
         "price_columns": [c.label for c in columns],
         "candidate": _side_json(candidate, cand_doc),

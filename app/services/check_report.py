@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from typing import Any
+from xml.etree import ElementTree
 
 from app.domain.numbers import fmt_load, fmt_number, fmt_percent, fmt_usd
 
@@ -58,7 +59,7 @@ def markdown(doc: dict[str, Any]) -> str:
         f"Candidate {_who(cand, '**')} against baseline {_who(base, '**')}.",
         *_likeness_lines(doc, "**"),
         f"SLO: {doc['slo']['description']} ({doc['slo']['mode']} mode); "
-        f"tolerance {_pct(doc['tolerance'])}.",
+        f"tolerance {_pct(doc['tolerance'])}{_scope(doc)}.",
         "",
         "| | baseline | candidate | change | verdict |",
         "| --- | ---: | ---: | ---: | --- |",
@@ -81,7 +82,7 @@ def text(doc: dict[str, Any]) -> str:
         f"baseline:  {_who(base, quote=QUOTE)}",
         *_likeness_lines(doc),
         f"SLO: {doc['slo']['description']} ({doc['slo']['mode']} mode); "
-        f"tolerance {_pct(doc['tolerance'])}",
+        f"tolerance {_pct(doc['tolerance'])}{_scope(doc)}",
     ]
     for f in doc["findings"]:
         state = "REGRESSION" if f["regression"] else _state(f, doc)
@@ -93,6 +94,49 @@ def text(doc: dict[str, Any]) -> str:
     lines.append(f"operating point: {_operating_point(base)} -> {_operating_point(cand)}")
     lines.append(f"compare: {doc['compare_url']}")
     return "\n".join(lines) + "\n"
+
+
+def _scope(doc: dict[str, Any]) -> str:
+    """The frontier scope and its share, said after the tolerance (the SLO scope says nothing)."""
+    if doc.get("scope") != "frontier":
+        return ""
+    return f"; scope frontier: below the baseline's band over ≥ {_pct(doc['share'])} of the range"
+
+
+def junit(doc: dict[str, Any]) -> str:
+    """JUnit XML for CI systems that read it: one test case per criterion (finding), failed
+    when it is a regression; the markdown summary as the suite's system-out."""
+    cases = doc["findings"]
+    failed = [f for f in cases if f["regression"]]
+    suite = ElementTree.Element(
+        "testsuite",
+        name="paretoscope check",
+        tests=str(len(cases)),
+        failures=str(len(failed)),
+        errors="0",
+        skipped=str(sum(1 for f in cases if _state(f, doc) == "unknown")),
+    )
+    for f in cases:
+        case = ElementTree.SubElement(
+            suite, "testcase", classname=f"paretoscope.check.{doc.get('scope', 'slo')}",
+            name=_label(f, doc),
+        )  # fmt: skip
+        detail = (
+            f"{_value(f, 'baseline')} -> {_value(f, 'candidate')}"
+            + (f" ({_change(f)})" if _change(f) else "")
+            + f": {f['note']}"
+        )
+        if f["regression"]:
+            failure = ElementTree.SubElement(case, "failure", message=f"regression: {f['note']}")
+            failure.text = detail
+        elif _state(f, doc) == "unknown":
+            ElementTree.SubElement(case, "skipped", message=f["note"])
+        else:
+            ElementTree.SubElement(case, "system-out").text = detail
+    ElementTree.SubElement(suite, "system-out").text = doc.get("summary") or ""
+    ElementTree.indent(suite)
+    body = ElementTree.tostring(suite, encoding="unicode")
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
 
 
 def _likeness_lines(doc: dict[str, Any], strong: str = "") -> list[str]:
@@ -132,6 +176,8 @@ def _label(f: dict[str, Any], doc: dict[str, Any] | None = None) -> str:
         return f"goodput ({BASIS.get(basis, basis)} tok/s/GPU)" if doc else "goodput"
     if f["figure"] == "usd_per_mtok":
         return f"$/Mtok ({f['label']})"
+    if f["figure"] == "frontier":
+        return "frontier (mean tok/s/GPU over the shared range)"
     return "meets SLO"
 
 

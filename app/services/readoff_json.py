@@ -55,6 +55,8 @@ def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, A
         "reason": readoff.reason,
         "goodput_tok_s_per_gpu": readoff.goodput_tok_s_per_gpu,
         "goodput_requests_per_s": readoff.goodput_requests_per_s,
+        "goodput_statistic": None if ivs is None else ivs.statistic,
+        "best_run_tok_s_per_gpu": None if ivs is None else ivs.best_run_tok_s_per_gpu,
         "operating_point": None
         if op is None
         else {

@@ -91,3 +91,38 @@ def test_tags_are_bounded_and_never_all_digits() -> None:
         "baseline:main",
         "x",
     ]
+
+
+def test_an_operating_point_moved_by_noise_is_reported_but_not_a_regression() -> None:
+    from app.domain.point import LatencyStats, PointMetrics
+    from app.domain.regression import moved_within_noise
+    from app.domain.slo import Slo, percentile_readoff
+
+    def runs(p90s_at_5: list[float]) -> list[PointMetrics]:
+        """Load 4 (p90 TPOT 40 ms, 2000 tok/s) and runs at load 5 (2400 tok/s)."""
+        points = [PointMetrics(1, 1, concurrency=4, tpot_ms=LatencyStats(p90=40.0),
+                               output_tok_s=2000.0)]  # fmt: skip
+        points += [
+            PointMetrics(2 + k, 1, concurrency=5, tpot_ms=LatencyStats(p90=v), output_tok_s=2400.0)
+            for k, v in enumerate(p90s_at_5)
+        ]
+        return points
+
+    slo = Slo(tpot_ms=48.0, percentile="p90")
+    base_points, mixed, missed = runs([47.0, 50.0]), runs([49.0, 50.0]), runs([60.0, 61.0])
+    base = percentile_readoff(base_points, slo)  # one of its runs at 5 meets the SLO: op at 5
+    assert base.goodput_tok_s_per_gpu == 2400.0
+    # Its runs at 5 both meet and miss the limit: the candidate landing on load 4 is noise.
+    cand = percentile_readoff(mixed, slo)
+    assert cand.goodput_tok_s_per_gpu == 2000.0
+    noise = moved_within_noise(base, base_points, cand, mixed)
+    assert noise is True
+    outcome = compare(side(2400.0), side(2000.0), 0.05, noise)
+    assert outcome.verdict == "pass"
+    [goodput] = [f for f in outcome.findings if f.figure == "goodput_tok_s_per_gpu"]
+    assert goodput.change == pytest.approx(-1 / 6) and "within noise" in goodput.note
+    # A baseline whose every run at 5 meets it, against a candidate whose every run misses: a
+    # settled move, so the fall is a regression.
+    settled = runs([45.0, 46.0])
+    assert not moved_within_noise(percentile_readoff(settled, slo), settled,
+                                  percentile_readoff(missed, slo), missed)  # fmt: skip

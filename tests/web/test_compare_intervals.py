@@ -38,24 +38,29 @@ def test_overlapping_runs_are_not_distinguishable_and_the_power_estimate_says_ho
     b = upload_id(client, ("base.csv", runs_csv("base", 550, (1100, 1300, 1500))))
     a = upload_id(client, ("cand.csv", runs_csv("cand", 500, (1000, 1200, 1400))))
     at_slo = compared_pair(client, b, a)["at_slo"]
-    # Goodput: best run, 1400 ÷ 1500 = 0.9333×. Each side's t interval on the log scale over
-    # its 3 runs: s of ln x is 0.168433 (A) and 0.155232 (B); half = t(0.975, 2) · s / √3 =
-    # 0.418410 and 0.385617, so A = 1188.784 · e^(±0.418410) = [782.330189, 1806.409042] and
+    # Goodput: each side's geometric mean of its 3 runs, 1188.784 ÷ 1289.662 = 0.921780×.
+    # Each side's t interval on the log scale over those runs: s of ln x is 0.168433 (A) and
+    # 0.155232 (B); half = t(0.975, 2) · s / √3 = 0.418410 and 0.385617, so
+    # A = 1188.784 · e^(±0.418410) = [782.330189, 1806.409042] and
     # B = 1289.662 · e^(±0.385617) = [877.010172, 1896.474032].
     # se of ln: A 2 · 0.418410 / (2 · 1.959964) = 0.213478, B 0.196747;
-    # ratio 0.933333 · e^(∓1.959964 · √(0.213478² + 0.196747²)) = 0.933333 · e^(∓0.569005)
-    # = [0.528349, 1.648741]: spans 1×.
-    # Power: n' = 3 · ((1.959964 + 0.841621) · 0.290314 / |ln 0.933333|)² = 3 · 138.974559
-    # = 416.92 → 417 runs, 414 more on each side.
+    # ratio 0.921780 · e^(∓1.959964 · √(0.213478² + 0.196747²)) = 0.921780 · e^(∓0.569005)
+    # = [0.521809, 1.628332]: spans 1×.
+    # Power: a t interval over 3 runs is t(0.975, 2) = 4.302653 standard errors wide, so
+    # se = 0.213478 · 1.959964 / 4.302653 = 0.097245 (A) and 0.089623 (B), √(Σ se²) = 0.132247;
+    # n' runs give a t(0.975, n' − 1) interval: n' = 3 · ((t + 0.841621) · 0.132247 /
+    # |ln 0.921780|)², from t = z: 62.08 → 63 runs, t(0.975, 62) = 1.998972: 63.82 → 64,
+    # t(0.975, 63) = 1.998341: 63.79 → 64 again: 61 more on each side.
     interval = at_slo["interval"]
+    assert round(at_slo["throughput_ratio"], 6) == 0.92178
     assert interval["ci_method"] == "ratio-log-normal"
-    assert round(interval["ci_low"], 6) == 0.528349
-    assert round(interval["ci_high"], 6) == 1.648741
+    assert round(interval["ci_low"], 6) == 0.521809
+    assert round(interval["ci_high"], 6) == 1.628332
     assert interval["distinguishable"] is False
-    assert (interval["more_a"], interval["more_b"]) == (414, 414)
+    assert (interval["more_a"], interval["more_b"]) == (61, 61)
     assert interval["verdict"] == (
-        "not distinguishable with this data: the 95 % interval 0.528×–1.65× spans 1×; "
-        "about 414 more runs of cand and 414 more runs of base would separate them (80 % power)"
+        "not distinguishable with this data: the 95 % interval 0.522×–1.63× spans 1×; "
+        "about 61 more runs of cand and 61 more runs of base would separate them (80 % power)"
     )
     # The headline at 75 tok/s/user reads the single run at concurrency 4 on each side.
     [headline] = compared_pair(client, b, a)["headlines"]
@@ -80,7 +85,7 @@ def test_the_page_says_not_distinguishable_beside_the_ratio(client: TestClient) 
     assert cell is not None and cell["data-distinguishable"] == "false"
     assert cell.text.startswith("not distinguishable with this data: the 95 % interval")
     ratio_ci = row.select_one("td.ratio-ci")
-    assert ratio_ci is not None and ratio_ci.text == "0.528× – 1.65×"
+    assert ratio_ci is not None and ratio_ci.text == "0.522× – 1.63×"
 
 
 def test_tight_runs_far_apart_are_distinguishable(client: TestClient) -> None:
@@ -106,12 +111,12 @@ def test_the_ratio_chart_draws_error_bars_at_the_slo(client: TestClient) -> None
     body = client.get("/api/compare", params=params).json()
     bars = [t for t in body["figures"]["throughput_ratio"]["data"] if "error_y" in t]
     [trace] = bars
-    # The goodput ratio 1400 ÷ 1500 and its interval sit where they are read: at both operating
-    # points (50 tok/s/user), not at the SLO floor (40).
+    # The goodput ratio (of the runs' geometric means) and its interval sit where they are
+    # read: at both operating points (50 tok/s/user), not at the SLO floor (40).
     k = trace["x"].index(50)
-    assert round(trace["y"][k], 6) == 0.933333
-    assert round(trace["y"][k] + trace["error_y"]["array"][k], 6) == 1.648741
-    assert round(trace["y"][k] - trace["error_y"]["arrayminus"][k], 6) == 0.528349
+    assert round(trace["y"][k], 6) == 0.92178
+    assert round(trace["y"][k] + trace["error_y"]["array"][k], 6) == 1.628332
+    assert round(trace["y"][k] - trace["error_y"]["arrayminus"][k], 6) == 0.521809
 
 
 def test_per_request_sweeps_pair_their_bootstrap_resamples_for_the_ratio(

@@ -16,8 +16,8 @@ EXPLORE_FIELDS = {
     "ttft_percentile", "tpot_percentile", "e2el_percentile", "mode", "percentile", "attainment",
     "interpolation", "sensitivity", "price_set", "pricing", "usd_per_gpu_hour", "sweep", "model",
     "hardware", "engine", "precision", "source_kind", "isl", "osl", "stat", "basis", "logx",
-    "logy", "frontier_only", "roofline_model", "roofline_precision", "roofline_ctx", "claims",
-    "leaders_demo",
+    "logy", "frontier_only", "bands", "roofline_model", "roofline_precision", "roofline_ctx",
+    "claims", "leaders_demo",
 }  # fmt: skip
 
 

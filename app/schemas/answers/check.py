@@ -24,7 +24,7 @@ class FindingInterval(Answer):
 
 
 class Finding(Answer):
-    figure: Literal["meets_slo", "goodput_tok_s_per_gpu", "usd_per_mtok"]
+    figure: Literal["meets_slo", "goodput_tok_s_per_gpu", "usd_per_mtok", "frontier"]
     label: str
     baseline: bool | float | None
     candidate: bool | float | None
@@ -40,7 +40,9 @@ class CheckAnswer(Answer):
     same_configuration: bool
     differences: list[Difference]
     allow_different: bool
+    scope: Literal["slo", "frontier"]
     tolerance: float
+    share: float
     slo: SloOut
     price_columns: list[str]
     candidate: CheckedSweep

@@ -3,8 +3,17 @@ figures are keyed by price column label (the `price_columns` of the answer)."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from app.domain.intervals import Method
-from app.schemas.answers.common import Answer, CiFields, Difference, Named, PlotlyFigure
+from app.schemas.answers.common import (
+    Answer,
+    CiFields,
+    Difference,
+    FigureInterval,
+    Named,
+    PlotlyFigure,
+)
 
 
 class PairSide(Answer):
@@ -60,6 +69,40 @@ class PairAtSlo(Answer):
     cost_ratio_intervals: dict[str, CiFields] | None
 
 
+class StretchOut(Answer):
+    """Neighbouring interactivities where A is significantly above B, below it, not
+    distinguishable ("same") or without an interval ("unknown"), with the ratio's range."""
+
+    side: Literal["above", "below", "same", "unknown"]
+    from_tok_s_user: float
+    to_tok_s_user: float
+    ratio_low: float | None
+    ratio_high: float | None
+
+
+class AreaOut(Answer):
+    """The area under each frontier over the shared range and A ÷ B, each with its interval."""
+
+    from_tok_s_user: float
+    to_tok_s_user: float
+    a: FigureInterval
+    b: FigureInterval
+    ratio: FigureInterval
+
+
+class PairBandsOut(Answer):
+    """bands=1: A ÷ B's interval at each grid interactivity, split into stretches."""
+
+    reason: str | None
+    headline: str | None
+    x_tok_s_user: list[float]
+    ratio: list[float | None]
+    ratio_low: list[float | None]
+    ratio_high: list[float | None]
+    stretches: list[StretchOut]
+    area: AreaOut | None
+
+
 class PairOut(Answer):
     a: PairSide
     b: PairSide
@@ -70,6 +113,7 @@ class PairOut(Answer):
     curve: list[CurvePoint]
     headlines: list[Headline]
     at_slo: PairAtSlo
+    bands: PairBandsOut | None
 
 
 class CompareFigures(Answer):

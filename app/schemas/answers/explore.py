@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.schemas.answers.common import Answer, Named, PlotlyFigure
-from app.schemas.answers.readoff import PriceColumnOut, ReadoffRow, SloOut
+from app.schemas.answers.readoff import BandOut, PriceColumnOut, ReadoffRow, SloOut
 
 
 class WorkGroupOut(Answer):
@@ -85,4 +85,5 @@ class ExploreAnswer(Answer):
     results: list[ReadoffRow]
     answer: AnswerStrip
     figure: PlotlyFigure
+    bands: list[BandOut] | None
     sensitivity: PlotlyFigure | None

@@ -49,6 +49,8 @@ class HistorySweep(Answer):
     date_source: Literal["measured", "unknown"]
     uploaded: str | None
     goodput_tok_s_per_gpu: float | None
+    goodput_statistic: str | None
+    best_run_tok_s_per_gpu: float | None
     reason: str | None
     costs: list[float | None]
     cost_reasons: list[str | None]

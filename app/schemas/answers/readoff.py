@@ -141,6 +141,10 @@ class ReadoffResult(Answer):
     reason: str | None
     goodput_tok_s_per_gpu: float | None
     goodput_requests_per_s: float | None
+    # Percentile mode, repeated passing runs at the operating load: the goodput is their
+    # geometric mean (this says so) and the best run is a separate figure; null otherwise.
+    goodput_statistic: str | None
+    best_run_tok_s_per_gpu: float | None
     operating_point: OperatingPoint | None
     estimate: EstimateOut | None
     tok_s_per_mw: float | None
@@ -175,12 +179,31 @@ class ExcludedPoint(Answer):
     reason: str
 
 
+class BandOut(Answer):
+    """A sweep's frontier band (bands=1): at each `x_tok_s_user` the frontier's tok/s per GPU
+    and its interval at `level` (null where there is none); `reason` when it has no band."""
+
+    sweep_id: int
+    name: str
+    reason: str | None
+    method: Literal["bootstrap-requests", "bootstrap-runs"] | None
+    level: float | None
+    interpolation: str | None
+    resamples: int | None
+    seed: int | None
+    x_tok_s_user: list[float]
+    tok_s_per_gpu: list[float | None]
+    low_tok_s_per_gpu: list[float | None]
+    high_tok_s_per_gpu: list[float | None]
+
+
 class SweepFrontier(Answer):
     sweep_id: int
     name: str
     frontier: list[FrontierPoint]
     dominated: list[FrontierPoint]
     excluded: list[ExcludedPoint]
+    band: BandOut | None = None  # with band=1
 
 
 class FrontierOut(Answer):
