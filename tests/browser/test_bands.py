@@ -8,11 +8,12 @@ import zipfile
 from typing import Any
 
 from tests.browser.test_flows import wait_for_plot
+from tests.browser.test_layout import sideways
 from tests.helpers import ARTIFACTS, shoot
 from tests.web.test_bands import POINTS, requests_csv
 
 
-def upload(page: Any, name: str, scale: int) -> int:
+def upload_zipped(page: Any, name: str, scale: int) -> int:
     """A per-request sweep (points and requests in one zip), as tests/web/test_bands makes."""
     body = requests_csv(scale).replace(b"reqs", name.encode())
     lines = body.splitlines()[1:]
@@ -34,12 +35,8 @@ def upload(page: Any, name: str, scale: int) -> int:
     return int(response.json()["sweeps"][0]["id"])
 
 
-def sideways(page: Any) -> int:
-    return int(page.evaluate("() => document.scrollingElement.scrollWidth - window.innerWidth"))
-
-
 def test_bands_and_stretches_draw_and_fit_on_a_laptop_and_a_phone(page: Any) -> None:
-    base, double = upload(page, "band-base", 1), upload(page, "band-double", 2)
+    base, double = upload_zipped(page, "band-base", 1), upload_zipped(page, "band-double", 2)
     query = f"sweep={base}&sweep={double}&picked=1&preset=custom&bands=1"
     for width, height in ((1280, 720), (390, 844)):
         page.set_viewport_size({"width": width, "height": height})

@@ -54,7 +54,7 @@ def test_the_vectorised_frontier_reads_what_value_at_reads_on_every_row(
         assert [None if np.isnan(v) else v for v in got[row]] == pytest.approx(want)
 
 
-def _sweep(rng: np.random.Generator) -> list[PointRequests]:
+def _known_sweep(rng: np.random.Generator) -> list[PointRequests]:
     points = []
     for tpot, tokens in zip(TPOT_MS, TOKENS, strict=True):
         t = tpot * np.exp(rng.normal(0.0, 0.25, REQUESTS))  # lognormal: median tpot
@@ -68,7 +68,7 @@ def test_the_request_band_covers_the_true_frontier_at_its_level() -> None:
     rng = np.random.default_rng(2026)
     covered = trials = 0
     for _ in range(200):
-        reps = request_replicates(_sweep(rng), "p50", resamples=500)
+        reps = request_replicates(_known_sweep(rng), "p50", resamples=500)
         b = band(reps, list(MIDPOINTS), 0.95)
         for k, truth in enumerate(TRUE_Y[1:]):
             low, high = b.low[k], b.high[k]
@@ -110,7 +110,7 @@ def test_a_request_resample_keeps_the_point_as_shown_when_it_draws_every_request
 
 
 def test_a_band_is_seeded_so_the_same_data_gives_the_same_band() -> None:
-    points = _sweep(np.random.default_rng(1))
+    points = _known_sweep(np.random.default_rng(1))
     one = band(request_replicates(points), frontier_grid(request_replicates(points)))
     two = band(request_replicates(points), frontier_grid(request_replicates(points)))
     assert one.low == two.low and one.high == two.high and one.resamples == 1000

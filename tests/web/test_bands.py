@@ -56,7 +56,7 @@ RUNS = (
 )
 
 
-def explore(client: TestClient, **params: Any) -> dict[str, Any]:
+def banded_explore(client: TestClient, **params: Any) -> dict[str, Any]:
     response = client.get("/api/explore", params={"picked": 1, "preset": "custom", **params})
     assert response.status_code == 200, response.text
     return dict(response.json())
@@ -67,8 +67,8 @@ def test_bands_come_as_arrays_in_the_explore_answer_and_shade_the_chart(
 ) -> None:
     reqs = per_request_sweep(client, "reqs", 1)
     runs = upload_id(client, ("runs.csv", RUNS))
-    assert explore(client, sweep=[reqs, runs])["bands"] is None  # off unless asked
-    body = explore(client, sweep=[reqs, runs], bands=1, ci_level=0.9)
+    assert banded_explore(client, sweep=[reqs, runs])["bands"] is None  # off unless asked
+    body = banded_explore(client, sweep=[reqs, runs], bands=1, ci_level=0.9)
     by_id = {b["sweep_id"]: b for b in body["bands"]}
     r, u = by_id[reqs], by_id[runs]
     assert r["method"] == "bootstrap-requests" and r["level"] == 0.9 and r["seed"] == 0
@@ -88,7 +88,7 @@ def test_bands_come_as_arrays_in_the_explore_answer_and_shade_the_chart(
     assert body["figure"]["data"][:4] == shaded
     go.Figure({"data": body["figure"]["data"], "layout": body["figure"]["layout"]})  # valid
     # The same query gives the same band (seeded).
-    again = explore(client, sweep=[reqs, runs], bands=1, ci_level=0.9)["bands"]
+    again = banded_explore(client, sweep=[reqs, runs], bands=1, ci_level=0.9)["bands"]
     assert again == body["bands"]
     page = BeautifulSoup(
         client.get(
