@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
+from app.domain.accounting import axis_unit
 from app.http.answers import json_answer
 from app.http.deps import DbId, SessionDep
 from app.http.errors import AppError
@@ -56,7 +57,8 @@ def api_frontier(
             "stat": params.stat,
             "basis": params.basis,
             "x": f"interactivity, tok/s/user = 1000 / {params.stat} TPOT ms",
-            "y": f"{params.basis} tok/s per GPU",
+            "accounting": params.accounting,
+            "y": f"{params.basis} {axis_unit(params.accounting)}",
             "sweeps": [frontier_json(r, params) for r in results],
         }
     )

@@ -17,6 +17,7 @@ from app.charts.style import SYMBOLS as SYMBOLS
 from app.charts.style import colour as colour
 from app.charts.style import empty_note, series_style, side_legend
 from app.charts.style import symbol as symbol
+from app.domain.accounting import axis_unit, short_unit
 from app.domain.numbers import fmt_count, fmt_load, fmt_number
 from app.domain.repeats import spreads
 from app.services.analysis import Params, SweepAnalysis
@@ -71,7 +72,8 @@ def pareto_figure(
         "yaxis": {
             "title": {
                 "text": (
-                    f'<a href="/metrics#throughput">{BASIS_WORDS[params.basis]} tok/s per GPU</a>'
+                    f'<a href="/metrics#throughput">{BASIS_WORDS[params.basis]} '
+                    f"{axis_unit(params.accounting)}</a>"
                 )
             },
             "type": "log" if log_y else "linear",
@@ -209,7 +211,8 @@ def _sweep_traces(
                 "x": [position(op.interactivity_tok_s_user)],
                 "y": [position(op.tok_s_per_gpu)],
                 "hovertemplate": (
-                    f"<b>{name}</b><br>goodput at SLO: {fmt_number(op.tok_s_per_gpu, 'tok/s/GPU')}"
+                    f"<b>{name}</b><br>goodput at SLO: "
+                    f"{fmt_number(op.tok_s_per_gpu, short_unit(params.accounting))}"
                     f"<br>at {fmt_number(op.interactivity_tok_s_user, 'tok/s/user')}<extra></extra>"
                 ),
                 "marker": {

@@ -7,6 +7,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from app.domain.accounting import UNIT_WORDS, split_label
 from app.domain.intervals import DEFAULT_LEVEL, Interval
 from app.domain.slo import Readoff
 from app.schemas.readoff import ReadoffQuery
@@ -35,6 +36,8 @@ def slo_json(query: ReadoffQuery, params: Params) -> dict[str, Any]:
         "interpolation": params.interpolation,
         "description": slo.describe(per_request=query.mode == "requests"),
         "ci_level": params.ci_level,
+        "accounting": params.accounting,
+        "throughput_per": UNIT_WORDS[params.accounting],
     }
 
 
@@ -49,6 +52,11 @@ def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, A
         "name": result.meta.name,
         "hardware": result.meta.hardware,
         "num_gpus": result.meta.num_gpus,
+        "num_prefill_gpus": result.meta.num_prefill_gpus,
+        "num_decode_gpus": result.meta.num_decode_gpus,
+        "split": split_label(result.meta.num_prefill_gpus, result.meta.num_decode_gpus),
+        # What every tok_s_per_gpu figure here is counted per (issue 37's accounting modes).
+        "throughput_per": analysis.unit_words(result),
         "status": readoff.shown_status,
         "borderline_reason": None if ivs is None else ivs.borderline_reason,
         "meets_slo": readoff.meets_slo,

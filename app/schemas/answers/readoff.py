@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from app.domain.accounting import Accounting
 from app.domain.checks import ShownStatus, Source, Status
 from app.domain.intervals import Method
 from app.domain.metrics import Basis
@@ -32,6 +33,8 @@ class SloOut(Answer):
     interpolation: Interpolation
     description: str
     ci_level: float
+    accounting: Accounting
+    throughput_per: str  # the unit every tok_s_per_gpu figure is counted per
 
 
 class PriceColumnOut(Answer):
@@ -135,6 +138,10 @@ class ReadoffResult(Answer):
     name: str
     hardware: str
     num_gpus: int
+    num_prefill_gpus: int | None
+    num_decode_gpus: int | None
+    split: str | None  # "8P + 8D"; null for aggregated serving
+    throughput_per: str  # GPU, decode GPU, prefill GPU, node or kW
     status: ShownStatus
     borderline_reason: str | None
     meets_slo: bool | None
@@ -186,6 +193,7 @@ class SweepFrontier(Answer):
 class FrontierOut(Answer):
     stat: Stat
     basis: Basis
+    accounting: Accounting
     x: str
     y: str
     sweeps: list[SweepFrontier]
