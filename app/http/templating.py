@@ -14,7 +14,7 @@ from starlette.responses import Response
 from app import __version__
 from app.charts.style import PALETTE
 from app.domain import numbers
-from app.domain.accounting import UNIT_WORDS
+from app.domain.accounting import UNIT_WORDS, split_label
 from app.domain.columns import SOURCE_KIND_LABELS
 from app.http.static import PLOTLY_JS, SCRIPTS, static_url
 from app.settings import PROJECT_ROOT
@@ -133,6 +133,7 @@ templates.env.filters["usd"] = fmt_usd
 templates.env.filters["tojson"] = script_json
 templates.env.globals["nav"] = NAV
 templates.env.globals["unit_words"] = UNIT_WORDS  # accounting modes' units (issue 37)
+templates.env.globals["split_label"] = split_label  # "8P + 8D"
 templates.env.globals["version"] = __version__
 templates.env.globals["static"] = static_url
 templates.env.globals["PLOTLY_JS"] = PLOTLY_JS

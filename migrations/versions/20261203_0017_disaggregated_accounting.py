@@ -22,16 +22,17 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("hardware") as batch:
-        batch.add_column(sa.Column("gpus_per_node", sa.Integer(), nullable=True))
-    with op.batch_alter_table("sweep") as batch:
-        batch.add_column(sa.Column("draft_model", sa.String(length=200), nullable=True))
-        batch.add_column(sa.Column("num_spec_tokens", sa.Integer(), nullable=True))
+    # Plain ALTER TABLE (no batch copy), so the tables keep the triggers of 0011 and 0012.
+    op.add_column("hardware", sa.Column("gpus_per_node", sa.Integer(), nullable=True))
+    op.add_column("sweep", sa.Column("draft_model", sa.String(length=200), nullable=True))
+    op.add_column("sweep", sa.Column("num_spec_tokens", sa.Integer(), nullable=True))
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("sweep") as batch:
-        batch.drop_column("num_spec_tokens")
-        batch.drop_column("draft_model")
-    with op.batch_alter_table("hardware") as batch:
-        batch.drop_column("gpus_per_node")
+    # SQLite 3.35+ and Postgres both drop a column in place (a batch copy would lose triggers).
+    for table, column in (
+        ("sweep", "num_spec_tokens"),
+        ("sweep", "draft_model"),
+        ("hardware", "gpus_per_node"),
+    ):
+        op.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
