@@ -31,6 +31,9 @@ def hover_header(result: SweepAnalysis) -> str:
     system = " · ".join(str(v) for v in (meta.engine, meta.precision) if v)
     if system:
         lines.append(system)
+    covariates = result.covariates.describe() if result.covariates else ""
+    if covariates:  # speculative decoding, prefix-cache hits, workload (issue 37)
+        lines.append(covariates)
     return "<br>".join(lines)
 
 

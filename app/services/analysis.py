@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 
 from app.domain.accounting import UNIT_WORDS, Accounting, Deployment, Units, units
 from app.domain.cost import tok_s_per_mw, usd_per_mtok
+from app.domain.covariates import Covariates, summarise
 from app.domain.estimate import estimate_tok_s_per_gpu, load_order
 from app.domain.intervals import DEFAULT_LEVEL
 from app.domain.metrics import Basis
@@ -100,6 +101,10 @@ class SweepAnalysis:
     # What ys and the read-off are counted per: every "tok_s_per_gpu" figure of this analysis
     # is per one of these units (per total GPU unless the accounting mode says otherwise).
     units: Units | None = None
+    # Split, speculative decoding and prefix caching, point figures averaged (issue 37).
+    covariates: Covariates | None = None
+    # Each point's covariates (acceptance, prefix-cache hits, measured power), in point order.
+    point_covariates: list[dict[str, float]] = field(default_factory=list, repr=False)
 
     @property
     def goodput_tok_s_per_total_gpu(self) -> float | None:
@@ -228,6 +233,8 @@ def _one(
     analysis = SweepAnalysis(sweep.meta, points, xs, ys, frontier, readoff, estimate_y)
     analysis.derived = sweep.derived
     analysis.units = sweep.derived.get(_UNITS)
+    analysis.point_covariates = _point_covariates(sweep)
+    analysis.covariates = covariates_of(sweep.meta, analysis.point_covariates)
     if analysis.units is not None and analysis.units.count is None and readoff.reason:
         # Unknown units leave every point without a throughput: say why, not "no GPU count".
         analysis.readoff = replace(readoff, reason=unknown_units_reason(analysis.units))
@@ -485,3 +492,27 @@ def _accounted(sweep: SweepPoints, counted: Units | None) -> SweepPoints:
         divisor = counted.count or 0.0
         derived[key] = [replace(p, num_gpus=divisor) for p in _point_metrics(sweep)]
     return SweepPoints(sweep.meta, sweep.rows, derived)
+
+
+def _point_covariates(sweep: SweepPoints) -> list[dict[str, float]]:
+    """Each point's covariates from its stored extra fields, once per process per sweep."""
+    key = ("point covariates",)
+    if key not in sweep.derived:
+        sweep.derived[key] = [dict(r.get("covariates") or {}) for r in sweep.rows]
+    found: list[dict[str, float]] = sweep.derived[key]
+    return found
+
+
+def covariates_of(meta: SweepMeta, points: list[dict[str, float]]) -> Covariates:
+    """The sweep's covariates: its description (which may be edited) and its points' means."""
+    base = Covariates(
+        meta.name,
+        meta.num_gpus,
+        meta.num_prefill_gpus,
+        meta.num_decode_gpus,
+        meta.spec_decode,
+        meta.draft_model,
+        meta.num_spec_tokens,
+        workload=meta.workload,
+    )
+    return summarise(base, points)

@@ -17,6 +17,7 @@ from app.domain.compare import (
     values_at,
 )
 from app.domain.cost import usd_per_mtok
+from app.domain.covariates import Caveat, warnings
 from app.domain.estimate import load_order
 from app.domain.likeness import Likeness, between
 from app.domain.numbers import fmt_load
@@ -88,6 +89,8 @@ class Pair:
     likeness: Likeness = field(default_factory=lambda: Likeness(()))
     # Per price group, why a cost ratio is unknown: a system without its own GPU's price
     cost_reasons: tuple[str | None, ...] = ()
+    # Split at equal GPUs, speculative method, acceptance or prefix-cache hits that differ.
+    caveats: tuple[Caveat, ...] = ()
 
 
 def frontier_of(result: SweepAnalysis) -> Frontier:
@@ -147,6 +150,7 @@ def _pair(a: SweepAnalysis, b: SweepAnalysis, groups: list[PriceGroup], params: 
         curve_ends,
         between(a.meta.as_dict(), b.meta.as_dict()),
         reasons,
+        tuple(warnings(a.covariates, b.covariates) if a.covariates and b.covariates else ()),
     )
 
 

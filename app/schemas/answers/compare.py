@@ -4,6 +4,7 @@ figures are keyed by price column label (the `price_columns` of the answer)."""
 from __future__ import annotations
 
 from app.domain.intervals import Method
+from app.schemas.answers.check import CaveatOut
 from app.schemas.answers.common import Answer, CiFields, Difference, Named, PlotlyFigure
 
 
@@ -65,6 +66,7 @@ class PairOut(Answer):
     b: PairSide
     same_configuration: bool
     differences: list[Difference]
+    caveats: list[CaveatOut]  # split, speculative decoding, prefix caching that differ
     shared_range_tok_s_user: tuple[float, float] | None
     reason: str | None
     curve: list[CurvePoint]

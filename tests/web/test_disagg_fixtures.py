@@ -1,0 +1,103 @@
+"""Issue 37 on real files: InferenceX's disaggregated gpt-oss run (raw files that do not carry
+their 8 prefill + 8 decode split, so the upload form asks for it), and speculative decoding
+(InferenceX's Kimi MTP rows) and prefix caching (llm-d's report) warned about in Compare and
+check."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.store.models import Sweep
+from tests.conftest import FIXTURES
+from tests.factories import to_csv
+from tests.helpers import soup, upload_by_name, upload_id
+from tests.web.test_upload_staging import details_form, multipart_of
+
+RAW = [
+    FIXTURES / "inferencemax" / f"raw_benchmark_serving_gptoss120b_1k1k_disagg16gpu_conc{c}.json"
+    for c in (8, 64)
+]
+KIMI = sorted((FIXTURES / "inferencemax").glob("agg_kimik2.5_*_mtp_conc*.json"))
+LLM_D = FIXTURES / "llm-d" / "br_v0_2_example.yaml"
+
+
+def test_a_sweep_marked_disaggregated_is_saved_only_with_its_split(
+    hx_client: TestClient, session: Session, seeded: None
+) -> None:
+    seeded_ids = set(session.scalars(select(Sweep.id)))
+    page = soup(hx_client.post("/upload/stage", files=multipart_of(RAW)))
+    assert not page.select_one("#s0-disaggregated").has_attr("checked")  # the file says nothing
+    fields = details_form(page) | {"s0.hardware": "B200", "s0.num_gpus": "16"}
+    marked = fields | {"s0.disaggregated": "1"}
+    preview = soup(hx_client.post("/upload/preview", data=marked))
+    assert "Missing: Prefill GPUs, Decode GPUs" in preview.select_one("#sweep-0 .missing").text
+    assert preview.select_one("#s0-num_prefill_gpus")["aria-invalid"] == "true"
+    refused = hx_client.post("/upload/confirm", data=marked)
+    assert refused.status_code == 422
+    assert set(session.scalars(select(Sweep.id))) == seeded_ids
+    split = marked | {"s0.num_prefill_gpus": "8", "s0.num_decode_gpus": "8"}
+    assert hx_client.post("/upload/confirm", data=split).status_code == 200
+    [sweep] = session.scalars(select(Sweep).where(Sweep.id.not_in(seeded_ids))).all()
+    assert (sweep.num_gpus, sweep.num_prefill_gpus, sweep.num_decode_gpus) == (16, 8, 8)
+
+    detail = soup(hx_client.get(f"/sweeps/{sweep.id}").text)
+    assert detail.select_one("#sweep-split").text == "(8P + 8D)"
+    assert "disaggregated: 8P + 8D" in detail.select_one("#meta-serving").text
+    # process_result.py's per-GPU figures: output ÷ 8 decode GPUs, total ÷ all 16.
+    query = f"sweep={sweep.id}&accounting=decode_gpu"
+    front = hx_client.get(f"/api/frontier?{query}").json()["sweeps"][0]["frontier"]
+    ys = sorted(p["y"] for p in front)
+    assert ys == pytest.approx([928.9837604849168 / 8, 5002.605334620647 / 8], rel=1e-12)
+    total = hx_client.get(f"/api/frontier?sweep={sweep.id}&basis=total").json()
+    assert max(p["y"] for p in total["sweeps"][0]["frontier"]) == pytest.approx(625.3256668, 1e-9)
+
+
+def _like_kimi(spec: str, rate: float | None) -> bytes:
+    """A second Kimi K2.5 system on the MI355X beside InferenceX's MTP rows."""
+    row = {
+        "sweep": f"kimi {spec} {rate}", "hardware": "MI355X", "num_gpus": 8,
+        "model": "moonshotai/Kimi-K2.5", "precision": "int4", "spec_decode": spec,
+        "isl": 8192, "osl": 1024, "concurrency": 32, "tpot_p50_ms": 200.0,
+        "output_tok_s": 150.0, "spec_acceptance_rate": rate,
+    }  # fmt: skip
+    return to_csv([row])
+
+
+def test_compare_and_check_warn_when_spec_decoding_or_prefix_caching_differ(
+    client: TestClient,
+) -> None:
+    mtp = upload_by_name(client, *((p.name, p.read_bytes()) for p in KIMI))
+    [kimi] = mtp.values()
+    none = upload_id(client, ("none.csv", _like_kimi("none", None)))
+    check = client.post(
+        "/api/check", json={"candidate": str(kimi), "baseline": str(none), "percentile": "p50"}
+    ).json()
+    [caveat] = check["caveats"]
+    assert caveat["kind"] == "spec_method"
+    assert caveat["text"].startswith("Speculative decoding differs: mtp vs none.")
+    assert "The speed-up depends on the data" in caveat["text"]
+    assert f"Warning: {caveat['text']}" in check["summary"]
+
+    # Two EAGLE runs whose acceptance rates differ by 25 % relative (0.6 vs 0.8).
+    low = upload_id(client, ("low.csv", _like_kimi("eagle", 0.6)))
+    high = upload_id(client, ("high.csv", _like_kimi("eagle", 0.8)))
+    pair = client.get(f"/api/compare?sweep={high}&sweep={low}&picked=1").json()["pairs"][0]
+    assert [c["kind"] for c in pair["caveats"]] == ["acceptance"]
+    assert "differ by 25% relative (60% vs 80%)" in pair["caveats"][0]["text"]
+
+    # llm-d's report hits its prefix cache 65.3 % of the time; a run at 20 % is warned about.
+    report = upload_id(client, (LLM_D.name, LLM_D.read_bytes()))
+    cold = client.get(f"/api/sweeps/{report}").json()
+    row = {k: cold[k] for k in ("hardware", "num_gpus", "model", "isl", "osl")}
+    cold_id = upload_id(
+        client,
+        ("cold.csv", to_csv([{**row, "sweep": "cold", "concurrency": 8, "tpot_p50_ms": 9.0,
+                               "output_tok_s": 900.0, "prefix_cache_hit_rate": 0.2}])),
+    )  # fmt: skip
+    page = soup(client.get(f"/compare?sweep={cold_id}&sweep={report}&picked=1").text)
+    [shown] = page.select("p.caveat")
+    assert shown["data-kind"] == "prefix_cache"
+    assert "differ by 45 points (65% vs 20%)" in shown.text
