@@ -42,7 +42,9 @@ COVARIATE_LABELS: dict[str, str] = {
 ACCEPTANCE_RELATIVE = 0.10  # warn above 10 % relative difference
 PREFIX_CACHE_POINTS = 0.10  # warn above 10 percentage points
 DATA_DEPENDS = "the speed-up depends on the data"
-_OFF = frozenset({"none", "off", "no", "false", "disabled", "0"})
+# How files and people write "no speculative decoding" (lower case).
+SPEC_OFF: tuple[str, ...] = ("none", "off", "no", "false", "disabled", "0")
+_OFF = frozenset(SPEC_OFF)
 
 
 def point_covariates(extra: Mapping[str, Any]) -> dict[str, float]:

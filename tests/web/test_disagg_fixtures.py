@@ -88,6 +88,14 @@ def test_compare_and_check_warn_when_spec_decoding_or_prefix_caching_differ(
     assert [c["kind"] for c in pair["caveats"]] == ["acceptance"]
     assert "differ by 25% relative (60% vs 80%)" in pair["caveats"][0]["text"]
 
+    # Explore's filter: speculative decoding on (any method), off, or one method.
+    def picked(spec: str) -> list[int]:
+        doc = client.get(f"/api/explore/picker?picked=1&spec_decode={spec}").json()["picker"]
+        return sorted(s["id"] for g in doc["groups"] for s in g["sweeps"])
+
+    assert (picked("on"), picked("off")) == (sorted([kimi, low, high]), [none])
+    assert (picked("eagle"), picked("MTP")) == (sorted([low, high]), [kimi])
+
     # llm-d's report hits its prefix cache 65.3 % of the time; a run at 20 % is warned about.
     report = upload_id(client, (LLM_D.name, LLM_D.read_bytes()))
     cold = client.get(f"/api/sweeps/{report}").json()
