@@ -118,3 +118,16 @@ def axis_unit(accounting: Accounting) -> str:
 def short_unit(accounting: Accounting) -> str:
     """ "tok/s/decode GPU" for hovers and narrow cells."""
     return f"tok/s/{UNIT_WORDS[accounting]}"
+
+
+def unknown_units_reason(counted: Units) -> str:
+    return f"throughput per {UNIT_WORDS[counted.accounting]} unknown: {counted.reason}"
+
+
+def per_total_gpu(value: float | None, num_gpus: int, counted: Units | None) -> float | None:
+    """A per-unit figure back per total GPU (unchanged when counted per GPU)."""
+    if counted is None or counted.accounting == "gpu" or value is None:
+        return value
+    if counted.count is None or num_gpus <= 0:
+        return None
+    return value * counted.count / num_gpus

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.domain.accounting import split_label
+from app.domain.sweep_meta import SweepMeta
 
 # Per point, in a point's extra fields. Rates are fractions in [0, 1].
 ACCEPTANCE_RATE = "spec_acceptance_rate"  # accepted ÷ proposed draft tokens
@@ -192,3 +193,18 @@ def warnings(a: Covariates, b: Covariates) -> list[Caveat]:
 
 def _serving(c: Covariates) -> str:
     return f"disaggregated ({c.split})" if c.split else "aggregated"
+
+
+def of_sweep(meta: SweepMeta, points: list[dict[str, float]]) -> Covariates:
+    """The sweep's covariates: its description (which may be edited) and its points' means."""
+    base = Covariates(
+        meta.name,
+        meta.num_gpus,
+        meta.num_prefill_gpus,
+        meta.num_decode_gpus,
+        meta.spec_decode,
+        meta.draft_model,
+        meta.num_spec_tokens,
+        workload=meta.workload,
+    )
+    return summarise(base, points)

@@ -13,9 +13,9 @@ from typing import Any, Literal
 import polars as pl
 from sqlalchemy.orm import Session
 
-from app.domain.accounting import UNIT_WORDS, Accounting, Deployment, Units, units
+from app.domain.accounting import UNIT_WORDS, Accounting, Units, per_total_gpu, unknown_units_reason
 from app.domain.cost import tok_s_per_mw, usd_per_mtok
-from app.domain.covariates import Covariates, summarise
+from app.domain.covariates import Covariates, of_sweep
 from app.domain.estimate import estimate_tok_s_per_gpu, load_order
 from app.domain.intervals import DEFAULT_LEVEL
 from app.domain.metrics import Basis
@@ -33,11 +33,10 @@ from app.domain.slo import (
 from app.domain.sweep_meta import SweepMeta
 from app.domain.verdict import Columns, SamplePercentiles
 from app.services.sweep_memo import check_values, keep, recall, remember
+from app.services.units import sweep_units
 from app.store import points as point_queries
 from app.store import pricing as pricing_queries
-from app.store.catalog import hardware_in
 from app.store.catalog_cache import Catalog
-from app.store.models import Hardware
 from app.store.points import SweepPoints
 
 Mode = Literal["percentile", "requests"]
@@ -234,7 +233,7 @@ def _one(
     analysis.derived = sweep.derived
     analysis.units = sweep.derived.get(_UNITS)
     analysis.point_covariates = _point_covariates(sweep)
-    analysis.covariates = covariates_of(sweep.meta, analysis.point_covariates)
+    analysis.covariates = of_sweep(sweep.meta, analysis.point_covariates)
     if analysis.units is not None and analysis.units.count is None and readoff.reason:
         # Unknown units leave every point without a throughput: say why, not "no GPU count".
         analysis.readoff = replace(readoff, reason=unknown_units_reason(analysis.units))
@@ -433,24 +432,6 @@ def run(
 _UNITS = "accounting units"
 
 
-def sweep_units(
-    accounting: Accounting,
-    meta: SweepMeta,
-    hardware: tuple[Hardware, ...],
-    allin_kw: Mapping[str, float],
-) -> Units:
-    """The sweep's count of accounting units from its split and its hardware's catalog row."""
-    row = hardware_in(hardware, meta.hardware)
-    deployment = Deployment(
-        meta.num_gpus,
-        meta.num_prefill_gpus,
-        meta.num_decode_gpus,
-        row.gpus_per_node if row is not None else None,
-        row.allin_kw if row is not None else allin_kw.get((meta.hardware or "").lower()),
-    )
-    return units(accounting, deployment)
-
-
 def unit_words(result: SweepAnalysis) -> str:
     """What the result's throughput is counted per: "GPU", "decode GPU", "node", "kW"."""
     return UNIT_WORDS[result.units.accounting] if result.units else "GPU"
@@ -463,19 +444,6 @@ def gpus_per_unit(result: SweepAnalysis) -> float:
     if counted is None or counted.count is None or not counted.count > 0:
         return 1.0
     return result.meta.num_gpus / counted.count
-
-
-def unknown_units_reason(counted: Units) -> str:
-    return f"throughput per {UNIT_WORDS[counted.accounting]} unknown: {counted.reason}"
-
-
-def per_total_gpu(value: float | None, num_gpus: int, counted: Units | None) -> float | None:
-    """A per-unit figure back per total GPU (unchanged when counted per GPU)."""
-    if counted is None or counted.accounting == "gpu" or value is None:
-        return value
-    if counted.count is None or num_gpus <= 0:
-        return None
-    return value * counted.count / num_gpus
 
 
 def _accounted(sweep: SweepPoints, counted: Units | None) -> SweepPoints:
@@ -501,18 +469,3 @@ def _point_covariates(sweep: SweepPoints) -> list[dict[str, float]]:
         sweep.derived[key] = [dict(r.get("covariates") or {}) for r in sweep.rows]
     found: list[dict[str, float]] = sweep.derived[key]
     return found
-
-
-def covariates_of(meta: SweepMeta, points: list[dict[str, float]]) -> Covariates:
-    """The sweep's covariates: its description (which may be edited) and its points' means."""
-    base = Covariates(
-        meta.name,
-        meta.num_gpus,
-        meta.num_prefill_gpus,
-        meta.num_decode_gpus,
-        meta.spec_decode,
-        meta.draft_model,
-        meta.num_spec_tokens,
-        workload=meta.workload,
-    )
-    return summarise(base, points)

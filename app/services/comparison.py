@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 import polars as pl
 
+from app.domain.accounting import per_total_gpu
 from app.domain.compare import (
     Frontier,
     RatioCurve,
@@ -38,7 +39,6 @@ from app.services.analysis import (
     Price,
     SweepAnalysis,
     gpus_per_unit,
-    per_total_gpu,
 )
 from app.services.price_columns import no_price_reason
 from app.services.sweep_memo import check_values, keep, recall, remember

@@ -11,7 +11,7 @@ from app.domain.accounting import UNIT_WORDS, split_label
 from app.domain.intervals import DEFAULT_LEVEL, Interval
 from app.domain.slo import Readoff
 from app.schemas.readoff import ReadoffQuery
-from app.services import analysis, price_columns
+from app.services import analysis, energy, price_columns
 from app.services.analysis import Params, SweepAnalysis
 from app.services.intervals import cost_interval
 from app.services.price_columns import PriceCell, PriceColumn
@@ -81,6 +81,7 @@ def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, A
             "label": estimate.label,
         },
         "tok_s_per_mw": result.tok_s_per_mw,
+        "tokens_per_joule": energy.as_json(energy.of(result)),
         "joint_attainment_bounds": readoff.joint_attainment_bounds,
         "note": readoff.note,
         "ci_level": level,

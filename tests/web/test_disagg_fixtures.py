@@ -109,3 +109,30 @@ def test_compare_and_check_warn_when_spec_decoding_or_prefix_caching_differ(
     [shown] = page.select("p.caveat")
     assert shown["data-kind"] == "prefix_cache"
     assert "differ by 45 points (65% vs 20%)" in shown.text
+
+
+AIPERF = FIXTURES / "aiperf" / "wellflat_k8s-dev_profile_export_aiperf.json"
+
+
+def test_tokens_per_joule_measured_beside_the_catalog_estimate_each_named(
+    client: TestClient, session: Session, seeded: None
+) -> None:
+    from app.store.models import Hardware
+
+    session.get(Hardware, "A100").allin_kw = 1.25  # type: ignore[union-attr]  # for this test
+    session.commit()
+    sweep = upload_id(client, (AIPERF.name, AIPERF.read_bytes()), hardware="A100", num_gpus=1)
+    [result] = client.get(f"/api/readoff?sweep={sweep}").json()["results"]
+    joules = result["tokens_per_joule"]
+    # 54.56 output tok/s at 94.62 W measured; the estimate over 1.25 kW all-in per GPU.
+    assert joules["measured"] == pytest.approx(54.55756456668085 / 94.61787741935483, 1e-12)
+    assert joules["estimate"] == pytest.approx(54.55756456668085 / 1250, rel=1e-12)
+    assert joules["token_basis"] == "output"
+    assert joules["measured_power"].startswith("measured: the GPUs' own power")
+    page = soup(client.get(f"/?sweep={sweep}&picked=1").text)
+    row = page.select_one("#readoff-table tbody tr")
+    assert "tok/J measured (GPU power)" in row.select_one(".tok-j-measured").text
+    assert "tok/J est. (catalog all-in)" in row.select_one(".tok-j-estimate").text
+    detail = soup(client.get(f"/sweeps/{sweep}").text)
+    heads = [th.get_text(" ", strip=True) for th in detail.select("#covariates-table th")]
+    assert heads[2:] == ["measured GPU power (W)", "measured GPU energy (J)"]

@@ -130,6 +130,17 @@ class PointVerdict(Answer):
     checks: list[LimitCheck]
 
 
+class TokensPerJoule(Answer):
+    """Tokens per joule at the operating point: measured (where the file carried the GPUs'
+    power) and the catalog's all-in estimate, each null when not known."""
+
+    measured: float | None
+    estimate: float | None
+    token_basis: Basis
+    measured_power: str  # what the measured figure divides by
+    estimate_power: str
+
+
 class ReadoffResult(Answer):
     """One sweep at the SLO: pass, borderline, fail or unknown (with the reason), its goodput
     and operating point, intervals, and its costs; `points` only when asked (points=true)."""
@@ -151,6 +162,7 @@ class ReadoffResult(Answer):
     operating_point: OperatingPoint | None
     estimate: EstimateOut | None
     tok_s_per_mw: float | None
+    tokens_per_joule: TokensPerJoule
     joint_attainment_bounds: tuple[float, float] | None
     note: str
     ci_level: float
