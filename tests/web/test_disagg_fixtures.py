@@ -29,7 +29,8 @@ def test_a_sweep_marked_disaggregated_is_saved_only_with_its_split(
 ) -> None:
     seeded_ids = set(session.scalars(select(Sweep.id)))
     page = soup(hx_client.post("/upload/stage", files=multipart_of(RAW)))
-    assert not page.select_one("#s0-disaggregated").has_attr("checked")  # the file says nothing
+    marking = page.select_one("#s0-disaggregated")
+    assert marking.select_one("option[selected]") is None  # the file says nothing of a split
     fields = details_form(page) | {"s0.hardware": "B200", "s0.num_gpus": "16"}
     marked = fields | {"s0.disaggregated": "1"}
     preview = soup(hx_client.post("/upload/preview", data=marked))
