@@ -48,7 +48,9 @@ def test_an_uneven_split_counts_each_side_and_unknowns_say_why() -> None:
     assert (units("prefill_gpu", uneven).count, units("decode_gpu", uneven).count) == (4.0, 16.0)
     half = Deployment(16, None, 8)
     assert units("prefill_gpu", half).count is None
-    assert units("prefill_gpu", half).reason == "disaggregated, but its prefill GPUs are not recorded"
+    assert (
+        units("prefill_gpu", half).reason == "disaggregated, but its prefill GPUs are not recorded"
+    )
     assert units("node", AGG.__class__(16)).reason == (
         "the catalog has no GPUs per node for its hardware"
     )

@@ -13,7 +13,9 @@ def kinds(a: Covariates, b: Covariates = BASE) -> list[str]:
 
 def test_alike_systems_raise_nothing_and_the_thresholds_are_strict() -> None:
     # 0.77 is exactly 10 % above 0.70 and 0.60 exactly 10 points above 0.50: not beyond.
-    alike = Covariates("A", 16, spec_decode="EAGLE", acceptance_rate=0.77, prefix_cache_hit_rate=0.60)
+    alike = Covariates(
+        "A", 16, spec_decode="EAGLE", acceptance_rate=0.77, prefix_cache_hit_rate=0.60
+    )
     assert kinds(alike) == []
 
 

@@ -47,7 +47,8 @@ def test_every_mode_reads_the_hand_oracle_while_costs_stay_per_gpu_hour(
     ids = upload_by_name(client, ("pair.csv", PAIR))
     sweeps = f"sweep={ids['disagg 8P+8D']}&sweep={ids['agg 16']}"
     for mode, expected in ORACLE.items():
-        url = f"/api/readoff?{sweeps}&tpot_ms=20&percentile=p50&usd_per_gpu_hour=3.6&accounting={mode}"
+        slo = "tpot_ms=20&percentile=p50&usd_per_gpu_hour=3.6"
+        url = f"/api/readoff?{sweeps}&{slo}&accounting={mode}"
         doc = client.get(url).json()
         assert doc["slo"]["accounting"] == mode
         results = doc["results"]
@@ -69,7 +70,8 @@ def test_explore_names_the_mode_on_its_axis_hover_and_export(
     client: TestClient, seeded: None
 ) -> None:
     ids = upload_by_name(client, ("pair.csv", PAIR))
-    query = f"sweep={ids['disagg 8P+8D']}&sweep={ids['agg 16']}&tpot_ms=20&percentile=p50&accounting=node"
+    sweeps = f"sweep={ids['disagg 8P+8D']}&sweep={ids['agg 16']}"
+    query = f"{sweeps}&tpot_ms=20&percentile=p50&accounting=node"
     page = soup(client.get(f"/?{query}").text)
     assert page.select_one("#a-accounting option[selected]")["value"] == "node"
     fig = figure(page)
@@ -78,6 +80,9 @@ def test_explore_names_the_mode_on_its_axis_hover_and_export(
     assert lines[0]["y"] == [20000, 8000]
     assert "H100 × 16 GPUs (8P + 8D)" in lines[0]["hovertemplate"]
     assert "tok/s/node" in lines[0]["hovertemplate"]
+    # Claims and physics limits are per GPU: not drawn on a per-node axis, and it says so.
+    notes = [p.get_text() for p in page.select(".chart-note")]
+    assert any(n.startswith("Physics limits and vendor claims are per GPU") for n in notes)
     csv_text = client.get(f"/api/export/readoff.csv?{query}").text
     header, first = csv_text.splitlines()[:2]
     at = header.split(",").index("throughput_per")

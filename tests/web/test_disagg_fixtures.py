@@ -14,6 +14,7 @@ from app.store.models import Sweep
 from tests.conftest import FIXTURES
 from tests.factories import to_csv
 from tests.helpers import soup, upload_by_name, upload_id
+from tests.web.test_explore import figure
 from tests.web.test_upload_staging import details_form, multipart_of
 
 RAW = [
@@ -88,6 +89,10 @@ def test_compare_and_check_warn_when_spec_decoding_or_prefix_caching_differ(
     pair = client.get(f"/api/compare?sweep={high}&sweep={low}&picked=1").json()["pairs"][0]
     assert [c["kind"] for c in pair["caveats"]] == ["acceptance"]
     assert "differ by 25% relative (60% vs 80%)" in pair["caveats"][0]["text"]
+
+    # Explore's hovers name the sweep's speculative decoding and its acceptance.
+    fig = figure(soup(client.get(f"/?sweep={high}&picked=1").text))
+    assert "spec eagle · acceptance 80%" in fig["data"][0]["hovertemplate"]
 
     # Explore's filter: speculative decoding on (any method), off, or one method.
     def picked(spec: str) -> list[int]:
