@@ -76,3 +76,26 @@ def test_plan_refuses_bad_input_with_exit_status_2(
     assert "one of the arguments --requests-per-s --output-tok-s --tokens-per-day" in (
         capsys.readouterr().err
     )
+
+
+def test_the_cli_counts_per_decode_gpu_and_plans_prefill_and_decode_apart(
+    cli: Callable[..., int], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "disagg.csv"
+    path.write_bytes(
+        b"sweep,hardware,num_gpus,num_prefill_gpus,num_decode_gpus,concurrency,tpot_p50_ms,"
+        b"output_tok_s,requests_per_s\n"
+        b"disagg,H100,8,2,6,64,20,12000,6.0\n"
+    )
+    assert cli("import", path) == 0
+    capsys.readouterr()
+    assert cli("readoff", 1, "--accounting", "decode_gpu", *SLO) == 0
+    header, row = capsys.readouterr().out.splitlines()[:2]
+    cells = dict(zip(header.split(","), row.split(","), strict=False))
+    # 12,000 tok/s ÷ 6 decode GPUs; $2/GPU-hour at 1,500 tok/s per GPU stays $0.37/Mtok.
+    assert (cells["throughput_per"], float(cells["goodput_tok_s_per_gpu"])) == ("decode GPU", 2000)
+    assert float(cells["usd_per_mtok [$2/GPU-hour]"]) == pytest.approx(2 / 5.4)
+    assert cli("plan", 1, "--requests-per-s", 13, "--accounting", "decode_gpu", *SLO) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "    split: 2P + 6D per replica; fleet 6 prefill GPUs + 18 decode GPUs" in out
+    assert "    goodput 2,000 tok/s per decode GPU" in out

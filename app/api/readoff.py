@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
+from app.domain.accounting import axis_unit
 from app.http import documents
 from app.http.answers import json_answer
 from app.http.deps import DbId, SessionDep
@@ -65,7 +66,8 @@ def api_frontier(
             "stat": params.stat,
             "basis": params.basis,
             "x": f"interactivity, tok/s/user = 1000 / {params.stat} TPOT ms",
-            "y": f"{params.basis} tok/s per GPU",
+            "accounting": params.accounting,
+            "y": f"{params.basis} {axis_unit(params.accounting)}",
             "sweeps": [
                 {**frontier_json(r, params), "band": found.get(int(r.meta.id))} for r in results
             ],

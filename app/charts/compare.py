@@ -7,6 +7,7 @@ from typing import Any
 from app.charts.style import colour, empty_note, series_style, side_legend
 from app.domain.numbers import fmt_load, fmt_number, fmt_usd
 from app.domain.slo import Slo
+from app.services.analysis import unit_words
 from app.services.compare_intervals import PairIntervals
 from app.services.comparison import Pair, PriceGroup, SensitivitySeries
 
@@ -97,7 +98,7 @@ def throughput_ratio_figure(
             traces.append(_ratio_error_bars(i, pair, intervals[i - 1], slo))
     layout = _layout(
         '<a href="/metrics#interactivity">Interactivity (tok/s/user)</a>',
-        "Throughput per GPU, ratio (×)",
+        f"Throughput per {unit_words(pairs[0].a) if pairs else 'GPU'}, ratio (×)",
     )
     _unity(layout)
     _slo_line(layout, slo, traces)
@@ -264,7 +265,8 @@ def sensitivity_figure(
             }
         )
     name = METRIC_NAMES.get(metric, metric)
-    y_title = "$/Mtok" if costs else "Goodput, tok/s per GPU"
+    unit = unit_words(series[0].result) if series else "GPU"
+    y_title = "$/Mtok" if costs else f"Goodput, tok/s per {unit}"
     layout = _layout(f"{percentile} {name} limit (ms) — tighter to the left", y_title)
     layout["hovermode"] = "closest"
     return {"data": traces, "layout": layout}

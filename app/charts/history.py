@@ -7,6 +7,7 @@ from typing import Any
 
 from app.charts.style import empty_note, series_style, side_legend
 from app.domain.numbers import fmt_number, fmt_usd
+from app.services.analysis import unit_words
 from app.services.history import ConfigHistory, HistoryRow, RegressionMark
 from app.services.price_columns import PriceCell
 
@@ -61,7 +62,9 @@ def history_figure(
     ]
     if marked:
         traces.append(_regression_trace(marked, [y_of(row) for row in marked], marks or {}))
-    title = "$/Mtok at your SLO" if cost else "Goodput at your SLO, tok/s per GPU"
+    rows = [row for group in groups for row in group.rows]
+    unit = unit_words(rows[0].result) if rows else "GPU"
+    title = "$/Mtok at your SLO" if cost else f"Goodput at your SLO, tok/s per {unit}"
     layout: dict[str, Any] = {
         "margin": {"l": 70, "r": 10, "t": 20, "b": 60},
         "hovermode": "closest",

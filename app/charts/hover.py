@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from app.charts.shown import Cell, load_cell, number_cell
+from app.domain.accounting import short_unit, split_label
 from app.domain.numbers import fmt_count, fmt_load, fmt_number
 from app.domain.point import PointMetrics
 from app.services.analysis import Params, SweepAnalysis
@@ -24,10 +25,15 @@ T = TypeVar("T")
 def hover_header(result: SweepAnalysis) -> str:
     """What every point of a sweep shares, written once per trace rather than per point."""
     meta = result.meta
-    lines = [f"<b>{meta.name}</b>", f"{meta.hardware} × {fmt_count(meta.num_gpus, 'GPU')}"]
+    gpus = f"{meta.hardware} × {fmt_count(meta.num_gpus, 'GPU')}"
+    split = split_label(meta.num_prefill_gpus, meta.num_decode_gpus)
+    lines = [f"<b>{meta.name}</b>", f"{gpus} ({split})" if split else gpus]
     system = " · ".join(str(v) for v in (meta.engine, meta.precision) if v)
     if system:
         lines.append(system)
+    covariates = result.covariates.describe() if result.covariates else ""
+    if covariates:  # speculative decoding, prefix-cache hits, workload (issue 37)
+        lines.append(covariates)
     return "<br>".join(lines)
 
 
@@ -113,7 +119,7 @@ def hover_template(fields: tuple[str, ...], params: Params) -> str:
             lines.append("rate ∞")
         elif field == "xy":
             x, y = next(slot), next(slot)
-            lines.append(f"{x} tok/s/user · {y} tok/s/GPU ({params.basis})")
+            lines.append(f"{x} tok/s/user · {y} {short_unit(params.accounting)} ({params.basis})")
         else:
             metric, stat, _ = field.split("_")
             latency.setdefault(metric, []).append(f"{stat} {next(slot)}")
@@ -132,7 +138,8 @@ def point_hover(result: SweepAnalysis, k: int, params: Params) -> str:
         lines.append("rate ∞" if math.isinf(rate) else f"rate {fmt_load(rate, 'req/s')}")
     x, y = result.xs[k], result.ys[k]
     if x is not None and y is not None:
-        lines.append(f"{fmt_number(x)} tok/s/user · {fmt_number(y)} tok/s/GPU ({params.basis})")
+        unit = short_unit(params.accounting)
+        lines.append(f"{fmt_number(x)} tok/s/user · {fmt_number(y)} {unit} ({params.basis})")
     for metric in ("ttft", "tpot", "e2el"):
         parts = [
             f"{stat} {fmt_number(value)}"

@@ -17,6 +17,7 @@ from app.charts.style import SYMBOLS as SYMBOLS
 from app.charts.style import colour as colour
 from app.charts.style import empty_note, series_style, side_legend
 from app.charts.style import symbol as symbol
+from app.domain.accounting import axis_unit, short_unit
 from app.domain.numbers import fmt_count, fmt_load, fmt_number
 from app.domain.repeats import spreads
 from app.services.analysis import Params, SweepAnalysis
@@ -74,7 +75,8 @@ def pareto_figure(
         "yaxis": {
             "title": {
                 "text": (
-                    f'<a href="/metrics#throughput">{BASIS_WORDS[params.basis]} tok/s per GPU</a>'
+                    f'<a href="/metrics#throughput">{BASIS_WORDS[params.basis]} '
+                    f"{axis_unit(params.accounting)}</a>"
                 )
             },
             "type": "log" if log_y else "linear",
@@ -213,7 +215,9 @@ def _sweep_traces(
         if statistic is not None and shown is not None and result.intervals is not None:
             # The star is the figure the table shows: the runs' statistic, not the best run.
             y = shown
-            best = fmt_number(result.intervals.best_run_tok_s_per_gpu, "tok/s/GPU")
+            best = fmt_number(
+                result.intervals.best_run_tok_s_per_gpu, short_unit(params.accounting)
+            )
             said = f" ({statistic}; best run {best})"
         traces.append(
             {
@@ -224,7 +228,8 @@ def _sweep_traces(
                 "x": [position(op.interactivity_tok_s_user)],
                 "y": [position(y)],
                 "hovertemplate": (
-                    f"<b>{name}</b><br>goodput at SLO: {fmt_number(y, 'tok/s/GPU')}{said}"
+                    f"<b>{name}</b><br>goodput at SLO: "
+                    f"{fmt_number(y, short_unit(params.accounting))}{said}"
                     f"<br>at {fmt_number(op.interactivity_tok_s_user, 'tok/s/user')}<extra></extra>"
                 ),
                 "marker": {

@@ -35,6 +35,12 @@ def plan_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     plan.add_argument("--mode", default="percentile", help="percentile or requests")
     plan.add_argument("--attainment", type=float, default=0.9)
     plan.add_argument("--basis", default="output", help="tokens for $/Mtok: output|total|input")
+    plan.add_argument(
+        "--accounting",
+        choices=("gpu", "decode_gpu", "prefill_gpu", "node", "kw"),
+        default="gpu",
+        help="goodput also per decode GPU, prefill GPU, node or kW (sizing stays per GPU)",
+    )
     plan.add_argument("--pricing", type=int, action="append", default=[], help="profile id")
     plan.add_argument("--usd-per-gpu-hour", type=float, help="an inline rental price")
     plan.add_argument("--format", choices=("text", "json"), default="text")
@@ -54,7 +60,7 @@ def plan(args: argparse.Namespace) -> int:
     names = (
         "requests_per_s output_tok_s tokens_per_day peak_to_average headroom ttft_ms tpot_ms "
         "min_tok_s_user e2el_ms percentile ttft_percentile tpot_percentile e2el_percentile mode "
-        "attainment basis pricing usd_per_gpu_hour price_set"
+        "attainment basis accounting pricing usd_per_gpu_hour price_set"
     ).split()
     values = {n: getattr(args, n) for n in names if getattr(args, n) is not None}
     try:
@@ -148,6 +154,12 @@ def readoff_options(parser: argparse.ArgumentParser) -> None:
         "--ci-level", type=float, default=0.95, help="level of every interval, 0.5 … 0.999"
     )
     parser.add_argument("--basis", choices=("output", "total", "input"), default="output")
+    parser.add_argument(
+        "--accounting",
+        choices=("gpu", "decode_gpu", "prefill_gpu", "node", "kw"),
+        default="gpu",
+        help="throughput per total GPU (default), decode GPU, prefill GPU, node or kW",
+    )
     parser.add_argument("--price-set", help="e.g. costr@2026-09-08 (one profile per GPU)")
     parser.add_argument("--pricing", type=int, action="append", default=[], help="profile id")
     parser.add_argument("--usd-per-gpu-hour", type=float, help="your own rental price")

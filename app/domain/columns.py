@@ -33,6 +33,8 @@ SWEEP_COLUMNS: tuple[Column, ...] = (
     Column("engine_version", "str", "Engine version"),
     Column("precision", "str", "Precision", help="Weight precision, e.g. bf16, fp8, fp4."),
     Column("spec_decode", "str", "Speculative decoding", help="e.g. none, mtp, eagle."),
+    Column("draft_model", "str", "Draft model", help="Speculative decoding's draft model."),
+    Column("num_spec_tokens", "int", "Speculative tokens", "tokens", "Tokens proposed per step."),
     Column("isl", "int", "ISL", "tokens", "Nominal input sequence length."),
     Column("osl", "int", "OSL", "tokens", "Nominal output sequence length."),
     Column("workload", "str", "Workload", help="Free-form workload tag, e.g. random, sharegpt."),

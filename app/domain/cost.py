@@ -110,6 +110,16 @@ def tok_s_per_mw(tok_s_per_gpu: float | None, allin_kw: float) -> float | None:
     return tok_s_per_gpu * 1000.0 / allin_kw
 
 
+def tokens_per_joule(tok_s: float | None, watts: float | None) -> float | None:
+    """Tokens per joule = tok/s ÷ W (a watt is a joule per second); None if either is missing,
+    not finite, or the power is ≤ 0. Both for the same GPUs: per GPU, or the deployment's."""
+    if tok_s is None or watts is None or not math.isfinite(tok_s) or tok_s < 0:
+        return None
+    if not watts > 0 or not math.isfinite(watts):
+        return None
+    return tok_s / watts
+
+
 def break_even_api_prices(
     usd_per_gpu_hour: float,
     input_tok_s_per_gpu: float,

@@ -33,6 +33,16 @@ DEFINITIONS: tuple[Definition, ...] = (
         "Every chart and table names the basis it uses.",
     ),
     Definition(
+        "accounting",
+        "Accounting modes (what throughput is counted per)",
+        "tok/s per unit = deployment tok/s ÷ units; units = GPUs | decode GPUs | prefill GPUs | "
+        "GPUs ÷ GPUs per node | GPUs × all-in kW per GPU",
+        "Per total GPU by default. A disaggregated deployment (shown as 8P + 8D) can be counted "
+        "per decode or prefill GPU; an aggregated one has every GPU do both, so its figures are "
+        "the same in every per-GPU mode. Per node and per kW use the catalog's GPUs per node and "
+        "all-in kW (which holds PUE). Costs stay per GPU-hour in every mode.",
+    ),
+    Definition(
         "pareto",
         "Pareto frontier",
         "P dominates Q ⇔ x_P ≥ x_Q ∧ y_P ≥ y_Q, one strictly",
@@ -243,7 +253,18 @@ DEFINITIONS: tuple[Definition, ...] = (
         "Tokens per MW and energy per token",
         "tok/s/MW = tok/s/GPU × 1000 ÷ all-in kW per GPU; J/tok = all-in W ÷ tok/s/GPU",
         "All-in provisioned power per GPU (GPU, host, network and facility overhead), as "
-        "SemiAnalysis uses.",
+        "SemiAnalysis uses. The token basis is the read-off's (InferenceX's tok/s/MW counts "
+        "input + output tokens: choose the total basis to match it).",
+    ),
+    Definition(
+        "tokens-per-joule",
+        "Tokens per joule: measured and estimated",
+        "tok/J = tok/s ÷ W; measured: deployment tok/s ÷ measured GPU power; estimate: tok/s/GPU "
+        "÷ (all-in kW per GPU × 1000)",
+        "Measured where a file carries the GPUs' own power (AIPerf's DCGM telemetry): board power "
+        "only, no host, network or cooling. The estimate uses the catalog's provisioned all-in "
+        "power. Both on the read-off's token basis, at its operating point; they answer "
+        "different questions, so neither stands in for the other.",
     ),
     Definition(
         "break-even",

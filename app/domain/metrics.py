@@ -45,7 +45,7 @@ def deployment_tok_s(
     raise ValueError(f"unknown token basis {basis!r}; expected one of {BASES}")
 
 
-def tok_s_per_gpu(deployment_tok_s: float | None, num_gpus: int) -> float | None:
+def tok_s_per_gpu(deployment_tok_s: float | None, num_gpus: float) -> float | None:
     """Deployment tok/s divided by all its GPUs; None if throughput is missing or num_gpus ≤ 0."""
     value = _finite(deployment_tok_s)
     if value is None or num_gpus <= 0:

@@ -86,7 +86,9 @@ class PointMetrics:
     lengths in tokens per request."""
 
     point_id: int
-    num_gpus: int
+    # What throughput per GPU divides by: all GPUs, or the accounting mode's unit count
+    # (app.domain.accounting: decode GPUs, nodes, kW); 0 when unknown.
+    num_gpus: float
     concurrency: float | None = None
     request_rate: float | None = None
     duration_s: float | None = None

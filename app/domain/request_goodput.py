@@ -109,7 +109,7 @@ class Counted(NamedTuple):
     ci_high: float
     missing_input: int = 0  # good requests without an input token count
 
-    def stats(self, duration_s: float, num_gpus: int) -> RequestStats:
+    def stats(self, duration_s: float, num_gpus: float) -> RequestStats:
         """As `request_stats` (duration_s and num_gpus > 0, checked by the caller), made
         without the frozen dataclass's __init__: a read-off makes one per point."""
         made = object.__new__(RequestStats)

@@ -31,6 +31,11 @@ class SweepMeta:
     source_kind: str = "measured"
     measured_at: dt.date | None = None
     content_hash: str = ""
+    # Disaggregated serving's split (None: aggregated) and speculative decoding's details.
+    num_prefill_gpus: int | None = None
+    num_decode_gpus: int | None = None
+    draft_model: str | None = None
+    num_spec_tokens: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The fields by name (for what reads any sweep description: likeness, history)."""

@@ -131,6 +131,7 @@ def pair_json(
         "b": {"sweep_id": pair.b.meta.id, "name": pair.b.meta.name},
         "same_configuration": pair.likeness.same_configuration,
         "differences": pair.likeness.as_json(),
+        "caveats": [{"kind": c.kind, "text": c.text} for c in pair.caveats],
         "shared_range_tok_s_user": pair.curve.shared_range,
         "reason": pair.curve.reason,
         "curve": [

@@ -28,7 +28,7 @@ from app.store.models import PricingProfile, SloPreset, Sweep
 from app.store.sweep_search import SweepFilters
 from app.store.versions import Versions
 
-FILTERS = ("model", "hardware", "engine", "precision", "isl", "osl", "source_kind")
+FILTERS = ("model", "hardware", "engine", "precision", "isl", "osl", "source_kind", "spec_decode")
 SLO_FIELDS = (
     "ttft_ms",
     "tpot_ms",

@@ -43,6 +43,13 @@ def explore_context(
         overlay_traces=production_overlay(session, state.query, params),
         band_traces=None if found is None else frontier_band_traces(found, state.selected),
     )
+    if state.query.accounting != "gpu" and (
+        state.query.roofline_model or state.query.claims != "none"
+    ):
+        figure["notes"].append(
+            "Physics limits and vendor claims are per GPU: they are drawn while y counts per "
+            "total GPU."
+        )
     series = view.sensitivity()
     sens = None
     if series:
@@ -102,7 +109,10 @@ def physics_traces(
     basis: str,
     kept: Catalog,
 ) -> list[dict[str, Any]]:
-    """Dashed physics limits (when a model spec is chosen) and vendor-claim markers."""
+    """Dashed physics limits (when a model spec is chosen) and vendor-claim markers: per GPU,
+    so drawn only while the axis counts per total GPU (never mixed with per-unit figures)."""
+    if query.accounting != "gpu":
+        return []
     shown = shown_physics(
         kept,
         results,

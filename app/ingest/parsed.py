@@ -26,9 +26,19 @@ NO_TPOT_WARNING = (
     "no TPOT statistic in the file: the sweep has no interactivity axis, so it is not drawn on "
     "Pareto charts; read-offs can still use TTFT and E2EL limits"
 )
+# Columns added after hash format 2 are hashed only when given, so every sweep stored before
+# them keeps its hash (and is still found as already stored).
+HASHED_WHEN_GIVEN: tuple[str, ...] = ("draft_model", "num_spec_tokens")
 HASHED_META: tuple[str, ...] = tuple(
-    k for k in SWEEP_COLUMN_NAMES if k not in ("source_tool", "source_kind")
+    k
+    for k in SWEEP_COLUMN_NAMES
+    if k not in ("source_tool", "source_kind") and k not in HASHED_WHEN_GIVEN
 )
+
+
+def hashed_keys(meta: Mapping[str, Any]) -> tuple[str, ...]:
+    """The description keys a sweep's hash reads: HASHED_META and the later ones it gives."""
+    return HASHED_META + tuple(k for k in HASHED_WHEN_GIVEN if meta.get(k) is not None)
 
 
 class PointSource(Protocol):
@@ -161,7 +171,7 @@ class ParsedSweep:
     def content_hashes(self, metas: Sequence[Mapping[str, Any]]) -> list[str]:
         """The content hash of these measurements under each description: a stored sweep whose
         hash is one of them holds the same measurements (read once for all of them)."""
-        heads = [hashing.head(hashing.meta_json(dict(m), HASHED_META)) for m in metas]
+        heads = [hashing.head(hashing.meta_json(dict(m), hashed_keys(m))) for m in metas]
         if self._table_rows is not None:
             return [self._table_rows.digest(head) for head in heads]
         samples = [(i, d) for i, p in enumerate(self.points) if (d := _samples_digest(p))]

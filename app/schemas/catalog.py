@@ -18,6 +18,7 @@ HARDWARE_NUMBER_FIELDS: tuple[str, ...] = (
     "fp4_tflops",
     "tdp_w",
     "allin_kw",
+    "gpus_per_node",
 )
 MODEL_NUMBER_FIELDS: tuple[str, ...] = ("total_params_b", "active_params_b")
 MODEL_INT_FIELDS: tuple[str, ...] = (
@@ -52,6 +53,9 @@ class HardwareIn(StorableText):
     fp4_tflops: float | None = _positive("dense FP4 tensor TFLOPS")
     tdp_w: float | None = _positive("board power, W")
     allin_kw: float | None = _positive("all-in provisioned kW per GPU (host, network, facility)")
+    gpus_per_node: int | None = Field(
+        default=None, ge=1, le=1024, description="GPUs per node (throughput per node)"
+    )
     aliases: list[str] = Field(
         default_factory=list,
         max_length=50,

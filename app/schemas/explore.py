@@ -20,6 +20,9 @@ class ExploreQuery(ReadoffQuery):
     isl: DbCount | None = None
     osl: DbCount | None = None
     source_kind: str | None = None
+    spec_decode: str | None = Field(
+        default=None, max_length=100, description="speculative decoding: on, off or a method"
+    )
     sweep: list[DbId] = Field(default_factory=list, max_length=MAX_ASKED)
     q: str | None = Field(default=None, max_length=200, description="search the series picker")
     # A one-off action, not kept in the URL: select the frontier leaders of the filtered set.

@@ -51,6 +51,11 @@ class ReadoffQuery(BaseModel):
     mode: Literal["percentile", "requests"] = "percentile"
     attainment: float = Field(default=0.9, gt=0, le=1, allow_inf_nan=False)
     basis: Literal["output", "total", "input"] = "output"
+    accounting: Literal["gpu", "decode_gpu", "prefill_gpu", "node", "kw"] = Field(
+        default="gpu",
+        description="throughput per total GPU (default), per decode GPU, per prefill GPU, per "
+        "node (catalog GPUs per node) or per kW (catalog all-in kW); costs stay per GPU-hour",
+    )
     stat: Literal["mean", "p50", "p90", "p95", "p99"] = Field(
         default="p50", description="TPOT statistic of the x axis"
     )

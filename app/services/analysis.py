@@ -6,14 +6,16 @@ Glue between queries (rows in) and the pure domain functions (numbers out); no w
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, Literal
 
 import polars as pl
 from sqlalchemy.orm import Session
 
+from app.domain.accounting import UNIT_WORDS, Accounting, Units, per_total_gpu, unknown_units_reason
 from app.domain.cost import tok_s_per_mw, usd_per_mtok
+from app.domain.covariates import Covariates, of_sweep
 from app.domain.estimate import estimate_tok_s_per_gpu, load_order
 from app.domain.intervals import DEFAULT_LEVEL
 from app.domain.metrics import Basis
@@ -36,6 +38,7 @@ from app.domain.slo import (
 from app.domain.sweep_meta import SweepMeta
 from app.domain.verdict import Columns, SamplePercentiles
 from app.services.sweep_memo import check_values, keep, recall, remember
+from app.services.units import sweep_units
 from app.store import points as point_queries
 from app.store import pricing as pricing_queries
 from app.store.catalog_cache import Catalog
@@ -54,6 +57,8 @@ class Params:
     stat: Stat = "p50"
     interpolation: Interpolation = "staircase"
     ci_level: float = DEFAULT_LEVEL  # the level of every interval, 0.5 … 0.999
+    # What throughput is counted per (app.domain.accounting); costs stay per GPU-hour.
+    accounting: Accounting = "gpu"
 
 
 @dataclass(frozen=True)
@@ -97,10 +102,22 @@ class SweepAnalysis:
     samples: pl.DataFrame | None = None
     # Per-process memo of values derived from the sweep's points alone (points never change).
     derived: dict[Any, Any] = field(default_factory=dict, repr=False)
+    # What ys and the read-off are counted per: every "tok_s_per_gpu" figure of this analysis
+    # is per one of these units (per total GPU unless the accounting mode says otherwise).
+    units: Units | None = None
+    # Split, speculative decoding and prefix caching, point figures averaged (issue 37).
+    covariates: Covariates | None = None
+    # Each point's covariates (acceptance, prefix-cache hits, measured power), in point order.
+    point_covariates: list[dict[str, float]] = field(default_factory=list, repr=False)
+
+    @property
+    def goodput_tok_s_per_total_gpu(self) -> float | None:
+        """The read-off's goodput per total GPU whatever the accounting (costs and power)."""
+        return per_total_gpu(self.readoff.goodput_tok_s_per_gpu, self.meta.num_gpus, self.units)
 
     @property
     def tok_s_per_mw(self) -> float | None:
-        goodput = self.readoff.goodput_tok_s_per_gpu
+        goodput = self.goodput_tok_s_per_total_gpu
         return None if self.allin_kw is None else tok_s_per_mw(goodput, self.allin_kw)
 
     @property
@@ -115,6 +132,8 @@ class SweepAnalysis:
     def excluded_reason(self, i: int, params: Params) -> str | None:
         if self.xs[i] is None:
             return f"TPOT {params.stat} not measured"
+        if self.units is not None and self.units.count is None:
+            return unknown_units_reason(self.units)
         if self.ys[i] is None:
             return f"no {params.basis} throughput"
         return None
@@ -125,21 +144,37 @@ def analyse(
     params: Params,
     prices: list[Price],
     samples: Mapping[int, pl.DataFrame] | None = None,
+    units_by_sweep: Mapping[int, Units] | None = None,
 ) -> list[SweepAnalysis]:
-    """Frontier, read-off and costs of each sweep, in the order given.
+    """Frontier, read-off and costs of each sweep, in the order given; throughput per the
+    sweep's `units_by_sweep` (per total GPU where not given).
 
     Per-request mode counts good requests of every point of every sweep in one polars pass
     (samples by sweep id), so the work grows with the samples, not with sweeps × samples.
     """
     by_sweep = samples or {}
+    counted_in = units_by_sweep or {}
+    sweeps = [_accounted(s, counted_in.get(s.meta.id)) for s in sweeps]
     if params.mode != "requests":
-        return [_one(s, params, prices, by_sweep.get(s.meta.id)) for s in sweeps]
+        results = [_one(s, params, prices, by_sweep.get(s.meta.id)) for s in sweeps]
+        return _with_units(results, counted_in)
     # Per-request figures are kept per sweep and SLO too: only sweeps without them are counted.
     kept = {s.meta.id: recall(s.derived, _readoff_key(s, params)) for s in sweeps}
     missing = [s for s in sweeps if kept[s.meta.id] is None]
     for sweep, figures in zip(missing, _request_figures(missing, params, by_sweep), strict=True):
         kept[sweep.meta.id] = keep(sweep.derived, _readoff_key(sweep, params), figures)
-    return [_one(s, params, prices, by_sweep.get(s.meta.id), kept[s.meta.id]) for s in sweeps]
+    results = [_one(s, params, prices, by_sweep.get(s.meta.id), kept[s.meta.id]) for s in sweeps]
+    return _with_units(results, counted_in)
+
+
+def _with_units(
+    results: list[SweepAnalysis], counted_in: Mapping[int, Units]
+) -> list[SweepAnalysis]:
+    """Each result names its units, also where they equal its GPUs (an aggregated sweep per
+    decode GPU), so its figures say what they are counted per."""
+    for result in results:
+        result.units = counted_in.get(result.meta.id, result.units)
+    return results
 
 
 def _request_figures(
@@ -201,6 +236,12 @@ def _one(
         )
     analysis = SweepAnalysis(sweep.meta, points, xs, ys, frontier, readoff, estimate_y)
     analysis.derived = sweep.derived
+    analysis.units = sweep.derived.get(_UNITS)
+    analysis.point_covariates = _point_covariates(sweep)
+    analysis.covariates = of_sweep(sweep.meta, analysis.point_covariates)
+    if analysis.units is not None and analysis.units.count is None and readoff.reason:
+        # Unknown units leave every point without a throughput: say why, not "no GPU count".
+        analysis.readoff = replace(readoff, reason=unknown_units_reason(analysis.units))
     analysis.sample_stats = stats
     analysis.samples = samples if counted is not None else None
     analysis.intervals = intervals
@@ -329,7 +370,7 @@ def _cost(analysis: SweepAnalysis, price: Price) -> Cost:
     hardware = analysis.meta.hardware or ""
     if not price.applies_to(hardware):
         return Cost(price, None, f"price is for {price.hardware}, not {hardware}")
-    goodput = analysis.readoff.goodput_tok_s_per_gpu
+    goodput = analysis.goodput_tok_s_per_total_gpu
     if goodput is None:
         # An unknown read-off is not a fail: the $/Mtok is unknown for the read-off's reason.
         if analysis.readoff.status == "unknown" and analysis.readoff.reason:
@@ -380,8 +421,57 @@ def run(
         if wanting:
             samples = point_queries.sweeps_samples(session, wanting)
     prices = prices_for(session, profile_ids, usd_per_gpu_hour, kept)
-    results = analyse(sweeps, params, prices, samples)
     power = kept.allin_kw if kept else pricing_queries.allin_kw_by_hardware(session)
+    counted_in = None
+    if params.accounting != "gpu":
+        rows = kept.hardware if kept else tuple(pricing_queries.hardware_catalog(session))
+        counted_in = {
+            s.meta.id: sweep_units(params.accounting, s.meta, rows, power) for s in sweeps
+        }
+    results = analyse(sweeps, params, prices, samples, counted_in)
     for result in results:
         result.allin_kw = power.get(result.meta.hardware.lower())
     return results, prices
+
+
+# Where an accounted view of a sweep keeps its units (in its own memo, apart from per-GPU values).
+_UNITS = "accounting units"
+
+
+def unit_words(result: SweepAnalysis) -> str:
+    """What the result's throughput is counted per: "GPU", "decode GPU", "node", "kW"."""
+    return UNIT_WORDS[result.units.accounting] if result.units else "GPU"
+
+
+def gpus_per_unit(result: SweepAnalysis) -> float:
+    """Total GPUs per accounting unit (1 per GPU): a per-GPU-hour price × this is the price of
+    one unit-hour, so $/Mtok from per-unit throughput stays the same in every mode."""
+    counted = result.units
+    if counted is None or counted.count is None or not counted.count > 0:
+        return 1.0
+    return result.meta.num_gpus / counted.count
+
+
+def _accounted(sweep: SweepPoints, counted: Units | None) -> SweepPoints:
+    """The sweep as seen per `counted` units: its points' divisor is the unit count (0 when
+    unknown, so no throughput) and it has its own memo, so per-unit values never mix with
+    per-GPU ones. Per total GPU, or the same count as GPUs: the sweep itself."""
+    num_gpus = sweep.meta.num_gpus
+    if counted is None or counted.accounting == "gpu" or counted.count == num_gpus:
+        return sweep
+    derived = sweep.derived.setdefault(("accounted", counted.accounting, counted.count), {})
+    derived[_UNITS] = counted
+    key = ("points", num_gpus)
+    if key not in derived:
+        divisor = counted.count or 0.0
+        derived[key] = [replace(p, num_gpus=divisor) for p in _point_metrics(sweep)]
+    return SweepPoints(sweep.meta, sweep.rows, derived)
+
+
+def _point_covariates(sweep: SweepPoints) -> list[dict[str, float]]:
+    """Each point's covariates from its stored extra fields, once per process per sweep."""
+    key = ("point covariates",)
+    if key not in sweep.derived:
+        sweep.derived[key] = [dict(r.get("covariates") or {}) for r in sweep.rows]
+    found: list[dict[str, float]] = sweep.derived[key]
+    return found

@@ -55,7 +55,7 @@ def replicates(
     """The sweep's resamples: its requests where it has request samples, else its repeated runs
     (None when it has neither). Kept per sweep, axes and GPU count (points never change)."""
     has_requests = samples is not None and not samples.is_empty()
-    key = ("band replicates", params.stat, params.basis, result.meta.num_gpus, has_requests)
+    key = ("band replicates", params.stat, params.basis, params.accounting, has_requests)
 
     def build() -> Replicates | None:
         if has_requests and samples is not None:

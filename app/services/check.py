@@ -19,11 +19,13 @@ from urllib.parse import urlencode
 from sqlalchemy.orm import Session
 
 from app.domain import regression
+from app.domain.covariates import warnings
 from app.domain.likeness import Likeness
 from app.domain.regression import Interval, Outcome, Side
 from app.schemas.bounds import MAX_ID
 from app.schemas.check import CheckQuery
 from app.services import check_report, likeness, price_columns
+from app.services.analysis import SweepAnalysis
 from app.services.check_frontier import frontier_finding
 from app.services.errors import Invalid
 from app.services.readoff_json import price_cells_json, result_json, run_query, slo_json
@@ -202,6 +204,7 @@ def evaluate(session: Session, query: CheckQuery, base_url: str | None = None) -
         "verdict": verdict,
         "same_configuration": found.same_configuration,
         "differences": found.as_json(),
+        "caveats": _caveats(results, candidate.sweep_id, baseline.sweep_id),
         "allow_different": query.allow_different,
         "scope": query.scope,
         "tolerance": query.tolerance,
@@ -259,3 +262,12 @@ def finding_json(f: regression.Finding) -> dict[str, Any]:
         "baseline_interval": _interval_json(f.baseline_interval),
         "candidate_interval": _interval_json(f.candidate_interval),
     }
+
+
+def _caveats(results: list[SweepAnalysis], candidate: int, baseline: int) -> list[dict[str, str]]:
+    """Split, speculative method, acceptance or prefix-cache differences, candidate first."""
+    by_id = {int(r.meta.id): r.covariates for r in results}
+    a, b = by_id.get(candidate), by_id.get(baseline)
+    if a is None or b is None or candidate == baseline:
+        return []
+    return [{"kind": c.kind, "text": c.text} for c in warnings(a, b)]

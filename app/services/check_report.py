@@ -142,12 +142,14 @@ def junit(doc: dict[str, Any]) -> str:
 def _likeness_lines(doc: dict[str, Any], strong: str = "") -> list[str]:
     """What differs between the two (and a demo or mock source), before any figure."""
     listed = doc.get("differences") or []
+    # Split, speculative decoding and prefix caching that differ (issue 37).
+    caveats = [f"Warning: {c['text']}" for c in doc.get("caveats") or []]
     if not listed:
-        return []
+        return caveats
     if doc["verdict"] == "comparison":
         lead = f"{strong}Not one configuration{strong}: {differences_text(doc)}."
-        return [lead + " What moved compares two systems; it is not a regression."]
-    return [f"Note: {differences_text(doc)}."]
+        return [lead + " What moved compares two systems; it is not a regression.", *caveats]
+    return [f"Note: {differences_text(doc)}.", *caveats]
 
 
 def _state(f: dict[str, Any], doc: dict[str, Any]) -> str:

@@ -105,8 +105,9 @@ def audit(session: Session, claim: VendorClaim, query: AuditQuery) -> Audit:
     if not pricing and query.usd_per_gpu_hour is None:
         pricing = default_pricing(session, claim.hardware)
     # Priced and shaped exactly as /api/readoff with these parameters (and default pricing).
+    # A claim is per GPU (or per node or rack, turned per GPU): so is the goodput it meets.
     params, results, columns = run_query(
-        session, sweep_ids, query.model_copy(update={"pricing": pricing})
+        session, sweep_ids, query.model_copy(update={"pricing": pricing, "accounting": "gpu"})
     )
     placement = Placement(
         results,

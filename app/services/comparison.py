@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 import polars as pl
 
+from app.domain.accounting import per_total_gpu
 from app.domain.compare import (
     Frontier,
     RatioCurve,
@@ -17,6 +18,7 @@ from app.domain.compare import (
     values_at,
 )
 from app.domain.cost import usd_per_mtok
+from app.domain.covariates import Caveat, warnings
 from app.domain.estimate import load_order
 from app.domain.likeness import Likeness, between
 from app.domain.numbers import fmt_load
@@ -32,7 +34,12 @@ from app.domain.sensitivity import (
     with_limit,
 )
 from app.domain.verdict import Percentile
-from app.services.analysis import Params, Price, SweepAnalysis
+from app.services.analysis import (
+    Params,
+    Price,
+    SweepAnalysis,
+    gpus_per_unit,
+)
 from app.services.price_columns import no_price_reason
 from app.services.sweep_memo import check_values, keep, recall, remember
 
@@ -82,6 +89,8 @@ class Pair:
     likeness: Likeness = field(default_factory=lambda: Likeness(()))
     # Per price group, why a cost ratio is unknown: a system without its own GPU's price
     cost_reasons: tuple[str | None, ...] = ()
+    # Split at equal GPUs, speculative method, acceptance or prefix-cache hits that differ.
+    caveats: tuple[Caveat, ...] = ()
 
 
 def frontier_of(result: SweepAnalysis) -> Frontier:
@@ -102,7 +111,9 @@ def _pair(a: SweepAnalysis, b: SweepAnalysis, groups: list[PriceGroup], params: 
     fa, fb = frontier_of(a), frontier_of(b)
     curve = ratio_curve(fa, fb, params.interpolation)
     hw_a, hw_b = str(a.meta.hardware), str(b.meta.hardware)
-    hourly = [_hourly(g.for_hardware(hw_a), g.for_hardware(hw_b)) for g in groups]
+    # Per accounting unit-hour, as the frontiers are per unit (the same per GPU-hour).
+    units = (gpus_per_unit(a), gpus_per_unit(b))
+    hourly = [_hourly(g.for_hardware(hw_a), g.for_hardware(hw_b), units) for g in groups]
     cost_curves = tuple(
         tuple(None if h is None else p.cost_ratio(*h) for p in curve.points) for h in hourly
     )
@@ -139,6 +150,7 @@ def _pair(a: SweepAnalysis, b: SweepAnalysis, groups: list[PriceGroup], params: 
         curve_ends,
         between(a.meta.as_dict(), b.meta.as_dict()),
         reasons,
+        tuple(warnings(a.covariates, b.covariates) if a.covariates and b.covariates else ()),
     )
 
 
@@ -161,11 +173,15 @@ def _goodput_at_heaviest_load(result: SweepAnalysis) -> bool:
     return result.points[order[-1]].point_id == op.point_id
 
 
-def _hourly(pa: Price | None, pb: Price | None) -> tuple[float, float] | None:
-    """Each system's cost per useful GPU-hour, when both have a price."""
+def _hourly(
+    pa: Price | None, pb: Price | None, units: tuple[float, float] = (1.0, 1.0)
+) -> tuple[float, float] | None:
+    """Each system's cost per useful unit-hour (GPU-hour × GPUs per unit), when both have a
+    price."""
     if pa is None or pb is None:
         return None
-    return pa.usd_per_gpu_hour / pa.utilization, pb.usd_per_gpu_hour / pb.utilization
+    ua, ub = units
+    return pa.usd_per_gpu_hour / pa.utilization * ua, pb.usd_per_gpu_hour / pb.utilization * ub
 
 
 @dataclass(frozen=True)
@@ -220,7 +236,11 @@ def sensitivity_series(
         costs = tuple(
             None
             if price is None
-            else usd_per_mtok(price.usd_per_gpu_hour, s.goodput_tok_s_per_gpu, price.utilization)
+            else usd_per_mtok(
+                price.usd_per_gpu_hour,
+                per_total_gpu(s.goodput_tok_s_per_gpu, result.meta.num_gpus, result.units),
+                price.utilization,
+            )
             for s in steps
         )
         out.append(SensitivitySeries(result, tuple(steps), costs))

@@ -11,6 +11,7 @@ from typing import Any
 
 import polars as pl
 
+from app.domain.accounting import UNIT_WORDS
 from app.domain.columns import POINT_COLUMN_NAMES, SWEEP_COLUMN_NAMES
 from app.ingest.parsed import SAMPLE_FIELDS
 from app.services.analysis import Cost, Params, SweepAnalysis
@@ -127,7 +128,8 @@ def sweeps_json(sweeps: list[Sweep], samples: Mapping[tuple[int, int], int]) -> 
 
 READOFF_HEADER = [
     "sweep_id", "sweep", "hardware", "num_gpus", "model", "engine", "precision", "slo", "mode",
-    "basis", "status", "meets_slo", "goodput_tok_s_per_gpu", "goodput_requests_per_s",
+    "basis", "throughput_per", "status", "meets_slo", "goodput_tok_s_per_gpu",
+    "goodput_requests_per_s",
     "concurrency", "request_rate", "interactivity_tok_s_user", "estimate_tok_s_per_gpu",
     "tok_s_per_mw", "reason", "ci_level", "ci_method", "goodput_ci_low", "goodput_ci_high",
     "attainment", "attainment_ci_low", "attainment_ci_high", "ci_reason",
@@ -178,7 +180,7 @@ def _readoff_row(result: SweepAnalysis, params: Params) -> list[Any]:
     return [
         meta.id, meta.name, meta.hardware, meta.num_gpus, meta.model,
         meta.engine, meta.precision, params.slo.describe(params.mode == "requests"),
-        params.mode, params.basis,
+        params.mode, params.basis, UNIT_WORDS[params.accounting],
         readoff.shown_status, readoff.meets_slo, readoff.goodput_tok_s_per_gpu,
         readoff.goodput_requests_per_s,
         op.concurrency if op else None, op.request_rate if op else None,

@@ -7,12 +7,13 @@ uses, so a plan never disagrees with the read-off table.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import polars as pl
 from sqlalchemy.orm import Session
 
 from app.domain import plan as domain
+from app.domain.accounting import UNIT_WORDS, from_per_gpu
 from app.domain.cost import HOURS_PER_MONTH
 from app.domain.likeness import Likeness, between
 from app.domain.metrics import Basis
@@ -22,6 +23,7 @@ from app.schemas.readoff import ReadoffQuery
 from app.services import analysis, price_columns
 from app.services.analysis import Params, Price, SweepAnalysis
 from app.services.readoff_query import params_of
+from app.services.units import sweep_units
 from app.store import pricing as pricing_queries
 from app.store import sweeps as sweep_queries
 
@@ -65,6 +67,9 @@ class PlanResult:
     kw: float | None = None
     mwh_per_month: float | None = None
     power_reason: str | None = None
+    # The read-off's goodput per the query's accounting unit (issue 37): sizing stays per GPU.
+    throughput_per: str = "GPU"
+    goodput_tok_s_per_unit: float | None = None
     costs: list[PlanCost] = field(default_factory=list)  # the prices of its own GPU (and yours)
     # (price column, why it has no price for this GPU): never another GPU's price
     unpriced: list[tuple[str, str]] = field(default_factory=list)
@@ -73,6 +78,15 @@ class PlanResult:
     @property
     def sweep_id(self) -> int:
         return int(self.analysis.meta.id)
+
+    @property
+    def fleet_split(self) -> tuple[int, int] | None:
+        """The fleet's prefill and decode GPUs apart (replicas × each side), None when the
+        sweep is aggregated or not sized."""
+        p, d, s = self.num_prefill_gpus, self.num_decode_gpus, self.sizing
+        if p is None or d is None or s is None:
+            return None
+        return s.replicas * p, s.replicas * d
 
     @property
     def name(self) -> str:
@@ -117,7 +131,8 @@ class Plan:
 
 def run(session: Session, sweep_ids: list[int], query: ReadoffQuery, demand: Demand) -> Plan:
     """Read off each sweep exactly as /api/readoff does, then size and price its fleet."""
-    params = params_of(query)
+    # Sizing counts whole deployments per GPU; the accounting mode only restates the goodput.
+    params = replace(params_of(query), accounting="gpu")
     # The prices on screen: a price set stands for one profile per GPU, as on Explore.
     columns = price_columns.columns_for(
         session, query.price_set, query.pricing, query.usd_per_gpu_hour
@@ -129,10 +144,17 @@ def run(session: Session, sweep_ids: list[int], query: ReadoffQuery, demand: Dem
         s.id: (s.num_prefill_gpus, s.num_decode_gpus)
         for s in sweep_queries.sweeps_in_order(session, sweep_ids)
     }
+    catalog_rows = tuple(pricing_queries.hardware_catalog(session))
+    power = pricing_queries.allin_kw_by_hardware(session)
     results = []
     for a in analyses:
         prefill, decode = split.get(int(a.meta.id), (None, None))
         result = _plan_one(a, params, demand, prefill, decode)
+        counted = sweep_units(query.accounting, a.meta, catalog_rows, power)
+        result.throughput_per = UNIT_WORDS[query.accounting]
+        result.goodput_tok_s_per_unit = from_per_gpu(
+            a.readoff.goodput_tok_s_per_gpu, a.meta.num_gpus, counted.count
+        )
         hardware = str(a.meta.hardware or "")
         own = [p for p in prices if p.applies_to(hardware)]
         result.costs = [_cost(result, p, kinds, hourly, demand, params) for p in own]

@@ -82,6 +82,10 @@ def _result_json(r: PlanResult, params: Params) -> dict[str, Any]:
         "num_gpus": a.meta.num_gpus,
         "num_prefill_gpus": r.num_prefill_gpus,
         "num_decode_gpus": r.num_decode_gpus,
+        "fleet_prefill_gpus": None if r.fleet_split is None else r.fleet_split[0],
+        "fleet_decode_gpus": None if r.fleet_split is None else r.fleet_split[1],
+        "throughput_per": r.throughput_per,
+        "goodput_tok_s_per_unit": r.goodput_tok_s_per_unit,
         "status": r.status,
         "reason": r.reason,
         "cheapest": r.cheapest,
@@ -163,6 +167,15 @@ def plan_text(body: dict[str, Any]) -> str:
             f"{fmt_percent(r['utilization_peak'])} at peak, "
             f"{fmt_percent(r['utilization_average'])} at average"
         )
+        if r["fleet_prefill_gpus"] is not None:
+            lines.append(
+                f"    split: {r['num_prefill_gpus']}P + {r['num_decode_gpus']}D per replica; "
+                f"fleet {fmt_count(r['fleet_prefill_gpus'], 'prefill GPU')} + "
+                f"{fmt_count(r['fleet_decode_gpus'], 'decode GPU')}"
+            )
+        if r["throughput_per"] != "GPU" and r["goodput_tok_s_per_unit"] is not None:
+            per_unit = fmt_number(r["goodput_tok_s_per_unit"], "tok/s")
+            lines.append(f"    goodput {per_unit} per {r['throughput_per']}")
         power = (
             f"{fmt_number(r['kw'], 'kW')}, {fmt_number(r['mwh_per_month'], 'MWh')}/month"
             if r["kw"] is not None

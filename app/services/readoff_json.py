@@ -7,10 +7,11 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from app.domain.accounting import UNIT_WORDS, split_label
 from app.domain.intervals import DEFAULT_LEVEL, Interval
 from app.domain.slo import Readoff
 from app.schemas.readoff import ReadoffQuery
-from app.services import analysis, price_columns
+from app.services import analysis, energy, price_columns
 from app.services.analysis import Params, SweepAnalysis
 from app.services.intervals import cost_interval
 from app.services.price_columns import PriceCell, PriceColumn
@@ -35,6 +36,8 @@ def slo_json(query: ReadoffQuery, params: Params) -> dict[str, Any]:
         "interpolation": params.interpolation,
         "description": slo.describe(per_request=query.mode == "requests"),
         "ci_level": params.ci_level,
+        "accounting": params.accounting,
+        "throughput_per": UNIT_WORDS[params.accounting],
     }
 
 
@@ -49,6 +52,11 @@ def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, A
         "name": result.meta.name,
         "hardware": result.meta.hardware,
         "num_gpus": result.meta.num_gpus,
+        "num_prefill_gpus": result.meta.num_prefill_gpus,
+        "num_decode_gpus": result.meta.num_decode_gpus,
+        "split": split_label(result.meta.num_prefill_gpus, result.meta.num_decode_gpus),
+        # What every tok_s_per_gpu figure here is counted per (issue 37's accounting modes).
+        "throughput_per": analysis.unit_words(result),
         "status": readoff.shown_status,
         "borderline_reason": None if ivs is None else ivs.borderline_reason,
         "meets_slo": readoff.meets_slo,
@@ -75,6 +83,7 @@ def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, A
             "label": estimate.label,
         },
         "tok_s_per_mw": result.tok_s_per_mw,
+        "tokens_per_joule": energy.as_json(energy.of(result)),
         "joint_attainment_bounds": readoff.joint_attainment_bounds,
         "note": readoff.note,
         "ci_level": level,

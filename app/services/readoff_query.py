@@ -12,7 +12,13 @@ from app.store.models import SloPreset
 def params_of(query: ReadoffQuery) -> Params:
     """The analysis parameters the query asks for."""
     return Params(
-        query.slo(), query.mode, query.basis, query.stat, query.interpolation, query.ci_level
+        query.slo(),
+        query.mode,
+        query.basis,
+        query.stat,
+        query.interpolation,
+        query.ci_level,
+        query.accounting,
     )
 
 

@@ -90,6 +90,8 @@ class Details:
     keep_hardware: frozenset[int] | None = None  # sweeps whose unknown hardware is kept as typed
     keep_every_hardware: bool = False
     store_new: frozenset[int] | None = None  # sweeps stored anew instead of updating their twin
+    # Sweeps marked as disaggregated serving: their prefill and decode GPUs are required.
+    disaggregated: frozenset[int] = frozenset()
 
 
 @dataclass
@@ -124,9 +126,21 @@ def parse_detailed(
             _apply(sweep, own)
         if require_meta:
             out.errors.extend(
-                missing_field(sweep_source(i, sweep), k) for k in sweep.missing_meta()
+                missing_field(sweep_source(i, sweep), k)
+                for k in sweep.missing_meta(required_meta(i, details))
             )
     return out
+
+
+# The details every sweep needs, and what a sweep marked disaggregated needs beside them.
+REQUIRED_META = ("sweep", "hardware", "num_gpus")
+SPLIT_FIELDS = ("num_prefill_gpus", "num_decode_gpus")
+
+
+def required_meta(index: int, details: Details) -> tuple[str, ...]:
+    """What sweep `index` must have before it is stored: its split too when it is marked
+    disaggregated and its file does not carry it (issue 37)."""
+    return REQUIRED_META + (SPLIT_FIELDS if index in details.disaggregated else ())
 
 
 def _typed_details(

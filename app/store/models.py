@@ -58,6 +58,9 @@ class Sweep(Base):
     engine_version: Mapped[str | None] = mapped_column(String(100))
     precision: Mapped[str | None] = mapped_column(String(50))
     spec_decode: Mapped[str | None] = mapped_column(String(100))
+    # Speculative decoding as the file reports it (issue 37): draft model, tokens proposed per step.
+    draft_model: Mapped[str | None] = mapped_column(String(200))
+    num_spec_tokens: Mapped[int | None] = mapped_column(Integer)
     isl: Mapped[int | None] = mapped_column(Integer)
     osl: Mapped[int | None] = mapped_column(Integer)
     workload: Mapped[str | None] = mapped_column(String(200))
@@ -139,6 +142,7 @@ class Hardware(Base):
     fp4_tflops: Mapped[float | None] = mapped_column(Float)
     tdp_w: Mapped[float | None] = mapped_column(Float)
     allin_kw: Mapped[float | None] = mapped_column(Float)
+    gpus_per_node: Mapped[int | None] = mapped_column(Integer)  # per node (issue 37)
     source: Mapped[str | None] = mapped_column(Text)
     # Other names for this GPU, e.g. what nvidia-smi or a tool writes ("NVIDIA H100 80GB HBM3").
     aliases: Mapped[list[str] | None] = mapped_column(JSON, default=list)

@@ -29,6 +29,7 @@ import numpy as np
 import polars as pl
 
 from app.domain.columns import POINT_COLUMNS
+from app.domain.covariates import POINT_COVARIATES, point_covariates
 from app.domain.stat_names import statistic_field
 from app.ingest.limits import MAX_POINTS_PER_SWEEP
 
@@ -172,7 +173,15 @@ def rows(sweep_id: int, data: bytes) -> list[dict[str, Any]]:
             found = stored_percentiles(json.loads(text))
             if found:
                 out[int(position)]["stored_percentiles"] = found
+        if _COVARIATE_HINT.search(text):
+            covariates = point_covariates(json.loads(text))
+            if covariates:
+                out[int(position)]["covariates"] = covariates
     return out
+
+
+# Speculative decoding, prefix-cache and power figures in extra (app.domain.covariates).
+_COVARIATE_HINT = re.compile("|".join(f'"{key}"' for key in POINT_COVARIATES))
 
 
 # Other percentiles as the importers keep them in extra, in ms: "ttft_p99.9_ms" (guidellm,

@@ -12,6 +12,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, Select, and_, func, or_, select
 from sqlalchemy.orm import Session
 
+from app.domain.covariates import SPEC_OFF
 from app.store.models import Sweep
 
 FILTER_FIELDS: tuple[str, ...] = ("model", "hardware", "engine", "precision", "source_kind")
@@ -30,6 +31,8 @@ class SweepFilters:
     source_kind: str | None = None
     isl: int | None = None
     osl: int | None = None
+    # Speculative decoding: "on" (any method), "off" (stated as none), or one method.
+    spec_decode: str | None = None
     q: str | None = None  # words searched in the name, model, hardware, engine, precision, notes
 
 
@@ -48,6 +51,17 @@ def text_match(q: str | None) -> ColumnElement[bool] | None:
     return and_(*(or_(*(c.contains(w, autoescape=True) for c in columns)) for w in words))
 
 
+def spec_match(wanted: str) -> ColumnElement[bool]:
+    """Sweeps whose speculative decoding is `wanted`: "on" is any stated method, "off" a
+    sweep that states none (one that does not say is neither), else that method, any case."""
+    method = func.lower(func.trim(Sweep.spec_decode))
+    if wanted == "off":
+        return method.in_(SPEC_OFF)
+    if wanted == "on":
+        return and_(Sweep.spec_decode.is_not(None), method.not_in(SPEC_OFF), method != "")
+    return method == wanted.strip().lower()
+
+
 def where(query: Select[Any], filters: SweepFilters) -> Select[Any]:
     """`query` narrowed to the sweeps matching every filter and the search text."""
     for name in FILTER_FIELDS:
@@ -58,6 +72,8 @@ def where(query: Select[Any], filters: SweepFilters) -> Select[Any]:
         query = query.where(Sweep.isl == filters.isl)
     if filters.osl is not None:
         query = query.where(Sweep.osl == filters.osl)
+    if filters.spec_decode:
+        query = query.where(spec_match(filters.spec_decode))
     matched = text_match(filters.q)
     return query if matched is None else query.where(matched)
 

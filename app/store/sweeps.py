@@ -238,7 +238,7 @@ def sample_counts_by_position(session: Session, sweep_ids: list[int]) -> dict[tu
     return sample_store.counts_by_position(session, sweep_ids)
 
 
-FACET_FIELDS = (*FILTER_FIELDS, "isl", "osl")
+FACET_FIELDS = (*FILTER_FIELDS, "isl", "osl", "spec_decode")
 
 
 def _facet_union() -> CompoundSelect[Any]:

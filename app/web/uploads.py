@@ -48,7 +48,9 @@ REST_PREFIX = "rest."  # all-sweeps values already applied, kept for the sweeps 
 # ("1"), and, its measurements being stored already, "update" that sweep or store a "new" one.
 KEEP_HARDWARE = "keep_hardware"
 STORED_AS = "stored_as"
-CHOICES = (KEEP_HARDWARE, STORED_AS)
+# Marked as disaggregated serving ("1"): its prefill and decode GPUs are then asked for.
+DISAGGREGATED = "disaggregated"
+CHOICES = (KEEP_HARDWARE, STORED_AS, DISAGGREGATED)
 
 
 @router.get("/upload", name="upload_form")
@@ -173,10 +175,13 @@ def details_from_form(form: FormData) -> uploads.Details:
     rest: dict[str, str] = {}
     keep: set[int] = set()  # "keep as typed" ticked for these sweeps' hardware
     new: set[int] = set()  # stored as new sweeps, though the same measurements are stored
+    disaggregated: set[int] = set()
     for key, value in form.multi_items():
         if not isinstance(value, str):
             continue
-        if (m := PER_SWEEP.fullmatch(key)) and m.group(2) in CHOICES:
+        if (m := PER_SWEEP.fullmatch(key)) and m.group(2) == DISAGGREGATED:
+            disaggregated.update([int(m.group(1))] if value == "1" else [])
+        elif (m := PER_SWEEP.fullmatch(key)) and m.group(2) in CHOICES:
             (keep if m.group(2) == KEEP_HARDWARE else new).update(
                 [int(m.group(1))] if value in ("1", "new") else []
             )
@@ -195,6 +200,7 @@ def details_from_form(form: FormData) -> uploads.Details:
         keep_hardware=frozenset(keep),
         keep_every_hardware=form.get(EVERY_PREFIX + KEEP_HARDWARE) == "1",
         store_new=frozenset(new),
+        disaggregated=frozenset(disaggregated),
     )
 
 
@@ -254,6 +260,8 @@ def _preview_context(
         "keep_hardware": details.keep_hardware or frozenset(),
         "keep_every_hardware": details.keep_every_hardware,
         "store_new": details.store_new or frozenset(),
+        "disaggregated": details.disaggregated,
+        "split_fields": uploads.SPLIT_FIELDS,
     }
 
 

@@ -401,3 +401,13 @@ def test_the_aiperf_fixture_imports_through_the_api(client: TestClient) -> None:
     assert point["tpot_mean_ms"] == pytest.approx(18.03231861805396)
     assert point["itl_mean_ms"] == pytest.approx(18.01533642036886)
     assert point["duration_s"] == pytest.approx(519.597973721)
+
+
+def test_the_gpu_telemetry_gives_the_busy_gpus_measured_power_and_energy() -> None:
+    [point] = only(parse_aiperf((NAME, DATA))).points
+    # Only gpu_0 has memory in use: its mean power, and its energy counter's rise in MJ.
+    assert point.extra["gpu_power_w"] == pytest.approx(94.61787741935483, rel=1e-12)
+    assert point.extra["gpu_energy_j"] == pytest.approx(
+        (1444.0182106460002 - 1443.963410859) * 1e6, rel=1e-9
+    )
+    assert any("board power only" in n for n in point.extra["import_notes"])

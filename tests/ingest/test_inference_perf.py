@@ -105,6 +105,8 @@ def test_stats_without_a_column_prometheus_and_config_are_kept_in_extra() -> Non
     assert lifecycle["load_summary"]["achieved_rate"] == 1.0254654214024423
     assert point.extra["prometheus"]["count"] == 937
     assert sweep.points[6].extra["prometheus"]["count"] == 21904
+    # The server's prefix-cache hit percent (0 in this run) as a fraction, a covariate.
+    assert point.extra["prefix_cache_hit_rate"] == 0.0
     assert point.extra["config"]["load"]["sweep"]["num_stages"] == 7
     assert point.extra["config"]["tokenizer"]["token"] == "(redacted)"
     assert not any(k.startswith("ntpot") for k in point.values)

@@ -273,3 +273,9 @@ def test_the_example_report_imports_through_the_api(client: TestClient) -> None:
         "Qwen/Qwen3-0.6B",
     )
     assert stored["points"][0]["tpot_mean_ms"] == pytest.approx(36.8578234128654)
+
+
+def test_the_example_report_keeps_vllm_prefix_cache_hit_rate_as_a_fraction() -> None:
+    [sweep] = parse_llm_d((NAME, FIXTURE.read_bytes()))
+    # observability.vllm_prefix_cache_hit_rate: the decode engine's mean, 65.3 percent.
+    assert sweep.points[0].extra["prefix_cache_hit_rate"] == pytest.approx(0.653)

@@ -369,3 +369,23 @@ def test_an_empty_stream_sglang_counted_as_completed_is_a_failed_request_with_a_
         "counted as failed (1 at rate 1)."
     )
     assert "kept as SGLang computed them" in sweep.warnings[0]
+
+
+def test_a_pd_router_fills_the_split_and_spec_decoding_its_draft_and_acceptance_length() -> None:
+    """SGLang PD: the router's server_info lists each prefill and decode worker's own."""
+    worker = {"tp_size": 4, "dp_size": 2, "enable_dp_attention": True}
+    server = SERVER_INFO | {
+        "prefill": [worker, worker],
+        "decode": [worker | {"tp_size": 8}],
+        "speculative_algorithm": "EAGLE3",
+        "speculative_draft_model_path": "lmsys/sglang-EAGLE3-LLaMA3.1-Instruct-8B",
+        "speculative_num_draft_tokens": 4,
+    }
+    row = current(lines(ONLINE)[0], accept_length=2.75) | {"server_info": server}
+    [sweep] = mapped("pd.jsonl", jsonl([row]))
+    # 2 prefill workers × tp 4 (DP attention reuses the TP GPUs) + 1 decode worker × tp 8.
+    assert (sweep.meta["num_prefill_gpus"], sweep.meta["num_decode_gpus"]) == (8, 8)
+    assert sweep.meta["num_gpus"] == 16
+    assert (sweep.meta["spec_decode"], sweep.meta["num_spec_tokens"]) == ("eagle3", 4)
+    assert sweep.meta["draft_model"] == "lmsys/sglang-EAGLE3-LLaMA3.1-Instruct-8B"
+    assert sweep.points[0].extra["spec_acceptance_length"] == 2.75

@@ -17,7 +17,7 @@ EXPLORE_FIELDS = {
     "interpolation", "sensitivity", "price_set", "pricing", "usd_per_gpu_hour", "sweep", "model",
     "hardware", "engine", "precision", "source_kind", "isl", "osl", "stat", "basis", "logx",
     "logy", "frontier_only", "bands", "roofline_model", "roofline_precision", "roofline_ctx",
-    "claims", "leaders_demo",
+    "claims", "leaders_demo", "accounting", "spec_decode",
 }  # fmt: skip
 
 

@@ -180,11 +180,14 @@ def test_a_disaggregated_sweep_is_planned_as_whole_deployments(client: TestClien
     )
     [sweep] = upload_ids(client, ("disagg.csv", csv))
     params = {"tpot_ms": 25, "percentile": "p50", "requests_per_s": 13, "usd_per_gpu_hour": 2}
-    [r] = get_plan(client, sweep=sweep, **params)["results"]
+    [r] = get_plan(client, sweep=sweep, accounting="decode_gpu", **params)["results"]
     # ⌈13 ÷ 6⌉ = 3 deployments of 2 prefill + 6 decode GPUs = 24 GPUs; 2 × 24 × 730 = 35,040.
     assert (r["num_prefill_gpus"], r["num_decode_gpus"], r["num_gpus"]) == (2, 6, 8)
     assert (r["replicas"], r["gpus"]) == (3, 24)
     assert r["costs"][0]["usd_per_month"] == 35_040.0
+    # The fleet's prefill and decode GPUs apart; goodput restated per decode GPU (12,000 ÷ 6).
+    assert (r["fleet_prefill_gpus"], r["fleet_decode_gpus"]) == (6, 18)
+    assert (r["throughput_per"], r["goodput_tok_s_per_unit"]) == ("decode GPU", 2000.0)
 
 
 # Two sweeps whose ratio matches tests/domain/test_plan.py's hand-built crossover case:

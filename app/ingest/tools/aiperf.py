@@ -39,10 +39,12 @@ document is kept in `extra`, with the API key and headers redacted.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from typing import Any
 
+from app.domain.covariates import GPU_ENERGY_J, GPU_POWER_W
 from app.ingest.common import integer, json_safe, number
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
@@ -131,6 +133,52 @@ def telemetry_hint(doc: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+# DCGM's energy counter runs since the GPU started: the run's energy is its max − min.
+_ENERGY_J = {"MJ": 1e6, "kJ": 1e3, "J": 1.0}
+
+
+def telemetry_power(doc: Mapping[str, Any]) -> dict[str, float]:
+    """Measured power and energy of the GPUs with memory in use (the deployment's; DCGM lists
+    every GPU of the node): Σ mean `gpu_power_usage` in W, Σ (max − min) of the
+    `energy_consumption` counter in J. Empty when no such GPU reports them."""
+    endpoints = config_value(doc, "telemetry_data.endpoints")
+    power = energy = 0.0
+    powered = metered = 0
+    for endpoint in endpoints.values() if isinstance(endpoints, Mapping) else ():
+        gpus = endpoint.get("gpus") if isinstance(endpoint, Mapping) else None
+        for gpu in gpus.values() if isinstance(gpus, Mapping) else ():
+            used = (
+                config_value(gpu, "metrics.gpu_memory_used.avg")
+                if isinstance(gpu, Mapping)
+                else None
+            )
+            if not (isinstance(used, int | float) and used > 0):
+                continue
+            watts = config_value(gpu, "metrics.gpu_power_usage")
+            if (
+                isinstance(watts, Mapping)
+                and watts.get("unit") == "W"
+                and _finite(watts.get("avg"))
+            ):
+                power += float(watts["avg"])
+                powered += 1
+            joules = config_value(gpu, "metrics.energy_consumption")
+            scale = _ENERGY_J.get(str(joules.get("unit"))) if isinstance(joules, Mapping) else None
+            if scale and _finite(joules.get("max")) and _finite(joules.get("min")):
+                energy += (float(joules["max"]) - float(joules["min"])) * scale
+                metered += 1
+    out = {}
+    if powered:
+        out[GPU_POWER_W] = power
+    if metered:
+        out[GPU_ENERGY_J] = energy
+    return out
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def build_json(file: SourceFile, defaults: Mapping[str, Any]) -> Built:
     doc = file.json()
     name = file.name
@@ -188,6 +236,13 @@ def build_json(file: SourceFile, defaults: Mapping[str, Any]) -> Built:
     notes = extra.pop("import_notes")
     extra.update(json_safe(doc))
     extra.update(other_percentiles(doc, name))
+    measured = telemetry_power(doc)
+    if measured:
+        extra.update(measured)  # the covariates' keys (app.domain.covariates)
+        notes.append(
+            "measured GPU power and energy: DCGM's figures for the GPUs with memory in use "
+            "(board power only; no host, network or cooling)"
+        )
     extra["import_notes"] = notes
     run = Run(file, "json", doc, config, extra)
     label = run_label(file, STEMS)

@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from app.domain.covariates import PREFIX_CACHE_HIT_RATE
 from app.ingest.common import json_safe
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
@@ -177,6 +178,9 @@ def _sweep(group: _Group, config: Mapping[str, Any] | None) -> ParsedSweep:
         point.extra["stage"] = stage
         if stage in group.prometheus:
             point.extra["prometheus"] = json_safe(group.prometheus[stage].get("successes"))
+            hit = _prefix_cache_hit_rate(group.prometheus[stage].get("successes"))
+            if hit is not None:
+                point.extra[PREFIX_CACHE_HIT_RATE] = hit
         if config is not None and (settings := stage_config(config, stage)) is not None:
             point.extra["stage_config"] = settings
         load = point.values.get("concurrency", point.values.get("request_rate", math.inf))
@@ -212,3 +216,13 @@ def _dedupe_names(sweeps: list[ParsedSweep]) -> None:
 
 
 IMPORTER = InferencePerfImporter()
+
+
+def _prefix_cache_hit_rate(successes: Any) -> float | None:
+    """The server's prefix-cache hit rate over the stage (`prefix_cache_hit_percent.mean`, in
+    percent) as a fraction; None when not reported."""
+    entry = successes.get("prefix_cache_hit_percent") if isinstance(successes, Mapping) else None
+    mean = entry.get("mean") if isinstance(entry, Mapping) else None
+    if isinstance(mean, bool) or not isinstance(mean, int | float) or not math.isfinite(mean):
+        return None
+    return float(mean) / 100.0

@@ -36,6 +36,7 @@ from typing import Any
 
 import yaml
 
+from app.domain.covariates import PREFIX_CACHE_HIT_RATE
 from app.ingest.common import integer, json_safe, number, require
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
@@ -240,10 +241,27 @@ def _point(name: str, doc: Mapping[str, Any]) -> ParsedPoint:
     if match and any(match.groups()):
         d, h, m, s = (float(g) if g else 0.0 for g in match.groups())
         values["duration_s"] = ((d * 24 + h) * 60 + m) * 60 + s
+    hit_rate = _prefix_cache_hit_rate(results)
+    if hit_rate is not None:
+        extra[PREFIX_CACHE_HIT_RATE] = hit_rate
     if tool == "guidellm":
         extra["tpot_source"] = "guidellm-sourced report: tpot_* = inter_token_latency"
     extra["report"] = json_safe(doc)
     return ParsedPoint(values=values, extra=extra)
+
+
+def _prefix_cache_hit_rate(results: Mapping[str, Any]) -> float | None:
+    """vLLM's prefix-cache hit rate (results.observability.vllm_prefix_cache_hit_rate, percent
+    per engine) as a fraction: the mean of the engines' means. None when not reported."""
+    entry = obj(obj(results.get("observability")).get("vllm_prefix_cache_hit_rate"))
+    means = []
+    for component in entry.get("components") or []:
+        stats = obj(obj(component).get("statistics"))
+        mean = stats.get("mean")
+        if isinstance(mean, int | float) and not isinstance(mean, bool) and math.isfinite(mean):
+            scale = 0.01 if str(stats.get("units", "percent")) == "percent" else 1.0
+            means.append(float(mean) * scale)
+    return sum(means) / len(means) if means else None
 
 
 def _stats(obj: Any, name: str, where: str, units: tuple[str, ...]) -> Mapping[str, Any]:

@@ -48,6 +48,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from app.domain.covariates import ACCEPTANCE_LENGTH
 from app.ingest.common import integer, json_safe
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
@@ -213,16 +214,45 @@ def _meta(rec: Record) -> dict[str, Any]:
     spec = text(server.get("speculative_algorithm"))
     if spec:
         meta["spec_decode"] = spec.lower()
+        draft = text(server.get("speculative_draft_model_path"))
+        meta["draft_model"] = model_name(draft) if draft else None
+        with at_row(rec):
+            meta["num_spec_tokens"] = integer(
+                server.get("speculative_num_draft_tokens"),
+                rec.file,
+                "server_info.speculative_num_draft_tokens",
+            )
     meta["num_gpus"] = _gpus(rec, server)
+    split = _pd_split(rec, server)
+    if split is not None:
+        meta["num_prefill_gpus"], meta["num_decode_gpus"] = split
+        meta["num_gpus"] = sum(split)
     return {k: v for k, v in meta.items() if v is not None}
 
 
-def _gpus(rec: Record, server: Mapping[str, Any]) -> int | None:
-    mode = text(server.get("disaggregation_mode"))
-    if "prefill" in server or "decode" in server or (mode and mode != "null"):
+def _pd_split(rec: Record, server: Mapping[str, Any]) -> tuple[int, int] | None:
+    """(prefill GPUs, decode GPUs) of a PD-disaggregated router's server_info, whose `prefill`
+    and `decode` lists hold each worker's own server_info; None unless every worker names its
+    tp_size (a part of the deployment must not stand for all of it)."""
+    roles = [server.get("prefill"), server.get("decode")]
+    lists = [
+        r for r in roles if isinstance(r, list) and r and all(isinstance(w, Mapping) for w in r)
+    ]
+    if len(lists) != 2:
         return None
-    if server.get("tp_size") is None:
-        return None
+    counts = []
+    for role in lists:
+        total = 0
+        for worker in role:
+            if worker.get("tp_size") is None:
+                return None
+            total += _worker_gpus(rec, worker)
+        counts.append(total)
+    return counts[0], counts[1]
+
+
+def _worker_gpus(rec: Record, server: Mapping[str, Any]) -> int:
+    """tp × pp × dp of one server (dp not multiplying under DP attention)."""
     with at_row(rec):
         tp, pp, dp = (
             integer(server.get(k), rec.file, f"server_info.{k}") or 1
@@ -231,6 +261,15 @@ def _gpus(rec: Record, server: Mapping[str, Any]) -> int | None:
     if server.get("enable_dp_attention"):
         dp = 1
     return tp * pp * dp
+
+
+def _gpus(rec: Record, server: Mapping[str, Any]) -> int | None:
+    mode = text(server.get("disaggregation_mode"))
+    if "prefill" in server or "decode" in server or (mode and mode != "null"):
+        return None
+    if server.get("tp_size") is None:
+        return None
+    return _worker_gpus(rec, server)
 
 
 def _point(rec: Record) -> ParsedPoint:
@@ -270,6 +309,9 @@ def _point(rec: Record) -> ParsedPoint:
     point.extra = {
         k: json_safe(v) for k, v in d.items() if k not in used and k != "generated_texts"
     } | point.extra
+    accept = num(rec, "accept_length")  # mean tokens per decode step under spec decoding
+    if accept is not None:
+        point.extra[ACCEPTANCE_LENGTH] = accept
     return point
 
 

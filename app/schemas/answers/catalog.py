@@ -19,6 +19,7 @@ class HardwareOut(Answer):
     fp4_tflops: float | None
     tdp_w: float | None
     allin_kw: float | None
+    gpus_per_node: int | None
     source: str | None
     aliases: list[str]
 

@@ -35,10 +35,18 @@ class Finding(Answer):
     candidate_interval: FindingInterval | None
 
 
+class CaveatOut(Answer):
+    """A way the two differ that the data decides: split, spec method, acceptance, cache."""
+
+    kind: Literal["split", "spec_method", "acceptance", "prefix_cache"]
+    text: str
+
+
 class CheckAnswer(Answer):
     verdict: Literal["pass", "regression", "comparison"]
     same_configuration: bool
     differences: list[Difference]
+    caveats: list[CaveatOut]  # split, speculative decoding, prefix caching that differ
     allow_different: bool
     scope: Literal["slo", "frontier"]
     tolerance: float

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Literal
 
 from app.domain.intervals import Method
+from app.schemas.answers.check import CaveatOut
 from app.schemas.answers.common import (
     Answer,
     CiFields,
@@ -108,6 +109,7 @@ class PairOut(Answer):
     b: PairSide
     same_configuration: bool
     differences: list[Difference]
+    caveats: list[CaveatOut]  # split, speculative decoding, prefix caching that differ
     shared_range_tok_s_user: tuple[float, float] | None
     reason: str | None
     curve: list[CurvePoint]

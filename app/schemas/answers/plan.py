@@ -65,6 +65,10 @@ class PlanResultOut(Answer):
     num_gpus: int
     num_prefill_gpus: int | None
     num_decode_gpus: int | None
+    fleet_prefill_gpus: int | None  # replicas × prefill GPUs (null: aggregated or not sized)
+    fleet_decode_gpus: int | None
+    throughput_per: str  # the accounting unit of goodput_tok_s_per_unit
+    goodput_tok_s_per_unit: float | None
     status: Status
     reason: str | None
     cheapest: bool

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from app.domain.accounting import Accounting
 from app.domain.checks import ShownStatus, Source, Status
 from app.domain.intervals import Method
 from app.domain.metrics import Basis
@@ -32,6 +33,8 @@ class SloOut(Answer):
     interpolation: Interpolation
     description: str
     ci_level: float
+    accounting: Accounting
+    throughput_per: str  # the unit every tok_s_per_gpu figure is counted per
 
 
 class PriceColumnOut(Answer):
@@ -127,6 +130,17 @@ class PointVerdict(Answer):
     checks: list[LimitCheck]
 
 
+class TokensPerJoule(Answer):
+    """Tokens per joule at the operating point: measured (where the file carried the GPUs'
+    power) and the catalog's all-in estimate, each null when not known."""
+
+    measured: float | None
+    estimate: float | None
+    token_basis: Basis
+    measured_power: str  # what the measured figure divides by
+    estimate_power: str
+
+
 class ReadoffResult(Answer):
     """One sweep at the SLO: pass, borderline, fail or unknown (with the reason), its goodput
     and operating point, intervals, and its costs; `points` only when asked (points=true)."""
@@ -135,6 +149,10 @@ class ReadoffResult(Answer):
     name: str
     hardware: str
     num_gpus: int
+    num_prefill_gpus: int | None
+    num_decode_gpus: int | None
+    split: str | None  # "8P + 8D"; null for aggregated serving
+    throughput_per: str  # GPU, decode GPU, prefill GPU, node or kW
     status: ShownStatus
     borderline_reason: str | None
     meets_slo: bool | None
@@ -148,6 +166,7 @@ class ReadoffResult(Answer):
     operating_point: OperatingPoint | None
     estimate: EstimateOut | None
     tok_s_per_mw: float | None
+    tokens_per_joule: TokensPerJoule
     joint_attainment_bounds: tuple[float, float] | None
     note: str
     ci_level: float
@@ -209,6 +228,7 @@ class SweepFrontier(Answer):
 class FrontierOut(Answer):
     stat: Stat
     basis: Basis
+    accounting: Accounting
     x: str
     y: str
     sweeps: list[SweepFrontier]

@@ -24,6 +24,8 @@ class SweepFields(Answer):
     engine_version: str | None
     precision: str | None
     spec_decode: str | None
+    draft_model: str | None
+    num_spec_tokens: int | None
     isl: int | None
     osl: int | None
     workload: str | None
