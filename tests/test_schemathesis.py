@@ -31,6 +31,9 @@ from app.settings import Settings
 from app.store.db import make_engine, make_sessionmaker
 
 EXAMPLES_PER_OPERATION = 30
+# On Postgres fewer: the answers' shapes do not depend on the database; what Postgres adds is
+# its own refusals (integer widths, NUL), which the hostile tests also cover on both.
+EXAMPLES_ON_POSTGRES = 10
 # Left out, each for a reason: positive_data_acceptance, because rules that span fields (one
 # demand unit, a rental profile's price, a per-GPU claim's one GPU, tag or tags) cannot be said
 # in JSON Schema: a schema-valid request may still get a 422, and each operation's description
@@ -131,7 +134,9 @@ def test_no_generated_request_gets_a_server_error_or_an_answer_its_spec_does_not
     for operation in operations:
 
         @settings(
-            max_examples=EXAMPLES_PER_OPERATION,
+            max_examples=EXAMPLES_ON_POSTGRES
+            if database_url.startswith("postgresql")
+            else EXAMPLES_PER_OPERATION,
             deadline=None,
             derandomize=True,
             database=None,

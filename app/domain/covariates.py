@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from app.domain.accounting import split_label
@@ -195,8 +195,11 @@ def _serving(c: Covariates) -> str:
     return f"disaggregated ({c.split})" if c.split else "aggregated"
 
 
-def of_sweep(meta: SweepMeta, points: list[dict[str, float]]) -> Covariates:
-    """The sweep's covariates: its description (which may be edited) and its points' means."""
+def of_sweep(
+    meta: SweepMeta, points: list[dict[str, float]], means: Covariates | None = None
+) -> Covariates:
+    """The sweep's covariates: its description (which may be edited) and its points' means
+    (`means`, `summarise`d before, when given: the points never change, the description may)."""
     base = Covariates(
         meta.name,
         meta.num_gpus,
@@ -207,4 +210,11 @@ def of_sweep(meta: SweepMeta, points: list[dict[str, float]]) -> Covariates:
         meta.num_spec_tokens,
         workload=meta.workload,
     )
-    return summarise(base, points)
+    if means is None:
+        return summarise(base, points)
+    return replace(
+        base,
+        acceptance_rate=means.acceptance_rate,
+        acceptance_length=means.acceptance_length,
+        prefix_cache_hit_rate=means.prefix_cache_hit_rate,
+    )

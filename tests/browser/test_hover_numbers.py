@@ -4,6 +4,7 @@ hover is, character for character, the text the server's formatter writes for th
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -59,13 +60,14 @@ def as_drawn(html: str) -> str:
 
 
 def test_a_pareto_hover_sent_after_the_page_reads_the_server_formatters_text_in_chromium(
-    page: Any, tmp_path: Path
+    page: Any, site_folder: Callable[[str], Path]
 ) -> None:
     params = Params(Slo(ttft_ms=500, tpot_ms=40))
     # Every chart sends its hover numbers after the page here (app.charts.deferred): the hovers
     # read the same once joined; small pages keep them inline, as the other browser tests see.
-    with run_server(tmp_path, PARETOSCOPE_HOVERS_INLINE_MAX_POINTS="1") as url:
-        engine = make_engine(f"sqlite:///{tmp_path / 'browser.db'}")
+    folder = site_folder("hovers")
+    with run_server(folder, PARETOSCOPE_HOVERS_INLINE_MAX_POINTS="1") as url:
+        engine = make_engine(f"sqlite:///{folder / 'browser.db'}")
         with make_sessionmaker(engine)() as session:
             ids = list(session.scalars(select(Sweep.id).order_by(Sweep.id)))
             results, _ = analysis.run(session, ids, params, [], None)
