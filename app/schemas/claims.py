@@ -139,13 +139,22 @@ class RooflineQuery(BaseModel):
     model: str | None = Field(default=None, description="model spec key or name")
     precision: str | None = Field(default=None, description="weight precision: bf16, fp8, fp4 …")
     kv_precision: Precision = "bf16"
-    ctx: int | None = Field(default=None, ge=0, description="context tokens (default ISL + OSL/2)")
+    # Bounded as Explore's roofline_ctx: past them the step's bytes overflow a double.
+    ctx: int | None = Field(
+        default=None, ge=0, le=10_000_000, description="context tokens (default ISL + OSL/2)"
+    )
     accepted_length: float = Field(default=1.0, ge=1, le=64, allow_inf_nan=False)
     efficiency: float = Field(default=1.0, gt=0, le=1, description="share of HBM bandwidth (η)")
     mem_frac: float = Field(default=0.9, gt=0, le=1, description="share of HBM for weights + KV")
-    params_b: float | None = Field(default=None, gt=0, description="parameter count override, B")
-    batch: int = Field(default=1, ge=1, description="the batch of the single step reported")
-    isl: int | None = Field(default=None, ge=0, description="prompt tokens of the TTFT bound")
+    params_b: float | None = Field(
+        default=None, gt=0, le=1_000_000, allow_inf_nan=False, description="parameter count, B"
+    )
+    batch: int = Field(
+        default=1, ge=1, le=1_000_000, description="the batch of the single step reported"
+    )
+    isl: int | None = Field(
+        default=None, ge=0, le=10_000_000, description="prompt tokens of the TTFT bound"
+    )
     mfu: float = Field(default=1.0, gt=0, le=1, description="model FLOPs utilisation for prefill")
     attention: bool = Field(default=True, description="count attention FLOPs")
     stat: Literal["mean", "p50", "p90", "p95", "p99"] = "p50"

@@ -158,3 +158,18 @@ def test_the_explore_form_offers_the_physics_limit_and_claims_controls(
     assert page.select_one("label[for=r-ctx]") is not None
     options = [o["value"] for o in page.select("#c-claims option")]
     assert options == ["matching", "all", "examples", "none"]
+
+
+def test_inputs_too_large_for_a_double_are_refused_and_the_largest_allowed_stay_finite(
+    client: TestClient, catalog: None
+) -> None:
+    base = {"hardware": "h100", "gpus": 1, "model": "Llama 3.1 8B"}
+    for field, value in (("ctx", 10**30), ("batch", 10**30), ("params_b", 1e300), ("isl", 10**30)):
+        refused = client.get("/api/roofline", params={**base, field: value})
+        assert refused.status_code == 422, field
+        assert refused.json()["errors"][0]["field"] == field
+    largest = {"ctx": 10_000_000, "batch": 1_000_000, "params_b": 1_000_000, "isl": 10_000_000}
+    step = roofline(client, **base, **largest)["step"]
+    assert all(
+        step[k] is not None and step[k] > 0 for k in ("memory_s", "step_s", "aggregate_tok_s")
+    )
