@@ -12,8 +12,9 @@ from app.http import explore_state
 from app.http.explore_state import ExploreState
 from app.schemas.explore import ExploreQuery
 from app.services import analysis, comparison
-from app.services.analysis import Params, Price, SweepAnalysis
+from app.services.analysis import Params, SweepAnalysis
 from app.services.comparison import PriceGroup, SensitivitySeries
+from app.services.prices import Price
 from app.services.readoff_query import params_of
 from app.store.versions import Versions
 

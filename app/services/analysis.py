@@ -13,9 +13,9 @@ from typing import Any, Literal
 import polars as pl
 from sqlalchemy.orm import Session
 
-from app.domain.accounting import UNIT_WORDS, Accounting, Units, per_total_gpu, unknown_units_reason
-from app.domain.cost import tok_s_per_mw, usd_per_mtok
-from app.domain.covariates import Covariates, of_sweep, summarise
+from app.domain.accounting import Accounting, Units, per_total_gpu, unknown_units_reason
+from app.domain.cost import tok_s_per_mw
+from app.domain.covariates import Covariates
 from app.domain.estimate import estimate_tok_s_per_gpu, load_order
 from app.domain.intervals import DEFAULT_LEVEL
 from app.domain.metrics import Basis
@@ -37,6 +37,8 @@ from app.domain.slo import (
 )
 from app.domain.sweep_meta import SweepMeta
 from app.domain.verdict import Columns, SamplePercentiles
+from app.services import sweep_covariates
+from app.services.prices import Cost, Price, cost_at, prices_for
 from app.services.sweep_memo import check_values, keep, recall, remember
 from app.services.units import sweep_units
 from app.store import points as point_queries
@@ -59,27 +61,6 @@ class Params:
     ci_level: float = DEFAULT_LEVEL  # the level of every interval, 0.5 … 0.999
     # What throughput is counted per (app.domain.accounting); costs stay per GPU-hour.
     accounting: Accounting = "gpu"
-
-
-@dataclass(frozen=True)
-class Price:
-    """An hourly price per GPU: a stored profile (profile_id) or an inline price (None)."""
-
-    profile_id: int | None
-    name: str
-    hardware: str | None
-    usd_per_gpu_hour: float
-    utilization: float = 1.0
-
-    def applies_to(self, hardware: str) -> bool:
-        return self.hardware is None or self.hardware.lower() == hardware.lower()
-
-
-@dataclass(frozen=True)
-class Cost:
-    price: Price
-    usd_per_mtok: float | None
-    reason: str | None = None
 
 
 @dataclass
@@ -155,14 +136,13 @@ def analyse(
     by_sweep = samples or {}
     counted_in = units_by_sweep or {}
     sweeps = [_accounted(s, counted_in.get(s.meta.id)) for s in sweeps]
-    if params.mode != "requests":
-        results = [_one(s, params, prices, by_sweep.get(s.meta.id)) for s in sweeps]
-        return _with_units(results, counted_in)
-    # Per-request figures are kept per sweep and SLO too: only sweeps without them are counted.
-    kept = {s.meta.id: recall(s.derived, _readoff_key(s, params)) for s in sweeps}
-    missing = [s for s in sweeps if kept[s.meta.id] is None]
-    for sweep, figures in zip(missing, _request_figures(missing, params, by_sweep), strict=True):
-        kept[sweep.meta.id] = keep(sweep.derived, _readoff_key(sweep, params), figures)
+    kept: dict[int, Figures | None] = {s.meta.id: None for s in sweeps}
+    if params.mode == "requests":
+        # Per-request figures are kept per sweep and SLO too: only sweeps without them count.
+        kept = {s.meta.id: recall(s.derived, _readoff_key(s, params)) for s in sweeps}
+        missing = [s for s in sweeps if kept[s.meta.id] is None]
+        for sweep, found in zip(missing, _request_figures(missing, params, by_sweep), strict=True):
+            kept[sweep.meta.id] = keep(sweep.derived, _readoff_key(sweep, params), found)
     results = [_one(s, params, prices, by_sweep.get(s.meta.id), kept[s.meta.id]) for s in sweeps]
     return _with_units(results, counted_in)
 
@@ -237,21 +217,16 @@ def _one(
     analysis = SweepAnalysis(sweep.meta, points, xs, ys, frontier, readoff, estimate_y)
     analysis.derived = sweep.derived
     analysis.units = sweep.derived.get(_UNITS)
-    analysis.point_covariates = _point_covariates(sweep)
-    # The points' means once per process per sweep: 40,960 points took 40 ms a request.
-    means = remember(
-        sweep.derived,
-        ("covariate means",),
-        partial(summarise, Covariates("", 0), analysis.point_covariates),
-    )
-    analysis.covariates = of_sweep(sweep.meta, analysis.point_covariates, means)
+    analysis.point_covariates, analysis.covariates = sweep_covariates.of(sweep)
     if analysis.units is not None and analysis.units.count is None and readoff.reason:
         # Unknown units leave every point without a throughput: say why, not "no GPU count".
         analysis.readoff = replace(readoff, reason=unknown_units_reason(analysis.units))
     analysis.sample_stats = stats
     analysis.samples = samples if counted is not None else None
     analysis.intervals = intervals
-    analysis.costs = [_cost(analysis, price) for price in prices]
+    why = analysis.readoff.reason if analysis.readoff.status == "unknown" else None
+    at = (sweep.meta.hardware or "", analysis.goodput_tok_s_per_total_gpu, why)
+    analysis.costs = [cost_at(price, *at) for price in prices]
     return analysis
 
 
@@ -372,41 +347,6 @@ def _estimate(
     return value if value is not None and goodput is not None and value > goodput else None
 
 
-def _cost(analysis: SweepAnalysis, price: Price) -> Cost:
-    hardware = analysis.meta.hardware or ""
-    if not price.applies_to(hardware):
-        return Cost(price, None, f"price is for {price.hardware}, not {hardware}")
-    goodput = analysis.goodput_tok_s_per_total_gpu
-    if goodput is None:
-        # An unknown read-off is not a fail: the $/Mtok is unknown for the read-off's reason.
-        if analysis.readoff.status == "unknown" and analysis.readoff.reason:
-            return Cost(price, None, f"goodput unknown: {analysis.readoff.reason}")
-        return Cost(price, None, "no goodput at this SLO")
-    return Cost(price, usd_per_mtok(price.usd_per_gpu_hour, goodput, price.utilization))
-
-
-def prices_for(
-    session: Session,
-    profile_ids: list[int],
-    usd_per_gpu_hour: float | None,
-    kept: Catalog | None = None,
-) -> list[Price]:
-    """Stored profiles (their total hourly cost) plus an optional inline rental price; the
-    profiles from the `kept` catalog when it has them all."""
-    by_id = {p.id: p for p in kept.profiles} if kept else {}
-    if all(i in by_id for i in profile_ids):
-        profiles = [by_id[i] for i in profile_ids]
-    else:  # the query names a missing id
-        profiles = pricing_queries.get_profiles(session, profile_ids)
-    prices = []
-    for profile in profiles:
-        total = pricing_queries.hourly_cost(profile)["total_usd_per_gpu_hour"] or 0.0
-        prices.append(Price(profile.id, profile.name, profile.hardware, total, profile.utilization))
-    if usd_per_gpu_hour is not None:
-        prices.append(Price(None, f"${usd_per_gpu_hour:g}/GPU-hour", None, usd_per_gpu_hour))
-    return prices
-
-
 def run(
     session: Session,
     sweep_ids: list[int],
@@ -444,20 +384,6 @@ def run(
 _UNITS = "accounting units"
 
 
-def unit_words(result: SweepAnalysis) -> str:
-    """What the result's throughput is counted per: "GPU", "decode GPU", "node", "kW"."""
-    return UNIT_WORDS[result.units.accounting] if result.units else "GPU"
-
-
-def gpus_per_unit(result: SweepAnalysis) -> float:
-    """Total GPUs per accounting unit (1 per GPU): a per-GPU-hour price × this is the price of
-    one unit-hour, so $/Mtok from per-unit throughput stays the same in every mode."""
-    counted = result.units
-    if counted is None or counted.count is None or not counted.count > 0:
-        return 1.0
-    return result.meta.num_gpus / counted.count
-
-
 def _accounted(sweep: SweepPoints, counted: Units | None) -> SweepPoints:
     """The sweep as seen per `counted` units: its points' divisor is the unit count (0 when
     unknown, so no throughput) and it has its own memo, so per-unit values never mix with
@@ -472,12 +398,3 @@ def _accounted(sweep: SweepPoints, counted: Units | None) -> SweepPoints:
         divisor = counted.count or 0.0
         derived[key] = [replace(p, num_gpus=divisor) for p in _point_metrics(sweep)]
     return SweepPoints(sweep.meta, sweep.rows, derived)
-
-
-def _point_covariates(sweep: SweepPoints) -> list[dict[str, float]]:
-    """Each point's covariates from its stored extra fields, once per process per sweep."""
-    key = ("point covariates",)
-    if key not in sweep.derived:
-        sweep.derived[key] = [dict(r.get("covariates") or {}) for r in sweep.rows]
-    found: list[dict[str, float]] = sweep.derived[key]
-    return found

@@ -34,14 +34,11 @@ from app.domain.sensitivity import (
     with_limit,
 )
 from app.domain.verdict import Percentile
-from app.services.analysis import (
-    Params,
-    Price,
-    SweepAnalysis,
-    gpus_per_unit,
-)
+from app.services.analysis import Params, SweepAnalysis
 from app.services.price_columns import no_price_reason
+from app.services.prices import Price
 from app.services.sweep_memo import check_values, keep, recall, remember
+from app.services.units_shown import gpus_per_unit
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,10 @@ import polars as pl
 from app.domain.accounting import UNIT_WORDS
 from app.domain.columns import POINT_COLUMN_NAMES, SWEEP_COLUMN_NAMES
 from app.ingest.parsed import SAMPLE_FIELDS
-from app.services.analysis import Cost, Params, SweepAnalysis
+from app.services.analysis import Params, SweepAnalysis
 from app.services.intervals import cost_interval
 from app.services.price_columns import PriceColumn, price_cells
+from app.services.prices import Cost
 from app.store.models import Sweep
 from app.store.sweeps import point_dict, sweep_summary
 

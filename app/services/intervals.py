@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from app.domain.intervals import Interval, none, reciprocal
-from app.services.analysis import Cost, SweepAnalysis
+from app.services.analysis import SweepAnalysis
+from app.services.prices import Cost
 
 
 def goodput_interval(result: SweepAnalysis) -> Interval | None:

@@ -21,7 +21,8 @@ from app.domain.plan import Crossover, Demand, RequestShape, Sizing, Status, Ste
 from app.domain.request_goodput import request_counts
 from app.schemas.readoff import ReadoffQuery
 from app.services import analysis, price_columns
-from app.services.analysis import Params, Price, SweepAnalysis
+from app.services.analysis import Params, SweepAnalysis
+from app.services.prices import Price
 from app.services.readoff_query import params_of
 from app.services.units import sweep_units
 from app.store import pricing as pricing_queries

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
-from app.services.analysis import Cost, SweepAnalysis
+from app.services.analysis import SweepAnalysis
+from app.services.prices import Cost
 from app.store import pricing as pricing_queries
 from app.store.models import PricingProfile
 from app.store.sweeps import NotFound

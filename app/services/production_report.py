@@ -26,7 +26,7 @@ from app.domain.prom_histogram import QUANTILE_RULE, Quantile
 from app.domain.prom_names import HISTOGRAMS, Measure
 from app.domain.prom_window import WindowPoint
 from app.domain.slo import Slo
-from app.services import analysis
+from app.services import analysis, prices
 from app.services.errors import Invalid
 from app.store import production as store
 from app.store.sweeps import NotFound
@@ -132,7 +132,7 @@ def price_of(session: Session | None, hardware: str | None, options: ReportOptio
     the inline price; no price when neither is given."""
     if options.pricing is not None and session is not None:
         try:
-            (price,) = analysis.prices_for(session, [options.pricing], None)
+            (price,) = prices.prices_for(session, [options.pricing], None)
         except NotFound:
             raise Invalid("pricing", f"pricing profile {options.pricing} not found") from None
         if hardware is None:

@@ -11,7 +11,7 @@ from app.domain.accounting import UNIT_WORDS, split_label
 from app.domain.intervals import DEFAULT_LEVEL, Interval
 from app.domain.slo import Readoff
 from app.schemas.readoff import ReadoffQuery
-from app.services import analysis, energy, price_columns
+from app.services import analysis, energy, price_columns, units_shown
 from app.services.analysis import Params, SweepAnalysis
 from app.services.intervals import cost_interval
 from app.services.price_columns import PriceCell, PriceColumn
@@ -56,7 +56,7 @@ def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, A
         "num_decode_gpus": result.meta.num_decode_gpus,
         "split": split_label(result.meta.num_prefill_gpus, result.meta.num_decode_gpus),
         # What every tok_s_per_gpu figure here is counted per (issue 37's accounting modes).
-        "throughput_per": analysis.unit_words(result),
+        "throughput_per": units_shown.unit_words(result),
         "status": readoff.shown_status,
         "borderline_reason": None if ivs is None else ivs.borderline_reason,
         "meets_slo": readoff.meets_slo,
