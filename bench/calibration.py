@@ -45,9 +45,14 @@ from app.domain.intervals import (
     separation,
 )
 from app.domain.point import LatencyStats, PointMetrics
-from app.domain.readoff_intervals import request_intervals, runs_intervals, shown_from_runs
+from app.domain.readoff_intervals import (
+    ReadoffIntervals,
+    request_intervals,
+    runs_intervals,
+    shown_from_runs,
+)
 from app.domain.request_goodput import SAMPLE_SCHEMA
-from app.domain.slo import Readoff, Slo, percentile_readoff, request_readoff
+from app.domain.slo import Readoff, Slo, at_load, percentile_readoff, request_readoff
 from bench.common import Backend, Result, Scale
 
 FIXTURE = (
@@ -180,12 +185,36 @@ def measure(configs: list[Config], mode: str) -> Measured:
         readoff = percentile_readoff(points, SLO_RUNS)
         ivs = runs_intervals(readoff, points, "output", 0.95)
         readoff = shown_from_runs(readoff, ivs)
+    return Measured(_side_of(readoff, ivs), points, mode, configs, readoff)
+
+
+def _side_of(readoff: Readoff, ivs: ReadoffIntervals) -> regression.Side:
     g = ivs.goodput_tok_s_per_gpu
     interval = (
         regression.Interval(g.low, g.high) if g.low is not None and g.high is not None else None
     )
-    side = regression.Side(readoff.meets_slo, readoff.goodput_tok_s_per_gpu, interval)
-    return Measured(side, points, mode, configs, readoff)
+    return regression.Side(readoff.meets_slo, readoff.goodput_tok_s_per_gpu, interval)
+
+
+def _side(m: Measured, pinned: Readoff) -> regression.Side:
+    if m.mode == "requests":
+        frame = _samples(m.configs)
+        ivs = request_intervals(pinned, m.points, frame, SLO_REQUESTS, "output", 0.95)
+    else:
+        ivs = runs_intervals(pinned, m.points, "output", 0.95)
+        pinned = shown_from_runs(pinned, ivs)
+    return _side_of(pinned, ivs)
+
+
+def _matched(base: Measured, cand: Measured) -> regression.Matched | None:
+    """Both sides at the lighter operating load, as `check` reads them there."""
+    load = regression.matched_load(base.readoff, base.points, cand.readoff, cand.points)
+    if load is None:
+        return None
+    sides = [
+        _side(m, pinned) for m in (base, cand) if (pinned := at_load(m.readoff, m.points, load))
+    ]
+    return regression.Matched(load, *sides) if len(sides) == 2 else None
 
 
 def bands_on(base: Measured, cand: Measured) -> tuple[Band, Band] | None:
@@ -226,7 +255,8 @@ def rates(real: Requests, pairs: int, mode: str, drop: bool, seed: int) -> Rates
         base = measure(sweep(real, rng, n, runs, False), mode)
         cand = measure(sweep(real, rng, n, runs, drop), mode)
         noise = regression.moved_within_noise(base.readoff, base.points, cand.readoff, cand.points)
-        slo = regression.compare(base.side, cand.side, TOLERANCE, noise)
+        matched = _matched(base, cand) if noise else None
+        slo = regression.compare(base.side, cand.side, TOLERANCE, noise, matched)
         flagged["slo"] += slo.verdict == "regression"
         found = bands_on(base, cand)
         if found is not None:

@@ -8,8 +8,10 @@ A candidate regresses when, at the same SLO and prices,
 - $/Mtok under some price rose by more than the tolerance.
 A side whose SLO status is unknown cannot be compared: that is a data problem, not a verdict.
 When the operating point moved to another load within noise (`moved_within_noise`), the
-goodput and $/Mtok falls are reported but are not a regression: calibrated on A/A pairs by
-bench/calibration.py.
+goodput and $/Mtok falls read there are reported but are not a regression; the goodput is then
+also compared at the lighter of the two operating loads, where both sides meet the SLO
+(`matched_load`), by the same rule: the same configuration measured twice. Both calibrated
+on A/A pairs and on a 10 % drop by bench/calibration.py.
 """
 
 from __future__ import annotations
@@ -90,14 +92,28 @@ NOISE = (
 )
 
 
+@dataclass(frozen=True)
+class Matched:
+    """Both sides' goodput at one load where both meet the SLO (`matched_load`)."""
+
+    load: float
+    baseline: Side
+    candidate: Side
+
+
 def compare(
-    baseline: Side, candidate: Side, tolerance: float, within_noise: bool = False
+    baseline: Side,
+    candidate: Side,
+    tolerance: float,
+    within_noise: bool = False,
+    matched: Matched | None = None,
 ) -> Outcome:
     """Apply the rules; `tolerance` is a fraction (0.05 = 5 %). `within_noise`
     (`moved_within_noise`): the goodput and $/Mtok, read at operating points the noise moved
-    apart, are reported but never a regression."""
+    apart, are reported but never a regression; `matched` then adds the goodput at the load
+    both meet the SLO at, which can be one."""
     outcome = _compare(baseline, candidate, tolerance)
-    if not within_noise or outcome.verdict != "regression":
+    if not within_noise or outcome.verdict == "unknown":
         return outcome
     findings = tuple(
         replace(f, regression=False, note=f"{f.note}; {NOISE}")
@@ -105,8 +121,21 @@ def compare(
         else f
         for f in outcome.findings
     )
+    if matched is not None:
+        findings += (_matched_finding(matched, tolerance),)
     verdict: Verdict = "regression" if any(f.regression for f in findings) else "pass"
     return Outcome(verdict, findings)
+
+
+def _matched_finding(matched: Matched, tolerance: float) -> Finding:
+    b, c = matched.baseline, matched.candidate
+    assert b.goodput_tok_s_per_gpu is not None and c.goodput_tok_s_per_gpu is not None
+    found = _goodput_finding(b, c, b.goodput_tok_s_per_gpu, c.goodput_tok_s_per_gpu, tolerance)
+    return replace(
+        found,
+        label=f"goodput at load {matched.load:g}",
+        note=f"at load {matched.load:g}, where both meet the SLO: {found.note}",
+    )
 
 
 def _compare(baseline: Side, candidate: Side, tolerance: float) -> Outcome:
@@ -223,6 +252,23 @@ def moved_within_noise(
         if len({v.status for v in verdicts if v.status != "unknown"}) > 1:
             return True  # runs at that load both meet and miss the SLO
     return False
+
+
+def matched_load(
+    baseline: Readoff,
+    baseline_points: Sequence[PointMetrics],
+    candidate: Readoff,
+    candidate_points: Sequence[PointMetrics],
+) -> float | None:
+    """Where to compare goodput when the operating point moved within noise: the lighter of
+    the two operating loads. One side met the SLO there; the other, which met it at a heavier
+    load, nearly always does too (`at_load` says). None without both operating loads."""
+    b_op, c_op = baseline.operating_point, candidate.operating_point
+    if b_op is None or c_op is None:
+        return None
+    b_load = _load_of(baseline_points, b_op.point_id)
+    c_load = _load_of(candidate_points, c_op.point_id)
+    return None if b_load is None or c_load is None else min(b_load, c_load)
 
 
 def _load_of(points: Sequence[PointMetrics], point_id: int) -> float | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import polars as pl
@@ -230,6 +230,31 @@ def request_readoff_from_counts(
         estimate=None,
         verdicts=verdicts,
         note=PER_REQUEST_MODE_NOTE,
+    )
+
+
+def at_load(
+    readoff: Readoff, points: Sequence[PointMetrics], load: float, x_stat: Stat = "p50"
+) -> Readoff | None:
+    """The read-off with its operating point moved to the best passing point (run) at `load`,
+    its goodput that point's; None when nothing at that load meets the SLO. `readoff` was read
+    from `points` (its verdicts in their order). No estimate: it is a measured point."""
+    at = [i for i, p in enumerate(points) if p.load() == load]
+    best = _best_passing(
+        [points[i] for i in at], [readoff.verdicts[i] for i in at], readoff.basis, x_stat
+    )
+    if best is None:
+        return None
+    j, op = best
+    stats = readoff.verdicts[at[j]].requests
+    return replace(
+        readoff,
+        goodput_tok_s_per_gpu=op.tok_s_per_gpu,
+        goodput_requests_per_s=(
+            stats.goodput_requests_per_s if stats else points[at[j]].requests_per_s
+        ),
+        operating_point=op,
+        estimate=None,
     )
 
 

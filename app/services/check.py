@@ -24,7 +24,7 @@ from app.domain.likeness import Likeness
 from app.domain.regression import Interval, Outcome, Side
 from app.schemas.bounds import MAX_ID
 from app.schemas.check import CheckQuery
-from app.services import check_report, likeness, price_columns
+from app.services import check_matched, check_report, likeness, price_columns
 from app.services.analysis import SweepAnalysis
 from app.services.check_frontier import frontier_finding
 from app.services.errors import Invalid
@@ -181,8 +181,10 @@ def evaluate(session: Session, query: CheckQuery, base_url: str | None = None) -
     else:
         by_id = {int(r.meta.id): r for r in results}
         b, c = by_id[baseline.sweep_id], by_id[candidate.sweep_id]
-        noise = regression.moved_within_noise(b.readoff, b.points, c.readoff, c.points)
-        outcome = regression.compare(side_of(base_doc), side_of(cand_doc), query.tolerance, noise)
+        noise, at_load = check_matched.matched(b, c, params)
+        outcome = regression.compare(
+            side_of(base_doc), side_of(cand_doc), query.tolerance, noise, at_load
+        )
     if outcome.verdict == "unknown":
         field, who, doc = (
             ("baseline", baseline, base_doc)

@@ -175,7 +175,8 @@ def _who(side: dict[str, Any], strong: str = "", quote: str = "`") -> str:
 def _label(f: dict[str, Any], doc: dict[str, Any] | None = None) -> str:
     if f["figure"] == "goodput_tok_s_per_gpu":
         basis = doc["slo"]["basis"] if doc else "output"
-        return f"goodput ({BASIS.get(basis, basis)} tok/s/GPU)" if doc else "goodput"
+        # "goodput", or "goodput at load 4" where the operating point moved within noise
+        return f"{f['label']} ({BASIS.get(basis, basis)} tok/s/GPU)" if doc else f["label"]
     if f["figure"] == "usd_per_mtok":
         return f"$/Mtok ({f['label']})"
     if f["figure"] == "frontier":

@@ -126,3 +126,43 @@ def test_an_operating_point_moved_by_noise_is_reported_but_not_a_regression() ->
     settled = runs([45.0, 46.0])
     assert not moved_within_noise(percentile_readoff(settled, slo), settled,
                                   percentile_readoff(missed, slo), missed)  # fmt: skip
+
+
+def test_where_the_operating_point_moved_by_noise_goodput_is_compared_at_the_lighter_load() -> None:
+    from app.domain.point import LatencyStats, PointMetrics
+    from app.domain.regression import Matched, matched_load, moved_within_noise
+    from app.domain.slo import Slo, at_load, percentile_readoff
+
+    def sweep(at_4: float, p90s_at_5: list[float]) -> list[PointMetrics]:
+        """Load 4 (p90 TPOT 40 ms, `at_4` tok/s) and runs at load 5 (2400 tok/s)."""
+        points = [PointMetrics(1, 1, concurrency=4, tpot_ms=LatencyStats(p90=40.0),
+                               output_tok_s=at_4)]  # fmt: skip
+        points += [
+            PointMetrics(2 + k, 1, concurrency=5, tpot_ms=LatencyStats(p90=v), output_tok_s=2400.0)
+            for k, v in enumerate(p90s_at_5)
+        ]
+        return points
+
+    slo = Slo(tpot_ms=48.0, percentile="p90")
+    base_points = sweep(2000.0, [47.0, 50.0])
+    base = percentile_readoff(base_points, slo)  # operating point: load 5
+    for at_4, verdict in ((2000.0, "pass"), (1800.0, "regression")):
+        cand_points = sweep(at_4, [49.0, 50.0])  # its load 5 misses: operating point at 4
+        cand = percentile_readoff(cand_points, slo)
+        assert moved_within_noise(base, base_points, cand, cand_points)
+        load = matched_load(base, base_points, cand, cand_points)
+        assert load == 4.0
+        pinned = at_load(base, base_points, load)
+        assert pinned is not None and pinned.goodput_tok_s_per_gpu == 2000.0
+        assert pinned.operating_point is not None and pinned.operating_point.point_id == 1
+        matched = Matched(load, side(2000.0), side(at_4))
+        outcome = compare(side(2400.0), side(at_4), 0.05, True, matched)
+        assert outcome.verdict == verdict
+        at_load_4 = outcome.findings[-1]
+        assert at_load_4.label == "goodput at load 4"
+        assert at_load_4.change == pytest.approx(at_4 / 2000.0 - 1)
+        assert at_load_4.note.startswith("at load 4, where both meet the SLO: ")
+        # The fall read at the two operating points (load 5 against 4) is noise either way.
+        assert not next(f for f in outcome.findings if f.label == "goodput").regression
+    # Nothing at a load meets the SLO: no read-off there.
+    assert at_load(base, base_points, 6.0) is None
