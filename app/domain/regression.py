@@ -87,8 +87,8 @@ def beyond_interval(
 
 
 NOISE = (
-    "the operating point moved to another load, but the SLO's verdict at the baseline's "
-    "load is borderline (within noise): not a regression"
+    "the operating point moved to another load, but the SLO's verdict at one of the two "
+    "loads is borderline (within noise): not a regression"
 )
 
 
@@ -234,7 +234,7 @@ def moved_within_noise(
     candidate_points: Sequence[PointMetrics],
 ) -> bool:
     """Whether the operating point moved to another load only within noise: the SLO's verdict
-    at the baseline's operating load is not settled on either side. Per request, an attainment
+    at either side's operating load is not settled on either side. Per request, an attainment
     interval there straddles the target (borderline); with repeated runs, some of the runs at
     that load meet the SLO and some do not. Then the goodput (read at another load) cannot
     show a regression: the same system, measured again, lands on either side of the limit."""
@@ -242,15 +242,17 @@ def moved_within_noise(
     if b_op is None or c_op is None:
         return False
     b_load = _load_of(baseline_points, b_op.point_id)
-    if b_load is None or b_load == _load_of(candidate_points, c_op.point_id):
+    c_load = _load_of(candidate_points, c_op.point_id)
+    if b_load is None or b_load == c_load:
         return False
     for readoff, points in ((baseline, baseline_points), (candidate, candidate_points)):
-        at = {p.point_id for p in points if p.load() == b_load}
-        verdicts = [v for v in readoff.verdicts if v.point_id in at]
-        if any(v.borderline for v in verdicts):
-            return True
-        if len({v.status for v in verdicts if v.status != "unknown"}) > 1:
-            return True  # runs at that load both meet and miss the SLO
+        for load in (b_load, c_load):
+            at = {p.point_id for p in points if p.load() == load}
+            verdicts = [v for v in readoff.verdicts if v.point_id in at]
+            if any(v.borderline for v in verdicts):
+                return True
+            if len({v.status for v in verdicts if v.status != "unknown"}) > 1:
+                return True  # runs at that load both meet and miss the SLO
     return False
 
 
