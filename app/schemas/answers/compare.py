@@ -15,6 +15,7 @@ from app.schemas.answers.common import (
     Named,
     PlotlyFigure,
 )
+from app.schemas.answers.readoff import BandOut
 
 
 class PairSide(Answer):
@@ -119,6 +120,7 @@ class PairOut(Answer):
 
 
 class CompareFigures(Answer):
+    frontier: PlotlyFigure  # every system's frontier; with bands=1 its band and the stretches
     throughput_ratio: PlotlyFigure
     cost_ratio: PlotlyFigure
     sensitivity: PlotlyFigure | None
@@ -130,4 +132,5 @@ class CompareAnswer(Answer):
     dropped: list[Named]
     price_columns: list[str]
     pairs: list[PairOut]
+    bands: list[BandOut] | None  # bands=1: each system's frontier band, as the chart draws it
     figures: CompareFigures
