@@ -33,7 +33,8 @@ def compare_context(session: Session, query: ExploreQuery) -> dict[str, Any]:
         # Each system's band over its own frontier, as Explore draws it (and the band export).
         found = bands.bands(view.results, view.params, samples)
         if pairs:
-            split = [pair_bands(p, view.params, samples) for p in pairs]
+            stated = (view.state.query.area_from, view.state.query.area_to)
+            split = [pair_bands(p, view.params, samples, stated) for p in pairs]
     frontier_figure = compare_frontier_figure(
         view.results,
         view.params,

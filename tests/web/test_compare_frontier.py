@@ -103,3 +103,63 @@ def test_without_bands_the_frontier_chart_has_only_the_frontiers(client: TestCli
         "base",
         "double",
     ]
+
+
+def test_the_area_under_the_frontier_is_read_over_a_stated_range_or_said_unknown_and_why(
+    client: TestClient,
+) -> None:
+    base = per_request_sweep(client, "base", 1)
+    double = per_request_sweep(client, "double", 2)
+    both = {"sweep": [base, double], "bands": 1}
+    shared = compare_answer(client, **both)["pairs"][0]["bands"]["area"]
+    assert (shared["from_tok_s_user"], shared["to_tok_s_user"], shared["stated"]) == (
+        50, 100, False
+    )  # fmt: skip
+    # From 60 to 90 tok/s/user the staircase reads each frontier's point at 100: double's
+    # 784 tok/s and base's 394 over 30 tok/s/user, 23,520 and 11,820.
+    area = compare_answer(client, **both, area_from=60, area_to=90)["pairs"][0]["bands"]["area"]
+    assert (area["from_tok_s_user"], area["to_tok_s_user"], area["stated"]) == (60, 90, True)
+    assert area["reason"] is None
+    assert area["a"]["value"] == pytest.approx(23520, rel=1e-12)
+    assert area["b"]["value"] == pytest.approx(11820, rel=1e-12)
+    assert area["ratio"]["value"] == pytest.approx(23520 / 11820, rel=1e-12)
+    assert area["ratio"]["ci_method"] == "ratio-bootstrap"
+    assert area["ratio"]["ci_low"] < 23520 / 11820 < area["ratio"]["ci_high"]
+    assert area["a"]["ci_low"] < 23520 < area["a"]["ci_high"]
+    # One end given: the other is the shared range's.
+    upper = compare_answer(client, **both, area_from=60)["pairs"][0]["bands"]["area"]
+    assert (upper["from_tok_s_user"], upper["to_tok_s_user"]) == (60, 100)
+    assert upper["reason"] is None and upper["b"]["value"] == pytest.approx(394 * 40, rel=1e-12)
+    # Beyond either frontier: unknown, with the reason, never a zero.
+    beyond = compare_answer(client, **both, area_from=40, area_to=90)["pairs"][0]["bands"]
+    why = (
+        "the stated range from 40 to 90 tok/s/user lies outside double's frontier (it covers "
+        "50 to 100 tok/s/user): nothing is extrapolated"
+    )
+    assert beyond["area"]["reason"] == why and beyond["area"]["stated"] is True
+    for figure in ("a", "b", "ratio"):
+        assert beyond["area"][figure]["value"] is None
+        assert beyond["area"][figure]["ci_reason"] == why
+    assert [s["side"] for s in beyond["stretches"]] == ["above"]  # the split stays
+    empty = compare_answer(client, **both, area_from=90, area_to=60)["pairs"][0]["bands"]["area"]
+    assert empty["reason"] == "the stated range from 90 to 60 tok/s/user is empty"
+    bad = client.get("/api/compare", params={**both, "area_from": -1})
+    assert bad.status_code == 422 and "area_from" in bad.text
+    # The page: the form holds the range, the summary says unknown and why.
+    page = BeautifulSoup(
+        client.get(
+            "/compare",
+            params={**both, "picked": 1, "preset": "custom", "area_from": 40, "area_to": 90},
+        ).text,
+        "html.parser",
+    )
+    assert page.select_one("#area-from")["value"] == "40.0"  # type: ignore[index]
+    assert page.select_one("#area-to")["value"] == "90.0"  # type: ignore[index]
+    summary = page.select_one(f"#stretches-{double} .area-summary")
+    assert summary is not None and summary["data-stated"] == "true"
+    text = summary.get_text(" ", strip=True)
+    assert text.startswith(
+        "Area under the frontier from 40 to 90 tok/s/user (your range) : unknown"
+    )
+    reason = summary.select_one(".area-reason")
+    assert reason is not None and reason.get_text() == why

@@ -83,10 +83,13 @@ class StretchOut(Answer):
 
 
 class AreaOut(Answer):
-    """The area under each frontier over the shared range and A ÷ B, each with its interval."""
+    """The area under each frontier over the shared range (or the stated one: area_from,
+    area_to) and A ÷ B, each with its interval."""
 
     from_tok_s_user: float
     to_tok_s_user: float
+    stated: bool  # the range came from area_from/area_to (else the shared range)
+    reason: str | None  # why the stated range's area is unknown
     a: FigureInterval
     b: FigureInterval
     ratio: FigureInterval
