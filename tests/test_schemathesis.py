@@ -79,6 +79,7 @@ CHOSEN: dict[str, dict[str, Any]] = {
     "GET /api/export/sweeps.zip": {"query": {"sweep": [1]}},
     "GET /api/export/sweeps.json": {"query": {"sweep": [1, 2]}},
     "GET /api/export/readoff.csv": {"query": {"sweep": ALL_SWEEPS}},
+    "GET /api/export/frontier_band.csv": {"query": {"sweep": [1, 2], "ci_level": 0.9}},
     "GET /api/claims/{claim_id}": {"path_parameters": {"claim_id": 1}},
     "GET /api/claims/{claim_id}/audit": {"path_parameters": {"claim_id": 1}},
     "GET /api/roofline": {"query": {"sweep": 1}},

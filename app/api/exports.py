@@ -13,7 +13,7 @@ from app.http.documents import sweep_ids
 from app.schemas.answers.sweeps import ExportedSweeps
 from app.schemas.readoff import ReadoffQuery
 from app.schemas.responses import ERROR_RESPONSES, answered_with, download
-from app.services import exports
+from app.services import bands, exports
 from app.services.readoff_json import run_query
 from app.store import points as point_queries
 from app.store import sweeps as q
@@ -78,6 +78,24 @@ def export_readoff_csv(
     params, results, columns = run_query(session, sweep_ids(sweep), query)
     text = exports.readoff_csv(results, params, columns)
     return _download(text, "readoff.csv", "text/csv; charset=utf-8")
+
+
+@router.get("/frontier_band.csv", name="export_frontier_band_csv", responses=download("text/csv"))
+def export_frontier_band_csv(
+    session: SessionDep, sweep: SweepIds, query: Annotated[ReadoffQuery, Query()]
+) -> Response:
+    """Each sweep's confidence band around its frontier at `ci_level`, as Explore and Compare
+    draw it with bands on: per grid interactivity the throughput and its interval's ends
+    (seeded bootstrap: the same query gives the same file). A sweep without request samples or
+    repeated runs is one row saying why it has no band.
+
+    Across fields: give tpot_ms or min_tok_s_user, not both (each is 1000 / the other); at
+    least one `sweep`.
+    """
+    params, results, _ = run_query(session, sweep_ids(sweep), query)
+    found = bands.bands(results, params, bands.samples_for(session, results))
+    text = exports.frontier_band_csv(found, params)
+    return _download(text, "frontier_band.csv", "text/csv; charset=utf-8")
 
 
 def _download(body: str | bytes, filename: str, media_type: str) -> Response:

@@ -58,7 +58,9 @@ def shaded(
     ]
 
 
-def frontier_band_traces(found: Sequence[SweepBand], order: Sequence[int]) -> list[dict[str, Any]]:
+def frontier_band_traces(
+    found: Sequence[SweepBand], order: Sequence[int], unit: str = "tok/s/GPU"
+) -> list[dict[str, Any]]:
     """Each sweep's frontier band in its series colour (`order`: the selection, as the chart's
     colours follow it); a sweep without a band draws nothing (the page says why)."""
     out: list[dict[str, Any]] = []
@@ -70,7 +72,7 @@ def frontier_band_traces(found: Sequence[SweepBand], order: Sequence[int]) -> li
         i = order.index(sweep_id) if sweep_id in order else 0
         base = {"legendgroup": f"sweep-{sweep_id}", "meta": {"sweep": sweep_id, "band": True}}
         name = f"{sb.result.meta.name} {fmt_percent(b.level)}"
-        out.extend(shaded(name, b.x, b.low, b.high, colour(i), base, "tok/s/GPU"))
+        out.extend(shaded(name, b.x, b.low, b.high, colour(i), base, unit))
     return out
 
 

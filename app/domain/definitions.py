@@ -220,7 +220,9 @@ DEFINITIONS: tuple[Definition, ...] = (
         "lowest low end and highest high end of its ratio intervals: “A is 1.4–1.9× B from 40 "
         "to 90 tok/s/user”. Intervals are pointwise, so a short stretch at the edge of another "
         "may be noise. The area under each frontier over the shared range (trapezoids over the "
-        "grid) and its ratio come with the same resamples' interval.",
+        "grid) and its ratio come with the same resamples' interval; over a range you state "
+        "(area_from, area_to) it is read on a grid of that range, and is unknown, said why, "
+        "where the range reaches beyond either frontier.",
     ),
     Definition(
         "ci-power",

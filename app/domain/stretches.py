@@ -110,13 +110,16 @@ def _span(s: Stretch, first: bool, last: bool) -> str:
 
 @dataclass(frozen=True)
 class AreaSummary:
-    """The area under each frontier over [lo, hi] (tok/s per GPU × tok/s/user) and A ÷ B."""
+    """The area under each frontier over [lo, hi] (tok/s per GPU × tok/s/user) and A ÷ B;
+    `stated` when the user gave the range (else the shared one), `reason` when it is unknown."""
 
     lo: float
     hi: float
     a: Interval
     b: Interval
     ratio: Interval
+    stated: bool = False
+    reason: str | None = None
 
 
 def area_interval(b: Band, lo: float, hi: float) -> Interval:
@@ -131,3 +134,11 @@ def area_interval(b: Band, lo: float, hi: float) -> Interval:
 def area_summary(a: Band, b: Band, lo: float, hi: float) -> AreaSummary:
     ia, ib = area_interval(a, lo, hi), area_interval(b, lo, hi)
     return AreaSummary(lo, hi, ia, ib, ratio_interval(ia, ib))
+
+
+def unknown_area(lo: float, hi: float, level: float, reason: str) -> AreaSummary:
+    """A stated range's area that cannot be given, and why (never a zero)."""
+    return AreaSummary(
+        lo, hi, none(None, level, reason), none(None, level, reason), none(None, level, reason),
+        stated=True, reason=reason,
+    )  # fmt: skip

@@ -10,10 +10,12 @@ from sqlalchemy.orm import Session
 from app.charts import compare as charts_compare
 from app.charts import pareto as charts
 from app.charts.bands import add_stretches
+from app.charts.compare_frontier import compare_frontier_figure
 from app.domain.compare import Distinction
 from app.http import views
 from app.schemas.explore import ExploreQuery
 from app.services import bands, comparison
+from app.services.bands import band_json
 from app.services.compare_bands import pair_bands, pair_bands_json
 from app.services.compare_intervals import PairIntervals, pair_intervals
 from app.services.readoff_json import ci_fields
@@ -25,9 +27,23 @@ def compare_context(session: Session, query: ExploreQuery) -> dict[str, Any]:
     pairs = comparison.pairs(view.results, view.groups, view.params)
     intervals = [pair_intervals(p, view.params) for p in pairs]
     split = None
-    if view.state.query.bands and pairs:
+    found = None
+    if view.state.query.bands and view.results:
         samples = bands.samples_for(session, view.results)
-        split = [pair_bands(p, view.params, samples) for p in pairs]
+        # Each system's band over its own frontier, as Explore draws it (and the band export).
+        found = bands.bands(view.results, view.params, samples)
+        if pairs:
+            stated = (view.state.query.area_from, view.state.query.area_to)
+            split = [pair_bands(p, view.params, samples, stated) for p in pairs]
+    frontier_figure = compare_frontier_figure(
+        view.results,
+        view.params,
+        view.state.selected,
+        found,
+        split,
+        log_x=view.state.query.logx,
+        log_y=view.state.query.logy,
+    )
     ratio_figure = charts_compare.throughput_ratio_figure(pairs, view.params.slo, intervals)
     if split is not None:
         add_stretches(ratio_figure, split)
@@ -61,6 +77,8 @@ def compare_context(session: Session, query: ExploreQuery) -> dict[str, Any]:
         "pairs": pairs,
         "pair_intervals": intervals,
         "pair_bands": split,
+        "bands": found,
+        "frontier_figure": frontier_figure,
         "ratio_figure": ratio_figure,
         "cost_figure": cost_figure,
         "sensitivity_figure": sens,
@@ -97,7 +115,10 @@ def compare_answer(session: Session, query: ExploreQuery) -> dict[str, Any]:
                 zip(context["pairs"], context["pair_intervals"], strict=True)
             )
         ],
+        # With bands=1: each system's frontier band as arrays, as the frontier chart draws it.
+        "bands": None if context["bands"] is None else [band_json(sb) for sb in context["bands"]],
         "figures": {
+            "frontier": context["frontier_figure"],
             "throughput_ratio": context["ratio_figure"],
             "cost_ratio": context["cost_figure"],
             "sensitivity": context["sensitivity_figure"],

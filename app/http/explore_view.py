@@ -12,6 +12,7 @@ from app.charts import pareto as charts
 from app.charts import production as charts_production
 from app.charts.bands import frontier_band_traces
 from app.charts.roofline import explore_traces
+from app.domain.accounting import short_unit
 from app.http import views
 from app.http.explore_state import ExploreState
 from app.schemas.explore import ExploreQuery
@@ -41,7 +42,9 @@ def explore_context(
         frontier_only=state.query.frontier_only,
         extra_traces=physics_traces(state.query, results, params.basis, state.catalog),
         overlay_traces=production_overlay(session, state.query, params),
-        band_traces=None if found is None else frontier_band_traces(found, state.selected),
+        band_traces=None
+        if found is None
+        else frontier_band_traces(found, state.selected, short_unit(params.accounting)),
     )
     if state.query.accounting != "gpu" and (
         state.query.roofline_model or state.query.claims != "none"

@@ -40,6 +40,16 @@ class ExploreQuery(ReadoffQuery):
     # Confidence bands on frontiers (at ci_level) and Compare's stretches: a bootstrap, so off
     # unless asked.
     bands: bool = False
+    # Compare's area under the frontier (bands=1) over a stated interactivity range, tok/s/user;
+    # an end not given is the shared range's. Beyond either frontier it is unknown, said why.
+    area_from: float | None = Field(
+        default=None, gt=0, le=1e9, allow_inf_nan=False,
+        description="Compare with bands=1: the area under the frontier from this tok/s/user",
+    )  # fmt: skip
+    area_to: float | None = Field(
+        default=None, gt=0, le=1e9, allow_inf_nan=False,
+        description="Compare with bands=1: the area under the frontier up to this tok/s/user",
+    )  # fmt: skip
     sensitivity: Literal["tpot", "ttft", "e2el", "off"] = "tpot"
     # Physics limit and vendor claims (issue 5): a model spec turns the dashed ceilings on.
     roofline_model: str | None = None

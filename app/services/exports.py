@@ -15,6 +15,7 @@ from app.domain.accounting import UNIT_WORDS
 from app.domain.columns import POINT_COLUMN_NAMES, SWEEP_COLUMN_NAMES
 from app.ingest.parsed import SAMPLE_FIELDS
 from app.services.analysis import Params, SweepAnalysis
+from app.services.bands import SweepBand
 from app.services.intervals import cost_interval
 from app.services.price_columns import PriceColumn, price_cells
 from app.services.prices import Cost
@@ -130,7 +131,7 @@ def sweeps_json(sweeps: list[Sweep], samples: Mapping[tuple[int, int], int]) -> 
 READOFF_HEADER = [
     "sweep_id", "sweep", "hardware", "num_gpus", "model", "engine", "precision", "slo", "mode",
     "basis", "throughput_per", "status", "meets_slo", "goodput_tok_s_per_gpu",
-    "goodput_requests_per_s",
+    "goodput_statistic", "best_run_tok_s_per_gpu", "goodput_requests_per_s",
     "concurrency", "request_rate", "interactivity_tok_s_user", "estimate_tok_s_per_gpu",
     "tok_s_per_mw", "reason", "ci_level", "ci_method", "goodput_ci_low", "goodput_ci_high",
     "attainment", "attainment_ci_low", "attainment_ci_high", "ci_reason",
@@ -143,6 +144,9 @@ def readoff_csv(results: list[SweepAnalysis], params: Params, columns: list[Pric
 
     `status` is pass, borderline, fail or unknown; `meets_slo` is empty when unknown. Each
     interval's ends follow its value's columns (empty, with `ci_reason`, when there is none).
+    In percentile mode with repeated passing runs at the operating load the goodput is their
+    geometric mean (`goodput_statistic` says so; the interval is from the same runs) and the
+    best run is its own labelled column, `best_run_tok_s_per_gpu` (empty otherwise).
     """
     header = [
         *READOFF_HEADER,
@@ -183,11 +187,20 @@ def _readoff_row(result: SweepAnalysis, params: Params) -> list[Any]:
         meta.engine, meta.precision, params.slo.describe(params.mode == "requests"),
         params.mode, params.basis, UNIT_WORDS[params.accounting],
         readoff.shown_status, readoff.meets_slo, readoff.goodput_tok_s_per_gpu,
-        readoff.goodput_requests_per_s,
+        *_best_run_cells(result), readoff.goodput_requests_per_s,
         op.concurrency if op else None, op.request_rate if op else None,
         op.interactivity_tok_s_user if op else None, result.estimate_tok_s_per_gpu,
         result.tok_s_per_mw, readoff.reason, *_interval_cells(result, params),
     ]  # fmt: skip
+
+
+def _best_run_cells(result: SweepAnalysis) -> list[Any]:
+    """goodput_statistic and best_run_tok_s_per_gpu: set only when the goodput is a statistic
+    of repeated runs (a single measured figure is its own best run)."""
+    ivs = result.intervals
+    if ivs is None or ivs.statistic is None:
+        return [None, None]
+    return [ivs.statistic, ivs.best_run_tok_s_per_gpu]
 
 
 def _interval_cells(result: SweepAnalysis, params: Params) -> list[Any]:
@@ -214,3 +227,27 @@ def _cost_ends(
         return None, None, "no interval"
     ends_missing = iv.low is None or iv.high is None
     return iv.low, iv.high, (iv.reason or "no interval") if ends_missing else None
+
+
+BAND_HEADER = [
+    "sweep_id", "sweep", "throughput_per", "ci_level", "method", "interpolation", "resamples",
+    "seed", "x_tok_s_user", "tok_s_per_gpu", "low_tok_s_per_gpu", "high_tok_s_per_gpu", "reason",
+]  # fmt: skip
+
+
+def frontier_band_csv(found: list[SweepBand], params: Params) -> str:
+    """Each sweep's frontier band as the pages draw it (/api/explore's `bands`): one row per
+    grid interactivity with the frontier's throughput and its interval's ends (empty where
+    there is none there); a sweep without a band is one row with only the reason. Seeded: the
+    same query gives the same file."""
+    rows: list[list[Any]] = []
+    unit = UNIT_WORDS[params.accounting]
+    for sb in found:
+        meta, b = sb.result.meta, sb.band
+        if b is None:
+            rows.append([meta.id, meta.name, unit, params.ci_level, *[None] * 8, sb.reason])
+            continue
+        head = [meta.id, meta.name, unit, b.level, b.method, b.interpolation, b.resamples, b.seed]
+        for k, x in enumerate(b.x):
+            rows.append([*head, x, b.y[k], b.low[k], b.high[k], sb.reason])
+    return rows_csv(BAND_HEADER, rows)

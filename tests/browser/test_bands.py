@@ -64,3 +64,31 @@ def test_bands_and_stretches_draw_and_fit_on_a_laptop_and_a_phone(page: Any) -> 
         assert sideways(page) <= 0
         shoot(page, f"stretches-{width}")
     assert page.problems == []
+
+
+def test_compare_draws_both_frontiers_with_bands_and_a_named_stretch_at_both_widths(
+    page: Any,
+) -> None:
+    base, double = upload_zipped(page, "front-base", 1), upload_zipped(page, "front-double", 2)
+    query = f"sweep={base}&sweep={double}&picked=1&preset=custom&bands=1"
+    for width, height in ((1280, 720), (390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.goto(f"{page.base}/compare?{query}")
+        wait_for_plot(page, "#frontier-chart")
+        drawn = page.locator("#frontier-chart").evaluate(
+            "(el) => el.data.map((t) => [t.name, (t.meta && (t.meta.band ? 'band' :"
+            " t.meta.stretch ? 'stretch' : 'line')) || 'line'])"
+        )
+        kinds = [kind for _, kind in drawn]
+        assert kinds.count("band") == 4 and kinds.count("stretch") == 1
+        assert ["front-double significantly above front-base", "stretch"] in drawn
+        # Two bands and the stretch, each filled: Plotly draws a fill as a path in js-fill.
+        assert page.locator("#frontier-chart .scatterlayer .js-fill").count() >= 3
+        legend = " ".join(page.locator("#frontier-chart .legend .legendtext").all_text_contents())
+        assert "significantly above" in legend
+        assert page.locator("#compare-band-note").is_visible()
+        assert sideways(page) <= 0
+        page.locator("#frontier-card").screenshot(
+            path=str(ARTIFACTS / f"compare-frontier-{width}.png")
+        )
+    assert page.problems == []

@@ -28,9 +28,10 @@ SLO = {"picked": 1, "preset": "custom", "ttft_ms": 2000, "tpot_ms": 50, "usd_per
 NOT_DRAWN = {"config", "notes", "note"}
 # Every figure the pages embed as <script type="application/json" id="...-figure">.
 PAGE_FIGURES = {
-    "pareto-figure",  # Explore, and the offline report of Explore and of Compare
+    "pareto-figure",  # Explore, and its offline report
     "sensitivity-figure",  # Explore's SLO sensitivity, Compare's
     "ratio-figure",  # Compare
+    "frontier-figure",  # Compare's frontiers (with bands=1 their bands and the stretches)
     "cost-figure",
     "cost-sensitivity-figure",
     "plan-figure",  # Plan

@@ -179,7 +179,7 @@ def test_compare_keeps_hostile_names_in_its_json_blocks(
     params = sweep_params(hostile["sweeps"], usd_per_gpu_hour=2, sensitivity="tpot")
     html = get_ok(client, "/compare", params)
     blocks = assert_no_script_from_data(html)
-    assert len(blocks) == 4  # ratio, cost, sensitivity, cost sensitivity
+    assert len(blocks) == 5  # frontier, ratio, cost, sensitivity, cost sensitivity
     assert set(NAMES) & strings_in(blocks)
     assert COMMENT in texts_of(html)
 

@@ -15,6 +15,7 @@ from app.schemas.answers.common import (
     Named,
     PlotlyFigure,
 )
+from app.schemas.answers.readoff import BandOut
 
 
 class PairSide(Answer):
@@ -82,10 +83,13 @@ class StretchOut(Answer):
 
 
 class AreaOut(Answer):
-    """The area under each frontier over the shared range and A ÷ B, each with its interval."""
+    """The area under each frontier over the shared range (or the stated one: area_from,
+    area_to) and A ÷ B, each with its interval."""
 
     from_tok_s_user: float
     to_tok_s_user: float
+    stated: bool  # the range came from area_from/area_to (else the shared range)
+    reason: str | None  # why the stated range's area is unknown
     a: FigureInterval
     b: FigureInterval
     ratio: FigureInterval
@@ -119,6 +123,7 @@ class PairOut(Answer):
 
 
 class CompareFigures(Answer):
+    frontier: PlotlyFigure  # every system's frontier; with bands=1 its band and the stretches
     throughput_ratio: PlotlyFigure
     cost_ratio: PlotlyFigure
     sensitivity: PlotlyFigure | None
@@ -130,4 +135,5 @@ class CompareAnswer(Answer):
     dropped: list[Named]
     price_columns: list[str]
     pairs: list[PairOut]
+    bands: list[BandOut] | None  # bands=1: each system's frontier band, as the chart draws it
     figures: CompareFigures
