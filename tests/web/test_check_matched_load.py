@@ -13,7 +13,7 @@ from tests.helpers import upload_ids
 HEAD = b"sweep,hardware,num_gpus,concurrency,tpot_p50_ms,tpot_p90_ms,output_tok_s\n"
 
 
-def runs_csv(name: str, at_4: tuple[float, float, float]) -> bytes:
+def noisy_runs_csv(name: str, at_4: tuple[float, float, float]) -> bytes:
     """Three runs at load 4 (p90 TPOT 40 ms) and two at load 5 (2,400 tok/s): the baseline's
     load-5 runs meet the 48 ms limit once (47 ms), the candidate's never (49, 50 ms)."""
     p90s = (47, 50) if name == "base" else (49, 50)
@@ -34,7 +34,7 @@ def geomean(runs: tuple[float, ...]) -> float:
 def test_a_fall_at_the_load_both_meet_the_slo_at_is_judged_there(
     client: TestClient, at_4: tuple[float, float, float], verdict: str
 ) -> None:
-    data = runs_csv("base", (1995.0, 2000.0, 2005.0)) + runs_csv("cand", at_4)
+    data = noisy_runs_csv("base", (1995.0, 2000.0, 2005.0)) + noisy_runs_csv("cand", at_4)
     base, cand = upload_ids(client, ("runs.csv", HEAD + data))
     body = {"baseline": base, "candidate": cand, "tpot_ms": 48, "percentile": "p90"}
     response = client.post("/api/check", json=body)
