@@ -23,7 +23,7 @@ ONE_RUN = (
 )
 
 
-def csv_rows(client: TestClient, path: str, **params: Any) -> list[dict[str, str]]:
+def exported_rows(client: TestClient, path: str, **params: Any) -> list[dict[str, str]]:
     response = client.get(path, params=params)
     assert response.status_code == 200, response.text
     assert response.headers["content-type"].startswith("text/csv")
@@ -40,7 +40,7 @@ def test_readoff_csv_gives_the_mean_of_runs_with_its_interval_and_the_best_run_b
     runs = upload_id(client, ("runs.csv", RUNS))
     single = upload_id(client, ("single.csv", ONE_RUN))
     api = result(client, sweep=runs, ttft_ms=500)
-    [row] = csv_rows(client, "/api/export/readoff.csv", sweep=runs, ttft_ms=500)
+    [row] = exported_rows(client, "/api/export/readoff.csv", sweep=runs, ttft_ms=500)
     # Runs 1000, 1200 and 1400 tok/s at concurrency 8: the goodput is their geometric mean,
     # 1,188.78 (the interval from the same runs), the best run 1,400 a column of its own.
     assert row["goodput_tok_s_per_gpu"] == cell(api["goodput_tok_s_per_gpu"])
@@ -57,7 +57,7 @@ def test_readoff_csv_gives_the_mean_of_runs_with_its_interval_and_the_best_run_b
     # One run per load: the goodput is that run (900 tok/s at concurrency 8), no statistic,
     # no separate best run, and no interval, said as the JSON says it.
     slo = {"tpot_ms": 25, "percentile": "p50"}
-    [lone] = csv_rows(client, "/api/export/readoff.csv", sweep=single, **slo)
+    [lone] = exported_rows(client, "/api/export/readoff.csv", sweep=single, **slo)
     assert lone["goodput_tok_s_per_gpu"] == "900.0"
     assert (lone["goodput_statistic"], lone["best_run_tok_s_per_gpu"]) == ("", "")
     why = result(client, sweep=single, **slo)["intervals"]["goodput_tok_s_per_gpu"]["ci_reason"]
@@ -74,7 +74,7 @@ def test_the_frontier_band_csv_is_the_bands_of_the_explore_answer_row_for_row(
     explore = client.get(
         "/api/explore", params={**query, "picked": 1, "preset": "custom", "bands": 1}
     ).json()
-    found = csv_rows(client, "/api/export/frontier_band.csv", **query)
+    found = exported_rows(client, "/api/export/frontier_band.csv", **query)
     expected = []
     for band in explore["bands"]:
         if band["reason"] is not None and not band["x_tok_s_user"]:
