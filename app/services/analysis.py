@@ -37,7 +37,7 @@ from app.domain.slo import (
 )
 from app.domain.sweep_meta import SweepMeta
 from app.domain.verdict import Columns, SamplePercentiles
-from app.services import sweep_covariates
+from app.services import point_splits, sweep_covariates
 from app.services.prices import Cost, Price, cost_at, prices_for
 from app.services.sweep_memo import check_values, keep, recall, remember
 from app.services.units import sweep_units
@@ -90,11 +90,15 @@ class SweepAnalysis:
     covariates: Covariates | None = None
     # Each point's covariates (acceptance, prefix-cache hits, measured power), in point order.
     point_covariates: list[dict[str, float]] = field(default_factory=list, repr=False)
+    # The prefill:decode split ("8P + 8D", "varies: …") and each point's where it changes.
+    split: str | None = None
+    point_splits: list[str | None] = field(default_factory=list, repr=False)
 
     @property
     def goodput_tok_s_per_total_gpu(self) -> float | None:
         """The read-off's goodput per total GPU whatever the accounting (costs and power)."""
-        return per_total_gpu(self.readoff.goodput_tok_s_per_gpu, self.meta.num_gpus, self.units)
+        counted = point_splits.at_operating_point(self.units, self.points, self.readoff)
+        return per_total_gpu(self.readoff.goodput_tok_s_per_gpu, self.meta.num_gpus, counted)
 
     @property
     def tok_s_per_mw(self) -> float | None:
@@ -218,6 +222,7 @@ def _one(
     analysis.derived = sweep.derived
     analysis.units = sweep.derived.get(_UNITS)
     analysis.point_covariates, analysis.covariates = sweep_covariates.of(sweep)
+    analysis.split, analysis.point_splits = point_splits.labels(sweep)
     if analysis.units is not None and analysis.units.count is None and readoff.reason:
         # Unknown units leave every point without a throughput: say why, not "no GPU count".
         analysis.readoff = replace(readoff, reason=unknown_units_reason(analysis.units))
@@ -389,12 +394,15 @@ def _accounted(sweep: SweepPoints, counted: Units | None) -> SweepPoints:
     unknown, so no throughput) and it has its own memo, so per-unit values never mix with
     per-GPU ones. Per total GPU, or the same count as GPUs: the sweep itself."""
     num_gpus = sweep.meta.num_gpus
-    if counted is None or counted.accounting == "gpu" or counted.count == num_gpus:
+    own = counted is not None and point_splits.counts_own(sweep, counted)
+    if counted is None or counted.accounting == "gpu" or (counted.count == num_gpus and not own):
         return sweep
-    derived = sweep.derived.setdefault(("accounted", counted.accounting, counted.count), {})
+    derived = sweep.derived.setdefault(("accounted", counted.accounting, counted.count, own), {})
     derived[_UNITS] = counted
-    key = ("points", num_gpus)
-    if key not in derived:
-        divisor = counted.count or 0.0
-        derived[key] = [replace(p, num_gpus=divisor) for p in _point_metrics(sweep)]
+    if ("points", num_gpus) not in derived:
+        each = point_splits.divisors(sweep, counted) if own else None
+        derived[("points", num_gpus)] = [
+            replace(p, num_gpus=each[k] if each else counted.count or 0.0)
+            for k, p in enumerate(_point_metrics(sweep))
+        ]
     return SweepPoints(sweep.meta, sweep.rows, derived)

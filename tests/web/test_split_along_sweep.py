@@ -1,0 +1,125 @@
+"""A prefill:decode split that changes along a sweep (issue 37): a canonical 16-GPU H100 sweep
+at 4P + 12D for its first point and 8P + 8D for the others, each point counted per its own
+split, read in every per-GPU mode against hand-computed oracles."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.domain.accounting import splits_label
+from tests.factories import to_csv
+from tests.helpers import only, parse, soup, upload_by_name
+from tests.web.test_explore import figure
+
+HEADER = ["sweep", "hardware", "num_gpus", "num_prefill_gpus", "num_decode_gpus", "concurrency"]
+HEADER += ["tpot_p50_ms", "output_tok_s", "total_tok_s", "requests_per_s"]
+# (concurrency, prefill, decode, TPOT p50 ms, output tok/s) of the whole 16-GPU deployment.
+POINTS = [(8, 4, 12, 10.0, 12000.0), (32, 8, 8, 15.0, 20000.0), (64, 8, 8, 30.0, 26000.0)]
+
+
+def _split_rows(name: str, splits: list[tuple[int, int]]) -> list[dict[str, Any]]:
+    return [
+        {"sweep": name, "hardware": "H100", "num_gpus": 16, "num_prefill_gpus": p,
+         "num_decode_gpus": d, "concurrency": c, "tpot_p50_ms": tpot, "output_tok_s": out,
+         "total_tok_s": 2 * out, "requests_per_s": out / 1000}
+        for (c, _, _, tpot, out), (p, d) in zip(POINTS, splits, strict=True)
+    ]  # fmt: skip
+
+
+VARYING = to_csv(_split_rows("varying", [(4, 12), (8, 8), (8, 8)]), HEADER)
+# Hand-computed output tok/s per unit of each point (c = 8, 32, 64):
+#   per total GPU   12000/16 = 750,  20000/16 = 1250, 26000/16 = 1625
+#   per decode GPU  12000/12 = 1000, 20000/8 = 2500,  26000/8 = 3250
+#   per prefill GPU 12000/4 = 3000,  20000/8 = 2500,  26000/8 = 3250
+# Interactivity 1000/TPOT: 100, 66.7, 33.3 tok/s/user; per prefill GPU c = 32 is dominated by
+# c = 8 (faster per user and more per GPU), so that frontier is c = 64 then c = 8.
+# At TPOT p50 ≤ 20 ms the points at c = 8 and 32 pass; the goodput is the better of the two, and
+# per prefill GPU that is c = 8 (its 4 prefill GPUs), so the operating point moves.
+# Back per total GPU (costs and power): prefill 3000 × 4 / 16 = 750; decode 2500 × 8 / 16 = 1250.
+ORACLE = {
+    # mode: (goodput per unit, operating concurrency, its split, per total GPU,
+    #        frontier (concurrency, y) in x order)
+    "gpu": (1250.0, 32, "8P + 8D", 1250.0, [(64, 1625.0), (32, 1250.0), (8, 750.0)]),
+    "decode_gpu": (2500.0, 32, "8P + 8D", 1250.0, [(64, 3250.0), (32, 2500.0), (8, 1000.0)]),
+    "prefill_gpu": (3000.0, 8, "4P + 12D", 750.0, [(64, 3250.0), (8, 3000.0)]),
+}
+VARIES = "varies: 4P + 12D … 8P + 8D (2 splits)"
+
+
+def test_each_point_is_counted_per_its_own_split_in_every_per_gpu_mode(
+    client: TestClient, seeded: None
+) -> None:
+    sweep = upload_by_name(client, ("varying.csv", VARYING))["varying"]
+    for mode, (goodput, conc, split, per_gpu, front) in ORACLE.items():
+        url = f"/api/readoff?sweep={sweep}&tpot_ms=20&percentile=p50&usd_per_gpu_hour=3.6"
+        result = client.get(f"{url}&accounting={mode}").json()["results"][0]
+        assert result["goodput_tok_s_per_gpu"] == pytest.approx(goodput, rel=1e-12), mode
+        assert result["operating_point"]["concurrency"] == conc, mode
+        assert result["operating_point"]["split"] == split, mode
+        assert result["split"] == VARIES
+        # $3.6 per GPU-hour ÷ (tok/s per total GPU × 3600) × 10^6: costs stay per GPU-hour.
+        usd = 3.6 / (per_gpu * 3600) * 1e6
+        assert result["costs"][0]["usd_per_mtok"] == pytest.approx(usd, rel=1e-12), mode
+        assert result["tok_s_per_mw"] == pytest.approx(per_gpu * 1000 / 1.73, rel=1e-12), mode
+        frontier = client.get(f"/api/frontier?sweep={sweep}&accounting={mode}").json()
+        points = frontier["sweeps"][0]["frontier"]
+        assert [(p["concurrency"], p["y"]) for p in points] == front, mode
+        # The frontier keeps each point's own split.
+        assert [p["split"] for p in points] == [OWN[p["concurrency"]] for p in points]
+
+
+OWN = {8: "4P + 12D", 32: "8P + 8D", 64: "8P + 8D"}
+
+
+def test_explore_hovers_table_and_sweep_page_show_the_split_of_each_point(
+    client: TestClient, seeded: None
+) -> None:
+    sweep = upload_by_name(client, ("varying.csv", VARYING))["varying"]
+    query = f"sweep={sweep}&tpot_ms=20&percentile=p50&accounting=prefill_gpu"
+    page = soup(client.get(f"/?{query}"), expect=200)
+    row = page.select_one("#readoff-table tbody tr")
+    assert row.select_one(".split").get_text() == f"({VARIES})"
+    assert row.select_one(".op-split").get_text() == "4P + 12D"
+    lines = [t for t in figure(page)["data"] if t.get("mode") == "lines+markers"]
+    template = lines[0]["hovertemplate"]
+    assert f"H100 × 16 GPUs ({VARIES})" in template
+    # The frontier line (c = 64, then c = 8) writes each point's lines, its split last; the
+    # dominated c = 32 has its split in its template.
+    assert [t.rsplit("<br>", 1)[1] for t in lines[0]["text"]] == ["split 8P + 8D", "split 4P + 12D"]
+    dominated = next(t for t in figure(page)["data"] if t["name"] == "varying (dominated)")
+    assert "p50 %{customdata[3]}<br>split 8P + 8D<br><i>dominated</i>" in dominated["hovertemplate"]
+    detail = soup(client.get(f"/sweeps/{sweep}"), expect=200)
+    serving = detail.select_one("#meta-serving dd").get_text()
+    assert serving == (
+        f"disaggregated: {VARIES} (prefill + decode GPUs); each point is counted per its own split"
+    )
+    assert detail.select_one("#sweep-split").get_text() == f"({VARIES})"
+    doc = client.get(f"/api/sweeps/{sweep}").json()
+    assert doc["split"] == VARIES
+    assert (doc["num_prefill_gpus"], doc["num_decode_gpus"]) == (4, 12)  # the first given
+    extras = [
+        (p["extra"]["num_prefill_gpus"], p["extra"]["num_decode_gpus"]) for p in doc["points"]
+    ]
+    assert extras == [(4, 12), (8, 8), (8, 8)]
+
+
+def test_a_split_along_the_sweep_enters_the_content_hash_only_when_it_varies() -> None:
+    varying = only(parse(("v.csv", VARYING)))
+    constant = only(parse(("c.csv", to_csv(_split_rows("varying", [(4, 12)] * 3), HEADER))))
+    assert constant.meta["num_prefill_gpus"] == 4 and varying.meta["num_prefill_gpus"] == 4
+    assert [p.extra for p in constant.points] == [{}, {}, {}]
+    assert varying.content_hash() != constant.content_hash()
+    # The constant sweep's hash as main computed it before per-point splits existed.
+    assert constant.content_hash() == CONSTANT_HASH
+
+
+CONSTANT_HASH = "f2372a0618ec3eaedce3a0b5c44fc9d09399366f66eda5381e58340341cf82e9"
+
+
+def test_the_split_label_names_one_split_or_the_range_it_varies_over() -> None:
+    assert splits_label([(8, 8), (8, 8)]) == "8P + 8D"
+    assert splits_label([(8, 8), (4, 12), (6, 10)]) == "varies: 4P + 12D … 8P + 8D (3 splits)"
+    assert splits_label([(None, None)]) is None
