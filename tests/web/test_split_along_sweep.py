@@ -123,3 +123,17 @@ def test_the_split_label_names_one_split_or_the_range_it_varies_over() -> None:
     assert splits_label([(8, 8), (8, 8)]) == "8P + 8D"
     assert splits_label([(8, 8), (4, 12), (6, 10)]) == "varies: 4P + 12D … 8P + 8D (3 splits)"
     assert splits_label([(None, None)]) is None
+
+
+def test_an_exported_sweep_whose_split_varies_imports_back_as_the_same_sweep(
+    client: TestClient,
+) -> None:
+    sweep = upload_by_name(client, ("varying.csv", VARYING))["varying"]
+    text = client.get(f"/api/export/sweeps.csv?sweep={sweep}").text
+    header, *rows = [line.split(",") for line in text.splitlines()]
+    at = header.index("num_prefill_gpus"), header.index("num_decode_gpus")
+    assert [(r[at[0]], r[at[1]]) for r in rows] == [("4", "12"), ("8", "8"), ("8", "8")]
+    stored = client.get(f"/api/sweeps/{sweep}").json()
+    again = only(parse(("again.csv", text.encode())))
+    assert again.content_hash() == only(parse(("v.csv", VARYING))).content_hash()
+    assert stored["split"] == VARIES
