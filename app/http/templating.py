@@ -157,7 +157,11 @@ templates.env.filters["covariates"] = point_covariates  # a point's extra → it
 templates.env.globals["covariate_keys"] = POINT_COVARIATES
 templates.env.globals["covariate_labels"] = COVARIATE_LABELS
 templates.env.globals["joules"] = energy.of  # tokens per joule, measured and estimated
-templates.env.globals["joule_words"] = {"measured": energy.MEASURED, "estimate": energy.ESTIMATE}
+templates.env.globals["joule_words"] = {
+    "measured": energy.MEASURED,
+    "estimate": energy.ESTIMATE,
+    "invalid": energy.INVALID,
+}
 templates.env.globals["version"] = __version__
 templates.env.globals["static"] = static_url
 templates.env.globals["PLOTLY_JS"] = PLOTLY_JS

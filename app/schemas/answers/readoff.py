@@ -140,6 +140,7 @@ class TokensPerJoule(Answer):
     token_basis: Basis
     measured_power: str  # what the measured figure divides by
     estimate_power: str
+    measured_reason: str | None  # why `measured` is null (no power in the file, marked invalid)
 
 
 class ReadoffResult(Answer):
