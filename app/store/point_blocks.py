@@ -223,6 +223,21 @@ def _number(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
+def own_splits(header: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    """Each point's own prefill and decode GPUs from a block's header (NaN where the point has
+    none of its own: it has its sweep's)."""
+    n = header["n"]
+    prefill, decode = np.full(n, np.nan), np.full(n, np.nan)
+    for position, text in header.get("extra", []):
+        if _SPLIT_HINT.search(text):
+            split = point_split(json.loads(text))
+            if split is not None:
+                p, d = split
+                prefill[int(position)] = np.nan if p is None else p
+                decode[int(position)] = np.nan if d is None else d
+    return prefill, decode
+
+
 def stored_points(sweep_id: int, data: bytes | None) -> list[StoredPoint]:
     if data is None:
         return []

@@ -8,8 +8,11 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy.orm import Session
 
-from app.domain.accounting import splits_label
+from app.domain.accounting import Accounting, splits_label
+from app.services import picker as series_picker
+from app.store.sweep_search import SweepFilters
 from tests.factories import to_csv
 from tests.helpers import only, parse, soup, upload_by_name
 from tests.web.test_explore import figure
@@ -137,3 +140,42 @@ def test_an_exported_sweep_whose_split_varies_imports_back_as_the_same_sweep(
     again = only(parse(("again.csv", text.encode())))
     assert again.content_hash() == only(parse(("v.csv", VARYING))).content_hash()
     assert stored["split"] == VARIES
+
+
+def test_the_frontier_leaders_are_ranked_per_the_chosen_accounting_unit(
+    client: TestClient, session: Session
+) -> None:
+    # At 100 tok/s/user (TPOT 10 ms): a 16-GPU aggregated sweep at 20,000 output tok/s (1,250
+    # per GPU, per decode and per prefill GPU alike) and an 8P + 8D one at 16,000 (1,000 per
+    # GPU, 2,000 per decode or prefill GPU); and the sweep whose split varies (c = 8 at 4P + 12D:
+    # 750 per GPU, 1,000 per decode GPU, 3,000 per prefill GPU; its other points are slower per
+    # user, c = 32 and 64 at 8P + 8D).
+    rows = _split_rows("varying", [(4, 12), (8, 8), (8, 8)])
+    rows += [{**rows[0], "sweep": "agg", "num_prefill_gpus": None, "num_decode_gpus": None,
+              "output_tok_s": 20000.0},
+             {**rows[0], "sweep": "disagg", "num_prefill_gpus": 8, "num_decode_gpus": 8,
+              "output_tok_s": 16000.0}]  # fmt: skip
+    ids = upload_by_name(client, ("three.csv", to_csv(rows, HEADER)))
+    h100 = SweepFilters(hardware="H100")
+
+    def ranked(accounting: Accounting) -> dict[str, int]:
+        found = series_picker.leaders(session, h100, "p50", "output", accounting=accounting)
+        names = {v: k for k, v in ids.items()}
+        return {names[i]: found.frontier_points[i] for i in found.chosen}
+
+    # Per GPU: agg beats both at 100 tok/s/user; varying's c = 32 (1,250) ties agg's y at less
+    # interactivity, so only its c = 64 (1,625) is on the frontier.
+    assert ranked("gpu") == {"agg": 1, "varying": 1}
+    # Per decode GPU: disagg (2,000) beats agg (1,250) at 100; varying's c = 32 (2,500) and 64
+    # (3,250), counted per their own 8 decode GPUs, follow.
+    assert ranked("decode_gpu") == {"varying": 2, "disagg": 1}
+    # Per prefill GPU: varying's c = 8 on its own 4 prefill GPUs (3,000) leads at 100; its
+    # c = 64 (3,250) too.
+    assert ranked("prefill_gpu") == {"varying": 2}
+    doc = client.get(
+        "/api/explore?select=leaders&hardware=H100&accounting=decode_gpu&tpot_ms=20"
+    ).json()
+    assert doc["leaders"]["ranked_per"] == "decode GPU"
+    assert doc["leaders"]["chosen"] == [ids["varying"], ids["disagg"]]
+    page = soup(client.get("/?select=leaders&hardware=H100&accounting=decode_gpu"), expect=200)
+    assert page.select_one("#leaders-note .leaders-per").get_text() == "per decode GPU"
