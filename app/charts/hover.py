@@ -59,7 +59,7 @@ def hover_fields(result: SweepAnalysis, k: int) -> tuple[str, ...]:
     if result.xs[k] is not None and result.ys[k] is not None:
         fields.append("xy")
     fields.extend(f for f in LATENCY_FIELDS if _latency(point, f) is not None)
-    own = result.point_splits[k] if result.point_splits else None
+    own = split_label(*result.point_splits[k]) if result.point_splits else None
     if own:
         fields.append(SPLIT_FIELD + own)
     return tuple(fields)
@@ -162,8 +162,9 @@ def point_hover(result: SweepAnalysis, k: int, params: Params) -> str:
         ]
         if parts:
             lines.append(f"{metric.upper()} ms: " + ", ".join(parts))
-    if result.point_splits and result.point_splits[k]:
-        lines.append(f"split {result.point_splits[k]}")
+    own = split_label(*result.point_splits[k]) if result.point_splits else None
+    if own:
+        lines.append(f"split {own}")
     return "<br>".join(lines)
 
 

@@ -13,7 +13,7 @@ from typing import Any, Literal
 import polars as pl
 from sqlalchemy.orm import Session
 
-from app.domain.accounting import Accounting, Units, per_total_gpu, unknown_units_reason
+from app.domain.accounting import Accounting, Split, Units, per_total_gpu, unknown_units_reason
 from app.domain.cost import tok_s_per_mw
 from app.domain.covariates import Covariates
 from app.domain.estimate import estimate_tok_s_per_gpu, load_order
@@ -92,7 +92,7 @@ class SweepAnalysis:
     point_covariates: list[dict[str, float]] = field(default_factory=list, repr=False)
     # The prefill:decode split ("8P + 8D", "varies: …") and each point's where it changes.
     split: str | None = None
-    point_splits: list[str | None] = field(default_factory=list, repr=False)
+    point_splits: list[Split] = field(default_factory=list, repr=False)
 
     @property
     def goodput_tok_s_per_total_gpu(self) -> float | None:

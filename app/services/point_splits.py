@@ -57,13 +57,13 @@ def divisors(sweep: SweepPoints, counted: Units) -> list[float]:
     return out
 
 
-def labels(sweep: SweepPoints) -> tuple[str | None, list[str | None]]:
-    """The sweep's split label and, where the split changes along it, each point's ("8P + 8D";
-    an empty list when every point has the sweep's)."""
+def labels(sweep: SweepPoints) -> tuple[str | None, list[Split]]:
+    """The sweep's split label and, where the split changes along it, each point's split (an
+    empty list when every point has the sweep's)."""
     if not has_point_splits(sweep):
         return split_label(sweep.meta.num_prefill_gpus, sweep.meta.num_decode_gpus), []
     splits = point_splits(sweep)
-    return splits_label(splits), [split_label(p, d) for p, d in splits]
+    return splits_label(splits), splits
 
 
 def at_operating_point(

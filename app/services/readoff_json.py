@@ -7,7 +7,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from app.domain.accounting import UNIT_WORDS
+from app.domain.accounting import UNIT_WORDS, Split, split_label
 from app.domain.intervals import DEFAULT_LEVEL, Interval
 from app.domain.slo import Readoff
 from app.schemas.readoff import ReadoffQuery
@@ -43,9 +43,17 @@ def slo_json(query: ReadoffQuery, params: Params) -> dict[str, Any]:
 
 def operating_split(result: SweepAnalysis) -> str | None:
     """The operating point's own prefill:decode split (the sweep's when it has one split)."""
-    op = result.readoff.operating_point
     if not result.point_splits:
         return result.split
+    own = operating_split_counts(result)
+    return None if own is None else split_label(*own)
+
+
+def operating_split_counts(result: SweepAnalysis) -> Split | None:
+    """(prefill, decode GPUs) of the operating point: its own, else the sweep's."""
+    op = result.readoff.operating_point
+    if not result.point_splits:
+        return (result.meta.num_prefill_gpus, result.meta.num_decode_gpus)
     if op is None:
         return None
     ids = (p.point_id for p in result.points)
@@ -174,7 +182,7 @@ def frontier_json(result: SweepAnalysis, params: Params) -> dict[str, Any]:
             "request_rate": _finite(p.request_rate),
             "x": result.xs[i],
             "y": result.ys[i],
-            "split": result.point_splits[i] if result.point_splits else result.split,
+            "split": split_label(*result.point_splits[i]) if result.point_splits else result.split,
         }
 
     excluded = []

@@ -16,6 +16,7 @@ from app.store.sweep_search import SweepFilters
 from tests.factories import to_csv
 from tests.helpers import only, parse, soup, upload_by_name
 from tests.web.test_explore import figure
+from tests.web.test_plan_api import get_plan
 
 HEADER = ["sweep", "hardware", "num_gpus", "num_prefill_gpus", "num_decode_gpus", "concurrency"]
 HEADER += ["tpot_p50_ms", "output_tok_s", "total_tok_s", "requests_per_s"]
@@ -179,3 +180,21 @@ def test_the_frontier_leaders_are_ranked_per_the_chosen_accounting_unit(
     assert doc["leaders"]["chosen"] == [ids["varying"], ids["disagg"]]
     page = soup(client.get("/?select=leaders&hardware=H100&accounting=decode_gpu"), expect=200)
     assert page.select_one("#leaders-note .leaders-per").get_text() == "per decode GPU"
+
+
+def test_plan_counts_deployments_at_the_operating_points_own_split(client: TestClient) -> None:
+    sweep = upload_by_name(client, ("varying.csv", VARYING))["varying"]
+    params = {"tpot_ms": 20, "percentile": "p50", "requests_per_s": 50, "usd_per_gpu_hour": 2}
+    [r] = get_plan(client, sweep=sweep, accounting="prefill_gpu", **params)["results"]
+    # Per total GPU the operating point is c = 32 at 8P + 8D, 20 req/s per deployment (not the
+    # sweep's first split, 4P + 12D): ⌈50 ÷ 20⌉ = 3 deployments of 16 GPUs.
+    assert r["operating_point"]["split"] == "8P + 8D"
+    assert (r["num_prefill_gpus"], r["num_decode_gpus"], r["num_gpus"]) == (8, 8, 16)
+    assert (r["replicas"], r["gpus"], r["fleet_prefill_gpus"], r["fleet_decode_gpus"]) == (
+        3,
+        48,
+        24,
+        24,
+    )
+    # Its goodput restated per its own 8 prefill GPUs: 20,000 ÷ 8.
+    assert (r["throughput_per"], r["goodput_tok_s_per_unit"]) == ("prefill GPU", 2500.0)
