@@ -76,3 +76,23 @@ def at_operating_point(
         return counted
     at = next((p.num_gpus for p in points if p.point_id == op.point_id), 0)
     return replace(counted, count=at) if at > 0 else counted
+
+
+def at_load(
+    counted: Units | None,
+    points: list[PointMetrics],
+    concurrency: float | None,
+    request_rate: float | None,
+) -> Units | None:
+    """The units of the first point at this load (its split may not be the sweep's)."""
+    if counted is None or counted.accounting == "gpu":
+        return counted
+    at = next(
+        (
+            p.num_gpus
+            for p in points
+            if (p.concurrency, p.request_rate) == (concurrency, request_rate)
+        ),
+        0,
+    )
+    return replace(counted, count=at) if at > 0 else counted
