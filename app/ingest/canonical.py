@@ -333,13 +333,16 @@ def _group_sweeps(
 def _keep_point_splits(sweep: ParsedSweep, splits: list[tuple[Any, Any]]) -> None:
     """Where a sweep's rows give different prefill:decode splits, each point keeps its own in
     its extra fields (a row without one takes the sweep's); the sweep's is the first one given."""
-    if len(set(splits)) < 2:
-        return
     first = tuple(sweep.meta.get(k) for k in POINT_SPLIT_KEYS)
-    for point, own in zip(sweep.points, splits, strict=True):
-        for key, value, fallback in zip(POINT_SPLIT_KEYS, own, first, strict=True):
-            if value is not None or fallback is not None:
-                point.extra[key] = value if value is not None else fallback
+    each = [
+        tuple(v if v is not None else f for v, f in zip(own, first, strict=True)) for own in splits
+    ]
+    if len(set(each)) < 2:
+        return  # one split (empty cells take the sweep's): the sweep's alone, as before
+    for point, own in zip(sweep.points, each, strict=True):
+        for key, value in zip(POINT_SPLIT_KEYS, own, strict=True):
+            if value is not None:
+                point.extra[key] = value
 
 
 def parse_requests_csv(file: str, text: str) -> pl.DataFrame:

@@ -24,7 +24,7 @@ HEADER += ["tpot_p50_ms", "output_tok_s", "total_tok_s", "requests_per_s"]
 POINTS = [(8, 4, 12, 10.0, 12000.0), (32, 8, 8, 15.0, 20000.0), (64, 8, 8, 30.0, 26000.0)]
 
 
-def _split_rows(name: str, splits: list[tuple[int, int]]) -> list[dict[str, Any]]:
+def _split_rows(name: str, splits: list[tuple[int | None, int | None]]) -> list[dict[str, Any]]:
     return [
         {"sweep": name, "hardware": "H100", "num_gpus": 16, "num_prefill_gpus": p,
          "num_decode_gpus": d, "concurrency": c, "tpot_p50_ms": tpot, "output_tok_s": out,
@@ -118,6 +118,11 @@ def test_a_split_along_the_sweep_enters_the_content_hash_only_when_it_varies() -
     assert varying.content_hash() != constant.content_hash()
     # The constant sweep's hash as main computed it before per-point splits existed.
     assert constant.content_hash() == CONSTANT_HASH
+    # Empty cells take the sweep's split: one split, stored and hashed as before.
+    blank = _split_rows("varying", [(4, 12), (None, None), (None, None)])
+    sparse = only(parse(("s.csv", to_csv(blank, HEADER))))
+    assert [p.extra for p in sparse.points] == [{}, {}, {}]
+    assert sparse.content_hash() == CONSTANT_HASH
 
 
 CONSTANT_HASH = "f2372a0618ec3eaedce3a0b5c44fc9d09399366f66eda5381e58340341cf82e9"
