@@ -326,23 +326,8 @@ def _group_sweeps(
     if errors:
         raise IngestError(errors)
     for name, sweep in sweeps.items():
-        _keep_point_splits(sweep, splits[name])
+        canonical_rows.keep_point_splits(sweep, splits[name])
     return list(sweeps.values())
-
-
-def _keep_point_splits(sweep: ParsedSweep, splits: list[tuple[Any, Any]]) -> None:
-    """Where a sweep's rows give different prefill:decode splits, each point keeps its own in
-    its extra fields (a row without one takes the sweep's); the sweep's is the first one given."""
-    first = tuple(sweep.meta.get(k) for k in POINT_SPLIT_KEYS)
-    each = [
-        tuple(v if v is not None else f for v, f in zip(own, first, strict=True)) for own in splits
-    ]
-    if len(set(each)) < 2:
-        return  # one split (empty cells take the sweep's): the sweep's alone, as before
-    for point, own in zip(sweep.points, each, strict=True):
-        for key, value in zip(POINT_SPLIT_KEYS, own, strict=True):
-            if value is not None:
-                point.extra[key] = value
 
 
 def parse_requests_csv(file: str, text: str) -> pl.DataFrame:
