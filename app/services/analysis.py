@@ -139,7 +139,7 @@ def analyse(
     """
     by_sweep = samples or {}
     counted_in = units_by_sweep or {}
-    sweeps = [_accounted(s, counted_in.get(s.meta.id)) for s in sweeps]
+    sweeps = [point_splits.accounted(s, counted_in.get(s.meta.id), _point_metrics) for s in sweeps]
     kept: dict[int, Figures | None] = {s.meta.id: None for s in sweeps}
     if params.mode == "requests":
         # Per-request figures are kept per sweep and SLO too: only sweeps without them count.
@@ -220,7 +220,7 @@ def _one(
         )
     analysis = SweepAnalysis(sweep.meta, points, xs, ys, frontier, readoff, estimate_y)
     analysis.derived = sweep.derived
-    analysis.units = sweep.derived.get(_UNITS)
+    analysis.units = sweep.derived.get(point_splits.UNITS)
     analysis.point_covariates, analysis.covariates = sweep_covariates.of(sweep)
     analysis.split, analysis.point_splits = point_splits.labels(sweep)
     if analysis.units is not None and analysis.units.count is None and readoff.reason:
@@ -383,26 +383,3 @@ def run(
     for result in results:
         result.allin_kw = power.get(result.meta.hardware.lower())
     return results, prices
-
-
-# Where an accounted view of a sweep keeps its units (in its own memo, apart from per-GPU values).
-_UNITS = "accounting units"
-
-
-def _accounted(sweep: SweepPoints, counted: Units | None) -> SweepPoints:
-    """The sweep as seen per `counted` units: its points' divisor is the unit count (0 when
-    unknown, so no throughput) and it has its own memo, so per-unit values never mix with
-    per-GPU ones. Per total GPU, or the same count as GPUs: the sweep itself."""
-    num_gpus = sweep.meta.num_gpus
-    own = counted is not None and point_splits.counts_own(sweep, counted)
-    if counted is None or counted.accounting == "gpu" or (counted.count == num_gpus and not own):
-        return sweep
-    derived = sweep.derived.setdefault(("accounted", counted.accounting, counted.count, own), {})
-    derived[_UNITS] = counted
-    if ("points", num_gpus) not in derived:
-        each = point_splits.divisors(sweep, counted) if own else None
-        derived[("points", num_gpus)] = [
-            replace(p, num_gpus=each[k] if each else counted.count or 0.0)
-            for k, p in enumerate(_point_metrics(sweep))
-        ]
-    return SweepPoints(sweep.meta, sweep.rows, derived)

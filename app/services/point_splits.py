@@ -2,11 +2,13 @@
 
 A canonical file may give a sweep's rows different splits; each point then keeps its own in its
 extra fields (read back as the row's "split"), and per decode or prefill GPU each point is
-counted per its own GPUs of that role, falling back to the sweep's split.
+counted per its own GPUs of that role, falling back to the sweep's split (`accounted`: the view
+of a sweep per accounting unit that the analysis reads).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from app.domain.accounting import (
@@ -96,3 +98,31 @@ def at_load(
         0,
     )
     return replace(counted, count=at) if at > 0 else counted
+
+
+# Where an accounted view of a sweep keeps its units (in its own memo, apart from per-GPU values).
+UNITS = "accounting units"
+
+
+def accounted(
+    sweep: SweepPoints,
+    counted: Units | None,
+    point_metrics: Callable[[SweepPoints], list[PointMetrics]],
+) -> SweepPoints:
+    """The sweep as seen per `counted` units: its points' divisor is the unit count (0 when
+    unknown, so no throughput), each point's own where its split is its own, and it has its
+    own memo, so per-unit values never mix with per-GPU ones. Per total GPU, or the same count
+    as GPUs with no split of a point's own: the sweep itself."""
+    num_gpus = sweep.meta.num_gpus
+    own = counted is not None and counts_own(sweep, counted)
+    if counted is None or counted.accounting == "gpu" or (counted.count == num_gpus and not own):
+        return sweep
+    derived = sweep.derived.setdefault(("accounted", counted.accounting, counted.count, own), {})
+    derived[UNITS] = counted
+    if ("points", num_gpus) not in derived:
+        each = divisors(sweep, counted) if own else None
+        derived[("points", num_gpus)] = [
+            replace(p, num_gpus=each[k] if each else counted.count or 0.0)
+            for k, p in enumerate(point_metrics(sweep))
+        ]
+    return SweepPoints(sweep.meta, sweep.rows, derived)
