@@ -101,6 +101,8 @@ def test_explore_hovers_table_and_sweep_page_show_the_split_of_each_point(
         f"disaggregated: {VARIES} (prefill + decode GPUs); each point is counted per its own split"
     )
     assert detail.select_one("#sweep-split").get_text() == f"({VARIES})"
+    cells = [td.get_text() for td in detail.select("#points-table td.point-split")]
+    assert cells == ["4P + 12D", "8P + 8D", "8P + 8D"]
     doc = client.get(f"/api/sweeps/{sweep}").json()
     assert doc["split"] == VARIES
     assert (doc["num_prefill_gpus"], doc["num_decode_gpus"]) == (4, 12)  # the first given
