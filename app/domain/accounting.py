@@ -113,9 +113,11 @@ def split_label(num_prefill_gpus: int | None, num_decode_gpus: int | None) -> st
     return f"{p}P + {d}D"
 
 
-# A point's own split in its extra fields, where it differs from the sweep's (a split that changes
-# along a sweep: one row per split in a canonical file).
-POINT_SPLIT_KEYS: tuple[str, str] = ("num_prefill_gpus", "num_decode_gpus")
+# The split as sweep columns, and a point's own split in its extra fields where the split changes
+# along a sweep (a canonical file's rows giving several). Keys of their own: an importer may keep
+# the sweep's split in a point's extra fields too (vLLM's --metadata), which is not a point's own.
+SPLIT_COLUMNS: tuple[str, str] = ("num_prefill_gpus", "num_decode_gpus")
+POINT_SPLIT_KEYS: tuple[str, str] = ("point_num_prefill_gpus", "point_num_decode_gpus")
 Split = tuple[int | None, int | None]
 
 

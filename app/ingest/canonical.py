@@ -13,7 +13,7 @@ from typing import Any
 
 import polars as pl
 
-from app.domain.accounting import POINT_SPLIT_KEYS
+from app.domain.accounting import SPLIT_COLUMNS
 from app.domain.columns import (
     COLUMNS_BY_NAME,
     LATENCY_COLUMN_NAMES,
@@ -307,7 +307,7 @@ def _group_sweeps(
             continue
         for key in SWEEP_COLUMN_NAMES:
             have, new = sweep.meta.get(key), meta.get(key)
-            if key in POINT_SPLIT_KEYS:  # may change along a sweep: kept per point below
+            if key in SPLIT_COLUMNS:  # may change along a sweep: kept per point below
                 if have is None and new is not None:
                     sweep.meta[key] = new
             elif new is not None and have is not None and new != have:

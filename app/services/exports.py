@@ -11,7 +11,7 @@ from typing import Any
 
 import polars as pl
 
-from app.domain.accounting import POINT_SPLIT_KEYS, UNIT_WORDS, Split, point_split
+from app.domain.accounting import SPLIT_COLUMNS, UNIT_WORDS, Split, point_split
 from app.domain.columns import POINT_COLUMN_NAMES, SWEEP_COLUMN_NAMES
 from app.ingest.parsed import SAMPLE_FIELDS
 from app.services.analysis import Params, SweepAnalysis
@@ -70,7 +70,7 @@ def sweeps_csv(sweeps: list[Sweep]) -> str:
 
 # Where a point's own prefill:decode split (a split changing along the sweep) replaces the
 # sweep's, so the file imports back as the same sweep.
-_SPLIT_AT = tuple(SWEEP_COLUMN_NAMES.index(k) for k in POINT_SPLIT_KEYS)
+_SPLIT_AT = tuple(SWEEP_COLUMN_NAMES.index(k) for k in SPLIT_COLUMNS)
 
 
 def _with_split(meta: list[str], own: Split) -> list[str]:

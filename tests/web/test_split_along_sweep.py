@@ -4,19 +4,21 @@ split, read in every per-GPU mode against hand-computed oracles."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
-from app.domain.accounting import Accounting, splits_label
+from app.domain.accounting import Accounting, point_split, splits_label
 from app.services import picker as series_picker
 from app.store.sweep_search import SweepFilters
 from tests.factories import to_csv
 from tests.helpers import only, parse, soup, upload_by_name
 from tests.web.test_explore import figure
 from tests.web.test_plan_api import get_plan
+from tests.web.test_vllm_spec_decode import VLLM
 
 HEADER = ["sweep", "hardware", "num_gpus", "num_prefill_gpus", "num_decode_gpus", "concurrency"]
 HEADER += ["tpot_p50_ms", "output_tok_s", "total_tok_s", "requests_per_s"]
@@ -107,7 +109,8 @@ def test_explore_hovers_table_and_sweep_page_show_the_split_of_each_point(
     assert doc["split"] == VARIES
     assert (doc["num_prefill_gpus"], doc["num_decode_gpus"]) == (4, 12)  # the first given
     extras = [
-        (p["extra"]["num_prefill_gpus"], p["extra"]["num_decode_gpus"]) for p in doc["points"]
+        (p["extra"]["point_num_prefill_gpus"], p["extra"]["point_num_decode_gpus"])
+        for p in doc["points"]
     ]
     assert extras == [(4, 12), (8, 8), (8, 8)]
 
@@ -205,3 +208,17 @@ def test_plan_counts_deployments_at_the_operating_points_own_split(client: TestC
     )
     # Its goodput restated per its own 8 prefill GPUs: 20,000 ÷ 8.
     assert (r["throughput_per"], r["goodput_tok_s_per_unit"]) == ("prefill GPU", 2500.0)
+
+
+def test_a_split_an_importer_keeps_in_extra_is_the_sweeps_and_its_hash_stays_as_before() -> None:
+    # vLLM keeps --metadata keys in each point's extra fields as well as in the sweep's
+    # description: that is the sweep's split, not a point's own, and hashes as on main.
+    doc = json.loads(VLLM.read_text())
+    doc |= {"num_prefill_gpus": "2", "num_decode_gpus": "6", "num_gpus": "8"}
+    sweep = only(parse(("x.json", json.dumps(doc).encode()), hardware="H100"))
+    assert (sweep.meta["num_prefill_gpus"], sweep.meta["num_decode_gpus"]) == (2, 6)
+    assert sweep.points[0].extra["num_prefill_gpus"] == 2
+    assert point_split(sweep.points[0].extra) is None
+    assert (
+        sweep.content_hash() == "77415cfdaeadafb030407a655d1d0d41c621f217cc3c960b4950953c1ea77601"
+    )
