@@ -20,6 +20,7 @@ ESTIMATE = "estimate: the catalog's all-in kW per GPU (GPU, host, network, facil
 NO_POWER = "the file carries no measured GPU power"
 INVALID = "the file marks its GPU power measurement invalid (InferenceX power_valid = 0)"
 NO_POINT = "no operating point at this SLO"
+NO_GOODPUT = "the operating point's goodput per total GPU is unknown"
 
 
 @dataclass(frozen=True)
@@ -36,8 +37,8 @@ def of(result: SweepAnalysis) -> Joules:
     estimate = None
     if result.allin_kw is not None:
         estimate = tokens_per_joule(per_gpu, result.allin_kw * 1000.0)
-    measured, reason = None, NO_POINT
     op = result.readoff.operating_point
+    measured, reason = None, NO_POINT if op is None else NO_GOODPUT
     if op is not None and per_gpu is not None:
         at = next((k for k, p in enumerate(result.points) if p.point_id == op.point_id), None)
         found = result.point_covariates[at] if at is not None and result.point_covariates else {}
