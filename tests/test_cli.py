@@ -172,3 +172,20 @@ def test_import_takes_the_api_field_names_as_options_and_names_them_in_errors(
     assert cli("import", bare, "--sweep", "s", "--hardware", "H100", "--num-gpus", 4) == 0
     assert capsys.readouterr().out == "created sweep 1: s (1 point)\n"
     assert session.query(Sweep).one().num_gpus == 4
+
+
+def test_import_of_a_disaggregated_sweep_needs_its_split_from_the_files_or_the_options(
+    cli: Callable[..., int], tmp_path: Path, session: Session, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bare = tmp_path / "bare.csv"
+    bare.write_bytes(
+        b"sweep,hardware,num_gpus,concurrency,tpot_p50_ms,output_tok_s\ns,H100,16,1,10,100\n"
+    )
+    assert cli("import", bare, "--disaggregated", "--num-prefill-gpus", 8) == 2
+    err = capsys.readouterr().err
+    assert "the file does not say its decode GPUs; give --num-decode-gpus" in err
+    assert count(session, Sweep) == 0
+    split = ("--num-prefill-gpus", 8, "--num-decode-gpus", 8)
+    assert cli("import", bare, "--disaggregated", *split) == 0
+    stored = session.query(Sweep).one()
+    assert (stored.num_prefill_gpus, stored.num_decode_gpus) == (8, 8)

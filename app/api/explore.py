@@ -7,6 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
+from app.domain.accounting import UNIT_WORDS
 from app.http import explore_state
 from app.http.answers import json_answer
 from app.http.deps import SessionDep
@@ -51,6 +52,8 @@ def selection_json(state: ExploreState) -> dict[str, Any]:
             "groups": [group_json(g) for g in leaders.groups],
             "needs_group": leaders.needs_group,
             "include_demo": leaders.include_demo,
+            # The frontier was read per this unit, as the chart (issue 37's accounting modes).
+            "ranked_per": UNIT_WORDS[leaders.accounting],
             "excluded": [{"id": i, "name": name} for i, name in leaders.excluded],
         },
         "picker": series_picker.picker_json(state.picker) if state.picker else None,

@@ -18,6 +18,7 @@ from app.schemas.sweeps import SweepQuery
 from app.services import sweep_json, upload_json, uploads
 from app.services.catalog import match_changes
 from app.services.sweep_edits import sweep_changes
+from app.services.upload_checks import DISAGGREGATED_FIELD, disaggregated_flag
 from app.store import sweeps as q
 
 # Uploads parsed with their files held in memory as they arrive (app.http.uploads).
@@ -52,11 +53,15 @@ def api_sweeps_create(
     """Upload sweeps; identical content answers with the existing sweep (created: false).
     `tags` (repeated, or comma separated) tag every sweep of the upload. Files that are not
     result files (a README, logs, plots) are listed in `skipped` with why; the upload is refused
-    only when no file is a result file, or when a result file is broken."""
+    only when no file is a result file, or when a result file is broken. `disaggregated=true`
+    marks every sweep as disaggregated serving: one whose file does not give its split needs
+    `num_prefill_gpus` and `num_decode_gpus`, or the upload is refused (422 naming the field)."""
     fields = {k: v for k in SWEEP_COLUMN_NAMES if (v := upload.text(k)) is not None}
     tags = [v for v in upload.form.getlist("tags") if isinstance(v, str)]
+    marked = disaggregated_flag(upload.text(DISAGGREGATED_FIELD))
+    limits = uploads.limits_for(settings.max_unpacked_bytes)
     stored = uploads.store_checked(
-        session, upload.files, fields, uploads.limits_for(settings.max_unpacked_bytes), tags
+        session, upload.files, fields, limits, tags, disaggregated=marked
     )
     status = 201 if any(s.created for s in stored.saved) else 200
     body = {

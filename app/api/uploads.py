@@ -56,10 +56,12 @@ def api_upload_preview(
     """The staged sweeps again with these details applied; a refused value is a 422 naming the
     sweep and the field."""
     limits = uploads.limits_for(settings.max_unpacked_bytes)
-    staged, result = staging.preview(session, token, _details(body), limits)
+    details = _details(body)
+    staged, result = staging.preview(session, token, details, limits)
     if result.errors:
         raise IngestError(result.errors)
-    return upload_json.preview_json(result, staged.token, staged.expires_at_s)
+    marked = details.disaggregated
+    return upload_json.preview_json(result, staged.token, staged.expires_at_s, marked)
 
 
 @router.post(
@@ -98,7 +100,11 @@ def api_upload_discard(token: str, session: SessionDep) -> Response:
 
 
 def _details(body: StagedDetails) -> uploads.Details:
-    return uploads.Details(shared=_texts(body.details), per_sweep=[_texts(s) for s in body.sweeps])
+    return uploads.Details(
+        shared=_texts(body.details),
+        per_sweep=[_texts(s) for s in body.sweeps],
+        disaggregated=frozenset(body.disaggregated),
+    )
 
 
 def _texts(values: dict[str, DetailValue]) -> dict[str, str | None]:

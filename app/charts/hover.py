@@ -26,7 +26,7 @@ def hover_header(result: SweepAnalysis) -> str:
     """What every point of a sweep shares, written once per trace rather than per point."""
     meta = result.meta
     gpus = f"{meta.hardware} × {fmt_count(meta.num_gpus, 'GPU')}"
-    split = split_label(meta.num_prefill_gpus, meta.num_decode_gpus)
+    split = result.split if result.split is not None else _split(result)
     lines = [f"<b>{meta.name}</b>", f"{gpus} ({split})" if split else gpus]
     system = " · ".join(str(v) for v in (meta.engine, meta.precision) if v)
     if system:
@@ -36,6 +36,14 @@ def hover_header(result: SweepAnalysis) -> str:
         lines.append(covariates)
     return "<br>".join(lines)
 
+
+def _split(result: SweepAnalysis) -> str | None:
+    return split_label(result.meta.num_prefill_gpus, result.meta.num_decode_gpus)
+
+
+# A hover field naming the point's own split ("split=8P + 8D": a line of the template, no slot)
+# where the split changes along the sweep.
+SPLIT_FIELD = "split="
 
 LATENCY_FIELDS = tuple(
     f"{m}_{s}_ms" for m in ("ttft", "tpot", "e2el") for s in ("p50", "p90", "p99")
@@ -51,6 +59,9 @@ def hover_fields(result: SweepAnalysis, k: int) -> tuple[str, ...]:
     if result.xs[k] is not None and result.ys[k] is not None:
         fields.append("xy")
     fields.extend(f for f in LATENCY_FIELDS if _latency(point, f) is not None)
+    own = split_label(*result.point_splits[k]) if result.point_splits else None
+    if own:
+        fields.append(SPLIT_FIELD + own)
     return tuple(fields)
 
 
@@ -100,7 +111,7 @@ def _values(
             values.append(load(point.request_rate))
         elif field == "xy":
             values += [number(result.xs[k]), number(result.ys[k])]
-        elif field != "rate_inf":
+        elif field != "rate_inf" and not field.startswith(SPLIT_FIELD):
             values.append(number(_latency(point, field)))
     return values
 
@@ -109,6 +120,7 @@ def hover_template(fields: tuple[str, ...], params: Params) -> str:
     """The lines `point_hover` writes, as a Plotly template over the point's customdata."""
     lines: list[str] = []
     latency: dict[str, list[str]] = {}
+    split = ""  # the point's own split, last as in `point_hover`
     slot = iter(f"%{{customdata[{i}]}}" for i in range(len(fields) + 1))
     for field in fields:
         if field == "concurrency":
@@ -117,6 +129,8 @@ def hover_template(fields: tuple[str, ...], params: Params) -> str:
             lines.append(f"rate {next(slot)} req/s")
         elif field == "rate_inf":
             lines.append("rate ∞")
+        elif field.startswith(SPLIT_FIELD):
+            split = f"split {field.removeprefix(SPLIT_FIELD)}"
         elif field == "xy":
             x, y = next(slot), next(slot)
             lines.append(f"{x} tok/s/user · {y} {short_unit(params.accounting)} ({params.basis})")
@@ -124,7 +138,7 @@ def hover_template(fields: tuple[str, ...], params: Params) -> str:
             metric, stat, _ = field.split("_")
             latency.setdefault(metric, []).append(f"{stat} {next(slot)}")
     lines.extend(f"{m.upper()} ms: " + ", ".join(parts) for m, parts in latency.items())
-    return "<br>".join(lines)
+    return "<br>".join([*lines, split] if split else lines)
 
 
 def point_hover(result: SweepAnalysis, k: int, params: Params) -> str:
@@ -148,6 +162,9 @@ def point_hover(result: SweepAnalysis, k: int, params: Params) -> str:
         ]
         if parts:
             lines.append(f"{metric.upper()} ms: " + ", ".join(parts))
+    own = split_label(*result.point_splits[k]) if result.point_splits else None
+    if own:
+        lines.append(f"split {own}")
     return "<br>".join(lines)
 
 
@@ -179,7 +196,7 @@ def _grouped(
 ) -> list[tuple[tuple[str, ...], list[int], list[Column]]]:
     """Groups and their numbers depend only on the points and the axes, and points never change:
     built once per process per sweep and shared read-only by every figure after."""
-    key = ("hover", params.stat, params.basis, result.meta.num_gpus, tuple(ks))
+    key = ("hover", params.stat, params.basis, result.meta.num_gpus, result.split, tuple(ks))
     if key not in result.derived:
         grouped = []
         for fields, group in by_hover_fields(result, ks).items():

@@ -54,6 +54,14 @@ def main(argv: list[str] | None = None) -> int:
     imp.add_argument("--precision")
     imp.add_argument("--isl", type=whole)
     imp.add_argument("--osl", type=whole)
+    imp.add_argument("--num-prefill-gpus", dest="num_prefill_gpus", type=whole)
+    imp.add_argument("--num-decode-gpus", dest="num_decode_gpus", type=whole)
+    imp.add_argument(
+        "--disaggregated",
+        action="store_true",
+        help="disaggregated serving: a sweep whose files do not give its prefill and decode "
+        "GPUs needs --num-prefill-gpus and --num-decode-gpus",
+    )
     imp.add_argument(
         "--tag",
         action="append",
@@ -117,7 +125,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
-IMPORT_FIELDS = ("sweep", "hardware", "num_gpus", "model", "engine", "precision", "isl", "osl")
+IMPORT_FIELDS: tuple[str, ...] = ("sweep", "hardware", "num_gpus", "model", "engine", "precision")
+IMPORT_FIELDS += ("isl", "osl", "num_prefill_gpus", "num_decode_gpus")
 
 
 def option_name(field: str) -> str:
@@ -218,7 +227,9 @@ def _import(args: argparse.Namespace) -> int:
     names = ", ".join(str(p) for p in args.files)
     try:
         limits = uploads.limits_for(settings.max_unpacked_bytes)
-        stored = uploads.store_checked(session, files, fields, limits, args.tag, unread)
+        stored = uploads.store_checked(
+            session, files, fields, limits, args.tag, unread, disaggregated=args.disaggregated
+        )
         for warning in stored.warnings:
             print(f"warning: {warning}", file=sys.stderr)
         for item in upload_json.saved_json(stored.saved):

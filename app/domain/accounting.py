@@ -13,11 +13,14 @@ Pure math: imports only the standard library (no web, database or settings modul
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 Accounting = Literal["gpu", "decode_gpu", "prefill_gpu", "node", "kw"]
 ACCOUNTINGS: tuple[Accounting, ...] = ("gpu", "decode_gpu", "prefill_gpu", "node", "kw")
+# The modes that count one side of a disaggregated deployment (each point's own split).
+ROLE_MODES: tuple[Accounting, ...] = ("decode_gpu", "prefill_gpu")
 # The unit a figure is counted per, as axis titles, tables and exports name it.
 UNIT_WORDS: dict[Accounting, str] = {
     "gpu": "GPU",
@@ -110,6 +113,50 @@ def split_label(num_prefill_gpus: int | None, num_decode_gpus: int | None) -> st
     return f"{p}P + {d}D"
 
 
+# The split as sweep columns, and a point's own split in its extra fields where the split changes
+# along a sweep (a canonical file's rows giving several). Keys of their own: an importer may keep
+# the sweep's split in a point's extra fields too (vLLM's --metadata), which is not a point's own.
+SPLIT_COLUMNS: tuple[str, str] = ("num_prefill_gpus", "num_decode_gpus")
+POINT_SPLIT_KEYS: tuple[str, str] = ("point_num_prefill_gpus", "point_num_decode_gpus")
+Split = tuple[int | None, int | None]
+
+
+def point_split(extra: Mapping[str, Any]) -> Split | None:
+    """(prefill GPUs, decode GPUs) a point's extra fields give; None when they give neither."""
+    found = [_count(extra.get(key)) for key in POINT_SPLIT_KEYS]
+    return None if found == [None, None] else (found[0], found[1])
+
+
+def _count(value: object) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    return int(number) if math.isfinite(number) and number > 0 and number == int(number) else None
+
+
+def split_of(own: Split | None, sweep: Split) -> Split:
+    """A point's split: its own where it has one, else its sweep's."""
+    return own if own is not None else sweep
+
+
+def splits_label(splits: Iterable[Split]) -> str | None:
+    """The split of a sweep's points: "8P + 8D" when they share one, "varies: 4P + 12D … 8P + 8D
+    (3 splits)" when it changes along the sweep (fewest to most prefill GPUs); None when
+    aggregated."""
+    distinct = sorted(
+        {s for s in splits if s != (None, None)}, key=lambda s: (s[0] or 0, s[1] or 0)
+    )
+    if not distinct:
+        return None
+    if len(distinct) == 1:
+        return split_label(*distinct[0])
+    first, last = split_label(*distinct[0]), split_label(*distinct[-1])
+    return f"varies: {first} … {last} ({len(distinct)} splits)"
+
+
 def axis_unit(accounting: Accounting) -> str:
     """ "tok/s per decode GPU" — the words every axis title and export column uses."""
     return f"tok/s per {UNIT_WORDS[accounting]}"
@@ -131,3 +178,8 @@ def per_total_gpu(value: float | None, num_gpus: int, counted: Units | None) -> 
     if counted.count is None or num_gpus <= 0:
         return None
     return value * counted.count / num_gpus
+
+
+def stored_splits_label(sweep: Split, extras: Iterable[Mapping[str, Any]]) -> str | None:
+    """`splits_label` of points from their extra fields, each falling back to the sweep's."""
+    return splits_label(split_of(point_split(e) if e else None, sweep) for e in extras)

@@ -26,12 +26,16 @@ ACCEPTANCE_LENGTH = "spec_acceptance_length"  # mean tokens per decode step (acc
 PREFIX_CACHE_HIT_RATE = "prefix_cache_hit_rate"  # cached ÷ queried prompt tokens
 GPU_POWER_W = "gpu_power_w"  # measured mean power of all the deployment's GPUs, W
 GPU_ENERGY_J = "gpu_energy_j"  # measured energy of all the deployment's GPUs over the run, J
+# 1 where the file measured the GPUs' power but marked the measurement invalid (InferenceX's
+# power_valid = 0): its power is unknown for that reason, not missing.
+GPU_POWER_INVALID = "gpu_power_invalid"
 POINT_COVARIATES: tuple[str, ...] = (
     ACCEPTANCE_RATE,
     ACCEPTANCE_LENGTH,
     PREFIX_CACHE_HIT_RATE,
     GPU_POWER_W,
     GPU_ENERGY_J,
+    GPU_POWER_INVALID,
 )
 COVARIATE_LABELS: dict[str, str] = {
     ACCEPTANCE_RATE: "acceptance rate",
@@ -39,6 +43,7 @@ COVARIATE_LABELS: dict[str, str] = {
     PREFIX_CACHE_HIT_RATE: "prefix-cache hit rate",
     GPU_POWER_W: "measured GPU power (W)",
     GPU_ENERGY_J: "measured GPU energy (J)",
+    GPU_POWER_INVALID: "GPU power marked invalid",
 }
 ACCEPTANCE_RELATIVE = 0.10  # warn above 10 % relative difference
 PREFIX_CACHE_POINTS = 0.10  # warn above 10 percentage points

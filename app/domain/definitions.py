@@ -39,8 +39,10 @@ DEFINITIONS: tuple[Definition, ...] = (
         "GPUs ÷ GPUs per node | GPUs × all-in kW per GPU",
         "Per total GPU by default. A disaggregated deployment (shown as 8P + 8D) can be counted "
         "per decode or prefill GPU; an aggregated one has every GPU do both, so its figures are "
-        "the same in every per-GPU mode. Per node and per kW use the catalog's GPUs per node and "
-        "all-in kW (which holds PUE). Costs stay per GPU-hour in every mode.",
+        "the same in every per-GPU mode. Where the split changes along a sweep (4P + 12D … "
+        "8P + 8D), each point is counted per its own decode or prefill GPUs. Per node and per kW "
+        "use the catalog's GPUs per node and all-in kW (which holds PUE). Costs stay per "
+        "GPU-hour in every mode. The frontier leaders are ranked per the same unit.",
     ),
     Definition(
         "pareto",

@@ -176,6 +176,7 @@ def select_series(
             query.basis,
             group=query.leaders_group,
             include_demo=query.leaders_demo,
+            accounting=query.accounting,
         )
         if found.needs_group:
             # Several models or workloads match: the selection stays until one is chosen.

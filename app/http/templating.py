@@ -19,7 +19,7 @@ from app.domain.accounting import UNIT_WORDS, split_label
 from app.domain.columns import SOURCE_KIND_LABELS
 from app.domain.covariates import COVARIATE_LABELS, POINT_COVARIATES, point_covariates
 from app.http.static import PLOTLY_JS, SCRIPTS, static_url
-from app.services import energy
+from app.services import energy, readoff_json
 from app.settings import PROJECT_ROOT
 
 templates = Jinja2Templates(directory=PROJECT_ROOT / "templates")
@@ -152,11 +152,16 @@ templates.env.filters["tojson"] = script_json
 templates.env.globals["nav"] = NAV
 templates.env.globals["unit_words"] = UNIT_WORDS  # accounting modes' units (issue 37)
 templates.env.globals["split_label"] = split_label  # "8P + 8D"
+templates.env.globals["operating_split"] = readoff_json.operating_split  # the point's own
 templates.env.filters["covariates"] = point_covariates  # a point's extra → its covariates
 templates.env.globals["covariate_keys"] = POINT_COVARIATES
 templates.env.globals["covariate_labels"] = COVARIATE_LABELS
 templates.env.globals["joules"] = energy.of  # tokens per joule, measured and estimated
-templates.env.globals["joule_words"] = {"measured": energy.MEASURED, "estimate": energy.ESTIMATE}
+templates.env.globals["joule_words"] = {
+    "measured": energy.MEASURED,
+    "estimate": energy.ESTIMATE,
+    "invalid": energy.INVALID,
+}
 templates.env.globals["version"] = __version__
 templates.env.globals["static"] = static_url
 templates.env.globals["PLOTLY_JS"] = PLOTLY_JS

@@ -66,6 +66,7 @@ REQUIRED_META = ("sweep", "hardware", "num_gpus")
 YAML_SUFFIXES = (".yaml", ".yml")
 # What a required field is, in words: messages name the field itself the way each surface does.
 MISSING_WORDS = {"sweep": "the sweep name", "hardware": "the hardware", "num_gpus": "how many GPUs"}
+MISSING_WORDS |= {"num_prefill_gpus": "its prefill GPUs", "num_decode_gpus": "its decode GPUs"}
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from typing import Any
 
 import polars as pl
 
+from app.domain.accounting import SPLIT_COLUMNS
 from app.domain.columns import (
     COLUMNS_BY_NAME,
     LATENCY_COLUMN_NAMES,
@@ -283,6 +284,7 @@ def _group_sweeps(
     file: str, rows: list[dict[str, Any]], errors: list[RowError]
 ) -> list[ParsedSweep]:
     sweeps: dict[str, ParsedSweep] = {}
+    splits: dict[str, list[tuple[Any, Any]]] = {}  # each point's own split, by sweep
     for i, row in enumerate(rows):
         line = i + 2
         name = str(row.get("sweep") or "")
@@ -296,13 +298,19 @@ def _group_sweeps(
                 if k not in COLUMNS_BY_NAME and v is not None and not k.startswith("__")
             },
         )
+        splits.setdefault(name, []).append(
+            (meta.get("num_prefill_gpus"), meta.get("num_decode_gpus"))
+        )
         sweep = sweeps.get(name)
         if sweep is None:
             sweeps[name] = ParsedSweep(meta, [point], file, FORMAT_SWEEPS, first_row=line)
             continue
         for key in SWEEP_COLUMN_NAMES:
             have, new = sweep.meta.get(key), meta.get(key)
-            if new is not None and have is not None and new != have:
+            if key in SPLIT_COLUMNS:  # may change along a sweep: kept per point below
+                if have is None and new is not None:
+                    sweep.meta[key] = new
+            elif new is not None and have is not None and new != have:
                 errors.append(
                     RowError(
                         file,
@@ -317,6 +325,8 @@ def _group_sweeps(
         sweep.points.append(point)
     if errors:
         raise IngestError(errors)
+    for name, sweep in sweeps.items():
+        canonical_rows.keep_point_splits(sweep, splits[name])
     return list(sweeps.values())
 
 

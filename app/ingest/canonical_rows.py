@@ -13,6 +13,7 @@ from typing import Any
 
 import polars as pl
 
+from app.domain.accounting import POINT_SPLIT_KEYS, SPLIT_COLUMNS
 from app.domain.columns import (
     COLUMNS_BY_NAME,
     POINT_COLUMN_NAMES,
@@ -148,3 +149,18 @@ def group(file: str, frame: pl.DataFrame, source_format: str) -> list[ParsedSwee
         )
         offset += length
     return out
+
+
+def keep_point_splits(sweep: ParsedSweep, splits: list[tuple[Any, Any]]) -> None:
+    """Where a sweep's rows give different prefill:decode splits, each point keeps its own in
+    its extra fields (a row without one takes the sweep's); the sweep's is the first one given."""
+    first = tuple(sweep.meta.get(k) for k in SPLIT_COLUMNS)
+    each = [
+        tuple(v if v is not None else f for v, f in zip(own, first, strict=True)) for own in splits
+    ]
+    if len(set(each)) < 2:
+        return  # one split (empty cells take the sweep's): the sweep's alone, as before
+    for point, own in zip(sweep.points, each, strict=True):
+        for key, value in zip(POINT_SPLIT_KEYS, own, strict=True):
+            if value is not None:
+                point.extra[key] = value

@@ -9,6 +9,7 @@ from typing import IO, Any, Protocol, cast
 
 import polars as pl
 
+from app.domain.accounting import point_split
 from app.domain.columns import SWEEP_COLUMN_NAMES
 from app.domain.lengths import check_lengths
 from app.ingest import content_hash as hashing
@@ -172,11 +173,24 @@ class ParsedSweep:
         """The content hash of these measurements under each description: a stored sweep whose
         hash is one of them holds the same measurements (read once for all of them)."""
         heads = [hashing.head(hashing.meta_json(dict(m), hashed_keys(m))) for m in metas]
+        splits = self._point_splits()
+        if splits:
+            heads = [head + splits for head in heads]
         if self._table_rows is not None:
             return [self._table_rows.digest(head) for head in heads]
         samples = [(i, d) for i, p in enumerate(self.points) if (d := _samples_digest(p))]
         arrays = hashing.from_values([p.values for p in self.points])
         return [arrays.digest(head, samples=samples) for head in heads]
+
+    def _point_splits(self) -> bytes:
+        """Each point's own prefill:decode split as the hash reads it (b"" when no point has
+        one: every sweep stored before per-point splits keeps its hash)."""
+        if self._table_rows is not None:
+            return b""  # a table-backed sweep has one split (the columnar path refuses more)
+        found = [point_split(p.extra) if p.extra else None for p in self.points]
+        if not any(found):
+            return b""
+        return b"point splits " + hashing.meta_json({"splits": found}, ("splits",))
 
 
 def _samples_digest(point: ParsedPoint) -> str | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from app.domain.columns import SWEEP_COLUMN_NAMES
@@ -28,6 +30,11 @@ class StagedDetails(BaseModel):
 
     details: dict[str, DetailValue] = Field(default_factory=dict)
     sweeps: list[dict[str, DetailValue]] = Field(default_factory=list, max_length=MAX_STAGED_SWEEPS)
+    # Sweeps (their indices) marked as disaggregated serving: each needs its prefill and decode
+    # GPUs, from its files or `sweeps[i]`, as the upload page asks (issue 37).
+    disaggregated: list[Annotated[int, Field(ge=0)]] = Field(
+        default_factory=list, max_length=MAX_STAGED_SWEEPS
+    )
 
     @field_validator("details")
     @classmethod

@@ -13,7 +13,7 @@ from typing import Any, Literal
 import polars as pl
 from sqlalchemy.orm import Session
 
-from app.domain.accounting import Accounting, Units, per_total_gpu, unknown_units_reason
+from app.domain.accounting import Accounting, Split, Units, per_total_gpu, unknown_units_reason
 from app.domain.cost import tok_s_per_mw
 from app.domain.covariates import Covariates
 from app.domain.estimate import estimate_tok_s_per_gpu, load_order
@@ -37,7 +37,7 @@ from app.domain.slo import (
 )
 from app.domain.sweep_meta import SweepMeta
 from app.domain.verdict import Columns, SamplePercentiles
-from app.services import sweep_covariates
+from app.services import point_splits, sweep_covariates
 from app.services.prices import Cost, Price, cost_at, prices_for
 from app.services.sweep_memo import check_values, keep, recall, remember
 from app.services.units import sweep_units
@@ -90,11 +90,15 @@ class SweepAnalysis:
     covariates: Covariates | None = None
     # Each point's covariates (acceptance, prefix-cache hits, measured power), in point order.
     point_covariates: list[dict[str, float]] = field(default_factory=list, repr=False)
+    # The prefill:decode split ("8P + 8D", "varies: …") and each point's where it changes.
+    split: str | None = None
+    point_splits: list[Split] = field(default_factory=list, repr=False)
 
     @property
     def goodput_tok_s_per_total_gpu(self) -> float | None:
         """The read-off's goodput per total GPU whatever the accounting (costs and power)."""
-        return per_total_gpu(self.readoff.goodput_tok_s_per_gpu, self.meta.num_gpus, self.units)
+        counted = point_splits.at_operating_point(self.units, self.points, self.readoff)
+        return per_total_gpu(self.readoff.goodput_tok_s_per_gpu, self.meta.num_gpus, counted)
 
     @property
     def tok_s_per_mw(self) -> float | None:
@@ -135,7 +139,7 @@ def analyse(
     """
     by_sweep = samples or {}
     counted_in = units_by_sweep or {}
-    sweeps = [_accounted(s, counted_in.get(s.meta.id)) for s in sweeps]
+    sweeps = [point_splits.accounted(s, counted_in.get(s.meta.id), _point_metrics) for s in sweeps]
     kept: dict[int, Figures | None] = {s.meta.id: None for s in sweeps}
     if params.mode == "requests":
         # Per-request figures are kept per sweep and SLO too: only sweeps without them count.
@@ -216,8 +220,9 @@ def _one(
         )
     analysis = SweepAnalysis(sweep.meta, points, xs, ys, frontier, readoff, estimate_y)
     analysis.derived = sweep.derived
-    analysis.units = sweep.derived.get(_UNITS)
+    analysis.units = sweep.derived.get(point_splits.UNITS)
     analysis.point_covariates, analysis.covariates = sweep_covariates.of(sweep)
+    analysis.split, analysis.point_splits = point_splits.labels(sweep)
     if analysis.units is not None and analysis.units.count is None and readoff.reason:
         # Unknown units leave every point without a throughput: say why, not "no GPU count".
         analysis.readoff = replace(readoff, reason=unknown_units_reason(analysis.units))
@@ -378,23 +383,3 @@ def run(
     for result in results:
         result.allin_kw = power.get(result.meta.hardware.lower())
     return results, prices
-
-
-# Where an accounted view of a sweep keeps its units (in its own memo, apart from per-GPU values).
-_UNITS = "accounting units"
-
-
-def _accounted(sweep: SweepPoints, counted: Units | None) -> SweepPoints:
-    """The sweep as seen per `counted` units: its points' divisor is the unit count (0 when
-    unknown, so no throughput) and it has its own memo, so per-unit values never mix with
-    per-GPU ones. Per total GPU, or the same count as GPUs: the sweep itself."""
-    num_gpus = sweep.meta.num_gpus
-    if counted is None or counted.accounting == "gpu" or counted.count == num_gpus:
-        return sweep
-    derived = sweep.derived.setdefault(("accounted", counted.accounting, counted.count), {})
-    derived[_UNITS] = counted
-    key = ("points", num_gpus)
-    if key not in derived:
-        divisor = counted.count or 0.0
-        derived[key] = [replace(p, num_gpus=divisor) for p in _point_metrics(sweep)]
-    return SweepPoints(sweep.meta, sweep.rows, derived)

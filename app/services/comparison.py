@@ -34,6 +34,7 @@ from app.domain.sensitivity import (
     with_limit,
 )
 from app.domain.verdict import Percentile
+from app.services import point_splits
 from app.services.analysis import Params, SweepAnalysis
 from app.services.price_columns import no_price_reason
 from app.services.prices import Price
@@ -235,7 +236,13 @@ def sensitivity_series(
             if price is None
             else usd_per_mtok(
                 price.usd_per_gpu_hour,
-                per_total_gpu(s.goodput_tok_s_per_gpu, result.meta.num_gpus, result.units),
+                per_total_gpu(
+                    s.goodput_tok_s_per_gpu,
+                    result.meta.num_gpus,
+                    point_splits.at_load(result.units, result.points, s.concurrency, s.request_rate)
+                    if result.point_splits
+                    else result.units,
+                ),
                 price.utilization,
             )
             for s in steps

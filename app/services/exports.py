@@ -11,7 +11,7 @@ from typing import Any
 
 import polars as pl
 
-from app.domain.accounting import UNIT_WORDS
+from app.domain.accounting import SPLIT_COLUMNS, UNIT_WORDS, Split, point_split
 from app.domain.columns import POINT_COLUMN_NAMES, SWEEP_COLUMN_NAMES
 from app.ingest.parsed import SAMPLE_FIELDS
 from app.services.analysis import Params, SweepAnalysis
@@ -53,7 +53,8 @@ def _cell(value: Any) -> str:
 
 
 def sweeps_csv(sweeps: list[Sweep]) -> str:
-    """One row per point with the sweep-level columns repeated; extra fields are not exported."""
+    """One row per point with the sweep-level columns repeated (a point's own split in place of
+    the sweep's); extra fields are not exported."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow([*SWEEP_COLUMN_NAMES, *POINT_COLUMN_NAMES])
@@ -62,8 +63,22 @@ def sweeps_csv(sweeps: list[Sweep]) -> str:
             _cell(sweep.name if c == "sweep" else getattr(sweep, c)) for c in SWEEP_COLUMN_NAMES
         ]
         for point in sweep.points:
-            writer.writerow([*meta, *(_cell(getattr(point, c)) for c in POINT_COLUMN_NAMES)])
+            own = point_split(point.extra) if point.extra else None
+            row = meta if own is None else _with_split(meta, own)
+            writer.writerow([*row, *(_cell(getattr(point, c)) for c in POINT_COLUMN_NAMES)])
     return out.getvalue()
+
+
+# Where a point's own prefill:decode split (a split changing along the sweep) replaces the
+# sweep's, so the file imports back as the same sweep.
+_SPLIT_AT = tuple(SWEEP_COLUMN_NAMES.index(k) for k in SPLIT_COLUMNS)
+
+
+def _with_split(meta: list[str], own: Split) -> list[str]:
+    row = list(meta)
+    for at, value in zip(_SPLIT_AT, own, strict=True):
+        row[at] = _cell(value)
+    return row
 
 
 def requests_csv(sweeps: list[Sweep], samples: Mapping[int, pl.DataFrame]) -> str:

@@ -15,12 +15,17 @@ from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
 from app.domain import likeness
+from app.domain.accounting import Accounting
 from app.domain.leaders import FrontierPoint, frontier_leaders
 from app.domain.metrics import Basis, deployment_tok_s, interactivity_tok_s_user, tok_s_per_gpu
 from app.domain.point import Stat
+from app.domain.sweep_meta import SWEEP_META_FIELDS, SweepMeta
 from app.services.likeness import DESCRIPTION
+from app.services.units import sweep_units
 from app.store import point_front, sweep_search
+from app.store import pricing as pricing_queries
 from app.store import sweeps as sweep_queries
+from app.store.db import in_values
 from app.store.models import Sweep
 from app.store.sweep_search import SweepFilters, where
 
@@ -91,6 +96,7 @@ class LeaderResult:
     # Demo or mock-server sweeps left out: (id, name).
     excluded: list[tuple[int, str]] = field(default_factory=list)
     include_demo: bool = False
+    accounting: Accounting = "gpu"  # what frontier throughput was counted per
 
     @property
     def needs_group(self) -> bool:
@@ -142,6 +148,7 @@ def leaders(
     *,
     group: str | None = None,
     include_demo: bool = False,
+    accounting: Accounting = "gpu",
 ) -> LeaderResult:
     """The sweeps owning points of the joint Pareto frontier (tok/s per GPU against tok/s per
     user at `stat` TPOT) of the sweeps matching `filters` that serve one model and workload,
@@ -152,16 +159,25 @@ def leaders(
     (app.domain.likeness.work_key). One group is ranked: the only one, or `group` (a
     WorkGroup.key). When the matching sweeps span several and none is named, nothing is chosen
     and `groups` lists them for the user to pick one. The database narrows the points to the
-    frontier's candidates; the domain decides."""
+    frontier's candidates; the domain decides. Throughput is counted per `accounting` unit,
+    as the chart: per decode or prefill GPU a point with its own split counts its own."""
     members, groups, excluded = _work_groups(session, filters, include_demo)
     chosen_group = next((g for g in groups if g.key == group), None)
     if chosen_group is None and len(groups) == 1:
         chosen_group = groups[0]
     if chosen_group is None:
-        return LeaderResult([], [], {}, False, None, groups, excluded, include_demo)
+        return LeaderResult([], [], {}, False, None, groups, excluded, include_demo, accounting)
     column = f"tpot_{stat}_ms"
+    only = members[chosen_group.key]
     rows = point_front.frontier_candidates(
-        session, filters, column, basis, point_limit + 1, only=members[chosen_group.key]
+        session,
+        filters,
+        column,
+        basis,
+        point_limit + 1,
+        only=only,
+        units=None if accounting == "gpu" else _units(session, only, accounting),
+        own_role={"decode_gpu": "decode", "prefill_gpu": "prefill"}.get(accounting),
     )
     truncated = len(rows) > point_limit
     rows = rows[:point_limit]
@@ -183,7 +199,20 @@ def leaders(
         groups,
         excluded,
         include_demo,
+        accounting,
     )
+
+
+def _units(session: Session, ids: set[int], accounting: Accounting) -> dict[int, float | None]:
+    """Each sweep's count of `accounting` units (None: unknown) from its split and catalog row."""
+    hardware = tuple(pricing_queries.hardware_catalog(session))
+    power = pricing_queries.allin_kw_by_hardware(session)
+    fields = [getattr(Sweep, c) for c in SWEEP_META_FIELDS]
+    metas = session.execute(select(*fields).where(in_values(session, Sweep.id, list(ids))))
+    return {
+        meta.id: sweep_units(accounting, meta, hardware, power).count
+        for meta in (SweepMeta(*row) for row in metas)
+    }
 
 
 def _work_groups(

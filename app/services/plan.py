@@ -23,6 +23,7 @@ from app.schemas.readoff import ReadoffQuery
 from app.services import analysis, price_columns
 from app.services.analysis import Params, SweepAnalysis
 from app.services.prices import Price
+from app.services.readoff_json import operating_split_counts
 from app.services.readoff_query import params_of
 from app.services.units import sweep_units
 from app.store import pricing as pricing_queries
@@ -150,8 +151,11 @@ def run(session: Session, sweep_ids: list[int], query: ReadoffQuery, demand: Dem
     results = []
     for a in analyses:
         prefill, decode = split.get(int(a.meta.id), (None, None))
+        if a.point_splits:  # the split changes along the sweep: the operating point's own
+            prefill, decode = operating_split_counts(a) or (prefill, decode)
         result = _plan_one(a, params, demand, prefill, decode)
-        counted = sweep_units(query.accounting, a.meta, catalog_rows, power)
+        meta = replace(a.meta, num_prefill_gpus=prefill, num_decode_gpus=decode)
+        counted = sweep_units(query.accounting, meta, catalog_rows, power)
         result.throughput_per = UNIT_WORDS[query.accounting]
         result.goodput_tok_s_per_unit = from_per_gpu(
             a.readoff.goodput_tok_s_per_gpu, a.meta.num_gpus, counted.count

@@ -7,7 +7,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from app.domain.accounting import UNIT_WORDS, split_label
+from app.domain.accounting import UNIT_WORDS, Split, split_label
 from app.domain.intervals import DEFAULT_LEVEL, Interval
 from app.domain.slo import Readoff
 from app.schemas.readoff import ReadoffQuery
@@ -41,6 +41,27 @@ def slo_json(query: ReadoffQuery, params: Params) -> dict[str, Any]:
     }
 
 
+def operating_split(result: SweepAnalysis) -> str | None:
+    """The operating point's own prefill:decode split (the sweep's when it has one split)."""
+    if not result.point_splits:
+        return result.split
+    own = operating_split_counts(result)
+    return None if own is None else split_label(*own)
+
+
+def operating_split_counts(result: SweepAnalysis) -> Split | None:
+    """(prefill, decode GPUs) of the operating point: its own, else the sweep's."""
+    op = result.readoff.operating_point
+    if not result.point_splits:
+        return (result.meta.num_prefill_gpus, result.meta.num_decode_gpus)
+    if op is None:
+        return None
+    ids = (p.point_id for p in result.points)
+    return next(
+        (s for i, s in zip(ids, result.point_splits, strict=True) if i == op.point_id), None
+    )
+
+
 def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, Any]:
     readoff: Readoff = result.readoff
     ivs = result.intervals
@@ -54,7 +75,8 @@ def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, A
         "num_gpus": result.meta.num_gpus,
         "num_prefill_gpus": result.meta.num_prefill_gpus,
         "num_decode_gpus": result.meta.num_decode_gpus,
-        "split": split_label(result.meta.num_prefill_gpus, result.meta.num_decode_gpus),
+        # "8P + 8D", or "varies: 4P + 12D … 8P + 8D (3 splits)" when it changes along the sweep.
+        "split": result.split,
         # What every tok_s_per_gpu figure here is counted per (issue 37's accounting modes).
         "throughput_per": units_shown.unit_words(result),
         "status": readoff.shown_status,
@@ -72,6 +94,7 @@ def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, A
             "concurrency": op.concurrency,
             "request_rate": _finite(op.request_rate),
             "interactivity_tok_s_user": op.interactivity_tok_s_user,
+            "split": operating_split(result),
         },
         "estimate": None
         if estimate is None or result.estimate_tok_s_per_gpu is None
@@ -159,6 +182,7 @@ def frontier_json(result: SweepAnalysis, params: Params) -> dict[str, Any]:
             "request_rate": _finite(p.request_rate),
             "x": result.xs[i],
             "y": result.ys[i],
+            "split": split_label(*result.point_splits[i]) if result.point_splits else result.split,
         }
 
     excluded = []

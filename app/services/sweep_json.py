@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.domain.accounting import stored_splits_label
 from app.domain.lengths import check_lengths
 from app.schemas.sweeps import SweepQuery
 from app.services.sweep_edits import sweep_filters
@@ -47,8 +48,15 @@ def sweep_detail(session: Session, sweep_id: int) -> dict[str, Any]:
     data["measured_osl"] = lengths.measured_osl
     data["length_note"] = lengths.note
     data["tags"] = tag_store.tags_of(session, sweep_id)
+    data["split"] = split_of_points(sweep)
     data["points"] = [q.point_dict(p, samples.get(p.id, 0)) for p in sweep.points]
     return data
+
+
+def split_of_points(sweep: Sweep) -> str | None:
+    """ "8P + 8D", or "varies: 4P + 12D … 8P + 8D (3 splits)" where points carry their own."""
+    mine = (sweep.num_prefill_gpus, sweep.num_decode_gpus)
+    return stored_splits_label(mine, (p.extra for p in sweep.points))
 
 
 def sweeps_named(session: Session, sweep_ids: list[int]) -> list[dict[str, Any]]:

@@ -1,9 +1,11 @@
 """What the upload page checks and shows beside each sweep's details: hardware that is not in
-the catalog needs "keep as typed", and the latency percentiles each file stores."""
+the catalog needs "keep as typed", the latency percentiles each file stores, and the split a
+sweep marked disaggregated needs."""
 
 from __future__ import annotations
 
-from app.ingest import ParsedSweep, RowError
+from app.ingest import IngestError, ParsedSweep, RowError, missing_field
+from app.ingest.errors import FIELD_SOURCE
 from app.store.catalog import HardwareMatch
 
 # The latency percentiles a preview shows: those each sweep's file stores, no empty columns.
@@ -56,3 +58,29 @@ def stored_percentiles(sweep: ParsedSweep) -> dict[str, list[str]]:
         ]
         for metric in PREVIEW_LATENCIES
     }
+
+
+# The API's mark of a disaggregated upload ("disaggregated=true"): every sweep then needs its
+# prefill and decode GPUs, from its file or the form, as the upload page asks (issue 37).
+DISAGGREGATED_FIELD = "disaggregated"
+_YES = frozenset({"1", "true", "yes", "on"})
+_NO = frozenset({"", "0", "false", "no", "off"})
+
+
+def disaggregated_flag(raw: str | None) -> bool:
+    """Whether the upload is marked disaggregated; a value that is not yes or no is refused."""
+    value = (raw or "").strip().lower()
+    if value in _YES or value in _NO:
+        return value in _YES
+    message = f"{raw!r} is not true or false"
+    raise IngestError([RowError(FIELD_SOURCE, message, field=DISAGGREGATED_FIELD)])
+
+
+def split_missing(sweeps: list[ParsedSweep], fields: tuple[str, ...]) -> list[RowError]:
+    """An error per sweep marked disaggregated that still lacks one of `fields` (its prefill or
+    decode GPUs), naming the sweep and the field."""
+    return [
+        missing_field(sweep_source(i, sweep), key)
+        for i, sweep in enumerate(sweeps)
+        for key in sweep.missing_meta(fields)
+    ]

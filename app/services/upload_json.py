@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 from app.domain.columns import SWEEP_COLUMN_NAMES
 from app.ingest import Skipped
 from app.services.already_stored import StoredAs
-from app.services.uploads import Preview
+from app.services.uploads import REQUIRED_META, SPLIT_FIELDS, Preview
 from app.store import sweeps as q
 
 
@@ -28,9 +28,12 @@ def explore_url(sweep_ids: Sequence[int], cap: int | None = None) -> str:
     return "/?" + urlencode([*(("sweep", i) for i in ids), ("picked", "1")])
 
 
-def preview_json(result: Preview, token: str, expires_at_s: int) -> dict[str, Any]:
+def preview_json(
+    result: Preview, token: str, expires_at_s: int, marked: frozenset[int] = frozenset()
+) -> dict[str, Any]:
     """A staged upload's preview: each sweep's details as the files (and the details given)
-    make them, what is still missing, warnings and the hardware match."""
+    make them, what is still missing (the split too of a sweep `marked` disaggregated),
+    warnings and the hardware match."""
     sweeps = []
     for i, sweep in enumerate(result.sweeps):
         match = result.matches[i] if i < len(result.matches) else None
@@ -43,7 +46,7 @@ def preview_json(result: Preview, token: str, expires_at_s: int) -> dict[str, An
                 "points": sweep.point_count,
                 "request_samples": sweep.sample_count,
                 "details": {k: _json_meta(sweep.meta.get(k)) for k in SWEEP_COLUMN_NAMES},
-                "missing": sweep.missing_meta(),
+                "missing": sweep.missing_meta(REQUIRED_META + (SPLIT_FIELDS * (i in marked))),
                 "warnings": list(sweep.warnings),
                 "hardware_match": match.as_dict() if match else None,
                 "already_stored": _stored_json(result.stored[i] if result.stored else None),

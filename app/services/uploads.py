@@ -29,7 +29,7 @@ from app.services.already_stored import StoredAs
 from app.services.catalog import match_parsed, match_warnings
 from app.services.errors import Invalid
 from app.services.tags import checked_tags
-from app.services.upload_checks import hardware_unchosen, sweep_source
+from app.services.upload_checks import hardware_unchosen, split_missing, sweep_source
 from app.store import sweeps as q
 from app.store import tags as tag_store
 from app.store.catalog import HardwareMatch
@@ -327,15 +327,19 @@ def store_checked(
     limits: Limits | None = None,
     tags: list[str] | None = None,
     unread: Sequence[str] = (),
+    disaggregated: bool = False,
 ) -> Stored:
     """`store`, with the warnings of hardware matching (every upload path goes through here).
 
     `tags` (form values, comma or space separated) go on every sweep of the upload, existing
     ones included, in the same transaction. `unread`: files skipped by name, unread (a folder's
-    side files, as the CLI reads a folder), listed among the skipped ones."""
+    side files, as the CLI reads a folder), listed among the skipped ones. `disaggregated`: every
+    sweep must have its prefill and decode GPUs (from its file or `fields`), or none is stored."""
     tag_list = upload_tags(tags or [])
     defaults = parse_defaults(fields)
     upload = parse_upload_files(files, defaults, limits=limits or Limits(), unread=unread)
+    if disaggregated and (missing := split_missing(upload.sweeps, SPLIT_FIELDS)):
+        raise IngestError(missing)
     stored = _save(session, upload.sweeps, tags=tag_list)
     stored.skipped = upload.skipped
     return stored

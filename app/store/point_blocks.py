@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from app.domain.accounting import POINT_SPLIT_KEYS, point_split
 from app.domain.columns import POINT_COLUMNS
 from app.domain.covariates import POINT_COVARIATES, point_covariates
 from app.domain.stat_names import statistic_field
@@ -165,7 +166,8 @@ def rows(sweep_id: int, data: bytes) -> list[dict[str, Any]]:
     """Each point as a dict of every point column (None where not measured), position,
     sweep_id and point_id, in position order; a point whose extra fields hold percentiles
     beyond the columns (p75, p99.9, …) has them as "stored_percentiles" (see
-    `stored_percentiles`)."""
+    `stored_percentiles`), one whose extra fields give its own prefill:decode split has it as
+    "split" (prefill GPUs, decode GPUs)."""
     header, body, measured = decode(data)
     out = _rows(sweep_id, header, body, measured)
     for position, text in header.get("extra", []):
@@ -177,11 +179,17 @@ def rows(sweep_id: int, data: bytes) -> list[dict[str, Any]]:
             covariates = point_covariates(json.loads(text))
             if covariates:
                 out[int(position)]["covariates"] = covariates
+        if _SPLIT_HINT.search(text):
+            split = point_split(json.loads(text))
+            if split is not None:
+                out[int(position)]["split"] = split
     return out
 
 
 # Speculative decoding, prefix-cache and power figures in extra (app.domain.covariates).
 _COVARIATE_HINT = re.compile("|".join(f'"{key}"' for key in POINT_COVARIATES))
+# A point's own prefill:decode split (a split that changes along the sweep), as "split".
+_SPLIT_HINT = re.compile("|".join(f'"{key}"' for key in POINT_SPLIT_KEYS))
 
 
 # Other percentiles as the importers keep them in extra, in ms: "ttft_p99.9_ms" (guidellm,
@@ -213,6 +221,21 @@ def _number(value: Any) -> float | None:
     except ValueError:
         return None
     return number if math.isfinite(number) else None
+
+
+def own_splits(header: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    """Each point's own prefill and decode GPUs from a block's header (NaN where the point has
+    none of its own: it has its sweep's)."""
+    n = header["n"]
+    prefill, decode = np.full(n, np.nan), np.full(n, np.nan)
+    for position, text in header.get("extra", []):
+        if _SPLIT_HINT.search(text):
+            split = point_split(json.loads(text))
+            if split is not None:
+                p, d = split
+                prefill[int(position)] = np.nan if p is None else p
+                decode[int(position)] = np.nan if d is None else d
+    return prefill, decode
 
 
 def stored_points(sweep_id: int, data: bytes | None) -> list[StoredPoint]:

@@ -8,7 +8,7 @@ is stored, edited or deleted. A request filters and ranks that frame: no block i
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from typing import Any, cast
 
 import numpy as np
@@ -23,6 +23,8 @@ from app.store.sweep_search import FINITE, SweepFilters, where
 from app.store.versions import KeptUnder
 
 FRONT_COLUMNS: tuple[str, ...] = (*TPOT_COLUMN_NAMES, "output_tok_s", "total_tok_s")
+# A point's own prefill and decode GPUs where its split is its own (null: the sweep's).
+OWN_SPLIT: tuple[str, str] = ("own_prefill_gpus", "own_decode_gpus")
 
 kept: KeptUnder[pl.DataFrame] = KeptUnder()  # every point's FRONT_COLUMNS, per database
 
@@ -34,25 +36,35 @@ def frontier_candidates(
     basis: str,
     limit: int,
     only: Collection[int] | None = None,
-) -> list[tuple[int, int, float | None, float | None, float | None]]:
+    units: Mapping[int, float | None] | None = None,
+    own_role: str | None = None,
+) -> list[tuple[int, float, float | None, float | None, float | None]]:
     """(sweep id, GPUs, TPOT at the axis statistic, output tok/s, total tok/s) of the points of
     the matching sweeps that no other matching point beats on both axes, by point id; at most
     `limit` rows. x = 1000 / TPOT and y = tok/s on `basis` / GPUs, as the chart.
 
     Ranked in one ordered pass: a point is a candidate when it has more tok/s per GPU than
     every point with more tok/s per user (ties by more tok/s per GPU, then point id).
-    `only`: of these sweeps alone (one model and workload, as the leaders rank)."""
+    `only`: of these sweeps alone (one model and workload, as the leaders rank).
+
+    `units` (sweep id: count, None when unknown) divide instead of the GPUs (an accounting mode,
+    app.domain.accounting), and the second value of a row is then that count; with `own_role`
+    ("decode" or "prefill") a point with its own split counts its own GPUs of that role."""
     query = cast("Select[Any]", select(Sweep.id, Sweep.num_gpus))
     matching = session.execute(where(query, filters)).all()
     if only is not None:
         matching = [r for r in matching if r[0] in only]
     if not matching:
         return []
+    counts = [r[1] if units is None else units.get(r[0]) for r in matching]
     sweeps = pl.DataFrame(
-        {"sweep_id": [r[0] for r in matching], "num_gpus": [r[1] for r in matching]},
-        schema={"sweep_id": pl.Int64, "num_gpus": pl.Int64},
+        {"sweep_id": [r[0] for r in matching], "num_gpus": counts},
+        schema={"sweep_id": pl.Int64, "num_gpus": pl.Float64},
     )
     points = _points(session).join(sweeps, on="sweep_id", how="inner")
+    if own_role is not None:  # a split changing along the sweep: the point's own count
+        own = pl.col(f"own_{own_role}_gpus")
+        points = points.with_columns(own.fill_null(pl.col("num_gpus")).alias("num_gpus"))
     tpot, output, total = pl.col(tpot_column), pl.col("output_tok_s"), pl.col("total_tok_s")
     deployment = {"output": output, "total": total, "input": total - output}[basis]
     # What the domain leaves off the chart: no TPOT, no throughput, infinities, no GPUs.
@@ -69,7 +81,7 @@ def frontier_candidates(
     front = ranked.filter(best_before.is_null() | (pl.col("y") > best_before))
     chosen = front.sort("point_id").head(limit)
     return [
-        (int(s), int(g), t, o, tot)
+        (int(s), float(g), t, o, tot)
         for s, g, t, o, tot in chosen.select(
             "sweep_id", "num_gpus", tpot_column, "output_tok_s", "total_tok_s"
         ).iter_rows()
@@ -90,10 +102,12 @@ def _points(session: Session) -> pl.DataFrame:
 def _read_points(session: Session) -> pl.DataFrame:
     sweep_ids: list[np.ndarray] = []
     positions: list[np.ndarray] = []
-    columns: dict[str, list[np.ndarray]] = {c: [] for c in FRONT_COLUMNS}
+    columns: dict[str, list[np.ndarray]] = {c: [] for c in (*FRONT_COLUMNS, *OWN_SPLIT)}
     for sweep_id, data in session.execute(select(PointBlock.sweep_id, PointBlock.data)):
         header, body, given = point_blocks.decode(data)
         n = header["n"]
+        for role, values in zip(OWN_SPLIT, point_blocks.own_splits(header), strict=True):
+            columns[role].append(values)
         sweep_ids.append(np.full(n, sweep_id, dtype=np.int64))
         positions.append(np.arange(n, dtype=np.int64))
         at = {name: j for j, name in enumerate(header["numeric"])}
@@ -102,7 +116,7 @@ def _read_points(session: Session) -> pl.DataFrame:
             values = np.full(n, np.nan) if j is None else np.where(given[:, j], body[:, j], np.nan)
             columns[name].append(values)
     if not sweep_ids:
-        empty = {c: pl.Series(c, [], pl.Float64) for c in FRONT_COLUMNS}
+        empty = {c: pl.Series(c, [], pl.Float64) for c in (*FRONT_COLUMNS, *OWN_SPLIT)}
         return pl.DataFrame({"sweep_id": [], "point_id": [], **empty}).cast(
             {"sweep_id": pl.Int64, "point_id": pl.Int64}
         )

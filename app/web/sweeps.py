@@ -13,6 +13,7 @@ from app.domain.lengths import check_lengths
 from app.http.deps import FormDep, HtmxDep, IdPath, SessionDep, SettingsDep, check_write_token
 from app.http.templating import render
 from app.schemas.sweeps import SweepQuery
+from app.services import sweep_json
 from app.services import tags as tag_service
 from app.services.catalog import match_changes
 from app.services.errors import Invalid
@@ -59,6 +60,7 @@ def sweep_detail(
     )
     context = {
         "sweep": sweep,
+        "split": sweep_json.split_of_points(sweep),
         "lengths": lengths,
         "samples": samples,
         "figures": figures,

@@ -18,6 +18,7 @@ from tests.factories import (
     sample_count,
     to_csv,
 )
+from tests.helpers import upload
 
 
 def test_every_canonical_column_round_trips_through_the_api(client: TestClient) -> None:
@@ -270,3 +271,33 @@ def test_the_served_template_is_itself_a_valid_upload(client: TestClient) -> Non
     response = post_files(client, ("sweep.csv", template.content), ("requests.csv", requests))
     assert response.status_code == 201, response.text
     assert response.json()["sweeps"][0]["name"] == "my-sweep"
+
+
+def test_a_sweep_marked_disaggregated_needs_its_split_from_the_file_or_the_form(
+    client: TestClient, session: Session
+) -> None:
+    data = b"sweep,hardware,num_gpus,concurrency,tpot_p50_ms,output_tok_s\nx,H100,16,1,10,100\n"
+    refused = post_files(client, ("f.csv", data), disaggregated="true", num_prefill_gpus=8)
+    assert refused.status_code == 422
+    [error] = refused.json()["errors"]
+    assert (error["field"], error["message"]) == (
+        "num_decode_gpus",
+        "the file does not say its decode GPUs; give num_decode_gpus",
+    )
+    assert error["file"] == "sweep 1 (f.csv)"
+    assert count(session, Sweep) == 0
+    bad = post_files(client, ("f.csv", data), disaggregated="maybe")
+    assert bad.status_code == 422
+    assert bad.json()["errors"][0]["field"] == "disaggregated"
+    assert "disaggregated: 'maybe' is not true or false" in bad.json()["detail"]
+    split = {"num_prefill_gpus": 8, "num_decode_gpus": 8}
+    stored = upload(client, ("f.csv", data), disaggregated="true", **split)
+    detail = client.get(f"/api/sweeps/{stored[0]['id']}").json()
+    assert (detail["num_prefill_gpus"], detail["num_decode_gpus"], detail["split"]) == (
+        8,
+        8,
+        "8P + 8D",
+    )
+    # Not marked (or marked false), a sweep without a split is stored as aggregated.
+    other = data.replace(b"x,", b"y,")
+    assert upload(client, ("g.csv", other), disaggregated="false")[0]["name"] == "y"

@@ -90,3 +90,31 @@ def test_staging_needs_the_bearer_token_when_one_is_set(make_client: Any) -> Non
     files = [("files", ("x.json", LLMPERF[0].read_bytes(), "application/json"))]
     assert client.post("/api/uploads", files=files).status_code == 401
     assert client.post("/api/uploads/abcdefghijklmnopqrstuvwxyz", json={}).status_code == 401
+
+
+def test_a_sweep_marked_disaggregated_is_saved_only_with_its_prefill_and_decode_gpus(
+    client: TestClient, session: Session
+) -> None:
+    token = staged_upload(client)["staging"]
+    marked = {"details": {"hardware": "H100", "num_gpus": 8}, "disaggregated": [1]}
+    preview = client.post(f"/api/uploads/{token}/preview", json=marked).json()
+    assert [s["missing"] for s in preview["sweeps"]] == [
+        [],
+        ["num_prefill_gpus", "num_decode_gpus"],
+    ]
+    refused = client.post(f"/api/uploads/{token}", json=marked)
+    assert refused.status_code == 422
+    errors = refused.json()["errors"]
+    assert [(e["file"].split(" (")[0], e["field"]) for e in errors] == [
+        ("sweep 2", "num_prefill_gpus"),
+        ("sweep 2", "num_decode_gpus"),
+    ]
+    assert errors[0]["message"] == "the file does not say its prefill GPUs; give num_prefill_gpus"
+    assert count(session, Sweep) == 0
+    split = {"sweeps": [{}, {"num_prefill_gpus": 2, "num_decode_gpus": 6}]}
+    saved = client.post(f"/api/uploads/{token}", json=marked | split)
+    assert saved.status_code == 201, saved.text
+    stored = [(s.num_prefill_gpus, s.num_decode_gpus) for s in session.scalars(select(Sweep))]
+    assert sorted(stored, key=str) == [(2, 6), (None, None)]
+    bad = client.post(f"/api/uploads/{token}/preview", json={"disaggregated": [-1]})
+    assert bad.status_code == 422

@@ -32,6 +32,9 @@ Meta: hardware = upper-cased `hw` up to the first `-`/`_` (`mi355x` → MI355X, 
 spec_decode (`spec_decoding`; `mtp` on v1 rows), isl, osl. Rows group into sweeps by their
 configuration (hardware, model, framework, precision, spec decoding, ISL/OSL, image, topology);
 points are ordered by concurrency, repeated rows at one concurrency are kept.
+
+Measured power (`power_valid`, `avg_total_gpu_power_w`, `total_gpu_energy_j`, …) becomes the
+point's measured GPU power and energy (`_inferencex_power`).
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from app.ingest.common import json_safe
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.source import SourceFile
+from app.ingest.tools._inferencex_power import power_covariates
 from app.ingest.tools._vllm_common import (
     Record,
     fail,
@@ -218,7 +222,7 @@ def _point(rec: Record) -> ParsedPoint:
         raise fail(
             rec, f"key 'hw': expected a runner name such as 'mi355x', got {rec.data['hw']!r}"
         )
-    total, _, decode = _gpus(rec)
+    total, prefill, decode = _gpus(rec)
     values: dict[str, Any] = {"concurrency": num(rec, "conc")}
     if values["concurrency"] is None:
         raise fail(rec, "key 'conc': expected a number, got None")
@@ -244,6 +248,7 @@ def _point(rec: Record) -> ParsedPoint:
         seconds = num(rec, key) if match else None
         if match and seconds is not None:
             extra[f"{match.group(2)}_{match.group(1)}_ms"] = seconds * 1000
+    extra |= power_covariates(rec.data, total, prefill, decode)  # measured GPU power
     return ParsedPoint(
         values={k: v for k, v in values.items() if v is not None}, row=rec.row, extra=extra
     )

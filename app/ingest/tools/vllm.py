@@ -52,6 +52,9 @@ empty error string) in `completed`: such a request is a failed sample, the point
 and num_failed count it as failed (`completed` − empty, `failed` + empty; extra
 `empty_streams_counted_as_completed` says how many) and the sweep warns; the file's statistics
 stay as written. Any other mismatch of `completed` and the arrays is refused.
+
+Speculative decoding: the `spec_decode_*` results give the point's acceptance rate and mean
+acceptance length (`_vllm_spec`).
 """
 
 from __future__ import annotations
@@ -86,6 +89,7 @@ from app.ingest.tools._vllm_common import (
     whole,
 )
 from app.ingest.tools._vllm_grouping import NUMBER, sweep_groups
+from app.ingest.tools._vllm_spec import spec_decode_covariates
 
 TOOL = "vllm bench serve"
 METRICS = {"ttft": "ttft", "tpot": "tpot", "itl": "itl", "e2el": "e2el"}
@@ -266,6 +270,7 @@ def _point(rec: Record) -> ParsedPoint:
             continue
         extra[key] = json_safe(_cast(key, value))
     point.extra = extra | point.extra  # the file's fields, then what the import counted
+    point.extra |= spec_decode_covariates(d)  # acceptance rate and length (issue 37)
     return point
 
 

@@ -25,6 +25,7 @@ class Leaders(Answer):
     needs_group: bool
     include_demo: bool
     excluded: list[Named]
+    ranked_per: str  # GPU, decode GPU, prefill GPU, node or kW: what frontier tok/s is per
 
 
 class PickerSweep(Answer):

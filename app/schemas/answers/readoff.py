@@ -47,6 +47,7 @@ class OperatingPoint(Answer):
     concurrency: float | None
     request_rate: Rate | None
     interactivity_tok_s_user: float | None
+    split: str | None  # its own prefill:decode split ("8P + 8D"); null for aggregated serving
 
 
 class EstimateOut(Answer):
@@ -139,6 +140,7 @@ class TokensPerJoule(Answer):
     token_basis: Basis
     measured_power: str  # what the measured figure divides by
     estimate_power: str
+    measured_reason: str | None  # why `measured` is null (no power in the file, marked invalid)
 
 
 class ReadoffResult(Answer):
@@ -151,7 +153,7 @@ class ReadoffResult(Answer):
     num_gpus: int
     num_prefill_gpus: int | None
     num_decode_gpus: int | None
-    split: str | None  # "8P + 8D"; null for aggregated serving
+    split: str | None  # "8P + 8D" or "varies: 4P + 12D … 8P + 8D (3 splits)"; null if aggregated
     throughput_per: str  # GPU, decode GPU, prefill GPU, node or kW
     status: ShownStatus
     borderline_reason: str | None
@@ -191,6 +193,7 @@ class FrontierPoint(Answer):
     request_rate: Rate | None
     x: float
     y: float
+    split: str | None  # the point's own prefill:decode split; null for aggregated serving
 
 
 class ExcludedPoint(Answer):

@@ -103,6 +103,9 @@ class SweepDetail(SweepFields):
     measured_osl: float | None
     length_note: str | None
     tags: list[str]
+    # "8P + 8D", or "varies: 4P + 12D … 8P + 8D (3 splits)" when it changes along the sweep
+    # (each point's own in its extra fields); null for aggregated serving.
+    split: str | None
 
 
 class SweepEdited(SweepFields):
