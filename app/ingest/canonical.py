@@ -13,7 +13,7 @@ from typing import Any
 
 import polars as pl
 
-from app.domain.accounting import SPLIT_COLUMNS
+from app.domain.accounting import POINT_SPLIT_KEYS, SPLIT_COLUMNS
 from app.domain.columns import (
     COLUMNS_BY_NAME,
     LATENCY_COLUMN_NAMES,
@@ -270,6 +270,14 @@ def _header_errors(
                 errors.append(RowError(file, f"required column {name!r} is missing", row=1))
                 continue
             message = f"required column {name!r} is missing and {FIELD_MARK} was not given"
+            errors.append(RowError(file, message, row=1, field=name))
+    for name in POINT_SPLIT_KEYS:
+        if name in columns:
+            # Where a point keeps its own split: a column of that name would bypass the hash.
+            message = (
+                f"column {name!r} is reserved: give each row's split as num_prefill_gpus and "
+                "num_decode_gpus"
+            )
             errors.append(RowError(file, message, row=1, field=name))
     if "concurrency" not in columns and "request_rate" not in columns:
         errors.append(RowError(file, "needs a 'concurrency' or a 'request_rate' column", row=1))

@@ -222,3 +222,15 @@ def test_a_split_an_importer_keeps_in_extra_is_the_sweeps_and_its_hash_stays_as_
     assert (
         sweep.content_hash() == "77415cfdaeadafb030407a655d1d0d41c621f217cc3c960b4950953c1ea77601"
     )
+
+
+def test_a_csv_column_named_as_a_points_own_split_is_refused_naming_it() -> None:
+    from app.ingest.errors import IngestError
+
+    reserved = HEADER + ["point_num_decode_gpus"]
+    rows = [{**row, "point_num_decode_gpus": 4} for row in _split_rows("x", [(8, 8)] * 3)]
+    with pytest.raises(IngestError) as refused:
+        parse(("r.csv", to_csv(rows, reserved)))
+    [error] = refused.value.errors
+    assert (error.file, error.row, error.field) == ("r.csv", 1, "point_num_decode_gpus")
+    assert "is reserved: give each row's split as num_prefill_gpus" in error.message
