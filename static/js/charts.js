@@ -62,8 +62,8 @@
   // Plotly never wraps a legend entry: below a narrow plot a long name would run off the chart,
   // cut. On a phone names are broken into lines (at spaces) that fit the chart's width.
   var CHAR_PX = 6.6;  // about one character of the 11 px legend font
-  function wrapName(name, width) {
-    var max = Math.max(16, Math.floor((width - 60) / CHAR_PX));
+  function wrapName(name, width, charPx) {
+    var max = Math.max(16, Math.floor((width - 60) / (charPx || CHAR_PX)));
     if (typeof name !== "string" || name.length <= max || name.indexOf("<") >= 0) return name;
     var lines = [];
     var line = "";
@@ -73,6 +73,17 @@
     });
     if (line) lines.push(line.trim());
     return lines.join("<br>");
+  }
+  // Nor an annotation: a chart's "Nothing to draw" reason, longer than a narrow chart is wide,
+  // would be cut at both ends. It is broken into lines the same way (13 px font).
+  function wrapNotes(layout, width) {
+    if (!layout.annotations) return layout;
+    var notes = layout.annotations.map(function (a) {
+      if (a.name !== "empty-reason") return a;
+      var text = wrapName(a.text, width, 7.8);
+      return text === a.text ? a : Object.assign({}, a, { text: text });
+    });
+    return Object.assign({}, layout, { annotations: notes });
   }
   function phoneData(data, width) {
     return data.map(function (t) {
@@ -252,7 +263,8 @@
       }
     });
     var wide = longest * CHAR_PX + 40 > 0.4 * el.clientWidth;
-    var layout = legendPlacement(el, numberAxes(fig.layout || {}), entries, wide, phone);
+    var layout = legendPlacement(
+      el, wrapNotes(numberAxes(fig.layout || {}), el.clientWidth), entries, wide, phone);
     return window.Plotly.react(el, data, layout, config).then(function () {
       // Long names (claims, ceilings) can make a side legend take the plot's width: then
       // it goes below the plot, as on a narrow screen.
