@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, Literal
 
 import polars as pl
 
-from app.domain.accounting import per_total_gpu
+from app.domain.accounting import ROLE_MODES, per_total_gpu
 from app.domain.compare import (
     Frontier,
     RatioCurve,
@@ -130,12 +130,29 @@ def _pair(a: SweepAnalysis, b: SweepAnalysis, groups: list[PriceGroup], params: 
     slo_costs = tuple(
         None if h is None or not ga or not gb else (h[0] / ga) / (h[1] / gb) for h in hourly
     )
+    varying = [str(r.meta.name) for r in (a, b) if _split_varies(r)]
+    if varying:
+        # Counted per decode or prefill GPU, each point has its own GPUs per unit: the curve's
+        # costs would take the sweep's. Only the SLO's stays, read per total GPU-hour.
+        at_slo = [_hourly(g.for_hardware(hw_a), g.for_hardware(hw_b)) for g in groups]
+        ta, tb = a.goodput_tok_s_per_total_gpu, b.goodput_tok_s_per_total_gpu
+        slo_costs = tuple(
+            None if h is None or not ta or not tb else (h[0] / ta) / (h[1] / tb) for h in at_slo
+        )
+        cost_curves = tuple(tuple(None for _ in curve.points) for _ in hourly)
+        headlines = [replace(h, cost_ratios=tuple(None for _ in hourly)) for h in headlines]
     slo_ends = tuple(str(r.meta.name) for r in (a, b) if _goodput_at_heaviest_load(r))
     curve_ends = tuple(
         range_ends_at(fa, fb, p.x_tok_s_user, str(a.meta.name), str(b.meta.name))
         for p in curve.points
     )
     reasons = tuple(_cost_reason(g, a, b) for g in groups)
+    if varying:
+        why = (
+            f"{' and '.join(varying)}: the prefill:decode split changes along the sweep, so "
+            "$/Mtok ratios are given only at the SLO (per total GPU-hour)"
+        )
+        reasons = tuple(r or why for r in reasons)
     return Pair(
         a,
         b,
@@ -160,6 +177,15 @@ def _cost_reason(group: PriceGroup, a: SweepAnalysis, b: SweepAnalysis) -> str |
         if why is not None:
             whys.append(f"{result.meta.name}: {why}")
     return "; ".join(whys) or None
+
+
+def _split_varies(result: SweepAnalysis) -> bool:
+    """Counted per decode or prefill GPU, with a split that changes along the sweep."""
+    return (
+        bool(result.point_splits)
+        and result.units is not None
+        and (result.units.accounting in ROLE_MODES)
+    )
 
 
 def _goodput_at_heaviest_load(result: SweepAnalysis) -> bool:

@@ -234,3 +234,30 @@ def test_a_csv_column_named_as_a_points_own_split_is_refused_naming_it() -> None
     [error] = refused.value.errors
     assert (error.file, error.row, error.field) == ("r.csv", 1, "point_num_decode_gpus")
     assert "is reserved: give each row's split as num_prefill_gpus" in error.message
+
+
+def test_compare_gives_a_varying_splits_cost_ratio_only_at_the_slo_per_total_gpu_hour(
+    client: TestClient,
+) -> None:
+    # The varying sweep against an aggregated 16-GPU one serving half as much at every load.
+    aggregated = {"sweep": "agg", "num_prefill_gpus": None, "num_decode_gpus": None}
+    half = [
+        {**r, **aggregated, "output_tok_s": r["output_tok_s"] / 2}
+        for r in _split_rows("agg", [(4, 12)] * 3)
+    ]
+    rows = to_csv(half, HEADER).split(b"\n", 1)[1]  # its rows, under the varying sweep's
+    ids = upload_by_name(client, ("pair.csv", VARYING + rows))
+    params = {"sweep": [ids["agg"], ids["varying"]], "picked": 1, "preset": "custom",
+              "tpot_ms": 20, "percentile": "p50", "usd_per_gpu_hour": 3.6}  # fmt: skip
+    for mode in ("gpu", "decode_gpu"):
+        [pair] = client.get("/api/compare", params={**params, "accounting": mode}).json()["pairs"]
+        # At the SLO both operate at c = 32: 1250 against 625 tok/s per total GPU at one price.
+        assert pair["at_slo"]["cost_ratios"] == {"$3.6/GPU-hour": pytest.approx(0.5)}, mode
+        curve_costs = [c for p in pair["curve"] for c in p["cost_ratios"]]
+        if mode == "gpu":
+            assert all(c is not None for c in curve_costs)
+            assert pair["at_slo"]["cost_reasons"] == {"$3.6/GPU-hour": None}
+        else:  # each point has its own decode GPUs: the curve's costs are not given
+            assert set(curve_costs) == {None}
+            [why] = pair["at_slo"]["cost_reasons"].values()
+            assert why.startswith("varying: the prefill:decode split changes along the sweep")
