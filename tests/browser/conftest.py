@@ -171,3 +171,24 @@ def new_page(browser: Any) -> Iterator[Any]:
     yield make
     for context in contexts:
         context.close()
+
+
+# Every chart drawn at its element's width (or still hidden, waiting for one).
+CHARTS_SETTLED = """() => [...document.querySelectorAll('[data-figure]')].every((el) =>
+  (el.dataset.waiting === '1' && el.clientWidth === 0)
+  || (el.dataset.drawn === '1' && el._fullLayout
+      && Math.abs(el._fullLayout.width - el.clientWidth) <= 1))"""
+
+
+def resize(page: Any, viewport: dict[str, int]) -> None:
+    """The page at another screen size once its layout has settled, as if loaded at that size:
+    the media queries applied, each chart redrawn (static/js/charts.js redraws every chart when
+    the screen crosses the phone width) and resized by Plotly to its element's new width."""
+    page.set_viewport_size(viewport)
+    page.wait_for_function("(w) => window.innerWidth === w", arg=viewport["width"])
+    # Media-query changes are reported in a rendering step; Plotly's resize waits 100 ms.
+    page.evaluate(
+        "() => new Promise((done) => requestAnimationFrame(() => "
+        "requestAnimationFrame(() => setTimeout(done, 150))))"
+    )
+    page.wait_for_function(CHARTS_SETTLED, timeout=20000)

@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from app.services.answer import SHOWN_FIRST
-from tests.browser.conftest import ARTIFACTS, run_server
+from tests.browser.conftest import ARTIFACTS, resize, run_server
 from tests.browser.test_layout import LAPTOP, PHONE, settle, sideways
 from tests.conftest import FIXTURES
 from tests.helpers import shoot
@@ -140,53 +140,56 @@ def in_first_viewport(page: Any, selector: str, viewport: dict[str, int]) -> dic
 SIZES = {"1280": LAPTOP, "390": PHONE}
 
 
-@pytest.mark.parametrize("size", list(SIZES))
-def test_explore_shows_each_sweeps_answer_in_the_first_viewport(
-    answer_site: dict[str, Any], new_page: Any, size: str
-) -> None:
-    viewport = SIZES[size]
-    page = new_page(viewport)
-    page.goto(answer_site["url"] + "/?" + selection(answer_site))
-    settle(page)
-    shoot(page, f"answer-explore-{size}")
-    rows = page.locator("#answer-table tbody tr")
-    assert rows.count() == SHOWN_FIRST
-    in_first_viewport(page, "#answer-title", viewport)
-    for i in range(SHOWN_FIRST):
-        for cell in ("td.name", "td.verdict", "td.goodput", "td.cost"):
-            in_first_viewport(page, f"#answer-table tbody tr:nth-child({i + 1}) {cell}", viewport)
-    # The rest one click away, inside the strip: every selected sweep has its answer.
-    more = in_first_viewport(page, "#answer-more > summary", viewport)
-    assert page.inner_text("#answer-more > summary") == f"{20 - SHOWN_FIRST} more, by goodput"
-    assert not page.locator("#answer-more-table").is_visible()
-    page.click("#answer-more > summary")
-    assert page.locator("#answer-more-table tbody tr").count() == 20 - SHOWN_FIRST
-    shown = page.locator("#answer-strip tbody tr[data-sweep]")
-    assert sorted(int(s) for s in shown.evaluate_all("rs => rs.map(r => r.dataset.sweep)")) == (
-        sorted(answer_site["ids"])
-    )
-    assert page.locator("#answer-more-table tbody tr").last.is_visible()
-    page.locator("#answer-strip").screenshot(path=str(ARTIFACTS / f"answer-strip-open-{size}.png"))
-    # The answer comes before the chart (and on a phone before the settings too).
-    chart = page.locator("#pareto-chart").bounding_box()
-    strip = page.locator("#answer-strip").bounding_box()
-    assert chart is not None and strip is not None
-    assert strip["y"] < chart["y"] and more["y"] < chart["y"]
-    if viewport is PHONE:
-        form = page.locator("#explore-form").bounding_box()
-        assert form is not None and strip["y"] + strip["height"] <= form["y"]
-    assert sideways(page) <= 0
-    assert page.problems == []
-
-
-def test_changing_the_slo_redraws_the_strip_in_place(
+def test_explore_shows_each_sweeps_answer_in_the_first_viewport_and_redraws_it_in_place(
     answer_site: dict[str, Any], new_page: Any
 ) -> None:
-    page = new_page(LAPTOP)
+    """On a phone, then resized to 1280×720 (the fold closed and the page at its top again);
+    there a change of the SLO redraws the strip in place."""
+    page = new_page(PHONE)
     page.goto(answer_site["url"] + "/?" + selection(answer_site))
     settle(page)
+    for size in ("390", "1280"):
+        viewport = SIZES[size]
+        if size == "1280":
+            page.click("#answer-more > summary")  # folded again, as a page loads
+            page.evaluate("() => window.scrollTo(0, 0)")
+            resize(page, viewport)
+        shoot(page, f"answer-explore-{size}")
+        rows = page.locator("#answer-table tbody tr")
+        assert rows.count() == SHOWN_FIRST
+        in_first_viewport(page, "#answer-title", viewport)
+        for i in range(SHOWN_FIRST):
+            for cell in ("td.name", "td.verdict", "td.goodput", "td.cost"):
+                in_first_viewport(
+                    page, f"#answer-table tbody tr:nth-child({i + 1}) {cell}", viewport
+                )
+        # The rest one click away, inside the strip: every selected sweep has its answer.
+        more = in_first_viewport(page, "#answer-more > summary", viewport)
+        assert page.inner_text("#answer-more > summary") == f"{20 - SHOWN_FIRST} more, by goodput"
+        assert not page.locator("#answer-more-table").is_visible()
+        page.click("#answer-more > summary")
+        assert page.locator("#answer-more-table tbody tr").count() == 20 - SHOWN_FIRST
+        shown = page.locator("#answer-strip tbody tr[data-sweep]")
+        assert sorted(int(s) for s in shown.evaluate_all("rs => rs.map(r => r.dataset.sweep)")) == (
+            sorted(answer_site["ids"])
+        )
+        assert page.locator("#answer-more-table tbody tr").last.is_visible()
+        page.locator("#answer-strip").screenshot(
+            path=str(ARTIFACTS / f"answer-strip-open-{size}.png")
+        )
+        # The answer comes before the chart (and on a phone before the settings too).
+        chart = page.locator("#pareto-chart").bounding_box()
+        strip = page.locator("#answer-strip").bounding_box()
+        assert chart is not None and strip is not None
+        assert strip["y"] < chart["y"] and more["y"] < chart["y"]
+        if viewport is PHONE:
+            form = page.locator("#explore-form").bounding_box()
+            assert form is not None and strip["y"] + strip["height"] <= form["y"]
+        assert sideways(page) <= 0
+        assert page.problems == []
+
+    # Changing the SLO redraws the strip in place (its fold, opened above, kept open).
     page.evaluate("window.__marker = 'same page'")
-    page.click("#answer-more > summary")
     before = page.inner_text("#answer-title")
     first = page.locator("#answer-table tbody tr").first
     goodput = first.locator("td.goodput .value").inner_text()

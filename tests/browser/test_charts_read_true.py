@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from app.domain.numbers import fmt_number, fmt_usd
-from tests.browser.conftest import run_server
+from tests.browser.conftest import resize, run_server
 from tests.browser.test_charts import many_chart_sweeps_csv, wait_for_drawn_chart
 from tests.conftest import FIXTURES
 from tests.helpers import shoot
@@ -93,39 +93,53 @@ def x_range(page: Any) -> list[float]:
     )
 
 
-@pytest.mark.parametrize("size", list(SIZES))
 def test_an_outlier_leaves_the_axes_to_the_bulk_and_show_all_points_is_one_click(
-    browser: Any, read_true_site: dict[str, Any], size: str
+    browser: Any, read_true_site: dict[str, Any]
 ) -> None:
-    page = open_at(browser, read_true_site["url"] + outlier_explore_url(read_true_site), size)
+    """On a phone (where the legend shows every entry too), then resized to 1280×720."""
+    page = open_at(browser, read_true_site["url"] + outlier_explore_url(read_true_site), "390")
     wait_for_drawn_chart(page, "#pareto-chart")
-    low, high = x_range(page)
-    # The real sweeps reach 100 tok/s/user; the mock's 1,100 does not set the axis.
-    assert 100 <= high <= 120
-    edge = page.evaluate(
-        "() => document.getElementById('pareto-chart')._fullData"
-        ".filter(t => t.meta && t.meta.edge === 'outlier').map(t => [t.name, t.text[0]])"
-    )
-    assert len(edge) == 1 and "694–1,111 tok/s/user" in edge[0][1]
-    button = page.locator("#pareto-chart .updatemenu-button", has_text="Show all points")
-    box, chart = button.bounding_box(), page.locator("#pareto-chart").bounding_box()
-    assert box is not None and chart is not None
-    assert chart["x"] <= box["x"] and box["x"] + box["width"] <= chart["x"] + chart["width"] + 1
-    shoot(page, f"charts-explore-outlier-{size}")
-    button.click()
-    page.wait_for_function(
-        "() => document.getElementById('pareto-chart')._fullLayout.xaxis.range[1] > 1100"
-    )
-    hidden = page.evaluate(
-        "() => document.getElementById('pareto-chart').data"
-        ".filter(t => t.meta && t.meta.edge === 'outlier').map(t => t.visible)"
-    )
-    assert hidden == [False]
-    shoot(page, f"charts-explore-all-points-{size}")
-    page.locator("#pareto-chart .updatemenu-button", has_text="Fit to the bulk").click()
-    page.wait_for_function(
-        "() => document.getElementById('pareto-chart')._fullLayout.xaxis.range[1] < 200"
-    )
+    for size in ("390", "1280"):
+        if size == "1280":
+            resize(page, SIZES[size])
+        else:
+            # On a phone the legend shows every entry, without an inner scroll.
+            legend = page.evaluate(LEGEND, "#pareto-chart")
+            assert legend["shown"] >= REAL + 1  # the sweeps, and "SLO unknown" (no TTFT)
+            top, bottom, _, _ = legend["bg"]
+            # Every entry (and group heading) is drawn inside the legend's box, in the chart.
+            assert len(legend["items"]) >= legend["shown"]
+            assert all(top - 1 <= t and b <= bottom + 1 for t, b in legend["items"])
+            assert bottom <= legend["chart"][1] + 1
+            assert legend["scrollbar"] == 0
+            assert legend["textRight"] <= legend["chart"][3] + 1
+        low, high = x_range(page)
+        # The real sweeps reach 100 tok/s/user; the mock's 1,100 does not set the axis.
+        assert 100 <= high <= 120
+        edge = page.evaluate(
+            "() => document.getElementById('pareto-chart')._fullData"
+            ".filter(t => t.meta && t.meta.edge === 'outlier').map(t => [t.name, t.text[0]])"
+        )
+        assert len(edge) == 1 and "694–1,111 tok/s/user" in edge[0][1]
+        button = page.locator("#pareto-chart .updatemenu-button", has_text="Show all points")
+        box, chart = button.bounding_box(), page.locator("#pareto-chart").bounding_box()
+        assert box is not None and chart is not None
+        assert chart["x"] <= box["x"] and box["x"] + box["width"] <= chart["x"] + chart["width"] + 1
+        shoot(page, f"charts-explore-outlier-{size}")
+        button.click()
+        page.wait_for_function(
+            "() => document.getElementById('pareto-chart')._fullLayout.xaxis.range[1] > 1100"
+        )
+        hidden = page.evaluate(
+            "() => document.getElementById('pareto-chart').data"
+            ".filter(t => t.meta && t.meta.edge === 'outlier').map(t => t.visible)"
+        )
+        assert hidden == [False]
+        shoot(page, f"charts-explore-all-points-{size}")
+        page.locator("#pareto-chart .updatemenu-button", has_text="Fit to the bulk").click()
+        page.wait_for_function(
+            "() => document.getElementById('pareto-chart')._fullLayout.xaxis.range[1] < 200"
+        )
     assert page.problems == []
     page.context.close()
 
@@ -144,23 +158,6 @@ LEGEND = """(sel) => {
       .map(e => e.getBoundingClientRect().height).reduce((a, b) => a + b, 0),
   };
 }"""
-
-
-def test_on_a_phone_the_legend_shows_every_entry_without_an_inner_scroll(
-    browser: Any, read_true_site: dict[str, Any]
-) -> None:
-    page = open_at(browser, read_true_site["url"] + outlier_explore_url(read_true_site), "390")
-    wait_for_drawn_chart(page, "#pareto-chart")
-    legend = page.evaluate(LEGEND, "#pareto-chart")
-    assert legend["shown"] >= REAL + 1  # the sweeps, and "SLO unknown" (the mock has no TTFT)
-    top, bottom, _, _ = legend["bg"]
-    # Every entry (and group heading) is drawn inside the legend's box, within the chart.
-    assert len(legend["items"]) >= legend["shown"]
-    assert all(top - 1 <= t and b <= bottom + 1 for t, b in legend["items"])
-    assert bottom <= legend["chart"][1] + 1
-    assert legend["scrollbar"] == 0
-    assert legend["textRight"] <= legend["chart"][3] + 1
-    page.context.close()
 
 
 TICKS = """() => [...document.querySelectorAll('[data-figure]')].flatMap((el) => {
@@ -203,61 +200,58 @@ PAGES = {
 }
 
 
-@pytest.mark.parametrize("size", list(SIZES))
 @pytest.mark.parametrize("key", list(PAGES))
 def test_rendered_tick_labels_are_the_tables_numbers(
-    browser: Any, read_true_site: dict[str, Any], key: str, size: str
+    browser: Any, read_true_site: dict[str, Any], key: str
 ) -> None:
+    """On a phone, then resized to 1280×720 (where History's sidebar shows every control)."""
     url = read_true_site["url"] + PAGES[key](read_true_site)
     if key == "report":  # an attachment: read it, then open it as a file would be
         html = httpx.get(url, timeout=60).text
-        page = open_at(browser, "about:blank", size)
+        page = open_at(browser, "about:blank", "390")
         page.set_content(html)
     else:
-        page = open_at(browser, url, size)
-    # Every chart drawn, its legend placed (a second draw may move it below the plot).
-    page.wait_for_function(
-        "() => [...document.querySelectorAll('[data-figure]')]"
-        ".every((el) => el.dataset.drawn === '1')",
-        timeout=20000,
-    )
-    labels = page.evaluate(TICKS)
-    assert labels, key
-    wrong = [label for label in labels if label[3] and not app_number(label[3])]
-    assert wrong == []
-    if key == "plan":
-        texts = {label[3] for label in labels if label[0] == "plan-chart" and label[1] == "xaxis"}
-        assert {"5", "10", "20", "50", "100"} <= texts
-    if key == "report":
-        # The offline report fits a phone: nothing scrolls sideways, legend names are not cut.
-        width = page.evaluate("() => document.scrollingElement.scrollWidth")
-        assert width <= SIZES[size]["width"]
-        legend = page.evaluate(LEGEND, "#pareto-chart")
-        assert legend["textRight"] <= legend["chart"][3] + 1
-    shoot(page, f"charts-{key}-{size}")
+        page = open_at(browser, url, "390")
+    for size in ("390", "1280"):
+        if size == "1280":
+            resize(page, SIZES[size])
+        # Every chart drawn, its legend placed (a second draw may move it below the plot).
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('[data-figure]')]"
+            ".every((el) => el.dataset.drawn === '1')",
+            timeout=20000,
+        )
+        labels = page.evaluate(TICKS)
+        assert labels, key
+        wrong = [label for label in labels if label[3] and not app_number(label[3])]
+        assert wrong == []
+        if key == "plan":
+            xaxis = [label for label in labels if label[:2] == ["plan-chart", "xaxis"]]
+            assert {"5", "10", "20", "50", "100"} <= {label[3] for label in xaxis}
+        if key == "report":
+            # The offline report fits a phone: nothing scrolls sideways, legend names not cut.
+            width = page.evaluate("() => document.scrollingElement.scrollWidth")
+            assert width <= SIZES[size]["width"]
+            legend = page.evaluate(LEGEND, "#pareto-chart")
+            assert legend["textRight"] <= legend["chart"][3] + 1
+        if key == "history" and size == "1280":
+            bottoms = page.evaluate(
+                "() => [...document.querySelectorAll('#explore-form input:not([type=hidden]),"
+                " #explore-form select, #explore-form summary')]"
+                ".filter(e => e.offsetParent !== null"
+                " && !e.closest('details:not([open]) > :not(summary)'))"
+                ".map(e => [e.id || e.name || e.textContent.trim().slice(0, 30), "
+                "e.getBoundingClientRect().bottom])"
+            )
+            assert bottoms
+            cut = [b for b in bottoms if b[1] > 720]
+            assert cut == []
+            form = page.evaluate(
+                "() => { const f = document.getElementById('explore-form');"
+                " return [f.scrollHeight, f.clientHeight]; }"
+            )
+            assert form[0] <= form[1] + 1  # no inner scroll hides a control
+            shoot(page, "charts-history-sidebar-1280", full_page=False)
+        shoot(page, f"charts-{key}-{size}")
     assert page.problems == []
-    page.context.close()
-
-
-def test_historys_sidebar_shows_every_control_at_1280x720(
-    browser: Any, read_true_site: dict[str, Any]
-) -> None:
-    page = open_at(browser, read_true_site["url"] + "/history", "1280")
-    page.wait_for_selector("#explore-form")
-    bottoms = page.evaluate(
-        "() => [...document.querySelectorAll('#explore-form input:not([type=hidden]),"
-        " #explore-form select, #explore-form summary')]"
-        ".filter(e => e.offsetParent !== null && !e.closest('details:not([open]) > :not(summary)'))"
-        ".map(e => [e.id || e.name || e.textContent.trim().slice(0, 30), "
-        "e.getBoundingClientRect().bottom])"
-    )
-    assert bottoms
-    cut = [b for b in bottoms if b[1] > 720]
-    assert cut == []
-    form = page.evaluate(
-        "() => { const f = document.getElementById('explore-form');"
-        " return [f.scrollHeight, f.clientHeight]; }"
-    )
-    assert form[0] <= form[1] + 1  # no inner scroll hides a control
-    shoot(page, "charts-history-sidebar-1280", full_page=False)
     page.context.close()
