@@ -6,6 +6,7 @@ which turns that skip into a failure.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -151,8 +152,25 @@ def page(browser: Any, server: str) -> Iterator[Any]:
         lambda r: None if _favicon_cut_off(r) else page.problems.append(f"failed {r.url}"),
     )
     page.base = server
+    before = _sweep_ids(server)
     yield page
     context.close()
+    # The session server is shared: what a test stored goes, so no test's default view (the
+    # largest comparable group of sweeps, Plan's systems) depends on which tests ran before.
+    for sweep_id in _sweep_ids(server) - before:
+        request = urllib.request.Request(f"{server}/api/sweeps/{sweep_id}", method="DELETE")
+        urllib.request.urlopen(request, timeout=30).close()
+
+
+def _sweep_ids(url: str) -> set[int]:
+    ids: set[int] = set()
+    for number in range(1, 1000):
+        with urllib.request.urlopen(f"{url}/api/sweeps?per_page=500&page={number}") as answer:
+            listed = json.load(answer)
+        ids.update(int(s["id"]) for s in listed["sweeps"])
+        if number * 500 >= listed["total"]:
+            return ids
+    return ids
 
 
 @pytest.fixture
