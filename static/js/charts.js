@@ -242,6 +242,15 @@
   }
 
   function drawParsed(el, fig) {
+    // Plotly.react keeps a chart's autosized height: after crossing the phone width (where the
+    // legend moves below and the bottom margin grows by its room) it would draw into the old
+    // height, a negative plot area ("axis scaling" fails). Such a chart is drawn afresh.
+    var narrow = NARROW.matches ? "1" : "0";
+    if (el.dataset.narrow && el.dataset.narrow !== narrow && el._fullLayout) {
+      window.Plotly.purge(el);
+      el.dataset.legendClick = "";  // purge removed the legend's click handler
+    }
+    el.dataset.narrow = narrow;
     fig = Object.assign({}, fig, { data: fig.data.map(withHover) });
     var config = Object.assign({ responsive: true, displaylogo: false }, fig.config || {});
     el.style.height = "";  // back to the stylesheet's height before measuring it

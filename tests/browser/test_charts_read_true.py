@@ -96,11 +96,12 @@ def x_range(page: Any) -> list[float]:
 def test_an_outlier_leaves_the_axes_to_the_bulk_and_show_all_points_is_one_click(
     browser: Any, read_true_site: dict[str, Any]
 ) -> None:
-    """On a phone (where the legend shows every entry too), then resized to 1280×720."""
+    """On a phone (where the legend shows every entry too), resized to 1280×720, then back to
+    the phone: a chart drawn wide redraws narrow (its legend below, its margin grown)."""
     page = open_at(browser, read_true_site["url"] + outlier_explore_url(read_true_site), "390")
     wait_for_drawn_chart(page, "#pareto-chart")
-    for size in ("390", "1280"):
-        if size == "1280":
+    for k, size in enumerate(("390", "1280", "390")):
+        if k:
             resize(page, SIZES[size])
         else:
             # On a phone the legend shows every entry, without an inner scroll.
