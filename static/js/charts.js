@@ -76,11 +76,16 @@
   }
   // Nor an annotation: a chart's "Nothing to draw" reason, longer than a narrow chart is wide,
   // would be cut at both ends. It is broken into lines the same way (13 px font).
+  // On a phone the SLO's label above the plot ("SLO: ≥ 25 tok/s/user (p50 TPOT ≤ 40 ms)") takes
+  // two lines, so that it fits beside its line wherever the line falls.
   function wrapNotes(layout, width) {
     if (!layout.annotations) return layout;
     var notes = layout.annotations.map(function (a) {
-      if (a.name !== "empty-reason") return a;
-      var text = wrapName(a.text, width, 7.8);
+      var text = a.text;
+      if (a.name === "empty-reason") text = wrapName(a.text, width, 7.8);
+      else if (a.name === "slo-floor-label" && NARROW.matches && text.indexOf("<br>") < 0) {
+        text = text.replace(" (", "<br>(");
+      }
       return text === a.text ? a : Object.assign({}, a, { text: text });
     });
     return Object.assign({}, layout, { annotations: notes });

@@ -128,6 +128,14 @@ def settle(page: Any) -> None:
     )
 
 
+NOTES_OUTSIDE = """() => [...document.querySelectorAll('[data-figure]')].flatMap((el) => {
+  const box = el.getBoundingClientRect();
+  return [...el.querySelectorAll('.annotation-text')].map((t) => [t.textContent,
+    t.getBoundingClientRect()]).filter(([, r]) => r.width > 0 &&
+    (r.left < box.left - 1 || r.right > box.right + 1)).map(([text]) => `${el.id}: ${text}`);
+})"""
+
+
 def sideways(page: Any) -> int:
     """How far the document scrolls sideways (0: not at all)."""
     return int(page.evaluate("() => document.scrollingElement.scrollWidth - window.innerWidth"))
@@ -151,6 +159,9 @@ def test_no_page_scrolls_sideways_on_a_phone_or_a_laptop_and_sidebars_keep_contr
         ".filter((td) => td.getBoundingClientRect().right > window.innerWidth + 0.5).length"
     )
     assert beyond == 0
+    # Plotly never wraps an annotation: each (an SLO's label, a chart's "Nothing to draw"
+    # reason, broken into lines by charts.js) stays inside its chart.
+    assert page.evaluate(NOTES_OUTSIDE) == []
     assert page.problems == []
 
     resize(page, LAPTOP)
