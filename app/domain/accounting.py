@@ -7,7 +7,7 @@ all-in provisioned kW per GPU, which already holds the host, network and facilit
 PUE). An aggregated deployment has every GPU doing both prefill and decode, so its figures are
 the same in every per-GPU mode.
 
-Pure math: imports only the standard library (no web, database or settings modules).
+Pure math: imports only the standard library and app.domain (no web, database or settings).
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
+
+from app.domain.numbers import finite_number
 
 Accounting = Literal["gpu", "decode_gpu", "prefill_gpu", "node", "kw"]
 ACCOUNTINGS: tuple[Accounting, ...] = ("gpu", "decode_gpu", "prefill_gpu", "node", "kw")
@@ -128,13 +130,8 @@ def point_split(extra: Mapping[str, Any]) -> Split | None:
 
 
 def _count(value: object) -> int | None:
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        return None
-    try:
-        number = float(value)
-    except ValueError:
-        return None
-    return int(number) if math.isfinite(number) and number > 0 and number == int(number) else None
+    number = finite_number(value)
+    return int(number) if number is not None and number > 0 and number == int(number) else None
 
 
 def split_of(own: Split | None, sweep: Split) -> Split:

@@ -193,3 +193,15 @@ def fmt_count(
     text = fmt_load(n)  # counts are exact: 2.0 reads 2, not 2.0
     word = noun if n == 1 else (many or plural(noun, n))
     return f"{text} {word}"
+
+
+def finite_number(value: object) -> float | None:
+    """A finite number from a number or its text (a canonical file's extra columns, a CSV
+    cell); None for anything else, a bool, NaN or an infinity."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None

@@ -18,7 +18,6 @@ need no sequence, and name their sweep.
 from __future__ import annotations
 
 import json
-import math
 import re
 import struct
 from collections.abc import Iterator
@@ -31,6 +30,7 @@ import polars as pl
 from app.domain.accounting import POINT_SPLIT_KEYS, point_split
 from app.domain.columns import POINT_COLUMNS
 from app.domain.covariates import POINT_COVARIATES, point_covariates
+from app.domain.numbers import finite_number
 from app.domain.stat_names import statistic_field
 from app.ingest.limits import MAX_POINTS_PER_SWEEP
 
@@ -206,21 +206,10 @@ def stored_percentiles(extra: dict[str, Any]) -> dict[str, dict[str, float]]:
         named = statistic_field(key) if isinstance(key, str) else None
         if named is None or named[0] not in _READ_OFF_METRICS or not named[1].startswith("p"):
             continue
-        number = _number(value)
+        number = finite_number(value)
         if number is not None:
             out.setdefault(named[0], {})[named[1]] = number
     return out
-
-
-def _number(value: Any) -> float | None:
-    """A finite number from a number or its text; None otherwise."""
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        return None
-    try:
-        number = float(value)
-    except ValueError:
-        return None
-    return number if math.isfinite(number) else None
 
 
 def own_splits(header: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:

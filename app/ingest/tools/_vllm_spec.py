@@ -12,36 +12,25 @@ given) and the mean acceptance length are also kept as the point's covariates.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
 from app.domain.covariates import ACCEPTANCE_LENGTH, ACCEPTANCE_RATE
+from app.domain.numbers import finite_number
 
 
 def spec_decode_covariates(data: Mapping[str, Any]) -> dict[str, float]:
     """The covariates a vLLM result's spec_decode_* keys give; {} when it has none."""
     out: dict[str, float] = {}
-    draft, accepted = _number(data.get("spec_decode_draft_tokens")), None
+    draft, accepted = finite_number(data.get("spec_decode_draft_tokens")), None
     if draft is not None and draft > 0:
-        accepted = _number(data.get("spec_decode_accepted_tokens"))
-    percent = _number(data.get("spec_decode_acceptance_rate"))
+        accepted = finite_number(data.get("spec_decode_accepted_tokens"))
+    percent = finite_number(data.get("spec_decode_acceptance_rate"))
     if accepted is not None and draft is not None and 0 <= accepted <= draft:
         out[ACCEPTANCE_RATE] = accepted / draft
     elif percent is not None and 0 <= percent <= 100:
         out[ACCEPTANCE_RATE] = percent / 100
-    length = _number(data.get("spec_decode_acceptance_length"))
+    length = finite_number(data.get("spec_decode_acceptance_length"))
     if length is not None and length >= 1:
         out[ACCEPTANCE_LENGTH] = length
     return out
-
-
-def _number(value: Any) -> float | None:
-    """A finite number from a number or its text (a summary.csv cell); None otherwise."""
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        return None
-    try:
-        number = float(value)
-    except ValueError:
-        return None
-    return number if math.isfinite(number) else None
