@@ -74,10 +74,9 @@ def at_operating_point(
     """The units of the read-off's operating point (its split may not be the sweep's): its
     points' divisor is its count of units."""
     op = readoff.operating_point
-    if counted is None or counted.accounting == "gpu" or op is None:
+    if op is None:
         return counted
-    at = next((p.num_gpus for p in points if p.point_id == op.point_id), 0)
-    return replace(counted, count=at) if at > 0 else counted
+    return _counted_at(counted, [p for p in points if p.point_id == op.point_id])
 
 
 def at_load(
@@ -87,17 +86,15 @@ def at_load(
     request_rate: float | None,
 ) -> Units | None:
     """The units of the first point at this load (its split may not be the sweep's)."""
-    if counted is None or counted.accounting == "gpu":
+    load = (concurrency, request_rate)
+    return _counted_at(counted, [p for p in points if (p.concurrency, p.request_rate) == load])
+
+
+def _counted_at(counted: Units | None, found: list[PointMetrics]) -> Units | None:
+    """`counted` with the first found point's divisor as its count (kept when there is none)."""
+    if counted is None or counted.accounting == "gpu" or not found or not found[0].num_gpus > 0:
         return counted
-    at = next(
-        (
-            p.num_gpus
-            for p in points
-            if (p.concurrency, p.request_rate) == (concurrency, request_rate)
-        ),
-        0,
-    )
-    return replace(counted, count=at) if at > 0 else counted
+    return replace(counted, count=found[0].num_gpus)
 
 
 # Where an accounted view of a sweep keeps its units (in its own memo, apart from per-GPU values).
