@@ -7,8 +7,8 @@
 # See README, "Running on a shared host", and docs/dependencies.md.
 # The image has no MCP SDK (the optional extra `paretoscope[mcp]`): PARETOSCOPE_MCP_HTTP needs an
 # image that adds it (docs/mcp.md).
-# tests/test_dockerfile.py builds the wheel from exactly what the COPY lines below copy, installs
-# it and serves /healthz (no container engine needed).
+# tests/test_dockerfile.py checks that the COPY lines and the wheel's build are those with which
+# tests/test_install.py builds, installs and serves the wheel (no container engine needed).
 
 # --- builder: the locked packages and the project's wheel, in a venv the final stage takes whole.
 FROM python:3.11-slim AS builder

@@ -41,11 +41,14 @@ def outside_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith(("PARETOSCOPE_", "PYTHON"))}
 
 
+# How the wheel is built, here and by the Dockerfile's builder (tests/test_dockerfile.py).
+WHEEL_COMMAND = ("pip", "wheel", "--no-deps", "--no-build-isolation", "--wheel-dir")
+
+
 def build_wheel(context: Path, out: Path) -> Path:
     """The wheel, built by the test venv's locked setuptools as the Dockerfile's builder does."""
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation"]
-        + ["--wheel-dir", str(out), str(context)],
+        [sys.executable, "-m", *WHEEL_COMMAND, str(out), "--quiet", str(context)],
         check=True,
         cwd=context,
         env=outside_env(),
