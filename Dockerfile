@@ -5,24 +5,32 @@
 #   docker run -p 8000:8000 -e PARETOSCOPE_ALLOWED_HOSTS=dash.example.com \
 #     -e PARETOSCOPE_WRITE_TOKEN=... paretoscope
 # See README, "Running on a shared host", and docs/dependencies.md.
-# tests/test_dockerfile.py installs and serves exactly what the COPY lines below copy.
+# The image has no MCP SDK (the optional extra `paretoscope[mcp]`): PARETOSCOPE_MCP_HTTP needs an
+# image that adds it (docs/mcp.md).
+# tests/test_dockerfile.py checks that the COPY lines and the wheel's build are those with which
+# tests/test_install.py builds, installs and serves the wheel (no container engine needed).
 
-# --- builder: the locked packages and the project, in a venv the final stage takes whole.
+# --- builder: the locked packages and the project's wheel, in a venv the final stage takes whole.
 FROM python:3.11-slim AS builder
 ENV PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PIP_NO_CACHE_DIR=1
 RUN python -m venv /opt/venv
-WORKDIR /srv/paretoscope
+WORKDIR /src
 # Dependencies first, so code changes do not reinstall them: every package pinned and hashed.
 COPY requirements-postgres.lock ./
 RUN /opt/venv/bin/pip install --require-hashes -r requirements-postgres.lock
-# Editable: templates, static files, migrations and seed data are read from the source tree, which
-# the final stage puts at the same path.
-COPY pyproject.toml README.md ./
+# The wheel carries templates, static files, migrations and seed data inside the package
+# (setup.py), built by the locked setuptools; the final stage needs no source tree.
+COPY pyproject.toml setup.py README.md ./
 COPY app ./app
-RUN /opt/venv/bin/pip install --no-deps --no-build-isolation -e .
+COPY templates ./templates
+COPY static ./static
+COPY migrations ./migrations
+COPY seed_data ./seed_data
+RUN /opt/venv/bin/pip wheel --no-deps --no-build-isolation --wheel-dir /tmp/dist . \
+    && /opt/venv/bin/pip install --no-deps /tmp/dist/paretoscope-*.whl
 
-# --- final: the venv and the source tree, run by an unprivileged user.
+# --- final: the venv alone (the package inside it), run by an unprivileged user.
 FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
@@ -34,13 +42,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 RUN useradd --system --uid 10001 --no-create-home paretoscope \
     && mkdir /data && chown paretoscope /data
 COPY --from=builder /opt/venv /opt/venv
-WORKDIR /srv/paretoscope
-COPY pyproject.toml README.md alembic.ini ./
-COPY app ./app
-COPY templates ./templates
-COPY static ./static
-COPY migrations ./migrations
-COPY seed_data ./seed_data
+WORKDIR /data
 
 USER paretoscope
 VOLUME ["/data"]

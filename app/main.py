@@ -19,6 +19,7 @@ from app.http.security import SecurityMiddleware
 from app.http.static import STATIC_DIR, VersionedStatic
 from app.http.templating import templates
 from app.http.timing import ServerTimingMiddleware
+from app.mcp import require_sdk
 from app.settings import Settings, get_settings
 from app.store.db import POOL_OVERFLOW, make_engine, make_sessionmaker, session_scope
 from app.web.page_cache import PageCache
@@ -158,7 +159,9 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
         app.include_router(router)
     app.state.mcp = None
     if settings.mcp_http:
-        # Imported only when enabled: the SDK is not loaded by a server that does not serve it.
+        # Imported only when enabled: the SDK is an optional extra, not loaded by a server that
+        # does not serve it; without it the app refuses to start, saying what to install.
+        require_sdk("PARETOSCOPE_MCP_HTTP (the MCP server at /mcp)")
         from app.mcp.http import mount
 
         app.state.mcp = mount(app)

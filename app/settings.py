@@ -12,6 +12,22 @@ from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+# Installed from the wheel, templates, static files, migrations and seed data are inside the
+# package (setup.py maps them there); in a checkout they sit at its top level.
+INSTALLED = (Path(__file__).resolve().parent / "templates").is_dir()
+
+
+def bundled(name: str) -> Path:
+    """The directory `templates`, `static`, `migrations` or `seed_data`, wherever this copy of
+    the app keeps it."""
+    return (Path(__file__).resolve().parent if INSTALLED else PROJECT_ROOT) / name
+
+
+# A checkout keeps its database beside the code; an installed package, under the directory it
+# is started from (site-packages is no place for data).
+DEFAULT_DATABASE = (
+    Path("data", "paretoscope.db") if INSTALLED else PROJECT_ROOT / "data" / "paretoscope.db"
+)
 # Names that always reach this machine itself; a browser sends them only when the user typed them.
 LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "[::1]")
 # Bind addresses that mean "every interface": never a name a browser should send as Host.
@@ -22,7 +38,7 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="PARETOSCOPE_", env_file=".env", extra="ignore")
 
     database_url: str = Field(
-        default=f"sqlite:///{PROJECT_ROOT / 'data' / 'paretoscope.db'}",
+        default=f"sqlite:///{DEFAULT_DATABASE}",
         description="SQLAlchemy URL: SQLite by default; postgresql+psycopg://user@host/db.",
     )
     host: str = Field(default="127.0.0.1", description="Address `paretoscope serve` binds to.")

@@ -105,13 +105,39 @@ def test_a_new_test_tool_makes_only_the_test_lock_stale(tmp_path: Path) -> None:
     assert lock.stale(root)[0] == "requirements.lock is missing"
 
 
+def test_the_runtime_lock_has_no_mcp_sdk_or_websockets_and_the_test_lock_has_the_sdk() -> None:
+    """The MCP server is the optional extra `paretoscope[mcp]`: its SDK and what only it needs
+    stay out of the runtime and postgres locks; the tests lock it to run the MCP tests."""
+
+    def names(file: str) -> set[str]:
+        text = (PROJECT_ROOT / file).read_text(encoding="utf-8")
+        return {m.group(1) for m in map(PINNED.match, text.splitlines()) if m}
+
+    sdk = {"mcp", "mcp-types", "cryptography", "jsonschema", "pyjwt", "sse-starlette"}
+    runtime, postgres, tests = (names(each.file) for each in lock.LOCKS)
+    assert not (sdk | {"websockets", "watchfiles"}) & (runtime | postgres)
+    assert sdk <= tests
+    assert {"uvicorn", "httptools", "uvloop"} <= runtime
+    assert [each.extras for each in lock.LOCKS] == [(), ("postgres",), ("mcp", "postgres", "test")]
+
+
+def test_a_requirements_marker_keeps_its_case_and_spaces_in_a_lock_input() -> None:
+    """`platform_python_implementation == 'cpython'` would be false on CPython: only the name
+    and versions are folded."""
+    assert lock._normal("UVLoop >= 0.19, <1 ; sys_platform != 'win32'  and x == 'CPython'") == (
+        "uvloop>=0.19,<1; sys_platform != 'win32' and x == 'CPython'"
+    )
+    assert lock._normal("Pytest >= 8, < 10") == "pytest>=8,<10"
+
+
 @pytest.mark.slow
-def test_the_app_serves_sqlite_without_pandas_plotly_or_psycopg(tmp_path: Path) -> None:
-    """pandas is no dependency, plotly only validates figures in the tests and psycopg is the
-    postgres extra: with none of them importable the app migrates, seeds and draws Explore."""
+def test_the_app_serves_sqlite_without_pandas_plotly_psycopg_or_mcp(tmp_path: Path) -> None:
+    """pandas is no dependency, plotly only validates figures in the tests, psycopg is the
+    postgres extra and mcp the MCP one: with none of them importable the app migrates, seeds
+    and draws Explore."""
     code = """
 import sys
-for name in ("pandas", "plotly", "psycopg"):
+for name in ("pandas", "plotly", "psycopg", "mcp"):
     sys.modules[name] = None  # `import name` raises ImportError
 from fastapi.testclient import TestClient
 from app.main import create_app

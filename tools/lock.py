@@ -32,7 +32,7 @@ class Lock:
 LOCKS = (
     Lock("requirements.lock", ()),
     Lock("requirements-postgres.lock", ("postgres",)),
-    Lock("requirements-test.lock", ("postgres", "test")),
+    Lock("requirements-test.lock", ("mcp", "postgres", "test")),  # the MCP tests need the SDK
 )
 
 
@@ -46,7 +46,15 @@ def declared(pyproject: Path, extras: tuple[str, ...]) -> list[str]:
         if extra not in optional:
             raise SystemExit(f"{pyproject}: no extra named {extra!r} (tools/lock.py LOCKS)")
         wanted += optional[extra]
-    return sorted({"".join(r.split()).lower() for r in wanted})
+    return sorted({_normal(r) for r in wanted})
+
+
+def _normal(requirement: str) -> str:
+    """One spelling per requirement: no spaces or capitals in the name and versions; a marker
+    keeps its words apart and its case (`platform_python_implementation == 'CPython'`)."""
+    spec, _, marker = requirement.partition(";")
+    spec = "".join(spec.split()).lower()
+    return f"{spec}; {' '.join(marker.split())}" if marker.strip() else spec
 
 
 def recorded(lock: Path) -> list[str]:

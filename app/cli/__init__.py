@@ -15,6 +15,7 @@ from app.cli.analysis import check, check_parser, plan, plan_parser, readoff, re
 from app.cli.common import MAX_ID, upgrade, whole
 from app.cli.production import production, production_parser
 from app.domain.numbers import fmt_count
+from app.mcp import SdkMissing, require_sdk
 from app.settings import get_settings
 from app.store.db import make_engine, make_sessionmaker, session_scope
 
@@ -138,6 +139,12 @@ def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     settings = get_settings()
+    if settings.mcp_http:
+        try:  # refused before migrating: the app would not start without it
+            require_sdk("PARETOSCOPE_MCP_HTTP (the MCP server at /mcp)")
+        except SdkMissing as missing:
+            print(f"error: {missing}", file=sys.stderr)
+            return 2
     upgrade()
     _seed_database(if_empty=settings.seed_on_start, only_if_enabled=True)
     host = args.host or settings.host
@@ -167,6 +174,11 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _mcp(args: argparse.Namespace) -> int:
+    try:
+        require_sdk("`paretoscope mcp`")
+    except SdkMissing as missing:
+        print(f"error: {missing}", file=sys.stderr)
+        return 2
     from app.mcp.stdio import serve
 
     upgrade()  # the schema only: the MCP surface itself never writes

@@ -12,9 +12,9 @@ from starlette.responses import Response
 from starlette.staticfiles import PathLike, StaticFiles
 from starlette.types import Scope
 
-from app.settings import PROJECT_ROOT
+from app.settings import bundled
 
-STATIC_DIR = PROJECT_ROOT / "static"
+STATIC_DIR = bundled("static")
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "no-cache"
 PLOTLY_JS = "vendor/plotly-basic-4.1.1.min.js"  # loaded by base.html, inlined by reports

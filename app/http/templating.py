@@ -20,9 +20,9 @@ from app.domain.columns import SOURCE_KIND_LABELS
 from app.domain.covariates import COVARIATE_LABELS, POINT_COVARIATES, point_covariates
 from app.http.static import PLOTLY_JS, SCRIPTS, static_url
 from app.services import energy, readoff_json
-from app.settings import PROJECT_ROOT
+from app.settings import bundled
 
-templates = Jinja2Templates(directory=PROJECT_ROOT / "templates")
+templates = Jinja2Templates(directory=bundled("templates"))
 
 
 def _compiled_templates_kept() -> None:

@@ -11,7 +11,7 @@ from sqlalchemy import JSON, Boolean, Date, Float, Integer, func, select
 from sqlalchemy.orm import Session
 
 from app.ingest import UploadFile, parse_upload
-from app.settings import PROJECT_ROOT
+from app.settings import bundled
 from app.store.models import (
     Base,
     Hardware,
@@ -23,7 +23,7 @@ from app.store.models import (
 )
 from app.store.sweeps import save_parsed
 
-SEED_DIR = PROJECT_ROOT / "seed_data"
+SEED_DIR = bundled("seed_data")
 CATALOGS: tuple[tuple[str, type[Base]], ...] = (
     ("hardware.csv", Hardware),
     ("models.csv", ModelSpec),

@@ -9,14 +9,14 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
-from app.settings import PROJECT_ROOT
+from app.settings import bundled
 from app.store import versions
 from app.store.db import make_engine, make_sessionmaker, session_scope
 
 
 def alembic_config(database_url: str) -> Config:
     config = Config()
-    config.set_main_option("script_location", str(PROJECT_ROOT / "migrations"))
+    config.set_main_option("script_location", str(bundled("migrations")))
     # ConfigParser interpolation treats % specially (URL-encoded passwords).
     config.set_main_option("sqlalchemy.url", database_url.replace("%", "%%"))
     return config

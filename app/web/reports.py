@@ -17,10 +17,10 @@ from app.http.explore_view import explore_context
 from app.http.security import script_hash, style_hash, style_policy
 from app.http.static import PLOTLY_JS, SCRIPTS
 from app.http.templating import render
-from app.settings import PROJECT_ROOT
+from app.settings import bundled
 
 router = APIRouter()
-STATIC = PROJECT_ROOT / "static"
+STATIC = bundled("static")
 
 
 @lru_cache
