@@ -49,12 +49,15 @@ def compare_context(session: Session, query: ExploreQuery) -> dict[str, Any]:
         add_stretches(ratio_figure, split)
     cost_figure = charts_compare.cost_ratio_figure(pairs, view.groups, view.params.slo)
     series = view.sensitivity()
+    metric = view.state.query.sensitivity
+    sens_empty = comparison.sensitivity_empty_reason(series, view.params, metric)
     sens = (
         charts_compare.sensitivity_figure(
             series,
-            view.state.query.sensitivity,
-            comparison.sensitivity_percentile(view.params, view.state.query.sensitivity),
+            metric,
+            comparison.sensitivity_percentile(view.params, metric),
             costs=False,
+            empty=sens_empty,
         )
         if series
         else None
@@ -62,9 +65,10 @@ def compare_context(session: Session, query: ExploreQuery) -> dict[str, Any]:
     cost_sens = (
         charts_compare.sensitivity_figure(
             series,
-            view.state.query.sensitivity,
-            comparison.sensitivity_percentile(view.params, view.state.query.sensitivity),
+            metric,
+            comparison.sensitivity_percentile(view.params, metric),
             costs=True,
+            empty=charts_compare.cost_sensitivity_empty(series, view.groups[0], sens_empty),
         )
         if series and view.groups
         else None
