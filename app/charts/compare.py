@@ -111,6 +111,7 @@ def throughput_ratio_figure(
     _unity(layout)
     _slo_line(layout, slo, traces)
     if not any(t["x"] for t in traces):
+        layout["shapes"] = []  # no 1× line across an empty chart, through its reason
         empty_note(layout, _no_ratio_reason(pairs))
     return {"data": traces, "layout": layout}
 
@@ -242,6 +243,7 @@ def cost_ratio_figure(pairs: list[Pair], groups: list[PriceGroup], slo: Slo) -> 
             # The first system without its own GPU's price says which and what to do.
             whys = [why for p in pairs for why in p.cost_reasons if why]
             reason = whys[0] if whys else "no price applies to both systems of any pair"
+        layout["shapes"] = []
         empty_note(layout, reason)
     return {"data": traces, "layout": layout}
 

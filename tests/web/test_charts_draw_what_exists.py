@@ -67,9 +67,10 @@ def test_without_a_shared_range_the_ratio_chart_draws_nothing_and_says_why(
     assert _reason(ratio) == f"Nothing to draw: {why}"
     assert ratio["layout"]["xaxis"]["visible"] is False
     assert ratio["layout"]["yaxis"]["visible"] is False
-    assert ratio["layout"]["shapes"][1:] == []  # no SLO floor line either
+    assert ratio["layout"]["shapes"] == []  # no 1× line, no SLO floor line
     cost = body["figures"]["cost_ratio"]
     assert cost["data"] == [] and _reason(cost) == f"Nothing to draw: {why}"
+    assert cost["layout"]["shapes"] == []
     page = soup(client.get("/compare", params={"sweep": [ids["B"], ids["A"]], **SLO}), expect=200)
     box = page.select_one(".no-overlap").get_text()
     assert box.endswith("No ratio without a shared range (nothing is extrapolated).")
