@@ -47,7 +47,9 @@ BASE = [
      "requests_per_s": r["output_tok_s"] / 2000}
     for r in ROWS
 ]  # fmt: skip
-SLO = {"tpot_ms": 20, "percentile": "p50", "usd_per_gpu_hour": 3.6}
+SLO = {"tpot_ms": 20, "percentile": "p50", "usd_per_gpu_hour": 3.6, "interpolation": "linear"}
+# Interpolated between c = 128 and the failing c = 256 (both 4P + 12D), per total GPU.
+ESTIMATE = 1522.7272727272727
 # Per total GPU at c = 128: 24,000 ÷ 16 = 1,500 tok/s; $3.6 per GPU-hour ÷ (1,500 × 3,600)
 # × 10^6 = $0.6667/Mtok; the seeded catalog's H100 is 1.73 kW all-in: 1,500 × 1,000 ÷ 1.73.
 USD_PER_MTOK = 3.6 / (1500 * 3600) * 1e6
@@ -99,6 +101,9 @@ def test_every_accounting_mode_names_the_same_operating_point_with_the_same_cost
         ):
             assert goodput == pytest.approx(per_unit, rel=1e-12), mode  # fmt: skip
         assert plan["goodput_tok_s_per_gpu"] == 1500.0, mode
+        # The estimate beyond it is restated per the same units as the goodput.
+        estimate = readoff["estimate"]["tok_s_per_gpu"]
+        assert estimate == pytest.approx(ESTIMATE * per_unit / 1500, rel=1e-12), mode
         for found in (readoff, shown):
             assert found["costs"][0]["usd_per_mtok"] == pytest.approx(USD_PER_MTOK, rel=1e-12), mode
             assert found["tok_s_per_mw"] == pytest.approx(TOK_S_PER_MW, rel=1e-12), mode
@@ -113,3 +118,19 @@ def test_every_accounting_mode_names_the_same_operating_point_with_the_same_cost
         # Plan: ⌈50 req/s ÷ 24 req/s per deployment⌉ = 3 deployments of 16 GPUs at $3.6/GPU-hour.
         assert (plan["replicas"], plan["gpus"]) == (3, 48), mode
         assert plan["costs"][0]["usd_per_month"] == pytest.approx(3.6 * 48 * 730, rel=1e-12), mode
+
+
+def test_no_estimate_is_drawn_between_two_splits_counted_per_their_own_gpus(
+    client: TestClient,
+) -> None:
+    # c = 256 at 8P + 8D: per decode GPU, a line from 24,000 ÷ 12 to 28,000 ÷ 8 is no one's
+    # throughput; per total GPU (and per node or kW, one count for all) it stands.
+    rows = [{**r, "num_prefill_gpus": 8, "num_decode_gpus": 8} if r["concurrency"] == 256 else r
+            for r in ROWS]  # fmt: skip
+    sweep = upload_by_name(client, ("split.csv", to_csv(rows, HEADER)))["varying"]
+    for mode, expected in (("gpu", True), ("decode_gpu", False), ("prefill_gpu", False)):
+        [found] = client.get(
+            "/api/readoff", params={"sweep": sweep, **SLO, "accounting": mode}
+        ).json()["results"]
+        assert found["operating_point"]["concurrency"] == 128, mode
+        assert (found["estimate"] is not None) is expected, mode
