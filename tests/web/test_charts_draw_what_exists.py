@@ -100,6 +100,23 @@ def test_an_unpriced_cost_sensitivity_chart_says_why_instead_of_a_negative_axis(
     assert all(y is not None for y in drawn["data"][0]["y"])
 
 
+def test_an_unpriced_plan_chart_says_why_instead_of_empty_axes(
+    client: TestClient, seeded: None
+) -> None:
+    ids = upload_by_name(client, ("apart.csv", APART))
+    query = {"sweep": ids["A"], "tpot_ms": 50, "percentile": "p50", "price_set": PRICE_SET}
+    body = client.get("/api/plan", params={**query, "requests_per_s": 10}).json()
+    figure = body["figure"]
+    assert figure["data"] == [] and body["results"][0]["unpriced"][0]["reason"] == NO_A100
+    assert _reason(figure) == (
+        "Nothing to draw: no option both meets the SLO and has a price: see each system's "
+        "reason in the table"
+    )
+    assert figure["layout"]["shapes"] == []
+    assert figure["layout"]["xaxis"]["visible"] is False
+    assert figure["layout"]["yaxis"]["visible"] is False
+
+
 def test_a_goodput_sensitivity_chart_with_nothing_to_step_through_says_why(
     client: TestClient,
 ) -> None:
