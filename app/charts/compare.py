@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from app.charts.style import colour, empty_note, series_style, side_legend
+from app.domain.compare import no_overlap_reason
 from app.domain.numbers import fmt_load, fmt_number, fmt_usd
 from app.domain.slo import Slo
 from app.services.compare_intervals import PairIntervals
-from app.services.comparison import Pair, PriceGroup, SensitivitySeries
+from app.services.comparison import Pair, PriceGroup, SensitivitySeries, frontier_of
 from app.services.units_shown import unit_words
 
 METRIC_NAMES = {"tpot": "TPOT", "ttft": "TTFT", "e2el": "E2EL"}
@@ -26,7 +27,12 @@ def _layout(x_title: str, y_title: str, log_y: bool = False) -> dict[str, Any]:
         "hovermode": "x unified",
         "legend": side_legend(),
         "xaxis": {"title": {"text": x_title}, "zeroline": False},
-        "yaxis": {"title": {"text": y_title}, "type": "log" if log_y else "linear"},
+        # Ratios, goodputs and costs are never negative: no autorange below 0.
+        "yaxis": {
+            "title": {"text": y_title},
+            "type": "log" if log_y else "linear",
+            "rangemode": "nonnegative",
+        },
         "shapes": [],
     }
 
@@ -94,7 +100,9 @@ def throughput_ratio_figure(
                 "hovertemplate": HOVER,
             }
         )
-        if intervals is not None:
+        if intervals is not None and pts:
+            # Without a shared range there is no ratio to mark: the SLO marker's bar would join
+            # the two operating points as if it were one (issue 45).
             traces.append(_ratio_error_bars(i, pair, intervals[i - 1], slo))
     layout = _layout(
         '<a href="/metrics#interactivity">Interactivity (tok/s/user)</a>',
@@ -103,6 +111,7 @@ def throughput_ratio_figure(
     _unity(layout)
     _slo_line(layout, slo, traces)
     if not any(t["x"] for t in traces):
+        layout["shapes"] = []  # no 1× line across an empty chart, through its reason
         empty_note(layout, _no_ratio_reason(pairs))
     return {"data": traces, "layout": layout}
 
@@ -186,9 +195,14 @@ def _ratio_error_bars(i: int, pair: Pair, iv: PairIntervals, slo: Slo) -> dict[s
 
 
 def _no_ratio_reason(pairs: list[Pair]) -> str:
+    """Why no pair has a ratio curve: the first pair's own reason, naming its systems."""
     if not pairs:
         return "select two or more systems to compare"
-    return "the systems' measured interactivity ranges do not overlap"
+    pair = pairs[0]
+    a, b = frontier_of(pair.a), frontier_of(pair.b)
+    if pair.curve.shared_range is None:
+        return no_overlap_reason(a, b, str(pair.a.meta.name), str(pair.b.meta.name))
+    return pair.curve.reason or "the systems' measured interactivity ranges do not overlap"
 
 
 def cost_ratio_figure(pairs: list[Pair], groups: list[PriceGroup], slo: Slo) -> dict[str, Any]:
@@ -229,18 +243,24 @@ def cost_ratio_figure(pairs: list[Pair], groups: list[PriceGroup], slo: Slo) -> 
             # The first system without its own GPU's price says which and what to do.
             whys = [why for p in pairs for why in p.cost_reasons if why]
             reason = whys[0] if whys else "no price applies to both systems of any pair"
+        layout["shapes"] = []
         empty_note(layout, reason)
     return {"data": traces, "layout": layout}
 
 
 def sensitivity_figure(
-    series: list[SensitivitySeries], metric: str, percentile: str, costs: bool
+    series: list[SensitivitySeries],
+    metric: str,
+    percentile: str,
+    costs: bool,
+    empty: str | None = None,
 ) -> dict[str, Any]:
-    """Goodput (or $/Mtok) of each sweep against the limit of one metric, as a step line."""
+    """Goodput (or $/Mtok) of each sweep against the limit of one metric, as a step line; where
+    no step has a value, the chart says why (`empty`) instead of blank axes."""
     traces = []
     labels: dict[float, str] = {}  # every series steps through the same limits: format once
     for i, s in enumerate(series):
-        ys = list(s.costs) if costs else [st.goodput_tok_s_per_gpu for st in s.steps]
+        ys = list(s.costs) if costs else goodputs(s)
         xs = [st.limit_ms for st in s.steps]
         for x in xs:
             if x not in labels:
@@ -269,4 +289,28 @@ def sensitivity_figure(
     y_title = "$/Mtok" if costs else f"Goodput, tok/s per {unit}"
     layout = _layout(f"{percentile} {name} limit (ms) — tighter to the left", y_title)
     layout["hovermode"] = "closest"
+    if not any(y is not None for s in series for y in (s.costs if costs else goodputs(s))):
+        what = "no $/Mtok at any limit" if costs else "no goodput at any limit"
+        empty_note(layout, empty or what)
     return {"data": traces, "layout": layout}
+
+
+def goodputs(s: SensitivitySeries) -> list[float | None]:
+    return [st.goodput_tok_s_per_gpu for st in s.steps]
+
+
+def cost_sensitivity_empty(
+    series: list[SensitivitySeries], group: PriceGroup, goodput_empty: str | None
+) -> str | None:
+    """Why the $/Mtok sensitivity chart has nothing to draw (None when it has a cost): no
+    goodput at any limit, else the systems without their own GPU's price in the column."""
+    if any(c is not None for s in series for c in s.costs):
+        return None
+    if goodput_empty is not None:
+        return goodput_empty
+    whys = [
+        f"{s.result.meta.name}: {why}"
+        for s in series
+        if (why := group.missing(str(s.result.meta.hardware or ""))) is not None
+    ]
+    return "; ".join(whys) or "no step has both a goodput and a price"

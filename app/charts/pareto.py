@@ -86,9 +86,10 @@ def pareto_figure(
         "annotations": [],
         "uirevision": "explore",
     }
-    fitted = traces if limits_at_edge else traces + extra
-    # Bands (app.charts.bands) sit beneath the lines and never move the axes.
+    # Bands (app.charts.bands) sit beneath the lines; the axes fit them too, so no band runs
+    # past the axis's end (issue 45).
     shaded = list(band_traces or [])
+    fitted = shaded + (traces if limits_at_edge else traces + extra)
     traces = shaded + traces
     floor = slo_floor_x(params)
     also_x = [floor] if floor else []
@@ -97,7 +98,8 @@ def pareto_figure(
     outlying: list[dict[str, Any]] = []
     if whole is not None:
         measured = traces[len(shaded) :]
-        bulk = outliers.bulk_box(measured, whole, also_x)
+        # The bulk's top holds its bands; a far series keeps its edge marker (and band) beyond.
+        bulk = outliers.bulk_box(traces, whole, also_x)
         if bulk is not None:
             box = bulk
             outlying = outliers.edge_traces(measured, bulk, AXIS_UNITS)

@@ -7,7 +7,7 @@ from typing import Any
 
 from app.charts import ticks
 from app.charts.ranges import LOG_PAD
-from app.charts.style import button_bar, colour, side_legend
+from app.charts.style import button_bar, colour, empty_note, side_legend
 from app.domain import plan as domain
 from app.domain.numbers import fmt_number, fmt_usd
 from app.services.plan import Plan
@@ -126,6 +126,12 @@ def cost_figure(plan: Plan) -> dict[str, Any]:
     }
     if log_y:
         layout["updatemenus"] = [_scale_buttons(demand.average, low, high, y_axis)]
+    if not traces:
+        layout["shapes"], layout["annotations"] = [], []  # no demand line across nothing
+        empty_note(
+            layout,
+            "no option both meets the SLO and has a price: see each system's reason in the table",
+        )
     return {"data": traces, "layout": layout}
 
 

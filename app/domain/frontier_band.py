@@ -201,7 +201,9 @@ def even_grid(lo: float, hi: float, count: int = GRID_POINTS) -> list[float]:
     """`count` interactivities from lo to hi, ends included (one when lo == hi)."""
     if hi <= lo or count < 2:
         return [lo]
-    return [lo + (hi - lo) * i / (count - 1) for i in range(count)]
+    # The last is hi itself: lo + (hi − lo) can miss it by an ulp, a grid point just past the
+    # frontier's end with no value (an empty last row in the band export).
+    return [lo + (hi - lo) * i / (count - 1) for i in range(count - 1)] + [hi]
 
 
 def frontier_grid(reps: Replicates, count: int = GRID_POINTS) -> list[float]:

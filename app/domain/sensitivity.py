@@ -170,13 +170,17 @@ def _percentile_steps(
         if m != metric:
             passing &= _floats(columns(m, p)) <= limit
     indices = np.flatnonzero(passing)
-    entering: dict[int, list[tuple[float, float, int]]] = {}
+    entering: dict[int, list[tuple[float, float, float, int]]] = {}
     if indices.size:
         steps = np.searchsorted(np.asarray(ascending), values[indices], side="left")  # ≤ passes
         for step, index in zip(steps.tolist(), indices.tolist(), strict=True):
             y, x = ys[index], xs[index]
             assert y is not None  # not NaN above
-            entering.setdefault(step, []).append((y, x if x is not None else -math.inf, index))
+            # Ranked per total GPU (y × the point's divisor), as the read-off chooses.
+            rank = y * points[index].num_gpus
+            entering.setdefault(step, []).append(
+                (rank, y, x if x is not None else -math.inf, index)
+            )
     return _best_by_step(points, entering, len(ascending))
 
 
@@ -251,7 +255,14 @@ def request_sensitivity(
         raise ValueError("request buckets were counted for other limits")
     # A point without samples, duration or GPUs stays unknown (never passes) at every limit.
     judged = [
-        (p.point_id, s, index, float(p.duration_s), p.num_gpus, -math.inf if x is None else x)
+        (
+            p.point_id,
+            s,
+            index,
+            float(p.duration_s),
+            float(p.num_gpus),
+            -math.inf if x is None else x,
+        )
         for s, (points, xs) in enumerate(sweeps)
         for index, (p, x) in enumerate(zip(points, xs, strict=True))
         if buckets.issued.get(p.point_id)
@@ -259,7 +270,7 @@ def request_sensitivity(
         and p.duration_s > 0
         and p.num_gpus > 0
     ]
-    best_rows: list[tuple[int, int, float, float, int]] = []
+    best_rows: list[tuple[int, int, float, float, float, int]] = []
     if judged:
         meta = pl.DataFrame(
             judged,
@@ -268,7 +279,7 @@ def request_sensitivity(
                 "sweep": pl.Int64(),
                 "index": pl.Int64(),
                 "duration_s": pl.Float64(),
-                "num_gpus": pl.Int64(),
+                "num_gpus": pl.Float64(),  # a unit count: kW and nodes are fractional
                 "x": pl.Float64(),
             },
             orient="row",
@@ -292,18 +303,29 @@ def request_sensitivity(
             / rows["duration_s"].to_numpy()
             / rows["num_gpus"].to_numpy().astype(np.float64)
         )
+        # Ranked per total GPU (good tokens ÷ duration: the deployment's), as the read-off.
+        rank = y * rows["num_gpus"].to_numpy().astype(np.float64)
         best_rows = list(
-            rows.select("sweep", "step", pl.Series("y", y), "x", "index")
+            rows.select("sweep", "step", pl.Series("rank", rank), pl.Series("y", y), "x", "index")
             .filter(pl.Series(attained >= base.attainment))
-            .sort("sweep", "step", "y", "x", "index", descending=[False, False, True, True, False])
+            .sort(
+                "sweep",
+                "step",
+                "rank",
+                "y",
+                "x",
+                "index",
+                descending=[False, False, True, True, True, False],
+            )  # fmt: skip
             .group_by("sweep", "step", maintain_order=True)
             .first()
             .iter_rows()
         )
     by_sweep: list[list[Best]] = [[_NOTHING] * len(ascending) for _ in sweeps]
-    best: dict[int, tuple[float, float, int]] = {}  # (y, x, -index): ties go to the first point
-    for sweep, step, y_best, x_best, index in best_rows:  # by sweep, then step
-        key = (y_best, x_best, -index)
+    # (rank, y, x, -index): ties go to the first point.
+    best: dict[int, tuple[float, float, float, int]] = {}
+    for sweep, step, rank_best, y_best, x_best, index in best_rows:  # by sweep, then step
+        key = (rank_best, y_best, x_best, -index)
         if sweep not in best or key > best[sweep]:
             best[sweep] = key
             op = sweeps[sweep][0][index]
@@ -315,23 +337,24 @@ def request_sensitivity(
 
 def _best_by_step(
     points: Sequence[PointMetrics],
-    entering: dict[int, list[tuple[float, float, int]]],
+    entering: dict[int, list[tuple[float, float, float, int]]],
     count: int,
 ) -> list[Best]:
-    """The best passing point at each step: highest throughput, ties to higher x, then the first
-    point in stored order (as the read-off picks it)."""
-    best: tuple[float, float, int] | None = None
+    """The best passing point at each step: highest throughput per total GPU, ties to higher x,
+    then the first point in stored order (as the read-off picks it)."""
+    best: tuple[float, float, float, int] | None = None
     step = _NOTHING
     steps = []
     for k in range(count):
         entered = entering.get(k)
         if entered:  # the best changes only where points enter: most steps repeat the last
-            for y, x, index in entered:
-                if best is None or (y, x) > best[:2] or ((y, x) == best[:2] and index < best[2]):
-                    best = (y, x, index)
+            for rank, y, x, index in entered:
+                key = (rank, y, x)
+                if best is None or key > best[:3] or (key == best[:3] and index < best[3]):
+                    best = (rank, y, x, index)
             if best is not None:
-                point = points[best[2]]
-                step = (best[0], point.concurrency, point.request_rate)
+                point = points[best[3]]
+                step = (best[1], point.concurrency, point.request_rate)
         steps.append(step)
     return steps
 

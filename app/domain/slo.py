@@ -300,8 +300,12 @@ def _best_passing(
     axes: tuple[Sequence[float | None], Sequence[float | None]] | None = None,
 ) -> tuple[int, OperatingPoint] | None:
     """Index and summary of the passing point with the highest throughput (ties: higher x);
-    `axes` are the points' x and y when the caller has them (see percentile_readoff)."""
-    best: tuple[float, float, int] | None = None
+    `axes` are the points' x and y when the caller has them (see percentile_readoff).
+
+    Ranked by the deployment's throughput (y × the point's divisor): per total GPU, as the
+    docs choose the operating point. A sweep counted per decode or prefill GPU, whose points
+    each have their own split, would otherwise pick another point in each accounting mode."""
+    best: tuple[float, float, float, int] | None = None
     for i, (point, verdict) in enumerate(zip(points, verdicts, strict=True)):
         if verdict.status != "pass":
             continue
@@ -311,20 +315,20 @@ def _best_passing(
             x, y = point.interactivity_tok_s_user(x_stat), _point_goodput(point, verdict, basis)
         if y is None:
             continue
-        key = (y, x if x is not None else -math.inf)
-        if best is None or key > best[:2]:
-            best = (key[0], key[1], i)
+        key = (y * point.num_gpus, y, x if x is not None else -math.inf)
+        if best is None or key > best[:3]:
+            best = (*key, i)
     if best is None:
         return None
-    point = points[best[2]]
+    point = points[best[3]]
     op = OperatingPoint(
         point_id=point.point_id,
         concurrency=point.concurrency,
         request_rate=point.request_rate,
         interactivity_tok_s_user=point.interactivity_tok_s_user(x_stat),
-        tok_s_per_gpu=best[0],
+        tok_s_per_gpu=best[1],
     )
-    return best[2], op
+    return best[3], op
 
 
 def _no_goodput(

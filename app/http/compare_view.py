@@ -18,7 +18,7 @@ from app.services import bands, comparison
 from app.services.bands import band_json
 from app.services.compare_bands import pair_bands, pair_bands_json
 from app.services.compare_intervals import PairIntervals, pair_intervals
-from app.services.readoff_json import ci_fields
+from app.services.readoff_json import ci_fields, operating_point_json
 
 
 def compare_context(session: Session, query: ExploreQuery) -> dict[str, Any]:
@@ -49,12 +49,15 @@ def compare_context(session: Session, query: ExploreQuery) -> dict[str, Any]:
         add_stretches(ratio_figure, split)
     cost_figure = charts_compare.cost_ratio_figure(pairs, view.groups, view.params.slo)
     series = view.sensitivity()
+    metric = view.state.query.sensitivity
+    sens_empty = comparison.sensitivity_empty_reason(series, view.params, metric)
     sens = (
         charts_compare.sensitivity_figure(
             series,
-            view.state.query.sensitivity,
-            comparison.sensitivity_percentile(view.params, view.state.query.sensitivity),
+            metric,
+            comparison.sensitivity_percentile(view.params, metric),
             costs=False,
+            empty=sens_empty,
         )
         if series
         else None
@@ -62,9 +65,10 @@ def compare_context(session: Session, query: ExploreQuery) -> dict[str, Any]:
     cost_sens = (
         charts_compare.sensitivity_figure(
             series,
-            view.state.query.sensitivity,
-            comparison.sensitivity_percentile(view.params, view.state.query.sensitivity),
+            metric,
+            comparison.sensitivity_percentile(view.params, metric),
             costs=True,
+            empty=charts_compare.cost_sensitivity_empty(series, view.groups[0], sens_empty),
         )
         if series and view.groups
         else None
@@ -179,6 +183,9 @@ def pair_json(
         "at_slo": {
             "a_goodput_tok_s_per_gpu": pair.a.readoff.goodput_tok_s_per_gpu,
             "b_goodput_tok_s_per_gpu": pair.b.readoff.goodput_tok_s_per_gpu,
+            # Where each goodput is read: the same point in every accounting mode.
+            "a_operating_point": operating_point_json(pair.a),
+            "b_operating_point": operating_point_json(pair.b),
             "throughput_ratio": pair.slo_ratio,
             "at_range_end": list(pair.slo_at_range_end),
             "cost_ratios": dict(zip([g.label for g in groups], pair.slo_cost_ratios, strict=True)),

@@ -61,6 +61,7 @@ def explore_context(
             state.query.sensitivity,
             comparison.sensitivity_percentile(params, state.query.sensitivity),
             costs=False,
+            empty=comparison.sensitivity_empty_reason(series, params, state.query.sensitivity),
         )
     return {
         "state": state,

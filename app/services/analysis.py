@@ -342,8 +342,12 @@ def _estimate(
     if estimate is None:
         return None
     by_id = {p.point_id: p for p in points}
-    y0 = by_id[estimate.between[0]].tok_s_per_gpu(params.basis)
-    y1 = by_id[estimate.between[1]].tok_s_per_gpu(params.basis)
+    p0, p1 = by_id[estimate.between[0]], by_id[estimate.between[1]]
+    if p0.num_gpus != p1.num_gpus:
+        # Counted per decode or prefill GPU across two splits: a line between two points per
+        # different GPUs is no one's throughput.
+        return None
+    y0, y1 = p0.tok_s_per_gpu(params.basis), p1.tok_s_per_gpu(params.basis)
     front_xs = [float(xs[i] or 0) for i in frontier]
     front_ys = [float(ys[i] or 0) for i in frontier]
     value = estimate_tok_s_per_gpu(estimate, params.interpolation, y0, y1, front_xs, front_ys)

@@ -62,11 +62,24 @@ def operating_split_counts(result: SweepAnalysis) -> Split | None:
     )
 
 
+def operating_point_json(result: SweepAnalysis) -> dict[str, Any] | None:
+    """The read-off's operating point: the same in every accounting mode (issue 45)."""
+    op = result.readoff.operating_point
+    if op is None:
+        return None
+    return {
+        "point_id": op.point_id,
+        "concurrency": op.concurrency,
+        "request_rate": _finite(op.request_rate),
+        "interactivity_tok_s_user": op.interactivity_tok_s_user,
+        "split": operating_split(result),
+    }
+
+
 def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, Any]:
     readoff: Readoff = result.readoff
     ivs = result.intervals
     level = ivs.level if ivs is not None else DEFAULT_LEVEL
-    op = readoff.operating_point
     estimate = readoff.estimate
     data = {
         "sweep_id": result.meta.id,
@@ -87,15 +100,7 @@ def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, A
         "goodput_requests_per_s": readoff.goodput_requests_per_s,
         "goodput_statistic": None if ivs is None else ivs.statistic,
         "best_run_tok_s_per_gpu": None if ivs is None else ivs.best_run_tok_s_per_gpu,
-        "operating_point": None
-        if op is None
-        else {
-            "point_id": op.point_id,
-            "concurrency": op.concurrency,
-            "request_rate": _finite(op.request_rate),
-            "interactivity_tok_s_user": op.interactivity_tok_s_user,
-            "split": operating_split(result),
-        },
+        "operating_point": operating_point_json(result),
         "estimate": None
         if estimate is None or result.estimate_tok_s_per_gpu is None
         else {

@@ -27,7 +27,8 @@ def test_each_point_hovers_with_its_own_split_and_the_sweep_page_says_it_varies_
     settle(page)
     row = page.locator("#readoff-table tbody tr").first
     assert row.locator(".split").inner_text() == f"({VARIES})"
-    assert row.locator(".op-split").inner_text() == "4P + 12D"
+    # One operating point in every mode (issue 45): c = 32, at its own 8P + 8D.
+    assert row.locator(".op-split").inner_text() == "8P + 8D"
     # The frontier line (trace 0) per prefill GPU: c = 64 at 8P + 8D, then c = 8 at 4P + 12D.
     first, second = hover_label(page, 0, 0), hover_label(page, 0, 1)
     assert "3,250 tok/s/prefill GPU" in first and first.endswith("split 8P + 8D")

@@ -42,15 +42,16 @@ VARYING = to_csv(_split_rows("varying", [(4, 12), (8, 8), (8, 8)]), HEADER)
 #   per prefill GPU 12000/4 = 3000,  20000/8 = 2500,  26000/8 = 3250
 # Interactivity 1000/TPOT: 100, 66.7, 33.3 tok/s/user; per prefill GPU c = 32 is dominated by
 # c = 8 (faster per user and more per GPU), so that frontier is c = 64 then c = 8.
-# At TPOT p50 ≤ 20 ms the points at c = 8 and 32 pass; the goodput is the better of the two, and
-# per prefill GPU that is c = 8 (its 4 prefill GPUs), so the operating point moves.
-# Back per total GPU (costs and power): prefill 3000 × 4 / 16 = 750; decode 2500 × 8 / 16 = 1250.
+# At TPOT p50 ≤ 20 ms the points at c = 8 and 32 pass; the operating point is the better of the
+# two per total GPU, c = 32, in every mode (issue 45): per prefill GPU its 20,000 ÷ 8 = 2,500,
+# although c = 8 serves 3,000 per each of its 4 prefill GPUs. Back per total GPU (costs and
+# power) every mode gives 1250.
 ORACLE = {
     # mode: (goodput per unit, operating concurrency, its split, per total GPU,
     #        frontier (concurrency, y) in x order)
     "gpu": (1250.0, 32, "8P + 8D", 1250.0, [(64, 1625.0), (32, 1250.0), (8, 750.0)]),
     "decode_gpu": (2500.0, 32, "8P + 8D", 1250.0, [(64, 3250.0), (32, 2500.0), (8, 1000.0)]),
-    "prefill_gpu": (3000.0, 8, "4P + 12D", 750.0, [(64, 3250.0), (8, 3000.0)]),
+    "prefill_gpu": (2500.0, 32, "8P + 8D", 1250.0, [(64, 3250.0), (8, 3000.0)]),
 }
 VARIES = "varies: 4P + 12D … 8P + 8D (2 splits)"
 
@@ -88,7 +89,8 @@ def test_explore_hovers_table_and_sweep_page_show_the_split_of_each_point(
     page = soup(client.get(f"/?{query}"), expect=200)
     row = page.select_one("#readoff-table tbody tr")
     assert row.select_one(".split").get_text() == f"({VARIES})"
-    assert row.select_one(".op-split").get_text() == "4P + 12D"
+    # The operating point is c = 32 in every mode (issue 45), with its own split.
+    assert row.select_one(".op-split").get_text() == "8P + 8D"
     lines = [t for t in figure(page)["data"] if t.get("mode") == "lines+markers"]
     template = lines[0]["hovertemplate"]
     assert f"H100 × 16 GPUs ({VARIES})" in template

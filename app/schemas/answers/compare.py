@@ -15,7 +15,7 @@ from app.schemas.answers.common import (
     Named,
     PlotlyFigure,
 )
-from app.schemas.answers.readoff import BandOut
+from app.schemas.answers.readoff import BandOut, OperatingPoint
 
 
 class PairSide(Answer):
@@ -63,6 +63,8 @@ class Headline(Answer):
 class PairAtSlo(Answer):
     a_goodput_tok_s_per_gpu: float | None
     b_goodput_tok_s_per_gpu: float | None
+    a_operating_point: OperatingPoint | None
+    b_operating_point: OperatingPoint | None
     throughput_ratio: float | None
     at_range_end: list[str]
     cost_ratios: dict[str, float | None]
