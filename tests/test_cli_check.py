@@ -70,7 +70,8 @@ def test_the_markdown_summary_says_what_moved_by_how_much_and_where(
         "| --- | ---: | ---: | ---: | --- |",
         "| meets SLO | yes | yes | | ok: both meet the SLO |",
         "| goodput (output tok/s/GPU) | 366 | 293 | -20 % | **regression**: fell by more "
-        "than the tolerance (no interval: the tolerance alone decides) |",
+        "than the tolerance (tolerance alone; one run cannot separate noise: record 3 or more "
+        "runs per load) |",
         "| $/Mtok ($0.5/GPU-hour) | $0.38 | $0.47 | +25 % | **regression**: rose by more "
         "than the tolerance |",
         "| operating point | 4 req/s, 54.3 tok/s/user | 4 req/s, 54.3 tok/s/user | | |",
@@ -225,7 +226,8 @@ def test_a_slower_h200_against_an_h100_baseline_is_a_comparison_not_a_regression
     )
     assert lines[6] == (
         "goodput (output tok/s/GPU): 366 -> 328 (-10.4 %) comparison: fell by more than the "
-        "tolerance (no interval: the tolerance alone decides)"
+        "tolerance (tolerance alone; one run cannot separate noise: record 3 or more runs per "
+        "load)"
     )
     assert not any("REGRESSION" in line for line in lines)
     assert cli("check", *args, "--format", "json") == 0
