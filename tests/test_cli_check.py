@@ -9,6 +9,7 @@ import pytest
 from sqlalchemy.orm import Session
 
 from app.store.models import Sweep, SweepCheck, SweepTag
+from tests.conftest import FIXTURES
 from tests.factories import count
 from tests.scaled import GOODPUT, SLO, write_scaled
 
@@ -354,3 +355,96 @@ def test_the_frontier_scope_judges_the_whole_curve_and_junit_has_one_case_per_cr
     names = [c.get("name") for c in suite.findall("testcase")]
     assert names == ["meets SLO", "goodput (output tok/s/GPU)", "$/Mtok ($0.5/GPU-hour)"]
     assert suite.get("failures") == "0"
+
+
+# --- nothing to compare, and a real per-request sweep made slower ---------------------------
+
+
+def test_a_frontier_check_with_no_shared_range_is_unknown_and_exits_2(
+    cli: Callable[..., int],
+    imported_scaled: Callable[..., None],
+    session: Session,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    imported_scaled("main", "baseline:main")
+    # Every TPOT ×3: the candidate's interactivity range lies wholly below the baseline's.
+    imported_scaled("crawl", tpot=3.0)
+    assert cli("check", "crawl", "--baseline", "baseline:main", "--scope", "frontier", *SLO) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        "error: scope: unknown: no shared interactivity range: nothing to compare between "
+        "sweep 2 (crawl) and sweep 1 (main)\n"
+    )
+    assert count(session, SweepCheck) == 0  # no verdict, so none stored
+
+
+def test_a_check_where_neither_sweep_meets_the_slo_is_unknown_and_exits_2(
+    cli: Callable[..., int],
+    imported_scaled: Callable[..., None],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    imported_scaled("main", "baseline:main")
+    imported_scaled("slower", throughput=0.5)
+    impossible = ("--ttft-ms", 1, "--ttft-percentile", "p99")
+    assert cli("check", "slower", "--baseline", "baseline:main", *impossible) == 2
+    assert capsys.readouterr().err == (
+        "error: candidate: unknown: neither sweep meets the SLO: no goodput to compare "
+        "(sweep 2 (slower) and sweep 1 (main))\n"
+    )
+
+
+LLMPERF = ("summary_anyscale_70b.json", "individual_anyscale_70b.json")
+SLOWER = 1.25
+LATENCIES = ("ttft_s", "end_to_end_latency_s", "inter_token_latency_s")
+
+
+def slower_llmperf(out: Path) -> Path:
+    """The real LLMPerf run (150 Llama-2-70B requests, each with its own TTFT, E2EL and
+    output tokens) with every latency ×1.25 and every throughput ÷1.25: the same prompts,
+    replayed in the same order on a build 25 % slower."""
+    import json
+
+    summary, individual = (json.loads((FIXTURES / "llmperf" / n).read_text()) for n in LLMPERF)
+    for row in individual:
+        for key in LATENCIES:
+            if isinstance(row.get(key), float):
+                row[key] *= SLOWER
+        row["request_output_throughput_token_per_s"] /= SLOWER
+    for key, value in summary.items():
+        if not isinstance(value, float):
+            continue
+        if key.startswith(tuple(f"results_{k}" for k in LATENCIES)):
+            summary[key] = value * SLOWER
+        elif "throughput" in key or key == "results_num_completed_requests_per_min":
+            summary[key] = value / SLOWER
+    out.mkdir()
+    for name, data in zip(LLMPERF, (summary, individual), strict=True):
+        (out / name).write_text(json.dumps(data))
+    return out
+
+
+def test_a_real_per_request_sweep_25_percent_slower_fails_on_the_paired_ratio(
+    cli: Callable[..., int], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    options = ("--hardware", "H100", "--gpus", 8)
+    real = [FIXTURES / "llmperf" / n for n in LLMPERF]
+    assert cli("import", *real, *options, "--name", "base") == 0
+    assert cli("import", slower_llmperf(tmp_path / "slow"), *options, "--name", "slow") == 0
+    capsys.readouterr()
+    args = ("slow", "--baseline", "base", "--mode", "requests", "--ttft-ms", 2000,
+            "--tpot-ms", 60, "--format", "json")  # fmt: skip
+    assert cli(*("check", *args)) == 1
+    doc = json.loads(capsys.readouterr().out)
+    [goodput] = [f for f in doc["findings"] if f["figure"] == "goodput_tok_s_per_gpu"]
+    # Every request meets the SLO on both builds: goodput ÷1.25 exactly, and the same 150
+    # prompts in the same order (one input length, the same output lengths request by
+    # request) pair the resamples, so the ratio's interval is that one value.
+    assert goodput["change"] == pytest.approx(1 / SLOWER - 1)
+    ratio = goodput["ratio"]
+    assert (ratio["paired"], ratio["ci_method"]) == (True, "ratio-bootstrap")
+    assert ratio["ci_low"] == pytest.approx(0.8) and ratio["ci_high"] == pytest.approx(0.8)
+    assert goodput["regression"] is True
+    assert doc["regressions"] == ["goodput"]

@@ -56,18 +56,25 @@ class GateRatio:
         return None if self.high is None else self.high < 1
 
 
-def same_prompts(baseline: pl.Series, candidate: pl.Series) -> bool:
+def same_prompts(baseline: pl.DataFrame, candidate: pl.DataFrame) -> bool:
     """Whether two runs replayed the same prompts in the same order, as far as stored samples
-    tell: as many requests, the same input length request by request, and lengths that vary
-    (a fixed-length dataset says nothing about which prompt came when). No prompt text is
+    tell (each frame has `input_len` and `output_len`, one row per request in stored order):
+    as many requests, the same input length request by request, and lengths that vary; or,
+    where every input has one length, the same output lengths too, varying (a fixed-length
+    dataset whose outputs also match request by request was replayed). No prompt text is
     stored, so the lengths in their order stand for the prompts."""
-    if baseline.len() != candidate.len() or baseline.len() < 2:
+    if baseline.height != candidate.height or baseline.height < 2:
         return False
-    if baseline.null_count() or candidate.null_count():
+    b_in, c_in = baseline["input_len"], candidate["input_len"]
+    if b_in.null_count() or c_in.null_count() or not (b_in == c_in).all():
         return False
-    if baseline.n_unique() < 2:
+    if b_in.n_unique() > 1:
+        return True
+    b_out, c_out = baseline["output_len"], candidate["output_len"]
+    if b_out.drop_nulls().n_unique() < 2:
         return False
-    return bool((baseline == candidate).all())
+    # A failed request has no output length: failed at the same place on both sides matches.
+    return bool(b_out.eq_missing(c_out).all())
 
 
 def request_ratio(

@@ -35,7 +35,7 @@ def goodput_ratio(
     b_tokens = _good_tokens(baseline, b_ro, params)
     c_tokens = _good_tokens(candidate, c_ro, params)
     if b_tokens is not None and c_tokens is not None:
-        paired = same_prompts(b_tokens["input_len"], c_tokens["input_len"])
+        paired = same_prompts(b_tokens, c_tokens)
         return request_ratio(
             b_tokens["tokens"], c_tokens["tokens"], value, params.ci_level, paired
         )
@@ -60,7 +60,7 @@ def _no_interval(level: float) -> Interval:
 
 def _good_tokens(result: SweepAnalysis, readoff: Readoff, params: Params) -> pl.DataFrame | None:
     """The operating point's requests in stored order: good tokens (0 for a miss or a failure)
-    and input length; None in percentile mode or without samples there."""
+    and input and output lengths; None in percentile mode or without samples there."""
     op, verdict = readoff.operating_point, readoff.operating_verdict
     samples = result.samples
     if op is None or verdict is None or verdict.requests is None or samples is None:
@@ -73,7 +73,7 @@ def _good_tokens(result: SweepAnalysis, readoff: Readoff, params: Params) -> pl.
     in_len = pl.col("input_len").fill_null(0).cast(pl.Float64)
     tokens = {"output": out_len, "total": out_len + in_len, "input": in_len}[params.basis]
     return rows.select(
-        tokens=pl.when(good).then(tokens).otherwise(0.0), input_len=pl.col("input_len")
+        "input_len", "output_len", tokens=pl.when(good).then(tokens).otherwise(0.0)
     )
 
 

@@ -12,14 +12,23 @@ from app.domain.gate_ratio import ONE_RUN_GATE, request_ratio, runs_ratio, same_
 from app.domain.intervals import t_quantile
 
 
-def test_the_same_prompts_are_the_same_varying_input_lengths_in_the_same_order() -> None:
-    lengths = pl.Series([120, 800, 35, 410])
-    assert same_prompts(lengths, pl.Series([120, 800, 35, 410])) is True
-    assert same_prompts(lengths, pl.Series([800, 120, 35, 410])) is False  # another order
-    assert same_prompts(lengths, pl.Series([120, 800, 35])) is False  # another count
-    assert same_prompts(lengths, pl.Series([120, None, 35, 410])) is False
-    # A fixed-length dataset cannot tell which prompt came when: not evidence of pairing.
-    assert same_prompts(pl.Series([1024] * 4), pl.Series([1024] * 4)) is False
+def requests(inputs: list[int | None], outputs: list[int]) -> pl.DataFrame:
+    return pl.DataFrame({"input_len": inputs, "output_len": outputs})
+
+
+def test_the_same_prompts_are_the_same_varying_lengths_in_the_same_order() -> None:
+    base = requests([120, 800, 35, 410], [50, 50, 50, 50])
+    assert same_prompts(base, requests([120, 800, 35, 410], [9, 80, 50, 12])) is True
+    assert same_prompts(base, requests([800, 120, 35, 410], [50] * 4)) is False  # another order
+    assert same_prompts(base, requests([120, 800, 35], [50] * 3)) is False  # another count
+    assert same_prompts(base, requests([120, None, 35, 410], [50] * 4)) is False
+    # One input length: the outputs, request by request, must match too, and vary.
+    fixed = requests([550] * 4, [151, 22, 151, 140])
+    assert same_prompts(fixed, requests([550] * 4, [151, 22, 151, 140])) is True
+    assert same_prompts(fixed, requests([550] * 4, [151, 151, 22, 140])) is False
+    # Every request alike: nothing tells which prompt came when, so not evidence of pairing.
+    alike = requests([1024] * 4, [128] * 4)
+    assert same_prompts(alike, alike) is False
 
 
 def test_replayed_prompts_pair_the_bootstrap_so_a_prompts_own_length_cancels() -> None:

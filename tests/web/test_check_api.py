@@ -191,15 +191,24 @@ def varied_input_lengths(requests: bytes) -> bytes:
     return ("\n".join(out) + "\n").encode()
 
 
-@pytest.mark.parametrize(("varied", "paired"), [(True, True), (False, False)])
+@pytest.mark.parametrize(
+    ("varied", "seed", "paired"),
+    [
+        (True, 1, True),  # the same input lengths, varying, in the same order
+        (False, 1, True),  # every input 1,024 tokens, the same output lengths in order
+        (False, 2, False),  # every input 1,024 tokens, other outputs: other prompts
+    ],
+)
 def test_a_candidate_that_replayed_the_baselines_prompts_is_judged_on_paired_requests(
-    client: TestClient, varied: bool, paired: bool
+    client: TestClient, varied: bool, seed: int, paired: bool
 ) -> None:
     from bench.common import synthetic_requests_csv, synthetic_sweeps_csv
 
-    for name in ("base", "cand"):
+    for name, drawn in (("base", 1), ("cand", seed)):
         points = synthetic_sweeps_csv(1, 8, seed=1).replace(b"bench-0", name.encode())
-        requests = synthetic_requests_csv(1, 8, 200, seed=1).replace(b"bench-0", name.encode())
+        requests = synthetic_requests_csv(1, 8, 200, seed=drawn).replace(
+            b"bench-0", name.encode()
+        )
         requests = varied_input_lengths(requests) if varied else requests
         files = [
             ("files", (f"{name}.csv", points, "text/csv")),
@@ -218,9 +227,8 @@ def test_a_candidate_that_replayed_the_baselines_prompts_is_judged_on_paired_req
         assert ratio["ci_low"] == ratio["ci_high"] == pytest.approx(1.0)
         assert "paired requests" in goodput["note"]
     else:
-        # Every input 1,024 tokens: the lengths cannot show which prompt came when, so the
-        # same requests are resampled on two draws: an interval around 1×.
-        assert ratio["ci_low"] < 1.0 < ratio["ci_high"]
+        # Other prompts: each side resampled on its own draw, an interval with width.
+        assert ratio["ci_low"] < ratio["value"] < ratio["ci_high"]
 
 
 # --- like with like -----------------------------------------------------------------------
@@ -321,3 +329,19 @@ def test_history_marks_a_regression_only_within_one_configuration(
         "hardware differs: H200 vs H100"
     )
     assert page.select('tr[data-sweep="3"] .regression-note') == []
+
+
+def test_a_frontier_check_with_no_shared_range_is_unknown_not_a_pass(
+    client: TestClient, tmp_path: Any, session: Session
+) -> None:
+    upload_scaled(client, tmp_path, "main", "baseline:main")
+    upload_scaled(client, tmp_path, "crawl", tpot=3.0)  # interactivity wholly below main's
+    response = check(client, "crawl", scope="frontier")
+    assert response.status_code == 422
+    [error] = response.json()["errors"]
+    assert error["field"] == "scope"
+    assert error["message"] == (
+        "unknown: no shared interactivity range: nothing to compare between sweep 2 (crawl) "
+        "and sweep 1 (main)"
+    )
+    assert count(session, SweepCheck) == 0
