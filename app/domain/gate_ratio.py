@@ -26,6 +26,21 @@ import polars as pl
 
 from app.domain.bootstrap import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, bootstrap_sums
 from app.domain.intervals import check_level, t_quantile
+from app.domain.metrics import Basis
+from app.domain.point import PointMetrics
+from app.domain.request_goodput import good_request_expr
+from app.domain.slo import Readoff, Slo
+
+# The gate asks a one-sided question (did goodput fall?), so its false-failure rate is one tail
+# of the interval: 98 % two-sided leaves 1 % below, the target for identical builds
+# (bench/calibration.py: at 95 % the per-request gate failed 1.4 % of 1,000 identical pairs).
+GATE_LEVEL = 0.98
+
+
+def gate_level(level: float) -> float:
+    """The ratio interval's level: the check's own when higher, else GATE_LEVEL."""
+    return max(level, GATE_LEVEL)
+
 
 ONE_RUN_GATE = "tolerance alone; one run cannot separate noise: record 3 or more runs per load"
 PAIRED = "paired: both runs replayed the same prompts in the same order"
@@ -154,3 +169,75 @@ def runs_ratio(
         nb,
         nc,
     )
+
+
+@dataclass(frozen=True)
+class GateSide:
+    """What one side's goodput rests on: its read-off (operating point possibly pinned at a
+    load), its points in stored order, and its request samples (None in percentile mode)."""
+
+    readoff: Readoff
+    points: Sequence[PointMetrics]
+    samples: pl.DataFrame | None
+
+
+def goodput_ratio(
+    baseline: GateSide,
+    candidate: GateSide,
+    shown: tuple[float, float],
+    slo: Slo,
+    basis: Basis,
+    level: float,
+) -> GateRatio | None:
+    """candidate ÷ baseline goodput (`shown`: the two goodputs as reported, baseline first):
+    per request where both operating points have requests, over repeated runs where both are
+    read in percentile mode; None when the two rest on different data. `level` is the check's
+    interval level; the ratio's is `gate_level(level)`."""
+    value = shown[1] / shown[0]
+    level = gate_level(level)
+    b_req = good_tokens(baseline, slo, basis)
+    c_req = good_tokens(candidate, slo, basis)
+    if b_req is not None and c_req is not None:
+        paired = same_prompts(b_req, c_req)
+        return request_ratio(b_req["tokens"], c_req["tokens"], value, level, paired)
+    b_runs, c_runs = passing_runs(baseline, basis), passing_runs(candidate, basis)
+    if b_runs is not None and c_runs is not None:
+        return runs_ratio(b_runs, c_runs, value, level)
+    return None
+
+
+def good_tokens(side: GateSide, slo: Slo, basis: Basis) -> pl.DataFrame | None:
+    """The operating point's requests in stored order: `tokens` good (0 for a miss or a
+    failure), `input_len`, `output_len`; None in percentile mode or without samples there."""
+    op, verdict = side.readoff.operating_point, side.readoff.operating_verdict
+    if op is None or verdict is None or verdict.requests is None or side.samples is None:
+        return None
+    rows = side.samples.filter(pl.col("point_id") == op.point_id)
+    if rows.is_empty():
+        return None
+    good = good_request_expr(slo.limits())
+    out_len = pl.col("output_len").fill_null(0).cast(pl.Float64)
+    in_len = pl.col("input_len").fill_null(0).cast(pl.Float64)
+    tokens = {"output": out_len, "total": out_len + in_len, "input": in_len}[basis]
+    return rows.select(
+        "input_len", "output_len", tokens=pl.when(good).then(tokens).otherwise(0.0)
+    )
+
+
+def passing_runs(side: GateSide, basis: Basis) -> list[float] | None:
+    """Percentile mode: tok/s per GPU of each run at the operating load that meets the SLO (as
+    the read-off's runs interval takes them); None per request or without an operating point."""
+    readoff = side.readoff
+    op = readoff.operating_point
+    if op is None or readoff.mode != "percentile":
+        return None
+    point = next((p for p in side.points if p.point_id == op.point_id), None)
+    if point is None or point.load() is None:
+        return None
+    passing = {v.point_id for v in readoff.verdicts if v.status == "pass"}
+    return [
+        y
+        for p in side.points
+        if p.load() == point.load() and p.point_id in passing
+        if (y := p.tok_s_per_gpu(basis)) is not None
+    ]

@@ -5,16 +5,16 @@ repeated runs at its load that meet the SLO (percentile mode)."""
 
 from __future__ import annotations
 
-import polars as pl
+import math
 
-from app.domain.gate_ratio import GateRatio, request_ratio, runs_ratio, same_prompts
-from app.domain.intervals import Interval, none, ratio_interval
-from app.domain.request_goodput import good_request_expr
+from app.domain import gate_ratio
+from app.domain.gate_ratio import GateRatio, GateSide
+from app.domain.intervals import Interval, none, ratio_interval, z_value
 from app.domain.slo import Readoff
 from app.services.analysis import Params, SweepAnalysis
 from app.services.intervals import goodput_interval
 
-MIXED = "the two sides are read from different data (requests and runs)"
+MIXED = "the two sides are read from different data (requests and runs): no ratio interval"
 
 
 def goodput_ratio(
@@ -30,66 +30,31 @@ def goodput_ratio(
     b_value, c_value = shown
     if b_value is None or c_value is None or not b_value > 0:
         return None
-    value = c_value / b_value
     b_ro, c_ro = readoffs or (baseline.readoff, candidate.readoff)
-    b_tokens = _good_tokens(baseline, b_ro, params)
-    c_tokens = _good_tokens(candidate, c_ro, params)
-    if b_tokens is not None and c_tokens is not None:
-        paired = same_prompts(b_tokens, c_tokens)
-        return request_ratio(
-            b_tokens["tokens"], c_tokens["tokens"], value, params.ci_level, paired
-        )
-    b_runs, c_runs = _passing_runs(baseline, b_ro, params), _passing_runs(candidate, c_ro, params)
-    if b_runs is not None and c_runs is not None:
-        return runs_ratio(b_runs, c_runs, value, params.ci_level)
-    # One side per request, the other per run: Compare's ratio of the two intervals.
-    level = params.ci_level
-    found = ratio_interval(
-        goodput_interval(candidate) or _no_interval(level), goodput_interval(baseline) or _no_interval(level)
+    found = gate_ratio.goodput_ratio(
+        GateSide(b_ro, baseline.points, baseline.samples),
+        GateSide(c_ro, candidate.points, candidate.samples),
+        (b_value, c_value),
+        params.slo,
+        params.basis,
+        params.ci_level,
     )
-    if found.low is None or found.high is None or found.value is None or readoffs is not None:
-        return GateRatio(value, None, None, params.ci_level, None, False, MIXED)
-    k = value / found.value
-    method = found.method or "ratio-log-normal"
-    return GateRatio(value, found.low * k, found.high * k, params.ci_level, method, False)
+    if found is not None:
+        return found
+    value, level = c_value / b_value, gate_ratio.gate_level(params.ci_level)
+    # One side per request, the other per run: Compare's ratio of the two intervals.
+    iv = ratio_interval(
+        goodput_interval(candidate) or _no_interval(level),
+        goodput_interval(baseline) or _no_interval(level),
+    )
+    if not iv.low or not iv.high or not iv.value or readoffs is not None:
+        return GateRatio(value, None, None, level, None, False, MIXED)
+    # Log-normal ends at the read-off's level, widened to the gate's, centred on the ratio shown.
+    half = math.log(iv.high / iv.low) / 2 * z_value(level) / z_value(iv.level)
+    return GateRatio(
+        value, value * math.exp(-half), value * math.exp(half), level, "ratio-log-normal"
+    )
 
 
 def _no_interval(level: float) -> Interval:
     return none(None, level, "no interval")
-
-
-def _good_tokens(result: SweepAnalysis, readoff: Readoff, params: Params) -> pl.DataFrame | None:
-    """The operating point's requests in stored order: good tokens (0 for a miss or a failure)
-    and input and output lengths; None in percentile mode or without samples there."""
-    op, verdict = readoff.operating_point, readoff.operating_verdict
-    samples = result.samples
-    if op is None or verdict is None or verdict.requests is None or samples is None:
-        return None
-    rows = samples.filter(pl.col("point_id") == op.point_id)
-    if rows.is_empty():
-        return None
-    good = good_request_expr(params.slo.limits())
-    out_len = pl.col("output_len").fill_null(0).cast(pl.Float64)
-    in_len = pl.col("input_len").fill_null(0).cast(pl.Float64)
-    tokens = {"output": out_len, "total": out_len + in_len, "input": in_len}[params.basis]
-    return rows.select(
-        "input_len", "output_len", tokens=pl.when(good).then(tokens).otherwise(0.0)
-    )
-
-
-def _passing_runs(result: SweepAnalysis, readoff: Readoff, params: Params) -> list[float] | None:
-    """Percentile mode: tok/s per GPU of each run at the operating load that meets the SLO (as
-    the read-off's runs interval takes them); None per request or without an operating point."""
-    op = readoff.operating_point
-    if op is None or readoff.mode != "percentile":
-        return None
-    point = next((p for p in result.points if p.point_id == op.point_id), None)
-    if point is None or point.load() is None:
-        return None
-    passing = {v.point_id for v in readoff.verdicts if v.status == "pass"}
-    return [
-        y
-        for p in result.points
-        if p.load() == point.load() and p.point_id in passing
-        if (y := p.tok_s_per_gpu(params.basis)) is not None
-    ]

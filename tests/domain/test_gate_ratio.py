@@ -8,7 +8,14 @@ import math
 import polars as pl
 import pytest
 
-from app.domain.gate_ratio import ONE_RUN_GATE, request_ratio, runs_ratio, same_prompts
+from app.domain.gate_ratio import (
+    GATE_LEVEL,
+    ONE_RUN_GATE,
+    gate_level,
+    request_ratio,
+    runs_ratio,
+    same_prompts,
+)
 from app.domain.intervals import t_quantile
 
 
@@ -78,3 +85,9 @@ def test_one_run_a_side_has_no_interval_and_says_the_tolerance_alone_decides() -
     found = runs_ratio([100.0], [97.0], 0.97, 0.95)
     assert (found.low, found.high, found.reason) == (None, None, ONE_RUN_GATE)
     assert found.below_one is None
+
+
+def test_the_gate_reads_its_ratio_at_98_percent_or_the_checks_level_when_higher() -> None:
+    # One-sided: identical builds fall below an interval's low tail half its complement.
+    assert GATE_LEVEL == 0.98
+    assert (gate_level(0.95), gate_level(0.99)) == (0.98, 0.99)

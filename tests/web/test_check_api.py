@@ -57,7 +57,7 @@ def test_the_api_gives_the_verdict_with_what_moved_and_stores_the_check(
         "value": pytest.approx(0.8),
         "ci_low": None,
         "ci_high": None,
-        "ci_level": 0.95,
+        "ci_level": 0.98,
         "ci_method": None,
         "ci_reason": ONE_RUN_GATE,
         "paired": False,
