@@ -113,13 +113,9 @@ def draw(
     return Config(load, ttft, ttft + decode, real.tokens[pick], duration)
 
 
-def sweep(
-    real: Requests, rng: np.random.Generator, runs: int, slower: float = 1.0
-) -> list[Config]:
+def sweep(real: Requests, rng: np.random.Generator, runs: int, slower: float = 1.0) -> list[Config]:
     return [
-        draw(real, rng, load, REQUESTS, slower)
-        for load in range(1, LOADS + 1)
-        for _ in range(runs)
+        draw(real, rng, load, REQUESTS, slower) for load in range(1, LOADS + 1) for _ in range(runs)
     ]
 
 
@@ -324,10 +320,10 @@ def run(scale: Scale, found: list[Backend]) -> list[Result]:
                  "slo percentile"):  # fmt: skip
         same, slower = counts[name]
         judged = name != "slo percentile"
-        results.append(_row(f"identical builds failed, {LABELS[name]} ({same.pairs} pairs)",
-                            same, FALSE_TARGET, at_least=False, judged=judged))  # fmt: skip
-        results.append(_row(f"10 % slower build caught, {LABELS[name]} ({slower.pairs} pairs)",
-                            slower, CAUGHT_TARGET, at_least=True, judged=judged))  # fmt: skip
+        results.append(_row(f"identical builds failed, {LABELS[name]}", same, FALSE_TARGET,
+                            at_least=False, judged=judged))  # fmt: skip
+        results.append(_row(f"10 % slower build caught, {LABELS[name]}", slower, CAUGHT_TARGET,
+                            at_least=True, judged=judged))  # fmt: skip
     realised, n = power_check(real.tokens, pairs, 37)
     realised_runs, k = power_check_runs(real.tokens, pairs, 38)
     results.append(
@@ -347,7 +343,7 @@ def _row(figure: str, count: Count, target: float, *, at_least: bool, judged: bo
     # shows the target (a table needs one; this figure has no same-run baseline). One-run
     # percentile mode has no interval to calibrate: reported, not judged.
     return Result(
-        f"{figure}: {count.flagged} of {count.pairs}",
+        f"{figure}: {count.flagged} of {count.pairs} pairs",
         "",
         count.percent,
         "%",

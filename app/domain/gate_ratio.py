@@ -43,8 +43,6 @@ def gate_level(level: float) -> float:
 
 
 ONE_RUN_GATE = "tolerance alone; one run cannot separate noise: record 3 or more runs per load"
-PAIRED = "paired: both runs replayed the same prompts in the same order"
-UNPAIRED = "unpaired: the runs did not replay the same prompts in the same order"
 
 
 @dataclass(frozen=True)
@@ -219,9 +217,7 @@ def good_tokens(side: GateSide, slo: Slo, basis: Basis) -> pl.DataFrame | None:
     out_len = pl.col("output_len").fill_null(0).cast(pl.Float64)
     in_len = pl.col("input_len").fill_null(0).cast(pl.Float64)
     tokens = {"output": out_len, "total": out_len + in_len, "input": in_len}[basis]
-    return rows.select(
-        "input_len", "output_len", tokens=pl.when(good).then(tokens).otherwise(0.0)
-    )
+    return rows.select("input_len", "output_len", tokens=pl.when(good).then(tokens).otherwise(0.0))
 
 
 def passing_runs(side: GateSide, basis: Basis) -> list[float] | None:

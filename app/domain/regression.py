@@ -139,9 +139,7 @@ def _matched_finding(matched: Matched, tolerance: float) -> Finding:
     )
 
 
-def _compare(
-    baseline: Side, candidate: Side, tolerance: float, ratio: GateRatio | None
-) -> Outcome:
+def _compare(baseline: Side, candidate: Side, tolerance: float, ratio: GateRatio | None) -> Outcome:
     for name, side in (("baseline", baseline), ("candidate", candidate)):
         if side.meets_slo is None:
             return Outcome("unknown", (), f"the {name}'s SLO status is unknown")

@@ -304,6 +304,8 @@ def _ratio_json(ratio: GateRatio | None) -> dict[str, Any] | None:
         "ci_method": ratio.method,
         "ci_reason": ratio.reason,
         "paired": ratio.paired,
+        "n_baseline": ratio.n_baseline,
+        "n_candidate": ratio.n_candidate,
     }
 
 

@@ -61,6 +61,8 @@ def test_the_api_gives_the_verdict_with_what_moved_and_stores_the_check(
         "ci_method": None,
         "ci_reason": ONE_RUN_GATE,
         "paired": False,
+        "n_baseline": 1,
+        "n_candidate": 1,
     }
     assert goodput["baseline_interval"] is None  # percentile mode, one run per load: none
     assert doc["candidate"]["operating_point"]["request_rate"] == 4.0
@@ -187,7 +189,9 @@ def test_a_per_request_check_carries_intervals_for_goodput_and_cost(client: Test
 def varied_input_lengths(requests: bytes) -> bytes:
     """The synthetic requests with an input length that varies request by request."""
     head, *rows = requests.decode().splitlines()
-    out = [head] + [row.replace(",1024,", f",{100 + (i * 37) % 900},") for i, row in enumerate(rows)]
+    out = [head] + [
+        row.replace(",1024,", f",{100 + (i * 37) % 900},") for i, row in enumerate(rows)
+    ]
     return ("\n".join(out) + "\n").encode()
 
 
@@ -206,9 +210,7 @@ def test_a_candidate_that_replayed_the_baselines_prompts_is_judged_on_paired_req
 
     for name, drawn in (("base", 1), ("cand", seed)):
         points = synthetic_sweeps_csv(1, 8, seed=1).replace(b"bench-0", name.encode())
-        requests = synthetic_requests_csv(1, 8, 200, seed=drawn).replace(
-            b"bench-0", name.encode()
-        )
+        requests = synthetic_requests_csv(1, 8, 200, seed=drawn).replace(b"bench-0", name.encode())
         requests = varied_input_lengths(requests) if varied else requests
         files = [
             ("files", (f"{name}.csv", points, "text/csv")),

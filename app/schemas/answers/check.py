@@ -34,6 +34,8 @@ class GateRatioOut(Answer):
     ci_method: Literal["ratio-bootstrap", "ratio-t-log", "ratio-log-normal"] | None
     ci_reason: str | None
     paired: bool  # both runs replayed the same prompts in the same order
+    n_baseline: int | None = None  # the requests or runs each side's figure rests on
+    n_candidate: int | None = None
 
 
 class Finding(Answer):
