@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy.orm import Session
 
+from app.services.check_frontier import NO_BAND
 from app.store.models import Sweep, SweepCheck, SweepTag
 from tests.conftest import FIXTURES
 from tests.factories import count
@@ -328,6 +329,7 @@ def test_the_frontier_scope_judges_the_whole_curve_and_junit_has_one_case_per_cr
     capsys: pytest.CaptureFixture[str],
     tmp_path: Path,
 ) -> None:
+    import json
     from xml.etree import ElementTree
 
     imported_scaled("main", "baseline:main")
@@ -348,6 +350,14 @@ def test_the_frontier_scope_judges_the_whole_curve_and_junit_has_one_case_per_cr
     failure = case.find("failure")
     assert failure is not None
     assert "over 100 % of the shared range" in (failure.get("message") or "")
+    # One run a load, no request samples: no band, and the verdict says the tolerance decided.
+    assert (failure.get("message") or "").endswith(f"({NO_BAND})")
+    assert cli("check", "slower", *frontier, "--format", "json") == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["headline"] == (
+        f"regression: frontier (mean tok/s/GPU over the shared range) -20 % ({NO_BAND})"
+    )
+    assert doc["findings"][0]["ratio"]["ci_reason"] == NO_BAND
     # The SLO scope's criteria, one case each (meets SLO, goodput, $/Mtok), none failed.
     assert cli("check", "equal", "--baseline", "baseline:main", *SLO,
                "--usd-per-gpu-hour", 0.5, "--format", "junit") == 0  # fmt: skip

@@ -31,11 +31,12 @@ def headline(doc: dict[str, Any]) -> str:
 
 
 def _tolerance_alone(doc: dict[str, Any]) -> str:
-    """Why the goodput was judged on the tolerance alone (no ratio interval), e.g. one run a
-    side in percentile mode; "" when its ratio has an interval."""
+    """Why the goodput (or the frontier) was judged on the tolerance alone (no ratio interval,
+    no band), e.g. one run a side in percentile mode; "" when its ratio has an interval."""
     for f in doc["findings"]:
         ratio = f.get("ratio")
-        if f["figure"] == "goodput_tok_s_per_gpu" and ratio and ratio.get("ci_low") is None:
+        figure = f["figure"] in ("goodput_tok_s_per_gpu", "frontier")
+        if figure and ratio and ratio.get("ci_low") is None:
             return str(ratio.get("ci_reason") or "no ratio interval: the tolerance alone decides")
     return ""
 
