@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.domain.gate_ratio import GateRatio
 from app.domain.regression import Interval, Side, compare
 from app.services import check_report
 from app.services.check import finding_json
 
 
-def document(outcome_sides: tuple[Side, Side]) -> dict[str, Any]:
-    outcome = compare(*outcome_sides, tolerance=0.05)
+def document(outcome_sides: tuple[Side, Side], ratio: GateRatio | None = None) -> dict[str, Any]:
+    outcome = compare(*outcome_sides, tolerance=0.05, ratio=ratio)
     op = {"concurrency": 16.0, "request_rate": None, "interactivity_tok_s_user": 41.25}
     return {
         "verdict": outcome.verdict,
@@ -50,8 +51,9 @@ def test_intervals_are_shown_beside_each_value_and_decide_the_goodput_rule() -> 
         {"$2/GPU-hour": 0.5800},
         {"$2/GPU-hour": None},
     )
-    doc = document((base, cand))
-    assert doc["verdict"] == "pass"  # -10 % but inside the intervals; $/Mtok +4.4 %
+    # -10 %, but the ratio's own interval reaches 1×; $/Mtok +4.4 %
+    doc = document((base, cand), GateRatio(0.9, 0.85, 1.01, 0.95, "ratio-bootstrap"))
+    assert doc["verdict"] == "pass"
     lines = check_report.markdown(doc).splitlines()
     assert lines[0] == "### Paretoscope check: pass"
     assert lines[2] == "Candidate **n** (tag `nightly`: sweep 9) against baseline **b** (sweep 3)."
@@ -59,7 +61,8 @@ def test_intervals_are_shown_beside_each_value_and_decide_the_goodput_rule() -> 
     assert lines[8] == (
         "| goodput (output tok/s/GPU) | 1,000 (95 % CI 950–1,050, bootstrap) "
         "| 900 (95 % CI 860–955, bootstrap) | -10 % "
-        "| ok: fell by more than the tolerance, but within the interval |"
+        "| ok: fell by more than the tolerance, but the ratio's interval reaches 1× (candidate "
+        "÷ baseline 0.900×, 95 % interval 0.850–1.010×, unpaired requests) |"
     )
     assert lines[9] == (
         "| $/Mtok ($2/GPU-hour) | $0.56 (95 % CI $0.53–$0.58, bootstrap) | $0.58 "

@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy.orm import Session
 
+from app.services.check_frontier import NO_BAND
 from app.store.models import Sweep, SweepCheck, SweepTag
+from tests.conftest import FIXTURES
 from tests.factories import count
 from tests.scaled import GOODPUT, SLO, write_scaled
 
@@ -70,7 +72,8 @@ def test_the_markdown_summary_says_what_moved_by_how_much_and_where(
         "| --- | ---: | ---: | ---: | --- |",
         "| meets SLO | yes | yes | | ok: both meet the SLO |",
         "| goodput (output tok/s/GPU) | 366 | 293 | -20 % | **regression**: fell by more "
-        "than the tolerance (no interval: the tolerance alone decides) |",
+        "than the tolerance (tolerance alone; one run cannot separate noise: record 3 or more "
+        "runs per load) |",
         "| $/Mtok ($0.5/GPU-hour) | $0.38 | $0.47 | +25 % | **regression**: rose by more "
         "than the tolerance |",
         "| operating point | 4 req/s, 54.3 tok/s/user | 4 req/s, 54.3 tok/s/user | | |",
@@ -225,7 +228,8 @@ def test_a_slower_h200_against_an_h100_baseline_is_a_comparison_not_a_regression
     )
     assert lines[6] == (
         "goodput (output tok/s/GPU): 366 -> 328 (-10.4 %) comparison: fell by more than the "
-        "tolerance (no interval: the tolerance alone decides)"
+        "tolerance (tolerance alone; one run cannot separate noise: record 3 or more runs per "
+        "load)"
     )
     assert not any("REGRESSION" in line for line in lines)
     assert cli("check", *args, "--format", "json") == 0
@@ -325,6 +329,7 @@ def test_the_frontier_scope_judges_the_whole_curve_and_junit_has_one_case_per_cr
     capsys: pytest.CaptureFixture[str],
     tmp_path: Path,
 ) -> None:
+    import json
     from xml.etree import ElementTree
 
     imported_scaled("main", "baseline:main")
@@ -345,6 +350,14 @@ def test_the_frontier_scope_judges_the_whole_curve_and_junit_has_one_case_per_cr
     failure = case.find("failure")
     assert failure is not None
     assert "over 100 % of the shared range" in (failure.get("message") or "")
+    # One run a load, no request samples: no band, and the verdict says the tolerance decided.
+    assert (failure.get("message") or "").endswith(f"({NO_BAND})")
+    assert cli("check", "slower", *frontier, "--format", "json") == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["headline"] == (
+        f"regression: frontier (mean tok/s/GPU over the shared range) -20 % ({NO_BAND})"
+    )
+    assert doc["findings"][0]["ratio"]["ci_reason"] == NO_BAND
     # The SLO scope's criteria, one case each (meets SLO, goodput, $/Mtok), none failed.
     assert cli("check", "equal", "--baseline", "baseline:main", *SLO,
                "--usd-per-gpu-hour", 0.5, "--format", "junit") == 0  # fmt: skip
@@ -352,3 +365,96 @@ def test_the_frontier_scope_judges_the_whole_curve_and_junit_has_one_case_per_cr
     names = [c.get("name") for c in suite.findall("testcase")]
     assert names == ["meets SLO", "goodput (output tok/s/GPU)", "$/Mtok ($0.5/GPU-hour)"]
     assert suite.get("failures") == "0"
+
+
+# --- nothing to compare, and a real per-request sweep made slower ---------------------------
+
+
+def test_a_frontier_check_with_no_shared_range_is_unknown_and_exits_2(
+    cli: Callable[..., int],
+    imported_scaled: Callable[..., None],
+    session: Session,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    imported_scaled("main", "baseline:main")
+    # Every TPOT ×3: the candidate's interactivity range lies wholly below the baseline's.
+    imported_scaled("crawl", tpot=3.0)
+    assert cli("check", "crawl", "--baseline", "baseline:main", "--scope", "frontier", *SLO) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        "error: scope: unknown: no shared interactivity range: nothing to compare between "
+        "sweep 2 (crawl) and sweep 1 (main)\n"
+    )
+    assert count(session, SweepCheck) == 0  # no verdict, so none stored
+
+
+def test_a_check_where_neither_sweep_meets_the_slo_is_unknown_and_exits_2(
+    cli: Callable[..., int],
+    imported_scaled: Callable[..., None],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    imported_scaled("main", "baseline:main")
+    imported_scaled("slower", throughput=0.5)
+    impossible = ("--ttft-ms", 1, "--ttft-percentile", "p99")
+    assert cli("check", "slower", "--baseline", "baseline:main", *impossible) == 2
+    assert capsys.readouterr().err == (
+        "error: candidate: unknown: neither sweep meets the SLO: no goodput to compare "
+        "(sweep 2 (slower) and sweep 1 (main))\n"
+    )
+
+
+LLMPERF = ("summary_anyscale_70b.json", "individual_anyscale_70b.json")
+SLOWER = 1.25
+LATENCIES = ("ttft_s", "end_to_end_latency_s", "inter_token_latency_s")
+
+
+def slower_llmperf(out: Path) -> Path:
+    """The real LLMPerf run (150 Llama-2-70B requests, each with its own TTFT, E2EL and
+    output tokens) with every latency ×1.25 and every throughput ÷1.25: the same prompts,
+    replayed in the same order on a build 25 % slower."""
+    import json
+
+    summary, individual = (json.loads((FIXTURES / "llmperf" / n).read_text()) for n in LLMPERF)
+    for row in individual:
+        for key in LATENCIES:
+            if isinstance(row.get(key), float):
+                row[key] *= SLOWER
+        row["request_output_throughput_token_per_s"] /= SLOWER
+    for key, value in summary.items():
+        if not isinstance(value, float):
+            continue
+        if key.startswith(tuple(f"results_{k}" for k in LATENCIES)):
+            summary[key] = value * SLOWER
+        elif "throughput" in key or key == "results_num_completed_requests_per_min":
+            summary[key] = value / SLOWER
+    out.mkdir()
+    for name, data in zip(LLMPERF, (summary, individual), strict=True):
+        (out / name).write_text(json.dumps(data))
+    return out
+
+
+def test_a_real_per_request_sweep_25_percent_slower_fails_on_the_paired_ratio(
+    cli: Callable[..., int], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    options = ("--hardware", "H100", "--gpus", 8)
+    real = [FIXTURES / "llmperf" / n for n in LLMPERF]
+    assert cli("import", *real, *options, "--name", "base") == 0
+    assert cli("import", slower_llmperf(tmp_path / "slow"), *options, "--name", "slow") == 0
+    capsys.readouterr()
+    args = ("slow", "--baseline", "base", "--mode", "requests", "--ttft-ms", 2000,
+            "--tpot-ms", 60, "--format", "json")  # fmt: skip
+    assert cli(*("check", *args)) == 1
+    doc = json.loads(capsys.readouterr().out)
+    [goodput] = [f for f in doc["findings"] if f["figure"] == "goodput_tok_s_per_gpu"]
+    # Every request meets the SLO on both builds: goodput ÷1.25 exactly, and the same 150
+    # prompts in the same order (one input length, the same output lengths request by
+    # request) pair the resamples, so the ratio's interval is that one value.
+    assert goodput["change"] == pytest.approx(1 / SLOWER - 1)
+    ratio = goodput["ratio"]
+    assert (ratio["paired"], ratio["ci_method"]) == (True, "ratio-bootstrap")
+    assert ratio["ci_low"] == pytest.approx(0.8) and ratio["ci_high"] == pytest.approx(0.8)
+    assert goodput["regression"] is True
+    assert doc["regressions"] == ["goodput"]

@@ -27,10 +27,12 @@ def api_check(
     """Read off `candidate` and `baseline` (ids, tags or names) at one SLO and price, and say
     whether the candidate regressed: `verdict` is "pass" or "regression", or "comparison" when
     the two are not one configuration (hardware, GPU count or precision differs; `differences`
-    lists every difference) — 200 in each case. An unknown sweep or tag, a sweep whose SLO
-    status is unknown, or sweeps measuring different work (model, workload, ISL/OSL, a demo or
-    mock-server source) without `allow_different` is a 422 naming the field. The check is
-    stored; History marks each regression within one configuration."""
+    lists every difference) — 200 in each case. Goodput is judged on the candidate ÷ baseline
+    ratio's own interval (each goodput finding's `ratio`). An unknown sweep or tag, a sweep whose
+    SLO status is unknown, nothing to compare (no shared range for `scope` frontier, or neither
+    sweep meets the SLO: "unknown: …"), or sweeps measuring different work (model, workload,
+    ISL/OSL, a demo or mock-server source) without `allow_different` is a 422 naming the field.
+    The check is stored; History marks each regression within one configuration."""
     base_url = settings.base_url or str(request.base_url)
     report = check.run(session, body, base_url)
     session.commit()

@@ -170,8 +170,10 @@ def check_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         "check",
         help="regression gate: exit 1 when CANDIDATE falls behind BASELINE at an SLO",
         description="Exit 0: no regression beyond the tolerance, or a comparison (the two are "
-        "not one configuration: hardware, GPU count or precision differs); 1: a regression; "
-        "2: bad usage or data, or different models, workloads, ISL/OSL or a demo/mock-server "
+        "not one configuration: hardware, GPU count or precision differs); 1: a regression "
+        "(goodput fell by more than the tolerance and the candidate ÷ baseline ratio's interval "
+        "lies below 1×); 2: bad usage or data, unknown (nothing to compare: no shared range, "
+        "or neither meets the SLO), or different models, workloads, ISL/OSL or a demo/mock-server "
         "sweep against a measured one (unless --allow-different). Sweeps are named by id, by "
         "tag (the newest sweep with it) or by name.",
     )

@@ -2,11 +2,12 @@
 
 A candidate regresses when, at the same SLO and prices,
 - the baseline met the SLO and the candidate does not; or
-- goodput fell by more than the tolerance (relative) AND by more than its interval: the
-  candidate's interval lies wholly below the baseline's (with one interval, the other side's
-  value stands in for its interval; with none, the tolerance alone decides); or
+- goodput fell by more than the tolerance (relative) AND the interval of the ratio candidate ÷
+  baseline (app.domain.gate_ratio: paired where both runs replayed the same prompts) lies
+  wholly below 1× (without a ratio interval, the tolerance alone decides, said so); or
 - $/Mtok under some price rose by more than the tolerance.
-A side whose SLO status is unknown cannot be compared: that is a data problem, not a verdict.
+A side whose SLO status is unknown cannot be compared, nor two sides neither of which meets the
+SLO (no goodput to compare): that is unknown, not a verdict.
 When the operating point moved to another load within noise (`moved_within_noise`), the
 goodput and $/Mtok falls read there are reported but are not a regression; the goodput is then
 also compared at the lighter of the two operating loads, where both sides meet the SLO
@@ -20,6 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from app.domain.gate_ratio import GateRatio
+from app.domain.numbers import fmt_percent
 from app.domain.point import PointMetrics
 from app.domain.slo import Readoff
 
@@ -61,6 +64,8 @@ class Finding:
     note: str
     baseline_interval: Interval | None = None
     candidate_interval: Interval | None = None
+    # The goodput findings' candidate ÷ baseline with its own interval: what the rule judges.
+    ratio: GateRatio | None = None
 
 
 @dataclass(frozen=True)
@@ -74,16 +79,7 @@ def relative_change(baseline: float, candidate: float) -> float | None:
     return None if baseline == 0 else (candidate - baseline) / baseline
 
 
-def beyond_interval(
-    baseline: float, candidate: float, base_iv: Interval | None, cand_iv: Interval | None
-) -> bool | None:
-    """Whether the fall from `baseline` to `candidate` exceeds the intervals; None when
-    neither side has one (the tolerance alone then decides)."""
-    if base_iv is None and cand_iv is None:
-        return None
-    top = cand_iv.high if cand_iv is not None else candidate
-    bottom = base_iv.low if base_iv is not None else baseline
-    return top < bottom
+NEITHER = "neither sweep meets the SLO: no goodput to compare"
 
 
 NOISE = (
@@ -99,6 +95,7 @@ class Matched:
     load: float
     baseline: Side
     candidate: Side
+    ratio: GateRatio | None = None  # candidate ÷ baseline goodput at `load`, its interval
 
 
 def compare(
@@ -107,12 +104,14 @@ def compare(
     tolerance: float,
     within_noise: bool = False,
     matched: Matched | None = None,
+    ratio: GateRatio | None = None,
 ) -> Outcome:
-    """Apply the rules; `tolerance` is a fraction (0.05 = 5 %). `within_noise`
+    """Apply the rules; `tolerance` is a fraction (0.05 = 5 %); `ratio` is the goodput's
+    candidate ÷ baseline with its interval (None: the tolerance alone decides). `within_noise`
     (`moved_within_noise`): the goodput and $/Mtok, read at operating points the noise moved
     apart, are reported but never a regression; `matched` then adds the goodput at the load
     both meet the SLO at, which can be one."""
-    outcome = _compare(baseline, candidate, tolerance)
+    outcome = _compare(baseline, candidate, tolerance, ratio)
     if not within_noise or outcome.verdict == "unknown":
         return outcome
     findings = tuple(
@@ -130,7 +129,9 @@ def compare(
 def _matched_finding(matched: Matched, tolerance: float) -> Finding:
     b, c = matched.baseline, matched.candidate
     assert b.goodput_tok_s_per_gpu is not None and c.goodput_tok_s_per_gpu is not None
-    found = _goodput_finding(b, c, b.goodput_tok_s_per_gpu, c.goodput_tok_s_per_gpu, tolerance)
+    found = _goodput_finding(
+        b, c, b.goodput_tok_s_per_gpu, c.goodput_tok_s_per_gpu, tolerance, matched.ratio
+    )
     return replace(
         found,
         label=f"goodput at load {matched.load:g}",
@@ -138,14 +139,16 @@ def _matched_finding(matched: Matched, tolerance: float) -> Finding:
     )
 
 
-def _compare(baseline: Side, candidate: Side, tolerance: float) -> Outcome:
+def _compare(baseline: Side, candidate: Side, tolerance: float, ratio: GateRatio | None) -> Outcome:
     for name, side in (("baseline", baseline), ("candidate", candidate)):
         if side.meets_slo is None:
             return Outcome("unknown", (), f"the {name}'s SLO status is unknown")
+    if not baseline.meets_slo and not candidate.meets_slo:
+        return Outcome("unknown", (), NEITHER)
     findings = [_slo_finding(baseline.meets_slo, candidate.meets_slo)]
     b, c = baseline.goodput_tok_s_per_gpu, candidate.goodput_tok_s_per_gpu
     if b is not None and c is not None:
-        findings.append(_goodput_finding(baseline, candidate, b, c, tolerance))
+        findings.append(_goodput_finding(baseline, candidate, b, c, tolerance, ratio))
     for label, b_cost in baseline.usd_per_mtok.items():
         c_cost = candidate.usd_per_mtok.get(label)
         if b_cost is None or c_cost is None:
@@ -201,30 +204,53 @@ def _slo_finding(base: bool | None, cand: bool | None) -> Finding:
 
 
 def _goodput_finding(
-    baseline: Side, candidate: Side, b: float, c: float, tolerance: float
+    baseline: Side,
+    candidate: Side,
+    b: float,
+    c: float,
+    tolerance: float,
+    ratio: GateRatio | None,
 ) -> Finding:
     change = relative_change(b, c)
     fell = change is not None and change < -tolerance
-    beyond = beyond_interval(b, c, baseline.goodput_interval, candidate.goodput_interval)
+    below = None if ratio is None else ratio.below_one
     if not fell:
         note = "within the tolerance" if change is None or change <= 0 else "rose"
-    elif beyond is None:
-        note = "fell by more than the tolerance (no interval: the tolerance alone decides)"
-    elif beyond:
-        note = "fell by more than the tolerance and beyond the interval"
+    elif below is None:
+        note = "fell by more than the tolerance"
+    elif below:
+        note = "fell by more than the tolerance, and the ratio's interval lies below 1×"
     else:
-        note = "fell by more than the tolerance, but within the interval"
+        note = "fell by more than the tolerance, but the ratio's interval reaches 1×"
+    note += _ratio_words(ratio)
     return Finding(
         "goodput_tok_s_per_gpu",
         "goodput",
         b,
         c,
         change,
-        fell and beyond is not False,
+        fell and below is not False,
         note,
         baseline.goodput_interval,
         candidate.goodput_interval,
+        ratio,
     )
+
+
+def _ratio_words(ratio: GateRatio | None) -> str:
+    """The ratio and its interval in words, or why the tolerance alone decides."""
+    if ratio is None:
+        return " (no ratio interval: the tolerance alone decides)"
+    if ratio.low is None or ratio.high is None:
+        return f" ({ratio.reason or 'no ratio interval: the tolerance alone decides'})"
+    how = "paired requests" if ratio.paired else _METHOD_WORDS.get(ratio.method or "", "")
+    return (
+        f" (candidate ÷ baseline {ratio.value:.3f}×, {fmt_percent(ratio.level)} interval "
+        f"{ratio.low:.3f}–{ratio.high:.3f}×" + (f", {how}" if how else "") + ")"
+    )
+
+
+_METHOD_WORDS = {"ratio-bootstrap": "unpaired requests", "ratio-t-log": "repeated runs"}
 
 
 def moved_within_noise(

@@ -20,13 +20,15 @@ from sqlalchemy.orm import Session
 
 from app.domain import regression
 from app.domain.covariates import warnings
+from app.domain.gate_ratio import GateRatio
 from app.domain.likeness import Likeness
 from app.domain.regression import Interval, Outcome, Side
 from app.schemas.bounds import MAX_ID
 from app.schemas.check import CheckQuery
 from app.services import check_matched, check_report, likeness, price_columns
 from app.services.analysis import SweepAnalysis
-from app.services.check_frontier import frontier_finding
+from app.services.check_frontier import NO_SHARED, frontier_finding
+from app.services.check_ratio import goodput_ratio
 from app.services.errors import Invalid
 from app.services.readoff_json import price_cells_json, result_json, run_query, slo_json
 from app.store import checks as check_store
@@ -64,6 +66,15 @@ class CheckReport:
     @property
     def exit_code(self) -> int:
         return 1 if self.verdict == "regression" else 0
+
+
+class NothingToCompare(Invalid):
+    """The check has nothing to compare (no shared interactivity range, or neither sweep meets
+    the SLO): its verdict is unknown, never a pass (exit 2, 422)."""
+
+    def __init__(self, field: str, reason: str) -> None:
+        super().__init__(field, f"unknown: {reason}")
+        self.reason = reason
 
 
 class DifferentWork(Invalid):
@@ -177,14 +188,21 @@ def evaluate(session: Session, query: CheckQuery, base_url: str | None = None) -
             query.tolerance,
             query.share,
         )
+        if finding.baseline is None or finding.candidate is None:
+            raise NothingToCompare(
+                "scope", f"{finding.note or NO_SHARED} between {_both(baseline, candidate)}"
+            )
         outcome = Outcome("regression" if finding.regression else "pass", (finding,))
     else:
         by_id = {int(r.meta.id): r for r in results}
         b, c = by_id[baseline.sweep_id], by_id[candidate.sweep_id]
         noise, at_load = check_matched.matched(b, c, params)
-        outcome = regression.compare(
-            side_of(base_doc), side_of(cand_doc), query.tolerance, noise, at_load
-        )
+        b_side, c_side = side_of(base_doc), side_of(cand_doc)
+        shown = (b_side.goodput_tok_s_per_gpu, c_side.goodput_tok_s_per_gpu)
+        ratio = goodput_ratio(b, c, params, shown)
+        outcome = regression.compare(b_side, c_side, query.tolerance, noise, at_load, ratio)
+    if outcome.verdict == "unknown" and outcome.reason == regression.NEITHER:
+        raise NothingToCompare("candidate", f"{outcome.reason} ({_both(baseline, candidate)})")
     if outcome.verdict == "unknown":
         field, who, doc = (
             ("baseline", baseline, base_doc)
@@ -222,6 +240,13 @@ def evaluate(session: Session, query: CheckQuery, base_url: str | None = None) -
     document["headline"] = check_report.headline(document)
     document["summary"] = check_report.markdown(document)
     return CheckReport(query, candidate, baseline, outcome, document, found)
+
+
+def _both(baseline: Resolved, candidate: Resolved) -> str:
+    return (
+        f"sweep {candidate.sweep_id} ({candidate.name}) and sweep {baseline.sweep_id} "
+        f"({baseline.name})"
+    )
 
 
 def compare_url(
@@ -263,6 +288,24 @@ def finding_json(f: regression.Finding) -> dict[str, Any]:
         "note": f.note,
         "baseline_interval": _interval_json(f.baseline_interval),
         "candidate_interval": _interval_json(f.candidate_interval),
+        "ratio": _ratio_json(f.ratio),
+    }
+
+
+def _ratio_json(ratio: GateRatio | None) -> dict[str, Any] | None:
+    """The goodput's candidate ÷ baseline and its own interval: what the gate judges."""
+    if ratio is None:
+        return None
+    return {
+        "value": ratio.value,
+        "ci_low": ratio.low,
+        "ci_high": ratio.high,
+        "ci_level": ratio.level,
+        "ci_method": ratio.method,
+        "ci_reason": ratio.reason,
+        "paired": ratio.paired,
+        "n_baseline": ratio.n_baseline,
+        "n_candidate": ratio.n_candidate,
     }
 
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from app.domain import regression
 from app.domain.readoff_intervals import request_intervals, runs_intervals, shown_from_runs
-from app.domain.slo import at_load
+from app.domain.slo import Readoff, at_load
 from app.services.analysis import Params, SweepAnalysis
+from app.services.check_ratio import goodput_ratio
 
 
 def matched(
@@ -21,17 +22,24 @@ def matched(
     load = regression.matched_load(b.readoff, b.points, c.readoff, c.points)
     if load is None:
         return True, None
-    sides = [side_at(result, load, params) for result in (b, c)]
-    if sides[0] is None or sides[1] is None:
+    found = [side_at(result, load, params) for result in (b, c)]
+    if found[0] is None or found[1] is None:
         return True, None
-    return True, regression.Matched(load, sides[0], sides[1])
+    (b_side, b_pinned), (c_side, c_pinned) = found[0], found[1]
+    shown = (b_side.goodput_tok_s_per_gpu, c_side.goodput_tok_s_per_gpu)
+    ratio = goodput_ratio(b, c, params, shown, (b_pinned, c_pinned))
+    return True, regression.Matched(load, b_side, c_side, ratio)
 
 
-def side_at(result: SweepAnalysis, load: float, params: Params) -> regression.Side | None:
-    """The read-off's goodput and interval at its best passing run at `load`."""
+def side_at(
+    result: SweepAnalysis, load: float, params: Params
+) -> tuple[regression.Side, Readoff] | None:
+    """The read-off's goodput and interval at its best passing run at `load`, and the read-off
+    pinned there (its operating point that run)."""
     pinned = at_load(result.readoff, result.points, load, params.stat)
     if pinned is None:
         return None
+    operating = pinned
     if pinned.mode == "per_request":
         ivs = request_intervals(
             pinned, result.points, result.samples, params.slo, params.basis, params.ci_level
@@ -45,4 +53,4 @@ def side_at(result: SweepAnalysis, load: float, params: Params) -> regression.Si
         if g.low is not None and g.high is not None
         else None
     )
-    return regression.Side(pinned.meets_slo, pinned.goodput_tok_s_per_gpu, interval)
+    return regression.Side(pinned.meets_slo, pinned.goodput_tok_s_per_gpu, interval), operating

@@ -20,14 +20,25 @@ def headline(doc: dict[str, Any]) -> str:
         for f in doc["findings"]
         if f["regression"]
     ]
+    alone = _tolerance_alone(doc)
     if doc["verdict"] == "regression":
-        return "regression: " + ", ".join(moved)
+        return "regression: " + ", ".join(moved) + (f" ({alone})" if alone else "")
     if doc["verdict"] == "comparison":
         return comparison_headline(doc)
     tolerance = _pct(doc["tolerance"])
-    return f"pass: no regression beyond {tolerance}" + (
-        f" ({_goodput_move(doc)})" if _goodput_move(doc) else ""
-    )
+    said = "; ".join(x for x in (_goodput_move(doc), alone) if x)
+    return f"pass: no regression beyond {tolerance}" + (f" ({said})" if said else "")
+
+
+def _tolerance_alone(doc: dict[str, Any]) -> str:
+    """Why the goodput (or the frontier) was judged on the tolerance alone (no ratio interval,
+    no band), e.g. one run a side in percentile mode; "" when its ratio has an interval."""
+    for f in doc["findings"]:
+        ratio = f.get("ratio")
+        figure = f["figure"] in ("goodput_tok_s_per_gpu", "frontier")
+        if figure and ratio and ratio.get("ci_low") is None:
+            return str(ratio.get("ci_reason") or "no ratio interval: the tolerance alone decides")
+    return ""
 
 
 def comparison_headline(doc: dict[str, Any]) -> str:

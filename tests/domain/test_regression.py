@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
-from app.domain.regression import Interval, Side, beyond_interval, compare
+from app.domain.gate_ratio import ONE_RUN_GATE, GateRatio
+from app.domain.regression import NEITHER, Interval, Side, compare
 from app.domain.tags import split_tags, tag_problem
 from app.services.check import interval_of, side_of
 
@@ -13,30 +16,58 @@ def side(goodput: float | None, meets: bool | None = True, **kw: object) -> Side
     return Side(meets, goodput, **kw)  # type: ignore[arg-type]
 
 
-def test_goodput_falling_more_than_the_tolerance_without_intervals_is_a_regression() -> None:
+def ratio(value: float, low: float | None, high: float | None, **kw: object) -> GateRatio:
+    return GateRatio(value, low, high, 0.95, "ratio-bootstrap" if low else None, **kw)  # type: ignore[arg-type]
+
+
+def test_goodput_falling_more_than_the_tolerance_without_a_ratio_interval_is_a_regression() -> None:
     outcome = compare(side(1000.0), side(940.0), tolerance=0.05)  # -6 %
     assert outcome.verdict == "regression"
     [finding] = [f for f in outcome.findings if f.regression]
     assert finding.change == pytest.approx(-0.06)
-    assert finding.note.endswith("(no interval: the tolerance alone decides)")
+    assert finding.note.endswith("(no ratio interval: the tolerance alone decides)")
     assert compare(side(1000.0), side(950.0), tolerance=0.05).verdict == "pass"  # exactly -5 %
 
 
-def test_a_fall_inside_the_intervals_is_not_a_regression() -> None:
-    # -10 %, but the candidate's interval (850–960) reaches the baseline's low end (950).
-    base = side(1000.0, goodput_interval=Interval(950.0, 1050.0))
-    cand = side(900.0, goodput_interval=Interval(850.0, 960.0))
-    outcome = compare(base, cand, tolerance=0.05)
-    assert outcome.verdict == "pass"
-    assert outcome.findings[1].note == "fell by more than the tolerance, but within the interval"
-    apart = side(900.0, goodput_interval=Interval(850.0, 940.0))
-    assert compare(base, apart, tolerance=0.05).verdict == "regression"
+def test_a_fall_is_a_regression_only_when_the_ratios_own_interval_lies_wholly_below_one() -> None:
+    base, cand = side(1000.0), side(900.0)
+    reaching = compare(base, cand, 0.05, ratio=ratio(0.9, 0.8, 1.001))
+    assert reaching.verdict == "pass"
+    assert reaching.findings[1].note == (
+        "fell by more than the tolerance, but the ratio's interval reaches 1× (candidate ÷ "
+        "baseline 0.900×, 95 % interval 0.800–1.001×, unpaired requests)"
+    )
+    below = compare(base, cand, 0.05, ratio=ratio(0.9, 0.8, 0.999, paired=True))
+    assert below.verdict == "regression"
+    assert below.findings[1].note.endswith("interval 0.800–0.999×, paired requests)")
+    assert below.findings[1].ratio == ratio(0.9, 0.8, 0.999, paired=True)
+    # Within the tolerance: no regression, however narrow the interval.
+    assert compare(base, side(960.0), 0.05, ratio=ratio(0.96, 0.959, 0.961)).verdict == "pass"
 
 
-def test_one_sided_intervals_compare_against_the_other_sides_value() -> None:
-    assert beyond_interval(1000.0, 900.0, Interval(950.0, 1050.0), None) is True
-    assert beyond_interval(1000.0, 900.0, None, Interval(850.0, 1001.0)) is False
-    assert beyond_interval(1000.0, 900.0, None, None) is None
+def test_two_overlapping_intervals_do_not_hide_a_fall_the_ratio_separates() -> None:
+    # -20 %: the sides' own intervals overlap (810–1190 against 640–960), the paired ratio's
+    # interval (0.797–0.799×, Compare's) does not reach 1×: a regression.
+    base = side(1000.0, goodput_interval=Interval(810.0, 1190.0))
+    cand = side(798.0, goodput_interval=Interval(640.0, 960.0))
+    outcome = compare(base, cand, 0.05, ratio=ratio(0.798, 0.797, 0.799, paired=True))
+    assert outcome.verdict == "regression"
+
+
+def test_one_run_a_side_says_the_tolerance_alone_decides_pass_or_fail() -> None:
+    alone = ratio(0.97, None, None, reason=ONE_RUN_GATE)
+    passed = compare(side(1000.0), side(970.0), 0.05, ratio=alone)
+    assert passed.verdict == "pass"
+    assert passed.findings[1].note == f"within the tolerance ({ONE_RUN_GATE})"
+    failed = compare(side(1000.0), side(900.0), 0.05, ratio=replace(alone, value=0.9))
+    assert failed.verdict == "regression"
+    assert failed.findings[1].note == f"fell by more than the tolerance ({ONE_RUN_GATE})"
+    assert ONE_RUN_GATE.startswith("tolerance alone; one run cannot separate noise: record 3")
+
+
+def test_neither_side_meeting_the_slo_is_unknown_not_a_pass() -> None:
+    outcome = compare(side(None, meets=False), side(None, meets=False), 0.05)
+    assert (outcome.verdict, outcome.reason) == ("unknown", NEITHER)
 
 
 def test_the_slo_no_longer_met_and_dearer_tokens_are_regressions() -> None:
@@ -155,7 +186,7 @@ def test_where_the_operating_point_moved_by_noise_goodput_is_compared_at_the_lig
         pinned = at_load(base, base_points, load)
         assert pinned is not None and pinned.goodput_tok_s_per_gpu == 2000.0
         assert pinned.operating_point is not None and pinned.operating_point.point_id == 1
-        matched = Matched(load, side(2000.0), side(at_4))
+        matched = Matched(load, side(2000.0), side(at_4), ratio(at_4 / 2000.0, None, None))
         outcome = compare(side(2400.0), side(at_4), 0.05, True, matched)
         assert outcome.verdict == verdict
         at_load_4 = outcome.findings[-1]

@@ -10,6 +10,7 @@ from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
+from app.domain.gate_ratio import ONE_RUN_GATE
 from app.store.models import SweepCheck
 from tests.factories import count
 from tests.scaled import GOODPUT, scaled
@@ -44,10 +45,25 @@ def test_the_api_gives_the_verdict_with_what_moved_and_stores_the_check(
     doc = slow.json()
     assert doc["verdict"] == "regression"
     assert doc["regressions"] == ["goodput", "$0.5/GPU-hour"]
-    assert doc["headline"] == "regression: goodput -20 %, $/Mtok ($0.5/GPU-hour) +25 %"
+    # One run a load: no ratio interval, and the verdict says the tolerance alone decided it.
+    assert doc["headline"] == (
+        "regression: goodput -20 %, $/Mtok ($0.5/GPU-hour) +25 % (tolerance alone; one run "
+        "cannot separate noise: record 3 or more runs per load)"
+    )
     goodput = doc["findings"][1]
     assert (goodput["baseline"], goodput["candidate"]) == (GOODPUT, pytest.approx(GOODPUT * 0.8))
     assert goodput["change"] == pytest.approx(-0.2)
+    assert goodput["ratio"] == {
+        "value": pytest.approx(0.8),
+        "ci_low": None,
+        "ci_high": None,
+        "ci_level": 0.98,
+        "ci_method": None,
+        "ci_reason": ONE_RUN_GATE,
+        "paired": False,
+        "n_baseline": 1,
+        "n_candidate": 1,
+    }
     assert goodput["baseline_interval"] is None  # percentile mode, one run per load: none
     assert doc["candidate"]["operating_point"]["request_rate"] == 4.0
     assert doc["compare_url"].startswith("http://testserver/compare?sweep=1&sweep=2&picked=1")
@@ -55,7 +71,7 @@ def test_the_api_gives_the_verdict_with_what_moved_and_stores_the_check(
     fast = check(client, "faster", usd_per_gpu_hour=0.5).json()
     assert (fast["verdict"], fast["headline"]) == (
         "pass",
-        "pass: no regression beyond 5 % (goodput +25 %)",
+        f"pass: no regression beyond 5 % (goodput +25 %; {ONE_RUN_GATE})",
     )
     stored = [(c.id, c.candidate_ref, c.verdict) for c in session.query(SweepCheck)]
     assert stored == [
@@ -118,7 +134,7 @@ def test_history_marks_each_regression_a_check_found(client: TestClient, tmp_pat
         1,
         "baseline:main",
     )
-    assert mark["headline"] == "regression: goodput -20 %"
+    assert mark["headline"] == f"regression: goodput -20 % ({ONE_RUN_GATE})"
     cross = body["figure"]["data"][-1]
     assert cross["name"] == "regression found by a check"
     assert (cross["x"], cross["y"]) == (["2026-07-07"], [pytest.approx(GOODPUT * 0.8)])
@@ -128,7 +144,7 @@ def test_history_marks_each_regression_a_check_found(client: TestClient, tmp_pat
     note = flagged[0].select_one(".regression-note")
     assert note is not None
     assert " ".join(note.text.split()).endswith(
-        "against baseline:main (sweep 1) found a regression: goodput -20 %"
+        f"against baseline:main (sweep 1) found a regression: goodput -20 % ({ONE_RUN_GATE})"
     )
 
 
@@ -162,6 +178,59 @@ def test_a_per_request_check_carries_intervals_for_goodput_and_cost(client: Test
             assert iv["ci_low"] < by_figure[figure][side] < iv["ci_high"]
     cost_row = next(line for line in doc["summary"].splitlines() if line.startswith("| $/Mtok"))
     assert cost_row.count("95 % CI $") == 2
+    # The gate judges one interval, of the ratio: other prompts, so the requests are unpaired.
+    ratio = by_figure["goodput_tok_s_per_gpu"]["ratio"]
+    goodputs = by_figure["goodput_tok_s_per_gpu"]
+    assert ratio["value"] == pytest.approx(goodputs["candidate"] / goodputs["baseline"])
+    assert (ratio["ci_method"], ratio["paired"]) == ("ratio-bootstrap", False)
+    assert ratio["ci_low"] < ratio["value"] < ratio["ci_high"]
+
+
+def varied_input_lengths(requests: bytes) -> bytes:
+    """The synthetic requests with an input length that varies request by request."""
+    head, *rows = requests.decode().splitlines()
+    out = [head] + [
+        row.replace(",1024,", f",{100 + (i * 37) % 900},") for i, row in enumerate(rows)
+    ]
+    return ("\n".join(out) + "\n").encode()
+
+
+@pytest.mark.parametrize(
+    ("varied", "seed", "paired"),
+    [
+        (True, 1, True),  # the same input lengths, varying, in the same order
+        (False, 1, True),  # every input 1,024 tokens, the same output lengths in order
+        (False, 2, False),  # every input 1,024 tokens, other outputs: other prompts
+    ],
+)
+def test_a_candidate_that_replayed_the_baselines_prompts_is_judged_on_paired_requests(
+    client: TestClient, varied: bool, seed: int, paired: bool
+) -> None:
+    from bench.common import synthetic_requests_csv, synthetic_sweeps_csv
+
+    for name, drawn in (("base", 1), ("cand", seed)):
+        points = synthetic_sweeps_csv(1, 8, seed=1).replace(b"bench-0", name.encode())
+        requests = synthetic_requests_csv(1, 8, 200, seed=drawn).replace(b"bench-0", name.encode())
+        requests = varied_input_lengths(requests) if varied else requests
+        files = [
+            ("files", (f"{name}.csv", points, "text/csv")),
+            ("files", (f"{name}.requests.csv", requests, "text/csv")),
+        ]
+        response = client.post("/api/sweeps", files=files, data={"tags": f"t-{name}"})
+        assert response.status_code == 201, response.text
+    body = {"candidate": "t-cand", "baseline": "t-base", "mode": "requests", "ttft_ms": 300,
+            "tpot_ms": 40, "attainment": 0.9}  # fmt: skip
+    doc = client.post("/api/check", json=body).json()
+    [goodput] = [f for f in doc["findings"] if f["figure"] == "goodput_tok_s_per_gpu"]
+    ratio = goodput["ratio"]
+    assert ratio["paired"] is paired
+    if paired:
+        # The same prompts in the same order, the same requests: every paired resample says 1×.
+        assert ratio["ci_low"] == ratio["ci_high"] == pytest.approx(1.0)
+        assert "paired requests" in goodput["note"]
+    else:
+        # Other prompts: each side resampled on its own draw, an interval with width.
+        assert ratio["ci_low"] < ratio["value"] < ratio["ci_high"]
 
 
 # --- like with like -----------------------------------------------------------------------
@@ -262,3 +331,19 @@ def test_history_marks_a_regression_only_within_one_configuration(
         "hardware differs: H200 vs H100"
     )
     assert page.select('tr[data-sweep="3"] .regression-note') == []
+
+
+def test_a_frontier_check_with_no_shared_range_is_unknown_not_a_pass(
+    client: TestClient, tmp_path: Any, session: Session
+) -> None:
+    upload_scaled(client, tmp_path, "main", "baseline:main")
+    upload_scaled(client, tmp_path, "crawl", tpot=3.0)  # interactivity wholly below main's
+    response = check(client, "crawl", scope="frontier")
+    assert response.status_code == 422
+    [error] = response.json()["errors"]
+    assert error["field"] == "scope"
+    assert error["message"] == (
+        "unknown: no shared interactivity range: nothing to compare between sweep 2 (crawl) "
+        "and sweep 1 (main)"
+    )
+    assert count(session, SweepCheck) == 0

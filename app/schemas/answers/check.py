@@ -23,6 +23,21 @@ class FindingInterval(Answer):
     ci_method: Method | None
 
 
+class GateRatioOut(Answer):
+    """The goodput's candidate ÷ baseline with its own interval: what the gate judges (a
+    regression needs it wholly below 1×); without ends, `ci_reason` says why."""
+
+    value: float
+    ci_low: float | None
+    ci_high: float | None
+    ci_level: float
+    ci_method: Literal["ratio-bootstrap", "ratio-t-log", "ratio-log-normal"] | None
+    ci_reason: str | None
+    paired: bool  # both runs replayed the same prompts in the same order
+    n_baseline: int | None = None  # the requests or runs each side's figure rests on
+    n_candidate: int | None = None
+
+
 class Finding(Answer):
     figure: Literal["meets_slo", "goodput_tok_s_per_gpu", "usd_per_mtok", "frontier"]
     label: str
@@ -33,6 +48,7 @@ class Finding(Answer):
     note: str
     baseline_interval: FindingInterval | None
     candidate_interval: FindingInterval | None
+    ratio: GateRatioOut | None = None
 
 
 class CaveatOut(Answer):
