@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from app.domain.pareto import value_at
+from app.domain.production import efficiency, tpot_read
 from app.domain.prom_text import parse_exposition
 from app.domain.prom_window import time_average, windows
-from app.domain.production import efficiency, tpot_read
 from tests.prom_stream import make_stream
 
 ORIGIN = 1_780_000_000.0
