@@ -170,6 +170,29 @@ def cost_figure(doc: dict[str, Any]) -> dict[str, Any]:
     return {"data": [trace], "layout": layout}
 
 
+def _bucket_bars(windows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Horizontal bars over the interactivity each window's TPOT bucket allows (none for the
+    exact mean); an open end (a bucket starting at 0 ms) is not drawn past the marker."""
+    plus, minus = [], []
+    for w in windows:
+        x, bucket = w["interactivity_tok_s_user"], w["tpot"]["bucket_ms"]
+        if bucket is None:
+            plus.append(0.0)
+            minus.append(0.0)
+            continue
+        lower_ms, upper_ms = bucket
+        plus.append(1000 / lower_ms - x if lower_ms > 0 else 0.0)
+        minus.append(x - (1000 / upper_ms if upper_ms else 0.0))
+    return {
+        "type": "data",
+        "symmetric": False,
+        "array": plus,
+        "arrayminus": minus,
+        "color": "#999999",
+        "thickness": 1,
+    }
+
+
 def overlay_figure(doc: dict[str, Any]) -> dict[str, Any]:
     """The frontier and the windows as a cloud coloured by time (minutes since the first)."""
     front = doc["frontier"]
@@ -206,6 +229,8 @@ def overlay_figure(doc: dict[str, Any]) -> dict[str, Any]:
                 for w in shown
             ],
             "hovertemplate": "%{customdata}<extra></extra>",
+            # A percentile's TPOT lies somewhere in its bucket: so does the interactivity.
+            "error_x": _bucket_bars(shown),
             "marker": {
                 "size": 9,
                 "color": [(w["end_s"] - first) / 60 for w in shown],
