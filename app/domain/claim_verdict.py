@@ -32,6 +32,7 @@ class SweepRead:
     tok_s_per_gpu: float | None
     interactivity_tok_s_user: float | None  # of the point read
     reason: str | None = None
+    has_throughput: bool = True  # False: no tok/s per GPU on the basis at any point
 
 
 @dataclass(frozen=True)
@@ -94,8 +95,11 @@ def verdict(
     own = [r for r in reads if r.same_hardware and r.tok_s_per_gpu is not None]
     if not own:
         others = [r for r in reads if not r.same_hardware and r.tok_s_per_gpu is not None]
-        if not any(r.same_hardware for r in reads):
+        mine = [r for r in reads if r.same_hardware]
+        if not mine:
             sentence = f"cannot say: no sweep of this model architecture on {hardware} is stored"
+        elif not any(r.has_throughput for r in mine):
+            sentence = f"cannot say: no {hardware} sweep has throughput on the claim's basis"
         else:
             sentence = f"cannot say: no {hardware} sweep reaches {at}"
         if others:

@@ -179,10 +179,11 @@ def _reads(
         meta = result.meta
         y, x = (None, None) if at is None else best_reaching(result.xs, result.ys, at)
         reason = None
-        if at is None:
+        has_throughput = any(v is not None for v in result.ys)
+        if not has_throughput:
+            reason = f"no {basis} throughput" + (" (total_tok_s)" if basis == "total" else "")
+        elif at is None:
             reason = "the claim names no interactivity"
-        elif not any(v is not None for v in result.ys):
-            reason = f"no {basis} throughput"
         elif y is None:
             fastest = max((v for v in result.xs if v is not None), default=None)
             reason = f"no point reaches {fmt_number(at)} tok/s/user" + (
@@ -199,6 +200,7 @@ def _reads(
                 tok_s_per_gpu=y,
                 interactivity_tok_s_user=x,
                 reason=reason,
+                has_throughput=has_throughput,
             )
         )
     return out

@@ -104,6 +104,9 @@ def test_a_claim_is_read_at_its_own_interactivity_and_gets_one_sentence(
         "cannot say: no sweep of this model architecture on B200 is stored (on other hardware "
         "the best is 300 tok/s/GPU: llama33-a100, A100)"
     )
+    total = _verdict(client, _claim(client, token_basis="total", isl=1000, osl=1000))[0]
+    assert total["sentence"] == "cannot say: no H100 sweep has throughput on the claim's basis"
+    assert {s["reason"] for s in total["sweeps"]} == {"no total throughput (total_tok_s)"}
     unsaid = _verdict(client, _claim(client, interactivity_tok_s_user=None))[0]
     assert unsaid["sentence"] == (
         "cannot say: the claim names no interactivity (tok/s/user) to read the sweeps at"

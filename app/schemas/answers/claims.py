@@ -133,6 +133,7 @@ class VerdictSweep(Answer):
     tok_s_per_gpu: float | None  # the most of its points at or above the claim's tok/s/user
     interactivity_tok_s_user: float | None
     reason: str | None
+    has_throughput: bool  # False: no tok/s per GPU on the basis at any of its points
     claim_ratio: float | None  # claim ÷ this sweep's read
 
 
