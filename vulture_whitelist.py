@@ -80,3 +80,4 @@ _.size_bytes  # PageCache: what the cache holds, so tests see it let pages go
 _.warmed  # app.state: the status of the Explore page serve warmed at start (app.web.warm)
 _.share_below  # FrontierVerdict: the share a report states (calibration and tests read it)
 _.bytecode_cache  # jinja2.Environment reads it when it loads a template (app.http.templating)
+_.same_model  # SweepRead: reaches the audit JSON through dataclasses.asdict (claim_verdict)

@@ -37,13 +37,17 @@ def test_a_scrape_pair_prints_its_window_and_exits_by_efficiency(
     common = ("--num-gpus", 4, "--sweep", "bench", "--tpot-ms", 50, "--attainment", 0.5)
     mine = STREAM.finished(0, 300)
     per_gpu = STREAM.output_len[mine].sum() / 300 / 4
-    efficiency = per_gpu / 500.0  # the staircase frontier at the window's interactivity
+    # TPOT p50 lies in the 25–50 ms bucket: x in [20, 40), where the staircase frontier reads
+    # 2000 to 500 tok/s/GPU; efficiency is that interval, never one interpolated value.
+    lowest, efficiency = per_gpu / 2000.0, per_gpu / 500.0
     assert cli("production", *pair, *common, "--min-efficiency", efficiency + 0.01) == 1
     out = capsys.readouterr().out
     assert "frontier: sweep 1 (bench)" in out
-    assert f"{efficiency * 100:.1f} %" in out and "pass" in out and "efficiency below" in out
+    assert f"{lowest * 100:.1f}…{efficiency * 100:.1f} %" in out
+    assert "pass" in out and "[efficiency below" in out
+    # A floor inside the interval: maybe below, flagged, but not surely below: exit 0.
     assert cli("production", *pair, *common, "--min-efficiency", efficiency - 0.01) == 0
-    capsys.readouterr()
+    assert "efficiency may be below" in capsys.readouterr().out
     assert cli("production", *pair, *common, "--format", "json", "--store", "chat") == 0
     assert count(session, ProductionWindow) == 1 and count(session, Deployment) == 1
 

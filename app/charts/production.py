@@ -40,27 +40,52 @@ def _flagged(windows: list[dict[str, Any]], ys: list[float | None]) -> dict[str,
     }
 
 
+def _efficiency_span(eff: dict[str, Any]) -> tuple[float | None, float | None, str]:
+    """(lower, upper) in % and the hover text: one value, the buckets' interval, or why not."""
+    if eff["value"] is not None:
+        v = eff["value"] * 100
+        return v, v, fmt_number(v) + " %"
+    lower, upper = (None if b is None else b * 100 for b in eff["bounds"])
+    if lower is None and upper is None:
+        return None, None, escape(eff["reason"] or "unknown")
+    low = "?" if lower is None else fmt_number(lower)
+    high = "?" if upper is None else fmt_number(upper)
+    return lower, upper, f"{low} – {high} % (the TPOT's bucket allows this range)"
+
+
 def efficiency_figure(doc: dict[str, Any]) -> dict[str, Any]:
+    """One marker per window: a value where the data fix it, else a bar over the interval the
+    TPOT's bucket allows (an open side drawn as far as the known side, marked by a triangle)."""
     windows = doc["windows"]
-    ys = [
-        None if w["efficiency"]["value"] is None else w["efficiency"]["value"] * 100
-        for w in windows
-    ]
+    spans = [_efficiency_span(w["efficiency"]) for w in windows]
+    ys: list[float | None] = []
+    plus, minus, symbols = [], [], []
+    for lower, upper, _ in spans:
+        known = [v for v in (lower, upper) if v is not None]
+        if not known:
+            ys.append(None)
+            plus.append(0.0)
+            minus.append(0.0)
+            symbols.append("circle")
+            continue
+        low, high = min(known), max(known)
+        mid = (low + high) / 2
+        ys.append(mid)
+        plus.append(high - mid)
+        minus.append(mid - low)
+        symbols.append(
+            "triangle-up" if upper is None else "triangle-down" if lower is None else "circle"
+        )
     trace = {
         "type": "scatter",
-        "mode": "lines+markers",
+        "mode": "markers",
         "name": "efficiency",
         "x": [w["end"] for w in windows],
         "y": ys,
-        "customdata": [
-            fmt_number(y) + " %"
-            if y is not None
-            else escape(w["efficiency"]["reason"] or "unknown")
-            for w, y in zip(windows, ys, strict=True)
-        ],
+        "error_y": {"type": "data", "symmetric": False, "array": plus, "arrayminus": minus},
+        "customdata": [text for _, _, text in spans],
         "hovertemplate": "%{x}: %{customdata}<extra></extra>",
-        "line": {"color": PALETTE[0]},
-        "connectgaps": False,
+        "marker": {"color": PALETTE[0], "size": 8, "symbol": symbols},
     }
     layout = _time_layout("Efficiency, % of the frontier")
     if doc["options"]["min_efficiency"] is not None:
@@ -145,6 +170,29 @@ def cost_figure(doc: dict[str, Any]) -> dict[str, Any]:
     return {"data": [trace], "layout": layout}
 
 
+def _bucket_bars(windows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Horizontal bars over the interactivity each window's TPOT bucket allows (none for the
+    exact mean); an open end (a bucket starting at 0 ms) is not drawn past the marker."""
+    plus, minus = [], []
+    for w in windows:
+        x, bucket = w["interactivity_tok_s_user"], w["tpot"]["bucket_ms"]
+        if bucket is None:
+            plus.append(0.0)
+            minus.append(0.0)
+            continue
+        lower_ms, upper_ms = bucket
+        plus.append(1000 / lower_ms - x if lower_ms > 0 else 0.0)
+        minus.append(x - (1000 / upper_ms if upper_ms else 0.0))
+    return {
+        "type": "data",
+        "symmetric": False,
+        "array": plus,
+        "arrayminus": minus,
+        "color": "#999999",
+        "thickness": 1,
+    }
+
+
 def overlay_figure(doc: dict[str, Any]) -> dict[str, Any]:
     """The frontier and the windows as a cloud coloured by time (minutes since the first)."""
     front = doc["frontier"]
@@ -181,6 +229,8 @@ def overlay_figure(doc: dict[str, Any]) -> dict[str, Any]:
                 for w in shown
             ],
             "hovertemplate": "%{customdata}<extra></extra>",
+            # A percentile's TPOT lies somewhere in its bucket: so does the interactivity.
+            "error_x": _bucket_bars(shown),
             "marker": {
                 "size": 9,
                 "color": [(w["end_s"] - first) / 60 for w in shown],

@@ -22,8 +22,9 @@ def production_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "production",
         help="serving metrics (Prometheus scrapes) as windows beside a frontier; exit 1 below "
         "--min-efficiency",
-        description="Exit 0: every window at or above --min-efficiency (an unknown efficiency "
-        "is not below); 1: a window below it; 2: bad usage or data.",
+        description="Exit 0: no window surely below --min-efficiency (an unknown efficiency, or "
+        "an interval reaching it, is not below); 1: a window whose whole interval is below it; "
+        "2: bad usage or data.",
     )
     prod.add_argument("files", nargs="*", type=Path, help="scrapes of /metrics or query_range JSON")
     prod.add_argument("--times", help="scrape times in file order, comma-separated")
@@ -36,7 +37,7 @@ def production_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     prod.add_argument("--selector", help='label="value" pairs, e.g. model_name="llama"')
     prod.add_argument("--window-s", type=float, default=300.0)
     prod.add_argument("--sweep", help="benchmark sweep id, tag or name for the frontier")
-    prod.add_argument("--stat", default="p50", choices=("p50", "p90", "p95", "p99"))
+    prod.add_argument("--stat", default="p50", choices=("mean", "p50", "p90", "p95", "p99"))
     prod.add_argument("--basis", default="output", choices=("output", "total"))
     prod.add_argument(
         "--interpolation",
@@ -167,6 +168,18 @@ def _num(value: Any, digits: int = 1) -> str:
     return "unknown" if value is None else f"{value:,.{digits}f}"
 
 
+def _efficiency(eff: dict[str, Any]) -> str:
+    """One value where the data fix it, else the interval the buckets allow (– for open)."""
+    if eff["value"] is not None:
+        return f"{eff['value'] * 100:.1f} %"
+    lower, upper = eff["bounds"]
+    if lower is None and upper is None:
+        return "unknown"
+    low = "–" if lower is None else f"{lower * 100:.1f}"
+    high = "–" if upper is None else f"{upper * 100:.1f}"
+    return f"{low}…{high} %"
+
+
 def text(doc: dict[str, Any]) -> str:
     lines = [f"engine: {doc['engine']}"]
     front = doc["frontier"]
@@ -179,7 +192,7 @@ def text(doc: dict[str, Any]) -> str:
     for w in doc["windows"]:
         tpot = w["percentiles"]["tpot"]["p50"].get("value_ms")
         eff = w["efficiency"]
-        shown = "unknown" if eff["value"] is None else f"{eff['value'] * 100:.1f} %"
+        shown = _efficiency(eff)
         slo = w["slo"]["verdict"] if w["slo"] else "-"
         lines.append(
             f"{w['start']:<21} {w['end']:<21} {_num(w['request_rate'], 2):>6} "
@@ -187,7 +200,9 @@ def text(doc: dict[str, Any]) -> str:
             f"{shown:>10}  {slo}" + (f"  [{'; '.join(w['flags'])}]" if w["flags"] else "")
         )
         if eff["value"] is None and eff["reason"]:
-            lines.append(f"  efficiency unknown: {eff['reason']}")
+            lines.append(
+                f"  efficiency {'unknown' if shown == 'unknown' else shown}: {eff['reason']}"
+            )
     for r in doc["refused_windows"]:
         lines.append(f"refused {r['start_s']:.0f}–{r['end_s']:.0f}: {r['reason']}")
     if "stored" in doc:

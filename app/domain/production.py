@@ -27,9 +27,27 @@ from app.domain.prom_window import WindowPoint
 
 @dataclass(frozen=True)
 class Efficiency:
+    """Window tok/s per GPU ÷ the frontier's. `value` only where the data fix one number (an
+    exact mean TPOT, or a frontier flat across the TPOT's bucket); otherwise the interval
+    [lower, upper] the bucket's edges allow (a side None: outside the frontier's range)."""
+
     value: float | None
     frontier_tok_s_per_gpu: float | None
     interactivity_tok_s_user: float | None
+    reason: str | None = None
+    lower: float | None = None
+    upper: float | None = None
+    # The interactivity the TPOT's bucket allows, [low, high) tok/s/user (high None: no end).
+    interactivity_range: tuple[float, float | None] | None = None
+
+
+@dataclass(frozen=True)
+class TpotRead:
+    """The window's TPOT at the frontier's statistic: a percentile read off the buckets (the
+    bucket it truly lies in) or the exact mean (_sum ÷ _count, no bucket)."""
+
+    value_ms: float | None
+    bucket_ms: tuple[float, float] | None
     reason: str | None = None
 
 
@@ -44,9 +62,17 @@ class SloResult:
     reason: str | None = None
 
 
-def interactivity(window: WindowPoint, q: float) -> tuple[float | None, str | None]:
-    """1000 / the window's TPOT at quantile q, in tok/s/user (the frontier's x)."""
-    tpot = window.percentile("tpot", q)
+def tpot_read(window: WindowPoint, stat: str) -> TpotRead:
+    """The window's TPOT at `stat` ("mean", or "p50" … "p99.9")."""
+    if stat == "mean":
+        value, reason = window.mean("tpot")
+        return TpotRead(value, None, reason)
+    found = window.percentile("tpot", float(stat[1:]) / 100)
+    return TpotRead(found.value_ms, found.bucket_ms, found.reason)
+
+
+def interactivity(tpot: TpotRead) -> tuple[float | None, str | None]:
+    """1000 / the window's TPOT, in tok/s/user (the frontier's x)."""
     if tpot.value_ms is None:
         return None, tpot.reason
     if tpot.value_ms <= 0:
@@ -56,23 +82,70 @@ def interactivity(window: WindowPoint, q: float) -> tuple[float | None, str | No
 
 def efficiency(
     tok_s_per_gpu: float | None,
-    x_tok_s_user: float | None,
+    tpot: TpotRead,
     front_xs: Sequence[float],
     front_ys: Sequence[float],
     method: Interpolation,
-    x_reason: str | None = None,
 ) -> Efficiency:
-    """tok/s per GPU ÷ the frontier's at the same interactivity; unknown with the reason."""
+    """tok/s per GPU ÷ the frontier's at the window's interactivity; unknown with the reason.
+
+    A percentile read off buckets lies somewhere in its bucket (lower, upper] ms, so the
+    interactivity lies in [1000/upper, 1000/lower): efficiency is read at every frontier value
+    over that range (its edges and the frontier points inside), giving an interval. One value
+    only when the range fixes it; interpolating inside the bucket would invent it."""
+    x, x_reason = interactivity(tpot)
     if tok_s_per_gpu is None:
-        return Efficiency(None, None, x_tok_s_user, "no tok/s per GPU (GPU count unknown)")
-    if x_tok_s_user is None:
+        return Efficiency(None, None, x, "no tok/s per GPU (GPU count unknown)")
+    if x is None:
         return Efficiency(None, None, None, f"no interactivity: {x_reason or 'TPOT unknown'}")
-    read = value_at(front_xs, front_ys, x_tok_s_user, method)
-    if read.y is None:
-        return Efficiency(None, None, x_tok_s_user, f"frontier: {read.reason}")
-    if read.y <= 0:
-        return Efficiency(None, read.y, x_tok_s_user, "the frontier reads 0 tok/s/GPU there")
-    return Efficiency(tok_s_per_gpu / read.y, read.y, x_tok_s_user)
+    if tpot.bucket_ms is None:  # the exact mean
+        read = value_at(front_xs, front_ys, x, method)
+        if read.y is None:
+            return Efficiency(None, None, x, f"frontier: {read.reason}")
+        if read.y <= 0:
+            return Efficiency(None, read.y, x, "the frontier reads 0 tok/s/GPU there")
+        value = tok_s_per_gpu / read.y
+        return Efficiency(value, read.y, x, lower=value, upper=value, interactivity_range=(x, x))
+    lower_ms, upper_ms = tpot.bucket_ms
+    x_low = 1000.0 / upper_ms if 0 < upper_ms < math.inf else 0.0
+    x_high = 1000.0 / lower_ms if lower_ms > 0 else math.inf
+    span = (x_low, None if math.isinf(x_high) else x_high)
+    ends = [value_at(front_xs, front_ys, e, method) for e in (x_low, x_high)]
+    inside = [y for fx, y in zip(front_xs, front_ys, strict=True) if x_low < fx < x_high]
+    if all(e.y is None for e in ends) and not inside:
+        reason = value_at(front_xs, front_ys, x, method).reason or ends[0].reason
+        return Efficiency(None, None, x, f"frontier: {reason}", interactivity_range=span)
+    known = [e.y for e in ends if e.y is not None] + inside
+    if min(known) <= 0:
+        return Efficiency(None, None, x, "the frontier reads 0 tok/s/GPU there")
+    # The frontier's highest value gives the lowest efficiency; a side whose edge is outside
+    # the frontier's range is open (the frontier may be anything there).
+    top = None if ends[0].y is None else max(known)
+    bottom = None if ends[1].y is None else min(known)
+    lower = None if top is None else tok_s_per_gpu / top
+    upper = None if bottom is None else tok_s_per_gpu / bottom
+    if lower is not None and lower == upper:
+        return Efficiency(lower, top, x, None, lower, upper, span)
+    shown = f"{fmt_number(lower_ms)}–{'∞' if math.isinf(upper_ms) else fmt_number(upper_ms)} ms"
+    xs_shown = f"{fmt_number(x_low)}–{'∞' if span[1] is None else fmt_number(x_high)}"
+    measured = f"[{fmt_number(front_xs[0])}, {fmt_number(front_xs[-1])}] tok/s/user"
+    if lower is not None and upper is not None:
+        said = f"efficiency is between {_pct(lower)} and {_pct(upper)}"
+    elif upper is not None:
+        said = f"efficiency is at most {_pct(upper)} (the frontier is measured over {measured})"
+    elif lower is not None:
+        said = f"efficiency is at least {_pct(lower)} (the frontier is measured over {measured})"
+    else:
+        said = f"the frontier covers only {measured} of that range: efficiency unknown"
+    reason = (
+        f"TPOT lies in the {shown} bucket, so interactivity is {xs_shown} tok/s/user and "
+        f"{said}; the buckets cannot say where inside"
+    )
+    return Efficiency(None, None, x, reason, lower, upper, span)
+
+
+def _pct(value: float) -> str:
+    return f"{fmt_number(value * 100)} %"
 
 
 def slo_result(window: WindowPoint, limits_ms: Mapping[Measure, float], target: float) -> SloResult:
@@ -98,27 +171,3 @@ def slo_result(window: WindowPoint, limits_ms: Mapping[Measure, float], target: 
         if len(parts) > 1 and all(p.exact for p in parts.values()):
             reason += " (separate histograms do not say which requests missed which limit)"
     return SloResult(parts, lower, upper, found, reason)
-
-
-def efficiency_bounds(
-    tok_s_per_gpu: float | None,
-    tpot_bucket_ms: tuple[float, float] | None,
-    front_xs: Sequence[float],
-    front_ys: Sequence[float],
-    method: Interpolation,
-) -> tuple[float | None, float | None]:
-    """Efficiency wherever in its bucket the window's TPOT truly lies: the frontier falls as
-    interactivity rises, so the bucket's upper TPOT (lowest interactivity, highest frontier)
-    gives the lower bound and its lower TPOT the upper one. A bound whose interactivity is
-    outside the frontier's measured range (or infinite, for a bucket starting at 0) is None."""
-    if tok_s_per_gpu is None or tpot_bucket_ms is None:
-        return (None, None)
-
-    def at(tpot_ms: float) -> float | None:
-        if not 0 < tpot_ms < math.inf:
-            return None
-        y = value_at(front_xs, front_ys, 1000.0 / tpot_ms, method).y
-        return None if y is None or y <= 0 else tok_s_per_gpu / y
-
-    lower_ms, upper_ms = tpot_bucket_ms
-    return (at(upper_ms), at(lower_ms))

@@ -31,10 +31,18 @@ class Histogram:
 
     bounds_ms: tuple[float, ...]
     counts: tuple[float, ...]
+    sum_ms: float | None = None  # the _sum series' increase: the exact mean is sum ÷ count
 
     @property
     def total(self) -> float:
         return self.counts[-1]
+
+    @property
+    def mean_ms(self) -> float | None:
+        """The exact mean (_sum ÷ _count), not read off buckets; None without a _sum."""
+        if self.sum_ms is None or self.total <= 0:
+            return None
+        return self.sum_ms / self.total
 
 
 @dataclass(frozen=True)
@@ -59,7 +67,9 @@ class Attainment:
         return self.lower == self.upper
 
 
-def histogram_of(buckets: Mapping[float, float], what: str) -> Histogram:
+def histogram_of(
+    buckets: Mapping[float, float], what: str, sum_ms: float | None = None
+) -> Histogram:
     """A histogram from {upper bound in ms: cumulative count}; refuses with the reason."""
     if not buckets:
         raise HistogramError(f"{what}: no buckets")
@@ -77,7 +87,9 @@ def histogram_of(buckets: Mapping[float, float], what: str) -> Histogram:
             )
     if any(c < 0 or not math.isfinite(c) for c in counts):
         raise HistogramError(f"{what}: a bucket count is negative or not finite")
-    return Histogram(bounds, counts)
+    if sum_ms is not None and (not math.isfinite(sum_ms) or sum_ms < 0):
+        raise HistogramError(f"{what}: the _sum is negative or not finite")
+    return Histogram(bounds, counts, sum_ms)
 
 
 def quantile(hist: Histogram, q: float) -> Quantile:

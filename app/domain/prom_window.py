@@ -19,6 +19,7 @@ from app.domain.prom_names import HISTOGRAMS, PER_TOKEN, EngineNames, Measure, e
 from app.domain.prom_text import Labels, Scrape
 
 DEFAULT_WINDOW_S = 300.0
+JITTER = 0.05  # a scrape this share of window_s early or late still ends the window
 MAX_SCRAPES = 10_000
 Key = tuple[str, Labels]
 _REQUIRED: tuple[Measure, ...] = ("e2el", "output_tokens")  # requests and tokens counted
@@ -47,11 +48,14 @@ class WindowPoint:
     output_tokens: float
     prompt_tokens: float | None
     num_gpus: int | None
-    concurrency: float | None  # mean of the running-requests gauge's readings in the window
+    concurrency: float | None  # time-average of the running gauge over all readings in the window
     histograms: dict[Measure, Histogram]
     names: dict[Measure, str]  # the series each measure was read from
     notes: tuple[str, ...] = ()
     concurrency_reason: str | None = None
+    # Counts from a live pull: increase() extrapolates them to the window's edges, so a share
+    # read from them is an estimate, never exact.
+    extrapolated: bool = False
 
     @property
     def duration_s(self) -> float:
@@ -86,6 +90,17 @@ class WindowPoint:
             return Quantile(None, None, f"the engine exported no {measure.upper()} histogram")
         return quantile(hist, q)
 
+    def mean(self, measure: Measure) -> tuple[float | None, str | None]:
+        """The exact mean in ms (the histogram's _sum ÷ _count), or None with the reason."""
+        hist = self.histograms.get(measure)
+        if hist is None:
+            return None, f"the engine exported no {measure.upper()} histogram"
+        if hist.total <= 0:
+            return None, "no observations in the window"
+        if hist.mean_ms is None:
+            return None, f"no {self.names.get(measure, measure)}_sum series: no exact mean"
+        return hist.mean_ms, None
+
     def per_token(self, measure: Measure) -> bool:
         return self.names.get(measure) in PER_TOKEN
 
@@ -95,6 +110,7 @@ class Windows:
     engine: str
     points: list[WindowPoint] = field(default_factory=list)
     refused: list[Refused] = field(default_factory=list)
+    model: str | None = None  # the series' model_name label, when they carry one
 
 
 def le_ms(text: str) -> float:
@@ -200,6 +216,8 @@ def _histogram(
     if len(shapes) > 1:
         raise WindowError(f"missing buckets: the series of {name} have different bucket bounds")
     summed: dict[float, float] = {}
+    sums = _sums(name, a, b)
+    total_sum: float | None = 0.0
     for labels, pairs in groups.items():
         reset = any(after < before for before, after in pairs.values())
         if reset:
@@ -209,11 +227,24 @@ def _histogram(
             )
         for bound, (before, after) in pairs.items():
             summed[bound] = summed.get(bound, 0.0) + (after if reset else after - before)
+        pair = sums.get(labels)
+        if total_sum is None or pair is None or (not reset and pair[1] < pair[0]):
+            total_sum = None  # no _sum, or one that went down while its buckets did not
+        else:
+            total_sum += pair[1] if reset else pair[1] - pair[0]
     try:
-        hist = histogram_of(summed, name)
+        hist = histogram_of(summed, name, None if total_sum is None else total_sum * 1000)
     except HistogramError as exc:
         raise WindowError(f"missing buckets: {exc}") from None
     return hist, hist.total
+
+
+def _sums(
+    name: str, a: Mapping[Key, float], b: Mapping[Key, float]
+) -> dict[Labels, tuple[float, float]]:
+    """{label set: (_sum before, _sum after)} (seconds) for the series in both scrapes."""
+    series = f"{name}_sum"
+    return {key[1]: (a[key], after) for key, after in b.items() if key[0] == series and key in a}
 
 
 def _models(table: Mapping[Key, float], labels: Sequence[str]) -> set[str]:
@@ -227,9 +258,10 @@ def windows(
     window_s: float = DEFAULT_WINDOW_S,
     selector: Mapping[str, str] | None = None,
 ) -> Windows:
-    """Windows of about `window_s` between scrapes (each ends at the first scrape at least
-    `window_s` after its start; the last may be shorter); each becomes a WindowPoint or is
-    refused with its reason. Raises WindowError when nothing can be read at all."""
+    """Windows of about `window_s` between scrapes (each ends at the scrape nearest `window_s`
+    after its start within JITTER of it, else at the first one later; the last may be
+    shorter); each becomes a WindowPoint or is refused with its reason. Raises WindowError when
+    nothing can be read at all."""
     selector = dict(selector or {})
     if len(scrapes) < 2:
         raise WindowError("a window needs two scrapes or more (with their times)")
@@ -267,12 +299,10 @@ def windows(
             f"mixed label sets: series of {len(models)} models ({', '.join(sorted(models)[:3])}); "
             "choose one with a selector, e.g. model_name=…"
         )
-    out = Windows(engine=engine.engine)
+    out = Windows(engine=engine.engine, model=next(iter(models)) if models else None)
     start = 0
     while start < len(tables) - 1:
-        t0 = tables[start][0]
-        later = range(start + 1, len(tables))
-        end = next((j for j in later if tables[j][0] - t0 >= window_s), len(tables) - 1)
+        end = window_end([t for t, _ in tables], start, window_s)
         made = _window(tables[start : end + 1], resolved, num_gpus)
         if isinstance(made, WindowPoint):
             out.points.append(made)
@@ -280,6 +310,31 @@ def windows(
             out.refused.append(made)
         start = end
     return out
+
+
+def window_end(times: Sequence[float], start: int, window_s: float) -> int:
+    """The index of the scrape that ends the window starting at `times[start]`: the one nearest
+    start + window_s when within JITTER·window_s of it (a scrape 1 s early does not stretch a
+    300 s window to the next scrape), else the first one later, else the last."""
+    t0, slack = times[start], JITTER * window_s
+    later = range(start + 1, len(times))
+    near = [j for j in later if abs(times[j] - t0 - window_s) <= slack]
+    if near:
+        return min(near, key=lambda j: abs(times[j] - t0 - window_s))
+    return next((j for j in later if times[j] - t0 >= window_s), len(times) - 1)
+
+
+def time_average(readings: Sequence[tuple[float, float]]) -> float:
+    """The time-average of a gauge read at (time, value) pairs, the first and last included:
+    the trapezoid between each pair of readings, so unevenly spaced scrapes weigh by the time
+    they cover."""
+    if len(readings) == 1:
+        return readings[0][1]
+    area = sum(
+        (v0 + v1) / 2 * (t1 - t0)
+        for (t0, v0), (t1, v1) in zip(readings, readings[1:], strict=False)
+    )
+    return area / (readings[-1][0] - readings[0][0])
 
 
 def _window(
@@ -304,8 +359,8 @@ def _window(
     concurrency, reason = None, None
     if "running" in names:
         gauge = names["running"]
-        readings = [sum(v for k, v in tb.items() if k[0] == gauge) for _, tb in tables[1:]]
-        concurrency = sum(readings) / len(readings)
+        readings = [(t, sum(v for k, v in tb.items() if k[0] == gauge)) for t, tb in tables]
+        concurrency = time_average(readings)
     else:
         reason = "the engine exported no running-requests gauge"
     if num_gpus is None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from app.schemas.production import ProductionQuery
 from app.services import production_report
 
+LIMITS = {"ttft_ms", "tpot_ms", "e2el_ms", "attainment"}
+
 
 def options_of(query: ProductionQuery) -> production_report.ReportOptions:
     return production_report.ReportOptions(
@@ -21,6 +23,14 @@ def options_of(query: ProductionQuery) -> production_report.ReportOptions:
         usd_per_gpu_hour=query.usd_per_gpu_hour,
         pricing=query.pricing,
         percentiles=tuple(
-            dict.fromkeys([*production_report.PERCENTILES, f"p{query.stat[1:]}", *query.percentile])
+            dict.fromkeys(
+                [
+                    *production_report.PERCENTILES,
+                    *([] if query.stat == "mean" else [query.stat]),
+                    *query.percentile,
+                ]
+            )
         ),
+        # Limits given without a preset are the user's own; nothing given: the default preset.
+        preset=query.preset or ("custom" if query.model_fields_set & LIMITS else None),
     )

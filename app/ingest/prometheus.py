@@ -164,7 +164,7 @@ def pull(
     # Whole milliseconds, as Prometheus keeps time: the answer's times are then these exactly.
     start_ms, window_ms = round(start_s * 1000), round(window_s * 1000)
     ends = [(start_ms + (k + 1) * window_ms) / 1000 for k in range(count)]
-    out = Pull(Windows(engine=engine.engine))
+    out = Pull(Windows(engine=engine.engine, model=next(iter(models)) if models else None))
     for at in range(0, count, WINDOWS_PER_QUERY):
         chunk = ends[at : at + WINDOWS_PER_QUERY]
         _chunk(client, chunk, resolved, selector, window_s, num_gpus, out)
@@ -200,6 +200,9 @@ def _chunk(
         for m in HISTOGRAMS
         if m in names
     }
+    sums = {
+        m: ranged(f"sum(increase({_matcher(names[m] + '_sum', selector)}[{w}]))") for m in buckets
+    }
     output = ranged(f"sum(increase({_matcher(names['output_tokens'], selector)}[{w}]))")
     prompt = (
         ranged(f"sum(increase({_matcher(names['prompt_tokens'], selector)}[{w}]))")
@@ -228,7 +231,12 @@ def _chunk(
                 found = series.get(t)
                 if not found:
                     raise HistogramError(f"missing buckets: no {names[m]}_bucket in the window")
-                hists[m] = histogram_of({le_ms(le): v for le, v in found.items()}, names[m])
+                total = sums[m].get(t, {}).get("")
+                hists[m] = histogram_of(
+                    {le_ms(le): v for le, v in found.items()},
+                    names[m],
+                    None if total is None else total * 1000,
+                )
         except (HistogramError, ValueError) as exc:
             out.windows.refused.append(Refused(start, end, str(exc)))
             continue
@@ -252,6 +260,7 @@ def _chunk(
                 histograms=hists,
                 names={m: n for m, n in names.items() if m in HISTOGRAMS},
                 notes=(EXTRAPOLATION_NOTE,),
+                extrapolated=True,
             )
         )
         out.promql_percentiles[end] = {

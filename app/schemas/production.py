@@ -20,8 +20,16 @@ class ProductionQuery(BaseModel):
         description="the benchmark sweep whose frontier the windows are compared with "
         "(default: the newest sweep of the deployment's model, hardware and GPU count)",
     )
-    stat: Literal["p50", "p90", "p95", "p99"] = Field(
-        default="p50", description="TPOT percentile of the interactivity axis"
+    stat: Literal["mean", "p50", "p90", "p95", "p99"] = Field(
+        default="p50",
+        description="TPOT statistic of the interactivity axis: mean is exact (the histogram's "
+        "_sum ÷ _count); a percentile lies in its bucket, so efficiency is an interval",
+    )
+    preset: str | None = Field(
+        default=None,
+        max_length=100,
+        description="SLO preset key, custom (the limits given) or none (no limits); default: "
+        "chat-interactive when no limit is given, as on every page",
     )
     basis: Literal["output", "total"] = "output"
     interpolation: Literal["staircase", "linear", "loglinear", "steffen"] = "staircase"

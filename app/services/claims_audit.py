@@ -18,6 +18,7 @@ from app.domain.claims import Claim, fmt, on_basis, open_questions, per_gpu_tok_
 from app.domain.cost import usd_per_mtok
 from app.schemas.claims import AUDIT_DEFAULT_PRESET, AuditQuery
 from app.services.analysis import Params, SweepAnalysis
+from app.services.claim_verdict import claim_verdict
 from app.services.physics import Curve, claim_ceiling, physics_for
 from app.services.readoff_json import readoff_body, run_query
 from app.services.readoff_query import preset_limits
@@ -96,10 +97,15 @@ def audit(session: Session, claim: VendorClaim, query: AuditQuery) -> Audit:
         kv_precision=query.kv_precision,
     )
     aliases = (spec.key, spec.name) if spec else ()
-    matched = claim_queries.matching_sweep_ids(session, claim, aliases)
-    sweep_ids = list(dict.fromkeys(query.sweep)) or matched
     if "basis" not in query.model_fields_set:
         query = query.model_copy(update={"basis": claim.token_basis})
+    # Judged at the claim's own interactivity, not at any SLO's operating point.
+    found = claim_verdict(session, kept, claim, facts, query.basis, query.stat)
+    # The claim's hardware and model, or another model of its architecture on that hardware.
+    siblings = [s["sweep_id"] for s in found["sweeps"] if s["same_hardware"]]
+    named = claim_queries.matching_sweep_ids(session, claim, aliases)
+    matched = sorted(set(named) | set(siblings))[: claim_queries.MAX_MATCHING_SWEEPS]
+    sweep_ids = list(dict.fromkeys(query.sweep)) or matched
     query, preset = apply_preset(session, query)
     pricing = list(query.pricing)
     if not pricing and query.usd_per_gpu_hour is None:
@@ -119,6 +125,7 @@ def audit(session: Session, claim: VendorClaim, query: AuditQuery) -> Audit:
     )
     body = {
         "claim": claim_queries.claim_dict(claim),
+        "verdict": found,
         "model_spec": None if spec is None else {"key": spec.key, "name": spec.name},
         "physics": physics_json(physics),
         "open_questions": open_questions(facts),

@@ -205,7 +205,10 @@ def _store(
         reasons = "; ".join(sorted({r.reason for r in made.refused})) or "no windows"
         raise IngestError([RowError(FIELD_SOURCE, f"no window could be read: {reasons}")])
     created = existing is None
-    fields = given.fields() | {"engine": given.engine or made.engine}
+    fields = given.fields() | {
+        "engine": given.engine or made.engine,
+        "model": given.model or _scraped_model(made.model),
+    }
     deployment = existing or store.add_deployment(session, given.name.strip(), fields)
     for key, value in fields.items():  # what an earlier upload left unsaid
         if value is not None and getattr(deployment, key) is None:
@@ -226,6 +229,13 @@ def _store(
         refused=made.refused,
         notes=notes,
     )
+
+
+def _scraped_model(label: str | None) -> str | None:
+    """The series' model_name label as the deployment's model, when it is storable text."""
+    if label is None or not label.strip() or text_problem(label, SWEEP_TEXT_LIMITS["model"]):
+        return None
+    return label.strip()
 
 
 def ingested_json(result: Ingested) -> dict[str, Any]:

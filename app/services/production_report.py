@@ -3,7 +3,9 @@ per window, with flags; the deployment page and /api/production/{id} read the sa
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -18,9 +20,9 @@ from app.domain.point import Stat
 from app.domain.production import (
     Efficiency,
     efficiency,
-    efficiency_bounds,
     interactivity,
     slo_result,
+    tpot_read,
 )
 from app.domain.prom_histogram import QUANTILE_RULE, Quantile
 from app.domain.prom_names import HISTOGRAMS, Measure
@@ -29,19 +31,38 @@ from app.domain.slo import Slo
 from app.services import analysis, prices
 from app.services.errors import Invalid
 from app.store import production as store
+from app.store.models import SloPreset
 from app.store.sweeps import NotFound
 
 PERCENTILES = ("p50", "p90", "p99")
 EFFICIENCY_RULE = (
     "window tok/s per GPU ÷ the frontier's at the window's interactivity (1000 / its TPOT at "
-    "the frontier's statistic), read with the read-off's interpolation; never extrapolated"
+    "the frontier's statistic), read with the read-off's interpolation; never extrapolated. "
+    "A percentile lies somewhere in its histogram bucket, so efficiency is the interval over "
+    "the interactivity that bucket allows (one value only where the frontier is flat across "
+    "it); the mean is exact (the histogram's _sum ÷ _count), so it gives one value"
 )
+SHARE_BASIS = {
+    "exact": "exact: the limit is a bucket boundary",
+    "bounds": "between the neighbouring bucket boundaries",
+    "extrapolated": "estimated: a live pull's increase() extrapolates counts to the window's edges",
+}
 COUNTER_RULE = (
     "counters and buckets are increases between scrapes; a counter reset is counted from zero "
     "after the reset, as Prometheus's rate() counts it"
 )
 
-RULES = {"percentiles": QUANTILE_RULE, "efficiency": EFFICIENCY_RULE, "counters": COUNTER_RULE}
+CONCURRENCY_RULE = (
+    "the running-requests gauge's time-average over every reading in the window (the first and "
+    "last included, each span between readings weighted by its length); a live pull uses "
+    "avg_over_time()"
+)
+RULES = {
+    "percentiles": QUANTILE_RULE,
+    "efficiency": EFFICIENCY_RULE,
+    "counters": COUNTER_RULE,
+    "concurrency": CONCURRENCY_RULE,
+}
 
 
 @dataclass(frozen=True)
@@ -58,6 +79,9 @@ class ReportOptions:
     usd_per_gpu_hour: float | None = None
     pricing: int | None = None  # a stored pricing profile, used before the inline price
     percentiles: tuple[str, ...] = PERCENTILES  # p50 … p99.9, as the read-off names them
+    # An SLO preset's key, "custom" (the limits as given) or "none" (no limits); None: the
+    # default preset, as every page has on a first visit.
+    preset: str | None = "custom"
 
     def limits(self) -> dict[Measure, float]:
         given: dict[Measure, float | None] = {
@@ -67,10 +91,32 @@ class ReportOptions:
         }
         return {k: v for k, v in given.items() if v is not None}
 
-    def quantile(self) -> float:
-        if self.stat == "mean":
-            raise Invalid("stat", "windows give percentiles from buckets, not means: use p50 …")
-        return float(self.stat[1:]) / 100
+
+DEFAULT_PRESET = "chat-interactive"  # as Explore's first visit
+
+
+def with_preset(session: Session, options: ReportOptions) -> tuple[ReportOptions, str | None]:
+    """The preset's limits and attainment (judged per request: the share of requests meeting
+    every limit); "custom" keeps the given ones, "none" clears them. Returns the options and
+    the preset applied."""
+    key = options.preset
+    if key == "custom":
+        return options, None
+    if key == "none":
+        return dataclasses.replace(options, ttft_ms=None, tpot_ms=None, e2el_ms=None), None
+    preset = session.get(SloPreset, key or DEFAULT_PRESET)
+    if preset is None:
+        if key is None:  # a catalog without the default preset: no SLO, as before
+            return options, None
+        raise Invalid("preset", f"no SLO preset {key!r}")
+    chosen = dataclasses.replace(
+        options,
+        ttft_ms=preset.ttft_ms,
+        tpot_ms=preset.tpot_ms,
+        e2el_ms=preset.e2el_ms,
+        attainment=preset.attainment,
+    )
+    return chosen, preset.key
 
 
 @dataclass(frozen=True)
@@ -156,28 +202,20 @@ def window_json(
     tok_s_per_gpu = (
         point.output_tok_s_per_gpu if options.basis == "output" else point.total_tok_s_per_gpu
     )
-    x, x_reason = interactivity(point, options.quantile())
+    tpot = tpot_read(point, options.stat)
+    x, _ = interactivity(tpot)
     if frontier is None:
         eff = Efficiency(None, None, x, "no frontier: give a sweep to compare with")
     else:
-        eff = efficiency(
-            tok_s_per_gpu, x, frontier.xs, frontier.ys, options.interpolation, x_reason
-        )
-    bounds: tuple[float | None, float | None] = (None, None)
-    if frontier is not None:
-        tpot = point.percentile("tpot", options.quantile())
-        bounds = efficiency_bounds(
-            tok_s_per_gpu, tpot.bucket_ms, frontier.xs, frontier.ys, options.interpolation
-        )
+        eff = efficiency(tok_s_per_gpu, tpot, frontier.xs, frontier.ys, options.interpolation)
     limits = options.limits()
     slo = slo_result(point, limits, options.attainment) if limits else None
     flags = []
-    if (
-        options.min_efficiency is not None
-        and eff.value is not None
-        and eff.value < options.min_efficiency
-    ):
-        flags.append(f"efficiency below {fmt_number(options.min_efficiency * 100)} %")
+    floor = options.min_efficiency
+    if floor is not None and eff.upper is not None and eff.upper < floor:
+        flags.append(f"efficiency below {fmt_number(floor * 100)} %")
+    elif floor is not None and eff.lower is not None and eff.lower < floor:
+        flags.append(f"efficiency may be below {fmt_number(floor * 100)} % (the buckets allow it)")
     if slo is not None and slo.verdict == "fail":
         flags.append("fails the SLO")
     price = price or price_of(None, None, options)
@@ -208,12 +246,25 @@ def window_json(
         },
         "series": dict(point.names),
         "per_token_tpot": point.per_token("tpot"),
+        "tpot": {
+            "stat": options.stat,
+            "value_ms": tpot.value_ms,
+            "exact": tpot.value_ms is not None and tpot.bucket_ms is None,
+            "bucket_ms": None
+            if tpot.bucket_ms is None
+            else [tpot.bucket_ms[0], None if math.isinf(tpot.bucket_ms[1]) else tpot.bucket_ms[1]],
+            "reason": tpot.reason,
+        },
         "efficiency": {
+            # One value only where the data fix it; else null with the interval and reason.
             "value": eff.value,
             "frontier_tok_s_per_gpu": eff.frontier_tok_s_per_gpu,
             "reason": eff.reason,
             # Wherever in its bucket the TPOT lies (null: outside the frontier's range).
-            "bounds": list(bounds),
+            "bounds": [eff.lower, eff.upper],
+            "interactivity_range": None
+            if eff.interactivity_range is None
+            else list(eff.interactivity_range),
         },
         "slo": None
         if slo is None
@@ -223,7 +274,13 @@ def window_json(
             "attainment_upper": slo.upper,
             "reason": slo.reason,
             "limits": {
-                m: {"limit_ms": a.limit_ms, "lower": a.lower, "upper": a.upper, "exact": a.exact}
+                m: {
+                    "limit_ms": a.limit_ms,
+                    "lower": a.lower,
+                    "upper": a.upper,
+                    "exact": a.exact and not point.extrapolated,
+                    "share": _share_basis(a.exact, point.extrapolated),
+                }
                 for m, a in slo.parts.items()
             },
         },
@@ -236,8 +293,16 @@ def window_json(
     }
 
 
+def _share_basis(exact: bool, extrapolated: bool) -> str:
+    """How a share was read: SHARE_BASIS's key (a live pull's is never exact)."""
+    if extrapolated:
+        return "extrapolated"
+    return "exact" if exact else "bounds"
+
+
 def report(session: Session, deployment_id: int, options: ReportOptions) -> dict[str, Any]:
     deployment = store.get_deployment(session, deployment_id)
+    options, preset = with_preset(session, options)
     sweep_id = options.sweep_id
     matched = False
     if sweep_id is None:
@@ -267,6 +332,7 @@ def report(session: Session, deployment_id: int, options: ReportOptions) -> dict
             "basis": options.basis,
             "interpolation": options.interpolation,
             "slo": options.limits(),
+            "preset": preset,
             "attainment": options.attainment,
             "min_efficiency": options.min_efficiency,
             "usd_per_gpu_hour": options.usd_per_gpu_hour,
@@ -279,6 +345,7 @@ def report(session: Session, deployment_id: int, options: ReportOptions) -> dict
             "reason": price.reason,
         },
         "rules": RULES,
+        "share_basis": SHARE_BASIS,
         "windows": windows,
         "flagged": sum(1 for w in windows if w["flags"]),
     }
@@ -299,8 +366,8 @@ def evaluate(
         w
         for w in windows
         if options.min_efficiency is not None
-        and w["efficiency"]["value"] is not None
-        and w["efficiency"]["value"] < options.min_efficiency
+        and w["efficiency"]["bounds"][1] is not None
+        and w["efficiency"]["bounds"][1] < options.min_efficiency
     ]
     return {
         "frontier": None
@@ -326,7 +393,7 @@ def overlay_points(
     options = ReportOptions(stat=stat, basis="total" if basis == "total" else "output")
     points = []
     for w in store.windows_of(session, deployment_id):
-        x, _ = interactivity(w.point, options.quantile())
+        x, _ = interactivity(tpot_read(w.point, options.stat))
         point = w.point
         y = point.total_tok_s_per_gpu if options.basis == "total" else point.output_tok_s_per_gpu
         if x is not None and y is not None:

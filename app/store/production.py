@@ -72,6 +72,7 @@ def _histograms_json(point: WindowPoint) -> dict[str, Any]:
             "name": point.names[measure],
             "bounds_ms": list(hist.bounds_ms[:-1]),  # the last is +Inf, which JSON cannot hold
             "counts": list(hist.counts),
+            "sum_ms": hist.sum_ms,  # the exact mean's numerator; null: no _sum series
         }
         for measure, hist in point.histograms.items()
     }
@@ -116,7 +117,12 @@ def _point(row: ProductionWindow) -> WindowPoint:
         stored = row.histograms.get(measure)
         if stored:
             bounds = (*(float(b) for b in stored["bounds_ms"]), math.inf)
-            hists[measure] = Histogram(bounds, tuple(float(c) for c in stored["counts"]))
+            total = stored.get("sum_ms")  # windows stored before it was kept have none
+            hists[measure] = Histogram(
+                bounds,
+                tuple(float(c) for c in stored["counts"]),
+                None if total is None else float(total),
+            )
             names[measure] = str(stored["name"])
     return WindowPoint(
         start_s=row.start_s,
@@ -130,6 +136,7 @@ def _point(row: ProductionWindow) -> WindowPoint:
         histograms=hists,
         names=names,
         notes=tuple(str(n) for n in row.notes),
+        extrapolated=row.source == "live",
     )
 
 

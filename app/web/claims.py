@@ -98,7 +98,12 @@ def claim_audit_page(request: Request, claim_id: IdPath, session: SessionDep) ->
         "readoff_url": readoff_url(data, query),
         "profiles": pricing_queries.list_profiles(session),
         "presets": catalog.slo_presets(session),
-        "candidates": _candidates(session, claim, data["sweeps"]["compared"]),
+        # The claim's hardware, the compared sweeps and every sweep of its architecture.
+        "candidates": _candidates(
+            session,
+            claim,
+            [*data["sweeps"]["compared"], *(s["sweep_id"] for s in data["verdict"]["sweeps"])],
+        ),
     }
     return render(request, "claims/audit.html", context)
 

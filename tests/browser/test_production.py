@@ -52,6 +52,10 @@ def test_a_deployment_page_draws_its_windows_and_explore_overlays_them(
         # Two windows in the cloud, three frontier points: drawn, not only sent.
         assert page.locator("#overlay-figure-chart .scatterlayer .point").count() == 5
         assert page.locator("#efficiency-figure-chart .scatterlayer .point").count() >= 2
+        # The TPOT median lies in a 25–50 ms bucket spanning the frontier: an interval, drawn
+        # as a bar on the efficiency chart and written as one in the table.
+        assert page.locator("#efficiency-figure-chart .errorbar").count() == 2
+        assert " – " in (page.locator("#windows-table tbody tr .eff").first.text_content() or "")
         shoot(page, f"production-{name}")
         assert page.problems == [], name
     page = new_page(LAPTOP)

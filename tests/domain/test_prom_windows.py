@@ -36,12 +36,19 @@ def test_window_points_from_histograms_match_the_records() -> None:
         assert w.output_tok_s == STREAM.output_len[mine].sum() / 300
         assert w.total_tok_s == (STREAM.output_len[mine].sum() + STREAM.input_len[mine].sum()) / 300
         assert w.output_tok_s_per_gpu == w.output_tok_s / 4
-        # Concurrency: the mean of the running gauge's readings in (start, end].
+        # Concurrency: the running gauge's time-average over every reading in [start, end].
         t0, t1 = w.start_s - ORIGIN, w.end_s - ORIGIN
         readings = [
-            ((STREAM.arrival_s <= t) & (STREAM.finish_s > t)).sum() for t in TIMES if t0 < t <= t1
+            float(((STREAM.arrival_s <= t) & (STREAM.finish_s > t)).sum())
+            for t in TIMES
+            if t0 <= t <= t1
         ]
-        assert w.concurrency == pytest.approx(float(np.mean(readings)), rel=1e-12)
+        trapezoid = (sum(readings) - (readings[0] + readings[-1]) / 2) / (len(readings) - 1)
+        assert w.concurrency == pytest.approx(trapezoid, rel=1e-12)
+        # The exact mean: _sum ÷ _count, no bucket involved.
+        for measure, column in COLUMNS.items():
+            true_mean_ms = float(getattr(STREAM, column)[mine].mean()) * 1000
+            assert w.mean(measure) == (pytest.approx(true_mean_ms, rel=1e-9), None)
         for measure, column in COLUMNS.items():
             values_ms = getattr(STREAM, column)[mine] * 1000
             for q in (0.5, 0.9, 0.99):

@@ -77,22 +77,31 @@ def test_scrapes_become_windows_read_beside_the_matching_frontier(
     assert first["requests"] == mine.sum()
     assert first["output_tok_s"] == STREAM.output_len[mine].sum() / 300
     assert first["tok_s_per_gpu"] == first["output_tok_s"] / 4
-    # TPOT p50 lies in vLLM's (25, 50] ms bucket: x in [20, 40), the staircase reads x = 50.
+    # TPOT p50 lies in vLLM's (25, 50] ms bucket: x in [20, 40), where the staircase reads
+    # 2000 at x = 20 and 500 above it: no single efficiency, the interval and why.
     assert 20 <= first["interactivity_tok_s_user"] < 50
-    assert first["efficiency"]["frontier_tok_s_per_gpu"] == 500.0
-    assert first["efficiency"]["value"] == first["tok_s_per_gpu"] / 500.0
-    # TPOT in (25, 50] ms: x in [20, 40); the staircase reads 2000 at x = 20 and 500 above it.
+    assert first["tpot"]["bucket_ms"] == [25.0, 50.0] and first["tpot"]["exact"] is False
+    assert first["efficiency"]["value"] is None
+    assert first["efficiency"]["frontier_tok_s_per_gpu"] is None
     assert first["efficiency"]["bounds"] == [
         first["tok_s_per_gpu"] / 2000,
         first["tok_s_per_gpu"] / 500,
     ]
+    assert first["efficiency"]["interactivity_range"] == [20.0, 40.0]
+    assert "25–50 ms bucket" in first["efficiency"]["reason"]
     assert first["usd_per_mtok"] == 2 * 1e6 / (3600 * first["tok_s_per_gpu"])
     assert set(first["percentiles"]["ttft"]) == {"p50", "p90", "p99"}
     tpot = first["slo"]["limits"]["tpot"]
     truth = (STREAM.tpot_s[mine] <= 0.05).mean()
     assert tpot["exact"] is True and tpot["lower"] == truth  # 50 ms is a bucket boundary
     assert first["slo"]["verdict"] == "pass"
-    assert first["flags"] == ["efficiency below 90 %"]
+    # The whole interval is below 90 % only when its upper end is.
+    upper = first["efficiency"]["bounds"][1]
+    assert first["flags"] == [
+        "efficiency below 90 %"
+        if upper < 0.9
+        else "efficiency may be below 90 % (the buckets allow it)"
+    ]
     assert report["flagged"] == 2
     # A frontier that starts above the window's interactivity: unknown, with the reason.
     narrow = [r | {"sweep": "narrow"} for r in FRONTIER_ROWS[1:]]
@@ -168,7 +177,8 @@ def test_the_deployment_page_shows_the_windows_flags_and_charts_as_its_json_twin
     rows = page.select("#windows-table tbody tr")
     assert len(rows) == 2 and all("flagged" in r["class"] for r in rows)
     first = twin["windows"][0]
-    assert rows[0].select_one(".eff").text.strip() == fmt_percent(first["efficiency"]["value"])
+    low, high = first["efficiency"]["bounds"]
+    assert rows[0].select_one(".eff").text.strip() == f"{fmt_percent(low)} – {fmt_percent(high)}"
     assert rows[0].select_one(".verdict").text.strip() == "pass"
     assert page.select_one("#flag-count").text.strip() == "2 windows flagged."
     overlay = json.loads(page.select_one("script#overlay-figure").string)
@@ -216,3 +226,67 @@ def test_dollars_per_mtok_come_from_a_profile_of_the_deployments_own_gpu_only(
         client.get(f"/production/{deployment.json()['deployment_id']}").text, "html.parser"
     )
     assert h100["name"] in [o.text for o in page.select("select[name=pricing] option")]
+
+
+def test_the_production_page_has_the_default_slo_and_the_scraped_model(
+    client: TestClient, seeded: None
+) -> None:
+    data = {k: str(v) for k, v in DEPLOYMENT.items() if k != "model"}
+    stored = client.post("/api/production", files=scrape_files(0, 300, 600), data=data)
+    assert stored.status_code == 201, stored.text
+    deployment = stored.json()["deployment_id"]
+    url = f"/api/production/{deployment}"
+    report = client.get(url).json()
+    ProductionReport.model_validate(report)
+    assert report["deployment"]["model"] == "m"  # the series' model_name label
+    options = report["options"]
+    assert (options["preset"], options["slo"], options["attainment"]) == (
+        "chat-interactive",
+        {"ttft": 500.0, "tpot": 40.0},
+        0.9,
+    )
+    assert all(w["slo"] is not None for w in report["windows"])
+    page = BeautifulSoup(client.get(f"/production/{deployment}").text, "html.parser")
+    note = page.select_one("#slo-note").text
+    assert "chat-interactive, the default" in note and "TTFT ≤ 500 ms" in note
+    assert page.select_one("input[name=tpot_ms]")["value"] == "40.0"
+    none = client.get(url, params={"preset": "none"}).json()
+    assert none["options"]["slo"] == {} and none["windows"][0]["slo"] is None
+    own = client.get(url, params={"tpot_ms": 50}).json()["options"]
+    assert (own["preset"], own["slo"]) == (None, {"tpot": 50.0})
+    bad = client.get(url, params={"preset": "nonesuch"})
+    assert bad.status_code == 422 and "nonesuch" in bad.json()["detail"]
+
+
+def test_a_live_pulls_share_is_marked_extrapolated_and_the_mean_is_exact(
+    client: TestClient, session: Session
+) -> None:
+    from app.domain.prom_text import parse_exposition
+    from app.domain.prom_window import windows
+    from app.services import production
+
+    rows = [r | {"tpot_mean_ms": r["tpot_p50_ms"]} for r in FRONTIER_ROWS]
+    [sweep] = post_files(client, ("bench.csv", to_csv(rows))).json()["sweeps"]
+    scrapes = [parse_exposition(STREAM.exposition(t), scraped_at_s=ORIGIN + t) for t in (0, 300)]
+    made = windows(scrapes, num_gpus=4)
+    given = production.DeploymentIn(name="pulled", num_gpus=4)
+    pulled = production.store_windows(session, given, made, "live", {})
+    session.commit()
+    url = f"/api/production/{pulled.deployment_id}"
+    report = client.get(url, params={"tpot_ms": 50, "sweep": sweep["id"], "stat": "mean"}).json()
+    ProductionReport.model_validate(report)
+    [window] = report["windows"]
+    # 50 ms is a bucket boundary, yet the counts are increase()'s extrapolation: not exact.
+    assert window["slo"]["limits"]["tpot"]["exact"] is False
+    assert window["slo"]["limits"]["tpot"]["share"] == "extrapolated"
+    assert "increase()" in report["share_basis"]["extrapolated"]
+    mine = STREAM.finished(0, 300)
+    assert window["tpot"]["exact"] is True and window["tpot"]["bucket_ms"] is None
+    assert window["tpot"]["value_ms"] == pytest.approx(STREAM.tpot_s[mine].mean() * 1000, rel=1e-9)
+    # The exact mean gives one efficiency: 1000 / mean TPOT lies in [20, 50): the staircase
+    # reads the frontier point at 50 tok/s/user (500 tok/s/GPU).
+    assert 20 <= window["interactivity_tok_s_user"] < 50
+    assert window["efficiency"]["value"] == window["tok_s_per_gpu"] / 500
+    snapshots = upload_telemetry(client, scrape_files(0, 300), deployment="files").json()
+    shared = client.get(f"/api/production/{snapshots['deployment_id']}", params={"tpot_ms": 50})
+    assert shared.json()["windows"][0]["slo"]["limits"]["tpot"]["share"] == "exact"

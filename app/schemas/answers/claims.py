@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from app.domain.claim_work import Verdict
 from app.domain.roofline import Bound
 from app.schemas.answers.common import Answer, PlotlyFigure
@@ -119,8 +121,43 @@ class AuditAtSlo(Answer):
     comparisons: list[AuditComparison]
 
 
+class VerdictSweep(Answer):
+    """One sweep of the claim's model architecture read at the claim's interactivity."""
+
+    sweep_id: int
+    name: str
+    hardware: str | None
+    model: str | None
+    same_hardware: bool  # False: listed, marked as other hardware, does not judge the claim
+    same_model: bool  # False: another model of the same architecture
+    tok_s_per_gpu: float | None  # the most of its points at or above the claim's tok/s/user
+    interactivity_tok_s_user: float | None
+    reason: str | None
+    has_throughput: bool  # False: no tok/s per GPU on the basis at any of its points
+    claim_ratio: float | None  # claim ÷ this sweep's read
+
+
+class AuditVerdict(Answer):
+    """Whether the claim holds, in one sentence: holds / does not hold / cannot say."""
+
+    state: Literal["holds", "does_not_hold", "cannot_say"]
+    sentence: str
+    at_tok_s_user: float | None
+    claim_tok_s_per_gpu: float | None
+    best_sweep_id: int | None
+    best_tok_s_per_gpu: float | None
+    ratio: float | None  # claim ÷ the best measured
+    basis: str
+    stat: str
+    architecture: str | None  # the claim's model spec; null: matched by model name only
+    rule: str
+    sweeps: list[VerdictSweep]
+    sweeps_found: int  # before the cap on how many are read
+
+
 class ClaimAudit(Answer):
     claim: ClaimOut
+    verdict: AuditVerdict
     model_spec: ModelSpecName | None
     physics: PhysicsOut
     open_questions: list[str]

@@ -48,6 +48,16 @@ class EfficiencyOut(Answer):
     frontier_tok_s_per_gpu: float | None
     reason: str | None
     bounds: list[float | None]  # [lower, upper] over the TPOT's bucket; null: not readable
+    # [low, high) tok/s/user the TPOT's bucket allows (high null: no end); null: unknown
+    interactivity_range: list[float | None] | None
+
+
+class TpotOut(Answer):
+    stat: str  # mean or a percentile
+    value_ms: float | None
+    exact: bool  # the mean (_sum ÷ _count): exact; a percentile lies in its bucket
+    bucket_ms: list[float | None] | None
+    reason: str | None
 
 
 class WindowOut(Answer):
@@ -72,6 +82,7 @@ class WindowOut(Answer):
     percentiles: dict[str, dict[str, dict[str, Any]]]
     series: dict[str, str]
     per_token_tpot: bool
+    tpot: TpotOut
     efficiency: EfficiencyOut
     slo: dict[str, Any] | None
     usd_per_mtok: float | None
@@ -101,5 +112,6 @@ class ProductionReport(Answer):
     options: dict[str, Any]
     price: PriceUsed
     rules: dict[str, str]
+    share_basis: dict[str, str]  # what a limit's `share` says of how it was read
     windows: list[WindowOut]
     flagged: int
