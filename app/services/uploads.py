@@ -22,6 +22,7 @@ from app.ingest import (
     parse_upload_files,
 )
 from app.ingest.errors import FIELD_SOURCE
+from app.ingest.impossible import split_errors
 from app.ingest.limits import SWEEP_TEXT_LIMITS, int_problem, text_problem
 from app.ingest.parsed import length_warning
 from app.services import already_stored
@@ -129,6 +130,7 @@ def parse_detailed(
                 missing_field(sweep_source(i, sweep), k)
                 for k in sweep.missing_meta(required_meta(i, details))
             )
+    out.errors.extend(split_errors(parsed))  # the split against the GPU count now in force
     return out
 
 
@@ -340,6 +342,8 @@ def store_checked(
     upload = parse_upload_files(files, defaults, limits=limits or Limits(), unread=unread)
     if disaggregated and (missing := split_missing(upload.sweeps, SPLIT_FIELDS)):
         raise IngestError(missing)
+    if wrong := split_errors(upload.sweeps):
+        raise IngestError(wrong)
     stored = _save(session, upload.sweeps, tags=tag_list)
     stored.skipped = upload.skipped
     return stored
