@@ -15,6 +15,7 @@ import polars as pl
 
 from app.domain.accounting import POINT_SPLIT_KEYS, SPLIT_COLUMNS
 from app.domain.columns import POINT_COLUMN_NAMES
+from app.domain.covariates import ACCEPTANCE_LENGTH
 from app.domain.impossible import ISSUED_KEYS, METRICS, impossible_values, statistic_rank
 from app.domain.impossible_ranges import (
     FRACTIONS,
@@ -131,10 +132,12 @@ def screen(
 def _range_flags(extra_columns: list[str], number: Any) -> list[pl.Expr]:
     """Rows whose covariate columns may be out of range (app.domain.impossible_ranges)."""
     present = set(extra_columns)
-    bounds: list[tuple[str, float, float | None]] = [(k, 0.0, 1.0) for k in FRACTIONS] + [
-        (k, 0.0, 100.0) for k in PERCENTS
+    bounds: list[tuple[str, float, float | None]] = [
+        *((k, 0.0, 1.0) for k in FRACTIONS),
+        *((k, 0.0, 100.0) for k in PERCENTS),
+        *((k, 0.0, None) for k in NON_NEGATIVE),
+        (ACCEPTANCE_LENGTH, 1.0, None),
     ]
-    bounds += [(k, 0.0, None) for k in NON_NEGATIVE] + [("spec_acceptance_length", 1.0, None)]
     flags = []
     for key, low, high in bounds:
         if key in present:
