@@ -23,6 +23,8 @@ from app.domain.impossible import Impossible
 
 KIND_RANGE = "out of range"
 KIND_SPLIT = "split"
+# The GPU count and the split it must equal, as sweep columns (split_problem's arguments).
+SPLIT_GPUS: tuple[str, str, str] = ("num_gpus", "num_prefill_gpus", "num_decode_gpus")
 
 # Fractions in [0, 1], as the covariates keep them.
 FRACTIONS: tuple[str, ...] = (ACCEPTANCE_RATE, PREFIX_CACHE_HIT_RATE)

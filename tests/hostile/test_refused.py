@@ -317,3 +317,19 @@ def test_the_old_vllm_empty_stream_warning_is_in_every_answer_that_stores_the_fi
     path.write_bytes(data)
     assert cli("import", path, "--hardware", "H100", "--gpus", "1") == 0
     assert f"warning: {expected}" in capsys.readouterr().err
+
+
+def test_an_edit_that_breaks_the_split_is_a_422_and_changes_nothing(
+    client: TestClient, session: Session
+) -> None:
+    good = SPLITS[0].payload().replace(b",100,100", b",4,4")
+    [sweep] = client.post("/api/sweeps", files=[("files", ("split.csv", good))]).json()["sweeps"]
+    url = f"/api/sweeps/{sweep['id']}"
+    for body in ({"num_gpus": 4}, {"num_prefill_gpus": 100, "num_decode_gpus": 100}):
+        response = client.patch(url, json=body)
+        assert response.status_code == 422, response.text
+        assert response.json()["errors"][0]["column"] == "num_prefill_gpus"
+    stored = client.get(url).json()
+    assert (stored["num_gpus"], stored["num_prefill_gpus"], stored["num_decode_gpus"]) == (8, 4, 4)
+    moved = client.patch(url, json={"num_gpus": 12, "num_decode_gpus": 8})
+    assert (moved.status_code, moved.json()["num_gpus"]) == (200, 12)
