@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -208,10 +210,8 @@ def test_a_folder_holding_only_a_link_out_of_it_imports_nothing(
     assert nothing_stored(session)
 
 
-# One process, on SQLite only: the lines are refused before any database is read.
-@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 def test_mcp_over_stdio_answers_a_parse_error_to_every_line_it_cannot_read(
-    database_url: str, tmp_path: Path
+    database_url: str, session: Session, tmp_path: Path
 ) -> None:
     unreadable = [
         '{"jsonrpc":"2.0","id":1,"method":"ping"',  # truncated
@@ -223,16 +223,31 @@ def test_mcp_over_stdio_answers_a_parse_error_to_every_line_it_cannot_read(
     invalid = ["[1, 2]", '{"a": 1}', '"ping"']
     lines = [*unreadable, *invalid, '{"jsonrpc":"2.0","id":7,"method":"ping"}']
     env = {**os.environ, "PARETOSCOPE_DATABASE_URL": database_url, "PYTHONPATH": str(PROJECT_ROOT)}
-    done = subprocess.run(
+    server = subprocess.Popen(
         [sys.executable, "-m", "app.cli", "mcp"],
-        input="\n".join(lines).encode("utf-8", "surrogateescape") + b"\n",
-        capture_output=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
         env=env,
         cwd=tmp_path,
-        timeout=60,
-        check=True,
     )
-    answers = [json.loads(line) for line in done.stdout.decode().splitlines()]
+    assert server.stdin is not None and server.stdout is not None
+    # stdin stays open until every answer is read: at end of input the server stops, and a
+    # request still in flight then may go unanswered.
+    server.stdin.write("\n".join(lines).encode("utf-8", "surrogateescape") + b"\n")
+    server.stdin.flush()
+    deadline = time.monotonic() + 60
+    output = b""
+    try:
+        while output.count(b"\n") < len(lines) and time.monotonic() < deadline:
+            ready, _, _ = select.select([server.stdout], [], [], 1.0)
+            if ready:
+                chunk = os.read(server.stdout.fileno(), 65536)
+                assert chunk, "the server closed stdout"
+                output += chunk
+    finally:
+        server.stdin.close()
+        server.wait(timeout=30)
+    answers = [json.loads(line) for line in output.decode().splitlines()]
     codes = [(a.get("id"), a.get("error", {}).get("code")) for a in answers]
     assert codes == [
         *[(None, -32700)] * len(unreadable),
@@ -240,7 +255,8 @@ def test_mcp_over_stdio_answers_a_parse_error_to_every_line_it_cannot_read(
         (7, None),  # and it answers on
     ]
     assert answers[-1] == {"jsonrpc": "2.0", "id": 7, "result": {}}
-    assert "9999" not in done.stdout.decode()  # the input is never echoed
+    assert b"9999" not in output  # the input is never echoed
+    assert nothing_stored(session)
 
 
 def test_get_on_mcp_is_a_405_for_any_origin_never_an_idle_stream(
@@ -259,10 +275,19 @@ def test_get_on_mcp_is_a_405_for_any_origin_never_an_idle_stream(
     )
 
 
-def test_two_host_headers_are_a_400(client: TestClient) -> None:
-    two = [("host", "testserver"), ("host", "evil.example")]
-    response = client.get("/api/sweeps", headers=two)
-    assert response.status_code == 400
+def test_two_host_headers_are_a_400_and_nothing_is_stored(
+    client: TestClient, session: Session
+) -> None:
+    good = SPLITS[0].payload().replace(b",100,100", b",4,4")
+    for hosts in (["testserver", "evil.example"], ["testserver", "testserver"]):
+        response = client.post(
+            "/api/sweeps",
+            files=[("files", ("good.csv", good))],
+            headers=[("host", host) for host in hosts],
+        )
+        assert response.status_code == 400
+        assert response.json()["detail"].startswith("A request names one host")
+        assert nothing_stored(session)
     assert client.get("/api/sweeps").status_code == 200
 
 
