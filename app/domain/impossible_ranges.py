@@ -31,14 +31,6 @@ FRACTIONS: tuple[str, ...] = (ACCEPTANCE_RATE, PREFIX_CACHE_HIT_RATE)
 # Percentages in [0, 100], as vLLM bench serve writes its acceptance rate.
 PERCENTS: tuple[str, ...] = ("spec_decode_acceptance_rate",)
 NON_NEGATIVE: tuple[str, ...] = (GPU_POWER_W, GPU_ENERGY_J)
-# Every extra field a rule here reads (a canonical file's columns of these names are screened).
-RANGED: tuple[str, ...] = (
-    *FRACTIONS,
-    *PERCENTS,
-    *NON_NEGATIVE,
-    ACCEPTANCE_LENGTH,
-    "spec_decode_accepted_tokens",
-)
 
 
 def range_problems(extra: Mapping[str, Any]) -> list[Impossible]:
