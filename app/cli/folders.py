@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from app.ingest import IngestError, UploadFile
+from app.ingest.skipped import OUTSIDE_LINK
 from app.ingest.source import MAX_ARCHIVE_MEMBERS, is_side_file
 
 
@@ -44,9 +45,11 @@ def read_inputs(paths: list[Path], max_bytes: int) -> tuple[list[UploadFile], li
 
 
 def _walk(folder: Path, skipped: list[str]) -> list[Path]:
-    """Regular files under `folder`, sorted; hidden folders (.git) are skipped whole and
-    symbolic links to folders are not followed."""
+    """Regular files under `folder`, sorted; hidden folders (.git) are skipped whole,
+    symbolic links to folders are not followed, and a link to a file outside the folder is
+    listed as skipped, unread (a link inside it is read: its target is the user's too)."""
     out: list[Path] = []
+    inside = folder.resolve()
     for root, dirs, names in os.walk(folder):
         here = Path(root)
         for d in sorted(dirs):
@@ -54,5 +57,10 @@ def _walk(folder: Path, skipped: list[str]) -> list[Path]:
                 rel = (here / d).relative_to(folder.parent).as_posix() + "/"
                 skipped.append(rel)
         dirs[:] = sorted(d for d in dirs if not (d.startswith(".") or d == "__MACOSX"))
-        out.extend(here / n for n in sorted(names) if (here / n).is_file())
+        for n in sorted(names):
+            path = here / n
+            if path.is_symlink() and not path.resolve().is_relative_to(inside):
+                skipped.append(path.relative_to(folder.parent).as_posix() + OUTSIDE_LINK)
+            elif path.is_file():
+                out.append(path)
     return out

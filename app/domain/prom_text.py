@@ -53,6 +53,7 @@ class Scrape:
     samples: list[Sample]
     types: dict[str, str] = field(default_factory=dict)
     scraped_at_s: float | None = None
+    lines: list[int] = field(default_factory=list)  # each sample's line (1-based), when parsed
 
 
 def parse_time(text: str) -> float:
@@ -144,6 +145,7 @@ def parse_exposition(text: str, scraped_at_s: float | None = None) -> Scrape:
     if text.count("\n") > MAX_LINES:  # counted in place, before any line is parsed
         raise ExpositionError(0, f"more than {MAX_LINES:,} lines")
     samples: list[Sample] = []
+    lines: list[int] = []
     types: dict[str, str] = {}
     stamps: set[float] = set()
     declared: float | None = None
@@ -182,11 +184,12 @@ def parse_exposition(text: str, scraped_at_s: float | None = None) -> Scrape:
         if len(rest) == 2:
             stamps.add(_number(rest[1], number) / 1000)
         samples.append(Sample(name, labels, value))
+        lines.append(number)
     if scraped_at_s is None:
         scraped_at_s = declared
     if scraped_at_s is None and len(stamps) == 1:
         scraped_at_s = stamps.pop()
-    return Scrape(samples=samples, types=types, scraped_at_s=scraped_at_s)
+    return Scrape(samples=samples, types=types, scraped_at_s=scraped_at_s, lines=lines)
 
 
 MAX_SELECTOR_CHARS = 500

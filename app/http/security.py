@@ -226,6 +226,16 @@ class SecurityMiddleware:
             await send(message)
 
         headers = Headers(scope=scope)
+        if len(headers.getlist("host")) > 1:
+            # Which one a proxy, the allow-list and the app's links read would be chance.
+            log.warning(
+                "refused %d Host headers on %s", len(headers.getlist("host")), scope["path"]
+            )
+            response = _refusal(
+                scope, 400, "Two Host headers", "A request names one host; this one named several."
+            )
+            await response(scope, receive, send_with_headers)
+            return
         host = headers.get("host")
         if not self.hosts.allows(host):
             log.warning("refused Host %r on %s", host, scope["path"])

@@ -30,13 +30,13 @@ from app.ingest.parsed import (
 from app.ingest.safe_load import load_yaml
 from app.ingest.skipped import (
     NESTED,
-    UNREAD,
     Skipped,
     is_archive,
     listed,
     nothing_to_import,
     skip_reason,
     unread_reason,
+    unread_refusal,
 )
 from app.ingest.source import SourceFile, expand, is_side_file
 from app.ingest.telemetry import is_exposition, is_range_answer
@@ -175,7 +175,7 @@ def parse_upload_files(
             errors.extend(exc.errors)
     if not results and not errors:
         refusals = [why or _unrecognised(source, tools) for source, why in unrecognised]
-        refusals.extend(RowError(name, UNREAD) for name in unread)
+        refusals.extend(RowError(name, unread_refusal(name)) for name in unread)
         raise IngestError(nothing_to_import(refusals))
     for index, group in claimed.items():
         try:

@@ -13,9 +13,19 @@ from typing import Any
 
 import polars as pl
 
+from app.domain.accounting import POINT_SPLIT_KEYS, SPLIT_COLUMNS
 from app.domain.columns import POINT_COLUMN_NAMES
+from app.domain.covariates import ACCEPTANCE_LENGTH
 from app.domain.impossible import ISSUED_KEYS, METRICS, impossible_values, statistic_rank
+from app.domain.impossible_ranges import (
+    FRACTIONS,
+    NON_NEGATIVE,
+    PERCENTS,
+    range_problems,
+    split_problem,
+)
 from app.domain.stat_names import statistic_field
+from app.domain.stated_order import stated_order_problems
 from app.ingest.errors import IngestError, RowError
 from app.ingest.parsed import ParsedPoint, ParsedSweep, point_label
 from app.ingest.point_table import ROW, PointRows, PointTable
@@ -47,7 +57,11 @@ def _check(
     errors: list[RowError],
 ) -> None:
     for row, values, extra in points:
-        for problem in impossible_values(values, extra):
+        for problem in [
+            *impossible_values(values, extra),
+            *range_problems(extra),
+            *stated_order_problems(extra),
+        ]:
             label = point_label(ParsedPoint(dict(values)))
             errors.append(RowError(file, f"point {label}: {problem.message}", row, problem.field))
 
@@ -109,6 +123,50 @@ def screen(
     for key in ISSUED_KEYS:
         if key in extra_columns and done:
             flags.append(pl.sum_horizontal(done) > number(key))
+    flags += _range_flags(extra_columns, number)
     if not flags:
         return None
     return pl.any_horizontal(f.fill_null(False) for f in flags)
+
+
+def _range_flags(extra_columns: list[str], number: Any) -> list[pl.Expr]:
+    """Rows whose covariate columns may be out of range (app.domain.impossible_ranges)."""
+    present = set(extra_columns)
+    bounds: list[tuple[str, float, float | None]] = [
+        *((k, 0.0, 1.0) for k in FRACTIONS),
+        *((k, 0.0, 100.0) for k in PERCENTS),
+        *((k, 0.0, None) for k in NON_NEGATIVE),
+        (ACCEPTANCE_LENGTH, 1.0, None),
+    ]
+    flags = []
+    for key, low, high in bounds:
+        if key in present:
+            value = number(key)
+            flags.append(value < low if high is None else (value < low) | (value > high))
+    if {"spec_decode_accepted_tokens", "spec_decode_draft_tokens"} <= present:
+        accepted = number("spec_decode_accepted_tokens")
+        flags.append((accepted < 0) | (accepted > number("spec_decode_draft_tokens")))
+    return flags
+
+
+def split_errors(sweeps: list[ParsedSweep]) -> list[RowError]:
+    """Each sweep (or point, where the split changes along a sweep) whose prefill and decode
+    GPUs do not add up to its GPU count, naming the file, row and field. Checked once every
+    detail the user gave is applied (the form may give the GPU count or the split)."""
+    errors: list[RowError] = []
+    for sweep in sweeps:
+        file = sweep.source_file
+        total = sweep.meta.get("num_gpus")
+        problem = split_problem(total, *(sweep.meta.get(k) for k in SPLIT_COLUMNS))
+        if problem is not None:
+            errors.append(RowError(file, problem.message, sweep.first_row, problem.field))
+        if problem is not None or isinstance(sweep.table_rows, PointRows):
+            continue
+        for point in sweep.points:
+            own = [point.extra.get(k) for k in POINT_SPLIT_KEYS]
+            problem = split_problem(total, *own) if own != [None, None] else None
+            if problem is not None:
+                label = point_label(point)
+                message = f"point {label}: {problem.message}"
+                errors.append(RowError(file, message, point.row, problem.field))
+    return errors

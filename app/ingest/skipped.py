@@ -58,9 +58,22 @@ def skip_reason(data: bytes) -> str:
     return SKIPPED if near is None else f"not a result file ({near}): skipped"
 
 
+# How a folder's link to a file outside the folder is listed: never followed (a link to
+# ../outside/private.csv would import a file the user did not hand over).
+OUTSIDE_LINK = " (a link out of the folder)"
+OUTSIDE_LINK_REASON = "a link to a file outside the folder, not followed: skipped"
+
+
+def unread_refusal(member: str) -> str:
+    """Why a file skipped by its name was never read, when no file is a result file."""
+    return OUTSIDE_LINK_REASON if member.endswith(OUTSIDE_LINK) else UNREAD
+
+
 def unread_reason(member: str) -> str:
     """Why an archive member (or a folder's file; a folder's own name ends in "/") was skipped
     by its name, unread."""
+    if member.endswith(OUTSIDE_LINK):
+        return OUTSIDE_LINK_REASON
     base = member.rstrip("/").rsplit("/", 1)[-1]
     if "__MACOSX" in member or base == ".DS_Store":
         return "not a result file (macOS metadata): skipped"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from app.domain.prom_checks import impossible_readings
 from app.domain.prom_names import ENGINES
 from app.domain.prom_range import RangeError, looks_like_range, scrapes_of_range
 from app.domain.prom_text import ExpositionError, Scrape, parse_exposition
@@ -51,9 +52,11 @@ def read_telemetry(files: Sequence[SourceFile], times_s: Sequence[float] | None)
         scrapes: list[Scrape] = []
         for f in ranges:
             try:
-                scrapes += scrapes_of_range(f.json())
+                read = scrapes_of_range(f.json())
             except RangeError as exc:
                 raise IngestError.one(f.name, str(exc)) from None
+            _refuse_impossible(f.name, read)
+            scrapes += read
         return Telemetry("range", scrapes)
     if times_s is not None and len(times_s) != len(texts):
         raise IngestError(
@@ -81,5 +84,18 @@ def read_telemetry(files: Sequence[SourceFile], times_s: Sequence[float] | None)
             raise IngestError.one(
                 f.name, "no scrape time: give the times, or start it with '# scraped_at <time>'"
             )
+        _refuse_impossible(f.name, [scrape])
         out.append(scrape)
     return Telemetry("snapshots", out)
+
+
+def _refuse_impossible(file: str, scrapes: Sequence[Scrape]) -> None:
+    """Refuse a file holding a reading no engine exports (app.domain.prom_checks), naming the
+    file, the line and the metric."""
+    errors = [
+        RowError(file, bad.message, bad.line, bad.name)
+        for scrape in scrapes
+        for bad in impossible_readings(scrape)
+    ]
+    if errors:
+        raise IngestError(errors)

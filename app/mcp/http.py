@@ -54,6 +54,14 @@ class McpMount:
             body = {"detail": "The MCP server is not running.", "errors": []}
             await JSONResponse(body, status_code=503)(scope, receive, send)
             return
+        if scope["method"] != "POST":
+            # Stateless JSON answers: no session to resume or end, and no stream the server
+            # could push on, so a GET would only hold an idle stream open (for any Origin).
+            body = {"detail": "The MCP endpoint answers POST only (stateless JSON).", "errors": []}
+            await JSONResponse(body, status_code=405, headers={"Allow": "POST"})(
+                scope, receive, send
+            )
+            return
         await self.manager.handle_request(scope, receive, send)
 
 

@@ -22,6 +22,7 @@ from app.ingest import (
     parse_upload_files,
 )
 from app.ingest.errors import FIELD_SOURCE
+from app.ingest.impossible import split_errors
 from app.ingest.limits import SWEEP_TEXT_LIMITS, int_problem, text_problem
 from app.ingest.parsed import length_warning
 from app.services import already_stored
@@ -129,6 +130,7 @@ def parse_detailed(
                 missing_field(sweep_source(i, sweep), k)
                 for k in sweep.missing_meta(required_meta(i, details))
             )
+    out.errors.extend(split_errors(parsed))  # the split against the GPU count now in force
     return out
 
 
@@ -248,7 +250,8 @@ class Preview:
 @dataclass
 class Stored:
     saved: list[q.SavedSweep]
-    warnings: list[str] = field(default_factory=list)  # hardware matched or left as typed
+    # Hardware matched or left as typed, then each sweep's own import warnings.
+    warnings: list[str] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)  # files that are not result files
 
 
@@ -340,6 +343,8 @@ def store_checked(
     upload = parse_upload_files(files, defaults, limits=limits or Limits(), unread=unread)
     if disaggregated and (missing := split_missing(upload.sweeps, SPLIT_FIELDS)):
         raise IngestError(missing)
+    if wrong := split_errors(upload.sweeps):
+        raise IngestError(wrong)
     stored = _save(session, upload.sweeps, tags=tag_list)
     stored.skipped = upload.skipped
     return stored
@@ -356,6 +361,7 @@ def _save(
     """Store and tag the sweeps and run `also` (e.g. drop the staged files) in one transaction;
     `updates` (sweep index: stored sweep id) give stored sweeps these sweeps' details instead."""
     warnings = match_warnings(matches if matches is not None else match_parsed(session, parsed))
+    warnings += import_warnings_of(parsed)
     try:
         saved = _commit(session, parsed, also, tags or [], updates or {})
     except IntegrityError as exc:
@@ -385,6 +391,17 @@ def _commit(
         also()
     session.commit()
     return saved
+
+
+def import_warnings_of(parsed: list[ParsedSweep]) -> list[str]:
+    """Each sweep's own import warnings (an old vLLM's empty streams counted as completed, a
+    measured length far from the configured one), named by the sweep: every answer that
+    stores a file says what its import found, as the preview did."""
+    return [
+        f"{sweep.meta.get('sweep') or sweep.source_file}: {warning}"
+        for sweep in parsed
+        for warning in sweep.warnings
+    ]
 
 
 def upload_tags(values: list[str]) -> list[str]:

@@ -8,6 +8,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from sqlalchemy.orm import Session
 
 from app.settings import bundled
 from app.store import versions
@@ -58,3 +59,13 @@ def schema_mismatch(database_url: str) -> str | None:
         f"{', '.join(sorted(_heads()))}: run `paretoscope db upgrade` (or `paretoscope serve`, "
         "which migrates first) with this version, or serve it with the version that wrote it"
     )
+
+
+def session_schema_behind(session: Session) -> str | None:
+    """Why the database a session reads is not at this version's schema (no tables, an older
+    or newer revision), or None: what /healthz checks, so a server whose every page would
+    answer 500 is not called healthy."""
+    current = frozenset(MigrationContext.configure(session.connection()).get_current_heads())
+    if current == _heads():
+        return None
+    return ", ".join(sorted(current)) or "none (no tables)"

@@ -26,6 +26,8 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
 from app.domain.columns import POINT_COLUMN_NAMES, SWEEP_COLUMN_NAMES
+from app.domain.impossible_ranges import SPLIT_GPUS, split_problem
+from app.ingest.errors import IngestError, RowError
 from app.ingest.parsed import ParsedSweep
 from app.store import point_blocks, point_rows
 from app.store import samples as sample_store
@@ -314,6 +316,10 @@ def get_sweeps(session: Session, sweep_ids: list[int]) -> list[Sweep]:
 
 def update_sweep(session: Session, sweep_id: int, changes: dict[str, Any]) -> Sweep:
     sweep = get_sweep(session, sweep_id)
+    if any(key in changes for key in SPLIT_GPUS):  # the split must add up to the GPU count
+        problem = split_problem(*(changes.get(k, getattr(sweep, k)) for k in SPLIT_GPUS))
+        if problem is not None:
+            raise IngestError([RowError("(request)", problem.message, column=problem.field)])
     for key, value in changes.items():
         setattr(sweep, "name" if key == "sweep" else key, value)
     session.flush()

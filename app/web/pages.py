@@ -13,6 +13,7 @@ from app.http.deps import SessionDep
 from app.http.templating import render
 from app.schemas.answers.misc import Health
 from app.schemas.responses import ERROR_RESPONSES, ErrorBody, answered_with
+from app.store.migrate import session_schema_behind
 
 router = APIRouter()
 
@@ -29,13 +30,19 @@ router = APIRouter()
     },
 )
 def healthz(session: SessionDep) -> Response:
-    """Liveness and database reachability: 503 while the database cannot be reached."""
+    """Liveness, database reachability and schema: 503 while the database cannot be reached
+    or its schema is not this version's newest (no tables, or an older or newer revision:
+    every page would answer 500)."""
     try:
         session.execute(text("SELECT 1"))
+        behind = session_schema_behind(session)
     except (OperationalError, InterfaceError, SATimeoutError):
         session.rollback()
         body = {"status": "unavailable", "database": "unreachable"}
         return JSONResponse(body, status_code=503, headers={"Retry-After": "5"})
+    if behind is not None:
+        body = {"status": "unavailable", "database": "schema_not_at_head", "revision": behind}
+        return JSONResponse(body, status_code=503)
     return JSONResponse({"status": "ok"})
 
 

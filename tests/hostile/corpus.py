@@ -19,6 +19,7 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from tests.conftest import FIXTURES
 
@@ -804,8 +805,133 @@ IMPOSSIBLE_AT: dict[str, tuple[int | None, str]] = {
     "zero_duration.json": (None, "duration_s"),
     "zero_duration.csv": (2, "duration_s"),
 }
-IMPOSSIBLE = impossible_cases()
-CASES = [*cases(), *IMPOSSIBLE]
+AIPERF = "aiperf/wellflat_k8s-dev_profile_export_aiperf.json"
+
+
+def doc_with(relative: str, change: Callable[[dict[str, Any]], None]) -> bytes:
+    """A real fixture's JSON with one change made in place."""
+    doc = json.loads(fixture(relative))
+    change(doc)
+    return json.dumps(doc).encode()
+
+
+def _min_above_p50(doc: dict[str, Any]) -> None:
+    latency = doc["request_latency"]
+    for low in ("p1", "p5", "p10", "p25"):
+        del latency[low]
+    latency["min"] = latency["p50"] + 100
+
+
+def stated_order_cases() -> list[Case]:
+    """Issue 46 §4: what a file states beyond the latency columns (AIPerf's and guidellm's
+    statistics objects, llmperf's flat keys) keeps min ≤ percentiles ≤ max and min ≤ mean ≤
+    max; rates are fractions or percentages; each refused naming the file, row and field."""
+    return [
+        Case(
+            "AIPerf TTFT mean above its max",
+            "profile_export_aiperf.json",
+            lambda: doc_with(AIPERF, lambda d: d["time_to_first_token"].update(avg=500.0)),
+        ),
+        Case(
+            "AIPerf request latency min above its p50",
+            "min_above_p50_profile_export_aiperf.json",
+            lambda: doc_with(AIPERF, _min_above_p50),
+        ),
+        Case(
+            "guidellm prompt length mean above its max",
+            "guidellm_mean_above_max.json",
+            lambda: doc_with(
+                GUIDELLM,
+                lambda d: d["benchmarks"][0]["metrics"]["prompt_token_count"]["successful"].update(
+                    mean=1e6
+                ),
+            ),
+        ),
+        Case(
+            "llmperf TTFT p99 above its max",
+            "summary_p99_above_max.json",
+            lambda: doc_with(
+                "llmperf/summary_anyscale_70b.json",
+                lambda d: d.update(results_ttft_s_quantiles_p99=3.0),
+            ),
+        ),
+        Case(
+            "canonical acceptance rate of 5",
+            "acceptance_5.csv",
+            lambda: csv_rows(
+                "s,H100,8,4,12.5,400,5",
+                header="sweep,hardware,num_gpus,concurrency,tpot_p50_ms,output_tok_s,"
+                "spec_acceptance_rate",
+            ),
+        ),
+        Case(
+            "vLLM acceptance rate of 500 %",
+            "acceptance_500.json",
+            lambda: vllm_with(spec_decode_acceptance_rate=500.0),
+        ),
+        Case(
+            "canonical prefix-cache hit rate of 1.5",
+            "cache_hits.csv",
+            lambda: csv_rows(
+                "s,H100,8,4,12.5,400,1.5",
+                header="sweep,hardware,num_gpus,concurrency,tpot_p50_ms,output_tok_s,"
+                "prefix_cache_hit_rate",
+            ),
+        ),
+    ]
+
+
+IMPOSSIBLE_AT.update(
+    {
+        "profile_export_aiperf.json": (None, "time_to_first_token.avg"),
+        "min_above_p50_profile_export_aiperf.json": (None, "request_latency.p50"),
+        "guidellm_mean_above_max.json": (
+            0,
+            "benchmark.metrics.prompt_token_count.successful.mean",
+        ),
+        "summary_p99_above_max.json": (None, "results_ttft_s_max"),
+        "acceptance_5.csv": (2, "spec_acceptance_rate"),
+        "acceptance_500.json": (None, "spec_decode_acceptance_rate"),
+        "cache_hits.csv": (2, "prefix_cache_hit_rate"),
+    }
+)
+
+SPLIT_HEADER = "sweep,hardware,num_gpus,model,concurrency,tpot_p50_ms,output_tok_s," + (
+    "num_prefill_gpus,num_decode_gpus"
+)
+
+
+def split_cases() -> list[Case]:
+    """Issue 46 §4: prefill and decode GPUs that do not add up to the deployment's GPUs, from
+    a file or the form, refused once every detail is applied (tests/hostile/test_refused.py
+    checks the file, row and field)."""
+    return [
+        Case(
+            "canonical split 100P + 100D on 8 GPUs",
+            "split_100_100.csv",
+            lambda: csv_rows(good_row() + ",100,100", header=SPLIT_HEADER),
+        ),
+        Case(
+            "a point's own split 4P + 12D on 8 GPUs",
+            "split_point.csv",
+            lambda: csv_rows(
+                good_row() + ",4,4",
+                good_row(concurrency="8") + ",4,12",
+                header=SPLIT_HEADER,
+            ),
+        ),
+        Case(
+            "form split 100P + 100D on 8 GPUs",
+            "split_form.json",
+            lambda: fixture(VLLM),
+            fields={**FIELDS, "num_prefill_gpus": "100", "num_decode_gpus": "100"},
+        ),
+    ]
+
+
+SPLITS = split_cases()
+IMPOSSIBLE = [*impossible_cases(), *stated_order_cases()]
+CASES = [*cases(), *IMPOSSIBLE, *SPLITS]
 
 
 def write(case: Case, directory: Path) -> Path:

@@ -26,6 +26,8 @@ CLI_OPTIONS = {
     "num_gpus": "--num-gpus",
     "model": "--model",
     "engine": "--engine",
+    "num_prefill_gpus": "--num-prefill-gpus",
+    "num_decode_gpus": "--num-decode-gpus",
 }
 
 

@@ -106,7 +106,9 @@ def test_the_cli_refuses_an_impossible_value_one_line_per_problem_naming_file_an
     err = capsys.readouterr().err
     assert status == 2
     row, column = IMPOSSIBLE_AT[case.filename]
-    where = ", ".join([case.filename, *([f"row {row}"] if row else []), f"column {column!r}"])
+    where = ", ".join(
+        [case.filename, *([f"row {row}"] if row is not None else []), f"column {column!r}"]
+    )
     lines = err.strip().splitlines()
     assert lines[0] == "error: nothing was imported"
     assert lines[1].strip().startswith(where + ": point at ")

@@ -9,7 +9,8 @@ from app.schemas.answers.common import Answer
 
 class Health(Answer):
     status: Literal["ok", "unavailable"]
-    database: Literal["unreachable"] | None = None
+    database: Literal["unreachable", "schema_not_at_head"] | None = None
+    revision: str | None = None  # the revision found when it is not this version's newest
 
 
 class DefinitionOut(Answer):
