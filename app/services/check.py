@@ -25,7 +25,7 @@ from app.domain.likeness import Likeness
 from app.domain.regression import Interval, Outcome, Side
 from app.schemas.bounds import MAX_ID
 from app.schemas.check import CheckQuery
-from app.services import check_matched, check_report, likeness, price_columns
+from app.services import check_matched, check_report, check_runs, likeness, price_columns
 from app.services.analysis import SweepAnalysis
 from app.services.check_frontier import NO_SHARED, frontier_finding
 from app.services.check_ratio import goodput_ratio
@@ -214,6 +214,9 @@ def evaluate(session: Session, query: CheckQuery, base_url: str | None = None) -
             f"sweep {who.sweep_id} ({who.name}) cannot be checked at this SLO: its status is "
             f"unknown ({doc.get('reason') or 'not measured'})",
         )
+    unsettled = check_runs.borderline_finding(by_id[candidate.sweep_id], base_doc.get("meets_slo"))
+    if unsettled is not None:  # a borderline candidate is not a pass (app.services.check_runs)
+        outcome = replace(outcome, verdict="regression", findings=(*outcome.findings, unsettled))
     verdict: str = outcome.verdict
     findings = outcome.findings
     if not found.same_configuration:
