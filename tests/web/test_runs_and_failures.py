@@ -259,3 +259,13 @@ def test_goodput_at_a_p50_limit_counts_the_seven_successful_requests_only(
     [per_request] = readoff(client, [sweep], mode="requests").values()
     assert per_request["status"] == "fail"
     assert per_request["failed_requests"]["text"] == "3 of 10 failed"
+
+
+def test_the_metrics_page_states_the_failure_rule_and_the_runs_rule(client: TestClient) -> None:
+    page = BeautifulSoup(client.get("/metrics").text, "html.parser")
+    failures = page.find(id="slo-failures")
+    assert failures is not None
+    assert "exceeds 1 − p cannot meet a p-th percentile limit" in text(failures)
+    assert "3 of 10 requests failed (30 %): a p99 limit allows at most 1 %" in text(failures)
+    runs = page.find(id="slo-runs")
+    assert runs is not None and "1 of 2 runs meets the SLO at concurrency 4" in text(runs)
