@@ -168,7 +168,7 @@ DEFINITIONS: tuple[Definition, ...] = (
     Definition(
         "slo-runs",
         "Repeated runs that disagree (borderline load)",
-        "a load passes ⇔ every checked run at it meets the SLO; some meet and some miss ⇒ borderline",
+        "a load passes ⇔ all checked runs at it meet the SLO; some meet, some miss ⇒ borderline",
         "A load level is only as good as its runs. Where one run at a load meets the SLO and "
         "another misses it, the load is borderline: no run there passes and no goodput is read "
         "there, so the goodput comes from loads where the runs meet the SLO. A sweep with no "

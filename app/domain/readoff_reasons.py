@@ -35,10 +35,7 @@ def no_pass_reason(
     if borderline is not None and borderline.runs is not None and not passing:
         point = next((p for p in points if p.point_id == borderline.point_id), None)
         at = f" at {load_words(point)}" if point is not None and point.load() is not None else ""
-        parts.append(
-            f"{runs_text(*borderline.runs)}{at}: borderline, not a pass "
-            "(a load is only as good as its runs)"
-        )
+        parts.append(f"{runs_text(*borderline.runs)}{at}: borderline, not a pass")
     if fails and not passing and not (parts and fails[0].runs is not None):
         lead = "lightest load" if ordered[0] is fails[0] else "lightest checked load"
         parts.append(f"no point meets the SLO: {lead} fails {fails[0].reason}")
