@@ -9,7 +9,7 @@ import pytest
 
 from app.domain.failures import Failed, failed_of, successful_requests_per_s
 from app.domain.point import LatencyStats, PointMetrics
-from app.domain.sensitivity import point_values
+from app.domain.sensitivity import point_values, sensitivity
 from app.domain.slo import Slo, percentile_readoff, request_readoff
 
 
@@ -137,3 +137,18 @@ def test_per_request_runs_that_disagree_on_attainment_are_borderline_too() -> No
     readoff = request_readoff(samples, runs, Slo(ttft_ms=500, attainment=0.9))
     assert readoff.shown_status == "borderline" and readoff.goodput_tok_s_per_gpu is None
     assert readoff.verdicts[0].reason.startswith("1 of 2 runs meets the SLO at this load; ")
+
+
+def test_the_slo_sensitivity_reads_every_limit_as_the_read_off_does() -> None:
+    # Runs that disagree between 57.6 and 762 ms, a settled load, and a point 3 of 10 failed.
+    points = [point(1, 2, 100.0, 100.0), point(2, 2, 110.0, 121.0)]
+    points += [point(3, 4, 762.0, 199.0), point(4, 4, 57.6, 190.0)]
+    points += [point(5, 8, 50.0, 400.0, failed=3, issued=10)]
+    limits = [50.0, 60.0, 100.0, 110.0, 500.0, 761.0, 762.0, 1000.0]
+    steps = sensitivity(points, SLO, "ttft", limits)
+    for limit, step in zip(limits, steps, strict=True):
+        readoff = percentile_readoff(points, Slo(ttft_ms=limit, percentile="p99"))
+        assert step.goodput_tok_s_per_gpu == readoff.goodput_tok_s_per_gpu, limit
+    assert [s.goodput_tok_s_per_gpu for s in steps] == [
+        None, None, None, 121.0, 121.0, 121.0, 199.0, 199.0,
+    ]  # fmt: skip
