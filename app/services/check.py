@@ -201,8 +201,13 @@ def evaluate(session: Session, query: CheckQuery, base_url: str | None = None) -
         shown = (b_side.goodput_tok_s_per_gpu, c_side.goodput_tok_s_per_gpu)
         ratio = goodput_ratio(b, c, params, shown)
         outcome = regression.compare(b_side, c_side, query.tolerance, noise, at_load, ratio)
+    unsettled = check_runs.borderline_finding(by_id[candidate.sweep_id], base_doc.get("meets_slo"))
     if outcome.verdict == "unknown" and outcome.reason == regression.NEITHER:
-        raise NothingToCompare("candidate", f"{outcome.reason} ({_both(baseline, candidate)})")
+        # Unknown, never a pass; a candidate borderline by its runs says so.
+        runs = f"; {unsettled.note}" if unsettled is not None else ""
+        raise NothingToCompare(
+            "candidate", f"{outcome.reason} ({_both(baseline, candidate)}){runs}"
+        )
     if outcome.verdict == "unknown":
         field, who, doc = (
             ("baseline", baseline, base_doc)
@@ -214,7 +219,6 @@ def evaluate(session: Session, query: CheckQuery, base_url: str | None = None) -
             f"sweep {who.sweep_id} ({who.name}) cannot be checked at this SLO: its status is "
             f"unknown ({doc.get('reason') or 'not measured'})",
         )
-    unsettled = check_runs.borderline_finding(by_id[candidate.sweep_id], base_doc.get("meets_slo"))
     if unsettled is not None:  # a borderline candidate is not a pass (app.services.check_runs)
         outcome = replace(outcome, verdict="regression", findings=(*outcome.findings, unsettled))
     verdict: str = outcome.verdict

@@ -153,23 +153,26 @@ def test_the_strip_table_compare_plan_history_and_export_all_say_1_of_2_runs(
     assert ",borderline," in csv and BORDERLINE in csv
 
 
-def test_check_fails_a_candidate_borderline_by_its_runs_even_against_itself(
+def test_check_fails_a_candidate_borderline_by_its_runs_and_never_passes_it(
     client: TestClient,
 ) -> None:
     unsettled, settled = upload(client, two_run_folder())
-    for baseline in (settled, unsettled):
-        body = {"candidate": unsettled, "baseline": baseline} | CHAT
-        body = {k: v for k, v in body.items() if k not in ("picked", "preset")}
-        response = client.post("/api/check", json=body)
-        assert response.status_code == 200, response.text
-        doc = response.json()
-        assert doc["verdict"] == "regression"
-        [runs] = [f for f in doc["findings"] if f["label"] == "runs agree on the SLO"]
-        assert runs["regression"] is True
-        assert runs["note"].startswith(f"the candidate's SLO verdict is borderline: {BORDERLINE}")
-        assert BORDERLINE in doc["headline"]
+    slo = {"ttft_ms": 500, "percentile": "p99"}
+    body = {"candidate": unsettled, "baseline": settled} | slo
+    response = client.post("/api/check", json=body)
+    assert response.status_code == 200, response.text
+    doc = response.json()
+    assert doc["verdict"] == "regression"
+    [runs] = [f for f in doc["findings"] if f["label"] == "runs agree on the SLO"]
+    assert runs["regression"] is True
+    assert runs["note"].startswith(f"the candidate's SLO verdict is borderline: {BORDERLINE}")
+    assert BORDERLINE in doc["headline"]
+    # Against itself (neither side meets the SLO): unknown, not a pass, and it says why.
+    itself = client.post("/api/check", json={"candidate": unsettled, "baseline": unsettled} | slo)
+    assert itself.status_code == 422, itself.text
+    assert f"the candidate's SLO verdict is borderline: {BORDERLINE}" in itself.text
     # The settled sibling checked against itself passes.
-    body = {"candidate": settled, "baseline": settled, "ttft_ms": 500, "percentile": "p99"}
+    body = {"candidate": settled, "baseline": settled} | slo
     assert client.post("/api/check", json=body).json()["verdict"] == "pass"
 
 
@@ -190,6 +193,7 @@ def test_paretoscope_check_exits_1_with_a_junit_failure_on_a_borderline_candidat
     assert 'failures="1"' in junit or 'failures="2"' in junit
     assert "1 of 2 runs meets the SLO at concurrency 16" in junit
     assert cli("check", 2, "--baseline", 2, *slo) == 0
+    assert cli("check", 1, "--baseline", 1, *slo) == 2  # neither meets it: unknown, not a pass
 
 
 # The 2024 vLLM case: 10 requests in 1.068 s, 3 of them empty streams counted as completed.
