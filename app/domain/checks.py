@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from app.domain.failures import Failed, failed_of
 from app.domain.numbers import fmt_count, fmt_load, fmt_pair
 from app.domain.point import METRIC_LABELS, Metric, PointMetrics, Stat
 
@@ -92,10 +93,14 @@ class Check:
     stored: tuple[Percentile, ...] = ()
     bound: Bound | None = None
     undefined: int = 0
+    # Set when the point's failed share alone breaks this percentile (see app.domain.failures).
+    failed: Failed | None = None
 
     def describe(self) -> str:
         """E.g. 'p90 TTFT 260 ms > 200 ms', '… (from 120 request samples)' or why unknown."""
         name = f"{self.stat} {METRIC_LABELS[self.metric]}"
+        if self.failed is not None:
+            return f"{name} cannot be met: {self.failed.limit_text(self.stat, _pct(self.stat))}"
         if self.bound is not None:
             return self._describe_bound(name, self.bound)
         if self.value_ms is None:
@@ -164,7 +169,23 @@ def check_limit(
         stored = tuple(p for p, _ in point.latency(metric).stored())
     found = samples.get((metric, stat)) if samples is not None and source != "stored" else None
     undefined = found.undefined if found is not None else 0
-    return Check(metric, stat, value, limit, status, source, count, stored, bound, undefined)
+    failed = too_many_failed(point, stat)
+    if failed is not None:
+        status = "fail"
+    return Check(
+        metric, stat, value, limit, status, source, count, stored, bound, undefined, failed
+    )
+
+
+def too_many_failed(point: PointMetrics, stat: Percentile) -> Failed | None:
+    """The point's failures when their share exceeds 1 − p for this percentile: then no
+    latency can meet the limit (a failed request misses every limit)."""
+    failed = failed_of(point)
+    return failed if failed is not None and failed.exceeds(_pct(stat)) else None
+
+
+def _pct(stat: Percentile) -> float:
+    return percentile_percent(stat)
 
 
 def stored_value(point: PointMetrics, metric: Metric, stat: Percentile) -> float | None:

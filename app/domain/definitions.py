@@ -166,6 +166,34 @@ DEFINITIONS: tuple[Definition, ...] = (
         "when nothing passes but some point is borderline. Unknown (not measured) stays unknown.",
     ),
     Definition(
+        "slo-runs",
+        "Repeated runs that disagree (borderline load)",
+        "a load passes ⇔ all checked runs at it meet the SLO; some meet, some miss ⇒ borderline",
+        "A load level is only as good as its runs. Where one run at a load meets the SLO and "
+        "another misses it, the load is borderline: no run there passes and no goodput is read "
+        "there, so the goodput comes from loads where the runs meet the SLO. A sweep with no "
+        "such load is borderline (meets_slo false), and every view says how many runs met it: "
+        "“1 of 2 runs meets the SLO at concurrency 4”. Example: p99 TTFT 762 ms and 57.6 ms at "
+        "concurrency 4 against a 500 ms limit ⇒ borderline; ranked below a settled pass, and "
+        "`paretoscope check` fails such a candidate. A run that could not be checked (unknown) "
+        "neither confirms nor contradicts the others.",
+    ),
+    Definition(
+        "slo-failures",
+        "Failed requests at a percentile limit",
+        "a point whose failed share (failed ÷ (successful + failed)) exceeds 1 − p cannot meet "
+        "a p-th percentile limit",
+        "A failed request is a miss at every limit, in both modes. A p-th percentile limit asks "
+        "that p of the issued requests meet it; a tool's stored percentile is over its "
+        "successful requests only, so it cannot show that. Example: 3 of 10 requests failed "
+        "(30 %): a p99 limit allows at most 1 % and a p90 limit 10 %, so both fail whatever "
+        "the p99 or p90 TTFT says; a p50 limit allows 50 % and is judged on the latencies. "
+        "Exactly 1 − p is allowed (1 of 10 failed can still meet a p90 limit). Goodput counts "
+        "successful requests only: with failures, request goodput = successful requests ÷ "
+        "duration (7 ÷ 1.068 s = 6.55 req/s, not 10 ÷ 1.068 s = 9.36). Tables say “3 of 10 "
+        "failed” beside the verdict.",
+    ),
+    Definition(
         "ci-bootstrap",
         "Goodput and $/Mtok interval (bootstrap over requests)",
         "B = 1000 resamples of the n issued requests with replacement (seed 0); "

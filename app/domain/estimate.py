@@ -93,7 +93,10 @@ def interpolated_estimate(
         pairs.append((c0.value_ms, c1.value_ms, c0.limit_ms))
     if not pairs:
         return None
-    t = min((lim - m0) / (m1 - m0) for m0, m1, lim in pairs if m1 > lim)
+    crossed = [(lim - m0) / (m1 - m0) for m0, m1, lim in pairs if m1 > lim]
+    if not crossed:
+        return None  # the next point fails on no latency (its runs disagree, or failures)
+    t = min(crossed)
     # The crossing metric equals its limit at t up to rounding; allow 1e-9 relative slack.
     if any(m0 + t * (m1 - m0) > lim * (1 + 1e-9) + 1e-12 for m0, m1, lim in pairs):
         return None

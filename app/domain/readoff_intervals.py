@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 import polars as pl
 
 from app.domain.bootstrap import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, bootstrap_sums_many
+from app.domain.failures import successful_requests_per_s
 from app.domain.intervals import (
     ONE_RUN,
     Interval,
@@ -24,6 +25,7 @@ from app.domain.metrics import Basis
 from app.domain.numbers import fmt_percent
 from app.domain.point import PointMetrics
 from app.domain.request_goodput import good_request_expr
+from app.domain.run_agreement import unsettled
 from app.domain.slo import Readoff, Slo
 
 PERCENTILE_NO_RUNS = ONE_RUN  # percentile mode needs repeated runs at the operating load
@@ -54,7 +56,9 @@ class ReadoffIntervals:
         return f"geometric mean of {self.runs} runs" if self.runs > 1 else None
 
 
-Borderline = tuple[str, Interval] | None  # why a read-off is borderline, and that interval
+# Why a read-off is borderline, and the attainment interval that straddles the target (None
+# when repeated runs at a load disagree: no interval makes that borderline, the runs do).
+Borderline = tuple[str, Interval | None] | None
 
 
 def no_intervals(
@@ -79,6 +83,10 @@ def borderline_of(readoff: Readoff, target: float, level: float) -> Borderline:
     operating point's when it is borderline, else the first borderline point's)."""
     if readoff.shown_status != "borderline":
         return None
+    by_runs = unsettled(readoff.verdicts) if readoff.status != "pass" else None
+    if by_runs is not None and by_runs.runs is not None:
+        reason = no_pass_reason_runs(readoff)
+        return reason, None
     op = readoff.operating_verdict
     verdict = op if op is not None and op.borderline else None
     if verdict is None:
@@ -92,6 +100,13 @@ def borderline_of(readoff: Readoff, target: float, level: float) -> Borderline:
         f"its {_pct(level)} interval {_pct(low)}–{_pct(high)} straddles the {_pct(target)} target"
     )
     return reason, Interval(stats.attainment, low, high, level, "wilson", n=stats.issued)
+
+
+def no_pass_reason_runs(readoff: Readoff) -> str:
+    """A read-off made borderline by disagreeing runs: its reason's part that says so (the
+    read-off's reason starts with it, see readoff_reasons.no_pass_reason)."""
+    reason = readoff.reason or ""
+    return next((part for part in reason.split("; ") if " runs " in part), reason)
 
 
 def _pct(share: float) -> str:
@@ -214,7 +229,7 @@ def runs_intervals(
     req/s); one run: no interval, said plainly."""
     op = readoff.operating_point
     if op is None:
-        return no_intervals(readoff, level)
+        return no_intervals(readoff, level, borderline=borderline_of(readoff, 1.0, level))
     point = next(p for p in points if p.point_id == op.point_id)
     load = point.load()
     passing = {v.point_id for v in readoff.verdicts if v.status == "pass"}
@@ -237,7 +252,7 @@ def runs_intervals(
             attainment,
         )
     tok = [y for p in good if (y := p.tok_s_per_gpu(basis)) is not None]
-    req = [r for p in good if (r := p.requests_per_s) is not None]
+    req = [r for p in good if (r := successful_requests_per_s(p)) is not None]
     # The value shown and its interval come from the same runs: their geometric mean.
     return ReadoffIntervals(
         level,

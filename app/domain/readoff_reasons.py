@@ -10,8 +10,10 @@ from collections.abc import Sequence
 
 from app.domain.estimate import load_order
 from app.domain.metrics import Basis
+from app.domain.numbers import fmt_load
 from app.domain.point import PointMetrics
-from app.domain.verdict import Verdict
+from app.domain.run_agreement import unsettled
+from app.domain.verdict import Verdict, runs_text
 
 
 def no_pass_reason(
@@ -29,7 +31,12 @@ def no_pass_reason(
     if passing:
         parts.append(_unmeasured_goodput(passing, len(points), basis))
     fails = [v for v in ordered if v.status == "fail"]
-    if fails and not passing:
+    borderline = unsettled(ordered)
+    if borderline is not None and borderline.runs is not None and not passing:
+        point = next((p for p in points if p.point_id == borderline.point_id), None)
+        at = f" at {load_words(point)}" if point is not None and point.load() is not None else ""
+        parts.append(f"{runs_text(*borderline.runs)}{at}: borderline, not a pass")
+    if fails and not passing and not (parts and fails[0].runs is not None):
         lead = "lightest load" if ordered[0] is fails[0] else "lightest checked load"
         parts.append(f"no point meets the SLO: {lead} fails {fails[0].reason}")
     unknowns = [v for v in ordered if v.status == "unknown"]
@@ -56,3 +63,10 @@ def _unmeasured_goodput(passing: Sequence[PointMetrics], total: int, basis: Basi
         f"measured: goodput on the {basis} basis "
         "is unknown (another basis may have it)"
     )
+
+
+def load_words(point: PointMetrics) -> str:
+    """The point's load as set: "concurrency 4" or "2 req/s"."""
+    if point.concurrency is not None:
+        return f"concurrency {fmt_load(point.concurrency)}"
+    return fmt_load(point.request_rate, "req/s")

@@ -15,6 +15,7 @@ from typing import Final, NamedTuple
 import numpy as np
 import polars as pl
 
+from app.domain.checks import too_many_failed
 from app.domain.metrics import Basis
 from app.domain.point import Metric, PointMetrics, Stat
 from app.domain.request_goodput import defined_tpot_expr, request_tpot_expr
@@ -165,23 +166,62 @@ def _percentile_steps(
     # fails every comparison, as it fails the check; the columns hold no NaN of their own).
     probe = with_limit(base, metric, ascending[-1])
     values = _floats(columns(metric, probe.stat(metric)))
-    passing = ~np.isnan(_floats(ys)) & (values <= ascending[-1])
+    checked = values <= ascending[-1]  # meets the loosest limit and every other one
+    failing = values > ascending[-1]  # misses at every step (NaN: neither)
     for m, p, limit in probe.checked():
         if m != metric:
-            passing &= _floats(columns(m, p)) <= limit
-    indices = np.flatnonzero(passing)
+            other = _floats(columns(m, p))
+            checked &= other <= limit
+            failing |= other > limit
+    if any(point.num_failed for point in points):
+        # A failed share over 1 − p misses a p-th percentile limit at every step (failures).
+        lost = np.array(
+            [any(too_many_failed(pt, p) for _, p, _ in probe.checked()) for pt in points]
+        )
+        checked &= ~lost
+        failing |= lost
+    steps = np.full(len(points), len(ascending), dtype=np.int64)
+    at = np.flatnonzero(checked)
+    if at.size:
+        steps[at] = np.searchsorted(np.asarray(ascending), values[at], side="left")  # ≤ passes
+    _settle_runs(points, steps, checked, failing, len(ascending))
+    passing = checked & ~np.isnan(_floats(ys)) & (steps < len(ascending))
     entering: dict[int, list[tuple[float, float, float, int]]] = {}
-    if indices.size:
-        steps = np.searchsorted(np.asarray(ascending), values[indices], side="left")  # ≤ passes
-        for step, index in zip(steps.tolist(), indices.tolist(), strict=True):
-            y, x = ys[index], xs[index]
-            assert y is not None  # not NaN above
-            # Ranked per total GPU (y × the point's divisor), as the read-off chooses.
-            rank = y * points[index].num_gpus
-            entering.setdefault(step, []).append(
-                (rank, y, x if x is not None else -math.inf, index)
-            )
+    for index in np.flatnonzero(passing).tolist():
+        y, x = ys[index], xs[index]
+        assert y is not None  # not NaN above
+        step = int(steps[index])
+        # Ranked per total GPU (y × the point's divisor), as the read-off chooses.
+        rank = y * points[index].num_gpus
+        entering.setdefault(step, []).append((rank, y, x if x is not None else -math.inf, index))
     return _best_by_step(points, entering, len(ascending))
+
+
+def _settle_runs(
+    points: Sequence[PointMetrics],
+    steps: np.ndarray,
+    checked: np.ndarray,
+    failing: np.ndarray,
+    never: int,
+) -> None:
+    """Repeated runs at one load pass together or not at all (app.domain.run_agreement): each
+    passing run's entering step becomes the latest of its load's checked runs, and `never`
+    where one of them misses at every step. Unknown runs neither confirm nor contradict."""
+    groups: dict[float, list[int]] = {}
+    for i, point in enumerate(points):
+        load = point.load()
+        if load is not None:
+            groups.setdefault(load, []).append(i)
+    for idx in groups.values():
+        if len(idx) < 2:
+            continue
+        runs = [i for i in idx if checked[i] or failing[i]]
+        if not runs:
+            continue
+        together = never if any(failing[i] for i in runs) else max(int(steps[i]) for i in runs)
+        for i in runs:
+            if checked[i]:
+                steps[i] = together
 
 
 def _floats(values: Sequence[float | None]) -> np.ndarray:

@@ -13,6 +13,7 @@ from typing import Literal
 import polars as pl
 
 from app.domain.estimate import Estimate, interpolated_estimate
+from app.domain.failures import successful_requests_per_s
 from app.domain.intervals import DEFAULT_LEVEL
 from app.domain.metrics import Basis, frechet_bounds
 from app.domain.numbers import fmt_count
@@ -30,6 +31,7 @@ from app.domain.request_goodput import (
     defined_tpot_expr,
     request_counts,
 )
+from app.domain.run_agreement import settle_runs
 from app.domain.verdict import (
     Check,
     Columns,
@@ -158,6 +160,8 @@ def percentile_readoff(
         verdicts = column_verdicts(points, slo, columns)
     else:
         verdicts = tuple(point_verdict(p, slo, given.get(p.point_id)) for p in points)
+    # A load is only as good as its runs: where repeated runs disagree, none of them passes.
+    verdicts = settle_runs(points, verdicts)
     # Fréchet bounds hold for any mix of percentiles: each limit has its own share q_k.
     bounds = frechet_bounds(slo.quantiles()) if slo.limits() else None
     best = _best_passing(points, verdicts, basis, x_stat, axes)
@@ -173,7 +177,7 @@ def percentile_readoff(
         status="pass",
         reason=None,
         goodput_tok_s_per_gpu=op.tok_s_per_gpu,
-        goodput_requests_per_s=points[op_index].requests_per_s,
+        goodput_requests_per_s=successful_requests_per_s(points[op_index]),
         operating_point=op,
         estimate=estimate,
         verdicts=verdicts,
@@ -211,8 +215,9 @@ def request_readoff_from_counts(
     Each point's attainment has its Wilson interval; one that straddles the target makes the
     point borderline (it still qualifies for goodput by its measured attainment)."""
     target = slo.attainment
-    verdicts = tuple(
-        _request_verdict(p, counts.get(p.point_id), slo, target, basis) for p in points
+    verdicts = settle_runs(
+        points,
+        tuple(_request_verdict(p, counts.get(p.point_id), slo, target, basis) for p in points),
     )
     best = _best_passing(points, verdicts, basis, x_stat)
     if best is None:
@@ -251,7 +256,7 @@ def at_load(
         readoff,
         goodput_tok_s_per_gpu=op.tok_s_per_gpu,
         goodput_requests_per_s=(
-            stats.goodput_requests_per_s if stats else points[at[j]].requests_per_s
+            stats.goodput_requests_per_s if stats else successful_requests_per_s(points[at[j]])
         ),
         operating_point=op,
         estimate=None,

@@ -13,7 +13,7 @@ from functools import cached_property
 from app.domain.checks import PERCENTILE_CHOICES as PERCENTILE_CHOICES
 from app.domain.checks import PERCENTILE_PATTERN as PERCENTILE_PATTERN
 from app.domain.checks import STORED_PERCENTILES as STORED_PERCENTILES
-from app.domain.checks import STORED_STATS, checked_value
+from app.domain.checks import STORED_STATS, checked_value, too_many_failed
 from app.domain.checks import Bound as Bound
 from app.domain.checks import Check as Check
 from app.domain.checks import Percentile as Percentile
@@ -130,6 +130,9 @@ class Verdict:
     # Per-request mode: the attainment's interval (low, high) and whether it holds the target.
     attainment_ci: tuple[float, float] | None = None
     borderline: bool = False
+    # Repeated runs at this point's load that disagree on the SLO: (runs meeting it, runs).
+    # The load is then borderline, never a pass (app.domain.run_agreement).
+    runs: tuple[int, int] | None = None
 
     @property
     def shown_status(self) -> ShownStatus:
@@ -148,6 +151,17 @@ class Verdict:
 
     @property
     def reason(self) -> str:
+        if self.runs is None:
+            return self._own_reason()
+        # Each run's own checks, met or not: which run missed, and by how much.
+        own = (
+            self._own_reason()
+            if self.note is not None or self.requests is not None
+            else "; ".join(c.describe() for c in self.checks)
+        )
+        return f"{runs_text(*self.runs)} at this load" + (f"; this run: {own}" if own else "")
+
+    def _own_reason(self) -> str:
         if self.note is not None:
             return self.note
         if self.requests is not None and self.slo is not None:
@@ -162,6 +176,12 @@ class Verdict:
     def attainment(self) -> float | None:
         """Share of issued requests that were good (per-request mode only)."""
         return self.requests.attainment if self.requests else None
+
+
+def runs_text(meeting: int, runs: int) -> str:
+    """ "1 of 2 runs meets the SLO"."""
+    verb = "meets" if meeting == 1 else "meet"
+    return f"{fmt_number(meeting)} of {fmt_number(runs)} runs {verb} the SLO"
 
 
 # Every field's default, for `_judged`.
@@ -224,8 +244,10 @@ def point_verdict(
 ) -> Verdict:
     """Check each limit at its percentile (equality passes): the stored statistic where the file
     has it, else the point's request samples; neither = unknown, never pass. A sample value that
-    contradicts a stored percentile is not used: the stored one bounds it (see Bound)."""
+    contradicts a stored percentile is not used: the stored one bounds it (see Bound). A
+    point whose failed share exceeds 1 − p fails a p-th percentile limit (app.domain.failures)."""
     failed = unknown = False
+    failures = bool(point.num_failed)
     for metric, stat, limit in slo.checked():
         # Hot path (every point of every read-off): the stored statistic first, inline.
         name = STORED_STATS.get(stat)
@@ -238,6 +260,8 @@ def point_verdict(
                 status = bound.judge(limit)
         if status is None:
             status = "unknown" if value is None else "fail" if value > limit else "pass"
+        if failures and too_many_failed(point, stat) is not None:
+            status = "fail"  # a failed request misses every limit (app.domain.failures)
         if status == "unknown":
             unknown = True
         elif status == "fail":
@@ -257,13 +281,15 @@ def column_verdicts(
 ) -> tuple[Verdict, ...]:
     """`point_verdict` of every point (no samples), judged from the `columns` of values the
     checks compare: a comparison per limit per point, not a lookup of each stored statistic."""
-    checks = [(columns(metric, stat), limit) for metric, stat, limit in slo.checked()]
+    checks = [(columns(metric, stat), limit, stat) for metric, stat, limit in slo.checked()]
     verdicts = []
     for index, point in enumerate(points):
         failed = unknown = False
-        for column, limit in checks:
+        for column, limit, stat in checks:
             value = column[index]
-            if value is None:
+            if point.num_failed and too_many_failed(point, stat) is not None:
+                failed = True
+            elif value is None:
                 unknown = True
             elif value > limit:
                 failed = True

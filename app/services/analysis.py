@@ -17,6 +17,7 @@ from app.domain.accounting import Accounting, Split, Units, per_total_gpu, unkno
 from app.domain.cost import tok_s_per_mw
 from app.domain.covariates import Covariates
 from app.domain.estimate import estimate_tok_s_per_gpu, load_order
+from app.domain.failures import Failed, shown_failures
 from app.domain.intervals import DEFAULT_LEVEL
 from app.domain.metrics import Basis
 from app.domain.pareto import Interpolation, pareto_frontier
@@ -99,6 +100,13 @@ class SweepAnalysis:
         """The read-off's goodput per total GPU whatever the accounting (costs and power)."""
         counted = point_splits.at_operating_point(self.units, self.points, self.readoff)
         return per_total_gpu(self.readoff.goodput_tok_s_per_gpu, self.meta.num_gpus, counted)
+
+    @property
+    def failed_requests(self) -> Failed | None:
+        """Failed requests at the operating point (else where failures start): "3 of 10
+        failed" beside the verdict wherever the file counts failures."""
+        op = self.readoff.operating_point
+        return shown_failures(self.points, None if op is None else op.point_id)
 
     @property
     def tok_s_per_mw(self) -> float | None:

@@ -12,12 +12,14 @@ SHOWN_FIRST = 5  # rows before "N more": the first viewport holds them at 1280×
 
 
 def answer_order(results: Sequence[SweepAnalysis]) -> list[SweepAnalysis]:
-    """Highest goodput at the SLO first; sweeps without one (unknown, or none meets it) after,
-    each group in the selection's order (the sort is stable)."""
+    """Highest goodput at the SLO first, a settled pass above an unsettled (borderline) one;
+    sweeps without one (unknown, or none meets it) after, each group in the selection's order
+    (the sort is stable)."""
     return sorted(
         results,
         key=lambda r: (
             r.readoff.goodput_tok_s_per_gpu is None,
+            r.readoff.shown_status != "pass",
             -(r.readoff.goodput_tok_s_per_gpu or 0.0),
         ),
     )

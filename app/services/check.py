@@ -25,7 +25,7 @@ from app.domain.likeness import Likeness
 from app.domain.regression import Interval, Outcome, Side
 from app.schemas.bounds import MAX_ID
 from app.schemas.check import CheckQuery
-from app.services import check_matched, check_report, likeness, price_columns
+from app.services import check_matched, check_report, check_runs, likeness, price_columns
 from app.services.analysis import SweepAnalysis
 from app.services.check_frontier import NO_SHARED, frontier_finding
 from app.services.check_ratio import goodput_ratio
@@ -201,8 +201,13 @@ def evaluate(session: Session, query: CheckQuery, base_url: str | None = None) -
         shown = (b_side.goodput_tok_s_per_gpu, c_side.goodput_tok_s_per_gpu)
         ratio = goodput_ratio(b, c, params, shown)
         outcome = regression.compare(b_side, c_side, query.tolerance, noise, at_load, ratio)
+    unsettled = check_runs.borderline_finding(by_id[candidate.sweep_id], base_doc.get("meets_slo"))
     if outcome.verdict == "unknown" and outcome.reason == regression.NEITHER:
-        raise NothingToCompare("candidate", f"{outcome.reason} ({_both(baseline, candidate)})")
+        # Unknown, never a pass; a candidate borderline by its runs says so.
+        runs = f"; {unsettled.note}" if unsettled is not None else ""
+        raise NothingToCompare(
+            "candidate", f"{outcome.reason} ({_both(baseline, candidate)}){runs}"
+        )
     if outcome.verdict == "unknown":
         field, who, doc = (
             ("baseline", baseline, base_doc)
@@ -214,6 +219,8 @@ def evaluate(session: Session, query: CheckQuery, base_url: str | None = None) -
             f"sweep {who.sweep_id} ({who.name}) cannot be checked at this SLO: its status is "
             f"unknown ({doc.get('reason') or 'not measured'})",
         )
+    if unsettled is not None:  # a borderline candidate is not a pass (app.services.check_runs)
+        outcome = replace(outcome, verdict="regression", findings=(*outcome.findings, unsettled))
     verdict: str = outcome.verdict
     findings = outcome.findings
     if not found.same_configuration:

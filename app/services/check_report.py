@@ -13,10 +13,18 @@ QUOTE = "'"
 BASIS = {"output": "output", "total": "total", "input": "input"}
 
 
+def _slo_moved(f: dict[str, Any]) -> str:
+    """A failed SLO finding in a headline: no longer met, or borderline by its runs."""
+    if f["label"] == "meets SLO":
+        return "SLO no longer met"
+    note: str = f["note"]
+    return note.split("; a borderline point")[0]
+
+
 def headline(doc: dict[str, Any]) -> str:
     """`regression: goodput -20.0 %, $/Mtok ($2/GPU-hour) +25.0 %` or `pass: …`."""
     moved = [
-        "SLO no longer met" if f["figure"] == "meets_slo" else f"{_label(f)} {_change(f)}".rstrip()
+        _slo_moved(f) if f["figure"] == "meets_slo" else f"{_label(f)} {_change(f)}".rstrip()
         for f in doc["findings"]
         if f["regression"]
     ]

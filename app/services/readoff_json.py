@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from app.domain.accounting import UNIT_WORDS, Split, split_label
+from app.domain.failures import Failed
 from app.domain.intervals import DEFAULT_LEVEL, Interval
 from app.domain.slo import Readoff
 from app.schemas.readoff import ReadoffQuery
@@ -94,6 +95,7 @@ def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, A
         "throughput_per": units_shown.unit_words(result),
         "status": readoff.shown_status,
         "borderline_reason": None if ivs is None else ivs.borderline_reason,
+        "failed_requests": failed_json(result.failed_requests),
         "meets_slo": readoff.meets_slo,
         "reason": readoff.reason,
         "goodput_tok_s_per_gpu": readoff.goodput_tok_s_per_gpu,
@@ -149,6 +151,9 @@ def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, A
                 "attainment": v.attainment,
                 "attainment_ci_low": None if v.attainment_ci is None else v.attainment_ci[0],
                 "attainment_ci_high": None if v.attainment_ci is None else v.attainment_ci[1],
+                # Repeated runs at this load that disagree on the SLO (else null).
+                "runs_meeting_slo": None if v.runs is None else v.runs[0],
+                "runs_at_load": None if v.runs is None else v.runs[1],
                 "checks": [
                     {
                         "metric": c.metric,
@@ -176,6 +181,13 @@ def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, A
             for v in readoff.verdicts
         ]
     return data
+
+
+def failed_json(failed: Failed | None) -> dict[str, Any] | None:
+    """Failed requests beside a verdict: counts and "3 of 10 failed"; null without failures."""
+    if failed is None:
+        return None
+    return {"failed": failed.failed, "issued": failed.issued, "text": failed.text()}
 
 
 def frontier_json(result: SweepAnalysis, params: Params) -> dict[str, Any]:

@@ -140,12 +140,14 @@ def test_an_operating_point_moved_by_noise_is_reported_but_not_a_regression() ->
         return points
 
     slo = Slo(tpot_ms=48.0, percentile="p90")
-    base_points, mixed, missed = runs([47.0, 50.0]), runs([49.0, 50.0]), runs([60.0, 61.0])
-    base = percentile_readoff(base_points, slo)  # one of its runs at 5 meets the SLO: op at 5
+    base_points, mixed, missed = runs([46.0, 47.0]), runs([47.0, 50.0]), runs([60.0, 61.0])
+    base = percentile_readoff(base_points, slo)  # both its runs at 5 meet the SLO: op at 5
     assert base.goodput_tok_s_per_gpu == 2400.0
-    # Its runs at 5 both meet and miss the limit: the candidate landing on load 4 is noise.
+    # The candidate's runs at 5 both meet and miss the limit: load 5 is borderline (no goodput
+    # there), so its operating point lands on load 4, and that move is noise.
     cand = percentile_readoff(mixed, slo)
     assert cand.goodput_tok_s_per_gpu == 2000.0
+    assert [v.runs for v in cand.verdicts] == [None, (1, 2), (1, 2)]
     noise = moved_within_noise(base, base_points, cand, mixed)
     assert noise is True
     outcome = compare(side(2400.0), side(2000.0), 0.05, noise)
@@ -175,10 +177,10 @@ def test_where_the_operating_point_moved_by_noise_goodput_is_compared_at_the_lig
         return points
 
     slo = Slo(tpot_ms=48.0, percentile="p90")
-    base_points = sweep(2000.0, [47.0, 50.0])
+    base_points = sweep(2000.0, [46.0, 47.0])
     base = percentile_readoff(base_points, slo)  # operating point: load 5
     for at_4, verdict in ((2000.0, "pass"), (1800.0, "regression")):
-        cand_points = sweep(at_4, [49.0, 50.0])  # its load 5 misses: operating point at 4
+        cand_points = sweep(at_4, [47.0, 50.0])  # its load 5 is borderline: operating point 4
         cand = percentile_readoff(cand_points, slo)
         assert moved_within_noise(base, base_points, cand, cand_points)
         load = matched_load(base, base_points, cand, cand_points)

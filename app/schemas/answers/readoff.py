@@ -121,6 +121,12 @@ class LimitCheck(Answer):
     bound: StoredBound | None
 
 
+class FailedRequests(Answer):
+    failed: int
+    issued: int  # successful + failed
+    text: str  # "3 of 10 failed"
+
+
 class PointVerdict(Answer):
     point_id: int
     status: ShownStatus
@@ -128,6 +134,10 @@ class PointVerdict(Answer):
     attainment: float | None
     attainment_ci_low: float | None
     attainment_ci_high: float | None
+    # Repeated runs at this point's load that disagree on the SLO: how many meet it, of how
+    # many (the load is borderline, never a pass); null where the runs agree.
+    runs_meeting_slo: int | None
+    runs_at_load: int | None
     checks: list[LimitCheck]
 
 
@@ -157,6 +167,9 @@ class ReadoffResult(Answer):
     throughput_per: str  # GPU, decode GPU, prefill GPU, node or kW
     status: ShownStatus
     borderline_reason: str | None
+    # Failed requests at the operating point (else where failures start): a failed request is
+    # a miss at every limit; null where the file counts none.
+    failed_requests: FailedRequests | None
     meets_slo: bool | None
     reason: str | None
     goodput_tok_s_per_gpu: float | None
