@@ -13,6 +13,7 @@ from typing import Any
 
 import polars as pl
 
+from app.domain.bounds import text_problem as unicode_problem
 from app.ingest.errors import IngestError, RowError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 
@@ -71,8 +72,9 @@ DEFAULT_LIMITS = Limits()
 
 def text_problem(value: str, limit: int) -> str | None:
     """Why a text value cannot be stored, or None."""
-    if "\x00" in value:
-        return "contains a NUL byte"
+    problem = unicode_problem(value)
+    if problem:
+        return problem
     if len(value) > limit:
         return f"is {len(value):,} characters long; at most {limit:,}"
     return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
+from app.domain.bounds import MIN_POSITIVE
 from app.schemas.text import StorableText
 
 # Keys appear in URLs, CSV cells and price-set names: letters, digits, dot, dash, underscore.
@@ -34,7 +35,9 @@ MODEL_INT_FIELDS: tuple[str, ...] = (
 
 
 def _positive(description: str) -> float | None:
-    return Field(default=None, gt=0, le=1e7, allow_inf_nan=False, description=description)
+    return Field(
+        default=None, ge=MIN_POSITIVE, le=1e7, allow_inf_nan=False, description=description
+    )
 
 
 class HardwareIn(StorableText):
@@ -88,9 +91,13 @@ class ModelSpecIn(StorableText):
 
     key: str = Field(pattern=MODEL_KEY_PATTERN, description="short key, e.g. llama-3.1-70b")
     name: str = Field(min_length=1, max_length=200, description="e.g. Llama 3.1 70B")
-    total_params_b: float = Field(gt=0, le=100_000, allow_inf_nan=False)
+    total_params_b: float = Field(ge=MIN_POSITIVE, le=100_000, allow_inf_nan=False)
     active_params_b: float | None = Field(
-        default=None, gt=0, le=100_000, allow_inf_nan=False, description="MoE: active per token"
+        default=None,
+        ge=MIN_POSITIVE,
+        le=100_000,
+        allow_inf_nan=False,
+        description="MoE: active per token",
     )
     layers: int = Field(ge=1, le=10_000)
     d_model: int | None = Field(default=None, ge=1, le=1_000_000)
