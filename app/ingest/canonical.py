@@ -27,8 +27,9 @@ from app.domain.columns import (
 )
 from app.ingest import canonical_rows
 from app.ingest.common import refuse_duplicate_columns
-from app.ingest.errors import FIELD_MARK, IngestError, RowError
+from app.ingest.errors import FIELD_MARK, IngestError, Problems, RowError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
+from app.ingest.point_table import ROW
 from app.ingest.source import head_of
 
 FORMAT_SWEEPS = "canonical CSV (points)"
@@ -103,7 +104,21 @@ def read_frame(file: str, text: str | bytes) -> pl.DataFrame:
     trimmed = pl.col(pl.String).str.strip_chars()
     if b"'" in data:  # the regex costs more than the read: only when a cell may need it
         trimmed = trimmed.str.replace(r"^'([=+\-@])", "$1")
-    return frame.with_columns(trimmed)
+    return without_blank_rows(frame.with_columns(trimmed))
+
+
+def without_blank_rows(frame: pl.DataFrame, first_row: int = 2) -> pl.DataFrame:
+    """The frame with each row's line in the file (ROW; the header is row 1), blank lines and
+    rows of empty cells dropped: they hold nothing, and CSV readers skip them (a trailing
+    newline too many is no error, and a million of them are not a million problems)."""
+    data = [c for c in frame.columns if c != ROW]
+    framed = frame if ROW in frame.columns else frame.with_row_index(ROW, offset=first_row)
+    if not data:
+        return framed
+    blank = pl.all_horizontal(pl.col(c).is_null() | (pl.col(c).cast(pl.String) == "") for c in data)
+    if not framed.select(blank.any()).item():
+        return framed
+    return framed.filter(~blank)
 
 
 def _header_text(data: bytes) -> str:
@@ -153,19 +168,26 @@ def typed_frame(
         kind = kinds.get(name)
         if not unparsed[name].item():
             continue
-        bad = frame.select(pl.int_range(pl.len()).alias("i"), pl.col(name).alias("raw")).filter(
+        bad = frame.select(_rows(frame), pl.col(name).alias("raw")).filter(
             pl.col("raw").is_not_null() & typed_df[name].is_null()
         )
-        for i, raw in bad.head(5).iter_rows():
+        for line, raw in bad.head(5).iter_rows():
             want = expected.get(kind or "", "a date (YYYY-MM-DD)")
             shown = repr(raw if len(raw) <= 40 else raw[:40] + "…")  # never echo a huge cell
-            errors.append(RowError(file, f"{shown} is not {want}", row=i + 2, column=name))
+            errors.append(RowError(file, f"{shown} is not {want}", row=line, column=name))
     return typed_df
+
+
+def _rows(frame: pl.DataFrame) -> pl.Expr:
+    """Each row's line in the file: ROW when read by read_frame, else counted from row 2."""
+    if ROW in frame.columns:
+        return pl.col(ROW)
+    return pl.int_range(2, pl.len() + 2, dtype=pl.Int64).alias(ROW)
 
 
 def check_values(file: str, rows: list[dict[str, Any]], errors: list[RowError]) -> None:
     for i, row in enumerate(rows):
-        line = i + 2
+        line = row.get(ROW, i + 2)
         for name in NON_NEGATIVE:
             value = row.get(name)
             if value is None:
@@ -213,7 +235,7 @@ def parse_sweeps_csv(
     frame = read_frame(file, text)
     if frame.height == 0:
         raise IngestError.one(file, "the file has a header but no rows", row=1)
-    errors: list[RowError] = []
+    errors: list[RowError] = Problems()
     kinds = {name: c.kind for name, c in COLUMNS_BY_NAME.items()}
     typed = typed_frame(file, frame, kinds, errors)
     required = REQUIRED_META + ("output_tok_s",) if require_meta else ("output_tok_s",)
@@ -250,7 +272,7 @@ def _check_required(
     if errors:
         return
     for i, row in enumerate(rows):
-        line = i + 2
+        line = row.get(ROW, i + 2)
         for name in required:
             if row.get(name) in (None, ""):
                 errors.append(RowError(file, "required value is empty", line, name))
@@ -294,7 +316,7 @@ def _group_sweeps(
     sweeps: dict[str, ParsedSweep] = {}
     splits: dict[str, list[tuple[Any, Any]]] = {}  # each point's own split, by sweep
     for i, row in enumerate(rows):
-        line = i + 2
+        line = row.get(ROW, i + 2)
         name = str(row.get("sweep") or "")
         meta = {k: row.get(k) for k in SWEEP_COLUMN_NAMES if row.get(k) not in (None, "")}
         point = ParsedPoint(
@@ -341,7 +363,7 @@ def _group_sweeps(
 def parse_requests_csv(file: str, text: str) -> pl.DataFrame:
     """Canonical per-request CSV → typed frame (sweep, concurrency, request_rate, samples)."""
     frame = read_frame(file, text)
-    errors: list[RowError] = []
+    errors: list[RowError] = Problems()
     for name in ("sweep", "ttft_ms", "e2el_ms", "output_len", "ok"):
         if name not in frame.columns:
             errors.append(RowError(file, f"required column {name!r} is missing", row=1))
@@ -375,9 +397,9 @@ def parse_requests_csv(file: str, text: str) -> pl.DataFrame:
     }
     above = {"ttft_ms ": (pl.col("ttft_ms") > pl.col("e2el_ms"), "TTFT is above E2EL")}
     for column, (condition, message) in {**checks, **negative, **above}.items():
-        bad = typed.with_row_index("i").filter(condition.fill_null(False)).head(5)
-        for i in bad["i"].to_list():
-            errors.append(RowError(file, message, row=i + 2, column=column.strip()))
+        bad = typed.filter(condition.fill_null(False)).head(5)
+        for line in bad[ROW].to_list():
+            errors.append(RowError(file, message, row=line, column=column.strip()))
     if errors:
         raise IngestError(errors)
     return typed.select(
@@ -389,7 +411,8 @@ def parse_requests_csv(file: str, text: str) -> pl.DataFrame:
         "output_len",
         "input_len",
         "ok",
-    ).with_row_index("__row", offset=2)
+        ROW,
+    )
 
 
 def _first_line(exc: Exception) -> str:

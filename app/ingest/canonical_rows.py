@@ -108,7 +108,8 @@ def group(file: str, frame: pl.DataFrame, source_format: str) -> list[ParsedSwee
         else pl.col(c)
         for c in meta_columns
     ]
-    keyed = frame.select(name.alias("__name"), *meta).with_row_index("__i")
+    lines = pl.col(ROW) if ROW in columns else pl.int_range(2, pl.len() + 2, dtype=pl.Int64)
+    keyed = frame.select(name.alias("__name"), *meta, lines.alias("__i"))
     sweeps = keyed.group_by("__name", maintain_order=True).agg(
         pl.col("__i").first(),
         *(pl.col(c).drop_nulls().n_unique().alias(f"__n_{c}") for c in meta_columns),
@@ -125,7 +126,7 @@ def group(file: str, frame: pl.DataFrame, source_format: str) -> list[ParsedSwee
     order = sweeps.select("__name", pl.int_range(pl.len(), dtype=pl.UInt32).alias(SWEEP))
     table = (
         frame.select(
-            pl.int_range(2, pl.len() + 2, dtype=pl.Int64).alias(ROW),
+            lines.alias(ROW),
             *point_columns,
             *(pl.col(c).cast(pl.String) for c in extra_columns),
         )
@@ -144,9 +145,7 @@ def group(file: str, frame: pl.DataFrame, source_format: str) -> list[ParsedSwee
     ):
         found = {c: v for c, v in zip(meta_columns, row[1:], strict=True) if v is not None}
         rows = shared.slice(index, offset, length)
-        out.append(
-            ParsedSweep(found, None, file, source_format, first_row=row[0] + 2, table_rows=rows)
-        )
+        out.append(ParsedSweep(found, None, file, source_format, first_row=row[0], table_rows=rows))
         offset += length
     return out
 

@@ -14,7 +14,7 @@ from typing import Any
 import polars as pl
 
 from app.domain.bounds import text_problem as unicode_problem
-from app.ingest.errors import IngestError, RowError
+from app.ingest.errors import IngestError, Problems, RowError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 
 MB = 1024 * 1024
@@ -88,7 +88,7 @@ def int_problem(value: Any) -> str | None:
 
 def check_sweeps(sweeps: list[ParsedSweep], limits: Limits = DEFAULT_LIMITS) -> None:
     """Refuse, naming file, row and field, anything one of the databases could not store."""
-    errors: list[RowError] = []
+    errors: list[RowError] = Problems()
     for sweep in sweeps:
         file = sweep.source_file
         if len(file) > SOURCE_FILE_LIMIT or "\x00" in file:
