@@ -66,7 +66,7 @@ def api_production_pull(
         engine=body.engine,
         engine_version=body.engine_version,
     )
-    (start, end) = production.times_of(f"{body.start},{body.end}") or (0.0, 0.0)
+    start, end = production.when(body.start, "start"), production.when(body.end, "end")
     wanted = production.PullRange(production.selector_of(body.selector), start, end, body.window_s)
     try:
         result = production.pull_live(

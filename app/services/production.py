@@ -165,6 +165,9 @@ def pull_live(
 ) -> Ingested:
     """Windows computed by a Prometheus HTTP query API, stored as `live` windows."""
     check_deployment(given)
+    wrong = prometheus.range_problem(pulled.start_s, pulled.end_s, pulled.window_s)
+    if wrong:  # the request's own fault: a 422, not "Prometheus unavailable"
+        raise Invalid(*wrong)
     if not url:
         raise Invalid("prometheus", "no Prometheus to pull from: set PARETOSCOPE_PROMETHEUS_URL")
     existing = _existing(session, given)
