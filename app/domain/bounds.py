@@ -71,3 +71,16 @@ def text_problem(text: str) -> str | None:
         except UnicodeEncodeError:
             return "contains a lone surrogate (\\ud800-\\udfff): not valid Unicode"
     return None
+
+
+def magnitude_problem(value: float) -> str | None:
+    """Why a finite number's size cannot be stored (its sign and finiteness are checked where
+    each field's rules are), or None."""
+    size = abs(value)
+    if not math.isfinite(size) or size == 0:
+        return None
+    if size > MAX_NUMBER:
+        return f"{value:g} is above {MAX_NUMBER:g}, the largest number stored"
+    if size < MIN_POSITIVE:
+        return f"{value:g} is below {MIN_POSITIVE:g}, the smallest positive number stored"
+    return None

@@ -13,6 +13,7 @@ from typing import Any
 
 import polars as pl
 
+from app.domain.bounds import magnitude_problem
 from app.domain.bounds import text_problem as unicode_problem
 from app.ingest.errors import IngestError, Problems, RowError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
@@ -140,6 +141,14 @@ def _check_point(file: str, point: ParsedPoint, limits: Limits, errors: list[Row
         if problem:
             errors.append(RowError(file, problem, point.row, key))
     values = point.values
+    for key, value in values.items():
+        size = (
+            magnitude_problem(value)
+            if isinstance(value, int | float) and not isinstance(value, bool)
+            else None
+        )
+        if size:
+            errors.append(RowError(file, size, point.row, key))
     if not _INT_SET.isdisjoint(values):  # most points give none of these
         for key in INT_FIELDS:
             problem = int_problem(values.get(key))
