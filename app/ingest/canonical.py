@@ -58,6 +58,7 @@ NON_NEGATIVE = (
 )
 REQUIRED_META = ("sweep", "hardware", "num_gpus")
 POSITIVE = ("num_gpus", "concurrency", "request_rate", "num_prefill_gpus", "num_decode_gpus")
+ROWS_PER_SLICE = 1_000
 
 
 def looks_like_canonical(header: list[str]) -> bool:
@@ -186,9 +187,13 @@ def _rows(frame: pl.DataFrame) -> pl.Expr:
 
 
 def check_values(file: str, rows: list[dict[str, Any]], errors: list[RowError]) -> None:
+    given = set().union(*(row.keys() for row in rows[:1]))  # a frame's rows share their keys
+    non_negative = [n for n in NON_NEGATIVE if n in given] if given else NON_NEGATIVE
+    positive = [n for n in POSITIVE if n in given] if given else POSITIVE
+    stats = [s for s in STATS if not given or {f"ttft_{s}_ms", f"e2el_{s}_ms"} <= given]
     for i, row in enumerate(rows):
         line = row.get(ROW, i + 2)
-        for name in NON_NEGATIVE:
+        for name in non_negative:
             value = row.get(name)
             if value is None:
                 continue
@@ -196,7 +201,7 @@ def check_values(file: str, rows: list[dict[str, Any]], errors: list[RowError]) 
                 errors.append(RowError(file, f"{value} is not a finite number", line, name))
             elif value < 0:
                 errors.append(RowError(file, f"{value} is negative", line, name))
-        for name in POSITIVE:
+        for name in positive:
             value = row.get(name)
             if value is None:
                 continue
@@ -206,7 +211,7 @@ def check_values(file: str, rows: list[dict[str, Any]], errors: list[RowError]) 
                 errors.append(RowError(file, f"{value} must be greater than 0", line, name))
             elif name != "request_rate" and isinstance(value, float) and math.isinf(value):
                 errors.append(RowError(file, f"{value} is not a finite number", line, name))
-        for stat in STATS:
+        for stat in stats:
             ttft, e2el = row.get(f"ttft_{stat}_ms"), row.get(f"e2el_{stat}_ms")
             if ttft is not None and e2el is not None and ttft > e2el:
                 errors.append(
@@ -248,13 +253,25 @@ def parse_sweeps_csv(
             sweeps = canonical_rows.group(file, filled, FORMAT_SWEEPS)
             if sweeps is not None:
                 return sweeps
-    rows = typed.to_dicts()
-    for row in rows:
-        for key, value in defaults.items():
-            if row.get(key) in (None, ""):
-                row[key] = value
-    _check_required(file, frame.columns, rows, defaults, required, errors)
-    check_values(file, rows, errors)
+    filled = canonical_rows.with_defaults(typed, defaults)
+    errors += _header_errors(file, frame.columns, defaults, required)
+    skip_required = bool(errors)  # a file whose header or cells are wrong: those first
+    rows: list[dict[str, Any]] = []
+    # Row by row, a slice at a time, until MAX_LISTED problems are listed; the rest of the file
+    # is then counted as columns (a million bad rows cost a count, not a million messages).
+    for start in range(0, filled.height, ROWS_PER_SLICE):
+        part = filled.slice(start, ROWS_PER_SLICE).to_dicts()
+        if not skip_required:
+            _check_required(file, frame.columns, part, required, errors)
+        check_values(file, part, errors)
+        rows += part
+        if isinstance(errors, Problems) and errors.unlisted:
+            rest = filled.slice(start + ROWS_PER_SLICE)
+            for kind, found in canonical_rows.problem_counts(
+                rest, () if skip_required else required, NON_NEGATIVE, POSITIVE
+            ):
+                errors.count_more(kind, found)
+            break
     if errors:
         raise IngestError(errors)
     return _group_sweeps(file, rows, errors)
@@ -264,13 +281,10 @@ def _check_required(
     file: str,
     columns: list[str],
     rows: list[dict[str, Any]],
-    defaults: dict[str, Any],
     required: tuple[str, ...],
     errors: list[RowError],
 ) -> None:
-    errors += _header_errors(file, columns, defaults, required)
-    if errors:
-        return
+    tpot = [c for c in TPOT_COLUMN_NAMES if c in columns]
     for i, row in enumerate(rows):
         line = row.get(ROW, i + 2)
         for name in required:
@@ -278,7 +292,7 @@ def _check_required(
                 errors.append(RowError(file, "required value is empty", line, name))
         if row.get("concurrency") is None and row.get("request_rate") is None:
             errors.append(RowError(file, "neither concurrency nor request_rate is set", line))
-        if all(row.get(c) is None for c in TPOT_COLUMN_NAMES):
+        if all(row.get(c) is None for c in tpot):
             errors.append(RowError(file, "no TPOT statistic is set", line, "tpot_p50_ms"))
 
 

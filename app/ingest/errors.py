@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -64,8 +65,18 @@ class RowError:
         return data
 
 
-def _kind(error: RowError) -> tuple[str | None, str | None, str]:
-    return (error.column, error.field, error.message)
+Kind = tuple[str | None, str | None, str]
+# A cell's own value in a message ('x', -1.0, nan, 1e+300): problems differing only in it are
+# of one kind.
+_VALUE = re.compile(r"'[^']*'|(?<![\w])-?(?:\d[\w.+-]*|nan|inf)", re.IGNORECASE)
+
+
+def kind_of(column: str | None, message: str) -> Kind:
+    return (column, None, _VALUE.sub("#", message))
+
+
+def _kind(error: RowError) -> Kind:
+    return (error.column, error.field, _VALUE.sub("#", error.message))
 
 
 class Problems(list[RowError]):
@@ -76,10 +87,13 @@ class Problems(list[RowError]):
         super().__init__()
         self.unlisted = 0
         self.same_kind = True  # every unlisted problem is of a kind already listed
-        self._kinds: set[tuple[str | None, str | None, str]] = set()
+        self._kinds: set[Kind] = set()
         self.extend(found)
 
     def append(self, error: RowError) -> None:
+        if self.unlisted and not self.same_kind and not isinstance(error, MoreOf):
+            self.unlisted += 1
+            return
         if isinstance(error, MoreOf):  # another list's count, gathered into this one
             self.unlisted += error.count
             self.same_kind = self.same_kind and error.same_kind
@@ -91,6 +105,12 @@ class Problems(list[RowError]):
         self.unlisted += 1
         if self.same_kind and _kind(error) not in self._kinds:
             self.same_kind = False
+
+    def count_more(self, kind: Kind, found: int) -> None:
+        """`found` problems of `kind` counted, not listed (the rest of a file, as columns)."""
+        if found:
+            self.unlisted += found
+            self.same_kind = self.same_kind and kind in self._kinds
 
     def extend(self, found: Iterable[RowError]) -> None:
         for error in found:
