@@ -837,9 +837,11 @@ def ceiling_cases() -> list[Case]:
         Case(
             "a vLLM result with a lone surrogate",
             "surrogate.json",
-            lambda: json.dumps(json.loads(fixture(VLLM)))
-            .replace('"model_id": "', '"model_id": "\\ud800', 1)
-            .encode(),
+            lambda: (
+                json.dumps(json.loads(fixture(VLLM)))
+                .replace('"model_id": "', '"model_id": "\\ud800', 1)
+                .encode()
+            ),
         ),
     ]
 
