@@ -78,8 +78,9 @@ def api_production_pull(
         )
     except PullError as exc:
         raise AppError(502, "Prometheus unavailable", str(exc)) from None
+    answer = production.ingested_json(result)  # before the commit: it stands with its answer
     session.commit()
-    return JSONResponse(production.ingested_json(result), status_code=201)
+    return JSONResponse(answer, status_code=201)
 
 
 def deployment_json(d: Any) -> dict[str, Any]:
