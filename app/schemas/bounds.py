@@ -24,15 +24,19 @@ DbCount = Annotated[int, Field(ge=0, le=DB_INT_MAX)]
 MAX_SWEEPS_ASKED = 5_000
 
 
-def _not_tiny(value: float | None) -> float | None:
-    # Zero is a real setting (no colo cost); a positive value below the bound is not a reading.
+def not_tiny(value: float | None) -> float | None:
+    """A positive value below MIN_POSITIVE refused (0 stays: where 0 is allowed it means none)."""
     if value is not None and 0 < value < MIN_POSITIVE:
-        raise ValueError(f"must be 0 or at least {MIN_POSITIVE:g}")
+        raise ValueError(
+            f"{value:g} is below {MIN_POSITIVE:g}, the smallest positive number stored"
+        )
     return value
 
 
 # A measured or priced quantity that must be positive, and one that may be 0.
-Positive = Annotated[float, Field(ge=MIN_POSITIVE, le=MAX_NUMBER, allow_inf_nan=False)]
+Positive = Annotated[
+    float, Field(gt=0, le=MAX_NUMBER, allow_inf_nan=False), AfterValidator(not_tiny)
+]
 NonNegative = Annotated[
-    float, Field(ge=0, le=MAX_NUMBER, allow_inf_nan=False), AfterValidator(_not_tiny)
+    float, Field(ge=0, le=MAX_NUMBER, allow_inf_nan=False), AfterValidator(not_tiny)
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
-from app.domain.bounds import MIN_POSITIVE
+from app.schemas.bounds import not_tiny
 from app.schemas.text import StorableText
 
 # Keys appear in URLs, CSV cells and price-set names: letters, digits, dot, dash, underscore.
@@ -35,9 +35,7 @@ MODEL_INT_FIELDS: tuple[str, ...] = (
 
 
 def _positive(description: str) -> float | None:
-    return Field(
-        default=None, ge=MIN_POSITIVE, le=1e7, allow_inf_nan=False, description=description
-    )
+    return Field(default=None, gt=0, le=1e7, allow_inf_nan=False, description=description)
 
 
 class HardwareIn(StorableText):
@@ -66,6 +64,8 @@ class HardwareIn(StorableText):
     )
     source: str | None = Field(default=None, max_length=4000)
 
+    _tiny = field_validator(*HARDWARE_NUMBER_FIELDS[:-1])(not_tiny)
+
     @field_validator("aliases", mode="before")
     @classmethod
     def _split_text(cls, value: object) -> object:
@@ -91,10 +91,10 @@ class ModelSpecIn(StorableText):
 
     key: str = Field(pattern=MODEL_KEY_PATTERN, description="short key, e.g. llama-3.1-70b")
     name: str = Field(min_length=1, max_length=200, description="e.g. Llama 3.1 70B")
-    total_params_b: float = Field(ge=MIN_POSITIVE, le=100_000, allow_inf_nan=False)
+    total_params_b: float = Field(gt=0, le=100_000, allow_inf_nan=False)
     active_params_b: float | None = Field(
         default=None,
-        ge=MIN_POSITIVE,
+        gt=0,
         le=100_000,
         allow_inf_nan=False,
         description="MoE: active per token",
@@ -108,6 +108,8 @@ class ModelSpecIn(StorableText):
     experts: int | None = Field(default=None, ge=1, le=100_000, description="MoE routed experts")
     top_k: int | None = Field(default=None, ge=1, le=100_000, description="MoE experts per token")
     source: str | None = Field(default=None, max_length=4000)
+
+    _tiny = field_validator(*MODEL_NUMBER_FIELDS)(not_tiny)
 
     @model_validator(mode="after")
     def _consistent(self) -> ModelSpecIn:

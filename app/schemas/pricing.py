@@ -7,8 +7,7 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
-from app.domain.bounds import MIN_POSITIVE
-from app.schemas.bounds import NonNegative, Positive
+from app.schemas.bounds import NonNegative, Positive, not_tiny
 from app.schemas.text import StorableText
 
 OWNERSHIP_REQUIRED = (
@@ -43,7 +42,7 @@ class PricingIn(StorableText):
     )
     usd_per_gpu_hour: Positive | None = None
     capex_usd: NonNegative | None = Field(default=None, description="per GPU")
-    life_years: float | None = Field(default=None, ge=MIN_POSITIVE, le=30, allow_inf_nan=False)
+    life_years: float | None = Field(default=None, gt=0, le=30, allow_inf_nan=False)
     cost_of_capital: float | None = Field(
         default=None, ge=0, lt=1, allow_inf_nan=False, description="fraction per year, 0.10 = 10 %"
     )
@@ -52,10 +51,12 @@ class PricingIn(StorableText):
     usd_per_kwh: NonNegative | None = None
     colo_usd_per_kw_month: NonNegative | None = None
     other_opex_pct_per_year: float | None = Field(default=None, ge=0, le=100, allow_inf_nan=False)
-    utilization: float = Field(default=1.0, ge=MIN_POSITIVE, le=1, allow_inf_nan=False)
+    utilization: float = Field(default=1.0, gt=0, le=1, allow_inf_nan=False)
     tier: str | None = Field(default=None, max_length=50)
     as_of: dt.date | None = None
     source: str | None = Field(default=None, max_length=5000)
+
+    _tiny = field_validator("life_years", "utilization")(not_tiny)
 
     @field_validator("hardware", "key", "tier", "source", mode="before")
     @classmethod
