@@ -286,6 +286,7 @@ def window_problem(point: WindowPoint) -> str | None:
     for measure, hist in point.histograms.items():
         numbers += [(f"a {measure} bucket count", c) for c in hist.counts]
         numbers += [(f"a {measure} bucket bound (ms)", b) for b in hist.bounds_ms[:-1]]
+        numbers.append((f"the {measure} _sum (ms)", hist.sum_ms))
     for name, value in numbers:
         problem = None if value is None else number_problem(value)
         if problem:
