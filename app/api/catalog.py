@@ -58,8 +58,9 @@ def api_hardware_match(session: SessionDep, name: str) -> dict[str, Any]:
 def api_hardware_create(body: HardwareIn, session: SessionDep) -> dict[str, Any]:
     """Add a GPU; its key, name and aliases must not already mean another GPU."""
     row = svc.save_hardware(session, body)
+    answer = svc.hardware_dict(row)  # before the commit: a write stands only with its answer
     session.commit()
-    return svc.hardware_dict(row)
+    return answer
 
 
 @router.get("/hardware/{key}", name="api_hardware_detail", response_model=HardwareDetail)
@@ -78,8 +79,9 @@ def api_hardware_detail(key: str, session: SessionDep) -> dict[str, Any]:
 def api_hardware_update(key: str, body: HardwareIn, session: SessionDep) -> dict[str, Any]:
     """Replace a GPU's values (the key stays)."""
     row = svc.save_hardware(session, body, key)
+    answer = svc.hardware_dict(row)  # before the commit: a write stands only with its answer
     session.commit()
-    return svc.hardware_dict(row)
+    return answer
 
 
 @router.delete(
@@ -113,8 +115,9 @@ def api_models_create(body: ModelSpecIn, session: SessionDep) -> dict[str, Any]:
     mixture-of-experts model gives experts and top_k together, top_k at most experts.
     """
     row = svc.save_model(session, body)
+    answer = svc.model_dict(row)  # before the commit: a write stands only with its answer
     session.commit()
-    return svc.model_dict(row)
+    return answer
 
 
 @router.get("/models/{key}", name="api_models_detail", response_model=ModelSpecDetail)
@@ -138,8 +141,9 @@ def api_models_update(key: str, body: ModelSpecIn, session: SessionDep) -> dict[
     mixture-of-experts model gives experts and top_k together, top_k at most experts.
     """
     row = svc.save_model(session, body, key)
+    answer = svc.model_dict(row)  # before the commit: a write stands only with its answer
     session.commit()
-    return svc.model_dict(row)
+    return answer
 
 
 @router.delete("/models/{key}", name="api_models_delete", status_code=204, dependencies=[WriteDep])

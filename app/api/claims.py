@@ -49,8 +49,9 @@ def api_claims_create(body: ClaimIn, session: SessionDep) -> dict[str, Any]:
     catalog.
     """
     claim = q.save_claim(session, checked_claim(session, body))
+    answer = q.claim_dict(claim)  # before the commit: a write stands only with its answer
     session.commit()
-    return q.claim_dict(claim)
+    return answer
 
 
 @router.get("/claims/{claim_id}", name="api_claims_detail", response_model=ClaimOut)
@@ -73,8 +74,9 @@ def api_claims_update(claim_id: IdPath, body: ClaimIn, session: SessionDep) -> d
     catalog.
     """
     claim = q.save_claim(session, checked_claim(session, body), claim_id)
+    answer = q.claim_dict(claim)  # before the commit: a write stands only with its answer
     session.commit()
-    return q.claim_dict(claim)
+    return answer
 
 
 @router.delete(

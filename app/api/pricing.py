@@ -9,6 +9,7 @@ from fastapi.responses import Response
 
 from app.http.deps import IdPath, SessionDep, WriteDep
 from app.schemas.answers.pricing import BreakEven, PricingProfileOut, PricingProfiles
+from app.schemas.bounds import NonNegative
 from app.schemas.pricing import PricingIn, PricingQuery
 from app.schemas.responses import ERROR_RESPONSES
 from app.services.catalog_checks import break_even, checked_profile, price_list
@@ -46,8 +47,9 @@ def api_pricing_create(body: PricingIn, session: SessionDep) -> dict[str, Any]:
     usd_per_gpu_hour.
     """
     profile = q.save_profile(session, checked_profile(session, body))
+    answer = q.profile_dict(profile)  # before the commit: a write stands only with its answer
     session.commit()
-    return q.profile_dict(profile)
+    return answer
 
 
 @router.get(
@@ -76,8 +78,9 @@ def api_pricing_update(profile_id: IdPath, body: PricingIn, session: SessionDep)
     usd_per_gpu_hour.
     """
     profile = q.save_profile(session, checked_profile(session, body, profile_id), profile_id)
+    answer = q.profile_dict(profile)  # before the commit: a write stands only with its answer
     session.commit()
-    return q.profile_dict(profile)
+    return answer
 
 
 @router.delete(
@@ -94,9 +97,9 @@ def api_pricing_delete(profile_id: IdPath, session: SessionDep) -> Response:
 def api_break_even(
     profile_id: IdPath,
     session: SessionDep,
-    output_tok_s_per_gpu: Annotated[float, Query(ge=0, allow_inf_nan=False)],
-    input_tok_s_per_gpu: Annotated[float, Query(ge=0, allow_inf_nan=False)] = 0.0,
-    output_to_input_ratio: Annotated[float, Query(ge=0, allow_inf_nan=False)] = 4.0,
+    output_tok_s_per_gpu: Annotated[NonNegative, Query()],
+    input_tok_s_per_gpu: Annotated[NonNegative, Query()] = 0.0,
+    output_to_input_ratio: Annotated[NonNegative, Query()] = 4.0,
 ) -> dict[str, Any]:
     """API prices ($/Mtok in and out) at which serving on this profile breaks even."""
     return break_even(

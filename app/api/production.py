@@ -66,7 +66,7 @@ def api_production_pull(
         engine=body.engine,
         engine_version=body.engine_version,
     )
-    (start, end) = production.times_of(f"{body.start},{body.end}") or (0.0, 0.0)
+    start, end = production.when(body.start, "start"), production.when(body.end, "end")
     wanted = production.PullRange(production.selector_of(body.selector), start, end, body.window_s)
     try:
         result = production.pull_live(
@@ -78,8 +78,9 @@ def api_production_pull(
         )
     except PullError as exc:
         raise AppError(502, "Prometheus unavailable", str(exc)) from None
+    answer = production.ingested_json(result)  # before the commit: it stands with its answer
     session.commit()
-    return JSONResponse(production.ingested_json(result), status_code=201)
+    return JSONResponse(answer, status_code=201)
 
 
 def deployment_json(d: Any) -> dict[str, Any]:

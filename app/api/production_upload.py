@@ -73,5 +73,6 @@ def api_production_upload(
         selector=production.selector_of(selector),
         window_s=window_s,
     )
+    answer = production.ingested_json(result)  # before the commit: it stands with its answer
     session.commit()
-    return JSONResponse(production.ingested_json(result), status_code=201)
+    return JSONResponse(answer, status_code=201)

@@ -88,8 +88,9 @@ def api_sweep_update(sweep_id: IdPath, body: dict[str, Any], session: SessionDep
     """Edit sweep metadata (sweep-level columns only); hardware is matched to the catalog."""
     changes, warnings = match_changes(session, sweep_changes(body))
     sweep = q.update_sweep(session, sweep_id, changes)
-    session.commit()
-    return {**q.sweep_summary(sweep, len(sweep.points)), "warnings": warnings}
+    answer = {**q.sweep_summary(sweep, len(sweep.points)), "warnings": warnings}
+    session.commit()  # after the answer is built: a write stands only with its answer
+    return answer
 
 
 @router.delete(

@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from app.domain.bounds import number_problem
+
 HOURS_PER_YEAR = 8760.0
 HOURS_PER_MONTH = HOURS_PER_YEAR / 12  # 730 h, the colocation billing month
 TOKENS_PER_MTOK = 1e6
@@ -132,6 +134,10 @@ def break_even_api_prices(
     """
     if input_tok_s_per_gpu < 0 or output_tok_s_per_gpu < 0 or output_to_input_ratio < 0:
         raise ValueError("throughputs and the price ratio must be ≥ 0")
+    for value in (input_tok_s_per_gpu, output_tok_s_per_gpu, output_to_input_ratio):
+        problem = number_problem(value)  # 5e-324 tok/s would make a price of infinity
+        if problem:
+            raise ValueError(problem)
     weighted = input_tok_s_per_gpu + output_to_input_ratio * output_tok_s_per_gpu
     if not weighted > 0:
         return None

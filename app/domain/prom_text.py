@@ -12,6 +12,8 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from app.domain.bounds import MS_ABOVE, time_problem
+
 MAX_BYTES = 16 * 1024 * 1024
 MAX_LINES = 200_000
 MAX_LABELS = 32
@@ -70,10 +72,18 @@ def parse_time(text: str) -> float:
             raise ValueError(f"time {text!r} is neither Unix seconds nor ISO 8601") from None
         if when.tzinfo is None:
             when = when.replace(tzinfo=dt.UTC)
-        return when.timestamp()
+        return checked_time(when.timestamp())
     if not math.isfinite(value):
         raise ValueError(f"time {text!r} is not finite")
-    return value / 1000 if value > 1e11 else value
+    return checked_time(value / 1000 if value > MS_ABOVE else value)
+
+
+def checked_time(seconds: float) -> float:
+    """The time itself, or ValueError when a page could not show it (app.domain.bounds)."""
+    problem = time_problem(seconds)
+    if problem:
+        raise ValueError(problem)
+    return seconds
 
 
 def _number(token: str, line: int) -> float:
@@ -182,7 +192,10 @@ def parse_exposition(text: str, scraped_at_s: float | None = None) -> Scrape:
             raise ExpositionError(number, f"{name}: expected a value and an optional timestamp")
         value = _number(rest[0], number)
         if len(rest) == 2:
-            stamps.add(_number(rest[1], number) / 1000)
+            try:
+                stamps.add(checked_time(_number(rest[1], number) / 1000))
+            except ValueError as exc:
+                raise ExpositionError(number, f"{name}'s timestamp (ms): {exc}") from None
         samples.append(Sample(name, labels, value))
         lines.append(number)
     if scraped_at_s is None:

@@ -116,6 +116,8 @@ class Windows:
 def le_ms(text: str) -> float:
     """A bucket's `le` (seconds, "+Inf") as ms, rounded so 0.3 s is 300 ms exactly."""
     value = float(text)
+    if math.isnan(value):  # a bound of NaN sorts nowhere: no bucket can be read from it
+        raise ValueError(f"le={text!r} is not a number")
     return value if math.isinf(value) else round(value * 1000, 9)
 
 
@@ -127,11 +129,21 @@ def matches(labels: Labels, selector: Mapping[str, str]) -> bool:
 
 
 def _table(scrape: Scrape, selector: Mapping[str, str], wanted: set[str]) -> dict[Key, float]:
-    return {
+    table = {
         (s.name, s.labels): s.value
         for s in scrape.samples
         if s.name in wanted and matches(s.labels, selector)
     }
+    _refuse_nan(table)
+    return table
+
+
+def _refuse_nan(table: Mapping[Key, float]) -> None:
+    """A series read for a window that holds NaN: nothing can be counted from it (other
+    series, e.g. an unused summary's quantiles, may be NaN and are not read)."""
+    for (name, labels), value in table.items():
+        if math.isnan(value):
+            raise WindowError(f"{name}{_shown(labels)} is NaN: not a reading")
 
 
 def resolve_names(engine: EngineNames, names: set[str]) -> dict[Measure, str]:

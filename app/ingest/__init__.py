@@ -15,7 +15,7 @@ import yaml
 from app.domain.columns import TPOT_COLUMN_NAMES
 from app.ingest import canonical
 from app.ingest.canonical_requests import RequestGroup, parse_requests_csv
-from app.ingest.errors import FIELD_MARK, IngestError, RowError
+from app.ingest.errors import FIELD_MARK, IngestError, Problems, RowError
 from app.ingest.impossible import check_impossible
 from app.ingest.limits import DEFAULT_LIMITS, Limits, check_sweeps
 from app.ingest.near_miss import near_miss
@@ -115,7 +115,7 @@ def parse_upload_files(
         raise IngestError.one("(upload)", "no file was uploaded")
     from app.ingest.registry import importers
 
-    errors: list[RowError] = []
+    errors: list[RowError] = Problems()
     sources: list[SourceFile] = []
     unread = list(unread)
     unpacked = 0
@@ -285,7 +285,7 @@ def _finish(
     sweeps: list[ParsedSweep], defaults: Mapping[str, Any], require_meta: bool
 ) -> list[ParsedSweep]:
     """Fill what importers left open from the form, then apply the checks canonical CSV gets."""
-    errors: list[RowError] = []
+    errors: list[RowError] = Problems()
     given = defaults.get("sweep")
     name_sweeps(sweeps, str(given) if given else None)
     for sweep in sweeps:
@@ -306,7 +306,7 @@ def _finish(
                     )
                 )
         rows = [{**sweep.meta, **p.values} for p in sweep.points]
-        point_errors: list[RowError] = []
+        point_errors: list[RowError] = Problems()
         canonical.check_values(sweep.source_file, rows, point_errors)
         # Canonical row numbers mean nothing here: name the point by its load instead.
         for e in point_errors:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
 from typing import Any
 
 import polars as pl
@@ -27,8 +28,9 @@ from app.domain.columns import (
 )
 from app.ingest import canonical_rows
 from app.ingest.common import refuse_duplicate_columns
-from app.ingest.errors import FIELD_MARK, IngestError, RowError
+from app.ingest.errors import FIELD_MARK, IngestError, Problems, RowError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
+from app.ingest.point_table import ROW
 from app.ingest.source import head_of
 
 FORMAT_SWEEPS = "canonical CSV (points)"
@@ -57,6 +59,7 @@ NON_NEGATIVE = (
 )
 REQUIRED_META = ("sweep", "hardware", "num_gpus")
 POSITIVE = ("num_gpus", "concurrency", "request_rate", "num_prefill_gpus", "num_decode_gpus")
+ROWS_PER_SLICE = 1_000
 
 
 def looks_like_canonical(header: list[str]) -> bool:
@@ -80,6 +83,7 @@ def read_frame(file: str, text: str | bytes) -> pl.DataFrame:
     except csv.Error as exc:
         raise IngestError.one(file, f"not a readable CSV ({exc})", row=1) from exc
     refuse_duplicate_columns(file, written)
+    data, lines = _without_blank_lines(data)
     try:
         frame = pl.read_csv(
             data,  # polars reads bytes at twice the speed of a StringIO
@@ -103,7 +107,45 @@ def read_frame(file: str, text: str | bytes) -> pl.DataFrame:
     trimmed = pl.col(pl.String).str.strip_chars()
     if b"'" in data:  # the regex costs more than the read: only when a cell may need it
         trimmed = trimmed.str.replace(r"^'([=+\-@])", "$1")
-    return frame.with_columns(trimmed)
+    if lines is not None:
+        frame = frame.with_columns(pl.Series(ROW, lines, dtype=pl.Int64))
+    return without_blank_rows(frame.with_columns(trimmed))
+
+
+_BLANK_LINE = re.compile(rb"\n[ \t\r,]*(?:\n|$)")
+
+
+def _without_blank_lines(data: bytes) -> tuple[bytes, list[int] | None]:
+    """The data without its blank lines (and lines of only commas), and the line of each row
+    kept (the header is line 1), or the data itself and None when it has none to drop.
+
+    Before polars reads it: a frame holds a blank line as a row of empty text cells, ~100
+    bytes each (a million blank lines cost 220 MB). A quoted cell may span lines, so a file
+    with a quote is left whole (its blank rows are dropped from the frame instead)."""
+    if b'"' in data or not _BLANK_LINE.search(data):
+        return data, None
+    header, _, body = data.partition(b"\n")
+    kept: list[bytes] = [header]
+    lines: list[int] = []
+    for number, line in enumerate(body.split(b"\n"), start=2):
+        if line.strip(b" \t\r,"):
+            kept.append(line)
+            lines.append(number)
+    return b"\n".join(kept) + b"\n", lines
+
+
+def without_blank_rows(frame: pl.DataFrame, first_row: int = 2) -> pl.DataFrame:
+    """The frame with each row's line in the file (ROW; the header is row 1), blank lines and
+    rows of empty cells dropped: they hold nothing, and CSV readers skip them (a trailing
+    newline too many is no error, and a million of them are not a million problems)."""
+    data = [c for c in frame.columns if c != ROW]
+    framed = frame if ROW in frame.columns else frame.with_row_index(ROW, offset=first_row)
+    if not data:
+        return framed
+    blank = pl.all_horizontal(pl.col(c).is_null() | (pl.col(c).cast(pl.String) == "") for c in data)
+    if not framed.select(blank.any()).item():
+        return framed
+    return framed.filter(~blank)
 
 
 def _header_text(data: bytes) -> str:
@@ -153,20 +195,31 @@ def typed_frame(
         kind = kinds.get(name)
         if not unparsed[name].item():
             continue
-        bad = frame.select(pl.int_range(pl.len()).alias("i"), pl.col(name).alias("raw")).filter(
+        bad = frame.select(_rows(frame), pl.col(name).alias("raw")).filter(
             pl.col("raw").is_not_null() & typed_df[name].is_null()
         )
-        for i, raw in bad.head(5).iter_rows():
+        for line, raw in bad.head(5).iter_rows():
             want = expected.get(kind or "", "a date (YYYY-MM-DD)")
             shown = repr(raw if len(raw) <= 40 else raw[:40] + "…")  # never echo a huge cell
-            errors.append(RowError(file, f"{shown} is not {want}", row=i + 2, column=name))
+            errors.append(RowError(file, f"{shown} is not {want}", row=line, column=name))
     return typed_df
 
 
+def _rows(frame: pl.DataFrame) -> pl.Expr:
+    """Each row's line in the file: ROW when read by read_frame, else counted from row 2."""
+    if ROW in frame.columns:
+        return pl.col(ROW)
+    return pl.int_range(2, pl.len() + 2, dtype=pl.Int64).alias(ROW)
+
+
 def check_values(file: str, rows: list[dict[str, Any]], errors: list[RowError]) -> None:
+    given = set().union(*(row.keys() for row in rows[:1]))  # a frame's rows share their keys
+    non_negative = [n for n in NON_NEGATIVE if n in given] if given else NON_NEGATIVE
+    positive = [n for n in POSITIVE if n in given] if given else POSITIVE
+    stats = [s for s in STATS if not given or {f"ttft_{s}_ms", f"e2el_{s}_ms"} <= given]
     for i, row in enumerate(rows):
-        line = i + 2
-        for name in NON_NEGATIVE:
+        line = row.get(ROW, i + 2)
+        for name in non_negative:
             value = row.get(name)
             if value is None:
                 continue
@@ -174,7 +227,7 @@ def check_values(file: str, rows: list[dict[str, Any]], errors: list[RowError]) 
                 errors.append(RowError(file, f"{value} is not a finite number", line, name))
             elif value < 0:
                 errors.append(RowError(file, f"{value} is negative", line, name))
-        for name in POSITIVE:
+        for name in positive:
             value = row.get(name)
             if value is None:
                 continue
@@ -184,7 +237,7 @@ def check_values(file: str, rows: list[dict[str, Any]], errors: list[RowError]) 
                 errors.append(RowError(file, f"{value} must be greater than 0", line, name))
             elif name != "request_rate" and isinstance(value, float) and math.isinf(value):
                 errors.append(RowError(file, f"{value} is not a finite number", line, name))
-        for stat in STATS:
+        for stat in stats:
             ttft, e2el = row.get(f"ttft_{stat}_ms"), row.get(f"e2el_{stat}_ms")
             if ttft is not None and e2el is not None and ttft > e2el:
                 errors.append(
@@ -213,7 +266,7 @@ def parse_sweeps_csv(
     frame = read_frame(file, text)
     if frame.height == 0:
         raise IngestError.one(file, "the file has a header but no rows", row=1)
-    errors: list[RowError] = []
+    errors: list[RowError] = Problems()
     kinds = {name: c.kind for name, c in COLUMNS_BY_NAME.items()}
     typed = typed_frame(file, frame, kinds, errors)
     required = REQUIRED_META + ("output_tok_s",) if require_meta else ("output_tok_s",)
@@ -226,13 +279,25 @@ def parse_sweeps_csv(
             sweeps = canonical_rows.group(file, filled, FORMAT_SWEEPS)
             if sweeps is not None:
                 return sweeps
-    rows = typed.to_dicts()
-    for row in rows:
-        for key, value in defaults.items():
-            if row.get(key) in (None, ""):
-                row[key] = value
-    _check_required(file, frame.columns, rows, defaults, required, errors)
-    check_values(file, rows, errors)
+    filled = canonical_rows.with_defaults(typed, defaults)
+    errors += _header_errors(file, frame.columns, defaults, required)
+    skip_required = bool(errors)  # a file whose header or cells are wrong: those first
+    rows: list[dict[str, Any]] = []
+    # Row by row, a slice at a time, until MAX_LISTED problems are listed; the rest of the file
+    # is then counted as columns (a million bad rows cost a count, not a million messages).
+    for start in range(0, filled.height, ROWS_PER_SLICE):
+        part = filled.slice(start, ROWS_PER_SLICE).to_dicts()
+        if not skip_required:
+            _check_required(file, frame.columns, part, required, errors)
+        check_values(file, part, errors)
+        rows += part
+        if isinstance(errors, Problems) and errors.unlisted:
+            rest = filled.slice(start + ROWS_PER_SLICE)
+            for kind, found in canonical_rows.problem_counts(
+                rest, () if skip_required else required, NON_NEGATIVE, POSITIVE
+            ):
+                errors.count_more(kind, found)
+            break
     if errors:
         raise IngestError(errors)
     return _group_sweeps(file, rows, errors)
@@ -242,21 +307,18 @@ def _check_required(
     file: str,
     columns: list[str],
     rows: list[dict[str, Any]],
-    defaults: dict[str, Any],
     required: tuple[str, ...],
     errors: list[RowError],
 ) -> None:
-    errors += _header_errors(file, columns, defaults, required)
-    if errors:
-        return
+    tpot = [c for c in TPOT_COLUMN_NAMES if c in columns]
     for i, row in enumerate(rows):
-        line = i + 2
+        line = row.get(ROW, i + 2)
         for name in required:
             if row.get(name) in (None, ""):
                 errors.append(RowError(file, "required value is empty", line, name))
         if row.get("concurrency") is None and row.get("request_rate") is None:
             errors.append(RowError(file, "neither concurrency nor request_rate is set", line))
-        if all(row.get(c) is None for c in TPOT_COLUMN_NAMES):
+        if all(row.get(c) is None for c in tpot):
             errors.append(RowError(file, "no TPOT statistic is set", line, "tpot_p50_ms"))
 
 
@@ -294,7 +356,7 @@ def _group_sweeps(
     sweeps: dict[str, ParsedSweep] = {}
     splits: dict[str, list[tuple[Any, Any]]] = {}  # each point's own split, by sweep
     for i, row in enumerate(rows):
-        line = i + 2
+        line = row.get(ROW, i + 2)
         name = str(row.get("sweep") or "")
         meta = {k: row.get(k) for k in SWEEP_COLUMN_NAMES if row.get(k) not in (None, "")}
         point = ParsedPoint(
@@ -341,7 +403,7 @@ def _group_sweeps(
 def parse_requests_csv(file: str, text: str) -> pl.DataFrame:
     """Canonical per-request CSV → typed frame (sweep, concurrency, request_rate, samples)."""
     frame = read_frame(file, text)
-    errors: list[RowError] = []
+    errors: list[RowError] = Problems()
     for name in ("sweep", "ttft_ms", "e2el_ms", "output_len", "ok"):
         if name not in frame.columns:
             errors.append(RowError(file, f"required column {name!r} is missing", row=1))
@@ -375,9 +437,9 @@ def parse_requests_csv(file: str, text: str) -> pl.DataFrame:
     }
     above = {"ttft_ms ": (pl.col("ttft_ms") > pl.col("e2el_ms"), "TTFT is above E2EL")}
     for column, (condition, message) in {**checks, **negative, **above}.items():
-        bad = typed.with_row_index("i").filter(condition.fill_null(False)).head(5)
-        for i in bad["i"].to_list():
-            errors.append(RowError(file, message, row=i + 2, column=column.strip()))
+        bad = typed.filter(condition.fill_null(False)).head(5)
+        for line in bad[ROW].to_list():
+            errors.append(RowError(file, message, row=line, column=column.strip()))
     if errors:
         raise IngestError(errors)
     return typed.select(
@@ -389,7 +451,8 @@ def parse_requests_csv(file: str, text: str) -> pl.DataFrame:
         "output_len",
         "input_len",
         "ok",
-    ).with_row_index("__row", offset=2)
+        ROW,
+    )
 
 
 def _first_line(exc: Exception) -> str:

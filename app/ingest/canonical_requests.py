@@ -25,10 +25,12 @@ from app.ingest.canonical import (
     TRUE_WORDS,
     read_frame,
     typed_frame,
+    without_blank_rows,
 )
 from app.ingest.common import refuse_duplicate_columns
 from app.ingest.errors import IngestError, RowError
 from app.ingest.parsed import SAMPLE_FIELDS
+from app.ingest.point_table import ROW
 from app.ingest.text import check_text, decode_text
 
 # ~200,000 requests per chunk: each read and split has a fixed cost (2 MB chunks took half as
@@ -231,12 +233,14 @@ def _collect(
     found: list[list[RowError]] = [[] for _ in checks]
     groups: dict[tuple[object, ...], tuple[RequestGroup, list[pl.DataFrame]]] = {}
     offset = 2
-    for chunk in chunks:
+    for read in chunks:
+        # Each row's line (the careful read has them already), blank rows dropped.
+        chunk = without_blank_rows(read, offset)
+        offset += read.height
         flagged = chunk.select(pl.any_horizontal(c.fill_null(False) for _, c, _ in checks).any())
         if flagged.item():
-            _name_rows(file, chunk, offset, checks, found)
+            _name_rows(file, chunk, checks, found)
         if errors or any(found):
-            offset += chunk.height
             continue  # keep counting rows for the messages, but split nothing
         keys = [k for k in KEYS if k in chunk.columns]
         fields = [c for c in SAMPLE_FIELDS if c in chunk.columns]
@@ -249,12 +253,11 @@ def _collect(
             entry = groups.get(key)
             if entry is None:
                 if firsts is None:  # where each group starts: only for chunks with new ones
-                    firsts = _first_rows(chunk, keys, offset)
+                    firsts = _first_rows(chunk, keys)
                 first = firsts[key]
                 entry = (RequestGroup(sweep, concurrency, rate, first, part.clear()), [])
                 groups[key] = entry
             entry[1].append(part)
-        offset += chunk.height
     errors += [e for per_check in found for e in per_check]
     if errors:
         raise IngestError(errors)
@@ -301,23 +304,18 @@ def _narrow_lengths(chunk: pl.DataFrame) -> pl.DataFrame:
     return chunk.with_columns(pl.col(lengths).cast(pl.Int32))
 
 
-def _first_rows(chunk: pl.DataFrame, keys: list[str], offset: int) -> dict[tuple[object, ...], int]:
-    firsts = (
-        chunk.select(keys)
-        .with_row_index("__row", offset=offset)
-        .unique(subset=keys, keep="first", maintain_order=True)
-    )
+def _first_rows(chunk: pl.DataFrame, keys: list[str]) -> dict[tuple[object, ...], int]:
+    firsts = chunk.select(*keys, ROW).unique(subset=keys, keep="first", maintain_order=True)
     out: dict[tuple[object, ...], int] = {}
     for row in firsts.iter_rows(named=True):
         sweep, concurrency, rate = (row.get(k) for k in KEYS)
-        out[(sweep, repr(concurrency), repr(rate))] = int(row["__row"])
+        out[(sweep, repr(concurrency), repr(rate))] = int(row[ROW])
     return out
 
 
 def _name_rows(
     file: str,
     chunk: pl.DataFrame,
-    offset: int,
     checks: list[tuple[str, pl.Expr, str]],
     found: list[list[RowError]],
 ) -> None:
@@ -325,10 +323,6 @@ def _name_rows(
     for i, (column, condition, message) in enumerate(checks):
         if len(found[i]) >= MAX_REPORTED_PER_CHECK:
             continue
-        rows = (
-            chunk.with_row_index("__row", offset=offset)
-            .filter(condition.fill_null(False))["__row"]
-            .head(MAX_REPORTED_PER_CHECK)
-        )
+        rows = chunk.filter(condition.fill_null(False))[ROW].head(MAX_REPORTED_PER_CHECK)
         found[i] += [RowError(file, message, row=r, column=column) for r in rows.to_list()]
         del found[i][MAX_REPORTED_PER_CHECK:]

@@ -22,6 +22,7 @@ from app.domain.columns import (
     SWEEP_COLUMN_NAMES,
     TPOT_COLUMN_NAMES,
 )
+from app.ingest.errors import Kind, kind_of
 from app.ingest.parsed import ParsedSweep
 from app.ingest.point_table import POSITION, ROW, SWEEP, PointTable
 
@@ -108,7 +109,8 @@ def group(file: str, frame: pl.DataFrame, source_format: str) -> list[ParsedSwee
         else pl.col(c)
         for c in meta_columns
     ]
-    keyed = frame.select(name.alias("__name"), *meta).with_row_index("__i")
+    lines = pl.col(ROW) if ROW in columns else pl.int_range(2, pl.len() + 2, dtype=pl.Int64)
+    keyed = frame.select(name.alias("__name"), *meta, lines.alias("__i"))
     sweeps = keyed.group_by("__name", maintain_order=True).agg(
         pl.col("__i").first(),
         *(pl.col(c).drop_nulls().n_unique().alias(f"__n_{c}") for c in meta_columns),
@@ -125,7 +127,7 @@ def group(file: str, frame: pl.DataFrame, source_format: str) -> list[ParsedSwee
     order = sweeps.select("__name", pl.int_range(pl.len(), dtype=pl.UInt32).alias(SWEEP))
     table = (
         frame.select(
-            pl.int_range(2, pl.len() + 2, dtype=pl.Int64).alias(ROW),
+            lines.alias(ROW),
             *point_columns,
             *(pl.col(c).cast(pl.String) for c in extra_columns),
         )
@@ -144,9 +146,7 @@ def group(file: str, frame: pl.DataFrame, source_format: str) -> list[ParsedSwee
     ):
         found = {c: v for c, v in zip(meta_columns, row[1:], strict=True) if v is not None}
         rows = shared.slice(index, offset, length)
-        out.append(
-            ParsedSweep(found, None, file, source_format, first_row=row[0] + 2, table_rows=rows)
-        )
+        out.append(ParsedSweep(found, None, file, source_format, first_row=row[0], table_rows=rows))
         offset += length
     return out
 
@@ -164,3 +164,61 @@ def keep_point_splits(sweep: ParsedSweep, splits: list[tuple[Any, Any]]) -> None
         for key, value in zip(POINT_SPLIT_KEYS, own, strict=True):
             if value is not None:
                 point.extra[key] = value
+
+
+def problem_counts(
+    frame: pl.DataFrame,
+    required: tuple[str, ...],
+    non_negative: tuple[str, ...],
+    positive: tuple[str, ...],
+) -> list[tuple[Kind, int]]:
+    """How many problems of each kind `canonical.check_values` and the required-value checks
+    would report in these rows, counted as columns (after MAX_LISTED are listed)."""
+    columns = set(frame.columns)
+    schema = frame.schema
+    checks: list[tuple[Kind, pl.Expr]] = []
+
+    def missing(name: str) -> pl.Expr:
+        if name not in columns:
+            return pl.lit(True)
+        empty = pl.col(name).is_null()
+        return empty | (pl.col(name) == "") if schema[name] == pl.String else empty
+
+    if required:
+        checks += [(kind_of(n, "required value is empty"), missing(n)) for n in required]
+        neither = missing("concurrency") & missing("request_rate")
+        checks.append((kind_of(None, "neither concurrency nor request_rate is set"), neither))
+        tpot = [missing(n) for n in TPOT_COLUMN_NAMES if n in columns]
+        checks.append(
+            (kind_of("tpot_p50_ms", "no TPOT statistic is set"), pl.all_horizontal(*tpot))
+            if tpot
+            else (kind_of("tpot_p50_ms", "no TPOT statistic is set"), pl.lit(True))
+        )
+    for name in (n for n in non_negative if n in columns and schema[n].is_numeric()):
+        value = pl.col(name)
+        odd = ~value.is_finite() if schema[name].is_float() else pl.lit(False)
+        checks.append((kind_of(name, "nan is not a finite number"), odd))
+        checks.append((kind_of(name, "-1 is negative"), ~odd & (value < 0)))
+    for name in (n for n in positive if n in columns and schema[n].is_numeric()):
+        value = pl.col(name)
+        nan = value.is_nan() if schema[name].is_float() else pl.lit(False)
+        checks.append((kind_of(name, "NaN is not a number"), nan))
+        checks.append((kind_of(name, "0 must be greater than 0"), ~nan & (value <= 0)))
+        if name != "request_rate" and schema[name].is_float():
+            infinite = value.is_infinite() & (value > 0)
+            checks.append((kind_of(name, "inf is not a finite number"), infinite))
+    for stat in STATS:
+        ttft, e2el = f"ttft_{stat}_ms", f"e2el_{stat}_ms"
+        if ttft in columns and e2el in columns:
+            message = f"TTFT {stat} 1 ms is above E2EL {stat} 0 ms"
+            checks.append((kind_of(ttft, message), _numeric_pair(ttft, e2el, schema)))
+    if "source_kind" in columns:
+        kind = pl.col("source_kind")
+        bad = kind.is_not_null() & ~kind.cast(pl.String).is_in(SOURCE_KINDS)
+        checks.append((kind_of("source_kind", f"'x' is not one of {SOURCE_KINDS}"), bad))
+    if not checks or frame.height == 0:
+        return []
+    counted = frame.select(
+        c.fill_null(False).sum().alias(str(i)) for i, (_, c) in enumerate(checks)
+    )
+    return [(k, int(counted[str(i)].item())) for i, (k, _) in enumerate(checks)]

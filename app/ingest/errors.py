@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-MAX_REPORTED = 20
+MAX_REPORTED = 20  # in the one-line message (`detail`)
+MAX_LISTED = 50  # in the list of problems; the rest are counted
 # Where a field value the user typed (form field, API field, CLI option) is named as the file.
 FIELD_SOURCE = "(form)"
 # In a message, where the upload field that would fix the problem is named; each surface spells
@@ -63,14 +65,92 @@ class RowError:
         return data
 
 
+Kind = tuple[str | None, str | None, str]
+# A cell's own value in a message ('x', -1.0, nan, 1e+300): problems differing only in it are
+# of one kind.
+_VALUE = re.compile(r"'[^']*'|(?<![\w])-?(?:\d[\w.+-]*|nan|inf)", re.IGNORECASE)
+
+
+def kind_of(column: str | None, message: str) -> Kind:
+    return (column, None, _VALUE.sub("#", message))
+
+
+def _kind(error: RowError) -> Kind:
+    return (error.column, error.field, _VALUE.sub("#", error.message))
+
+
+class Problems(list[RowError]):
+    """Problems as they are found, the first MAX_LISTED kept and the rest only counted: a
+    file of a million bad rows costs a counter, not a million messages."""
+
+    def __init__(self, found: Iterable[RowError] = ()) -> None:
+        super().__init__()
+        self.unlisted = 0
+        self.same_kind = True  # every unlisted problem is of a kind already listed
+        self._kinds: set[Kind] = set()
+        self.extend(found)
+
+    def append(self, error: RowError) -> None:
+        if self.unlisted and not self.same_kind and not isinstance(error, MoreOf):
+            self.unlisted += 1
+            return
+        if isinstance(error, MoreOf):  # another list's count, gathered into this one
+            self.unlisted += error.count
+            self.same_kind = self.same_kind and error.same_kind
+            return
+        if len(self) < MAX_LISTED:
+            super().append(error)
+            self._kinds.add(_kind(error))
+            return
+        self.unlisted += 1
+        if self.same_kind and _kind(error) not in self._kinds:
+            self.same_kind = False
+
+    def count_more(self, kind: Kind, found: int) -> None:
+        """`found` problems of `kind` counted, not listed (the rest of a file, as columns)."""
+        if found:
+            self.unlisted += found
+            self.same_kind = self.same_kind and kind in self._kinds
+
+    def extend(self, found: Iterable[RowError]) -> None:
+        for error in found:
+            self.append(error)
+
+    def __iadd__(self, found: Iterable[RowError]) -> Problems:  # type: ignore[override,misc]
+        self.extend(found)
+        return self
+
+    def summary(self) -> RowError | None:
+        """ "and M more of the same kind" after the listed ones, or None."""
+        if not self.unlisted:
+            return None
+        kind = " of the same kind" if self.same_kind else ""
+        file = self[0].file if self else FIELD_SOURCE
+        return MoreOf(
+            file, f"and {self.unlisted:,} more{kind}", count=self.unlisted, same_kind=self.same_kind
+        )
+
+
+@dataclass(frozen=True)
+class MoreOf(RowError):
+    """The line after the listed problems: how many more there are."""
+
+    count: int = 0
+    same_kind: bool = True
+
+
 class IngestError(Exception):
-    """One or more problems in the uploaded files; nothing was stored."""
+    """One or more problems in the uploaded files; nothing was stored. At most MAX_LISTED are
+    listed, then one line says how many more there are."""
 
     def __init__(self, errors: list[RowError]) -> None:
-        self.errors = errors
-        shown = "; ".join(str(e) for e in errors[:MAX_REPORTED])
-        more = len(errors) - MAX_REPORTED
-        super().__init__(shown + (f"; and {more} more" if more > 0 else ""))
+        found = errors if isinstance(errors, Problems) else Problems(errors)
+        summary = found.summary()
+        self.errors: list[RowError] = [*found, *([summary] if summary else [])]
+        total = len(found) + found.unlisted
+        shown = "; ".join(str(e) for e in found[:MAX_REPORTED])
+        more = total - MAX_REPORTED
+        super().__init__(shown + (f"; and {more:,} more" if more > 0 else ""))
 
     @classmethod
     def one(

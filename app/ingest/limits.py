@@ -13,7 +13,9 @@ from typing import Any
 
 import polars as pl
 
-from app.ingest.errors import IngestError, RowError
+from app.domain.bounds import magnitude_problem
+from app.domain.bounds import text_problem as unicode_problem
+from app.ingest.errors import IngestError, Problems, RowError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 
 MB = 1024 * 1024
@@ -71,8 +73,9 @@ DEFAULT_LIMITS = Limits()
 
 def text_problem(value: str, limit: int) -> str | None:
     """Why a text value cannot be stored, or None."""
-    if "\x00" in value:
-        return "contains a NUL byte"
+    problem = unicode_problem(value)
+    if problem:
+        return problem
     if len(value) > limit:
         return f"is {len(value):,} characters long; at most {limit:,}"
     return None
@@ -86,7 +89,7 @@ def int_problem(value: Any) -> str | None:
 
 def check_sweeps(sweeps: list[ParsedSweep], limits: Limits = DEFAULT_LIMITS) -> None:
     """Refuse, naming file, row and field, anything one of the databases could not store."""
-    errors: list[RowError] = []
+    errors: list[RowError] = Problems()
     for sweep in sweeps:
         file = sweep.source_file
         if len(file) > SOURCE_FILE_LIMIT or "\x00" in file:
@@ -138,6 +141,14 @@ def _check_point(file: str, point: ParsedPoint, limits: Limits, errors: list[Row
         if problem:
             errors.append(RowError(file, problem, point.row, key))
     values = point.values
+    for key, value in values.items():
+        size = (
+            magnitude_problem(value)
+            if isinstance(value, int | float) and not isinstance(value, bool)
+            else None
+        )
+        if size:
+            errors.append(RowError(file, size, point.row, key))
     if not _INT_SET.isdisjoint(values):  # most points give none of these
         for key in INT_FIELDS:
             problem = int_problem(values.get(key))

@@ -15,6 +15,7 @@ from typing import Any
 
 import polars as pl
 
+from app.domain.bounds import MAX_NUMBER, MIN_POSITIVE
 from app.domain.columns import POINT_COLUMN_NAMES
 from app.ingest import content_hash
 from app.ingest.json_text import (
@@ -145,6 +146,12 @@ def limit_flags(
     for name in INT_FIELDS:
         if name in point_columns:
             flags.append(pl.col(name).cast(pl.Float64).abs() > INT32_MAX)
+    for name in point_columns:
+        if frame.schema[name].is_numeric():  # sizes beyond app.domain.bounds
+            size = pl.col(name).cast(pl.Float64).abs()
+            flags.append(
+                size.is_finite() & ((size > MAX_NUMBER) | ((size > 0) & (size < MIN_POSITIVE)))
+            )
     if extra_columns:
         # An upper bound on the compact JSON: a character is at most 12 escaped ones.
         size = pl.sum_horizontal(

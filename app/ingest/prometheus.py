@@ -95,7 +95,7 @@ class _Client:
 
     def instant(self, query: str, at_s: float) -> list[dict[str, Any]]:
         data = self.get("/api/v1/query", {"query": query, "time": repr(at_s)})
-        return list(data.get("result") or []) if isinstance(data, dict) else []
+        return _result(data, "/api/v1/query", None)
 
     def ranged(
         self, query: str, first_end_s: float, last_end_s: float, step_s: float
@@ -107,7 +107,51 @@ class _Client:
             "step": _duration(step_s),
         }
         data = self.get("/api/v1/query_range", params)
-        return list(data.get("result") or []) if isinstance(data, dict) else []
+        return _result(data, "/api/v1/query_range", "values")
+
+
+def _result(data: Any, path: str, values: str | None) -> list[dict[str, Any]]:
+    """The answer's series, each checked for the shape the pull reads (a `metric` of labels,
+    and for a range `values` of [time, "number"] pairs); a PullError names the bad part."""
+    if data is None:
+        return []
+
+    def bad(part: str) -> PullError:
+        return PullError(f"Prometheus answered a malformed {path} result: {part}")
+
+    result = data.get("result") if isinstance(data, dict) else None
+    if not isinstance(data, dict) or not isinstance(result, list | type(None)):
+        raise bad("data.result is not a list of series")
+    for i, series in enumerate(result or []):
+        if not isinstance(series, dict):
+            raise bad(f"result[{i}] is not an object")
+        labels = series.get("metric")
+        if not isinstance(labels, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in labels.items()
+        ):
+            raise bad(f"result[{i}] has no metric (an object of text labels)")
+        if values is None:
+            continue
+        pairs = series.get(values)
+        if not isinstance(pairs, list):
+            raise bad(f"result[{i}].{values} is not a list")
+        for j, pair in enumerate(pairs):
+            if not _sample_pair(pair):
+                raise bad(f'result[{i}].{values}[{j}] is not a [time, "number"] pair')
+    return list(result or [])
+
+
+def _sample_pair(pair: Any) -> bool:
+    if not isinstance(pair, list | tuple) or len(pair) != 2:
+        return False
+    at, value = pair
+    if isinstance(at, bool) or not isinstance(at, int | float | str) or not isinstance(value, str):
+        return False
+    try:
+        float(value)  # NaN and ±Inf are answers (histogram_quantile of an empty window)
+        return math.isfinite(float(at))
+    except ValueError:
+        return False
 
 
 def _error_of(raw: bytes) -> str:
@@ -134,13 +178,10 @@ def pull(
     timeout_s: float,
 ) -> Pull:
     """Windows ending at start + k·window ≤ end, each computed by the server."""
-    if not end_s > start_s:
-        raise PullError("the end of the range must be after its start")
+    wrong = range_problem(start_s, end_s, window_s)
+    if wrong:
+        raise PullError(wrong[1])
     count = math.floor((end_s - start_s) / window_s + 1e-9)
-    if count < 1:
-        raise PullError(f"the range is shorter than one {fmt_number(window_s)} s window")
-    if count > MAX_WINDOWS:
-        raise PullError(f"{count:,} windows; at most {MAX_WINDOWS:,} per pull")
     client = _Client(base_url, timeout_s)
     listed = client.instant(
         'group by (__name__, model_name) ({__name__=~"(vllm|sglang):.+"'
@@ -169,6 +210,19 @@ def pull(
         chunk = ends[at : at + WINDOWS_PER_QUERY]
         _chunk(client, chunk, resolved, selector, window_s, num_gpus, out)
     return out
+
+
+def range_problem(start_s: float, end_s: float, window_s: float) -> tuple[str, str] | None:
+    """What is wrong with a pull's own range, as (field, reason), or None: the request's
+    fault, whatever Prometheus holds."""
+    if not end_s > start_s:
+        return ("end", "the end of the range must be after its start")
+    count = math.floor((end_s - start_s) / window_s + 1e-9)
+    if count < 1:
+        return ("window_s", f"the range is shorter than one {fmt_number(window_s)} s window")
+    if count > MAX_WINDOWS:
+        return ("end", f"{count:,} windows; at most {MAX_WINDOWS:,} per pull")
+    return None
 
 
 def _by_time(result: list[dict[str, Any]], key: str | None) -> dict[int, dict[str, float]]:

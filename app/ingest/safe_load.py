@@ -134,7 +134,7 @@ def loads_json(text: str | bytes, file: str, row: int | None = None) -> Any:
     if raw.count(b":") > MAX_JSON_KEYS:
         hooks["object_pairs_hook"] = _bounded_object
     try:
-        return json.loads(text, **hooks)
+        doc = json.loads(text, **hooks)
     except _TooManyKeys as exc:
         raise IngestError.one(
             file,
@@ -151,6 +151,36 @@ def loads_json(text: str | bytes, file: str, row: int | None = None) -> Any:
         ) from None
     except RecursionError:
         raise IngestError.one(file, f"{where}JSON nested too deeply", row=row) from None
+    # A \uD800-style escape may leave a lone surrogate, which no database can store as UTF-8:
+    # only text with such an escape pays for the walk.
+    if _SURROGATE_ESCAPE.search(raw) and not _encodable(doc):
+        raise IngestError.one(
+            file,
+            f"{where}a string holds a lone surrogate (\\ud800-\\udfff): not valid Unicode",
+            row=row,
+        )
+    return doc
+
+
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _encodable(value: Any) -> bool:
+    """Every string of a parsed document (keys too) is valid UTF-8 text."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode()
+            except UnicodeEncodeError:
+                return False
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return True
 
 
 class _NoAliasLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
+from app.schemas.bounds import not_tiny
 from app.schemas.text import StorableText
 
 # Keys appear in URLs, CSV cells and price-set names: letters, digits, dot, dash, underscore.
@@ -63,6 +64,8 @@ class HardwareIn(StorableText):
     )
     source: str | None = Field(default=None, max_length=4000)
 
+    _tiny = field_validator(*HARDWARE_NUMBER_FIELDS[:-1])(not_tiny)
+
     @field_validator("aliases", mode="before")
     @classmethod
     def _split_text(cls, value: object) -> object:
@@ -90,7 +93,11 @@ class ModelSpecIn(StorableText):
     name: str = Field(min_length=1, max_length=200, description="e.g. Llama 3.1 70B")
     total_params_b: float = Field(gt=0, le=100_000, allow_inf_nan=False)
     active_params_b: float | None = Field(
-        default=None, gt=0, le=100_000, allow_inf_nan=False, description="MoE: active per token"
+        default=None,
+        gt=0,
+        le=100_000,
+        allow_inf_nan=False,
+        description="MoE: active per token",
     )
     layers: int = Field(ge=1, le=10_000)
     d_model: int | None = Field(default=None, ge=1, le=1_000_000)
@@ -101,6 +108,8 @@ class ModelSpecIn(StorableText):
     experts: int | None = Field(default=None, ge=1, le=100_000, description="MoE routed experts")
     top_k: int | None = Field(default=None, ge=1, le=100_000, description="MoE experts per token")
     source: str | None = Field(default=None, max_length=4000)
+
+    _tiny = field_validator(*MODEL_NUMBER_FIELDS)(not_tiny)
 
     @model_validator(mode="after")
     def _consistent(self) -> ModelSpecIn:

@@ -7,8 +7,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from app.domain.bounds import DB_INT_MAX
 from app.domain.claims import SCOPE_GPUS
-from app.schemas.bounds import DbId
+from app.schemas.bounds import DbId, Positive
 from app.schemas.readoff import ReadoffQuery
 from app.schemas.text import StorableText
 
@@ -49,7 +50,7 @@ class ClaimIn(StorableText):
     )
     model: str | None = Field(default=None, max_length=200)
     precision: str | None = Field(default=None, max_length=50, description="weights: fp8, fp4, …")
-    value_tok_s: float = Field(gt=0, allow_inf_nan=False, description="the claimed tok/s")
+    value_tok_s: Positive = Field(description="the claimed tok/s")
     measures: Literal["per_user", "per_gpu", "system"] = Field(
         description="per_user (interactivity), per_gpu, or system (the whole scope)"
     )
@@ -58,10 +59,16 @@ class ClaimIn(StorableText):
         validate_default=True,
         description="output tokens, or total = input + output tokens",
     )
-    interactivity_tok_s_user: float | None = Field(default=None, gt=0, allow_inf_nan=False)
-    batch: int | None = Field(default=None, ge=1, description="concurrency the claim was made at")
-    isl: int | None = Field(default=None, ge=0, description="input tokens per request")
-    osl: int | None = Field(default=None, ge=1, description="output tokens per request")
+    interactivity_tok_s_user: Positive | None = None
+    batch: int | None = Field(
+        default=None, ge=1, le=DB_INT_MAX, description="concurrency the claim was made at"
+    )
+    isl: int | None = Field(
+        default=None, ge=0, le=DB_INT_MAX, description="input tokens per request"
+    )
+    osl: int | None = Field(
+        default=None, ge=1, le=DB_INT_MAX, description="output tokens per request"
+    )
     spec_decode: str | None = Field(
         default=None, max_length=100, description="none, mtp, eagle, …; empty = not stated"
     )

@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
+from app.schemas.bounds import NonNegative, Positive, not_tiny
 from app.schemas.text import StorableText
 
 OWNERSHIP_REQUIRED = (
@@ -39,23 +40,23 @@ class PricingIn(StorableText):
     key: str | None = Field(
         default=None, max_length=100, description="stable key for presets; empty = no key"
     )
-    usd_per_gpu_hour: float | None = Field(default=None, gt=0, allow_inf_nan=False)
-    capex_usd: float | None = Field(default=None, ge=0, allow_inf_nan=False, description="per GPU")
+    usd_per_gpu_hour: Positive | None = None
+    capex_usd: NonNegative | None = Field(default=None, description="per GPU")
     life_years: float | None = Field(default=None, gt=0, le=30, allow_inf_nan=False)
     cost_of_capital: float | None = Field(
         default=None, ge=0, lt=1, allow_inf_nan=False, description="fraction per year, 0.10 = 10 %"
     )
-    power_kw: float | None = Field(
-        default=None, ge=0, allow_inf_nan=False, description="IT kW per GPU"
-    )
+    power_kw: NonNegative | None = Field(default=None, description="IT kW per GPU")
     pue: float | None = Field(default=None, ge=1, le=3, allow_inf_nan=False)
-    usd_per_kwh: float | None = Field(default=None, ge=0, allow_inf_nan=False)
-    colo_usd_per_kw_month: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    usd_per_kwh: NonNegative | None = None
+    colo_usd_per_kw_month: NonNegative | None = None
     other_opex_pct_per_year: float | None = Field(default=None, ge=0, le=100, allow_inf_nan=False)
     utilization: float = Field(default=1.0, gt=0, le=1, allow_inf_nan=False)
     tier: str | None = Field(default=None, max_length=50)
     as_of: dt.date | None = None
     source: str | None = Field(default=None, max_length=5000)
+
+    _tiny = field_validator("life_years", "utilization")(not_tiny)
 
     @field_validator("hardware", "key", "tier", "source", mode="before")
     @classmethod
@@ -68,11 +69,17 @@ class PricingIn(StorableText):
         if self.kind == "rental" and self.usd_per_gpu_hour is None:
             raise ValueError("a rental profile needs usd_per_gpu_hour")
         # Ownership: capex-based inputs, or one all-in TCO per GPU-hour as a study quotes it.
-        if self.kind == "ownership" and self.usd_per_gpu_hour is None:
+        # Capex-based inputs are all or nothing: the breakdown needs every one of them (capex
+        # without a life divides by zero), an all-in price beside them or not.
+        if self.kind == "ownership" and (
+            self.usd_per_gpu_hour is None or self.capex_usd is not None
+        ):
             missing = [f for f in OWNERSHIP_REQUIRED if getattr(self, f) is None]
             if missing:
                 raise ValueError(
-                    f"an ownership profile needs {', '.join(missing)} "
+                    f"an ownership profile with capex_usd needs {', '.join(missing)} too"
+                    if self.capex_usd is not None
+                    else f"an ownership profile needs {', '.join(missing)} "
                     "(or an all-in usd_per_gpu_hour)"
                 )
         return self

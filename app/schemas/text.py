@@ -1,10 +1,13 @@
-"""Text that every database can store: no NUL byte (Postgres refuses it; SQLite keeps it)."""
+"""Text that every database can store: no NUL byte (Postgres refuses it; SQLite keeps it), no
+lone surrogate (neither can encode it)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from pydantic import BaseModel, field_validator
+
+from app.domain.bounds import text_problem
 
 
 class StorableText(BaseModel):
@@ -13,8 +16,8 @@ class StorableText(BaseModel):
     @field_validator("*", mode="after")
     @classmethod
     def _no_nul(cls, value: Any) -> Any:
-        if isinstance(value, str) and "\x00" in value:
-            raise ValueError("contains a NUL byte")
-        if isinstance(value, list) and any(isinstance(v, str) and "\x00" in v for v in value):
-            raise ValueError("contains a NUL byte")
+        for text in value if isinstance(value, list) else [value]:
+            problem = text_problem(text) if isinstance(text, str) else None
+            if problem:
+                raise ValueError(problem)
         return value

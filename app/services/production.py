@@ -12,8 +12,16 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from app.domain.bounds import number_problem, time_problem
 from app.domain.prom_text import Scrape, parse_selector, parse_time, promql_selector
-from app.domain.prom_window import DEFAULT_WINDOW_S, Refused, WindowError, Windows, windows
+from app.domain.prom_window import (
+    DEFAULT_WINDOW_S,
+    Refused,
+    WindowError,
+    WindowPoint,
+    Windows,
+    windows,
+)
 from app.ingest import prometheus
 from app.ingest.errors import FIELD_SOURCE, IngestError, RowError
 from app.ingest.limits import SWEEP_TEXT_LIMITS, int_problem, text_problem
@@ -157,6 +165,9 @@ def pull_live(
 ) -> Ingested:
     """Windows computed by a Prometheus HTTP query API, stored as `live` windows."""
     check_deployment(given)
+    wrong = prometheus.range_problem(pulled.start_s, pulled.end_s, pulled.window_s)
+    if wrong:  # the request's own fault: a 422, not "Prometheus unavailable"
+        raise Invalid(*wrong)
     if not url:
         raise Invalid("prometheus", "no Prometheus to pull from: set PARETOSCOPE_PROMETHEUS_URL")
     existing = _existing(session, given)
@@ -204,6 +215,9 @@ def _store(
     if not made.points:
         reasons = "; ".join(sorted({r.reason for r in made.refused})) or "no windows"
         raise IngestError([RowError(FIELD_SOURCE, f"no window could be read: {reasons}")])
+    problems = [RowError(FIELD_SOURCE, p) for p in map(window_problem, made.points) if p]
+    if problems:  # stored only what every read can serve (app.domain.bounds)
+        raise IngestError(problems)
     created = existing is None
     fields = given.fields() | {
         "engine": given.engine or made.engine,
@@ -252,3 +266,29 @@ def ingested_json(result: Ingested) -> dict[str, Any]:
         ],
         "notes": result.notes,
     }
+
+
+def window_problem(point: WindowPoint) -> str | None:
+    """Why a window cannot be stored so that every page can show it, or None."""
+    where = f"the window from {point.start_s:g} s to {point.end_s:g} s"
+    for name, seconds in (("start", point.start_s), ("end", point.end_s)):
+        problem = time_problem(seconds)
+        if problem:
+            return f"{where}: its {name} {problem}"
+    if not point.end_s > point.start_s:
+        return f"{where} has no duration"
+    numbers: list[tuple[str, float | None]] = [
+        ("requests", point.requests),
+        ("output tokens", point.output_tokens),
+        ("prompt tokens", point.prompt_tokens),
+        ("concurrency", point.concurrency),
+    ]
+    for measure, hist in point.histograms.items():
+        numbers += [(f"a {measure} bucket count", c) for c in hist.counts]
+        numbers += [(f"a {measure} bucket bound (ms)", b) for b in hist.bounds_ms[:-1]]
+        numbers.append((f"the {measure} _sum (ms)", hist.sum_ms))
+    for name, value in numbers:
+        problem = None if value is None else number_problem(value)
+        if problem:
+            return f"{where}: {name} {problem}"
+    return None

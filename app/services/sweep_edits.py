@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.domain.bounds import text_problem
 from app.domain.columns import SWEEP_COLUMN_NAMES
 from app.ingest import IngestError, RowError
 from app.schemas.sweeps import SweepQuery
@@ -31,6 +32,16 @@ def sweep_filters(query: SweepQuery) -> SweepFilters:
 def sweep_changes(body: dict[str, Any]) -> dict[str, Any]:
     """Validated metadata edits; `name` is accepted for `sweep`. Empty clears optional fields."""
     body = {("sweep" if k == "name" else k): v for k, v in body.items()}
+    # A key or value no database can store (a lone surrogate, a NUL) is refused by name first:
+    # it would otherwise reach the database, or an error message that cannot be written.
+    bad = [
+        RowError("(request)", problem, column=_shown(k))
+        for k, v in body.items()
+        for problem in [text_problem(k) or (text_problem(v) if isinstance(v, str) else None)]
+        if problem
+    ]
+    if bad:
+        raise IngestError(bad)
     unknown = sorted(set(body) - set(EDITABLE))
     if unknown:
         raise IngestError(
@@ -51,3 +62,7 @@ def sweep_changes(body: dict[str, Any]) -> dict[str, Any]:
     if errors:
         raise IngestError(errors)
     return changes
+
+
+def _shown(key: str) -> str:
+    return key[:100].encode("utf-8", "backslashreplace").decode()

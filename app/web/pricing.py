@@ -12,6 +12,7 @@ from starlette.datastructures import FormData
 from app.http.deps import FormDep, IdPath, SessionDep, SettingsDep, check_write_token
 from app.http.errors import AppError, form_errors
 from app.http.templating import render
+from app.schemas.bounds import MAX_ID
 from app.schemas.pricing import PRICING_NUMBER_FIELDS, PricingIn
 from app.services import catalog_checks
 from app.services.errors import Invalid
@@ -90,7 +91,7 @@ def _context(request: Request, session: SessionDep, settings: SettingsDep) -> di
         try:
             break_even = catalog_checks.break_even(
                 session,
-                int(params["be_profile"]),
+                _profile_id(params["be_profile"]),
                 output_tok_s_per_gpu=float(params["be_output"]),
                 input_tok_s_per_gpu=float(params.get("be_input") or 0),
                 output_to_input_ratio=float(params.get("be_ratio") or 4),
@@ -113,3 +114,10 @@ def _context(request: Request, session: SessionDep, settings: SettingsDep) -> di
         "be": dict(params),
         "number_fields": NUMBER_FIELDS,
     }
+
+
+def _profile_id(text: str) -> int:
+    profile_id = int(text)
+    if not 1 <= profile_id <= MAX_ID:  # beyond, Postgres refuses the comparison itself
+        raise LookupError(text)
+    return profile_id

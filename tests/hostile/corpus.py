@@ -881,6 +881,47 @@ def stated_order_cases() -> list[Case]:
     ]
 
 
+REQUEST_HEADER = "sweep,concurrency,ttft_ms,e2el_ms,output_len,ok"
+
+
+def ceiling_cases() -> list[Case]:
+    """Errors with a ceiling: blank lines are skipped (so a million cost a read, not a million
+    problems), a file of bad rows lists 50 problems and counts the rest, and a lone surrogate
+    (no database can store one) is refused."""
+    bad = good_row(tpot_p50_ms="-1")
+    return [
+        Case(
+            "header, 1,000,000 blank lines, one bad row",
+            "blank_lines.csv",
+            lambda: (HEADER + "\n" * 1_000_000 + bad + "\n").encode(),
+        ),
+        Case(
+            "600 KB of rows of empty cells, one bad row",
+            "empty_cells.csv",
+            lambda: (HEADER + "\n" + ",,,,,,\n" * 88_000 + bad + "\n").encode(),
+        ),
+        Case(
+            "1 MB of rows with five problems each",
+            "many_problems.csv",
+            lambda: (HEADER + "\n" + "x,,,,,,\n" * 130_000).encode(),
+        ),
+        Case(
+            "request CSV: 1,000,000 blank lines, one bad row",
+            "blank_requests.csv",
+            lambda: (REQUEST_HEADER + "\n" * 1_000_000 + "s,4,10,100,-5,true\n").encode(),
+        ),
+        Case(
+            "a vLLM result with a lone surrogate",
+            "surrogate.json",
+            lambda: (
+                json.dumps(json.loads(fixture(VLLM)))
+                .replace('"model_id": "', '"model_id": "\\ud800', 1)
+                .encode()
+            ),
+        ),
+    ]
+
+
 IMPOSSIBLE_AT.update(
     {
         "profile_export_aiperf.json": (None, "time_to_first_token.avg"),
@@ -931,7 +972,8 @@ def split_cases() -> list[Case]:
 
 SPLITS = split_cases()
 IMPOSSIBLE = [*impossible_cases(), *stated_order_cases()]
-CASES = [*cases(), *IMPOSSIBLE, *SPLITS]
+CEILING = ceiling_cases()
+CASES = [*cases(), *IMPOSSIBLE, *SPLITS, *CEILING]
 
 
 def write(case: Case, directory: Path) -> Path:

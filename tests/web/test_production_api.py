@@ -161,8 +161,10 @@ def test_a_live_pull_without_a_reachable_prometheus_says_why_and_stores_nothing(
     down = make_client(prometheus_url="http://127.0.0.1:9199", prometheus_timeout_s=2)
     answer = down.post("/api/production/pull", json=body)
     assert answer.status_code == 502 and "unreachable" in answer.json()["detail"]
+    # The request's own fault is a 422 naming the field, not "Prometheus unavailable".
     backwards = down.post("/api/production/pull", json=body | {"end": "1796292000"})
-    assert backwards.status_code == 502 and "after its start" in backwards.json()["detail"]
+    assert backwards.status_code == 422
+    assert backwards.json()["detail"] == "end: the end of the range must be after its start"
     assert count(session, Deployment) == 0
 
 
