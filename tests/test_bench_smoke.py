@@ -39,6 +39,7 @@ def test_each_bench_module_measures_every_figure_on_sqlite(name: str) -> None:
         _check(bench_main.MODULES[name].run(SMOKE, found))
 
 
+@pytest.mark.slow  # a bench module on a scratch database of its own
 @pytest.mark.skipif(not PG_URL, reason="PARETOSCOPE_TEST_DATABASE_URL is not set")
 def test_the_read_off_bench_runs_on_a_scratch_postgres_database_and_drops_it() -> None:
     assert PG_URL
