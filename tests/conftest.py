@@ -51,7 +51,16 @@ KEPT_TABLES = {"catalog_version", "sweep_version"}  # emptying these would lose 
 BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 
 
+def _first(item: pytest.Item) -> int:
+    """Longest first, so no worker is left alone with a long test at the end: the browser tests
+    (one xdist group, one worker, tests/browser/conftest.py), then the `slow` ones."""
+    if "tests/browser/" in Path(str(item.fspath)).as_posix():
+        return 0
+    return 1 if item.get_closest_marker("slow") else 2
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    items.sort(key=_first)  # stable: within each kind, the order collected
     if PG_URL:
         return
     skip = pytest.mark.skip(reason="PARETOSCOPE_TEST_DATABASE_URL is not set")
@@ -95,6 +104,12 @@ def postgres_migrated() -> str:
     assert PG_URL
     if PG_URL != PG_BASE_URL:
         _create_worker_database()
+    admin = create_engine(PG_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        # A test database need not survive a crash: commits stop waiting for the disk.
+        name = make_url(PG_URL).database
+        conn.execute(text(f'ALTER DATABASE "{name}" SET synchronous_commit TO off'))
+    admin.dispose()
     engine = make_engine(PG_URL)
     with engine.begin() as conn:
         conn.execute(text("DROP SCHEMA public CASCADE"))
@@ -137,7 +152,64 @@ def _copied_tables() -> list[str]:
     return [t.name for t in Base.metadata.sorted_tables if t.name not in KEPT_TABLES]
 
 
-@pytest.fixture(params=BACKENDS)
+# The Postgres twin: a test runs on Postgres as well as on SQLite when it touches SQL itself (it
+# names `session`, `engine`, `statements` or `cli`, directly or through a fixture), when its
+# module is one of POSTGRES_TWIN_MODULES (the store, migrations, bounds, hostile input,
+# concurrency), or when it is marked `postgres_twin`. The other tests, pages and JSON answers
+# read through the app, run on SQLite alone: they run the queries the twinned tests run, and
+# the twinned test_accessibility, test_api_answers and test_explore open every page and the
+# large answers on the seeded data on Postgres too.
+TWIN_FIXTURES = {"session", "engine", "statements", "cli"}
+POSTGRES_TWIN_MODULES = {
+    "tests/hostile/test_bounds.py",
+    "tests/hostile/test_hostile_uploads.py",
+    "tests/hostile/test_impossible.py",
+    "tests/ingest/test_all_fixtures.py",
+    "tests/test_catalog_cache.py",
+    "tests/test_database_errors.py",
+    "tests/test_migrations.py",
+    "tests/test_request_session.py",
+    "tests/test_sample_store.py",
+    "tests/test_seed.py",
+    "tests/test_store_in_values.py",
+    "tests/web/test_accessibility.py",
+    "tests/web/test_api_answers.py",
+    "tests/web/test_explore.py",
+    "tests/web/test_limits.py",
+    "tests/web/test_limits_concurrency.py",
+    "tests/web/test_page_cache.py",
+    "tests/web/test_upload_api.py",
+    "tests/web/test_upload_staging.py",
+    "tests/web/test_upload_stream.py",
+}
+
+
+def on_postgres_twin(metafunc: pytest.Metafunc) -> bool:
+    """Whether this test also runs on Postgres (see POSTGRES_TWIN_MODULES)."""
+    module = Path(str(metafunc.definition.fspath)).relative_to(PROJECT_ROOT).as_posix()
+    return (
+        module in POSTGRES_TWIN_MODULES
+        or metafunc.definition.get_closest_marker("postgres_twin") is not None
+        or not TWIN_FIXTURES.isdisjoint(metafunc.fixturenames)
+    )
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """`database_url` over SQLite, and Postgres for the twinned tests; a test that parametrizes
+    `database_url` itself (indirect) keeps its own choice."""
+    if "database_url" not in metafunc.fixturenames:
+        return
+    for mark in metafunc.definition.iter_markers("parametrize"):
+        names = mark.args[0]
+        if isinstance(names, str):
+            names = names.replace(" ", "").split(",")
+        if "database_url" in names:
+            return
+    backends = BACKENDS if on_postgres_twin(metafunc) else BACKENDS[:1]
+    metafunc.parametrize("database_url", backends, indirect=True)
+
+
+@pytest.fixture
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A migrated database for this test: empty, or seeded when the test names `seeded`."""
     seeded = "seeded" in request.fixturenames
@@ -149,7 +221,7 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
         return
     url = request.getfixturevalue("postgres_migrated")
     restore = request.getfixturevalue("postgres_seeded") if seeded else []
-    empty_postgres(url, restore)
+    reset_postgres(url, "seeded" if seeded else "empty", restore)
     yield url
 
 
@@ -165,13 +237,47 @@ def empty_postgres(url: str, then: list[str] | None = None) -> None:
     files for every table and index on each call)."""
     engine = make_engine(url)
     with engine.begin() as conn:
-        for table in reversed(_copied_tables()):  # children before the rows they refer to
-            conn.execute(text(f"DELETE FROM {table}"))
-        for _, _, sequence in _sequences(url, conn):
-            conn.execute(text("SELECT setval(:s, 1, false)"), {"s": sequence})
-        for statement in then or []:
-            conn.execute(text(statement))
+        conn.exec_driver_sql("; ".join(_emptying(url, conn) + (then or [])))
     engine.dispose()
+    _LEFT.pop(url, None)
+
+
+# What reset_postgres last left in each database: (kind, fingerprint). A test that changed
+# nothing (most only read) leaves the next one nothing to reset.
+_LEFT: dict[str, tuple[str, list[Any]]] = {}
+_RESETTERS: dict[str, Engine] = {}
+
+
+def reset_postgres(url: str, kind: str, then: list[str]) -> None:
+    """The tables emptied (and `then` run: the seeded rows copied back) unless they are as the
+    last reset of this `kind` left them. Checked on the database itself, so a write from any
+    process counts (a server or CLI the test started, a fixture's own engine): each table's
+    row count and newest row version (xmin: an insert or update makes a newer one) and every
+    sequence's position. One connection kept per database, one round trip each way."""
+    engine = _RESETTERS.get(url)
+    if engine is None:
+        engine = _RESETTERS[url] = create_engine(url, pool_size=1)
+    with engine.begin() as conn:
+        left = _LEFT.get(url)
+        if left is not None and left[0] == kind and _fingerprint(url, conn) == left[1]:
+            return
+        conn.exec_driver_sql("; ".join(_emptying(url, conn) + then))
+        _LEFT[url] = (kind, _fingerprint(url, conn))
+
+
+def _fingerprint(url: str, conn: Any) -> list[Any]:
+    parts = [
+        f"SELECT '{t}', count(*), coalesce(max(xmin::text::bigint), 0) FROM {t}"
+        for t in _copied_tables()
+    ] + [f"SELECT '{s}', last_value, is_called::int FROM {s}" for _, _, s in _sequences(url, conn)]
+    return [tuple(row) for row in conn.exec_driver_sql(" UNION ALL ".join(parts))]
+
+
+def _emptying(url: str, conn: Any) -> list[str]:
+    """empty_postgres's statements, children before the rows they refer to."""
+    return [f"DELETE FROM {t}" for t in reversed(_copied_tables())] + [
+        f"SELECT setval('{s}', 1, false)" for _, _, s in _sequences(url, conn)
+    ]
 
 
 _SEQUENCES: dict[str, list[tuple[str, str, str]]] = {}

@@ -20,7 +20,7 @@ from bench.common import SMOKE, Result, backends, fresh_database, synthetic_swee
 PG_URL = os.environ.get("PARETOSCOPE_TEST_DATABASE_URL")
 
 
-def _check(results: list[Result]) -> None:
+def _check_bench_results(results: list[Result]) -> None:
     assert results
     for r in results:
         assert r.value is not None and r.value >= 0, r
@@ -36,9 +36,10 @@ def _check(results: list[Result]) -> None:
 def test_each_bench_module_measures_every_figure_on_sqlite(name: str) -> None:
     with backends(None) as found:
         assert [b.name for b in found] == ["SQLite"]
-        _check(bench_main.MODULES[name].run(SMOKE, found))
+        _check_bench_results(bench_main.MODULES[name].run(SMOKE, found))
 
 
+@pytest.mark.slow  # a bench module on a scratch database of its own
 @pytest.mark.skipif(not PG_URL, reason="PARETOSCOPE_TEST_DATABASE_URL is not set")
 def test_the_read_off_bench_runs_on_a_scratch_postgres_database_and_drops_it() -> None:
     assert PG_URL
@@ -47,7 +48,7 @@ def test_the_read_off_bench_runs_on_a_scratch_postgres_database_and_drops_it() -
         postgres = [b for b in found if b.name == "Postgres"]
         assert postgres and postgres[0].url and f"bench_{os.getpid()}" in postgres[0].url
         results = bench_main.MODULES["readoff"].run(SMOKE, postgres)
-        _check(results)
+        _check_bench_results(results)
         assert {r.backend for r in results} == {"Postgres"}
     import sqlalchemy as sa
 

@@ -242,7 +242,8 @@ def _with_point_ids(
     # A point's id is its sweep's id times the stride plus its position (point_blocks): no
     # join of every sample against the points, only the samples of points not asked dropped.
     ids = pl.lit(point_id(sweep_id, 0), pl.Int64) + pl.col("position").cast(pl.Int64)
-    asked = pl.col("position").is_in(pl.Series(positions, dtype=pl.Int32))
+    # implode: the positions as one list to look in (polars deprecates a bare Series here).
+    asked = pl.col("position").is_in(pl.Series(positions, dtype=pl.Int32).implode())
     return frame.filter(asked).select(
         ids.alias("point_id"),
         *(pl.col(c).cast(t) for c, t in SAMPLE_SCHEMA.items() if c != "point_id"),

@@ -46,11 +46,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "tests/browser" in str(item.fspath):
             item.add_marker(pytest.mark.browser)
-            # Meant to keep them on one worker under `--dist loadgroup`, but inert with pytest
-            # 9.2 and xdist 3.8 (xdist renames item._nodeid; pytest 9 reads item._id): each
-            # worker runs some, with its own session server and Chromium. `--dist loadfile`
-            # measured no faster (561 s against 570 s). No test may rely on the other's state.
             item.add_marker(pytest.mark.xdist_group("browser"))
+            # One worker runs them all (one session server, one Chromium), the other the rest.
+            # xdist 3.8 groups by a `@group` suffix on the id it collects, which it writes to
+            # item._nodeid; pytest 9 reads item._id, so the mark alone is inert: set the id.
+            if getattr(config.option, "loadgroup", False):  # an xdist worker, --dist loadgroup
+                item._id = type(item._id).parse(f"{item.nodeid}@browser")  # type: ignore[attr-defined]
 
 
 def _missing(reason: str) -> None:
