@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.ingest.errors import RowError
+from app.ingest.errors import MAX_LISTED, MoreOf, RowError
 from app.ingest.near_miss import near_miss
 
 SKIPPED = "not a result file: skipped"
@@ -102,10 +102,13 @@ def nothing_to_import(refusals: list[RowError]) -> list[RowError]:
         "(upload)",
         f"none of these {len(refusals):,} files is a result file; nothing was stored",
     )
-    more = len(refusals) - MAX_SKIPPED_LISTED
+    # A refusal lists at most MAX_LISTED problems, the lead among them; the rest are counted
+    # (as files, so the count is the files not named, not the lines cut).
+    shown = MAX_LISTED - 1
+    more = len(refusals) - shown
     if more > 0:
-        rest = RowError(f"({more:,} more files)", "not result files either")
-        return [lead, *refusals[:MAX_SKIPPED_LISTED], rest]
+        rest = MoreOf("(upload)", f"and {more:,} more files, not result files either", count=more)
+        return [lead, *refusals[:shown], rest]
     return [lead, *refusals]
 
 

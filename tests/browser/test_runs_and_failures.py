@@ -22,7 +22,7 @@ from tests.web.test_runs_and_failures import (
 )
 
 
-def stored(base: str, files: list[tuple[str, bytes]]) -> list[int]:
+def stored_ids(base: str, files: list[tuple[str, bytes]]) -> list[int]:
     response = httpx.post(
         f"{base}/api/sweeps",
         files=[("files", (name, data, "application/json")) for name, data in files],
@@ -45,8 +45,8 @@ def on_screen(page: Any, selector: str) -> bool:
 def test_the_strip_shows_borderline_runs_and_failed_requests_on_a_laptop_and_a_phone(
     page: Any, new_page: Any
 ) -> None:
-    unsettled, settled = stored(page.base, two_run_folder())
-    [failing] = stored(page.base, [("old.json", ten_requests_three_empty())])
+    unsettled, settled = stored_ids(page.base, two_run_folder())
+    [failing] = stored_ids(page.base, [("old.json", ten_requests_three_empty())])
     query = urlencode({"sweep": [unsettled, settled, failing]} | CHAT, doseq=True)
     for viewport in (LAPTOP, PHONE):
         view = new_page(viewport)

@@ -156,7 +156,7 @@ class Write:
     settings: dict[str, object] = field(default_factory=dict)
 
 
-def _post(path: str, body: Any) -> Callable[[TestClient, Targets], Any]:
+def _posting(path: str, body: Any) -> Callable[[TestClient, Targets], Any]:
     return lambda client, t: client.post(path, json=body)
 
 
@@ -222,30 +222,30 @@ WRITES: list[Write] = [
           names="le='NaN' is not a number"),
     # Pricing: a write commits only with its answer.
     Write("ownership with capex and an all-in price but no life",
-          _post("/api/pricing", {**OWNED, "usd_per_gpu_hour": 2, "life_years": None}),
+          _posting("/api/pricing", {**OWNED, "usd_per_gpu_hour": 2, "life_years": None}),
           names="an ownership profile with capex_usd needs life_years too"),
-    Write("capex 1.08e308", _post("/api/pricing", {**OWNED, "capex_usd": 1.08e308}),
+    Write("capex 1.08e308", _posting("/api/pricing", {**OWNED, "capex_usd": 1.08e308}),
           names="capex_usd: Input should be less than or equal to 1000000000000000"),
     Write("power_kw 7.9e307 x usd_per_kwh 7.1e307",
-          _post("/api/pricing", {**OWNED, "power_kw": 7.9e307, "usd_per_kwh": 7.1e307}),
+          _posting("/api/pricing", {**OWNED, "power_kw": 7.9e307, "usd_per_kwh": 7.1e307}),
           names="power_kw: Input should be less than or equal to 1000000000000000"),
     Write("an update to capex 1e300",
           lambda client, t: client.put(f"/api/pricing/{t.profile}",
                                        json={**OWNED, "capex_usd": 1e300}),
           names="capex_usd: Input should be less than or equal to"),
-    Write("utilization 5e-324", _post("/api/pricing", {**OWNED, "utilization": 5e-324}),
+    Write("utilization 5e-324", _posting("/api/pricing", {**OWNED, "utilization": 5e-324}),
           names="utilization: Value error, 4.94066e-324 is below 1e-09"),
     Write("break-even at 5e-324 tok/s per GPU",
           lambda client, t: client.get(f"/api/pricing/{t.profile}/break-even",
                                        params={"output_tok_s_per_gpu": 5e-324}),
           names="output_tok_s_per_gpu: Value error, 4.94066e-324 is below 1e-09"),
     # Claims.
-    Write("claim value_tok_s 5e-324", _post("/api/claims", {**CLAIM, "value_tok_s": 5e-324}),
+    Write("claim value_tok_s 5e-324", _posting("/api/claims", {**CLAIM, "value_tok_s": 5e-324}),
           names="value_tok_s: Value error, 4.94066e-324 is below 1e-09"),
     Write("claim interactivity 1e308",
-          _post("/api/claims", {**CLAIM, "interactivity_tok_s_user": 1e308}),
+          _posting("/api/claims", {**CLAIM, "interactivity_tok_s_user": 1e308}),
           names="interactivity_tok_s_user: Input should be less than or equal to"),
-    Write("claim isl 2**40", _post("/api/claims", {**CLAIM, "isl": 2**40}),
+    Write("claim isl 2**40", _posting("/api/claims", {**CLAIM, "isl": 2**40}),
           names="isl: Input should be less than or equal to 2147483647"),
     Write("claim update with batch 2**40",
           lambda client, t: client.put(f"/api/claims/{t.claim}", json={**CLAIM, "batch": 2**40}),
@@ -256,10 +256,10 @@ WRITES: list[Write] = [
           names="vendor: Input should be a valid string, unable to parse raw data as a unicode"),
     # Catalog.
     Write("hardware bandwidth 5e-324",
-          _post("/api/hardware", {**H100, "key": "tiny", "mem_bw_tb_s": 5e-324}),
+          _posting("/api/hardware", {**H100, "key": "tiny", "mem_bw_tb_s": 5e-324}),
           names="mem_bw_tb_s: Value error, 4.94066e-324 is below 1e-09"),
     Write("model of 5e-324 billion parameters",
-          _post("/api/models", {"key": "tiny", "name": "t", "total_params_b": 5e-324,
+          _posting("/api/models", {"key": "tiny", "name": "t", "total_params_b": 5e-324,
                                 "layers": 1}),
           names="total_params_b: Value error, 4.94066e-324 is below 1e-09"),
     # Tags and PATCH.

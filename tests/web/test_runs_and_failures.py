@@ -15,6 +15,7 @@ import pytest
 from bs4 import BeautifulSoup, Tag
 from fastapi.testclient import TestClient
 
+from tests.helpers import upload_ids
 from tests.ingest.test_vllm import RATE, obj_vllm, save_detailed, with_empty_streams
 from tests.web.test_answer_strip import page_and_json, strip_rows, text
 
@@ -54,21 +55,13 @@ def two_run_folder() -> list[tuple[str, bytes]]:
     ]  # fmt: skip
 
 
-def upload(client: TestClient, files: list[tuple[str, bytes]]) -> list[int]:
-    response = client.post(
-        "/api/sweeps",
-        files=[("files", (name, data, "application/json")) for name, data in files],
-        data=FORM,
-    )
-    assert response.status_code == 201, response.text
-    return [int(s["id"]) for s in response.json()["sweeps"]]
-
-
-def geomean(*values: float) -> float:
+def runs_geomean(*values: float) -> float:
     return math.exp(sum(math.log(v) for v in values) / len(values))
 
 
-def readoff(client: TestClient, ids: list[int], **params: Any) -> dict[int, dict[str, Any]]:
+def readoff_by_sweep(
+    client: TestClient, ids: list[int], **params: Any
+) -> dict[int, dict[str, Any]]:
     asked = {"sweep": ids, "points": "true"} | CHAT | params
     response = client.get("/api/readoff", params=asked)
     assert response.status_code == 200, response.text
@@ -78,8 +71,8 @@ def readoff(client: TestClient, ids: list[int], **params: Any) -> dict[int, dict
 def test_two_runs_that_disagree_at_a_load_make_it_borderline_with_no_goodput_there(
     client: TestClient,
 ) -> None:
-    unsettled, settled = upload(client, two_run_folder())
-    results = readoff(client, [unsettled, settled])
+    unsettled, settled = upload_ids(client, *two_run_folder(), **FORM)
+    results = readoff_by_sweep(client, [unsettled, settled])
     mixed = results[unsettled]
     assert (mixed["status"], mixed["meets_slo"]) == ("borderline", False)
     assert mixed["goodput_tok_s_per_gpu"] is None and mixed["operating_point"] is None
@@ -101,7 +94,7 @@ def test_two_runs_that_disagree_at_a_load_make_it_borderline_with_no_goodput_the
     both = results[settled]
     assert (both["status"], both["meets_slo"]) == ("pass", True)
     assert both["goodput_tok_s_per_gpu"] == pytest.approx(
-        geomean(120.42068482753697, 183.4818442217204), rel=1e-12
+        runs_geomean(120.42068482753697, 183.4818442217204), rel=1e-12
     )
     assert [p["runs_meeting_slo"] for p in both["points"]] == [None, None]
 
@@ -109,7 +102,7 @@ def test_two_runs_that_disagree_at_a_load_make_it_borderline_with_no_goodput_the
 def test_the_strip_table_compare_plan_history_and_export_all_say_1_of_2_runs(
     client: TestClient,
 ) -> None:
-    unsettled, settled = upload(client, two_run_folder())
+    unsettled, settled = upload_ids(client, *two_run_folder(), **FORM)
     page, body = page_and_json(client, {"sweep": [unsettled, settled]} | CHAT)
     # Ranking: the settled pass first, though the unsettled one's best run is faster.
     assert [int(r["data-sweep"]) for r in strip_rows(page)] == [settled, unsettled]
@@ -156,7 +149,7 @@ def test_the_strip_table_compare_plan_history_and_export_all_say_1_of_2_runs(
 def test_check_fails_a_candidate_borderline_by_its_runs_and_never_passes_it(
     client: TestClient,
 ) -> None:
-    unsettled, settled = upload(client, two_run_folder())
+    unsettled, settled = upload_ids(client, *two_run_folder(), **FORM)
     slo = {"ttft_ms": 500, "percentile": "p99"}
     body = {"candidate": unsettled, "baseline": settled} | slo
     response = client.post("/api/check", json=body)
@@ -223,8 +216,8 @@ def ten_requests_three_empty() -> bytes:
 
 
 def test_three_failed_of_ten_cannot_meet_a_p99_limit_and_say_so(client: TestClient) -> None:
-    [sweep] = upload(client, [("old.json", ten_requests_three_empty())])
-    [result] = readoff(client, [sweep]).values()
+    [sweep] = upload_ids(client, ("old.json", ten_requests_three_empty()), **FORM)
+    [result] = readoff_by_sweep(client, [sweep]).values()
     assert (result["status"], result["meets_slo"], result["goodput_requests_per_s"]) == (
         "fail",
         False,
@@ -244,9 +237,9 @@ def test_three_failed_of_ten_cannot_meet_a_p99_limit_and_say_so(client: TestClie
 def test_goodput_at_a_p50_limit_counts_the_seven_successful_requests_only(
     client: TestClient,
 ) -> None:
-    [sweep] = upload(client, [("old.json", ten_requests_three_empty())])
+    [sweep] = upload_ids(client, ("old.json", ten_requests_three_empty()), **FORM)
     # 30 % failed is within the 50 % a p50 limit allows: it passes on its latencies.
-    [result] = readoff(client, [sweep], percentile="p50").values()
+    [result] = readoff_by_sweep(client, [sweep], percentile="p50").values()
     assert result["status"] == "pass"
     assert result["goodput_requests_per_s"] == 7 / DURATION_S  # not 10 ÷ 1.068 = 9.36
     assert result["failed_requests"]["text"] == "3 of 10 failed"
@@ -257,7 +250,7 @@ def test_goodput_at_a_p50_limit_counts_the_seven_successful_requests_only(
     assert table is not None
     assert text(table.select_one("td.verdict .failed-requests")) == "3 of 10 failed"
     # Per-request mode counted them as misses already: 7 of 10 good, 70 % < 90 %.
-    [per_request] = readoff(client, [sweep], mode="requests").values()
+    [per_request] = readoff_by_sweep(client, [sweep], mode="requests").values()
     assert per_request["status"] == "fail"
     assert per_request["failed_requests"]["text"] == "3 of 10 failed"
 

@@ -337,7 +337,7 @@ def test_side_files_are_never_parsed_to_tell_they_are_side_files(client: TestCli
     ]
 
 
-def test_a_zip_of_many_plots_names_the_first_hundred_and_counts_the_rest() -> None:
+def test_a_zip_of_many_plots_names_a_hundred_skipped_and_a_refusal_lists_fifty() -> None:
     # 300 plots and the zip's macOS metadata entry.
     plots = {f"plot{i:03}.png": PNG for i in range(300)}
     data = zipped_folder("runs", RATE_FILES[:1], plots)
@@ -350,9 +350,11 @@ def test_a_zip_of_many_plots_names_the_first_hundred_and_counts_the_rest() -> No
     with pytest.raises(IngestError) as refused:
         parse_upload_files([UploadFile("plots.zip", zipped_folder("runs", [], plots))], typed)
     messages = [str(e) for e in refused.value.errors]
-    assert len(messages) == 102
+    # A refusal lists 50 problems (the lead and 49 files), then counts the 252 files not named.
+    assert len(messages) == 51
     assert messages[0] == "(upload): none of these 301 files is a result file; nothing was stored"
-    assert messages[-1] == "(201 more files): not result files either"
+    assert messages[49].startswith("plots.zip/runs/plot048.png: not a result file")
+    assert messages[-1] == "(upload): and 252 more of the same kind"
 
 
 def test_an_archive_inside_an_archive_is_skipped_unopened_and_named_so() -> None:
