@@ -69,6 +69,7 @@ def explore_context(
         "results": results,
         "answer": answer.answer_order(results),
         "shown_first": answer.SHOWN_FIRST,
+        "strip_column": answer.strip_column(state.price_columns),
         "figure": figure,
         "bands": found,
         "sensitivity_figure": sens,
