@@ -63,6 +63,7 @@ def explore_context(
             costs=False,
             empty=comparison.sensitivity_empty_reason(series, params, state.query.sensitivity),
         )
+    cells = {r.meta.id: price_cells(r, state.price_columns) for r in results}
     return {
         "state": state,
         "params": params,
@@ -81,7 +82,8 @@ def explore_context(
         )
         if state.query.sensitivity != "off"
         else None,
-        "cells": {r.meta.id: price_cells(r, state.price_columns) for r in results},
+        "cells": cells,
+        "cost_notes": price_columns.cost_notes(cells.values()),
         "cost_ci": cost_interval,
         "colours": colours(state),
         "facets": sweep_queries.facet_values(session, versions),

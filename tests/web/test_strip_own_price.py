@@ -5,11 +5,22 @@ from __future__ import annotations
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy.orm import Session
 
 from app.domain.numbers import fmt_usd
+from app.store.models import PricingProfile
+from tests.conftest import FIXTURES
 from tests.factories import post_files
 from tests.helpers import soup
-from tests.web.test_own_prices import NO_A100, PRICE_SET, SET_LABEL, SLO, priced, upload_a100
+from tests.web.test_own_prices import (
+    LLMPERF,
+    NO_A100,
+    PRICE_SET,
+    SET_LABEL,
+    SLO,
+    priced,
+    upload_a100,
+)
 from tests.web.test_readoff_api import O11
 
 __all__ = ["priced"]  # the fixture, used by name
@@ -48,3 +59,32 @@ def test_without_your_own_price_the_strip_reads_the_price_set_and_says_what_is_m
     assert note is not None and f"$/Mtok at {SET_LABEL}" in note.get_text()
     [row] = page.select("#answer-strip tbody tr")
     assert row.select_one("td.cost .cost-reason").get_text() == NO_A100
+
+
+@pytest.mark.usefixtures("priced")
+def test_a_gpu_without_a_price_is_said_once_under_the_table_not_in_every_cell(
+    client: TestClient, session: Session
+) -> None:
+    first, second = upload_a100(client), upload_a100_again(client)
+    view = {"sweep": [first, second], "picked": 1, "preset": "custom", **SLO}
+    own = session.query(PricingProfile).filter_by(key="own-example-h100").one()
+    params = {**view, "price_set": PRICE_SET, "pricing": [own.id]}
+    page = soup(client.get("/", params=params).text)
+    cells = page.select("#readoff-table td.cost")
+    assert [c.get_text() for c in cells] == ["–1", "–2", "–1", "–2"]
+    notes = [li.get_text() for li in page.select("#cost-notes li")]
+    assert notes == [
+        NO_A100,
+        "no A100 price in this profile (it prices H100): enter $/GPU-hour",
+    ]
+    table = page.select_one("#readoff")
+    assert table is not None and table.get_text().count(NO_A100) == 1
+
+
+def upload_a100_again(client: TestClient) -> int:
+    """A second A100 sweep: the same LLMPerf run stored on 8 GPUs."""
+    files = [(n, (FIXTURES / "llmperf" / n).read_bytes()) for n in LLMPERF]
+    response = post_files(client, *files, hardware="A100", num_gpus=8)
+    assert response.status_code == 201, response.text
+    [sweep] = response.json()["sweeps"]
+    return int(sweep["id"])
