@@ -10,6 +10,7 @@ import io
 import re
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from sqlalchemy.orm import Session
@@ -132,3 +133,14 @@ def test_on_a_terminal_readoff_prints_a_table_with_each_reason_once(
     assert capsys.readouterr().out.startswith("sweep_id,sweep,hardware,")
     assert cli("readoff", 1, "--ttft-ms", 400, "--tpot-ms", 20, "--format", "table") == 0
     assert capsys.readouterr().out.startswith("SLO: p99 TTFT ≤ 400 ms")
+
+
+def test_a_refused_import_on_a_new_database_stores_no_catalog_either(
+    cli: Callable[..., int], session: Session, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "README.md").write_text("# no results here\n", encoding="utf-8")
+    assert cli("import", tmp_path / "README.md", "--hardware", "H100", "--gpus", 1) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: nothing was imported") and "seeded" not in err
+    session.expire_all()
+    assert (count(session, Hardware), count(session, Sweep)) == (0, 0)

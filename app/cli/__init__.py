@@ -250,8 +250,9 @@ def _import(args: argparse.Namespace) -> int:
     factory = make_sessionmaker(make_engine(settings.database_url))
     session = factory()
     names = ", ".join(str(p) for p in args.files)
+    seeded = False
     try:
-        _seed_catalogs(session)
+        seeded = _seed_catalogs(session)
         limits = uploads.limits_for(settings.max_unpacked_bytes)
         stored = uploads.store_checked(
             session, files, fields, limits, args.tag, unread, disaggregated=args.disaggregated
@@ -278,18 +279,21 @@ def _import(args: argparse.Namespace) -> int:
         return 2
     finally:
         session.close()
+    if seeded:
+        print(SEEDED_CATALOGS, file=sys.stderr)
     return 0
 
 
-def _seed_catalogs(session: Session) -> None:
-    """A new database gets the hardware, price and preset catalogs before its first import (as
-    `serve` seeds it), so GPU names match and prices exist; committed on their own, so a
-    refused import still leaves them."""
+SEEDED_CATALOGS = "seeded the catalogs: hardware, models, SLO presets, prices, claims"
+
+
+def _seed_catalogs(session: Session) -> bool:
+    """A new database gets the hardware, price and preset catalogs with its first import (as
+    `serve` seeds it), so GPU names match and prices exist. In the import's transaction: a
+    refused import stores nothing, catalogs included."""
     from app.services.seed import seed_catalogs_if_empty
 
-    if seed_catalogs_if_empty(session):
-        session.commit()
-        print("seeded the catalogs: hardware, models, SLO presets, prices, claims", file=sys.stderr)
+    return seed_catalogs_if_empty(session)
 
 
 def _export(args: argparse.Namespace) -> int:
