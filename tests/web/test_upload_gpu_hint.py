@@ -20,7 +20,7 @@ HINT = (
 )
 
 
-def stage(client: TestClient, files: list[tuple[str, bytes]]) -> object:
+def staged_page(client: TestClient, files: list[tuple[str, bytes]]) -> object:
     multipart = [("files", (name, data, "application/octet-stream")) for name, data in files]
     response = client.post("/upload/stage", files=multipart)
     assert response.status_code == 200, response.text
@@ -32,7 +32,7 @@ def test_the_preview_fills_the_gpus_from_tp8_in_the_file_name_and_says_so(
 ) -> None:
     session.add(Hardware(key="H100", name="NVIDIA H100 SXM"))
     session.commit()
-    page = stage(hx_client, [("qwen-h100-tp8/rate1_tp8.json", QPS1.read_bytes())])
+    page = staged_page(hx_client, [("qwen-h100-tp8/rate1_tp8.json", QPS1.read_bytes())])
     field = page.select_one("#s0-num_gpus")  # type: ignore[attr-defined]
     assert field is not None and field["value"] == "8"
     notes = [p.get_text() for p in page.select("#sweep-0 .warning")]  # type: ignore[attr-defined]
