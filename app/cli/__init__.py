@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session
 
 from app.cli.analysis import check, check_parser, plan, plan_parser, readoff, readoff_options
 from app.cli.common import MAX_ID, upgrade, whole
@@ -88,7 +89,19 @@ def main(argv: list[str] | None = None) -> int:
         "sweep_ids", nargs="+", metavar="SWEEP", help="sweep id, tag or name (as check takes)"
     )
     readoff_options(ro)
-    ro.add_argument("--format", choices=("csv", "json"), default="csv")
+    ro.add_argument(
+        "--preset",
+        help="an SLO preset's limits and percentiles, e.g. chat-interactive (the pages' presets; "
+        "limit options given beside it replace its limits one by one)",
+    )
+    # The pages' defaults: no SLO at all is the Chat preset; a limit without a percentile is
+    # read at the Chat preset's (TTFT and E2EL p99, TPOT p50), not at p90.
+    ro.set_defaults(percentile=None, attainment=None)
+    ro.add_argument(
+        "--format",
+        choices=("table", "csv", "json"),
+        help="table on a terminal, csv when stdout is a pipe or a file (default), or json",
+    )
     ro.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
 
     check_parser(sub)
@@ -237,7 +250,9 @@ def _import(args: argparse.Namespace) -> int:
     factory = make_sessionmaker(make_engine(settings.database_url))
     session = factory()
     names = ", ".join(str(p) for p in args.files)
+    seeded = False
     try:
+        seeded = _seed_catalogs(session)
         limits = uploads.limits_for(settings.max_unpacked_bytes)
         stored = uploads.store_checked(
             session, files, fields, limits, args.tag, unread, disaggregated=args.disaggregated
@@ -264,7 +279,21 @@ def _import(args: argparse.Namespace) -> int:
         return 2
     finally:
         session.close()
+    if seeded:
+        print(SEEDED_CATALOGS, file=sys.stderr)
     return 0
+
+
+SEEDED_CATALOGS = "seeded the catalogs: hardware, models, SLO presets, prices, claims"
+
+
+def _seed_catalogs(session: Session) -> bool:
+    """A new database gets the hardware, price and preset catalogs with its first import (as
+    `serve` seeds it), so GPU names match and prices exist. In the import's transaction: a
+    refused import stores nothing, catalogs included."""
+    from app.services.seed import seed_catalogs_if_empty
+
+    return seed_catalogs_if_empty(session)
 
 
 def _export(args: argparse.Namespace) -> int:

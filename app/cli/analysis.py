@@ -5,11 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from app.cli.common import sweep_id, upgrade
 from app.settings import get_settings
 from app.store.db import make_engine, make_sessionmaker, session_scope
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
 
 
 def plan_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -97,34 +100,45 @@ def readoff(args: argparse.Namespace) -> int:
     from app.schemas.readoff import ReadoffQuery
     from app.services import exports
     from app.services.readoff_json import readoff_document, run_query
+    from app.services.readoff_text import readoff_table
     from app.store.sweeps import NotFound
 
+    fmt = args.format or ("table" if args.output is None and sys.stdout.isatty() else "csv")
     fields = {
         k: v
         for k, v in vars(args).items()
-        if k not in ("command", "sweep_ids", "format", "output") and v is not None
+        if k not in ("command", "sweep_ids", "format", "output", "preset") and v is not None
     }
-    try:
-        query = ReadoffQuery.model_validate({**fields, "points": args.format == "json"})
-    except ValidationError as exc:
-        for e in exc.errors():
-            where = ".".join(str(p) for p in e["loc"])
-            print(f"error: {where}: {e['msg']}".replace("error: : ", "error: "), file=sys.stderr)
-        return 2
     from app.services.check import resolve
     from app.services.errors import Invalid
 
     factory = make_sessionmaker(make_engine(get_settings().database_url))
     with session_scope(factory) as session:
         try:
+            fields, preset = readoff_defaults(session, fields, args.preset)
+        except NotFound as exc:
+            print(f"error: --preset: {exc}", file=sys.stderr)
+            return 2
+        try:
+            query = ReadoffQuery.model_validate({**fields, "points": fmt == "json"})
+        except ValidationError as exc:
+            for e in exc.errors():
+                where = ".".join(str(p) for p in e["loc"])
+                message = f"error: {where}: {e['msg']}".replace("error: : ", "error: ")
+                print(message, file=sys.stderr)
+            return 2
+        try:
             # Ids, tags (the newest sweep carrying it) or names, as `check` resolves them.
             ids = list(dict.fromkeys(resolve(session, r, "sweep").sweep_id for r in args.sweep_ids))
-            if args.format == "json":
+            if fmt == "json":
                 doc = readoff_document(session, ids, query)
                 text = json.dumps(doc, indent=2) + "\n"
             else:
                 params, results, columns = run_query(session, ids, query)
-                text = exports.readoff_csv(results, params, columns)
+                if fmt == "table":
+                    text = readoff_table(results, params, columns, preset)
+                else:
+                    text = exports.readoff_csv(results, params, columns)
         except Invalid as exc:
             print(f"error: {exc.message}", file=sys.stderr)
             return 2
@@ -136,6 +150,52 @@ def readoff(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     return 0
+
+
+SLO_OPTIONS = ("ttft_ms", "tpot_ms", "min_tok_s_user", "e2el_ms")
+PRICE_OPTIONS = ("price_set", "pricing", "usd_per_gpu_hour")
+# The Chat preset's statistics, for a database without the seeded presets.
+CHAT_PERCENTILES: dict[str, Any] = {
+    "percentile": "p99",
+    "tpot_percentile": "p50",
+    "attainment": 0.9,
+}
+
+
+def readoff_defaults(
+    session: Session, fields: dict[str, Any], preset_key: str | None
+) -> tuple[dict[str, Any], str | None]:
+    """The read-off's options with the pages' defaults: `--preset` sets its limits (options
+    given beside it win); no limit at all is the pages' default preset; a limit without a
+    percentile is read at that preset's percentiles; no price is the pages' default price set
+    (when the database has it). Returns the fields and the preset used."""
+    from app.http.explore_state import DEFAULT_PRESET, DEFAULT_PRICE_SET
+    from app.services import price_columns
+    from app.services.readoff_query import preset_limits
+    from app.store import pricing
+    from app.store.models import SloPreset
+    from app.store.sweeps import NotFound
+
+    given_limits = any(fields.get(k) is not None for k in SLO_OPTIONS)
+    chosen = session.get(SloPreset, preset_key) if preset_key else None
+    if preset_key and chosen is None:
+        known = ", ".join(p.key for p in session.query(SloPreset).order_by(SloPreset.key))
+        raise NotFound(f"no SLO preset {preset_key!r} (known: {known or 'none'})")
+    default = chosen or session.get(SloPreset, DEFAULT_PRESET)
+    limits = preset_limits(default) if default is not None else dict(CHAT_PERCENTILES)
+    used = default.key if default is not None else None
+    if chosen is None and given_limits:  # your own limits, at the default preset's percentiles
+        limits = {k: v for k, v in limits.items() if k not in SLO_OPTIONS}
+        used = None
+    merged = {k: v for k, v in limits.items() if v is not None}
+    merged.update({k: v for k, v in fields.items() if v is not None and v != []})
+    if fields.get("min_tok_s_user") is not None:  # it replaces the preset's TPOT limit
+        merged.pop("tpot_ms", None)
+    if not any(fields.get(k) for k in PRICE_OPTIONS):
+        sets = dict(price_columns.price_sets(pricing.list_profiles(session)))
+        if DEFAULT_PRICE_SET in sets:
+            merged["price_set"] = DEFAULT_PRICE_SET
+    return merged, used
 
 
 def readoff_options(parser: argparse.ArgumentParser) -> None:

@@ -63,12 +63,14 @@ def explore_context(
             costs=False,
             empty=comparison.sensitivity_empty_reason(series, params, state.query.sensitivity),
         )
+    cells = {r.meta.id: price_cells(r, state.price_columns) for r in results}
     return {
         "state": state,
         "params": params,
         "results": results,
         "answer": answer.answer_order(results),
         "shown_first": answer.SHOWN_FIRST,
+        "strip_column": answer.strip_column(state.price_columns),
         "figure": figure,
         "bands": found,
         "sensitivity_figure": sens,
@@ -80,7 +82,8 @@ def explore_context(
         )
         if state.query.sensitivity != "off"
         else None,
-        "cells": {r.meta.id: price_cells(r, state.price_columns) for r in results},
+        "cells": cells,
+        "cost_notes": price_columns.cost_notes(cells.values()),
         "cost_ci": cost_interval,
         "colours": colours(state),
         "facets": sweep_queries.facet_values(session, versions),

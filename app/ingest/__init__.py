@@ -16,6 +16,7 @@ from app.domain.columns import TPOT_COLUMN_NAMES
 from app.ingest import canonical
 from app.ingest.canonical_requests import RequestGroup, parse_requests_csv
 from app.ingest.errors import FIELD_MARK, IngestError, Problems, RowError
+from app.ingest.gpu_hint import COMMANDS_SUFFIX, GpuHint, command_hints, suggest
 from app.ingest.impossible import check_impossible
 from app.ingest.limits import DEFAULT_LIMITS, Limits, check_sweeps
 from app.ingest.near_miss import near_miss
@@ -177,9 +178,11 @@ def parse_upload_files(
         refusals = [why or _unrecognised(source, tools) for source, why in unrecognised]
         refusals.extend(RowError(name, unread_refusal(name)) for name in unread)
         raise IngestError(nothing_to_import(refusals))
+    hints = _command_hints(s for s, _ in unrecognised)
     for index, group in claimed.items():
         try:
-            sweeps.extend(_finish(tools[index].parse(group, defaults), defaults, require_meta))
+            parsed = tools[index].parse(group, defaults)
+            sweeps.extend(_finish(parsed, defaults, require_meta, hints))
         except IngestError as exc:
             errors.extend(exc.errors)
     if errors:
@@ -281,10 +284,26 @@ def _unrecognised(source: SourceFile, tools: list[Any]) -> RowError:
     return RowError(source.name, f"not a recognised result file; expected one of: {names}")
 
 
+def _command_hints(sources: Any) -> dict[str, GpuHint]:
+    """GPU counts the serve commands of the upload's `.commands` files give, per folder."""
+    texts: list[tuple[str, str]] = []
+    for source in sources:
+        if source.name.lower().endswith(COMMANDS_SUFFIX):
+            try:
+                texts.append((source.name, source.text))
+            except IngestError:  # not UTF-8: skipped like any other side file
+                continue
+    return command_hints(texts)
+
+
 def _finish(
-    sweeps: list[ParsedSweep], defaults: Mapping[str, Any], require_meta: bool
+    sweeps: list[ParsedSweep],
+    defaults: Mapping[str, Any],
+    require_meta: bool,
+    hints: dict[str, GpuHint] | None = None,
 ) -> list[ParsedSweep]:
-    """Fill what importers left open from the form, then apply the checks canonical CSV gets."""
+    """Fill what importers left open from the form (then a GPU count the folder suggests:
+    see `gpu_hint`), then apply the checks canonical CSV gets."""
     errors: list[RowError] = Problems()
     given = defaults.get("sweep")
     name_sweeps(sweeps, str(given) if given else None)
@@ -292,6 +311,10 @@ def _finish(
         for key, value in defaults.items():
             if sweep.meta.get(key) in (None, ""):
                 sweep.meta[key] = value
+        hint = suggest(sweep, hints or {}) if sweep.meta.get("num_gpus") is None else None
+        if hint is not None:
+            sweep.meta["num_gpus"] = hint.num_gpus
+            sweep.warnings.append(hint.warning())
         missing = sweep.missing_meta(REQUIRED_META) if require_meta else []
         for key in missing:
             errors.append(missing_field(sweep.source_file, key))

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from app.services.analysis import SweepAnalysis
+from app.services.price_columns import PriceColumn
 
 SHOWN_FIRST = 5  # rows before "N more": the first viewport holds them at 1280×720 and 390×844
 
@@ -23,3 +24,11 @@ def answer_order(results: Sequence[SweepAnalysis]) -> list[SweepAnalysis]:
             -(r.readoff.goodput_tok_s_per_gpu or 0.0),
         ),
     )
+
+
+def strip_column(columns: Sequence[PriceColumn]) -> int | None:
+    """The price column the strip reads: the user's own $/GPU-hour when given (what they typed
+    is the price they asked about), else the first column; None without any price."""
+    if not columns:
+        return None
+    return next((i for i, c in enumerate(columns) if c.inline), 0)

@@ -6,7 +6,7 @@ the same $/Mtok as the page it was linked from.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
@@ -137,3 +137,15 @@ def price_cells(result: SweepAnalysis, columns: list[PriceColumn]) -> list[Price
         else:
             cells.append(PriceCell(column.label, applicable, applicable.reason))
     return cells
+
+
+def cost_notes(cells: Iterable[Sequence[PriceCell]]) -> list[str]:
+    """Each reason a table's $/Mtok cells give for having no figure, once, in table order: the
+    table writes it once below and numbers the cells (an unpriced GPU says so once, not in
+    every cell of every row)."""
+    notes: dict[str, None] = {}
+    for row in cells:
+        for cell in row:
+            if cell.usd_per_mtok is None and cell.reason:
+                notes.setdefault(cell.reason, None)
+    return list(notes)

@@ -48,6 +48,20 @@ def seed_if_empty(session: Session) -> bool:
     return True
 
 
+def seed_catalogs_if_empty(session: Session, seed_dir: Path = SEED_DIR) -> bool:
+    """A database without any hardware row gets the catalogs of seed_data/ (hardware, models,
+    SLO presets, prices, claims) but no seed sweeps: an import into a new database then matches
+    its GPU names and prices, and the user's own sweeps are the only ones there."""
+    if session.scalar(select(func.count()).select_from(Hardware)):
+        return False
+    for filename, model in CATALOGS:
+        path = seed_dir / filename
+        if path.exists():
+            _upsert_catalog(session, model, path)
+    session.flush()
+    return True
+
+
 def seed(session: Session, seed_dir: Path = SEED_DIR) -> dict[str, int]:
     """Upsert every catalog by key and add every seed sweep not already stored."""
     counts: dict[str, int] = {}

@@ -18,6 +18,7 @@ from app.ingest import (
     RowError,
     Skipped,
     UploadFile,
+    gpu_hint,
     missing_field,
     parse_upload_files,
 )
@@ -161,6 +162,8 @@ def _typed_details(
 def _apply(sweep: ParsedSweep, values: Mapping[str, Any]) -> None:
     """Set sweep-level values; the length warning follows the ISL/OSL now in force."""
     before = length_warning(sweep)
+    if values.get("num_gpus") is not None:  # the user's count replaces a suggested one
+        sweep.warnings[:] = [w for w in sweep.warnings if not gpu_hint.is_hint(w)]
     sweep.meta.update(values)
     after = length_warning(sweep)
     if before != after:

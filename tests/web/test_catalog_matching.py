@@ -43,6 +43,19 @@ NAMES = [
     ("NVIDIA L40S", "L40S"),
     ("NVIDIA A100-SXM4-80GB", "A100"),  # AIPerf / GenAI-Perf telemetry gpu_name
     ("a100", "A100"),
+    # Vendor spellings people write (issue 47): size and form factor in either order.
+    ("H100 80GB SXM", "H100"),
+    ("H100-80GB-SXM", "H100"),
+    ("H100 SXM 80GB", "H100"),
+    ("H200 141GB SXM", "H200"),
+    ("A100 80GB SXM", "A100"),
+    ("A100-SXM4-40GB", "A100-40GB"),  # nvidia-smi on the 40 GB part: its own entry
+    ("NVIDIA A100-SXM4-40GB", "A100-40GB"),
+    ("A100 40GB", "A100-40GB"),
+    ("A100-40GB-SXM4", "A100-40GB"),
+    ("nvidia-tesla-a100", "A100-40GB"),  # GKE's A2 accelerator is the 40 GB A100
+    ("NVIDIA GeForce RTX 4090 24GB", "RTX4090"),
+    ("L40S 48GB", "L40S"),
 ]
 
 
@@ -75,8 +88,9 @@ def test_a_different_part_is_not_guessed_but_its_nearest_keys_are_named(
     nvl = catalog.match_hardware(session, "NVIDIA H100 NVL")
     assert nvl.key is None
     assert nvl.nearest[0] == "H100"
-    a100_40 = catalog.match_hardware(session, "NVIDIA A100-SXM4-40GB")
-    assert a100_40.key is None and a100_40.nearest[0] == "A100"
+    # The PCIe A100 (250 W) is neither SXM entry: named, not guessed.
+    a100_pcie = catalog.match_hardware(session, "NVIDIA A100-PCIE-40GB")
+    assert a100_pcie.key is None and a100_pcie.nearest[0] == "A100"
     assert catalog.match_hardware(session, "TPU v5e").nearest == ()
 
 
@@ -277,8 +291,8 @@ def test_the_upload_form_suggests_catalog_keys_for_the_hardware_field(
     field = page.select_one('input[name="s0.hardware"]')
     assert field is not None and field["list"] == "hardware-keys"
     keys = [o["value"] for o in page.select("#hardware-keys option")]
-    assert keys[:5] == ["A100", "B200", "B300", "GB200", "GB300"]
-    assert "H100PCIE" in keys and len(keys) == 18
+    assert keys[:5] == ["A100", "A100-40GB", "B200", "B300", "GB200"]
+    assert "H100PCIE" in keys and len(keys) == 19
 
 
 LLM_D = FIXTURES / "llm-d" / "br_v0_2_example.yaml"
