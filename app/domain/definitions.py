@@ -15,6 +15,24 @@ class Definition:
 
 
 DEFINITIONS: tuple[Definition, ...] = (
+    # First: the number people come for, and the word they ask about.
+    Definition(
+        "goodput",
+        "Goodput at an SLO",
+        "goodput [tok/s/GPU] = max tok/s/GPU over the sweep's measured points that meet the SLO",
+        "The highest throughput per GPU (per the accounting mode's unit, on the token basis in "
+        "use) among the measured points that meet the SLO, read with that point's concurrency "
+        "and interactivity: its operating point. In percentile mode a point meets the SLO when "
+        "each limited statistic is within its limit (“SLO read-off, percentile mode”); in "
+        "per-request mode a point's token goodput counts only the tokens of good requests and "
+        "the point meets the SLO when its attainment reaches the target (“SLO read-off, "
+        "per-request mode”), with request goodput (good requests ÷ duration) beside it. No "
+        "passing point, no goodput: the sweep fails when every point fails and is unknown when "
+        "a point could not be judged. An estimate between the last passing and the first "
+        "failing load is given only when asked for, and labelled. $/Mtok and the plan's "
+        "replicas are computed from it; its interval is described under “Goodput and $/Mtok "
+        "interval” and “Interval from repeated runs”.",
+    ),
     Definition(
         "interactivity",
         "Interactivity (x axis)",
@@ -400,6 +418,33 @@ DEFINITIONS: tuple[Definition, ...] = (
 )
 
 
+def _plain(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def names(definition: Definition) -> tuple[str, ...]:
+    """What a definition answers to, in any case: its id (hyphens or spaces), its title, and
+    its title without a trailing parenthesis ("Interactivity" for "Interactivity (x axis)")."""
+    title = definition.title
+    short = title.rsplit(" (", 1)[0] if title.endswith(")") else title
+    return tuple(
+        dict.fromkeys(
+            _plain(n) for n in (definition.id, definition.id.replace("-", " "), title, short)
+        )
+    )
+
+
+BY_NAME: dict[str, Definition] = {n: d for d in DEFINITIONS for n in names(d)}
+
+
+def find(term: str) -> Definition | None:
+    """The definition a term names (its id or plain name, any case), if any."""
+    return BY_NAME.get(_plain(term))
+
+
 def definitions_json(only: str | None = None) -> list[dict[str, Any]]:
-    """Every definition, or only the one whose id is `only` (none when no id matches)."""
-    return [asdict(d) for d in DEFINITIONS if only is None or d.id == only]
+    """Every definition, or only the one `only` names (none when it names none)."""
+    if only is None:
+        return [asdict(d) for d in DEFINITIONS]
+    found = find(only)
+    return [] if found is None else [asdict(found)]

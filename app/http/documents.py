@@ -48,11 +48,12 @@ def plan_answer(session: Session, query: PlanRequest) -> dict[str, Any]:
 
 
 def metrics_answer(query: MetricQuery) -> dict[str, Any]:
-    """/api/metrics: every definition with its formula, or the one asked for by id."""
+    """/api/metrics: every definition with its formula, or the one asked for by id or name."""
     found = definitions_json(query.id)
     if not found:
-        known = ", ".join(d.id for d in DEFINITIONS)
+        known = "; ".join(f"{d.id}: {d.title}" for d in DEFINITIONS)
         asked = query.id or ""
         shown = repr(asked if len(asked) <= 60 else f"{asked[:60]}…")
-        raise AppError(404, "Not found", f"no metric {shown}; the ids are: {known}")
+        message = f"no metric {shown}; the terms, by id or name in any case, are: {known}"
+        raise AppError(404, "Not found", message)
     return {"definitions": found}

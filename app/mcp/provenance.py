@@ -8,16 +8,24 @@ from typing import Any
 from pydantic import BaseModel
 
 from app import __version__
-from app.mcp.tools import Answered, Tool
+from app.mcp.tools import FIGURES, Answered, Tool
 from app.settings import WILDCARD_BIND, Settings
 
 
 def of(
-    tool: Tool, query: BaseModel, answered: Answered, sweeps: list[dict[str, Any]], root: str
+    tool: Tool,
+    query: BaseModel,
+    answered: Answered,
+    sweeps: list[dict[str, Any]],
+    root: str,
+    figures: bool = False,
 ) -> dict[str, Any]:
-    return {
+    arguments = query.model_dump(mode="json", exclude_unset=True)
+    if figures:
+        arguments[FIGURES] = True
+    shown = {
         "tool": tool.name,
-        "arguments": query.model_dump(mode="json", exclude_unset=True),
+        "arguments": arguments,
         "sweeps": sweeps,
         "slo": answered.slo,
         "prices": answered.prices,
@@ -27,6 +35,16 @@ def of(
         "api": answered.api,
         "read_only": True,
     }
+    if tool.figures:
+        # Said once, so an assistant knows the figures exist and how to ask for them.
+        keys = ", ".join(tool.figures)
+        shown["figures"] = (
+            f"included ({keys})"
+            if figures
+            else f"left out ({keys}: what the charts draw; the API's body has them); "
+            "call again with figures: true for them"
+        )
+    return shown
 
 
 def absolute(root: str, view: str) -> str:

@@ -166,10 +166,11 @@ def _answer(backend: Backend, tool: Tool, arguments: dict[str, Any], root: str) 
         _refuse_nul(arguments)
     session: Session | None = None
     try:
+        figures = tool.wants_figures(arguments)
         query = tool.parse(arguments)
         session = backend.sessions()
         answered = tool.answer(session, query, root)
-        body = json_body(tool.serialise(answered.body))
+        body = json_body(tool.shown(tool.serialise(answered.body), figures))
         named = sweep_json.sweeps_named(session, answered.sweep_ids)
     except AppError:
         raise
@@ -189,7 +190,7 @@ def _answer(backend: Backend, tool: Tool, arguments: dict[str, Any], root: str) 
             session.close()
     return {
         "answer": body,
-        "provenance": provenance.of(tool, query, answered, named, root),
+        "provenance": provenance.of(tool, query, answered, named, root, figures),
     }
 
 

@@ -14,7 +14,7 @@ from starlette.datastructures import QueryParams
 
 from app.http import documents, explore_state
 from app.http.compare_view import compare_answer
-from app.http.errors import invalid_request
+from app.http.errors import AppError, invalid_request
 from app.schemas.answers.misc import Definitions
 from app.schemas.answers.pricing import PricingProfiles
 from app.schemas.check import CheckQuery
@@ -31,6 +31,18 @@ from app.services.readoff_query import params_of
 
 # Fields of a read-off query that say how it was computed (the rest are limits and prices).
 METHOD_FIELDS = ("mode", "basis", "stat", "interpolation", "ci_level")
+# The argument that asks for what a tool's charts draw: Plotly specs and sampled series, left
+# out by default since they are most of an answer's size (two seeded sweeps' compare: ~10k
+# characters of specs and ~10k of curve samples, against ~4k of headlines, ratios at the SLO
+# and differences) and an assistant reads the numbers, not the charts.
+FIGURES = "figures"
+FIGURES_SCHEMA = {
+    "type": "boolean",
+    "default": False,
+    "title": "Figures",
+    "description": "include what the dashboard's charts draw: the Plotly figure specs and "
+    "sampled series (left out by default; the read-off numbers are in the rest of the answer)",
+}
 
 
 @dataclass(frozen=True)
@@ -61,12 +73,48 @@ class Tool:
     response_model: type[BaseModel] | None = None
     exclude_unset: bool = False
     validate: Callable[[dict[str, Any]], BaseModel] | None = None
+    # Parts of the API's body that charts draw, in a tool's answer only when asked: a key, or
+    # `list[].key` for that key in each item of a list.
+    figures: tuple[str, ...] = ()
 
     def input_schema(self) -> dict[str, Any]:
-        return self.model.model_json_schema()
+        """The API's query model, plus `figures` for a tool whose answer has figures."""
+        schema = self.model.model_json_schema()
+        if self.figures:
+            schema["properties"] = {**schema.get("properties", {}), FIGURES: FIGURES_SCHEMA}
+        return schema
+
+    def wants_figures(self, arguments: dict[str, Any]) -> bool:
+        """Whether the call asks for the figures (`figures: true`); a 422 for a non-boolean."""
+        asked = arguments.get(FIGURES, False) if self.figures else False
+        if not isinstance(asked, bool):
+            message = "give true or false"
+            problem: dict[str, object] = {"field": FIGURES, "message": message}
+            raise AppError(422, "Invalid request", f"{FIGURES}: {message}", [problem])
+        return asked
+
+    def shown(self, body: dict[str, Any], figures: bool) -> dict[str, Any]:
+        """The API's body, without its figures unless they were asked for."""
+        if figures:
+            return body
+        shown = dict(body)
+        for part in self.figures:
+            outer, _, inner = part.partition("[].")
+            if not inner:
+                shown.pop(outer, None)
+            elif isinstance(shown.get(outer), list):
+                shown[outer] = [
+                    {k: v for k, v in item.items() if k != inner}
+                    if isinstance(item, dict)
+                    else item
+                    for item in shown[outer]
+                ]
+        return shown
 
     def parse(self, arguments: dict[str, Any]) -> Any:
         """The query, or the API's 422 (AppError) for the same arguments."""
+        if self.figures:
+            arguments = {k: v for k, v in arguments.items() if k != FIGURES}
         if self.validate is not None:
             return self.validate(arguments)
         try:
@@ -208,7 +256,8 @@ def _list_prices(session: Session, query: PricingQuery, _root: str) -> Answered:
 
 def _explain_metric(_session: Session, query: MetricQuery, _root: str) -> Answered:
     body = documents.metrics_answer(query)
-    view = "/metrics" + (f"#{query.id}" if query.id else "")
+    # The section of the one definition asked for (by id or name): its anchor is the id.
+    view = "/metrics" + (f"#{body['definitions'][0]['id']}" if query.id else "")
     what = "the Metrics page's definitions, as the numbers use them"
     return Answered(body, [], None, None, what, view, _api("/api/metrics", query))
 
@@ -249,18 +298,23 @@ TOOLS: tuple[Tool, ...] = (
         "Compare systems",
         "Every system against the first (`sweep`, repeated): throughput and cost ratios along "
         "interactivity, headlines and the ratio at the SLO, as GET /api/compare. Without limits "
-        "or prices the dashboard's defaults apply (the provenance says which).",
+        "or prices the dashboard's defaults apply (the provenance says which). The charts' "
+        "data (Plotly specs; each pair's `curve`, the ratio sampled along interactivity) only "
+        "with `figures: true`.",
         ExploreQuery,
         _compare,
         validate=_explore,
+        figures=("figures", "pairs[].curve"),
     ),
     Tool(
         "plan",
         "Capacity plan",
         "From one demand (requests_per_s, output_tok_s or tokens_per_day) at an SLO to "
-        "replicas, GPUs, $/month and power per sweep, as GET /api/plan.",
+        "replicas, GPUs, $/month and power per sweep, as GET /api/plan. The cost chart's "
+        "Plotly spec only with `figures: true`.",
         PlanRequest,
         _plan,
+        figures=("figure",),
     ),
     Tool(
         "check",
@@ -285,7 +339,8 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         "explain_metric",
         "Explain a metric",
-        "The Metrics page's definition and formula of a metric by id (all of them without "
+        "The Metrics page's definition and formula of a term (goodput, interactivity, "
+        "Pareto frontier, cost, …) by its id or plain name in any case (all of them without "
         "`id`), as GET /api/metrics.",
         MetricQuery,
         _explain_metric,

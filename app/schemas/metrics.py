@@ -11,5 +11,6 @@ class MetricQuery(StorableText):
     id: str | None = Field(
         default=None,
         max_length=100,
-        description="one definition by its id (e.g. cost, slo-percentile); all when omitted",
+        description="one definition by its id or plain name, in any case (e.g. goodput, cost, "
+        "slo-percentile, Pareto frontier); all when omitted",
     )

@@ -6,16 +6,10 @@ from __future__ import annotations
 
 import json
 import sys
-import threading
-import time
-from collections.abc import Awaitable, Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import Any
 
-import anyio
 import httpx
 import pytest
-import uvicorn
 from fastapi.testclient import TestClient
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
@@ -23,36 +17,24 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app import __version__
-from app.main import create_app
 from app.mcp.provenance import root_of
 from app.mcp.tools import TOOLS
 from app.settings import PROJECT_ROOT, Settings
 from app.store.models import Sweep, SweepCheck
 from tests.factories import count, post_files
-from tests.helpers import free_port
+from tests.mcp.helpers import (
+    DASHBOARD,
+    answer_of,
+    json_equal,
+    on_own_loop,
+    refused,
+    without_figures,
+)
 from tests.scaled import scaled
 
-DASHBOARD = "http://dash.example"
 LIMITS = {"ttft_ms": 400, "ttft_percentile": "p99", "tpot_ms": 20, "tpot_percentile": "p50"}
 PRICE = {"usd_per_gpu_hour": 2.5}
 HUGE = 10**40
-T = TypeVar("T")
-
-
-def json_equal(got: Any, want: Any, where: str = "") -> None:
-    """Equal JSON, numbers to 1e-9 (relative), everything else exactly."""
-    if isinstance(want, dict):
-        assert isinstance(got, dict) and got.keys() == want.keys(), where
-        for key in want:
-            json_equal(got[key], want[key], f"{where}.{key}")
-    elif isinstance(want, list):
-        assert isinstance(got, list) and len(got) == len(want), where
-        for i, (g, w) in enumerate(zip(got, want, strict=True)):
-            json_equal(g, w, f"{where}[{i}]")
-    elif isinstance(want, float) and not isinstance(got, bool):
-        assert got == pytest.approx(want, rel=1e-9, abs=1e-12), where
-    else:
-        assert got == want, where
 
 
 def upload_main_and_slower(http: httpx.Client | TestClient) -> tuple[int, int]:
@@ -77,47 +59,6 @@ def sweeps_behind(session: Session, *ids: int) -> list[dict[str, Any]]:
     return [{"id": i, "name": rows[i].name, "content_hash": rows[i].content_hash} for i in ids]
 
 
-def on_own_loop(drive: Callable[[], Awaitable[T]]) -> T:
-    """anyio.run(drive) on a thread of its own: a browser test before this one on the same
-    worker leaves Playwright's event loop running in the main thread."""
-    with ThreadPoolExecutor(max_workers=1) as thread:
-        return thread.submit(anyio.run, drive).result()
-
-
-def answer_of(result: Any) -> dict[str, Any]:
-    assert not result.is_error, result.content[0].text
-    body: dict[str, Any] = result.structured_content
-    assert json.loads(result.content[0].text) == body  # the text is the same JSON
-    return body
-
-
-def refused(result: Any) -> dict[str, Any]:
-    assert result.is_error
-    error: dict[str, Any] = result.structured_content
-    assert result.content[0].text == error["detail"]
-    return error
-
-
-@pytest.fixture
-def mcp_url(database_url: str) -> Iterator[str]:
-    """A real server (uvicorn on loopback, in a thread) with /mcp on, on this test's database."""
-    settings = Settings(
-        database_url=database_url, seed_on_start=False, mcp_http=True, base_url=DASHBOARD
-    )
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(settings, migrate=False), port=free_port(), log_level="warning")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{server.config.port}"
-    server.should_exit = True
-    thread.join(10)
-
-
 def test_every_tool_over_http_answers_as_the_api_with_provenance_and_writes_nothing(
     mcp_url: str, session: Session, catalog: None
 ) -> None:
@@ -140,6 +81,8 @@ def test_every_tool_over_http_answers_as_the_api_with_provenance_and_writes_noth
         ),
         ("compare", {**pair, **PRICE}, "/api/compare", [base, slower]),
         ("plan", {**pair, **PRICE, "requests_per_s": 3}, "/api/plan", [base, slower]),
+        ("compare", {**pair, "figures": True}, "/api/compare", [base, slower]),
+        ("plan", {**pair, "requests_per_s": 3, "figures": True}, "/api/plan", [base, slower]),
         ("list_prices", {"hardware": "RTX4090"}, "/api/pricing?hardware=RTX4090", []),
         ("explain_metric", {"id": "cost"}, "/api/metrics?id=cost", []),
         ("explain_metric", {}, "/api/metrics", []),
@@ -153,19 +96,27 @@ def test_every_tool_over_http_answers_as_the_api_with_provenance_and_writes_noth
             return [listed, *answers, await client.call_tool("check", checked)]
 
     listed, *results, checked_result = on_own_loop(drive)
-    assert {t.name: t.input_schema for t in listed.tools} == {
-        t.name: t.model.model_json_schema() for t in TOOLS
-    }
+    # The API's query model, plus `figures` where the answer has charts.
+    schemas = {t.name: t.input_schema for t in listed.tools}
+    for tool in TOOLS:
+        schema = tool.model.model_json_schema()
+        if tool.name in ("compare", "plan"):
+            assert schemas[tool.name]["properties"].pop("figures")["default"] is False
+        assert schemas[tool.name] == schema, tool.name
     assert all(t.annotations.read_only_hint for t in listed.tools)
     for (name, args, api, ids), result in zip(cases, results, strict=True):
         got = answer_of(result)
-        wanted = http.get(api, params=args if "?" not in api else None).json()
-        json_equal(got["answer"], wanted, name)
+        asked = {k: v for k, v in args.items() if k != "figures"}
+        wanted = http.get(api, params=asked if "?" not in api else None).json()
+        # The API's body, byte for byte; without the figures unless asked for.
+        json_equal(
+            got["answer"], wanted if "figures" in args else without_figures(name, wanted), name
+        )
         prov = got["provenance"]
         assert (prov["tool"], prov["app_version"], prov["read_only"]) == (name, __version__, True)
         assert prov["sweeps"] == sweeps_behind(session, *ids), name
         assert prov["dashboard_url"].startswith(DASHBOARD + "/"), name
-        if name in ("readoff", "compare", "plan"):
+        if name in ("readoff", "compare", "plan") and "figures" not in args:
             assert prov["slo"]["ttft_ms"] == 400 and prov["slo"]["tpot_percentile"] == "p50"
             assert prov["prices"]["usd_per_gpu_hour"] == 2.5
             assert prov["method"]["basis"] == "output"
@@ -336,7 +287,7 @@ def test_the_stdio_server_answers_as_the_api_with_resources_a_prompt_and_refusal
         "list_prices": client.get("/api/pricing", params={"hardware": "RTX4090"}),
     }
     for name, api in apis.items():
-        json_equal(answer_of(got[name])["answer"], api.json(), name)
+        json_equal(answer_of(got[name])["answer"], without_figures(name, api.json()), name)
     stored = client.post("/api/check", json=checked).json()
     assert stored.pop("check_id") > 0
     # The same view, linked under the address each was told (this client's app has no base).
