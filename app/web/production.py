@@ -16,8 +16,8 @@ from app.http.production_view import options_of
 from app.http.templating import render
 from app.schemas.production import ProductionQuery
 from app.services import production_report
-from app.web.production_upload import page_context
 from app.store import pricing as pricing_store
+from app.web.production_upload import page_context
 
 router = APIRouter(include_in_schema=False)
 

@@ -65,13 +65,17 @@ def production_upload(
             window_s=_window_s(given["window_s"]),
         )
     except IngestError as exc:
-        return _refused(request, session, settings, given, [e.spelled(page_label) for e in exc.errors])
+        errors, status = [e.spelled(page_label) for e in exc.errors], 422
     except Invalid as exc:
-        return _refused(request, session, settings, given, [f"{page_label(exc.field)}: {exc.message}"])
+        errors, status = [f"{page_label(exc.field)}: {exc.message}"], 422
     except Conflict as exc:
-        return _refused(request, session, settings, given, [exc.message], 409)
-    context = page_context(session, settings) | {"stored": production.ingested_json(result)}
-    return render(request, "production/list.html", context, status_code=201)
+        errors, status = [exc.message], 409
+    else:
+        context = page_context(session, settings) | {"stored": production.ingested_json(result)}
+        return render(request, "production/list.html", context, status_code=201)
+    session.rollback()  # nothing of a refused upload stays
+    context = page_context(session, settings) | {"given": given, "errors": errors}
+    return render(request, "production/list.html", context, status_code=status)
 
 
 def page_context(session: Session, settings: Settings) -> dict[str, Any]:
@@ -84,19 +88,6 @@ def page_context(session: Session, settings: Settings) -> dict[str, Any]:
         "given": {"window_s": f"{DEFAULT_WINDOW_S:g}"},
         "errors": [],
     }
-
-
-def _refused(
-    request: Request,
-    session: Session,
-    settings: Settings,
-    given: dict[str, str],
-    errors: list[str],
-    status_code: int = 422,
-) -> Response:
-    session.rollback()  # nothing of a refused upload stays
-    context = page_context(session, settings) | {"given": given, "errors": errors}
-    return render(request, "production/list.html", context, status_code=status_code)
 
 
 def _deployment(given: dict[str, str]) -> production.DeploymentIn:
@@ -135,4 +126,3 @@ def _window_s(text: str) -> float:
 
 def _no_files() -> list[SourceFile]:
     raise Invalid("files", "choose two or more /metrics scrapes, or a query_range answer")
-

@@ -128,9 +128,7 @@ def test_a_refused_upload_stores_nothing_and_names_the_file_line_and_field(
     assert post_form(client, [scrape(0), scrape(300)]).status_code == 201
     clash = post_form(client, [scrape(300), scrape(600)], hardware="B200")
     assert clash.status_code == 409
-    assert problems(clash) == [
-        "deployment 'chat-prod' is stored with hardware 'H100', not 'B200'"
-    ]
+    assert problems(clash) == ["deployment 'chat-prod' is stored with hardware 'H100', not 'B200'"]
     assert count(session, ProductionWindow) == 1
 
 
