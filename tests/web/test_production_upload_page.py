@@ -4,6 +4,7 @@ files chosen on the Upload page sent there."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -12,6 +13,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.domain.prom_text import parse_exposition
 from app.store.models import Deployment, ProductionWindow, Sweep
 from tests.factories import count
 from tests.prom_stream import make_stream
@@ -92,6 +94,36 @@ def test_scrapes_uploaded_through_the_form_are_stored_as_the_api_stores_them(
     assert "Stored 0 windows" in again.select_one("#production-stored").get_text(" ", strip=True)
     assert "2 windows already stored" in again.select_one("#production-stored").text
     assert count(session, ProductionWindow) == 4
+
+
+def test_a_query_range_answer_uploaded_through_the_form_gives_the_scrapes_windows(
+    client: TestClient, session: Session
+) -> None:
+    series: dict[tuple[str, tuple[tuple[str, str], ...]], list[list[object]]] = {}
+    for t in (0, 300, 600):
+        for s in parse_exposition(STREAM.exposition(t)).samples:
+            series.setdefault((s.name, s.labels), []).append([ORIGIN + t, repr(s.value)])
+    answer = {
+        "status": "success",
+        "data": {
+            "resultType": "matrix",
+            "result": [
+                {"metric": {"__name__": name, **dict(labels)}, "values": values}
+                for (name, labels), values in series.items()
+            ],
+        },
+    }
+    upload = ("files", ("range.json", json.dumps(answer).encode(), "application/json"))
+    stored = post_form(client, [upload], deployment="from-range")
+    assert stored.status_code == 201, stored.text
+    text = soup(stored).select_one("#production-stored").get_text(" ", strip=True)
+    assert text.startswith("Stored 2 windows for from-range (new deployment), from vllm range.")
+    deployment = session.scalars(select(Deployment)).one()
+    windows = client.get(f"/api/production/{deployment.id}").json()["windows"]
+    for window, (t0, t1) in zip(windows, ((0, 300), (300, 600)), strict=True):
+        mine = STREAM.finished(t0, t1)
+        assert window["requests"] == mine.sum()
+        assert window["output_tok_s"] == STREAM.output_len[mine].sum() / 300
 
 
 def test_a_refused_upload_stores_nothing_and_names_the_file_line_and_field(
