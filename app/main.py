@@ -120,6 +120,7 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
         plan,
         pricing,
         production,
+        production_upload,
         reports,
         sweeps,
         uploads,
@@ -154,6 +155,7 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
         sweeps.router,
         uploads.router,
         pricing.router,
+        production_upload.router,
         production.router,
     ):
         app.include_router(router)

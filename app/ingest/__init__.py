@@ -50,6 +50,7 @@ from app.ingest.text import (
 )
 
 __all__ = [
+    "TELEMETRY_REFUSAL",
     "IngestError",
     "NO_TPOT_WARNING",
     "Limits",
@@ -250,6 +251,14 @@ def _check_json(source: SourceFile) -> None:
         raise IngestError.one(source.name, f"not valid JSON ({error})")
 
 
+# A serving-metrics file given as a benchmark result: the upload page routes it to /production
+# by this message.
+TELEMETRY_REFUSAL = (
+    "Prometheus serving metrics, not a benchmark result: store them as a deployment's "
+    "production windows (POST /api/production, or paretoscope production FILES --store NAME)"
+)
+
+
 def _unrecognised(source: SourceFile, tools: list[Any]) -> RowError:
     """Why a file is not a result file, when no file of the upload is one (the refusal)."""
     names = ", ".join(["canonical CSV", *(t.name for t in tools)])
@@ -270,12 +279,7 @@ def _unrecognised(source: SourceFile, tools: list[Any]) -> RowError:
         except IngestError as exc:
             return exc.errors[0]
     if is_exposition(source) or is_range_answer(source):
-        return RowError(
-            source.name,
-            "Prometheus serving metrics, not a benchmark result: store them as a deployment's "
-            "production windows (POST /api/production, or paretoscope production FILES --store "
-            "NAME)",
-        )
+        return RowError(source.name, TELEMETRY_REFUSAL)
     near = near_miss(source.data)
     if near is not None:
         return RowError(

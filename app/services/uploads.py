@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 
 from app.domain.columns import COLUMNS_BY_NAME, SOURCE_KINDS, SWEEP_COLUMN_NAMES
 from app.ingest import (
+    TELEMETRY_REFUSAL,
     IngestError,
     Limits,
     ParsedSweep,
@@ -59,8 +60,17 @@ def page_spelling(name: str) -> str:
 
 
 def page_errors(errors: Sequence[RowError]) -> list[str]:
-    """Errors as the upload page words them: fields by their labels."""
-    return [e.spelled(page_spelling) for e in errors]
+    """Errors as the upload page words them: fields by their labels. Serving-metrics files are
+    not among them: the page sends those to /production (`telemetry_files`)."""
+    rest = [e for e in errors if e.message != TELEMETRY_REFUSAL]
+    if len(rest) < len(errors) and all(e.file == "(upload)" for e in rest):
+        return []  # only "none of these files is a result file": they were all scrapes
+    return [e.spelled(page_spelling) for e in rest]
+
+
+def telemetry_files(errors: Sequence[RowError]) -> list[str]:
+    """The files refused as Prometheus serving metrics rather than benchmark results."""
+    return [e.file for e in errors if e.message == TELEMETRY_REFUSAL]
 
 
 def native_formats() -> list[str]:

@@ -11,21 +11,22 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
 from app.charts import production as charts
-from app.http.deps import IdPath, SessionDep
+from app.http.deps import IdPath, SessionDep, SettingsDep
 from app.http.production_view import options_of
 from app.http.templating import render
 from app.schemas.production import ProductionQuery
 from app.services import production_report
 from app.store import pricing as pricing_store
-from app.store import production as store
+from app.web.production_upload import page_context
 
 router = APIRouter(include_in_schema=False)
 
 
 @router.get("/production", name="production_list")
-def production_list(request: Request, session: SessionDep) -> Response:
-    """Every deployment whose serving metrics were uploaded or pulled."""
-    return render(request, "production/list.html", {"deployments": store.list_deployments(session)})
+def production_list(request: Request, session: SessionDep, settings: SettingsDep) -> Response:
+    """Every deployment whose serving metrics were uploaded or pulled, and the form that
+    uploads more."""
+    return render(request, "production/list.html", page_context(session, settings))
 
 
 @router.get("/production/{deployment_id}", name="production_detail")

@@ -8,6 +8,7 @@ refusal (413, 400, 415, 422, 409, 410, 503) the form still works without a reloa
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -28,6 +29,7 @@ from app.http.explore_state import MAX_SERIES
 from app.http.templating import render
 from app.http.uploads import UploadRoute
 from app.ingest import IngestError
+from app.ingest.errors import RowError
 from app.services import staging, upload_checks, upload_json, uploads
 from app.services.errors import Gone
 from app.settings import Settings
@@ -75,7 +77,7 @@ def upload_stage(
     try:
         result = uploads.preview_detailed(session, upload.files, uploads.Details(), limits)
     except IngestError as exc:
-        context = {"sweeps": [], "errors": uploads.page_errors(exc.errors)}
+        context = {"sweeps": [], **_errors(exc.errors)}
         return _answer(request, settings, session, htmx, context, 422)
     staged = staging.stage(
         session,
@@ -99,7 +101,7 @@ def upload_preview(
         try:
             staged, result = staging.preview(session, token, details, limits)
         except IngestError as exc:
-            context = {"sweeps": [], "errors": uploads.page_errors(exc.errors), "token": token}
+            context = {"sweeps": [], **_errors(exc.errors), "token": token}
             return _answer(request, settings, session, htmx, context, 422)
         context = _preview_context(staged.token, result, details)
         context["tags"] = ", ".join(v for v in upload.form.getlist("tags") if isinstance(v, str))
@@ -112,8 +114,8 @@ def upload_preview(
     try:
         result = uploads.preview(session, files, fields, limits)
     except IngestError as exc:
-        errors = uploads.page_errors(exc.errors)
-        return render(request, "uploads/_preview.html", {"sweeps": [], "errors": errors})
+        context = {"sweeps": [], **_errors(exc.errors)}
+        return render(request, "uploads/_preview.html", context)
     return render(request, "uploads/_preview.html", _preview_context(None, result))
 
 
@@ -134,7 +136,7 @@ def upload_confirm(
         staged, result = _preview_or_none(session, token, details, limits)
         context = {
             **(_preview_context(staged, result, details) if result else {"sweeps": []}),
-            "errors": uploads.page_errors(exc.errors),
+            **_errors(exc.errors),
             "saving_failed": True,
             "tags": ", ".join(tags),
         }
@@ -156,7 +158,7 @@ def upload_save(
             session, files, fields, uploads.limits_for(settings.max_unpacked_bytes), tags
         )
     except IngestError as exc:
-        context = {"errors": uploads.page_errors(exc.errors), "sweeps": []}
+        context = {**_errors(exc.errors), "sweeps": []}
         if htmx:
             return render(request, "uploads/_preview.html", context, status_code=422)
         page = {**_context(settings, session), **context}
@@ -239,7 +241,7 @@ def _preview_context(
         "token": token,
         "sweeps": result.sweeps,
         "matches": result.matches,
-        "errors": uploads.page_errors(result.errors),
+        **_errors(result.errors),
         "skipped": result.skipped,
         "columns": COLUMNS_BY_NAME,
         "stored_percentiles": upload_checks.stored_percentiles,
@@ -293,5 +295,14 @@ def _context(settings: Settings, session: SessionDep) -> dict[str, Any]:
         "hardware_keys": catalog.hardware_keys(session),
         "detail_fields": [COLUMNS_BY_NAME[k] for k in META_FIELDS],
         "errors": [],
+        "telemetry_files": [],
         "sweeps": [],
+    }
+
+
+def _errors(errors: Sequence[RowError]) -> dict[str, list[str]]:
+    """The problems to fix, and apart from them the serving-metrics files sent to /production."""
+    return {
+        "errors": uploads.page_errors(errors),
+        "telemetry_files": uploads.telemetry_files(errors),
     }

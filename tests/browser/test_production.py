@@ -3,6 +3,7 @@ beside the frontier, flagged rows, no sideways scrolling, and the overlay on Exp
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -66,3 +67,45 @@ def test_a_deployment_page_draws_its_windows_and_explore_overlays_them(
     assert "production: browser-prod" in legend
     assert page.locator("#production-overlay-note").count() == 1
     assert page.problems == []
+
+
+def test_scrapes_go_up_through_the_production_form_and_the_upload_page_sends_them_there(
+    server: str, new_page: Any, tmp_path: Path
+) -> None:
+    stream = make_stream(n=1200, duration_s=600)
+    paths = []
+    for t in (0, 300, 600):
+        path = tmp_path / f"metrics-{t}.prom"
+        path.write_text(stream.exposition(t, scraped_at=ORIGIN + t))
+        paths.append(str(path))
+    for name, viewport in (("laptop", LAPTOP), ("phone", PHONE)):
+        # On Upload, the scrapes are sent on to Production's form, not refused.
+        page = new_page(viewport)
+        page.goto(server + "/upload")
+        page.set_input_files("#upload-form input[name=files]:not([webkitdirectory])", paths[:2])
+        notice = page.locator("#upload-telemetry")
+        notice.wait_for()
+        assert "metrics-0.prom, metrics-300.prom" in (notice.text_content() or "")
+        assert sideways(page) == 0, name
+        shoot(page, f"upload-prom-{name}")
+        with page.expect_navigation():
+            notice.locator("a").click()
+        assert page.url.endswith("/production#production-upload")
+        form = page.locator("#production-form")
+        form.locator("input[name=files]").set_input_files(paths)
+        form.locator("input[name=deployment]").fill(f"form-prod-{name}")
+        form.locator("input[name=num_gpus]").fill("4")
+        with page.expect_navigation():
+            form.locator("#production-submit").click()
+        settle(page)
+        stored = page.locator("#production-stored")
+        assert (stored.text_content() or "").split() [:6] == [
+            "Stored", "2", "windows", "for", f"form-prod-{name}", "(new"
+        ]  # fmt: skip
+        assert sideways(page) == 0, name
+        shoot(page, f"production-form-{name}")
+        with page.expect_navigation():
+            stored.locator("a.button").click()
+        settle(page)
+        assert page.locator("#windows-table tbody tr").count() == 2
+        assert page.problems == [], name
