@@ -8,7 +8,6 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -16,6 +15,7 @@ from sqlalchemy.orm import Session
 from app.domain.prom_text import parse_exposition
 from app.store.models import Deployment, ProductionWindow, Sweep
 from tests.factories import count
+from tests.helpers import soup
 from tests.prom_stream import make_stream
 
 STREAM = make_stream(n=1200, duration_s=600)
@@ -23,17 +23,13 @@ ORIGIN = 1_780_000_000
 FIELDS = {"deployment": "chat-prod", "model": "llama-3.1-70b", "hardware": "H100", "num_gpus": "4"}
 
 
-def scrape(t: int, name: str | None = None) -> tuple[str, tuple[str, bytes, str]]:
+def prom_at(t: int, name: str | None = None) -> tuple[str, tuple[str, bytes, str]]:
     text = STREAM.exposition(t, scraped_at=ORIGIN + t).encode()
     return ("files", (name or f"metrics-{t}.prom", text, "text/plain"))
 
 
 def post_form(client: TestClient, files: list[Any], **fields: str) -> Any:
     return client.post("/production", files=files, data=FIELDS | fields)
-
-
-def soup(response: Any) -> BeautifulSoup:
-    return BeautifulSoup(response.text, "html.parser")
 
 
 def problems(response: Any) -> list[str]:
@@ -56,7 +52,7 @@ def test_scrapes_uploaded_through_the_form_are_stored_as_the_api_stores_them(
         "selector", "times", "window_s",
     }  # fmt: skip
 
-    stored = post_form(client, [scrape(0), scrape(300), scrape(600)])
+    stored = post_form(client, [prom_at(0), prom_at(300), prom_at(600)])
     assert stored.status_code == 201, stored.text
     page = soup(stored)
     summary = page.select_one("#production-stored")
@@ -81,7 +77,7 @@ def test_scrapes_uploaded_through_the_form_are_stored_as_the_api_stores_them(
     assert windows[0]["tok_s_per_gpu"] == windows[0]["output_tok_s"] / 4
     twin = client.post(
         "/api/production",
-        files=[scrape(0), scrape(300), scrape(600)],
+        files=[prom_at(0), prom_at(300), prom_at(600)],
         data=FIELDS | {"deployment": "chat-api"},
     )
     assert twin.status_code == 201, twin.text
@@ -90,7 +86,7 @@ def test_scrapes_uploaded_through_the_form_are_stored_as_the_api_stores_them(
         {k: w[k] for k in w if k != "id"} for w in windows
     ]
     # The same files again: counted, not stored twice.
-    again = soup(post_form(client, [scrape(0), scrape(300), scrape(600)]))
+    again = soup(post_form(client, [prom_at(0), prom_at(300), prom_at(600)]))
     assert "Stored 0 windows" in again.select_one("#production-stored").get_text(" ", strip=True)
     assert "2 windows already stored" in again.select_one("#production-stored").text
     assert count(session, ProductionWindow) == 4
@@ -138,15 +134,15 @@ def test_a_refused_upload_stores_nothing_and_names_the_file_line_and_field(
     )
     assert soup(refused).select_one("#production-stored") is None
     cases: list[tuple[list[Any], dict[str, str], str]] = [
-        ([scrape(300)], {}, "two scrapes"),
-        ([scrape(5000), scrape(5300)], {}, "no traffic"),
-        ([scrape(0), scrape(300)], {"num_gpus": "0"}, "“GPUs”: must be a whole number from 1"),
-        ([scrape(0), scrape(300)], {"num_gpus": "2.5"}, "“GPUs”: must be a whole number"),
-        ([scrape(0), scrape(300)], {"window_s": "nan"}, "“Window (s)”: must be a number"),
-        ([scrape(0), scrape(300)], {"deployment": " "}, "“Deployment”: give the deployment"),
-        ([scrape(0), scrape(300)], {"times": "1,x"}, "“Scrape times”: time 2"),
-        ([scrape(0), scrape(300)], {"selector": 'model_name="x"'}, "match the selector"),
-        ([scrape(0), scrape(300)], {"model": "m" * 201}, "“Model”: at most 200 characters"),
+        ([prom_at(300)], {}, "two scrapes"),
+        ([prom_at(5000), prom_at(5300)], {}, "no traffic"),
+        ([prom_at(0), prom_at(300)], {"num_gpus": "0"}, "“GPUs”: must be a whole number from 1"),
+        ([prom_at(0), prom_at(300)], {"num_gpus": "2.5"}, "“GPUs”: must be a whole number"),
+        ([prom_at(0), prom_at(300)], {"window_s": "nan"}, "“Window (s)”: must be a number"),
+        ([prom_at(0), prom_at(300)], {"deployment": " "}, "“Deployment”: give the deployment"),
+        ([prom_at(0), prom_at(300)], {"times": "1,x"}, "“Scrape times”: time 2"),
+        ([prom_at(0), prom_at(300)], {"selector": 'model_name="x"'}, "match the selector"),
+        ([prom_at(0), prom_at(300)], {"model": "m" * 201}, "“Model”: at most 200 characters"),
         ([], {}, "“Files”: choose two or more"),
     ]
     for files, fields, reason in cases:
@@ -157,8 +153,8 @@ def test_a_refused_upload_stores_nothing_and_names_the_file_line_and_field(
             problems(response),
         )
     assert count(session, Deployment) == 0 and count(session, ProductionWindow) == 0
-    assert post_form(client, [scrape(0), scrape(300)]).status_code == 201
-    clash = post_form(client, [scrape(300), scrape(600)], hardware="B200")
+    assert post_form(client, [prom_at(0), prom_at(300)]).status_code == 201
+    clash = post_form(client, [prom_at(300), prom_at(600)], hardware="B200")
     assert clash.status_code == 409
     assert problems(clash) == ["deployment 'chat-prod' is stored with hardware 'H100', not 'B200'"]
     assert count(session, ProductionWindow) == 1
@@ -170,23 +166,23 @@ def test_the_form_needs_the_write_token_and_a_same_origin_post(
     client = make_client(write_token="s3cret")
     page = soup(client.get("/production"))
     assert page.select_one("#production-form input[name=write_token]")["type"] == "password"
-    assert post_form(client, [scrape(0), scrape(300)]).status_code == 401
+    assert post_form(client, [prom_at(0), prom_at(300)]).status_code == 401
     cross = client.post(
         "/production",
-        files=[scrape(0), scrape(300)],
+        files=[prom_at(0), prom_at(300)],
         data=FIELDS | {"write_token": "s3cret"},
         headers={"Origin": "http://evil.example"},
     )
     assert cross.status_code == 403
     assert count(session, Deployment) == 0
-    ok = post_form(client, [scrape(0), scrape(300)], write_token="s3cret")
+    ok = post_form(client, [prom_at(0), prom_at(300)], write_token="s3cret")
     assert ok.status_code == 201 and count(session, ProductionWindow) == 1
 
 
 def test_prom_files_on_the_upload_page_are_sent_to_the_production_form(
     client: TestClient, session: Session
 ) -> None:
-    files = [scrape(0), scrape(300)]
+    files = [prom_at(0), prom_at(300)]
     answer = client.post("/upload/stage", files=files, headers={"HX-Request": "true"})
     assert answer.status_code == 422
     page = soup(answer)
@@ -199,7 +195,7 @@ def test_prom_files_on_the_upload_page_are_sent_to_the_production_form(
     # Beside a benchmark file the scrape is still sent there, the other problems listed.
     mixed = client.post(
         "/upload/stage",
-        files=[scrape(0), ("files", ("notes.bin", b"\x00\x01", "application/octet-stream"))],
+        files=[prom_at(0), ("files", ("notes.bin", b"\x00\x01", "application/octet-stream"))],
         headers={"HX-Request": "true"},
     )
     mixed_page = soup(mixed)
