@@ -8,7 +8,6 @@ Pure: imports only the standard library (and the covariates' names).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -20,6 +19,7 @@ from app.domain.covariates import (
     PREFIX_CACHE_HIT_RATE,
 )
 from app.domain.impossible import Impossible
+from app.domain.numbers import finite_number as _number
 
 KIND_RANGE = "out of range"
 KIND_SPLIT = "split"
@@ -91,14 +91,3 @@ def split_problem(num_gpus: Any, prefill: Any, decode: Any) -> Impossible | None
         f"the split {p:g}P + {d:g}D is {p + d:g} GPUs, but the deployment has {total:g} "
         "(num_gpus): prefill and decode GPUs must add up to it",
     )
-
-
-def _number(value: Any) -> float | None:
-    """A finite number from a number or its text (a canonical file's extra columns are text)."""
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        return None
-    try:
-        number = float(value)
-    except ValueError:
-        return None
-    return number if math.isfinite(number) else None
