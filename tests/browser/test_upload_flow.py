@@ -73,8 +73,13 @@ def with_files(requests: list[tuple[str, str, int]]) -> list[str]:
 
 
 def changed(page: Any) -> None:
-    """Wait until htmx has swapped in a new details form."""
-    page.wait_for_function("() => !document.querySelector('#details-form').dataset.seen")
+    """Wait until htmx has swapped in a new details form and settled it: htmx wires the new
+    form's change trigger only when it settles, so a field typed into before that sends
+    nothing (seen once in CI on a loaded machine)."""
+    page.wait_for_function(
+        "() => !document.querySelector('#details-form').dataset.seen"
+        " && !document.querySelector('.htmx-settling, .htmx-swapping')"
+    )
 
 
 def mark(page: Any) -> None:
