@@ -13,7 +13,7 @@ from typing import Any
 import yaml
 
 from app.domain.columns import TPOT_COLUMN_NAMES
-from app.ingest import canonical
+from app.ingest import canonical, canonical_rows
 from app.ingest.canonical_requests import RequestGroup, parse_requests_csv
 from app.ingest.errors import FIELD_MARK, IngestError, Problems, RowError
 from app.ingest.gpu_hint import COMMANDS_SUFFIX, GpuHint, command_hints, suggest
@@ -334,7 +334,7 @@ def _finish(
                 )
         rows = [{**sweep.meta, **p.values} for p in sweep.points]
         point_errors: list[RowError] = Problems()
-        canonical.check_values(sweep.source_file, rows, point_errors)
+        canonical_rows.check_values(sweep.source_file, rows, point_errors)
         # Canonical row numbers mean nothing here: name the point by its load instead.
         for e in point_errors:
             point = sweep.points[(e.row or 2) - 2]

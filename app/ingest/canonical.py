@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import csv
 import io
-import math
-import re
 from typing import Any
 
 import polars as pl
@@ -17,16 +15,14 @@ import polars as pl
 from app.domain.accounting import POINT_SPLIT_KEYS, SPLIT_COLUMNS
 from app.domain.columns import (
     COLUMNS_BY_NAME,
-    LATENCY_COLUMN_NAMES,
     POINT_COLUMN_NAMES,
     REQUEST_COLUMNS,
-    SOURCE_KINDS,
-    STATS,
     SWEEP_COLUMN_NAMES,
-    THROUGHPUT_COLUMN_NAMES,
     TPOT_COLUMN_NAMES,
 )
 from app.ingest import canonical_rows
+from app.ingest.blank_lines import without_blank_lines, without_blank_rows
+from app.ingest.canonical_rows import NON_NEGATIVE, POSITIVE, check_values
 from app.ingest.common import refuse_duplicate_columns
 from app.ingest.errors import FIELD_MARK, IngestError, Problems, RowError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
@@ -45,20 +41,7 @@ POLARS_TYPES: dict[str, pl.DataType] = {
 REQUEST_TYPES = {c.name: c.kind for c in REQUEST_COLUMNS}
 TRUE_WORDS = ["true", "1", "yes", "ok"]  # a bool cell, trimmed and lowered
 FALSE_WORDS = ["false", "0", "no", "failed", "error"]
-NON_NEGATIVE = (
-    *LATENCY_COLUMN_NAMES,
-    *THROUGHPUT_COLUMN_NAMES,
-    "duration_s",
-    "input_len",
-    "output_len",
-    "num_requests",
-    "num_failed",
-    "achieved_concurrency",
-    "isl",
-    "osl",
-)
 REQUIRED_META = ("sweep", "hardware", "num_gpus")
-POSITIVE = ("num_gpus", "concurrency", "request_rate", "num_prefill_gpus", "num_decode_gpus")
 ROWS_PER_SLICE = 1_000
 
 
@@ -83,7 +66,7 @@ def read_frame(file: str, text: str | bytes) -> pl.DataFrame:
     except csv.Error as exc:
         raise IngestError.one(file, f"not a readable CSV ({exc})", row=1) from exc
     refuse_duplicate_columns(file, written)
-    data, lines = _without_blank_lines(data)
+    data, lines = without_blank_lines(data)
     try:
         frame = pl.read_csv(
             data,  # polars reads bytes at twice the speed of a StringIO
@@ -110,42 +93,6 @@ def read_frame(file: str, text: str | bytes) -> pl.DataFrame:
     if lines is not None:
         frame = frame.with_columns(pl.Series(ROW, lines, dtype=pl.Int64))
     return without_blank_rows(frame.with_columns(trimmed))
-
-
-_BLANK_LINE = re.compile(rb"\n[ \t\r,]*(?:\n|$)")
-
-
-def _without_blank_lines(data: bytes) -> tuple[bytes, list[int] | None]:
-    """The data without its blank lines (and lines of only commas), and the line of each row
-    kept (the header is line 1), or the data itself and None when it has none to drop.
-
-    Before polars reads it: a frame holds a blank line as a row of empty text cells, ~100
-    bytes each (a million blank lines cost 220 MB). A quoted cell may span lines, so a file
-    with a quote is left whole (its blank rows are dropped from the frame instead)."""
-    if b'"' in data or not _BLANK_LINE.search(data):
-        return data, None
-    header, _, body = data.partition(b"\n")
-    kept: list[bytes] = [header]
-    lines: list[int] = []
-    for number, line in enumerate(body.split(b"\n"), start=2):
-        if line.strip(b" \t\r,"):
-            kept.append(line)
-            lines.append(number)
-    return b"\n".join(kept) + b"\n", lines
-
-
-def without_blank_rows(frame: pl.DataFrame, first_row: int = 2) -> pl.DataFrame:
-    """The frame with each row's line in the file (ROW; the header is row 1), blank lines and
-    rows of empty cells dropped: they hold nothing, and CSV readers skip them (a trailing
-    newline too many is no error, and a million of them are not a million problems)."""
-    data = [c for c in frame.columns if c != ROW]
-    framed = frame if ROW in frame.columns else frame.with_row_index(ROW, offset=first_row)
-    if not data:
-        return framed
-    blank = pl.all_horizontal(pl.col(c).is_null() | (pl.col(c).cast(pl.String) == "") for c in data)
-    if not framed.select(blank.any()).item():
-        return framed
-    return framed.filter(~blank)
 
 
 def _header_text(data: bytes) -> str:
@@ -210,49 +157,6 @@ def _rows(frame: pl.DataFrame) -> pl.Expr:
     if ROW in frame.columns:
         return pl.col(ROW)
     return pl.int_range(2, pl.len() + 2, dtype=pl.Int64).alias(ROW)
-
-
-def check_values(file: str, rows: list[dict[str, Any]], errors: list[RowError]) -> None:
-    given = set().union(*(row.keys() for row in rows[:1]))  # a frame's rows share their keys
-    non_negative = [n for n in NON_NEGATIVE if n in given] if given else NON_NEGATIVE
-    positive = [n for n in POSITIVE if n in given] if given else POSITIVE
-    stats = [s for s in STATS if not given or {f"ttft_{s}_ms", f"e2el_{s}_ms"} <= given]
-    for i, row in enumerate(rows):
-        line = row.get(ROW, i + 2)
-        for name in non_negative:
-            value = row.get(name)
-            if value is None:
-                continue
-            if isinstance(value, float) and not math.isfinite(value):
-                errors.append(RowError(file, f"{value} is not a finite number", line, name))
-            elif value < 0:
-                errors.append(RowError(file, f"{value} is negative", line, name))
-        for name in positive:
-            value = row.get(name)
-            if value is None:
-                continue
-            if isinstance(value, float) and math.isnan(value):
-                errors.append(RowError(file, "NaN is not a number", line, name))
-            elif value <= 0:
-                errors.append(RowError(file, f"{value} must be greater than 0", line, name))
-            elif name != "request_rate" and isinstance(value, float) and math.isinf(value):
-                errors.append(RowError(file, f"{value} is not a finite number", line, name))
-        for stat in stats:
-            ttft, e2el = row.get(f"ttft_{stat}_ms"), row.get(f"e2el_{stat}_ms")
-            if ttft is not None and e2el is not None and ttft > e2el:
-                errors.append(
-                    RowError(
-                        file,
-                        f"TTFT {stat} {ttft} ms is above E2EL {stat} {e2el} ms",
-                        line,
-                        f"ttft_{stat}_ms",
-                    )
-                )
-        kind = row.get("source_kind")
-        if kind is not None and kind not in SOURCE_KINDS:
-            errors.append(
-                RowError(file, f"{kind!r} is not one of {SOURCE_KINDS}", line, "source_kind")
-            )
 
 
 def parse_sweeps_csv(

@@ -17,6 +17,7 @@ from typing import Any
 
 import polars as pl
 
+from app.ingest.blank_lines import without_blank_rows
 from app.ingest.canonical import (
     FALSE_WORDS,
     NULL_VALUES,
@@ -25,7 +26,6 @@ from app.ingest.canonical import (
     TRUE_WORDS,
     read_frame,
     typed_frame,
-    without_blank_rows,
 )
 from app.ingest.common import refuse_duplicate_columns
 from app.ingest.errors import IngestError, RowError

@@ -9,6 +9,7 @@ every problem by file, row and column exactly as before.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import polars as pl
@@ -16,15 +17,31 @@ import polars as pl
 from app.domain.accounting import POINT_SPLIT_KEYS, SPLIT_COLUMNS
 from app.domain.columns import (
     COLUMNS_BY_NAME,
+    LATENCY_COLUMN_NAMES,
     POINT_COLUMN_NAMES,
     SOURCE_KINDS,
     STATS,
     SWEEP_COLUMN_NAMES,
+    THROUGHPUT_COLUMN_NAMES,
     TPOT_COLUMN_NAMES,
 )
-from app.ingest.errors import Kind, kind_of
+from app.ingest.errors import Kind, RowError, kind_of
 from app.ingest.parsed import ParsedSweep
 from app.ingest.point_table import POSITION, ROW, SWEEP, PointTable
+
+NON_NEGATIVE = (
+    *LATENCY_COLUMN_NAMES,
+    *THROUGHPUT_COLUMN_NAMES,
+    "duration_s",
+    "input_len",
+    "output_len",
+    "num_requests",
+    "num_failed",
+    "achieved_concurrency",
+    "isl",
+    "osl",
+)
+POSITIVE = ("num_gpus", "concurrency", "request_rate", "num_prefill_gpus", "num_decode_gpus")
 
 
 def with_defaults(frame: pl.DataFrame, defaults: dict[str, Any]) -> pl.DataFrame:
@@ -222,3 +239,46 @@ def problem_counts(
         c.fill_null(False).sum().alias(str(i)) for i, (_, c) in enumerate(checks)
     )
     return [(k, int(counted[str(i)].item())) for i, (k, _) in enumerate(checks)]
+
+
+def check_values(file: str, rows: list[dict[str, Any]], errors: list[RowError]) -> None:
+    given = set().union(*(row.keys() for row in rows[:1]))  # a frame's rows share their keys
+    non_negative = [n for n in NON_NEGATIVE if n in given] if given else NON_NEGATIVE
+    positive = [n for n in POSITIVE if n in given] if given else POSITIVE
+    stats = [s for s in STATS if not given or {f"ttft_{s}_ms", f"e2el_{s}_ms"} <= given]
+    for i, row in enumerate(rows):
+        line = row.get(ROW, i + 2)
+        for name in non_negative:
+            value = row.get(name)
+            if value is None:
+                continue
+            if isinstance(value, float) and not math.isfinite(value):
+                errors.append(RowError(file, f"{value} is not a finite number", line, name))
+            elif value < 0:
+                errors.append(RowError(file, f"{value} is negative", line, name))
+        for name in positive:
+            value = row.get(name)
+            if value is None:
+                continue
+            if isinstance(value, float) and math.isnan(value):
+                errors.append(RowError(file, "NaN is not a number", line, name))
+            elif value <= 0:
+                errors.append(RowError(file, f"{value} must be greater than 0", line, name))
+            elif name != "request_rate" and isinstance(value, float) and math.isinf(value):
+                errors.append(RowError(file, f"{value} is not a finite number", line, name))
+        for stat in stats:
+            ttft, e2el = row.get(f"ttft_{stat}_ms"), row.get(f"e2el_{stat}_ms")
+            if ttft is not None and e2el is not None and ttft > e2el:
+                errors.append(
+                    RowError(
+                        file,
+                        f"TTFT {stat} {ttft} ms is above E2EL {stat} {e2el} ms",
+                        line,
+                        f"ttft_{stat}_ms",
+                    )
+                )
+        kind = row.get("source_kind")
+        if kind is not None and kind not in SOURCE_KINDS:
+            errors.append(
+                RowError(file, f"{kind!r} is not one of {SOURCE_KINDS}", line, "source_kind")
+            )
