@@ -30,7 +30,7 @@ from app.http.templating import render
 from app.http.uploads import UploadRoute
 from app.ingest import IngestError
 from app.ingest.errors import RowError
-from app.services import staging, upload_checks, upload_json, uploads
+from app.services import staging, upload_checks, upload_json, upload_page, uploads
 from app.services.errors import Gone
 from app.settings import Settings
 from app.store import catalog
@@ -291,7 +291,7 @@ def _context(settings: Settings, session: SessionDep) -> dict[str, Any]:
         "needs_token": settings.write_token is not None,
         "max_upload_mb": settings.max_upload_mb,
         "staged_minutes": settings.staged_upload_minutes,
-        "formats": uploads.native_formats(),
+        "formats": upload_page.native_formats(),
         "hardware_keys": catalog.hardware_keys(session),
         "detail_fields": [COLUMNS_BY_NAME[k] for k in META_FIELDS],
         "errors": [],
@@ -303,6 +303,6 @@ def _context(settings: Settings, session: SessionDep) -> dict[str, Any]:
 def _errors(errors: Sequence[RowError]) -> dict[str, list[str]]:
     """The problems to fix, and apart from them the serving-metrics files sent to /production."""
     return {
-        "errors": uploads.page_errors(errors),
-        "telemetry_files": uploads.telemetry_files(errors),
+        "errors": upload_page.page_errors(errors),
+        "telemetry_files": upload_page.telemetry_files(errors),
     }
