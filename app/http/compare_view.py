@@ -18,6 +18,7 @@ from app.services import bands, comparison
 from app.services.bands import band_json
 from app.services.compare_bands import pair_bands, pair_bands_json
 from app.services.compare_intervals import PairIntervals, pair_intervals
+from app.services.public_record import against_public, against_public_json
 from app.services.readoff_json import ci_fields, operating_point_json
 
 
@@ -96,6 +97,8 @@ def compare_context(session: Session, query: ExploreQuery) -> dict[str, Any]:
         if view.state.query.sensitivity != "off"
         else None,
         "colours": {sid: charts.colour(i) for i, sid in enumerate(view.state.selected)},
+        # Your sweeps against the public record's dated runs in the selection (issue 51).
+        "public_record": against_public(view.results),
     }
 
 
@@ -121,6 +124,7 @@ def compare_answer(session: Session, query: ExploreQuery) -> dict[str, Any]:
         ],
         # With bands=1: each system's frontier band as arrays, as the frontier chart draws it.
         "bands": None if context["bands"] is None else [band_json(sb) for sb in context["bands"]],
+        "public_record": against_public_json(context["public_record"]),
         "figures": {
             "frontier": context["frontier_figure"],
             "throughput_ratio": context["ratio_figure"],
