@@ -115,7 +115,7 @@ def against_public(results: list[SweepAnalysis]) -> list[AgainstPublic] | None:
                 None if ci is None or not ci.known else ci.high,
                 [_dated(r) for r in band.runs],
             )
-            if mine is None and comparison.reason is None:
+            if mine is None and comparison.counted:
                 comparison = _without_yours(comparison)
             latest = band.runs[-1].meta
             likeness = (

@@ -79,7 +79,10 @@ def test_each_api_point_equals_the_rows_own_figures_back_in_ms_and_per_deploymen
 def test_the_apps_supplemental_rows_read_their_metrics_object_and_date() -> None:
     [sweep] = parse_public(SUPPLEMENTAL)
     rows = public_rows(SUPPLEMENTAL)
-    assert sweep.name == "GLM-4.7 · InferenceX · gaudi3 vllm-gaudi bf16 · 1024/1024 · tp8 ep1 · 2026-03-14"
+    assert (
+        sweep.name
+        == "GLM-4.7 · InferenceX · gaudi3 vllm-gaudi bf16 · 1024/1024 · tp8 ep1 · 2026-03-14"
+    )
     assert sweep.meta["measured_at"] == dt.date(2026, 3, 14)
     assert (sweep.meta.get("run_id"), sweep.meta.get("image")) == (None, None)
     assert len(sweep.points) == len(rows) == 8
@@ -109,7 +112,9 @@ def test_the_dump_leaves_out_error_rows_and_superseded_run_attempts() -> None:
 
 
 def test_a_dump_table_without_its_results_is_refused_naming_what_is_missing() -> None:
-    files = [UploadFile(n, public_bytes(f"dump/{n}")) for n in ("configs.json", "workflow_runs.json")]
+    files = [
+        UploadFile(n, public_bytes(f"dump/{n}")) for n in ("configs.json", "workflow_runs.json")
+    ]
     with pytest.raises(IngestError, match="without benchmark_results.json"):
         parse_upload(files, {})
     results = [UploadFile("benchmark_results.json", public_bytes("dump/benchmark_results.json"))]

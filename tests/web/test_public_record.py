@@ -1,0 +1,152 @@
+"""Compare against the public record (issue 51): your sweep ÷ a public band of three dated
+InferenceX runs at your SLO, with the interval that includes the band's spread, by hand; the
+JSON twin and the page say the same. Runs on SQLite and Postgres (it stores and reads sweeps)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from bs4 import BeautifulSoup
+from fastapi.testclient import TestClient
+
+from tests.helpers import upload_ids
+
+pytestmark = pytest.mark.postgres_twin
+
+PUBLIC_API = Path(__file__).resolve().parent.parent / "fixtures" / "inferencex"
+PUBLIC_FILE = "api_benchmarks_llama70b_h100_tp2.json"
+# The Chat preset's limits, stated: p99 TTFT ≤ 500 ms, p50 TPOT ≤ 40 ms.
+CHAT = {
+    "preset": "custom",
+    "ttft_ms": 500,
+    "ttft_percentile": "p99",
+    "tpot_ms": 40,
+    "tpot_percentile": "p50",
+}
+T_975_2 = 4.302652729911275  # Student's t, 97.5 % quantile, 2 degrees of freedom (a table value)
+MINE_HEADER = (
+    "sweep,hardware,num_gpus,model,engine,precision,isl,osl,concurrency,ttft_p99_ms,"
+    "tpot_p50_ms,output_tok_s\n"
+)
+
+
+def my_public_sweep_csv(heavy: tuple[float, ...]) -> bytes:
+    """Your own run of the public configuration: one run at concurrency 8 and repeated runs at
+    16, every one inside the Chat limits (TTFT p99 300 ms, TPOT p50 30 ms), 2 GPUs."""
+    rows = ["mine,H100,2,llama70b,vllm,fp8,1024,1024,8,250,25,1400\n"]
+    rows += [f"mine,H100,2,llama70b,vllm,fp8,1024,1024,16,300,30,{y}\n" for y in heavy]
+    return (MINE_HEADER + "".join(rows)).encode()
+
+
+def against_public_setup(client: TestClient) -> tuple[int, list[int]]:
+    public = upload_ids(client, (PUBLIC_FILE, (PUBLIC_API / PUBLIC_FILE).read_bytes()))
+    mine = upload_ids(client, ("mine.csv", my_public_sweep_csv((2300.0, 2400.0, 2500.0))))
+    return mine[0], public
+
+
+def compare_public(client: TestClient, ids: list[int], **extra: Any) -> dict[str, Any]:
+    response = client.get("/api/compare", params={"sweep": ids, "picked": 1, **CHAT, **extra})
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def test_your_sweep_against_a_band_of_three_dated_runs_by_hand(client: TestClient) -> None:
+    mine, public = against_public_setup(client)
+    [item] = compare_public(client, [mine, *public])["public_record"]
+    band = item["band"]
+    assert band["name"] == "llama70b · InferenceX · h100 vllm fp8 · 1024/1024 · tp2 ep1"
+    assert band["dates"] == 3
+    # Per date at the Chat limits (output tok/s per GPU): 03-01 passes at concurrency 16
+    # (300 ms, 34 ms) → 1100; 03-08 misses TPOT at 16 (41 ms) and passes at 8 → 720;
+    # 03-15 passes at 16 (310 ms, 36 ms) → 1000.
+    assert [(r["date"], r["goodput_tok_s_per_gpu"]) for r in band["runs"]] == [
+        ("2026-03-01", 1100.0),
+        ("2026-03-08", 720.0),
+        ("2026-03-15", 1000.0),
+    ]
+    assert [r["run_id"] for r in band["runs"]] == ["22000000101", "22000000202", "22000000303"]
+    assert band["median_tok_s_per_gpu"] == 1000.0
+    assert band["spread"] == 1100.0 / 720.0
+    assert (band["best_date"], band["latest_date"]) == ("2026-03-01", "2026-03-15")
+    assert band["best_is_earlier"] is True and band["best_over_latest"] == 1.1
+    # Yours: 3 runs at concurrency 16, 1150, 1200 and 1250 per GPU: their geometric mean, with a
+    # t interval on the log scale: exp(mean ± t(0.975, 2) · s / √3) of ln x.
+    logs = [math.log(y) for y in (1150.0, 1200.0, 1250.0)]
+    mean = sum(logs) / 3
+    s = math.sqrt(sum((v - mean) ** 2 for v in logs) / 2)
+    half = T_975_2 * s / math.sqrt(3)
+    yours, low, high = math.exp(mean), math.exp(mean - half), math.exp(mean + half)
+    assert item["yours_goodput_tok_s_per_gpu"] == pytest.approx(yours, rel=1e-9)
+    # The rule: yours ÷ median; [your low ÷ the band's highest, your high ÷ its lowest].
+    assert item["ratio"] == pytest.approx(yours / 1000.0, rel=1e-9)
+    assert item["ratio_low"] == pytest.approx(low / 1100.0, rel=1e-9)
+    assert item["ratio_high"] == pytest.approx(high / 720.0, rel=1e-9)
+    assert round(item["ratio"], 4) == 1.1993
+    assert (round(item["ratio_low"], 4), round(item["ratio_high"], 4)) == (0.983, 1.8475)
+    assert [round(r["ratio"], 4) for r in band["runs"]] == [1.0903, 1.6657, 1.1993]
+    assert item["yours"] == {"sweep_id": mine, "name": "mine"}
+    assert item["reason"] is None and "median" in item["rule"]
+
+
+def test_the_compare_page_shows_the_band_the_ratio_and_its_interval(client: TestClient) -> None:
+    mine, public = against_public_setup(client)
+    html = client.get("/compare", params={"sweep": [mine, *public], "picked": 1, **CHAT}).text
+    page = BeautifulSoup(html, "html.parser")
+    card = page.select_one("#public-record")
+    assert card is not None
+    ratio = card.select_one(".public-ratio")
+    assert ratio is not None
+    assert " ".join(ratio.get_text().split()) == (
+        "Your goodput is 1.2× the public median (0.983× – 1.85×, including the public "
+        "run-to-run spread)."
+    )
+    rows = card.select("tr.public-run")
+    assert [r["data-date"] for r in rows] == ["2026-03-01", "2026-03-08", "2026-03-15"]
+    cells = [[td.get_text(strip=True) for td in r.select("td")] for r in rows]
+    assert cells[1] == ["2026-03-08", "22000000202", "720", "1.67×"]
+    link = rows[2].select_one("a")
+    assert link is not None and link["href"].endswith("/runs/22000000303/attempts/1")
+    spread = card.select_one(".public-spread")
+    assert spread is not None and "earlier than the latest (2026-03-15), by 1.1×" in spread.text
+
+
+def test_no_public_run_in_the_selection_means_no_public_record(client: TestClient) -> None:
+    mine = upload_ids(client, ("mine.csv", my_public_sweep_csv((2300.0,))))
+    other = upload_ids(client, ("other.csv", my_public_sweep_csv((2000.0,)).replace(b"mine", b"b")))
+    body = compare_public(client, [mine[0], other[0]])
+    assert body["public_record"] is None
+    page = client.get("/compare", params={"sweep": [mine[0], other[0]], "picked": 1, **CHAT})
+    assert BeautifulSoup(page.text, "html.parser").select_one("#public-record") is None
+
+
+def test_public_runs_alone_show_the_band_and_ask_for_your_sweep(client: TestClient) -> None:
+    _, public = against_public_setup(client)
+    [item] = compare_public(client, public)["public_record"]
+    assert item["yours"] is None and item["ratio"] is None
+    assert item["reason"] == "tick one of your own sweeps beside the public runs"
+    assert item["band"]["spread"] == 1100.0 / 720.0
+
+
+def test_a_date_without_goodput_at_a_tighter_slo_is_listed_and_left_out(client: TestClient) -> None:
+    mine, public = against_public_setup(client)
+    # TPOT ≤ 26 ms: 03-01 passes at 8 (25 ms) → 700; 03-08 at 4 (21 ms) → 390; 03-15 at 8
+    # (26 ms) → 710. Yours: concurrency 8 (25 ms) → 700, one run: no interval of its own.
+    tighter = {**CHAT, "tpot_ms": 26}
+    response = client.get("/api/compare", params={"sweep": [mine, *public], "picked": 1, **tighter})
+    [item] = response.json()["public_record"]
+    assert [r["goodput_tok_s_per_gpu"] for r in item["band"]["runs"]] == [700.0, 390.0, 710.0]
+    assert item["ratio"] == 700.0 / 700.0
+    assert (item["ratio_low"], item["ratio_high"]) == (700.0 / 710.0, 700.0 / 390.0)
+    # TTFT ≤ 110 ms: no public point meets it (the fastest p99 is 120 ms).
+    none_pass = {**CHAT, "ttft_ms": 110}
+    response = client.get(
+        "/api/compare", params={"sweep": [mine, *public], "picked": 1, **none_pass}
+    )
+    [item] = response.json()["public_record"]
+    assert item["ratio"] is None
+    assert item["reason"] == "no dated run of the public record has a goodput at this SLO"
+    assert all(r["reason"] for r in item["band"]["runs"])
