@@ -150,3 +150,26 @@ def test_a_date_without_goodput_at_a_tighter_slo_is_listed_and_left_out(client: 
     assert item["ratio"] is None
     assert item["reason"] == "no dated run of the public record has a goodput at this SLO"
     assert all(r["reason"] for r in item["band"]["runs"])
+
+
+def test_the_sweep_page_links_its_run_and_never_a_script_address(client: TestClient) -> None:
+    _, public = against_public_setup(client)
+    page = BeautifulSoup(client.get(f"/sweeps/{public[1]}").text, "html.parser")
+    run = page.select_one("#meta-run")
+    assert run is not None
+    link = run.select_one("a")
+    assert link is not None and link.get_text() == "22000000202"
+    assert (
+        link["href"]
+        == "https://github.com/SemiAnalysisAI/InferenceX/actions/runs/22000000202/attempts/1"
+    )
+    assert "image vllm/vllm-openai:v0.18.0" in run.get_text()
+    # A run URL is data: one that is not http(s) is shown as text, never linked.
+    edited = client.patch(f"/api/sweeps/{public[1]}", json={"run_url": "javascript:alert(1)"})
+    assert edited.status_code == 200, edited.text
+    page = BeautifulSoup(client.get(f"/sweeps/{public[1]}").text, "html.parser")
+    run = page.select_one("#meta-run")
+    assert run is not None and run.select_one("a") is None
+    compare = client.get("/compare", params={"sweep": public, "picked": 1, **CHAT}).text
+    rows = BeautifulSoup(compare, "html.parser").select("#public-record tr.public-run")
+    assert rows[1].select_one("a") is None and rows[2].select_one("a") is not None
