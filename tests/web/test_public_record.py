@@ -173,3 +173,12 @@ def test_the_sweep_page_links_its_run_and_never_a_script_address(client: TestCli
     compare = client.get("/compare", params={"sweep": public, "picked": 1, **CHAT}).text
     rows = BeautifulSoup(compare, "html.parser").select("#public-record tr.public-run")
     assert rows[1].select_one("a") is None and rows[2].select_one("a") is not None
+
+
+def test_the_metrics_page_states_the_public_band_rule(client: TestClient) -> None:
+    page = BeautifulSoup(client.get("/metrics").text, "html.parser")
+    entry = page.select_one("#public-band")
+    assert entry is not None
+    text = " ".join(entry.get_text().split())
+    assert "ratio = G ÷ median(g₁ … gₙ); interval = [G_low ÷ max gᵢ, G_high ÷ min gᵢ]" in text
+    assert "run-to-run noise" in text
