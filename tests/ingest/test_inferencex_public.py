@@ -152,3 +152,34 @@ def test_the_public_rows_store_their_run_through_the_api(client: TestClient) -> 
     )
     assert again.status_code in (200, 201), again.text
     assert sorted(s["id"] for s in again.json()["sweeps"]) == sorted(ids)
+
+
+HISTORY = "benchmarks_history_dsr1_mi355x_sglang_fp4_tp4_1k1k.json"
+DSR1 = "dsr1 · InferenceX · mi355x sglang fp4 · 1024/1024 · tp4 ep1"
+
+
+def test_real_api_rows_of_three_nightly_runs_are_three_dated_sweeps_with_the_files_figures() -> (
+    None
+):
+    rows = public_rows(HISTORY)
+    sweeps = parse_public(HISTORY)
+    assert [s.name for s in sweeps] == [
+        f"{DSR1} · 2025-12-11 · run 20117712794",
+        f"{DSR1} · 2025-12-12 · run 20151920609",
+        f"{DSR1} · 2025-12-13 · run 20183691426",
+    ]
+    assert [s.meta["run_url"].rsplit("/", 2)[-1] for s in sweeps] == ["2", "2", "3"]
+    points = [p for s in sweeps for p in s.points]
+    assert len(points) == len(rows) == 15
+    for point, row in zip(points, rows, strict=True):
+        m = row["metrics"]
+        assert point.values["concurrency"] == row["conc"]
+        assert point.values["output_tok_s"] == m["output_tput_per_gpu"] * 4
+        assert point.values["total_tok_s"] == m["tput_per_gpu"] * 4
+        assert point.values["ttft_p99_ms"] == m["p99_ttft"] * 1000
+        assert point.values["ttft_p50_ms"] == m["median_ttft"] * 1000
+        assert point.values["tpot_p50_ms"] == m["median_tpot"] * 1000
+        assert point.values["e2el_p99_ms"] == m["p99_e2el"] * 1000
+        assert point.values["itl_p50_ms"] == m["median_itl"] * 1000
+    assert {s.meta["num_gpus"] for s in sweeps} == {4}
+    assert {s.meta["source_kind"] for s in sweeps} == {"public"}

@@ -182,3 +182,44 @@ def test_the_metrics_page_states_the_public_band_rule(client: TestClient) -> Non
     text = " ".join(entry.get_text().split())
     assert "ratio = G ÷ median(g₁ … gₙ); interval = [G_low ÷ max gᵢ, G_high ÷ min gᵢ]" in text
     assert "run-to-run noise" in text
+
+
+REAL_HISTORY = "benchmarks_history_dsr1_mi355x_sglang_fp4_tp4_1k1k.json"
+# A reasoning-style SLO the real DeepSeek-R1 1k/1k runs on MI355X can meet (their p99 TTFT is
+# 1.3–9.9 s): p99 TTFT ≤ 5 s, p50 TPOT ≤ 40 ms.
+REASONING = {**CHAT, "ttft_ms": 5000}
+
+
+def test_a_band_of_three_real_nightly_runs_against_your_sweep_by_hand(client: TestClient) -> None:
+    public = upload_ids(client, (REAL_HISTORY, (PUBLIC_API / REAL_HISTORY).read_bytes()))
+    header = MINE_HEADER.encode()
+    mine_csv = header + b"".join(
+        f"mine-r1,MI355X,4,dsr1,sglang,fp4,1024,1024,32,2500,30,{y}\n".encode()
+        for y in (1000.0, 1100.0)
+    )
+    [mine] = upload_ids(client, ("mine-r1.csv", mine_csv))
+    [item] = compare_public(client, [mine, *public], **REASONING)["public_record"]
+    runs = item["band"]["runs"]
+    # Each date's goodput is the file's own output_tput_per_gpu at its heaviest load inside the
+    # SLO: 2025-12-11 at concurrency 8 (16 misses TPOT: 42.5 ms), 2025-12-12 at 16 (32: 50.7
+    # ms), 2025-12-13 at 64 (p99 TTFT 4.35 s, TPOT 37.9 ms).
+    assert [(r["date"], r["run_id"], r["goodput_tok_s_per_gpu"]) for r in runs] == [
+        ("2025-12-11", "20117712794", 60.51757147356053),
+        ("2025-12-12", "20151920609", 109.69739941355992),
+        ("2025-12-13", "20183691426", 411.2796901208846),
+    ]
+    band = item["band"]
+    assert band["median_tok_s_per_gpu"] == 109.69739941355992
+    assert band["spread"] == 411.2796901208846 / 60.51757147356053  # 6.80×: the nightly spread
+    assert band["best_is_earlier"] is False and band["best_date"] == "2025-12-13"
+    # Yours: two runs at concurrency 32, 250 and 275 per GPU: geometric mean √(250·275), with
+    # t(0.975, 1) = 12.7062 on the log scale: exp(mean ± 12.7062 · s / √2),
+    # s = |ln 275 − ln 250| / √2.
+    yours = math.sqrt(250.0 * 275.0)
+    half = 12.706204736174698 * abs(math.log(275.0) - math.log(250.0)) / math.sqrt(2) / math.sqrt(2)
+    low, high = yours * math.exp(-half), yours * math.exp(half)
+    assert item["yours_goodput_tok_s_per_gpu"] == pytest.approx(yours, rel=1e-9)
+    assert item["ratio"] == pytest.approx(yours / 109.69739941355992, rel=1e-9)
+    assert item["ratio_low"] == pytest.approx(low / 411.2796901208846, rel=1e-9)
+    assert item["ratio_high"] == pytest.approx(high / 60.51757147356053, rel=1e-9)
+    assert [round(r["ratio"], 3) for r in runs] == [4.333, 2.39, 0.638]
