@@ -223,3 +223,22 @@ def test_a_band_of_three_real_nightly_runs_against_your_sweep_by_hand(client: Te
     assert item["ratio_low"] == pytest.approx(low / 411.2796901208846, rel=1e-9)
     assert item["ratio_high"] == pytest.approx(high / 60.51757147356053, rel=1e-9)
     assert [round(r["ratio"], 3) for r in runs] == [4.333, 2.39, 0.638]
+
+
+def test_history_draws_the_real_public_runs_as_one_configuration_by_date(
+    client: TestClient,
+) -> None:
+    public = upload_ids(client, (REAL_HISTORY, (PUBLIC_API / REAL_HISTORY).read_bytes()))
+    params = {"sweep": public, "picked": 1, **REASONING}
+    body = client.get("/api/history", params=params).json()
+    [config] = body["configurations"]
+    assert [(s["date"], s["date_source"]) for s in config["sweeps"]] == [
+        ("2025-12-11", "measured"),
+        ("2025-12-12", "measured"),
+        ("2025-12-13", "measured"),
+    ]
+    assert [s["goodput_tok_s_per_gpu"] for s in config["sweeps"]] == [
+        60.51757147356053,
+        109.69739941355992,
+        411.2796901208846,
+    ]
