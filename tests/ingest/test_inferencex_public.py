@@ -131,6 +131,15 @@ def test_bad_public_rows_are_refused_naming_file_item_and_key() -> None:
     rows[1]["metrics"]["output_tput_per_gpu"] = "fast"
     with pytest.raises(IngestError, match=r"rows.json.*output_tput_per_gpu"):
         parse_upload([UploadFile("rows.json", json.dumps(rows).encode())], {})
+    for key, value, said in (
+        ("date", "2026-13-45", r"item 1: key 'date': expected YYYY-MM-DD, got '2026-13-45'"),
+        ("image", "x" * 400, r"row 1, column 'image': is 400 characters long; at most 300"),
+        ("metrics", None, r"item 1: key 'metrics': expected an object"),
+    ):
+        rows = public_rows(API)
+        rows[0][key] = value
+        with pytest.raises(IngestError, match=said):
+            parse_upload([UploadFile("rows.json", json.dumps(rows).encode())], {})
     results = public_rows("dump/benchmark_results.json")
     results[0]["config_id"] = 12345
     files = [*dump_files()[1:3], UploadFile("benchmark_results.json", json.dumps(results).encode())]

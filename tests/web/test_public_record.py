@@ -242,3 +242,12 @@ def test_history_draws_the_real_public_runs_as_one_configuration_by_date(
         109.69739941355992,
         411.2796901208846,
     ]
+
+
+def test_the_offline_compare_report_carries_the_public_record(client: TestClient) -> None:
+    mine, public = against_public_setup(client)
+    params = {"view": "compare", "sweep": [mine, *public], "picked": 1, **CHAT}
+    report = client.get("/report", params=params)
+    assert report.status_code == 200, report.text
+    card = BeautifulSoup(report.text, "html.parser").select_one("#public-record .public-ratio")
+    assert card is not None and "1.2× the public median" in card.get_text()
