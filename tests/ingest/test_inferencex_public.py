@@ -192,3 +192,50 @@ def test_real_api_rows_of_three_nightly_runs_are_three_dated_sweeps_with_the_fil
         assert point.values["itl_p50_ms"] == m["median_itl"] * 1000
     assert {s.meta["num_gpus"] for s in sweeps} == {4}
     assert {s.meta["source_kind"] for s in sweeps} == {"public"}
+
+
+def test_agentic_rows_of_the_api_are_their_own_workload_never_one_sweep_with_fixed_lengths() -> (
+    None
+):
+    """The API answers fixed-length and agentic-trace rows together; a public row of each (the
+    agentic one as published for H100, DeepSeek-V4.1-Flash, 2026-09-18, metrics cut to five)."""
+    agentic = {
+        "id": "442505",
+        "hardware": "h100",
+        "framework": "vllm",
+        "model": "dsv41flash",
+        "precision": "fp4",
+        "spec_method": "mtp",
+        "disagg": False,
+        "is_multinode": False,
+        "prefill_tp": 8,
+        "decode_tp": 8,
+        "num_prefill_gpu": 8,
+        "num_decode_gpu": 8,
+        "benchmark_type": "agentic_traces",
+        "offload_mode": "off",
+        "isl": None,
+        "osl": None,
+        "conc": 20,
+        "image": "vllm/vllm-openai:nightly-cd10ed6f9f6b37a8ace9cf380007e66fe12ec0c3",
+        "date": "2026-09-18",
+        "workflow_run_id": "2509",
+        "run_started_at": "2026-09-18 22:35:24+00",
+        "run_url": "https://github.com/SemiAnalysisAI/InferenceX/actions/runs/35314892357/attempts/1",
+        "metrics": {
+            "tput_per_gpu": 12673.2,
+            "output_tput_per_gpu": 89.8,
+            "median_intvty": 109.8,
+            "median_ttft": 0.358,
+            "median_tpot": 0.0091,
+        },
+    }
+    fixed = {**agentic, "benchmark_type": "single_turn", "isl": 1024, "osl": 1024}
+    body = json.dumps([agentic, fixed]).encode()
+    a, f = parse_upload([UploadFile("benchmarks.json", body)], {})
+    base = "dsv41flash · InferenceX · h100 vllm fp4 mtp"
+    assert a.name == f"{base} · agentic_traces · tp8 ep1 · 2026-09-18 · run 35314892357"
+    assert f.name == f"{base} · 1024/1024 · tp8 ep1 · 2026-09-18 · run 35314892357"
+    assert (a.meta["workload"], f.meta.get("workload")) == ("agentic_traces", None)
+    assert a.meta["num_gpus"] == 8 and a.points[0].values["output_tok_s"] == 89.8 * 8
+    assert a.meta["run_id"] == "35314892357"  # from run_url, never the app's workflow_run_id
