@@ -120,6 +120,9 @@ def test_a_dump_table_without_its_results_is_refused_naming_what_is_missing() ->
     results = [UploadFile("benchmark_results.json", public_bytes("dump/benchmark_results.json"))]
     with pytest.raises(IngestError, match="needs configs.json"):
         parse_upload([*results, files[1]], {})
+    twice = [*dump_files(), UploadFile("old/configs.json", public_bytes("dump/configs.json"))]
+    with pytest.raises(IngestError, match="a second configs table .*one InferenceX dump at a time"):
+        parse_upload(twice, {})
 
 
 def test_bad_public_rows_are_refused_naming_file_item_and_key() -> None:

@@ -146,6 +146,12 @@ class InferenceXImporter:
             if kind == "api":
                 records.extend(api_rows(file, document))
             elif kind is not None:
+                if kind in tables:  # two dumps' tables would join each other's ids
+                    raise IngestError.one(
+                        file.name,
+                        f"a second {kind} table (after {tables[kind][0].name}): upload one "
+                        "InferenceX dump at a time",
+                    )
                 tables[kind] = (file, document)
             else:
                 records.extend(_rows(file, document))
