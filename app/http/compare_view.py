@@ -11,6 +11,7 @@ from app.charts import compare as charts_compare
 from app.charts import pareto as charts
 from app.charts.bands import add_stretches
 from app.charts.compare_frontier import compare_frontier_figure
+from app.charts.public_band import public_band_figure
 from app.domain.compare import Distinction
 from app.http import views
 from app.schemas.explore import ExploreQuery
@@ -46,6 +47,7 @@ def compare_context(session: Session, query: ExploreQuery) -> dict[str, Any]:
         log_y=view.state.query.logy,
     )
     ratio_figure = charts_compare.throughput_ratio_figure(pairs, view.params.slo, intervals)
+    public = against_public(view.results)
     if split is not None:
         add_stretches(ratio_figure, split)
     cost_figure = charts_compare.cost_ratio_figure(pairs, view.groups, view.params.slo)
@@ -98,7 +100,8 @@ def compare_context(session: Session, query: ExploreQuery) -> dict[str, Any]:
         else None,
         "colours": {sid: charts.colour(i) for i, sid in enumerate(view.state.selected)},
         # Your sweeps against the public record's dated runs in the selection (issue 51).
-        "public_record": against_public(view.results),
+        "public_record": public,
+        "public_figures": [public_band_figure(item) for item in public or []],
     }
 
 
@@ -124,7 +127,7 @@ def compare_answer(session: Session, query: ExploreQuery) -> dict[str, Any]:
         ],
         # With bands=1: each system's frontier band as arrays, as the frontier chart draws it.
         "bands": None if context["bands"] is None else [band_json(sb) for sb in context["bands"]],
-        "public_record": against_public_json(context["public_record"]),
+        "public_record": against_public_json(context["public_record"], context["public_figures"]),
         "figures": {
             "frontier": context["frontier_figure"],
             "throughput_ratio": context["ratio_figure"],

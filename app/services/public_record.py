@@ -142,12 +142,15 @@ def _run_json(run: DatedRun, ratio: float | None) -> dict[str, Any]:
     }
 
 
-def against_public_json(found: list[AgainstPublic] | None) -> list[dict[str, Any]] | None:
-    """/api/compare's `public_record`: null when the selection holds no public run."""
+def against_public_json(
+    found: list[AgainstPublic] | None, figures: list[dict[str, Any]]
+) -> list[dict[str, Any]] | None:
+    """/api/compare's `public_record` (each with its chart): null when the selection holds no
+    public run."""
     if found is None:
         return None
     out = []
-    for item in found:
+    for item, figure in zip(found, figures, strict=True):
         c = item.comparison
         pick = (
             {"sweep_id": item.yours.meta.id, "name": item.yours.meta.name} if item.yours else None
@@ -177,6 +180,7 @@ def against_public_json(found: list[AgainstPublic] | None) -> list[dict[str, Any
                 "reason": c.reason,
                 "rule": RULE,
                 "differences": item.likeness.as_json(),
+                "figure": figure,
             }
         )
     return out

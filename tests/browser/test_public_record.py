@@ -48,6 +48,10 @@ def test_the_public_band_reads_on_a_laptop_and_a_phone(
         assert round(expected["ratio_low"], 3) == 0.983
         dates = card.locator("tr.public-run td:first-child").all_inner_texts()
         assert dates == [r["date"] for r in expected["band"]["runs"]]
+        drawn = page.evaluate(
+            """() => document.querySelectorAll('#public-chart-1 .scatterlayer .point').length"""
+        )
+        assert drawn == 3  # the three dated runs (your goodput is a line, no markers)
         assert page.evaluate(TABLES_FIT) == []
         assert sideways(page) <= 0
         box = card.bounding_box()

@@ -90,6 +90,17 @@ def test_your_sweep_against_a_band_of_three_dated_runs_by_hand(client: TestClien
     assert [round(r["ratio"], 4) for r in band["runs"]] == [1.0903, 1.6657, 1.1993]
     assert item["yours"] == {"sweep_id": mine, "name": "mine"}
     assert item["reason"] is None and "median" in item["rule"]
+    # Its chart: the runs by date, your goodput across them over your interval.
+    runs_trace, yours_trace = item["figure"]["data"]
+    assert runs_trace["x"] == ["2026-03-01", "2026-03-08", "2026-03-15"]
+    assert runs_trace["y"] == [1100.0, 720.0, 1000.0]
+    assert yours_trace["x"] == ["2026-03-01", "2026-03-15"]
+    assert yours_trace["y"] == [item["yours_goodput_tok_s_per_gpu"]] * 2
+    [shade] = item["figure"]["layout"]["shapes"]
+    assert (shade["y0"], shade["y1"]) == (
+        pytest.approx(low, rel=1e-9),
+        pytest.approx(high, rel=1e-9),
+    )
 
 
 def test_the_compare_page_shows_the_band_the_ratio_and_its_interval(client: TestClient) -> None:
@@ -110,6 +121,8 @@ def test_the_compare_page_shows_the_band_the_ratio_and_its_interval(client: Test
     assert cells[1] == ["2026-03-08", "22000000202", "720", "1.67×"]
     link = rows[2].select_one("a")
     assert link is not None and link["href"].endswith("/runs/22000000303/attempts/1")
+    shade = card.select_one(".public-shade-note")
+    assert shade is not None and shade.get_text() == "Shaded: your goodput's 95 % interval."
     spread = card.select_one(".public-spread")
     assert spread is not None and "earlier than the latest (2026-03-15), by 1.1×" in spread.text
 
@@ -150,6 +163,8 @@ def test_a_date_without_goodput_at_a_tighter_slo_is_listed_and_left_out(client: 
     assert item["ratio"] is None
     assert item["reason"] == "no dated run of the public record has a goodput at this SLO"
     assert all(r["reason"] for r in item["band"]["runs"])
+    notes = [a["text"] for a in item["figure"]["layout"]["annotations"]]
+    assert notes == [f"Nothing to draw: {item['reason']}"]
 
 
 def test_the_sweep_page_links_its_run_and_never_a_script_address(client: TestClient) -> None:

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from app.schemas.answers.common import Answer, Difference
+from app.schemas.answers.common import Answer, Difference, PlotlyFigure
 
 
 class PublicRunOut(Answer):
@@ -54,3 +54,4 @@ class AgainstPublicOut(Answer):
     reason: str | None
     rule: str
     differences: list[Difference]
+    figure: PlotlyFigure  # the band's runs by date, your goodput and interval across them
