@@ -46,6 +46,14 @@ SWEEP_COLUMNS: tuple[Column, ...] = (
     Column("source_tool", "str", "Source tool", help="Benchmark tool that wrote the results."),
     Column("notes", "str", "Notes"),
     Column("measured_at", "date", "Measured at", help="Date the benchmark ran (YYYY-MM-DD)."),
+    Column(
+        "run_id",
+        "str",
+        "Run id",
+        help="The CI run that measured it (InferenceX: the GitHub Actions run id).",
+    ),
+    Column("run_url", "str", "Run URL", help="Where that run's logs and artifacts are."),
+    Column("image", "str", "Image", help="Container image the server ran, as the file names it."),
 )
 
 

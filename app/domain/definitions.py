@@ -277,6 +277,18 @@ DEFINITIONS: tuple[Definition, ...] = (
         "following it reaches 73–79 % power. "
         "Equal values cannot be separated by any amount of data.",
     ),
+    Definition(
+        "public-band",
+        "Against the public record (public band)",
+        "ratio = G ÷ median(g₁ … gₙ); interval = [G_low ÷ max gᵢ, G_high ÷ min gᵢ]",
+        "G is your sweep's goodput at your SLO and [G_low, G_high] its interval (G at both "
+        "ends without one); g₁ … gₙ are the goodputs, at the same SLO, of one configuration's "
+        "dated runs in the public record (InferenceX API rows or dump, source kind public), "
+        "one per run: the public band. The record runs a configuration once per date, so the "
+        "band's spread (max ÷ min) is its own run-to-run noise, and the interval holds your "
+        "ratio to every date at every point of your own interval. A run with no goodput at "
+        "the SLO is listed, said why, and left out of the band.",
+    ),
     *COST_AND_PLAN,
 )
 

@@ -36,6 +36,9 @@ class SweepMeta:
     num_decode_gpus: int | None = None
     draft_model: str | None = None
     num_spec_tokens: int | None = None
+    # Which run measured it: the public record's bands group dated runs (issue 51).
+    run_id: str | None = None
+    run_url: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The fields by name (for what reads any sweep description: likeness, history)."""

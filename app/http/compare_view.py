@@ -11,6 +11,7 @@ from app.charts import compare as charts_compare
 from app.charts import pareto as charts
 from app.charts.bands import add_stretches
 from app.charts.compare_frontier import compare_frontier_figure
+from app.charts.public_band import public_band_figure
 from app.domain.compare import Distinction
 from app.http import views
 from app.schemas.explore import ExploreQuery
@@ -18,6 +19,7 @@ from app.services import bands, comparison
 from app.services.bands import band_json
 from app.services.compare_bands import pair_bands, pair_bands_json
 from app.services.compare_intervals import PairIntervals, pair_intervals
+from app.services.public_record import against_public, against_public_json
 from app.services.readoff_json import ci_fields, operating_point_json
 
 
@@ -45,6 +47,7 @@ def compare_context(session: Session, query: ExploreQuery) -> dict[str, Any]:
         log_y=view.state.query.logy,
     )
     ratio_figure = charts_compare.throughput_ratio_figure(pairs, view.params.slo, intervals)
+    public = against_public(view.results)
     if split is not None:
         add_stretches(ratio_figure, split)
     cost_figure = charts_compare.cost_ratio_figure(pairs, view.groups, view.params.slo)
@@ -96,6 +99,9 @@ def compare_context(session: Session, query: ExploreQuery) -> dict[str, Any]:
         if view.state.query.sensitivity != "off"
         else None,
         "colours": {sid: charts.colour(i) for i, sid in enumerate(view.state.selected)},
+        # Your sweeps against the public record's dated runs in the selection (issue 51).
+        "public_record": public,
+        "public_figures": [public_band_figure(item) for item in public or []],
     }
 
 
@@ -121,6 +127,7 @@ def compare_answer(session: Session, query: ExploreQuery) -> dict[str, Any]:
         ],
         # With bands=1: each system's frontier band as arrays, as the frontier chart draws it.
         "bands": None if context["bands"] is None else [band_json(sb) for sb in context["bands"]],
+        "public_record": against_public_json(context["public_record"], context["public_figures"]),
         "figures": {
             "frontier": context["frontier_figure"],
             "throughput_ratio": context["ratio_figure"],

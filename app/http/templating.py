@@ -137,6 +137,14 @@ def source_label(kind: str | None) -> str:
     return SOURCE_KIND_LABELS.get(kind or "", kind or "–")
 
 
+def web_link(url: Any) -> str | None:
+    """An address from data a page may link: http(s) only (never `javascript:` or `data:`)."""
+    if isinstance(url, str) and url.lower().startswith(("https://", "http://")):
+        return url
+    return None
+
+
+templates.env.filters["web_link"] = web_link
 templates.env.filters["swatch"] = swatch_class
 templates.env.filters["num"] = fmt_num
 templates.env.filters["unit"] = fmt_num  # the old name of `num` with a unit

@@ -34,6 +34,9 @@ SWEEP_TEXT_LIMITS: dict[str, int] = {
     "workload": 200,
     "source_kind": 20,
     "source_tool": 100,
+    "run_id": 40,
+    "run_url": 500,
+    "image": 300,
     "notes": 10_000,  # a Text column: the bound is ours, not the database's
 }
 POINT_TEXT_LIMITS: dict[str, int] = {"goodput_slo": 200}

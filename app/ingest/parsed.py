@@ -29,7 +29,13 @@ NO_TPOT_WARNING = (
 )
 # Columns added after hash format 2 are hashed only when given, so every sweep stored before
 # them keeps its hash (and is still found as already stored).
-HASHED_WHEN_GIVEN: tuple[str, ...] = ("draft_model", "num_spec_tokens")
+HASHED_WHEN_GIVEN: tuple[str, ...] = (
+    "draft_model",
+    "num_spec_tokens",
+    "run_id",
+    "run_url",
+    "image",
+)
 HASHED_META: tuple[str, ...] = tuple(
     k
     for k in SWEEP_COLUMN_NAMES

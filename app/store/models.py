@@ -69,6 +69,10 @@ class Sweep(Base):
     source_file: Mapped[str | None] = mapped_column(String(500))
     notes: Mapped[str | None] = mapped_column(Text)
     measured_at: Mapped[dt.date | None] = mapped_column(Date)
+    # Which run measured it (issue 51: the public InferenceX record is one run per date).
+    run_id: Mapped[str | None] = mapped_column(String(40))
+    run_url: Mapped[str | None] = mapped_column(String(500))
+    image: Mapped[str | None] = mapped_column(String(300))
     created_at: Mapped[dt.datetime] = mapped_column(
         DateTime(timezone=True), server_default=func.now()
     )

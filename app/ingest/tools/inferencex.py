@@ -35,6 +35,12 @@ points are ordered by concurrency, repeated rows at one concurrency are kept.
 
 Measured power (`power_valid`, `avg_total_gpu_power_w`, `total_gpu_energy_j`, …) becomes the
 point's measured GPU power and energy (`_inferencex_power`).
+
+The public record (issue 51, `_inferencex_public`): rows of the read API `/api/v1/benchmarks`
+(a `metrics` object per row, with `date` and `run_url`) and the weekly dump's tables read as the
+same agg rows. A run is a sweep: rows of one configuration on another date or in another run
+form another sweep, named by its date and run id ("… · 2026-03-14 · run 27489075807") instead
+of a counter, with measured_at, run_id, run_url and image kept; they are source kind "public".
 """
 
 from __future__ import annotations
@@ -48,6 +54,14 @@ from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.source import SourceFile
 from app.ingest.tools._inferencex_power import power_covariates
+from app.ingest.tools._inferencex_public import (
+    FMT_API,
+    FMT_DUMP,
+    PROVENANCE,
+    api_rows,
+    dump_rows,
+    table_kind,
+)
 from app.ingest.tools._vllm_common import (
     Record,
     fail,
@@ -98,6 +112,7 @@ CONFIG_KEYS = (
     "kv_p2p_transfer",
     "offload_mode",
     "benchmark_type",
+    *PROVENANCE,  # another date or run of one configuration is another sweep
 )
 _VERSION = re.compile(r"^v?(\d+\.\d+(?:[.\w+-]*)?)$")
 
@@ -110,14 +125,41 @@ class InferenceXImporter:
         head = file.head(65536)
         # `tput_per_gpu"` also matches output_/input_tput_per_gpu: a row missing one of
         # them is still claimed, so the error names the missing key.
-        return head[:1] in (b"{", b"[") and b'tput_per_gpu"' in head and b'"hw"' in head
+        if head[:1] not in (b"{", b"["):
+            return False
+        if b'tput_per_gpu"' in head and (b'"hw"' in head or b'"hardware"' in head):
+            return True
+        # The public dump's tables: its results, its runs and its configurations.
+        return (
+            (b'"config_id"' in head and b'"benchmark_type"' in head and b'"metrics"' in head)
+            or (b'"github_run_id"' in head and b'"run_attempt"' in head)
+            or (b'"prefill_num_workers"' in head and b'"num_decode_gpu"' in head)
+        )
 
     def parse(self, files: list[SourceFile], defaults: Mapping[str, Any]) -> list[ParsedSweep]:
         groups: dict[str, list[Record]] = {}
+        tables: dict[str, tuple[SourceFile, list[Any]]] = {}
+        records: list[Record] = []
         for file in files:
-            for rec in _rows(file):
-                key = repr([_norm(rec.data.get(k)) for k in CONFIG_KEYS])
-                groups.setdefault(key, []).append(rec)
+            document = _document(file)
+            kind = table_kind(document)
+            if kind == "api":
+                records.extend(api_rows(file, document))
+            elif kind is not None:
+                if kind in tables:  # two dumps' tables would join each other's ids
+                    raise IngestError.one(
+                        file.name,
+                        f"a second {kind} table (after {tables[kind][0].name}): upload one "
+                        "InferenceX dump at a time",
+                    )
+                tables[kind] = (file, document)
+            else:
+                records.extend(_rows(file, document))
+        if tables:
+            records.extend(dump_rows(tables))
+        for rec in records:
+            key = repr([_norm(rec.data.get(k)) for k in CONFIG_KEYS])
+            groups.setdefault(key, []).append(rec)
         sweeps = [_sweep(group) for group in groups.values()]
         return sweeps
 
@@ -130,10 +172,14 @@ def _norm(value: Any) -> Any:
     return str(value).strip().lower() if isinstance(value, str) else repr(value)
 
 
-def _rows(file: SourceFile) -> list[Record]:
+def _document(file: SourceFile) -> Any:
     document = file.json()
     if file.json_error is not None:
         raise IngestError.one(file.name, f"not valid JSON ({file.json_error})")
+    return document
+
+
+def _rows(file: SourceFile, document: Any) -> list[Record]:
     if isinstance(document, dict):
         return [Record(document, file.name, None, FMT_ROW)]
     if not isinstance(document, list) or not document:
@@ -190,6 +236,19 @@ def _sweep(group: list[Record]) -> ParsedSweep:
         "osl": whole(first, "osl"),
         "source_tool": TOOL,
     }
+    if first.fmt in (FMT_API, FMT_DUMP):
+        # The public record's provenance. A CI agg row keeps its image in the points' extra,
+        # as before, so sweeps stored from such rows are still found by their hash.
+        meta |= {
+            "measured_at": d.get("date"),
+            "run_id": d.get("run_id"),
+            "run_url": d.get("run_url"),
+            "image": text(d.get("image")),
+            "source_kind": "public",
+            # Agentic trace replay counts cached prefill in its throughput: other work than the
+            # fixed-length runs, which likeness then names (the API mixes both in one answer).
+            "workload": _workload(d.get("benchmark_type")),
+        }
     meta = {k: v for k, v in meta.items() if v is not None}
     topology = (
         f"{prefill}P+{decode}D" if prefill is not None else f"tp{d.get('tp')} ep{d.get('ep', 1)}"
@@ -200,13 +259,23 @@ def _sweep(group: list[Record]) -> ParsedSweep:
         if p is not None and p != "none"
     )
     lengths = f"{meta['isl']}/{meta['osl']}" if "isl" in meta and "osl" in meta else None
+    lengths = meta.get("workload") or lengths
+    run = f"run {meta['run_id']}" if meta.get("run_id") else None
+    when = str(meta["measured_at"]) if meta.get("measured_at") else None
     meta["sweep"] = " · ".join(
-        p for p in (model_basename(meta.get("model")), TOOL, config, lengths, topology) if p
+        p
+        for p in (model_basename(meta.get("model")), TOOL, config, lengths, topology, when, run)
+        if p
     )
     files = list(dict.fromkeys(r.file for r in group))
     source = files[0] if len(files) == 1 else f"{files[0]} (+{len(files) - 1} more)"
     fmt = " + ".join(dict.fromkeys(r.fmt for r in group))
     return ParsedSweep(meta, points, source, fmt, first_row=first.row)
+
+
+def _workload(benchmark_type: Any) -> str | None:
+    kind = text(benchmark_type)
+    return None if kind in (None, "single_turn") else kind
 
 
 def _image_version(image: str | None) -> str | None:
@@ -232,7 +301,7 @@ def _point(rec: Record) -> ParsedPoint:
         values["total_tok_s"] = per_gpu_total * total
     if per_gpu_output is not None:
         values["output_tok_s"] = per_gpu_output * (decode or total)
-    used = {"conc", "tput_per_gpu", "output_tput_per_gpu"}
+    used = {"conc", "tput_per_gpu", "output_tput_per_gpu", *PROVENANCE}
     for key in sorted(rec.data, key=lambda k: k.startswith("median_")):  # median wins over p50
         match = LATENCY.match(key)
         if match:

@@ -15,6 +15,7 @@ from app.schemas.answers.common import (
     Named,
     PlotlyFigure,
 )
+from app.schemas.answers.public_record import AgainstPublicOut
 from app.schemas.answers.readoff import BandOut, OperatingPoint
 
 
@@ -138,4 +139,6 @@ class CompareAnswer(Answer):
     price_columns: list[str]
     pairs: list[PairOut]
     bands: list[BandOut] | None  # bands=1: each system's frontier band, as the chart draws it
+    # Your sweeps against the public record's dated runs in the selection (null: none there).
+    public_record: list[AgainstPublicOut] | None
     figures: CompareFigures

@@ -35,6 +35,9 @@ class SweepFields(Answer):
     source_tool: str | None
     notes: str | None
     measured_at: str | None
+    run_id: str | None
+    run_url: str | None
+    image: str | None
     source_file: str | None
     created_at: str
 

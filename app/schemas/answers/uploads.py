@@ -55,6 +55,9 @@ class StagedSweepDetails(Answer):
     source_tool: str | None
     notes: str | None
     measured_at: str | None
+    run_id: str | None
+    run_url: str | None
+    image: str | None
 
 
 class AlreadyStored(Answer):
