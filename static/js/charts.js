@@ -257,7 +257,14 @@
     }
     el.dataset.narrow = narrow;
     fig = Object.assign({}, fig, { data: fig.data.map(withHover) });
-    var config = Object.assign({ responsive: true, displaylogo: false }, fig.config || {});
+    // The mode bar keeps zoom, pan, reset and PNG (issue 47: a quarter of the controls); box and
+    // lasso select do nothing here, zoom in/out and autoscale repeat zoom and reset, and "Share
+    // chart" would upload the data to Plotly Cloud.
+    var config = Object.assign({
+      responsive: true,
+      displaylogo: false,
+      modeBarButtonsToRemove: ["select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d", "sendDataToCloud", "sendChartToCloud"]
+    }, fig.config || {});
     el.style.height = "";  // back to the stylesheet's height before measuring it
     el.dataset.baseHeight = el.clientHeight;
     var entries = fig.data.filter(function (t) { return t.showlegend !== false; }).length;
