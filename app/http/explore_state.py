@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 from starlette.datastructures import QueryParams
 
 from app.domain.verdict import Slo
+from app.http import choices
 from app.http.errors import AppError
 from app.schemas.explore import ExploreQuery
 from app.services import picker as series_picker
@@ -117,7 +118,7 @@ def carried_query(state: ExploreState) -> str:
     # The preset is always named, so a page never fills in its default price set for
     # prices the user cleared.
     pairs += [("picked", "1"), ("preset", state.preset_key or "custom")]
-    pairs += list(data.items())
+    pairs += [(k, choices.input_value(v)) for k, v in data.items()]  # 500, not 500.0
     pairs += [("pricing", i) for i in query.pricing]
     return urlencode(pairs)
 
