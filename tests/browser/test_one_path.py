@@ -154,6 +154,8 @@ def test_a_folder_goes_from_upload_to_compare_and_plan_without_retyping_anything
     page_measured(page, "upload-summary")
 
     page.click("#open-on-explore")
+    # Loaded: htmx wires the settings form's change trigger then (a change before is lost).
+    page.wait_for_url(re.compile(r"/\?sweep="), wait_until="load")
     page.wait_for_selector("#readoff-table tbody tr")
     settings_swapped(page, lambda: page.select_option("#slo-preset", PRESET), f"preset={PRESET}")
     # Not the default set (nth 1), so it must have been carried.
