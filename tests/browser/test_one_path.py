@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from app.domain.numbers import fmt_usd
-from tests.browser.conftest import run_server
+from tests.browser.conftest import ARTIFACTS, run_server
 from tests.conftest import FIXTURES
 from tests.helpers import shoot
 
@@ -103,6 +103,8 @@ def page_measured(page: Any, name: str) -> dict[str, Any]:
     assert wide[0] <= wide[1], f"{name} scrolls sideways at {wide[1]} px: {wide[0]} px wide"
     assert page.evaluate(CUT_ENTRIES) == [], name
     found: dict[str, Any] = page.evaluate(VISIBLE_CONTROLS)
+    with (ARTIFACTS / "one-path-controls.txt").open("a") as counts:  # to read after a run
+        print(page.tag, name, len(found["visible"]), "+", found["hover_only"], file=counts)
     return found
 
 
