@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 from starlette.datastructures import QueryParams
 
 from app.domain.verdict import Slo
+from app.http import choices
 from app.http.errors import AppError
 from app.schemas.explore import ExploreQuery
 from app.services import picker as series_picker
@@ -41,6 +42,19 @@ SLO_FIELDS = (
     "attainment",
 )
 PRICE_FIELDS = ("price_set", "pricing", "usd_per_gpu_hour")
+# What follows the user between Explore, Compare, Plan and History (issue 47): besides the
+# sweeps, the SLO and the prices, the settings that change the numbers read off.
+CARRIED = (
+    *SLO_FIELDS,
+    "mode",
+    "interpolation",
+    "ci_level",
+    "price_set",
+    "usd_per_gpu_hour",
+    "accounting",
+    "stat",
+    "basis",
+)
 DEFAULT_PRESET = "chat-interactive"
 DEFAULT_PRICE_SET = "costr@2026-09-08"
 DEFAULT_SERIES = 8
@@ -88,6 +102,25 @@ class ExploreState:
             else:
                 pairs.append((key, value))
         return urlencode(pairs)
+
+
+def carried_query(state: ExploreState) -> str:
+    """The selection that follows the user to Explore, Compare, Plan and History, as a query
+    string: the chosen sweeps, the SLO (its preset, or "custom" and the limits), the prices and
+    the accounting. A link with it reproduces the view; page-only settings (filters, axes' logs,
+    the demand) stay with their page."""
+    query = state.query
+    data = query.model_dump(include=set(CARRIED), exclude_none=True, exclude_defaults=True)
+    if state.preset_key:  # the preset's own limits and percentiles follow from its key
+        for key in SLO_FIELDS:
+            data.pop(key, None)
+    pairs: list[tuple[str, Any]] = [("sweep", i) for i in state.selected]
+    # The preset is always named, so a page never fills in its default price set for
+    # prices the user cleared.
+    pairs += [("picked", "1"), ("preset", state.preset_key or "custom")]
+    pairs += [(k, choices.input_value(v)) for k, v in data.items()]  # 500, not 500.0
+    pairs += [("pricing", i) for i in query.pricing]
+    return urlencode(pairs)
 
 
 def query_data(

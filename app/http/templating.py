@@ -18,6 +18,7 @@ from app.domain import numbers
 from app.domain.accounting import UNIT_WORDS, split_label
 from app.domain.columns import SOURCE_KIND_LABELS
 from app.domain.covariates import COVARIATE_LABELS, POINT_COVARIATES, point_covariates
+from app.http import choices
 from app.http.static import PLOTLY_JS, SCRIPTS, static_url
 from app.services import energy, readoff_json
 from app.settings import bundled
@@ -51,6 +52,9 @@ NAV = (
     ("catalog", "/catalog", "Catalog"),
     ("metrics", "/metrics", "Metrics"),
 )
+
+# The pages among which the selection follows the user (issue 47): their nav links carry it.
+CARRIED_PAGES = ("explore", "compare", "history", "plan")
 
 
 def _number(value: Any) -> Any:
@@ -158,6 +162,11 @@ templates.env.filters["usd"] = fmt_usd
 # Replaces Jinja's own tojson (which leaves U+2028/2029 alone): one way to embed data for scripts.
 templates.env.filters["tojson"] = script_json
 templates.env.globals["nav"] = NAV
+templates.env.globals["preset_groups"] = choices.preset_groups
+templates.env.globals["profile_groups"] = choices.profile_groups
+templates.env.globals["price_set_groups"] = choices.price_set_groups
+templates.env.filters["input_value"] = choices.input_value
+templates.env.globals["carried_pages"] = CARRIED_PAGES
 templates.env.globals["unit_words"] = UNIT_WORDS  # accounting modes' units (issue 37)
 templates.env.globals["split_label"] = split_label  # "8P + 8D"
 templates.env.globals["operating_split"] = readoff_json.operating_split  # the point's own

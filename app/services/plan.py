@@ -303,8 +303,9 @@ def _cost(
         return cost
     gpus = result.sizing.gpus
     cost.usd_per_month = domain.usd_per_month(price.usd_per_gpu_hour, gpus)
-    if kind == "ownership" and price.profile_id is not None:
-        parts = hourly[price.profile_id]
+    parts = hourly[price.profile_id] if price.profile_id is not None else {}
+    # An all-in TCO per GPU-hour (InferenceX's ownership tiers) has no parts to break down.
+    if kind == "ownership" and all(name in parts for name in OWNERSHIP_PARTS):
         cost.breakdown_usd_per_month = {
             name.replace("_usd_per_hour", "_usd_per_month"): (parts[name] or 0.0)
             * gpus

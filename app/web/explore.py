@@ -63,10 +63,17 @@ def hovers_answer(hovers: deferred.Hovers, versions: Versions) -> Response:
 
 
 def render_view(request: Request, page: str, context: dict[str, Any]) -> Response:
-    """Full page, or (for an htmx update) the swappable view plus the URL to push."""
+    """Full page, or (for an htmx update) the swappable view plus the URL to push. Either
+    way the main nav's links to Explore, Compare, Plan and History carry the selection (an
+    update swaps the nav out of band, so they follow every change)."""
     partial = request.headers.get("hx-request") == "true" and not request.headers.get(
         "hx-history-restore-request"
     )
+    context = {
+        **context,
+        "carry": explore_state.carried_query(context["state"]),
+        "partial": partial,
+    }
     if not partial:
         return render(request, f"{page}/index.html", context)
     response = render(request, f"{page}/_view.html", context)

@@ -257,7 +257,19 @@
     }
     el.dataset.narrow = narrow;
     fig = Object.assign({}, fig, { data: fig.data.map(withHover) });
-    var config = Object.assign({ responsive: true, displaylogo: false }, fig.config || {});
+    // The mode bar keeps zoom, pan, reset and PNG (issue 47: a quarter of the controls); box and
+    // lasso select do nothing here, zoom in/out and autoscale repeat zoom and reset, and "Share
+    // chart" would upload the data to Plotly Cloud.
+    var config = Object.assign({
+      responsive: true,
+      displaylogo: false,
+      modeBarButtonsToRemove: ["select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d", "sendDataToCloud", "sendChartToCloud"]
+    }, fig.config || {});
+    // A chart that says "Nothing to draw" (axes hidden: app/charts/style.empty_note) has nothing
+    // to zoom or save: no mode bar.
+    var layoutIn = fig.layout || {};
+    var nothing = (layoutIn.annotations || []).some(function (a) { return a.name === "empty-reason"; });
+    if (nothing && layoutIn.xaxis && layoutIn.xaxis.visible === false) config.displayModeBar = false;
     el.style.height = "";  // back to the stylesheet's height before measuring it
     el.dataset.baseHeight = el.clientHeight;
     var entries = fig.data.filter(function (t) { return t.showlegend !== false; }).length;

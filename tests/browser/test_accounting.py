@@ -27,6 +27,7 @@ def test_explore_counts_per_decode_gpu_and_compare_says_the_split_differs_on_a_p
     page = new_page({"width": 1280, "height": 720})
     page.goto(f"{server}/?{query}")
     settle(page)
+    page.click("#axes-more > summary")  # the axes fold away (issue 47)
     page.select_option("#a-accounting", "decode_gpu")
     page.wait_for_url(re.compile(r"accounting=decode_gpu"))
     settle(page)

@@ -80,7 +80,7 @@ def test_explore_redraws_after_an_htmx_update_and_back_without_a_csp_violation(p
     page.wait_for_url(re.compile(r"tpot_ms=10"))
     draw_and_hover(page, "#pareto-chart")
     page.go_back()
-    page.wait_for_function("() => document.querySelector('#slo-tpot').value === '40.0'")
+    page.wait_for_function("() => document.querySelector('#slo-tpot').value === '40'")
     draw_and_hover(page, "#pareto-chart")
     assert violations(page) == []
     assert page.problems == []

@@ -181,6 +181,7 @@ def test_explore_shows_hostile_names_and_draws_the_charts_and_redraws_after_htmx
     watched.assert_nothing_ran("explore")
 
     page.evaluate("() => { window.__marker = 'same page' }")
+    page.click("#axes-more > summary")  # the axes fold away (issue 47)
     page.select_option("#a-stat", "p90")
     page.wait_for_url(re.compile(r"stat=p90"))
     page.wait_for_function(

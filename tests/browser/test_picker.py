@@ -99,6 +99,7 @@ def test_a_21st_ticked_series_is_not_drawn_and_is_named(
     assert "up to 20 series" in page.inner_text("#picker legend")
     assert page.locator("#series-dropped").count() == 0
 
+    page.click("#picker-more > summary")  # the sweeps not selected fold away (issue 47)
     page.check(f"#s-{picked_ids['pick-20']}")
     page.wait_for_selector("#series-dropped")
     wait_drawn_exactly(page, first20)

@@ -417,5 +417,5 @@ def test_the_audit_uses_explores_default_slo_preset_unless_told_otherwise(
     assert slo(ttft_ms=300) == (None, "p90 TTFT ≤ 300 ms")
     page = soup(client.get("/claims/2").text)
     field = page.select_one("#at-slo input[name=ttft_ms]")
-    assert field is not None and field["value"] == "500.0"
+    assert field is not None and field["value"] == "500"
     assert "(preset chat-interactive)" in text_of(page, "#at-slo h2")

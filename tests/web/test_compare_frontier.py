@@ -153,8 +153,8 @@ def test_the_area_under_the_frontier_is_read_over_a_stated_range_or_said_unknown
         ).text,
         "html.parser",
     )
-    assert page.select_one("#area-from")["value"] == "40.0"  # type: ignore[index]
-    assert page.select_one("#area-to")["value"] == "90.0"  # type: ignore[index]
+    assert page.select_one("#area-from")["value"] == "40"  # type: ignore[index]
+    assert page.select_one("#area-to")["value"] == "90"  # type: ignore[index]
     summary = page.select_one(f"#stretches-{double} .area-summary")
     assert summary is not None and summary["data-stated"] == "true"
     text = summary.get_text(" ", strip=True)

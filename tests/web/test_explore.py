@@ -29,7 +29,7 @@ def test_a_fresh_visit_shows_seeded_frontiers_with_the_chat_preset(
     assert len(names) == 6
     assert all(n.startswith("Demo · Llama 3.1 70B") for n in names)
     assert page.select_one("#slo-preset option[selected]")["value"] == "chat-interactive"
-    assert page.select_one("#slo-ttft")["value"] == "500.0"
+    assert page.select_one("#slo-ttft")["value"] == "500"
     fig = figure(page)
     frontiers = [t for t in fig["data"] if t["mode"] == "lines+markers"]
     assert len(frontiers) == 6
@@ -82,8 +82,8 @@ def test_choosing_a_preset_applies_its_limits(client: TestClient, seeded: None) 
             },
         ).text
     )
-    assert page.select_one("#slo-ttft")["value"] == "1500.0"
-    assert page.select_one("#slo-tpot")["value"] == "15.0"
+    assert page.select_one("#slo-ttft")["value"] == "1500"
+    assert page.select_one("#slo-tpot")["value"] == "15"
     assert page.select_one("#slo-preset option[selected]")["value"] == "reasoning"
 
 
@@ -97,7 +97,7 @@ def test_editing_a_limit_makes_the_preset_custom(client: TestClient, seeded: Non
     }
     page = soup(client.get("/", params=params).text)
     assert page.select_one("#slo-preset option[selected]")["value"] == "custom"
-    assert page.select_one("#slo-ttft")["value"] == "900.0"
+    assert page.select_one("#slo-ttft")["value"] == "900"
 
 
 def test_unticking_every_series_shows_what_to_do(client: TestClient, seeded: None) -> None:

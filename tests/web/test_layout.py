@@ -68,14 +68,21 @@ def test_the_rarer_slo_settings_fold_but_say_what_they_are(
 ) -> None:
     fold = form_of(client, "/", "explore-form").select_one("details#slo-more")
     assert fold is not None and not fold.has_attr("open")
-    assert " ".join(fold.summary.text.split()) == "More (percentile mode · p99)"  # the chat preset
+    summary = " ".join(fold.summary.text.split())
+    assert summary == "More (percentile mode · p99, no E2EL limit)"  # the chat preset
     assert fold.select_one("#slo-interp") is not None
+    # No E2EL limit: its field waits under "More"; with one, it sits beside TTFT and TPOT.
+    assert fold.select_one("#slo-e2el") is not None
+    e2el = form_of(client, "/?picked=1&preset=custom&e2el_ms=9000", "explore-form")
+    more = e2el.select_one("details#slo-more")
+    assert more is not None and more.select_one("#slo-e2el") is None
+    assert e2el.select_one("fieldset.slo-fields > .pair #slo-e2el")["value"] == "9000"  # type: ignore[index]
 
     # A TPOT limit given as a speed is a limit in force: its field is shown, not folded away.
     speed = form_of(client, "/?picked=1&preset=custom&min_tok_s_user=20", "explore-form")
     fold = speed.select_one("details#slo-more")
     assert fold is not None and fold.has_attr("open")
-    assert "≥ 20.0 tok/s/user" in fold.summary.text
+    assert "≥ 20 tok/s/user" in fold.summary.text
     per_request = form_of(client, "/?mode=requests", "explore-form").select_one("#slo-more")
     assert per_request is not None and per_request.has_attr("open")
 

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import json
+from datetime import date
 from typing import Any
 
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
+from sqlalchemy import select
+from sqlalchemy.orm import Session
 
+from app.domain.numbers import fmt_usd
+from app.domain.plan import HOURS_PER_MONTH
+from app.store.models import PricingProfile
 from tests.helpers import upload_ids
 
 # A hostile name: it must reach the chart only as escaped JSON, never as markup or script.
@@ -119,9 +125,9 @@ def test_a_first_visit_plans_a_default_demand_and_bad_demand_is_a_422(
 ) -> None:
     upload_ids(client, ("pair.csv", PAIR))
     soup = plan_page(client)
-    assert soup.select_one("#d-value")["value"] == "10.0"
+    assert soup.select_one("#d-value")["value"] == "10"
     assert soup.select_one("#d-unit option[selected]")["value"] == "requests_per_s"
-    assert soup.select_one("nav a[href='/plan']") is not None
+    assert soup.select_one("nav a[href^='/plan?']") is not None
     bad = client.get("/plan", params={**QUERY, "demand": "-3"})
     assert bad.status_code == 422
     assert "requests_per_s" in bad.text
@@ -152,3 +158,26 @@ def page_metrics(client: TestClient) -> BeautifulSoup:
     response = client.get("/metrics")
     assert response.status_code == 200
     return BeautifulSoup(response.text, "html.parser")
+
+
+def test_a_plan_priced_by_an_all_in_ownership_set_costs_the_fleet_without_a_breakdown(
+    client: TestClient, seeded: None, session: Session
+) -> None:
+    """InferenceX's ownership tiers are one all-in $/GPU-hour, no capex parts: the plan prices
+    the fleet at it and lists no breakdown (it answered 500 before, found by issue 47's links)."""
+    [small, *_] = upload_ids(client, ("pair.csv", PAIR))
+    query = {**QUERY, "usd_per_gpu_hour": "", "price_set": "costh@2026-07-31"}
+    soup = plan_page(client, sweep=[small], **query)
+    [profile] = session.scalars(
+        select(PricingProfile).where(
+            PricingProfile.tier == "costh",
+            PricingProfile.as_of == date(2026, 7, 31),
+            PricingProfile.hardware == "H100",
+        )
+    )
+    assert profile.kind == "ownership" and profile.capex_usd is None
+    # 20 req/s at 10 per replica of 1 GPU: 2 GPUs, all month.
+    expected = fmt_usd(float(profile.usd_per_gpu_hour) * 2 * HOURS_PER_MONTH)
+    cost = soup.select_one(f"#plan-table tbody tr[data-sweep='{small}'] td.costs")
+    assert cost is not None and expected in cost.get_text(" ", strip=True)
+    assert "ownership breakdown" not in cost.get_text()

@@ -251,7 +251,7 @@ def test_the_production_page_has_the_default_slo_and_the_scraped_model(
     page = BeautifulSoup(client.get(f"/production/{deployment}").text, "html.parser")
     note = page.select_one("#slo-note").text
     assert "chat-interactive, the default" in note and "TTFT ≤ 500 ms" in note
-    assert page.select_one("input[name=tpot_ms]")["value"] == "40.0"
+    assert page.select_one("input[name=tpot_ms]")["value"] == "40"
     none = client.get(url, params={"preset": "none"}).json()
     assert none["options"]["slo"] == {} and none["windows"][0]["slo"] is None
     own = client.get(url, params={"tpot_ms": 50}).json()["options"]
