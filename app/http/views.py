@@ -11,7 +11,7 @@ from app.domain.request_goodput import SAMPLE_SCHEMA
 from app.http import explore_state
 from app.http.explore_state import ExploreState
 from app.schemas.explore import ExploreQuery
-from app.services import analysis, comparison
+from app.services import analysis, comparison, price_columns
 from app.services.analysis import Params, SweepAnalysis
 from app.services.comparison import PriceGroup, SensitivitySeries
 from app.services.prices import Price
@@ -60,11 +60,12 @@ def build(
 
 def price_groups(state: ExploreState, prices: list[Price]) -> list[PriceGroup]:
     groups = []
+    own = price_columns.own_label(state.price_columns)
     for column in state.price_columns:
         chosen = tuple(
             p
             for p in prices
             if (column.inline and p.profile_id is None) or p.profile_id in column.profile_ids
         )
-        groups.append(PriceGroup(column.label, chosen, column.price_set))
+        groups.append(PriceGroup(column.label, chosen, column.price_set, own))
     return groups

@@ -49,6 +49,7 @@ class PriceGroup:
     label: str
     prices: tuple[Price, ...]
     price_set: bool = False
+    own: str | None = None  # the label of the user's own $/GPU-hour column, when there is one
 
     def for_hardware(self, hardware: str) -> Price | None:
         return next((p for p in self.prices if p.applies_to(hardware)), None)
@@ -57,7 +58,9 @@ class PriceGroup:
         """Why this GPU has no price here (never another GPU's), or None when it has one."""
         if self.for_hardware(hardware) is not None:
             return None
-        return no_price_reason(hardware, [p.hardware for p in self.prices], self.price_set)
+        return no_price_reason(
+            hardware, [p.hardware for p in self.prices], self.price_set, self.own
+        )
 
 
 @dataclass(frozen=True)

@@ -266,6 +266,7 @@ def _unpriced(
 ) -> list[tuple[str, str]]:
     """The price columns without a price for this GPU, each with what to do instead."""
     out = []
+    own = price_columns.own_label(columns)
     for column in columns:
         mine = [
             p
@@ -274,7 +275,7 @@ def _unpriced(
         ]
         if not any(p.applies_to(hardware) for p in mine):
             priced = [p.hardware for p in mine]
-            reason = price_columns.no_price_reason(hardware, priced, column.price_set)
+            reason = price_columns.no_price_reason(hardware, priced, column.price_set, own)
             out.append((column.label, reason))
     return out
 

@@ -50,15 +50,25 @@ class PriceCell:
         return None if self.cost is None else self.cost.price.usd_per_gpu_hour
 
 
-def no_price_reason(hardware: str, priced: Sequence[str | None], price_set: bool) -> str:
+def no_price_reason(
+    hardware: str, priced: Sequence[str | None], price_set: bool, own: str | None = None
+) -> str:
     """Why a price column has no price for this GPU, and what to do instead (`priced`: the
-    hardware of the column's prices; `price_set`: a dated set rather than chosen profiles)."""
+    hardware of the column's prices; `price_set`: a dated set rather than chosen profiles;
+    `own`: the label of the user's own $/GPU-hour column, which then is what to read instead)."""
     gpu = hardware or "this sweep's hardware"
+    # Once the user has entered a price, telling them to enter one reads as if it were ignored.
+    instead = f"see your {own}" if own else "enter $/GPU-hour"
     if price_set:
-        return f"no {gpu} price in this set: enter $/GPU-hour"
+        return f"no {gpu} price in this set: {instead}"
     others = ", ".join(sorted({h for h in priced if h}))
     where = f" (it prices {others})" if others else ""
-    return f"no {gpu} price in this profile{where}: enter $/GPU-hour"
+    return f"no {gpu} price in this profile{where}: {instead}"
+
+
+def own_label(columns: Iterable[PriceColumn]) -> str | None:
+    """The label of the user's own $/GPU-hour column, if there is one."""
+    return next((c.label for c in columns if c.inline), None)
 
 
 def price_sets(profiles: list[PricingProfile]) -> list[tuple[str, str]]:
@@ -121,6 +131,7 @@ def price_cells(result: SweepAnalysis, columns: list[PriceColumn]) -> list[Price
     """Per price column, the cost under the price that applies to this sweep's hardware; a
     column without one gives no cost (never another GPU's price), with the reason."""
     hardware = str(result.meta.hardware or "")
+    own = own_label(columns)
     cells: list[PriceCell] = []
     for column in columns:
         match = [
@@ -132,7 +143,7 @@ def price_cells(result: SweepAnalysis, columns: list[PriceColumn]) -> list[Price
         applicable = next((c for c in match if c.price.applies_to(hardware)), None)
         if applicable is None:
             priced = [c.price.hardware for c in match]
-            reason = no_price_reason(hardware, priced, column.price_set)
+            reason = no_price_reason(hardware, priced, column.price_set, own)
             cells.append(PriceCell(column.label, None, reason))
         else:
             cells.append(PriceCell(column.label, applicable, applicable.reason))

@@ -26,6 +26,8 @@ from tests.web.test_readoff_api import O11
 PRICE_SET = "costr@2026-09-08"
 SET_LABEL = "InferenceX 3-year rental · Sep 2026"
 NO_A100 = "no A100 price in this set: enter $/GPU-hour"
+# Once the user has entered a price, the reason points at it instead of asking for one (issue 47).
+NO_A100_SEE_OWN = "no A100 price in this set: see your $1.8/GPU-hour"
 # LLMPerf's Anyscale run, stored as four A100s: the price set has no A100 price.
 LLMPERF = ("summary_anyscale_70b.json", "individual_anyscale_70b.json")
 SLO = {"ttft_ms": 1000, "tpot_ms": 100}
@@ -109,14 +111,18 @@ def test_your_own_price_prices_the_a100_beside_the_set_that_has_none(client: Tes
     params = {"sweep": sweep, "price_set": PRICE_SET, "usd_per_gpu_hour": 1.8, **SLO}
     result = client.get("/api/readoff", params=params).json()["results"][0]
     unpriced, own = result["price_cells"]
-    assert (unpriced["usd_per_gpu_hour"], unpriced["reason"]) == (None, NO_A100)
+    assert (unpriced["usd_per_gpu_hour"], unpriced["reason"]) == (None, NO_A100_SEE_OWN)
     goodput = result["goodput_tok_s_per_gpu"]
     assert (own["label"], own["usd_per_gpu_hour"], own["reason"]) == ("$1.8/GPU-hour", 1.8, None)
     assert own["usd_per_mtok"] == pytest.approx(1.8 * 1e6 / (3600 * goodput))
     row = readoff_row(client, **params)
     assert row["usd_per_gpu_hour [$1.8/GPU-hour]"] == "1.8"
     assert row["usd_per_mtok_reason [$1.8/GPU-hour]"] == ""
-    assert row[f"usd_per_mtok_reason [{SET_LABEL}]"] == NO_A100
+    assert row[f"usd_per_mtok_reason [{SET_LABEL}]"] == NO_A100_SEE_OWN
+    page = soup(client.get("/", params={**params, "preset": "custom"}).text)
+    notes = [li.get_text() for li in page.select("#readoff #cost-notes li")]
+    assert notes == [NO_A100_SEE_OWN]
+    assert "enter $/GPU-hour" not in page.get_text()
 
 
 @pytest.mark.usefixtures("priced")
