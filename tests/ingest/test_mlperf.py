@@ -175,3 +175,27 @@ def test_a_rounds_table_with_no_token_rows_is_refused() -> None:
     rows = json.loads((MLPERF / ROUND).read_bytes())[8:]
     with pytest.raises(IngestError, match="no row in tokens per second"):
         parse((ROUND, json.dumps(rows).encode()))
+
+
+def test_the_sweep_page_and_api_show_the_harness_and_its_provenance(client: TestClient) -> None:
+    from tests.helpers import soup
+
+    sweep_id = upload_id(client, mlperf_file(SERVER), **FORM)
+    answer = client.get(f"/api/sweeps/{sweep_id}")
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    stored = body.get("sweep", body)
+    assert (stored["harness"], stored["provenance"]) == ("MLPerf Inference LoadGen", "independent")
+    page = soup(client.get(f"/sweeps/{sweep_id}"), expect=200)
+    harness = page.select_one("#meta-harness dd")
+    assert harness is not None
+    assert harness.get_text() == "MLPerf Inference LoadGen · independent harness"
+
+
+def test_a_vendor_sweep_without_a_harness_is_the_vendors_own(client: TestClient) -> None:
+    sweep_id = upload_id(client, mlperf_file(SERVER), source_kind="vendor", **FORM)
+    stored = client.get(f"/api/sweeps/{sweep_id}").json()
+    stored = stored.get("sweep", stored)
+    # The importer says MLPerf ran it (independent) and that is kept; the form's kind is not
+    # the harness.
+    assert stored["provenance"] == "independent"

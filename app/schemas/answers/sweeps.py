@@ -33,6 +33,9 @@ class SweepFields(Answer):
     num_decode_gpus: int | None
     source_kind: str
     source_tool: str | None
+    harness: str | None
+    harness_version: str | None
+    provenance: str | None
     notes: str | None
     measured_at: str | None
     run_id: str | None
