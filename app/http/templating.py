@@ -16,9 +16,9 @@ from app import __version__
 from app.charts.style import PALETTE
 from app.domain import numbers
 from app.domain.accounting import UNIT_WORDS, split_label
-from app.domain.provenance import provenance_text
 from app.domain.columns import SOURCE_KIND_LABELS
 from app.domain.covariates import COVARIATE_LABELS, POINT_COVARIATES, point_covariates
+from app.domain.provenance import provenance_text
 from app.http.static import PLOTLY_JS, SCRIPTS, static_url
 from app.services import energy, readoff_json
 from app.settings import bundled
