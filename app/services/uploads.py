@@ -50,6 +50,7 @@ DETAIL_FIELDS: tuple[str, ...] = (
     "precision",
     "isl",
     "osl",
+    "provenance",
 )
 
 
