@@ -74,3 +74,13 @@ def test_a_provenance_that_is_neither_independent_nor_vendor_is_refused(
     response = post_files(client, ("runs.csv", VENDOR_AND_OWN), provenance="mine")
     assert response.status_code == 422
     assert "provenance" in response.text and "independent" in response.text
+
+
+def test_a_canonical_row_with_an_unknown_provenance_is_refused_naming_row_and_field(
+    client: TestClient,
+) -> None:
+    bad = VENDOR_AND_OWN.replace(b",independent,64,", b",mine,64,")
+    response = post_files(client, ("runs.csv", bad))
+    assert response.status_code == 422
+    assert "'mine' is not one of ('independent', 'vendor')" in response.text
+    assert '"provenance"' in response.text or "provenance" in response.text
