@@ -67,6 +67,11 @@ class StatedFigure:
         return (self.ours - self.theirs) / abs(self.theirs) * 100
 
 
+def rate_unit(figure: str) -> str:
+    """tok/s for a token throughput, req/s for a request throughput."""
+    return "req/s" if figure.startswith("request") else "tok/s"
+
+
 def within_rounding(theirs: float, ours: float) -> bool:
     return abs(ours - theirs) <= ROUNDING * max(abs(theirs), abs(ours))
 
@@ -123,15 +128,19 @@ def throughput_figure(
 ) -> StatedFigure:
     """A stated throughput beside the samples' own (tokens or requests ÷ duration)."""
     if straddling:
-        return judged(figure, "per s", theirs, ours, ours_from, WINDOW_EDGE_RULE, explains=True)
+        return judged(
+            figure, rate_unit(figure), theirs, ours, ours_from, WINDOW_EDGE_RULE, explains=True
+        )
     if subset:
-        return judged(figure, "per s", theirs, ours, ours_from, SUBSET_RULE, explains=ours < theirs)
-    return judged(figure, "per s", theirs, ours, ours_from)
+        return judged(
+            figure, rate_unit(figure), theirs, ours, ours_from, SUBSET_RULE, explains=ours < theirs
+        )
+    return judged(figure, rate_unit(figure), theirs, ours, ours_from)
 
 
 def totals_figure(figure: str, theirs: float, ours: float, ours_from: str) -> StatedFigure:
     """A stated throughput beside the file's own totals ÷ its duration."""
-    return judged(figure, "per s", theirs, ours, ours_from)
+    return judged(figure, rate_unit(figure), theirs, ours, ours_from)
 
 
 def window_figure(
@@ -141,7 +150,9 @@ def window_figure(
     ours = total / duration_s
     how = f"{total:,.0f} ÷ the run's {duration_s:,.2f} s"
     explains = within_rounding(theirs, total / window_s)
-    return judged(figure, "per s", theirs, ours, how, LEGACY_WINDOW_RULE, explains=explains)
+    return judged(
+        figure, rate_unit(figure), theirs, ours, how, LEGACY_WINDOW_RULE, explains=explains
+    )
 
 
 def interactivity_figure(stat: str, theirs: float, tpot_ms: float) -> StatedFigure:

@@ -59,6 +59,7 @@ def _row(point: StoredPoint, figure: StatedFigure) -> dict[str, Any]:
         "point_id": point.id,
         "position": point.position,
         "load": load,
+        "load_kind": "concurrency" if point.concurrency is not None else "request_rate",
         "figure": figure.figure,
         "unit": figure.unit,
         "theirs": figure.theirs,

@@ -107,6 +107,7 @@ class StatedFigureOut(Answer):
     point_id: int
     position: int
     load: float | None
+    load_kind: Literal["concurrency", "request_rate"]
     figure: str
     unit: str
     theirs: float
