@@ -18,7 +18,7 @@ from app.ingest import IngestError
 from app.ingest.registry import importers
 from app.ingest.source import SourceFile
 from app.ingest.tools import mlperf_endpoints, mlperf_loadgen, mlperf_round
-from tests.helpers import parse, upload_id
+from tests.helpers import parse, upload, upload_id
 
 MLPERF = Path(__file__).parent.parent / "fixtures" / "mlperf"
 SERVER = "loadgen/8xMI300X_llama2-70b-99_Server/mlperf_log_summary.txt"
@@ -39,6 +39,7 @@ def test_each_mlperf_file_is_claimed_by_its_own_importer_and_no_other() -> None:
         OFFLINE: mlperf_loadgen.IMPORTER,
         INVALID: mlperf_loadgen.IMPORTER,
         ROUND: mlperf_round.IMPORTER,
+        "summary_v6.1_rows_4_6_7_8.json": mlperf_round.IMPORTER,
         ENDPOINTS: mlperf_endpoints.IMPORTER,
     }
     for name, owner in owners.items():
@@ -199,3 +200,27 @@ def test_a_vendor_sweep_without_a_harness_is_the_vendors_own(client: TestClient)
     # The importer says MLPerf ran it (independent) and that is kept; the form's kind is not
     # the harness.
     assert stored["provenance"] == "independent"
+
+
+def test_a_v6_rounds_summary_json_reads_the_same_way() -> None:
+    name = "summary_v6.1_rows_4_6_7_8.json"
+    sweeps = parse(mlperf_file(name))
+    rows = json.loads((MLPERF / name).read_bytes())
+    tokens = [r for r in rows.values() if r["Units"] == "Tokens/s"]
+    assert len(sweeps) == len(tokens) == 3  # dlrm-v3 in samples/s is skipped
+    for sweep, row in zip(sweeps, tokens, strict=True):
+        assert sweep.points[0].values["output_tok_s"] == row["Result"]
+        assert sweep.meta["num_gpus"] == row["total_accelerators"] == 8
+        assert sweep.meta["hardware"] == "AMD Instinct MI355X 288GB HBM3e"
+        assert sweep.meta["harness_version"] == "v6.1"
+    assert sweeps[2].name.startswith("llama2-70b-99.9 · MLPerf v6.1 Interactive · AMD")
+
+
+def test_a_rounds_accelerator_names_match_the_catalog(client: TestClient, catalog: None) -> None:
+    for name, key in (
+        (ROUND, "MI300X"),
+        ("summary_v6.1_rows_4_6_7_8.json", "MI355X"),
+    ):
+        first = upload(client, mlperf_file(name))[0]
+        stored = client.get(f"/api/sweeps/{first['id']}").json()
+        assert stored["hardware"] == key
