@@ -84,3 +84,17 @@ def test_a_canonical_row_with_an_unknown_provenance_is_refused_naming_row_and_fi
     assert response.status_code == 422
     assert "'mine' is not one of ('independent', 'vendor')" in response.text
     assert '"provenance"' in response.text or "provenance" in response.text
+
+
+def test_the_sweep_page_edits_provenance_with_a_choice_and_the_api_refuses_others(
+    client: TestClient,
+) -> None:
+    vendor, _ = provenance_ids(client)
+    page = soup(client.get(f"/sweeps/{vendor}"), expect=200)
+    options = [o["value"] for o in page.select("select[name=provenance] option")]
+    assert options == ["", "independent", "vendor"]
+    changed = client.patch(f"/api/sweeps/{vendor}", json={"provenance": "independent"})
+    assert changed.status_code == 200, changed.text
+    assert client.get(f"/api/sweeps/{vendor}").json()["provenance"] == "independent"
+    refused = client.patch(f"/api/sweeps/{vendor}", json={"provenance": "trust me"})
+    assert refused.status_code == 422 and "provenance" in refused.text
