@@ -67,7 +67,7 @@ def test_seeded_mlperf_presets_are_the_o16_limits_at_p99(session: Session) -> No
     assert (interactive.percentile, interactive.ttft_ms, interactive.tpot_ms) == ("p99", 450, 40)
 
 
-def test_the_seed_holds_nineteen_gpus_and_sixty_five_price_profiles(session: Session) -> None:
+def test_the_seed_holds_twenty_gpus_and_sixty_five_price_profiles(session: Session) -> None:
     seed(session)
     session.commit()
     assert (count(session, Hardware), count(session, PricingProfile)) == (20, 65)
