@@ -187,3 +187,15 @@ def test_a_sweep_with_nothing_to_recompute_says_so(client: TestClient) -> None:
     assert page.select_one("#stated-table") is None
     assert page.select_one("#stated-none") is not None
     assert client.get(f"/api/sweeps/{sweep_id}").json()["stated_figures"] == []
+
+
+def test_the_llm_d_example_reports_placeholder_rates_and_they_are_flagged(
+    client: TestClient,
+) -> None:
+    # Its request_rate block repeats the token-rate numbers (mean 2,262.448 "queries/s") while
+    # the same report counts its requests and its duration: no rule makes those agree.
+    rows = stated_of(client, FIXTURES / "llm-d" / "br_v0_2_example.yaml")
+    requests = figure_named(rows, "request throughput")
+    assert requests["theirs"] == 2262.448
+    assert requests["status"] == "flagged" and requests["rule"] is None
+    assert requests["ours"] < requests["theirs"] / 100
