@@ -10,7 +10,10 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import select
+from sqlalchemy.orm import Session
 
+from app.cli import main as cli_main
 from app.domain.point import PointMetrics
 from app.domain.prom_histogram import attainment, histogram_of, quantile
 from app.domain.slo import Slo, point_verdict
@@ -18,11 +21,16 @@ from app.ingest import IngestError
 from app.ingest.registry import importers
 from app.ingest.source import SourceFile
 from app.ingest.tools import mlperf_endpoints, mlperf_loadgen, mlperf_round
+from app.settings import get_settings
+from app.store.models import Sweep
 from tests.helpers import parse, upload, upload_id
 
 MLPERF = Path(__file__).parent.parent / "fixtures" / "mlperf"
-SERVER = "loadgen/8xMI300X_llama2-70b-99_Server/mlperf_log_summary.txt"
-OFFLINE = "loadgen/8xMI300X_llama2-70b-99_Offline/mlperf_log_summary.txt"
+SUBMISSION = "submission_v4.1_AMD"
+RUN = "results/8xMI300X_2xEPYC-9374F/llama2-70b-99/{}/performance/run_1/mlperf_log_summary.txt"
+SERVER = f"{SUBMISSION}/{RUN.format('Server')}"
+OFFLINE = f"{SUBMISSION}/{RUN.format('Offline')}"
+SYSTEM = f"{SUBMISSION}/systems/8xMI300X_2xEPYC-9374F.json"
 INVALID = "loadgen/invalid_constructed_Server/mlperf_log_summary.txt"
 ROUND = "summary_results_v4.1_first9rows.json"
 ENDPOINTS = "endpoints_result_summary_VR-NVL72_deepseek-r1_Server_v6.1.json"
@@ -39,6 +47,7 @@ def test_each_mlperf_file_is_claimed_by_its_own_importer_and_no_other() -> None:
         OFFLINE: mlperf_loadgen.IMPORTER,
         INVALID: mlperf_loadgen.IMPORTER,
         ROUND: mlperf_round.IMPORTER,
+        SYSTEM: mlperf_loadgen.IMPORTER,
         "summary_v6.1_rows_4_6_7_8.json": mlperf_round.IMPORTER,
         ENDPOINTS: mlperf_endpoints.IMPORTER,
     }
@@ -224,3 +233,37 @@ def test_a_rounds_accelerator_names_match_the_catalog(client: TestClient, catalo
         first = upload(client, mlperf_file(name))[0]
         stored = client.get(f"/api/sweeps/{first['id']}").json()
         assert stored["hardware"] == key
+
+
+def test_a_submission_folder_gives_each_summary_its_systems_accelerators_and_benchmark() -> None:
+    server, offline = parse(mlperf_file(SERVER), mlperf_file(OFFLINE), mlperf_file(SYSTEM))
+    system = json.loads((MLPERF / SYSTEM).read_bytes())
+    for sweep in (server, offline):
+        assert sweep.meta["hardware"] == system["accelerator_model_name"]
+        assert sweep.meta["num_gpus"] == system["accelerators_per_node"] * system["number_of_nodes"]
+        assert sweep.meta["model"] == "llama2-70b-99"
+    assert server.name == "MLPerf Server · llama2-70b-99 · 8xMI300X_2xEPYC-9374F · VALID"
+    # completed tokens/s ÷ accelerators, the per-GPU figure MLPerf never prints
+    assert server.points[0].values["output_tok_s"] / server.meta["num_gpus"] == 21028.23 / 8
+
+
+def test_a_system_description_alone_is_refused_with_what_to_upload() -> None:
+    with pytest.raises(IngestError, match="without a LoadGen summary"):
+        parse(mlperf_file(SYSTEM))
+
+
+def test_paretoscope_import_of_the_submission_folder_on_a_new_database_knows_the_gpu(
+    database_url: str, monkeypatch: pytest.MonkeyPatch, session: Session
+) -> None:
+    monkeypatch.setenv("PARETOSCOPE_DATABASE_URL", database_url)
+    get_settings.cache_clear()
+    try:
+        assert cli_main(["import", str(MLPERF / SUBMISSION)]) == 0
+    finally:
+        get_settings.cache_clear()
+    stored = session.scalars(select(Sweep).order_by(Sweep.id)).all()
+    # The catalog is seeded with the first import, so the system's accelerator name matches.
+    assert [(s.hardware, s.num_gpus, s.provenance) for s in stored] == [
+        ("MI300X", 8, "independent"),
+        ("MI300X", 8, "independent"),
+    ]

@@ -18,9 +18,13 @@ mlcommons/inference_results_v4.1, tests/fixtures/mlperf/SOURCES.md):
 The verdict is kept as the point's `harness_result` (VALID / INVALID) with the constraint lines:
 an INVALID point never meets an SLO (app.domain.checks), whatever its percentiles say.
 
-The file names neither the accelerator nor its count (those sit in the submission's
-systems/<system>.json): hardware and GPU count come from the upload form. MLPerf's own figure
-is completed tokens per second of the whole system; Paretoscope divides by the GPUs.
+The summary names neither the accelerator nor its count: those sit in the submission's
+`systems/<system>.json` (`accelerator_model_name`, `accelerators_per_node` × `number_of_nodes`),
+which this importer also claims. Uploaded with the submission's layout,
+`results/<system>/<benchmark>/<scenario>/performance/run_1/mlperf_log_summary.txt`, a summary
+takes its hardware, GPU count and framework from its system's file and its model from the
+benchmark folder; alone, they come from the upload form. MLPerf's own figure is completed tokens
+per second of the whole system; Paretoscope divides by the GPUs.
 """
 
 from __future__ import annotations
@@ -65,10 +69,53 @@ class LoadGenSummaryImporter:
 
     def sniff(self, file: SourceFile) -> bool:
         head = file.head(4096)
+        if head[:1] == b"{":  # a system description, not a round's table of results
+            return all(key in head for key in SYSTEM_KEYS) and b'"Scenario"' not in head
         return head[:1] == b"=" and MARK in head
 
     def parse(self, files: list[SourceFile], defaults: Mapping[str, Any]) -> list[ParsedSweep]:
-        return [_sweep(file) for file in files]
+        systems = {f.basename.removesuffix(".json"): _system(f) for f in files if f.head(1) == b"{"}
+        summaries = [f for f in files if f.head(1) != b"{"]
+        if not summaries:
+            raise IngestError.one(
+                files[0].name,
+                "an MLPerf system description without a LoadGen summary: upload it with the "
+                "submission's results/<system>/…/mlperf_log_summary.txt",
+            )
+        return [_sweep(file, systems) for file in summaries]
+
+
+SYSTEM_KEYS = (b'"accelerators_per_node"', b'"accelerator_model_name"', b'"number_of_nodes"')
+
+
+def _system(file: SourceFile) -> dict[str, Any]:
+    """The system's hardware, GPU count and framework from systems/<system>.json."""
+    doc = file.json()
+    if file.json_error is not None or not isinstance(doc, dict):
+        raise IngestError.one(file.name, "not a JSON object: expected an MLPerf system description")
+    count = 1
+    for key in ("accelerators_per_node", "number_of_nodes"):
+        value = doc.get(key)
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            raise IngestError.one(file.name, f"key '{key}': expected a whole number above 0")
+        count *= value
+    system: dict[str, Any] = {
+        "hardware": str(doc.get("accelerator_model_name") or "") or None,
+        "num_gpus": count,
+        "system_name": doc.get("system_name"),
+        "framework": doc.get("framework"),
+    }
+    return system
+
+
+def _place(name: str) -> tuple[str | None, str | None]:
+    """(system, benchmark) from results/<system>/<benchmark>/<scenario>/performance/run_N/…."""
+    parts = name.split("/")
+    if "results" not in parts:
+        return None, None
+    at = len(parts) - 1 - parts[::-1].index("results")
+    rest = parts[at + 1 :]
+    return (rest[0] if len(rest) > 2 else None), (rest[1] if len(rest) > 3 else None)
 
 
 def read_summary(file: SourceFile) -> tuple[dict[str, str], dict[str, str]]:
@@ -163,17 +210,27 @@ def _point(file: SourceFile) -> tuple[ParsedPoint, str, str | None]:
     return point, scenario, slo
 
 
-def _sweep(file: SourceFile) -> ParsedSweep:
+def _sweep(file: SourceFile, systems: Mapping[str, dict[str, Any]]) -> ParsedSweep:
     point, scenario, slo = _point(file)
     result = point.extra["harness_result"]
-    where = file.folder or file.basename
+    system_key, benchmark = _place(file.name)
+    system = systems.get(system_key or "")
+    where = (
+        f"{benchmark} · {system_key}" if benchmark and system_key else file.folder or file.basename
+    )
     meta: dict[str, Any] = {
         "sweep": f"MLPerf {scenario} · {where} · {result}",
+        "model": benchmark,
         "source_tool": TOOL,
         "source_kind": "public",
         "harness": HARNESS,
         "provenance": "independent",
     }
+    if system is not None:
+        meta["hardware"] = system["hardware"]
+        meta["num_gpus"] = system["num_gpus"]
+        meta["notes"] = f"{system['system_name']} · {system['framework']}"
+    meta = {k: v for k, v in meta.items() if v is not None}
     warnings = []
     if result == "INVALID":
         failed = [k for k, v in point.extra["harness_constraints"].items() if v.upper() != "YES"]
