@@ -45,7 +45,7 @@ class Failed:
     def limit_text(self, stat: str, percent: float) -> str:
         """Why a p-th percentile limit fails on failures alone."""
         if self.invalid:
-            return f"{self.text()}: an INVALID result never meets an SLO, whatever its {stat}"
+            return f"{self.text()}, which never meets an SLO"
         allowed = fmt_percent(1 - percent / 100)
         return (
             f"{self.text()} ({fmt_percent(self.share)} of requests; a failed request misses "

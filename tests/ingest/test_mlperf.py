@@ -126,8 +126,13 @@ def test_an_invalid_sweep_stored_and_read_off_does_not_meet_the_slo(client: Test
     query = {"sweep": [invalid, valid], "ttft_ms": 2000, "tpot_ms": 200, "percentile": "p99"}
     answer = client.get("/api/readoff", params=query)
     assert answer.status_code == 200, answer.text
-    statuses = {r["sweep_id"]: (r["status"], r["meets_slo"]) for r in answer.json()["results"]}
+    results = {r["sweep_id"]: r for r in answer.json()["results"]}
+    statuses = {i: (r["status"], r["meets_slo"]) for i, r in results.items()}
     assert statuses == {invalid: ("fail", False), valid: ("pass", True)}
+    assert (
+        "p99 TTFT cannot be met: the harness ruled the run INVALID, which never meets an SLO"
+        in (results[invalid]["reason"])
+    )
 
 
 def test_a_rounds_table_gives_a_point_per_system_benchmark_and_scenario() -> None:
