@@ -98,3 +98,19 @@ def test_the_sweep_page_edits_provenance_with_a_choice_and_the_api_refuses_other
     assert client.get(f"/api/sweeps/{vendor}").json()["provenance"] == "independent"
     refused = client.patch(f"/api/sweeps/{vendor}", json={"provenance": "trust me"})
     assert refused.status_code == 422 and "provenance" in refused.text
+
+
+def test_an_importer_that_reads_its_tools_version_records_it_as_the_harness_version(
+    client: TestClient,
+) -> None:
+    from tests.conftest import FIXTURES
+
+    report = FIXTURES / "guidellm" / "llm-d-benchmark_guidellm_report_v2.json"
+    response = post_files(client, (report.name, report.read_bytes()), hardware="H100", num_gpus=1)
+    assert response.status_code == 201, response.text
+    stored = client.get(f"/api/sweeps/{response.json()['sweeps'][0]['id']}").json()
+    assert (stored["harness"], stored["harness_version"], stored["provenance"]) == (
+        "guidellm",
+        "0.8.0.dev18",
+        "independent",
+    )
