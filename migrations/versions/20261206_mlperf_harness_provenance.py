@@ -1,7 +1,7 @@
 """Harness provenance on sweeps: harness, its version, independent or vendor
 
 Revision ID: 20261206_mlperf
-Revises: 20261203_0017
+Revises: 20261206_public
 Create Date: 2026-12-06 07:50:00
 
 Issue 51: every sweep records the harness that made its numbers and whether that harness ran
@@ -15,7 +15,7 @@ from alembic import op
 
 # revision identifiers, used by Alembic.
 revision: str = "20261206_mlperf"
-down_revision: str | Sequence[str] | None = "20261203_0017"
+down_revision: str | Sequence[str] | None = "20261206_public"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
