@@ -67,10 +67,10 @@ def test_seeded_mlperf_presets_are_the_o16_limits_at_p99(session: Session) -> No
     assert (interactive.percentile, interactive.ttft_ms, interactive.tpot_ms) == ("p99", 450, 40)
 
 
-def test_the_seed_holds_nineteen_gpus_and_sixty_five_price_profiles(session: Session) -> None:
+def test_the_seed_holds_twenty_gpus_and_sixty_five_price_profiles(session: Session) -> None:
     seed(session)
     session.commit()
-    assert (count(session, Hardware), count(session, PricingProfile)) == (19, 65)
+    assert (count(session, Hardware), count(session, PricingProfile)) == (20, 65)
 
 
 def test_every_rented_gpu_has_a_sourced_rental_price_and_an_all_in_kw(session: Session) -> None:

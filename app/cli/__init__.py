@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 from app.cli.analysis import check, check_parser, plan, plan_parser, readoff, readoff_options
 from app.cli.common import MAX_ID, upgrade, whole
 from app.cli.production import production, production_parser
+from app.domain.columns import PROVENANCES
 from app.domain.numbers import fmt_count
 from app.mcp import SdkMissing, require_sdk
 from app.settings import get_settings
@@ -58,6 +59,13 @@ def main(argv: list[str] | None = None) -> int:
     imp.add_argument("--osl", type=whole)
     imp.add_argument("--num-prefill-gpus", dest="num_prefill_gpus", type=whole)
     imp.add_argument("--num-decode-gpus", dest="num_decode_gpus", type=whole)
+    imp.add_argument("--harness", help="benchmark harness that made the numbers (provenance)")
+    imp.add_argument("--harness-version", dest="harness_version")
+    imp.add_argument(
+        "--provenance",
+        choices=PROVENANCES,
+        help="independent (MLPerf, InferenceX, your own run) or vendor (the vendor's own setup)",
+    )
     imp.add_argument(
         "--disaggregated",
         action="store_true",
@@ -141,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
 
 IMPORT_FIELDS: tuple[str, ...] = ("sweep", "hardware", "num_gpus", "model", "engine", "precision")
 IMPORT_FIELDS += ("isl", "osl", "num_prefill_gpus", "num_decode_gpus")
+IMPORT_FIELDS += ("harness", "harness_version", "provenance")
 
 
 def option_name(field: str) -> str:

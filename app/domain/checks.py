@@ -177,9 +177,15 @@ def check_limit(
     )
 
 
+INVALID_RUN = Failed(1, 1, invalid=True)
+
+
 def too_many_failed(point: PointMetrics, stat: Percentile) -> Failed | None:
     """The point's failures when their share exceeds 1 − p for this percentile: then no
-    latency can meet the limit (a failed request misses every limit)."""
+    latency can meet the limit (a failed request misses every limit). A run its harness ruled
+    INVALID fails every limit."""
+    if point.invalid:
+        return INVALID_RUN
     failed = failed_of(point)
     return failed if failed is not None and failed.exceeds(_pct(stat)) else None
 

@@ -44,6 +44,14 @@ SWEEP_COLUMNS: tuple[Column, ...] = (
         "source_kind", "str", "Source kind", help="measured, public, vendor or demo (synthetic)."
     ),
     Column("source_tool", "str", "Source tool", help="Benchmark tool that wrote the results."),
+    Column("harness", "str", "Harness", help="Benchmark harness that produced the numbers."),
+    Column("harness_version", "str", "Harness version", help="e.g. an MLPerf round, v4.1."),
+    Column(
+        "provenance",
+        "str",
+        "Provenance",
+        help="independent (MLPerf, InferenceX, your own run) or vendor (the vendor's own setup).",
+    ),
     Column("notes", "str", "Notes"),
     Column("measured_at", "date", "Measured at", help="Date the benchmark ran (YYYY-MM-DD)."),
     Column(
@@ -119,6 +127,7 @@ THROUGHPUT_COLUMN_NAMES: tuple[str, ...] = (
 )
 COLUMNS_BY_NAME: dict[str, Column] = {c.name: c for c in (*SWEEP_COLUMNS, *POINT_COLUMNS)}
 SOURCE_KINDS: tuple[str, ...] = ("measured", "public", "vendor", "demo")
+PROVENANCES: tuple[str, ...] = ("independent", "vendor")
 # How each kind is shown: demo sweeps are made up for the first start and never "measured".
 SOURCE_KIND_LABELS: dict[str, str] = {
     "measured": "measured",

@@ -22,6 +22,8 @@ class Failed:
 
     failed: int
     issued: int
+    # The harness ruled the whole run INVALID (MLPerf LoadGen): no request counts as good.
+    invalid: bool = False
 
     @property
     def share(self) -> float:
@@ -29,6 +31,8 @@ class Failed:
 
     def text(self) -> str:
         """ "3 of 10 failed"."""
+        if self.invalid:
+            return "the harness ruled the run INVALID"
         return f"{fmt_number(self.failed)} of {fmt_number(self.issued)} failed"
 
     def exceeds(self, percent: float) -> bool:
@@ -40,6 +44,8 @@ class Failed:
 
     def limit_text(self, stat: str, percent: float) -> str:
         """Why a p-th percentile limit fails on failures alone."""
+        if self.invalid:
+            return f"{self.text()}, which never meets an SLO"
         allowed = fmt_percent(1 - percent / 100)
         return (
             f"{self.text()} ({fmt_percent(self.share)} of requests; a failed request misses "

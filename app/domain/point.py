@@ -102,6 +102,8 @@ class PointMetrics:
     num_failed: int | None = None
     input_len: float | None = None
     output_len: float | None = None
+    # The harness itself ruled the run INVALID (MLPerf LoadGen): it never meets an SLO.
+    invalid: bool = False
 
     @classmethod
     def from_row(cls, row: Mapping[str, object]) -> PointMetrics:
@@ -143,6 +145,7 @@ class PointMetrics:
             int_or_none(get("num_failed")),
             input_len,
             output_len,
+            get("invalid") is True,
         )
 
     def latency(self, metric: Metric) -> LatencyStats:

@@ -173,7 +173,7 @@ def _percentile_steps(
             other = _floats(columns(m, p))
             checked &= other <= limit
             failing |= other > limit
-    if any(point.num_failed for point in points):
+    if any(point.num_failed or point.invalid for point in points):
         # A failed share over 1 − p misses a p-th percentile limit at every step (failures).
         lost = np.array(
             [any(too_many_failed(pt, p) for _, p, _ in probe.checked()) for pt in points]

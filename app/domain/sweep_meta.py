@@ -39,6 +39,10 @@ class SweepMeta:
     # Which run measured it: the public record's bands group dated runs (issue 51).
     run_id: str | None = None
     run_url: str | None = None
+    # Harness provenance (app.domain.provenance): who made the numbers; never in the analysis.
+    harness: str | None = None
+    harness_version: str | None = None
+    provenance: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The fields by name (for what reads any sweep description: likeness, history)."""

@@ -247,7 +247,7 @@ def point_verdict(
     contradicts a stored percentile is not used: the stored one bounds it (see Bound). A
     point whose failed share exceeds 1 − p fails a p-th percentile limit (app.domain.failures)."""
     failed = unknown = False
-    failures = bool(point.num_failed)
+    failures = bool(point.num_failed) or point.invalid
     for metric, stat, limit in slo.checked():
         # Hot path (every point of every read-off): the stored statistic first, inline.
         name = STORED_STATS.get(stat)
@@ -287,7 +287,7 @@ def column_verdicts(
         failed = unknown = False
         for column, limit, stat in checks:
             value = column[index]
-            if point.num_failed and too_many_failed(point, stat) is not None:
+            if (point.num_failed or point.invalid) and too_many_failed(point, stat) is not None:
                 failed = True
             elif value is None:
                 unknown = True

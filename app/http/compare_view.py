@@ -13,6 +13,8 @@ from app.charts.bands import add_stretches
 from app.charts.compare_frontier import compare_frontier_figure
 from app.charts.public_band import public_band_figure
 from app.domain.compare import Distinction
+from app.domain.provenance import provenance_text
+from app.domain.sweep_meta import SweepMeta
 from app.http import views
 from app.schemas.explore import ExploreQuery
 from app.services import bands, comparison
@@ -159,8 +161,8 @@ def pair_json(
 ) -> dict[str, Any]:
     labels = [g.label for g in groups]
     return {
-        "a": {"sweep_id": pair.a.meta.id, "name": pair.a.meta.name},
-        "b": {"sweep_id": pair.b.meta.id, "name": pair.b.meta.name},
+        "a": _side(pair.a.meta),
+        "b": _side(pair.b.meta),
         "same_configuration": pair.likeness.same_configuration,
         "differences": pair.likeness.as_json(),
         "caveats": [{"kind": c.kind, "text": c.text} for c in pair.caveats],
@@ -205,4 +207,13 @@ def pair_json(
                 label: ci_fields(iv) for label, iv in zip(labels, intervals.slo_costs, strict=True)
             },
         },
+    }
+
+
+def _side(meta: SweepMeta) -> dict[str, Any]:
+    """A side of a pair: its sweep, and who made its numbers (harness provenance)."""
+    return {
+        "sweep_id": meta.id,
+        "name": meta.name,
+        "provenance": provenance_text(meta.harness, meta.harness_version, meta.provenance),
     }

@@ -18,6 +18,7 @@ from app.domain import numbers
 from app.domain.accounting import UNIT_WORDS, split_label
 from app.domain.columns import SOURCE_KIND_LABELS
 from app.domain.covariates import COVARIATE_LABELS, POINT_COVARIATES, point_covariates
+from app.domain.provenance import provenance_text
 from app.http import choices
 from app.http.static import PLOTLY_JS, SCRIPTS, static_url
 from app.services import energy, readoff_json
@@ -149,6 +150,18 @@ def web_link(url: Any) -> str | None:
 
 
 templates.env.filters["web_link"] = web_link
+
+
+def provenance_of(sweep: Any) -> str:
+    """'MLPerf Inference LoadGen v4.1 · independent harness': who made a sweep's numbers."""
+    return provenance_text(
+        getattr(sweep, "harness", None),
+        getattr(sweep, "harness_version", None),
+        getattr(sweep, "provenance", None),
+    )
+
+
+templates.env.filters["provenance"] = provenance_of
 templates.env.filters["swatch"] = swatch_class
 templates.env.filters["num"] = fmt_num
 templates.env.filters["unit"] = fmt_num  # the old name of `num` with a unit

@@ -19,6 +19,7 @@ from app.domain.columns import (
     COLUMNS_BY_NAME,
     LATENCY_COLUMN_NAMES,
     POINT_COLUMN_NAMES,
+    PROVENANCES,
     SOURCE_KINDS,
     STATS,
     SWEEP_COLUMN_NAMES,
@@ -42,6 +43,9 @@ NON_NEGATIVE = (
     "osl",
 )
 POSITIVE = ("num_gpus", "concurrency", "request_rate", "num_prefill_gpus", "num_decode_gpus")
+
+# Text columns with a fixed set of values.
+CHOICES: dict[str, tuple[str, ...]] = {"source_kind": SOURCE_KINDS, "provenance": PROVENANCES}
 
 
 def with_defaults(frame: pl.DataFrame, defaults: dict[str, Any]) -> pl.DataFrame:
@@ -84,9 +88,10 @@ def clean(frame: pl.DataFrame, required: tuple[str, ...], non_negative: tuple[st
         ttft, e2el = f"ttft_{stat}_ms", f"e2el_{stat}_ms"
         if ttft in columns and e2el in columns:
             flags.append(_numeric_pair(ttft, e2el, schema))
-    if "source_kind" in columns:
-        kind = pl.col("source_kind")
-        flags.append(kind.is_not_null() & ~kind.cast(pl.String).is_in(SOURCE_KINDS))
+    for name, allowed in CHOICES.items():
+        if name in columns:
+            kind = pl.col(name)
+            flags.append(kind.is_not_null() & ~kind.cast(pl.String).is_in(allowed))
     flagged = frame.select(pl.any_horizontal(*(f.fill_null(False) for f in flags)).any()).item()
     return not flagged
 
@@ -229,10 +234,11 @@ def problem_counts(
         if ttft in columns and e2el in columns:
             message = f"TTFT {stat} 1 ms is above E2EL {stat} 0 ms"
             checks.append((kind_of(ttft, message), _numeric_pair(ttft, e2el, schema)))
-    if "source_kind" in columns:
-        kind = pl.col("source_kind")
-        bad = kind.is_not_null() & ~kind.cast(pl.String).is_in(SOURCE_KINDS)
-        checks.append((kind_of("source_kind", f"'x' is not one of {SOURCE_KINDS}"), bad))
+    for name, allowed in CHOICES.items():
+        if name in columns:
+            kind = pl.col(name)
+            bad = kind.is_not_null() & ~kind.cast(pl.String).is_in(allowed)
+            checks.append((kind_of(name, f"'x' is not one of {allowed}"), bad))
     if not checks or frame.height == 0:
         return []
     counted = frame.select(
@@ -277,8 +283,7 @@ def check_values(file: str, rows: list[dict[str, Any]], errors: list[RowError]) 
                         f"ttft_{stat}_ms",
                     )
                 )
-        kind = row.get("source_kind")
-        if kind is not None and kind not in SOURCE_KINDS:
-            errors.append(
-                RowError(file, f"{kind!r} is not one of {SOURCE_KINDS}", line, "source_kind")
-            )
+        for name, allowed in CHOICES.items():
+            kind = row.get(name)
+            if kind is not None and kind not in allowed:
+                errors.append(RowError(file, f"{kind!r} is not one of {allowed}", line, name))

@@ -39,7 +39,9 @@ HASHED_WHEN_GIVEN: tuple[str, ...] = (
 HASHED_META: tuple[str, ...] = tuple(
     k
     for k in SWEEP_COLUMN_NAMES
-    if k not in ("source_tool", "source_kind") and k not in HASHED_WHEN_GIVEN
+    # Provenance says who ran the harness, not what was measured: it never changes the hash.
+    if k not in ("source_tool", "source_kind", "harness", "harness_version", "provenance")
+    and k not in HASHED_WHEN_GIVEN
 )
 
 

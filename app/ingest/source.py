@@ -23,6 +23,7 @@ CHUNK = 256 * 1024
 ZIP_READ = 64 * 1024
 TAR_SUFFIXES = (".tar.gz", ".tgz", ".tar", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
 _XZ_MAGIC = b"\xfd7zXZ\x00"
+LOADGEN_SUMMARY = "mlperf_log_summary.txt"
 IGNORED_SUFFIXES = (
     ".pytorch.json",
     ".DS_Store",
@@ -134,6 +135,8 @@ def is_side_file(member: str) -> bool:
     HTML file, a hidden file, macOS metadata. Such a file is not read, whether it came alone,
     from a folder or as an archive's member."""
     base = member.rsplit("/", 1)[-1]
+    if base == LOADGEN_SUMMARY:
+        return False  # text, yet a result file: MLPerf LoadGen's summary
     return base.startswith(".") or member.endswith(IGNORED_SUFFIXES) or "__MACOSX" in member
 
 

@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 from app.domain.claim_work import Physics
 from app.domain.claims import Claim, fmt, on_basis, open_questions, per_gpu_tok_s
 from app.domain.cost import usd_per_mtok
+from app.domain.provenance import provenance_text
 from app.schemas.claims import AUDIT_DEFAULT_PRESET, AuditQuery
 from app.services.analysis import Params, SweepAnalysis
 from app.services.claim_verdict import claim_verdict
@@ -179,9 +180,11 @@ def compare(facts: Claim, claim: VendorClaim, result: SweepAnalysis, basis: str)
                 "reason": cost.reason if applies else f"price is for {price.hardware}",
             }
         )
+    meta = result.meta
     return {
-        "sweep_id": result.meta.id,
-        "name": result.meta.name,
+        "sweep_id": meta.id,
+        "name": meta.name,
+        "provenance": provenance_text(meta.harness, meta.harness_version, meta.provenance),
         "basis": basis,
         "claim_tok_s_per_gpu": claim_y,
         "claim_per_gpu_from": how,

@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 from app.domain.accounting import stored_splits_label
 from app.domain.lengths import check_lengths
 from app.schemas.sweeps import SweepQuery
+from app.services.stated_figures import stated_rows
 from app.services.sweep_edits import sweep_filters
 from app.store import sweeps as q
 from app.store import tags as tag_store
@@ -50,6 +51,7 @@ def sweep_detail(session: Session, sweep_id: int) -> dict[str, Any]:
     data["tags"] = tag_store.tags_of(session, sweep_id)
     data["split"] = split_of_points(sweep)
     data["points"] = [q.point_dict(p, samples.get(p.id, 0)) for p in sweep.points]
+    data["stated_figures"] = stated_rows(session, sweep.points)
     return data
 
 

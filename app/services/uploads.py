@@ -10,7 +10,8 @@ from typing import Any
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from app.domain.columns import COLUMNS_BY_NAME, SOURCE_KINDS, SWEEP_COLUMN_NAMES
+from app.domain.columns import COLUMNS_BY_NAME, PROVENANCES, SOURCE_KINDS, SWEEP_COLUMN_NAMES
+from app.domain.provenance import valid_provenance
 from app.ingest import (
     IngestError,
     Limits,
@@ -49,6 +50,7 @@ DETAIL_FIELDS: tuple[str, ...] = (
     "precision",
     "isl",
     "osl",
+    "provenance",
 )
 
 
@@ -187,6 +189,12 @@ def parse_defaults(fields: Mapping[str, str | None], source: str = FIELD_SOURCE)
         errors.append(
             RowError(
                 source, f"must be one of {SOURCE_KINDS}", column="source_kind", field="source_kind"
+            )
+        )
+    if not valid_provenance(defaults.get("provenance")):
+        errors.append(
+            RowError(
+                source, f"must be one of {PROVENANCES}", column="provenance", field="provenance"
             )
         )
     if errors:

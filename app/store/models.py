@@ -67,6 +67,11 @@ class Sweep(Base):
     source_kind: Mapped[str] = mapped_column(String(20), default="measured")
     source_tool: Mapped[str | None] = mapped_column(String(100))
     source_file: Mapped[str | None] = mapped_column(String(500))
+    # Harness provenance (issue 51): which harness made the numbers, and whether it ran
+    # independently of the vendor.
+    harness: Mapped[str | None] = mapped_column(String(100))
+    harness_version: Mapped[str | None] = mapped_column(String(100))
+    provenance: Mapped[str | None] = mapped_column(String(20))
     notes: Mapped[str | None] = mapped_column(Text)
     measured_at: Mapped[dt.date | None] = mapped_column(Date)
     # Which run measured it (issue 51: the public InferenceX record is one run per date).

@@ -183,7 +183,13 @@ def rows(sweep_id: int, data: bytes) -> list[dict[str, Any]]:
             split = point_split(json.loads(text))
             if split is not None:
                 out[int(position)]["split"] = split
+        if _INVALID_HINT in text and json.loads(text).get("harness_result") == "INVALID":
+            out[int(position)]["invalid"] = True  # never meets an SLO (app.domain.checks)
     return out
+
+
+# A harness's own verdict on the run (MLPerf LoadGen's "Result is : INVALID").
+_INVALID_HINT = '"INVALID"'
 
 
 # Speculative decoding, prefix-cache and power figures in extra (app.domain.covariates).

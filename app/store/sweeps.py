@@ -27,6 +27,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from app.domain.columns import POINT_COLUMN_NAMES, SWEEP_COLUMN_NAMES
 from app.domain.impossible_ranges import SPLIT_GPUS, split_problem
+from app.domain.provenance import default_provenance
 from app.ingest.errors import IngestError, RowError
 from app.ingest.parsed import ParsedSweep
 from app.store import point_blocks, point_rows
@@ -150,6 +151,8 @@ def sweep_values(item: ParsedSweep) -> dict[str, Any]:
     meta = {k: item.meta.get(k) for k in SWEEP_FIELDS}
     meta["source_kind"] = meta.get("source_kind") or "measured"
     meta["source_tool"] = meta.get("source_tool") or item.source_format
+    meta["harness"] = meta.get("harness") or meta["source_tool"]
+    meta["provenance"] = meta.get("provenance") or default_provenance(meta["source_kind"])
     if item.warnings:
         meta["notes"] = "\n".join([*filter(None, [meta.get("notes")]), *item.warnings])
     return {"name": item.name, **meta}

@@ -13,7 +13,7 @@ from app.domain.lengths import check_lengths
 from app.http.deps import FormDep, HtmxDep, IdPath, SessionDep, SettingsDep, check_write_token
 from app.http.templating import render
 from app.schemas.sweeps import SweepQuery
-from app.services import sweep_json
+from app.services import stated_figures, sweep_json
 from app.services import tags as tag_service
 from app.services.catalog import match_changes
 from app.services.errors import Invalid
@@ -72,6 +72,7 @@ def sweep_detail(
         "hardware_match": catalog.match_hardware(session, sweep.hardware),
         "sweep_id": sweep.id,
         "tags": tag_store.tags_of(session, sweep.id),
+        "stated": stated_figures.stated_rows(session, sweep.points),
     }
     return render(request, "sweeps/detail.html", context)
 

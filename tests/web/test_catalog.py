@@ -257,7 +257,7 @@ def test_the_catalog_page_lists_both_catalogs_and_its_json_twin_matches(
     assert page.select_one("nav a[href='/catalog']") is not None
     rows = page.select("#hardware-table tbody tr")
     twin = client.get("/api/catalog").json()
-    assert len(rows) == len(twin["hardware"]) == 19
+    assert len(rows) == len(twin["hardware"]) == 20
     pcie = page.select_one("#hardware-H100PCIE")
     assert pcie is not None
     cells = [td.get_text(strip=True) for td in pcie.select("td")]

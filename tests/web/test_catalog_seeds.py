@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 
 from app.services.seed import seed
 from app.settings import PROJECT_ROOT
-from app.store.models import PricingProfile, Sweep, VendorClaim
+from app.store.models import Hardware, PricingProfile, Sweep, VendorClaim
 from tests.factories import post_files
 from tests.helpers import soup
 
@@ -54,7 +54,7 @@ def test_worked_example_claims_are_flagged_and_off_by_default_on_explore(
     client: TestClient, session: Session, seeded: None
 ) -> None:
     flagged = session.scalars(select(VendorClaim).where(VendorClaim.example)).all()
-    assert len(flagged) == 2
+    assert len(flagged) == 4
     assert all(c.vendor.startswith("Worked example") for c in flagged)
     page = soup(client.get("/").text)
     chosen = page.select_one("#c-claims option[selected]")
@@ -63,7 +63,7 @@ def test_worked_example_claims_are_flagged_and_off_by_default_on_explore(
     assert [t for t in figure["data"] if t.get("meta") == "claim"] == []
     with_examples = client.get("/api/explore", params={"claims": "examples"}).json()["figure"]
     names = [t["name"] for t in with_examples["data"] if t.get("meta") == "claim"]
-    assert sum("Worked example" in n for n in names) == 2
+    assert sum("Worked example" in n for n in names) == 4
     # The flag round-trips through the API and the claim form.
     claim_id = flagged[0].id
     assert client.get(f"/api/claims/{claim_id}").json()["example"] is True
@@ -157,4 +157,33 @@ def test_the_claims_list_tags_worked_examples(client: TestClient, seeded: None) 
         for row in page.select("tbody tr")
         if row.select_one(".tag-example")
     ]
-    assert tagged == ["Worked example (metrics-and-costs O6), not a vendor"] * 2
+    assert (
+        tagged
+        == ["Worked example (metrics-and-costs O6), not a vendor"] * 2
+        + ["Worked example (issue 51: Vera Rubin NVL72 vs GB300 NVL72), not a vendor"] * 2
+    )
+
+
+def test_the_seeds_rubin_versus_gb300_comparison_audits_on_the_bandwidth_ratio(
+    client: TestClient, seeded: None
+) -> None:
+    claims = client.get("/api/claims").json()["claims"]
+    pair = {
+        c["hardware"]: c["id"] for c in claims if c["vendor"].startswith("Worked example (issue 51")
+    }
+    physics = {hw: client.get(f"/api/claims/{i}/audit").json()["physics"] for hw, i in pair.items()}
+    gb300, rubin = physics["GB300"], physics["RUBIN"]
+    # Same claim, same model, same batch: the ceilings differ only by HBM bandwidth, 19.2 / 8.
+    assert round(rubin["ceiling_tok_s_user"] / gb300["ceiling_tok_s_user"], 9) == 2.4
+    assert gb300["verdict"] == "possible only with speculative decoding"
+    assert rubin["verdict"] == "physically possible"
+
+
+def test_vera_rubin_is_in_the_catalog_with_the_seeds_figures(
+    client: TestClient, session: Session, seeded: None
+) -> None:
+    rubin = session.get(Hardware, "RUBIN")
+    assert rubin is not None
+    assert (rubin.mem_bw_tb_s, rubin.memory_gb, rubin.memory_kind) == (19.2, 288, "HBM4")
+    assert rubin.fp4_tflops * 72 / 1000 == 3600  # PFLOPS NVFP4 per 72-GPU rack
+    assert rubin.bf16_tflops is None and rubin.fp8_tflops is None  # not in the sources: unknown

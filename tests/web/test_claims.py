@@ -264,7 +264,7 @@ def test_seeded_claims_are_listed_with_source_date_and_verdict(
 ) -> None:
     page = soup(client.get("/claims").text)
     rows = page.select("#claims-table tbody tr")
-    assert len(rows) == claims_in(session) == 6
+    assert len(rows) == claims_in(session) == 9
     verdicts = [text_of(tr, ".verdict") for tr in rows]
     assert verdicts == [
         "cannot check",
@@ -273,13 +273,16 @@ def test_seeded_claims_are_listed_with_source_date_and_verdict(
         "physically possible",
         "impossible",
         "physically possible",
+        "physically possible",  # MLPerf v6.1 VR-NVL72 DeepSeek-R1 Server: 1,175,890 tok/s
+        "possible only with speculative decoding",  # 50,000 tok/s/user on a GB300 NVL72 rack
+        "physically possible",  # the same on Vera Rubin NVL72: 2.4x the bandwidth
     ]
     real = [c for c in session.scalars(select(VendorClaim)) if c.vendor == "NVIDIA"]
     assert all(c.source_url and c.source_url.startswith("https://") for c in real)
     assert all(c.claimed_at is not None for c in real)
     seed(session)
     session.commit()
-    assert claims_in(session) == 6
+    assert claims_in(session) == 9
 
 
 def test_the_claims_page_and_api_read_the_catalog_once_however_many_claims(
@@ -302,10 +305,15 @@ def test_the_claims_page_and_api_read_the_catalog_once_however_many_claims(
         for _ in range(5):
             copies[create(client, fields)] = claim["verdict"]
     after = {c["id"]: c["verdict"] for c in client.get("/api/claims").json()["claims"]}
-    assert len(after) == 36
+    assert len(after) == 54
     assert {i: after[i] for i in copies} == copies  # each copy judged as its original
     assert {c["id"]: after[c["id"]] for c in before} == {c["id"]: c["verdict"] for c in before}
-    assert sorted(set(copies.values())) == ["cannot check", "impossible", "physically possible"]
+    assert sorted(set(copies.values())) == [
+        "cannot check",
+        "impossible",
+        "physically possible",
+        "possible only with speculative decoding",
+    ]
     assert run() == few  # no query per claim
 
 
@@ -340,10 +348,10 @@ def test_claims_show_as_markers_on_explore_and_worked_examples_only_when_asked_f
     # The seeded sweeps' GPUs and models match only the two worked examples, which are off
     # by default: they are teaching material, not anyone's claim.
     assert claim_traces() == []
-    assert len(claim_traces(claims="all")) == 4
+    assert len(claim_traces(claims="all")) == 5
     everything = claim_traces(claims="examples")
-    assert len(everything) == 6
-    examples = [t for t in everything if "Worked example" in t["name"]]
+    assert len(everything) == 9
+    examples = [t for t in everything if "Worked example (metrics" in t["name"]]
     # 3,000 tok/s per user lies far beyond the seeded sweeps: an edge marker whose hover gives
     # the claimed value; 3,000 tok/s per GPU is within the B200 sweep's range: a line.
     assert [t["name"] for t in examples] == [

@@ -158,7 +158,7 @@ def test_a_claim_far_beyond_the_measurements_does_not_squash_the_chart(
     assert system["text"][0].endswith("<b>beyond the axis: 3,000 tok/s/GPU</b>")
     # The page says so beneath the chart.
     note = soup(client.get("/", params=params).text).select_one(".chart-note").text
-    assert note.startswith("6 limits or claims lie beyond the measured range")  # all 6 claims
+    assert note.startswith("9 limits or claims lie beyond the measured range")  # all 9 claims
 
 
 # --- Issue 12: per-limit percentiles, three states, chart honesty, exports with the prices ----

@@ -161,6 +161,8 @@ def parse_report(file: SourceFile, doc: Mapping[str, Any], kind: str) -> ParsedS
     version = metadata.get("guidellm_version")
     tool = f"guidellm {version}" if version else f"guidellm ({_LAYOUTS.get(layout, 'layout')})"
     meta = report_meta(file, doc, benchmarks)
+    if version:  # harness provenance: the tool's own version
+        meta["harness"], meta["harness_version"] = "guidellm", str(version)
     return ParsedSweep(meta, points, file.name, f"{tool} benchmarks.{kind}")
 
 

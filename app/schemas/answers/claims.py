@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import Field
+
 from app.domain.claim_work import Verdict
 from app.domain.roofline import Bound
 from app.schemas.answers.common import Answer, PlotlyFigure
@@ -103,6 +105,9 @@ class AuditComparison(Answer):
 
     sweep_id: int
     name: str
+    provenance: str = Field(
+        description="who made the sweep's numbers: harness, version, independent or vendor"
+    )
     basis: str
     claim_tok_s_per_gpu: float | None
     claim_per_gpu_from: str | None

@@ -22,6 +22,7 @@ from app.schemas.answers.readoff import BandOut, OperatingPoint
 class PairSide(Answer):
     sweep_id: int
     name: str
+    provenance: str  # harness, version, independent or vendor: who made the numbers
 
 
 class RatioInterval(Answer):

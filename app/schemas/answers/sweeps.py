@@ -33,6 +33,9 @@ class SweepFields(Answer):
     num_decode_gpus: int | None
     source_kind: str
     source_tool: str | None
+    harness: str | None
+    harness_version: str | None
+    provenance: str | None
     notes: str | None
     measured_at: str | None
     run_id: str | None
@@ -97,6 +100,24 @@ class StoredPoint(Answer):
     request_samples: int
 
 
+class StatedFigureOut(Answer):
+    """An aggregate the file states beside Paretoscope's recomputation of it (issue 51):
+    `status` agrees (within 0.5 %), explained (by `rule`) or flagged (no known rule)."""
+
+    point_id: int
+    position: int
+    load: float | None
+    load_kind: Literal["concurrency", "request_rate"]
+    figure: str
+    unit: str
+    theirs: float
+    ours: float
+    ours_from: str
+    difference_pct: float
+    status: Literal["agrees", "explained", "flagged"]
+    rule: str | None
+
+
 class SweepDetail(SweepFields):
     """One sweep with its points, and the measured mean ISL/OSL beside the configured ones
     (`length_note` set when they differ by more than 10 %)."""
@@ -109,6 +130,7 @@ class SweepDetail(SweepFields):
     # "8P + 8D", or "varies: 4P + 12D … 8P + 8D (3 splits)" when it changes along the sweep
     # (each point's own in its extra fields); null for aggregated serving.
     split: str | None
+    stated_figures: list[StatedFigureOut]
 
 
 class SweepEdited(SweepFields):

@@ -53,6 +53,9 @@ class StagedSweepDetails(Answer):
     num_decode_gpus: int | None
     source_kind: str | None
     source_tool: str | None
+    harness: str | None
+    harness_version: str | None
+    provenance: str | None
     notes: str | None
     measured_at: str | None
     run_id: str | None
