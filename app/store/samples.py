@@ -19,13 +19,17 @@ from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
 from app.domain.request_goodput import SAMPLE_SCHEMA
-from app.ingest.parsed import SAMPLE_FRAME_SCHEMA
+from app.ingest.parsed import OPTIONAL_SAMPLE_SCHEMA, SAMPLE_FRAME_SCHEMA
 from app.store.db import in_values
 from app.store.models import PointBlock, SampleBlock, Sweep
 from app.store.point_blocks import point_id, sweep_of
 
 BLOCK_ROWS = 250_000  # ~2.5 MB compressed: bounded memory per write (the encoder buffers a block)
-BLOCK_SCHEMA: dict[str, pl.DataType] = {"position": pl.Int32(), **SAMPLE_FRAME_SCHEMA}
+BLOCK_SCHEMA: dict[str, pl.DataType] = {
+    "position": pl.Int32(),
+    **SAMPLE_FRAME_SCHEMA,
+    **OPTIONAL_SAMPLE_SCHEMA,
+}
 CACHE_ROWS = 8_000_000  # ~300 MB of decoded samples per process at most
 
 
@@ -41,7 +45,21 @@ def encode(frame: pl.DataFrame) -> bytes:
 
 
 def decode(data: bytes) -> pl.DataFrame:
-    return pl.read_parquet(io.BytesIO(data))
+    frame = pl.read_parquet(io.BytesIO(data))
+    # Blocks written before an optional column existed read it as unknown (null).
+    missing = [pl.lit(None, t).alias(c) for c, t in BLOCK_SCHEMA.items() if c not in frame.columns]
+    return frame.with_columns(missing) if missing else frame
+
+
+def _optional_columns(frame: pl.DataFrame) -> pl.DataFrame:
+    """The frame with every optional sample column (null where the file gave none), so the
+    points of one block concatenate."""
+    missing = [
+        pl.lit(None, t).alias(c)
+        for c, t in OPTIONAL_SAMPLE_SCHEMA.items()
+        if c not in frame.columns
+    ]
+    return frame.with_columns(missing) if missing else frame
 
 
 def blocks(
@@ -53,7 +71,7 @@ def blocks(
     for position, frame in frames:
         if frame.is_empty():
             continue
-        pending.append(frame.with_columns(position=pl.lit(position, pl.Int32)))
+        pending.append(_optional_columns(frame).with_columns(position=pl.lit(position, pl.Int32)))
         rows += frame.height
         while rows >= size:
             # No rechunk: a block is a view of the points' own columns, not a copy of them.

@@ -13,6 +13,7 @@ from app.domain.pareto import Interpolation
 from app.domain.point import Metric, Stat
 from app.schemas.answers.common import Answer, FigureInterval
 from app.schemas.answers.sweeps import Rate
+from app.schemas.answers.token_classes import TokenClassesOut
 
 
 class SloOut(Answer):
@@ -192,6 +193,7 @@ class ReadoffResult(Answer):
 
 class ReadoffRow(ReadoffResult):
     price_cells: list[PriceCellOut]
+    token_classes: TokenClassesOut
 
 
 class ReadoffOut(Answer):
