@@ -42,7 +42,9 @@ def test_class_tokens_times_class_prices_add_up_to_the_revenue_for_many_mixes() 
         )
         assert math.isclose(revenue.total_usd_per_hour, by_hand, rel_tol=1e-9)
         assert math.isclose(math.fsum(revenue.usd_per_hour.values()), by_hand, rel_tol=1e-9)
-        assert math.isclose(mix.uncached_input_tok_s + mix.cached_input_tok_s, tok_in, rel_tol=1e-15)
+        assert math.isclose(
+            mix.uncached_input_tok_s + mix.cached_input_tok_s, tok_in, rel_tol=1e-15
+        )
         even = break_even(revenue, 2.0)
         assert even is not None
         assert math.isclose(math.fsum(even.gpu_usd_per_hour.values()), 2.0, rel_tol=1e-9)
