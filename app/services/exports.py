@@ -14,6 +14,7 @@ import polars as pl
 from app.domain.accounting import SPLIT_COLUMNS, UNIT_WORDS, Split, point_split
 from app.domain.columns import POINT_COLUMN_NAMES, SWEEP_COLUMN_NAMES
 from app.ingest.parsed import SAMPLE_FIELDS
+from app.services import token_classes
 from app.services.analysis import Params, SweepAnalysis
 from app.services.bands import SweepBand
 from app.services.intervals import cost_interval
@@ -153,7 +154,12 @@ READOFF_HEADER = [
 ]  # fmt: skip
 
 
-def readoff_csv(results: list[SweepAnalysis], params: Params, columns: list[PriceColumn]) -> str:
+def readoff_csv(
+    results: list[SweepAnalysis],
+    params: Params,
+    columns: list[PriceColumn],
+    classes: dict[int, dict[str, Any]] | None = None,
+) -> str:
     """One row per sweep; per price column the $/Mtok and the $/GPU-hour of its own GPU (or the
     user's own price), and why there is no $/Mtok: never another GPU's price.
 
@@ -162,6 +168,7 @@ def readoff_csv(results: list[SweepAnalysis], params: Params, columns: list[Pric
     In percentile mode with repeated passing runs at the operating load the goodput is their
     geometric mean (`goodput_statistic` says so; the interval is from the same runs) and the
     best run is its own labelled column, `best_run_tok_s_per_gpu` (empty otherwise).
+    With `classes` (app.services.token_classes.by_sweep), the token-class columns follow.
     """
     header = [
         *READOFF_HEADER,
@@ -178,6 +185,8 @@ def readoff_csv(results: list[SweepAnalysis], params: Params, columns: list[Pric
             )
         ),
     ]
+    if classes is not None:
+        header += token_classes.csv_header([c.label for c in columns])
     rows = []
     for result in results:
         prices = [
@@ -190,7 +199,8 @@ def readoff_csv(results: list[SweepAnalysis], params: Params, columns: list[Pric
                 cell.reason,
             )
         ]
-        rows.append([*_readoff_row(result, params), *prices])
+        more = [] if classes is None else token_classes.csv_cells(classes[int(result.meta.id)])
+        rows.append([*_readoff_row(result, params), *prices, *more])
     return rows_csv(header, rows)
 
 

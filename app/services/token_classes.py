@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 from app.domain.cost import usd_per_useful_hour
 from app.domain.point import PointMetrics
 from app.domain.token_classes import (
+    CLASSES,
     SPLIT_RULE,
     CachedShare,
     ClassPrices,
@@ -223,3 +224,58 @@ def result_json(
 
 def _counts_kept(result: SweepAnalysis) -> dict[int, tuple[int, int]]:
     return {} if result.samples is None else sample_counts(result.samples)
+
+
+def by_sweep(
+    session: Session,
+    results: list[SweepAnalysis],
+    prices: ClassPrices,
+    cells: dict[int, list[PriceCell]],
+) -> dict[int, dict[str, Any]]:
+    """Each sweep's token classes at its operating point, by sweep id (CLI and exports)."""
+    return {
+        int(r.meta.id): result_json(session, r, prices, cells[int(r.meta.id)], False)
+        for r in results
+    }
+
+
+def csv_header(labels: list[str]) -> list[str]:
+    """The read-off CSV's token-class columns (after the price columns)."""
+    head = ["cached_input_share", "cached_input_source"]
+    head += [f"tok_s_per_gpu_{k}" for k in CLASSES]
+    head += [f"revenue_usd_per_gpu_hour_{k}" for k in CLASSES]
+    head += ["blended_usd_per_mtok", "tokens_per_usd", "token_classes_reason"]
+    head += [f"break_even_usd_per_mtok_{k} [{label}]" for label in labels for k in CLASSES]
+    return head
+
+
+def csv_cells(body: dict[str, Any]) -> list[Any]:
+    """One sweep's token-class cells, in `csv_header`'s order (empty where unknown)."""
+    tok = body["tok_s_per_gpu"] or {}
+    revenue = body["revenue_usd_per_gpu_hour"] or {}
+    cells: list[Any] = [body["cached_input_share"], body["cached_input_source"]]
+    cells += [tok.get(k) for k in CLASSES]
+    cells += [revenue.get(k) for k in CLASSES]
+    cells += [
+        body["blended_usd_per_mtok"],
+        body["tokens_per_usd"],
+        body["reason"] or body["revenue_reason"],
+    ]
+    for row in body["break_even"]:
+        cells += [(row["usd_per_mtok"] or {}).get(k) for k in CLASSES]
+    return cells
+
+
+def shown(
+    session: Session, results: list[SweepAnalysis], prices: ClassPrices, columns: list[Any]
+) -> dict[int, dict[str, Any]] | None:
+    """`by_sweep` when there is something to show (API prices given, or a cached share known
+    at an operating point), else None: a table without either keeps its columns."""
+    from app.services.price_columns import price_cells
+
+    found = by_sweep(
+        session, results, prices, {int(r.meta.id): price_cells(r, columns) for r in results}
+    )
+    if prices.given() or any(b["cached_input_share"] is not None for b in found.values()):
+        return found
+    return None
