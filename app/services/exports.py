@@ -13,7 +13,7 @@ import polars as pl
 
 from app.domain.accounting import SPLIT_COLUMNS, UNIT_WORDS, Split, point_split
 from app.domain.columns import POINT_COLUMN_NAMES, SWEEP_COLUMN_NAMES
-from app.ingest.parsed import SAMPLE_FIELDS
+from app.ingest.parsed import CACHED_INPUT, SAMPLE_FIELDS
 from app.services import token_classes
 from app.services.analysis import Params, SweepAnalysis
 from app.services.bands import SweepBand
@@ -87,7 +87,14 @@ def requests_csv(sweeps: list[Sweep], samples: Mapping[int, pl.DataFrame]) -> st
 
     Written by polars column by column: a million requests make no Python object each.
     """
-    header = ["sweep", "concurrency", "request_rate", *SAMPLE_FIELDS]
+    # Cached input tokens only when some request has them: files without keep their columns
+    # (and a round trip keeps its content hash).
+    cached = any(
+        CACHED_INPUT in f.columns and f[CACHED_INPUT].null_count() < f.height
+        for f in samples.values()
+    )
+    fields = [*SAMPLE_FIELDS, CACHED_INPUT] if cached else list(SAMPLE_FIELDS)
+    header = ["sweep", "concurrency", "request_rate", *fields]
     parts = []
     for sweep in sweeps:
         for point in sweep.points:
@@ -102,7 +109,7 @@ def requests_csv(sweeps: list[Sweep], samples: Mapping[int, pl.DataFrame]) -> st
             parts.append(
                 frame.select(
                     *(pl.lit(v, pl.String).alias(k) for k, v in keys.items()),
-                    *(pl.col(c) for c in SAMPLE_FIELDS),
+                    *(pl.col(c) for c in fields),
                 )
             )
     if not parts:

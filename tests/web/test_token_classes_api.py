@@ -150,3 +150,38 @@ def test_explore_shows_cost_by_token_class_and_its_json_twin_agrees(client: Test
     assert twin["blended_usd_per_mtok"] == pytest.approx(5347.5 / 15000, rel=1e-12)
     assert row.select_one(".blended").get_text(strip=True) == "$0.36"
     assert page.select_one("#p-cached")["value"] == "0.1"
+
+
+def test_a_points_own_cached_tokens_and_theoretical_rate_are_checked_and_named(
+    client: TestClient,
+) -> None:
+    head = b"sweep,hardware,num_gpus,concurrency,tpot_p50_ms,output_tok_s,total_tok_s,input_len,"
+    good = head + b"cached_input_tokens\nx,H100,1,4,20,100,1000,900,720\n"
+    [sweep] = upload_ids(client, ("x.csv", good))
+    classes = class_readoff(client, sweep=sweep, tpot_ms=35, tpot_percentile="p50")["results"][0][
+        "token_classes"
+    ]
+    assert (classes["cached_input_share"], classes["cached_input_source"]) == (0.8, "client")
+    assert classes["cached_input_from"] == "the point's cached_input_tokens ÷ input_len"
+    bad = head + b"cached_input_tokens\ny,H100,1,4,20,100,1000,900,950\n"
+    response = post_files(client, ("y.csv", bad))
+    assert response.status_code == 422, response.text
+    assert "cached_input_tokens 950 is above input_len 900" in response.text
+    rate = head + b"theoretical_cache_hit_rate\nz,H100,1,4,20,100,1000,900,1.5\n"
+    response = post_files(client, ("z.csv", rate))
+    assert response.status_code == 422, response.text
+    assert "theoretical_cache_hit_rate 1.5 is not a fraction" in response.text
+
+
+def test_exported_requests_carry_cached_tokens_and_import_back_as_the_same_sweep(
+    client: TestClient,
+) -> None:
+    [sweep] = upload_ids(client, ("a.csv", AGENTIC_POINTS), ("a.requests.csv", AGENTIC_REQUESTS))
+    text = client.get("/api/export/requests.csv", params={"sweep": sweep}).text
+    lines = text.splitlines()
+    assert lines[0].endswith(",ok,cached_input_tokens")
+    assert lines[1].endswith(",true,8100") and lines[3].endswith(",true,")
+    points = client.get("/api/export/sweeps.csv", params={"sweep": sweep}).content
+    again = post_files(client, ("p.csv", points), ("r.requests.csv", text.encode()))
+    assert again.status_code == 200, again.text
+    assert [s["created"] for s in again.json()["sweeps"]] == [False]
