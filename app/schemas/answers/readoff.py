@@ -193,7 +193,8 @@ class ReadoffResult(Answer):
 
 class ReadoffRow(ReadoffResult):
     price_cells: list[PriceCellOut]
-    token_classes: TokenClassesOut
+    # Tokens by class at the operating point (issue 50); not in `check`'s read-offs.
+    token_classes: TokenClassesOut | None = None
 
 
 class ReadoffOut(Answer):
