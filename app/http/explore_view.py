@@ -72,7 +72,7 @@ def explore_context(
     }
     return {
         "token_classes": classes,
-        "class_prices": prices,
+        "classes_shown": token_classes.worth_showing(classes.values()),
         "split_rule": SPLIT_RULE,
         "state": state,
         "params": params,

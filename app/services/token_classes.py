@@ -5,6 +5,7 @@ each price column's GPU-hour (issue 50)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +29,7 @@ from app.domain.token_classes import (
 from app.services.analysis import SweepAnalysis
 from app.services.price_columns import PriceCell
 from app.store import points as point_queries
+from app.store.models import PricingProfile
 
 CACHED = "cached_input_tokens"
 
@@ -210,16 +212,39 @@ def result_json(
     cells: list[PriceCell],
     with_points: bool,
 ) -> dict[str, Any]:
-    """A read-off's "token_classes": at the operating point, and per point when asked."""
+    """A read-off's "token_classes": at the operating point, and per point when asked. The API
+    prices are the query's; without any, those of the first price column whose profile (of the
+    sweep's own GPU) carries prices by class; `api_prices_from` names which."""
+    source = "query" if prices.given() else None
+    if source is None and session is not None:
+        prices, source = profile_prices(session, cells)
     counts = counts_for(session, result) if session is not None else _counts_kept(result)
     classes = all_point_classes(result, counts, prices)
     body = operating_json(result, classes, prices, cells)
+    body["api_prices_from"] = source
     if with_points:
         body["points"] = [
             {"point_id": p.point_id, **point_json(c, prices)}
             for p, c in zip(result.points, classes, strict=True)
         ]
     return body
+
+
+def profile_prices(session: Session, cells: list[PriceCell]) -> tuple[ClassPrices, str | None]:
+    """Prices by class of the first cell whose profile gives any, and that profile's name."""
+    for cell in cells:
+        profile_id = None if cell.cost is None else cell.cost.price.profile_id
+        profile = None if profile_id is None else session.get(PricingProfile, profile_id)
+        if profile is None:
+            continue
+        found = ClassPrices(
+            profile.usd_per_mtok_input,
+            profile.usd_per_mtok_cached_input,
+            profile.usd_per_mtok_output,
+        )
+        if found.given():
+            return found, profile.name
+    return ClassPrices(), None
 
 
 def _counts_kept(result: SweepAnalysis) -> dict[int, tuple[int, int]]:
@@ -276,6 +301,11 @@ def shown(
     found = by_sweep(
         session, results, prices, {int(r.meta.id): price_cells(r, columns) for r in results}
     )
-    if prices.given() or any(b["cached_input_share"] is not None for b in found.values()):
-        return found
-    return None
+    return found if worth_showing(found.values()) else None
+
+
+def worth_showing(bodies: Iterable[dict[str, Any]]) -> bool:
+    """Whether token classes say anything: API prices given, or a cached share known."""
+    return any(
+        b["api_prices_from"] is not None or b["cached_input_share"] is not None for b in bodies
+    )

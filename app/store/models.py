@@ -192,6 +192,10 @@ class PricingProfile(Base):
     colo_usd_per_kw_month: Mapped[float | None] = mapped_column(Float)
     other_opex_pct_per_year: Mapped[float | None] = mapped_column(Float)
     utilization: Mapped[float] = mapped_column(Float, default=1.0)
+    # API prices by token class, $/Mtok (issue 50); None where the profile gives none.
+    usd_per_mtok_input: Mapped[float | None] = mapped_column(Float)
+    usd_per_mtok_cached_input: Mapped[float | None] = mapped_column(Float)
+    usd_per_mtok_output: Mapped[float | None] = mapped_column(Float)
     tier: Mapped[str | None] = mapped_column(String(50))
     as_of: Mapped[dt.date | None] = mapped_column(Date)
     source: Mapped[str | None] = mapped_column(Text)

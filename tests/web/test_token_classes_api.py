@@ -7,8 +7,10 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy.orm import Session
 
 from app.schemas.answers.readoff import ReadoffOut
+from app.store.models import PricingProfile
 from tests.factories import post_files
 from tests.helpers import soup, upload_ids
 
@@ -185,3 +187,46 @@ def test_exported_requests_carry_cached_tokens_and_import_back_as_the_same_sweep
     again = post_files(client, ("p.csv", points), ("r.requests.csv", text.encode()))
     assert again.status_code == 200, again.text
     assert [s["created"] for s in again.json()["sweeps"]] == [False]
+
+
+def test_a_price_profile_carrying_class_prices_prices_the_mix_when_the_query_gives_none(
+    client: TestClient,
+) -> None:
+    [sweep] = upload_ids(client, ("a.csv", AGENTIC_POINTS), ("a.requests.csv", AGENTIC_REQUESTS))
+    profile = {"name": "H100 API", "kind": "rental", "usd_per_gpu_hour": 2.0}
+    created = client.post("/api/pricing", json={**profile, **PRICES})
+    assert created.status_code in (200, 201), created.text
+    assert created.json()["usd_per_mtok_cached_input"] == 0.1
+    profile_id = created.json()["id"]
+    body = class_readoff(client, sweep=sweep, tpot_ms=35, tpot_percentile="p50", pricing=profile_id)
+    classes = body["results"][0]["token_classes"]
+    assert classes["api_prices_from"] == "H100 API"
+    assert classes["api_prices"] == {"uncached_input": 1.0, "cached_input": 0.1, "output": 1.0}
+    [even] = classes["break_even"]
+    scale = 2.0 / (5347.5 * 0.0036)
+    assert even["usd_per_mtok"]["output"] == pytest.approx(scale, rel=1e-12)
+    # The query's own prices win over the profile's.
+    own = class_readoff(
+        client,
+        sweep=sweep,
+        tpot_ms=35,
+        tpot_percentile="p50",
+        pricing=profile_id,
+        usd_per_mtok_input=2.0,
+        usd_per_mtok_cached_input=0.5,
+        usd_per_mtok_output=8.0,
+    )["results"][0]["token_classes"]
+    assert own["api_prices_from"] == "query"
+    assert own["api_prices"]["output"] == 8.0
+
+
+def test_the_pricing_page_form_stores_class_prices(client: TestClient, session: Session) -> None:
+    form = {"name": "api", "kind": "rental", "usd_per_gpu_hour": "2", "usd_per_mtok_output": "4"}
+    ok = client.post("/pricing", data={**form, "usd_per_mtok_cached_input": "0.1"})
+    assert ok.status_code in (200, 303), ok.text
+    stored = session.query(PricingProfile).one()
+    assert (stored.usd_per_mtok_input, stored.usd_per_mtok_cached_input) == (None, 0.1)
+    assert stored.usd_per_mtok_output == 4.0
+    page = soup(client.get("/pricing"), 200)
+    label = page.find("input", attrs={"name": "usd_per_mtok_cached_input"}).parent
+    assert label.get_text(strip=True) == "API price, cached input ($/Mtok)"

@@ -64,6 +64,8 @@ class TokenClassesOut(PointClassesOut):
 
     point_id: int | None
     api_prices: PricesByClass
+    # "query" (the read-off's own usd_per_mtok_*), a price profile's name, or null (none given).
+    api_prices_from: str | None
     split_rule: str
     break_even: list[BreakEvenOut]
     points: list[PointClassesRow] | None = None
