@@ -114,10 +114,6 @@ class TokenMix:
             "output": self.output_tok_s,
         }
 
-    @property
-    def cached_input_share(self) -> float | None:
-        return None if not self.input_tok_s > 0 else self.cached_input_tok_s / self.input_tok_s
-
 
 def token_mix(input_tok_s: float, output_tok_s: float, cached_share: float) -> TokenMix:
     """Split input into cached (input × share) and uncached (the rest, so that they add up)."""
