@@ -161,6 +161,9 @@ class ModelSpec(Base):
     name: Mapped[str] = mapped_column(String(200))
     total_params_b: Mapped[float] = mapped_column(Float)
     active_params_b: Mapped[float] = mapped_column(Float)
+    # Each phase's own active parameters where they differ (issue 50); None = active_params_b.
+    prefill_active_params_b: Mapped[float | None] = mapped_column(Float)
+    decode_active_params_b: Mapped[float | None] = mapped_column(Float)
     layers: Mapped[int] = mapped_column(Integer)
     d_model: Mapped[int | None] = mapped_column(Integer)
     kv_heads: Mapped[int | None] = mapped_column(Integer)
