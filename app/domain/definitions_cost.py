@@ -72,7 +72,11 @@ COST_AND_PLAN: tuple[Definition, ...] = (
         "Decode reads every (active) weight and the KV cache once per step, so memory bandwidth "
         "caps the per-user token rate. Speculative decoding "
         "multiplies by the mean accepted length. "
-        "MoE batches touch the union of experts: 1 − (1 − k/E)^B of the routed weights.",
+        "MoE batches touch the union of experts: 1 − (1 − k/E)^B of the routed weights. "
+        "A model that activates other parameters per token in prefill and decode (DeepSeek "
+        "V4.1-Flash: about 8B and 16B) is sized with each phase's own: decode ceilings with "
+        "decode's, the prefill bound with prefill's. The curve ends at B_max, where the KV cache "
+        "(bytes/token × context × batch) fills the memory left after the weights (marked ▢).",
     ),
     # Capacity planning (/plan, issue 16).
     Definition(
