@@ -12,7 +12,7 @@ from app.domain.failures import Failed
 from app.domain.intervals import DEFAULT_LEVEL, Interval
 from app.domain.slo import Readoff
 from app.schemas.readoff import ReadoffQuery
-from app.services import analysis, energy, price_columns, token_classes, units_shown
+from app.services import analysis, energy, price_columns, token_classes, ttft_context, units_shown
 from app.services.analysis import Params, SweepAnalysis
 from app.services.intervals import cost_interval
 from app.services.price_columns import PriceCell, PriceColumn
@@ -306,6 +306,7 @@ def readoff_body(
                 **result_json(r, with_points=query.points),
                 "price_cells": price_cells_json(cells, r),
                 "token_classes": token_classes.result_json(session, r, prices, cells, query.points),
+                "ttft_vs_context": ttft_context.result_json(session, r, params, query.points),
             }
         )
     return {

@@ -1,0 +1,39 @@
+"""Answer models of TTFT against prompt length (issue 50)."""
+
+from __future__ import annotations
+
+from app.schemas.answers.common import Answer
+
+
+class InputBucket(Answer):
+    """Requests whose input length is in [low, high); high null: no upper edge."""
+
+    input_tokens_low: int
+    input_tokens_high: int | None
+    n: int
+    median_ttft_ms: float
+    max_ttft_ms: float
+
+
+class TtftContextPoint(Answer):
+    """A point's TTFT against input length, from its successful requests."""
+
+    point_id: int | None
+    n: int
+    prefill_tok_s: float | None  # 1000 ÷ the fitted ms per input token
+    ci_low: float | None
+    ci_high: float | None  # null: the slope's interval reaches 0 (no upper bound)
+    ci_level: float
+    intercept_ms: float | None
+    ms_per_token: float | None
+    ttft_limit_ms: float | None
+    crossing_input_tokens: float | None  # where the fitted TTFT reaches the TTFT limit
+    buckets: list[InputBucket]
+    fit: str
+    reason: str | None
+
+
+class TtftContextOut(TtftContextPoint):
+    """At the operating point; `points` only when asked (points=true)."""
+
+    points: list[TtftContextPoint] | None

@@ -1,0 +1,45 @@
+"""/api/readoff's TTFT against prompt length (issue 50) from request samples."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from tests.helpers import upload_ids
+from tests.web.test_token_classes_api import class_readoff
+
+
+# One load, five requests of growing prompts (tests/domain/test_prefill_fit.py's XS and YS).
+CONTEXT_POINTS = (
+    b"sweep,hardware,num_gpus,concurrency,duration_s,tpot_p50_ms,ttft_p90_ms,output_tok_s\n"
+    b"ctx,H100,1,4,10.0,20,1500,500\n"
+)
+CONTEXT_REQUESTS = (
+    b"sweep,concurrency,ttft_ms,e2el_ms,output_len,input_len,ok\n"
+    b"ctx,4,130,2130,101,1000,true\nctx,4,210,2210,101,2000,true\n"
+    b"ctx,4,420,2420,101,4000,true\nctx,4,800,2800,101,8000,true\n"
+    b"ctx,4,1650,3650,101,16000,true\nctx,4,,,,30000,false\n"
+)
+
+
+def test_the_readoff_fits_ttft_against_prompt_length_as_least_squares_by_hand(
+    client: TestClient,
+) -> None:
+    [sweep] = upload_ids(client, ("c.csv", CONTEXT_POINTS), ("c.requests.csv", CONTEXT_REQUESTS))
+    params = {"sweep": sweep, "ttft_ms": 2000, "tpot_ms": 35, "percentile": "p90"}
+    body = class_readoff(client, **params, tpot_percentile="p50")
+    ctx = body["results"][0]["ttft_vs_context"]
+    assert ctx["n"] == 5  # the failed request has no TTFT
+    slope = 15_128_000 / 148_800_000  # Sxy / Sxx by hand
+    intercept = 642 - 6_200 * slope
+    assert ctx["ms_per_token"] == pytest.approx(slope, rel=1e-12)
+    assert ctx["prefill_tok_s"] == pytest.approx(1000 / slope, rel=1e-12)
+    assert ctx["ci_low"] < ctx["prefill_tok_s"] < ctx["ci_high"]
+    assert ctx["crossing_input_tokens"] == pytest.approx((2000 - intercept) / slope, rel=1e-12)
+    assert [(b["input_tokens_low"], b["n"]) for b in ctx["buckets"]] == [
+        (512, 1),
+        (1024, 1),
+        (2048, 1),
+        (4096, 1),
+        (8192, 1),
+    ]
