@@ -8,7 +8,6 @@ from fastapi.testclient import TestClient
 from tests.helpers import upload_ids
 from tests.web.test_token_classes_api import class_readoff
 
-
 # One load, five requests of growing prompts (tests/domain/test_prefill_fit.py's XS and YS).
 CONTEXT_POINTS = (
     b"sweep,hardware,num_gpus,concurrency,duration_s,tpot_p50_ms,ttft_p90_ms,output_tok_s\n"
