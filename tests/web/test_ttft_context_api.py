@@ -42,3 +42,13 @@ def test_the_readoff_fits_ttft_against_prompt_length_as_least_squares_by_hand(
         (4096, 1),
         (8192, 1),
     ]
+
+
+def test_the_sweeps_json_gives_each_point_with_samples_its_prefill_rate(
+    client: TestClient,
+) -> None:
+    [sweep] = upload_ids(client, ("c.csv", CONTEXT_POINTS), ("c.requests.csv", CONTEXT_REQUESTS))
+    [point] = client.get(f"/api/sweeps/{sweep}").json()["points"]
+    ctx = point["ttft_vs_context"]
+    assert ctx["prefill_tok_s"] == pytest.approx(148_800_000 / 15_128_000 * 1000, rel=1e-12)
+    assert ctx["ttft_limit_ms"] is None and ctx["crossing_input_tokens"] is None
