@@ -131,5 +131,12 @@ class SweepsAsked(BaseModel):
     )
 
 
+class MissesQuery(ReadoffQuery):
+    """One point's requests that missed the SLO: its sweep and its point id (issue 50)."""
+
+    sweep: DbId = Field(description="the sweep's id")
+    point_id: int = Field(ge=0, le=2**53, description="the point's id (as the read-off gives it)")
+
+
 class ReadoffRequest(ReadoffQuery, SweepsAsked):
     """/api/readoff's query and the MCP `readoff` tool's arguments: one model, so they agree."""

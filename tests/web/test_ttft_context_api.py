@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
+from app.schemas.answers.ttft_context import MissesOut
 from tests.helpers import upload_ids
+from tests.web.test_readoff_api import O9_POINTS, O9_REQUESTS
 from tests.web.test_token_classes_api import class_readoff
 
 # One load, five requests of growing prompts (tests/domain/test_prefill_fit.py's XS and YS).
@@ -52,3 +54,29 @@ def test_the_sweeps_json_gives_each_point_with_samples_its_prefill_rate(
     ctx = point["ttft_vs_context"]
     assert ctx["prefill_tok_s"] == pytest.approx(148_800_000 / 15_128_000 * 1000, rel=1e-12)
     assert ctx["ttft_limit_ms"] is None and ctx["crossing_input_tokens"] is None
+
+
+def test_a_points_missed_requests_name_the_limits_each_missed_as_oracle_o9(
+    client: TestClient,
+) -> None:
+    [sweep] = upload_ids(client, ("o9.csv", O9_POINTS), ("o9.requests.csv", O9_REQUESTS))
+    readoff = class_readoff(client, sweep=sweep, ttft_ms=200, tpot_ms=50, mode="requests")
+    [point] = client.get(f"/api/sweeps/{sweep}").json()["points"]
+    assert readoff["results"][0]["status"] == "fail"
+    params = {"sweep": sweep, "point_id": point["id"], "ttft_ms": 200, "tpot_ms": 50}
+    response = client.get("/api/readoff/misses", params=params)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    MissesOut.model_validate(body)
+    assert (body["issued"], body["missed"]) == (8, 4)
+    # O9: r3 misses TTFT, r4 TPOT, r7 both, r8 failed; r5's one token has no TPOT.
+    assert [(r["request"], r["missed"]) for r in body["requests"]] == [
+        (3, ["ttft"]),
+        (4, ["tpot"]),
+        (7, ["ttft", "tpot"]),
+        (8, ["failed"]),
+    ]
+    assert body["requests"][1]["tpot_ms"] == pytest.approx(60.0)
+    other = client.get("/api/readoff/misses", params={**params, "point_id": 1})
+    assert other.status_code == 404
+    assert f"point 1 is not a point of sweep {sweep}" in other.text

@@ -37,3 +37,35 @@ class TtftContextOut(TtftContextPoint):
     """At the operating point; `points` only when asked (points=true)."""
 
     points: list[TtftContextPoint] | None
+
+
+class MissLimit(Answer):
+    metric: str
+    limit_ms: float
+
+
+class MissedRequest(Answer):
+    """A request that missed: its place among the point's requests (1 = first) and the limits
+    it missed, or ["failed"]."""
+
+    request: int
+    input_len: int | None
+    output_len: int | None
+    ttft_ms: float | None
+    tpot_ms: float | None  # null for a one-token request (no TPOT)
+    e2el_ms: float | None
+    missed: list[str]
+
+
+class MissesOut(Answer):
+    """The requests of one point that missed the SLO, at most 200 listed."""
+
+    sweep_id: int
+    point_id: int
+    limits: list[MissLimit]
+    issued: int
+    missed: int
+    listed: int
+    requests: list[MissedRequest]
+    rule: str
+    reason: str | None
