@@ -6,7 +6,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.schemas.answers.ttft_context import MissesOut
-from tests.helpers import upload_ids
+from tests.helpers import soup, upload_ids
 from tests.web.test_readoff_api import O9_POINTS, O9_REQUESTS
 from tests.web.test_token_classes_api import class_readoff
 
@@ -80,3 +80,20 @@ def test_a_points_missed_requests_name_the_limits_each_missed_as_oracle_o9(
     other = client.get("/api/readoff/misses", params={**params, "point_id": 1})
     assert other.status_code == 404
     assert f"point 1 is not a point of sweep {sweep}" in other.text
+
+
+def test_explores_misses_fragment_lists_them_at_the_pages_slo(client: TestClient) -> None:
+    [sweep] = upload_ids(client, ("o9.csv", O9_POINTS), ("o9.requests.csv", O9_REQUESTS))
+    [point] = client.get(f"/api/sweeps/{sweep}").json()["points"]
+    page_query = {"sweep": sweep, "picked": 1, "preset": "custom", "ttft_ms": 200, "tpot_ms": 50}
+    fragment = soup(
+        client.get(
+            "/explore/misses", params={**page_query, "misses_sweep": sweep, "point_id": point["id"]}
+        ),
+        200,
+    )
+    assert fragment.select_one(".miss-count").get_text(strip=True) == "4 of 8 requests"
+    cells = [r.select_one(".missed").get_text(strip=True) for r in fragment.select("tbody tr")]
+    assert cells == ["TTFT", "TPOT", "TTFT, TPOT", "failed"]
+    refused = client.get("/explore/misses", params=page_query)
+    assert refused.status_code == 422
