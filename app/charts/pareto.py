@@ -232,6 +232,7 @@ def _sweep_traces(
                 "mode": "markers",
                 "x": [position(op.interactivity_tok_s_user)],
                 "y": [position(y)],
+                "ids": [str(op.point_id)],
                 "hovertemplate": (
                     f"<b>{name}</b><br>goodput at SLO: "
                     f"{fmt_number(y, short_unit(params.accounting))}{said}"

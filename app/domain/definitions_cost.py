@@ -65,6 +65,19 @@ COST_AND_PLAN: tuple[Definition, ...] = (
         "are at the operating point's measured throughput, per total GPU.",
     ),
     Definition(
+        "ttft-vs-context",
+        "TTFT against prompt length and the prefill rate",
+        "TTFT_ms = intercept + input tokens × ms per token (least squares over a point's "
+        "successful requests); prefill_tok_s = 1000 ÷ ms per token; crossing = (TTFT limit − "
+        "intercept) ÷ ms per token",
+        "One TTFT percentile per load hides that TTFT grows with the prompt. The interval is "
+        "Student's t on the slope (n − 2 degrees of freedom), inverted; a slope interval reaching "
+        "0 leaves the rate without an upper end. TTFT is also grouped by power-of-two input-"
+        "length buckets. The crossing is where the fitted mean TTFT reaches the limit, not a "
+        "percentile. Clicking a point on Explore lists these and the requests that missed the "
+        "SLO, with the limit each missed.",
+    ),
+    Definition(
         "roofline",
         "Decode roofline (physics limit)",
         "per-user ceiling at batch B = BW ÷ (weight bytes + B × context × KV bytes/token); "

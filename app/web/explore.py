@@ -14,7 +14,8 @@ from app.http.deps import SessionDep, SettingsDep
 from app.http.errors import AppError
 from app.http.explore_view import colours, explore_context
 from app.http.templating import render
-from app.services import misses
+from app.services import misses, ttft_context
+from app.store import points as point_queries
 from app.store.versions import Versions
 from app.web import page_cache
 
@@ -94,8 +95,11 @@ def explore_misses(request: Request, session: SessionDep) -> Response:
     except (KeyError, ValueError):
         raise AppError(422, "Invalid request", "give misses_sweep and point_id as ids") from None
     state = explore_state.resolve(session, explore_state.parse(params))
-    body = misses.misses(session, sweep_id, point_id, state.query.slo())
-    return render(request, "explore/_misses.html", {"m": body})
+    slo = state.query.slo()
+    body = misses.misses(session, sweep_id, point_id, slo)
+    samples = point_queries.samples_frame(session, [point_id])
+    context = ttft_context.point_json(samples, point_id, slo.ttft_ms, state.query.ci_level)
+    return render(request, "explore/_misses.html", {"m": body, "ctx": context})
 
 
 @router.get("/explore/picker", name="explore_picker", include_in_schema=False)

@@ -93,7 +93,15 @@ def test_explores_misses_fragment_lists_them_at_the_pages_slo(client: TestClient
         200,
     )
     assert fragment.select_one(".miss-count").get_text(strip=True) == "4 of 8 requests"
-    cells = [r.select_one(".missed").get_text(strip=True) for r in fragment.select("tbody tr")]
-    assert cells == ["TTFT", "TPOT", "TTFT, TPOT", "failed"]
+    rows = fragment.select("#misses-table tbody tr")
+    assert [r.select_one(".missed").get_text(strip=True) for r in rows] == [
+        "TTFT",
+        "TPOT",
+        "TTFT, TPOT",
+        "failed",
+    ]
+    # Every O9 prompt is 10 tokens: no prefill rate, and the reason says why.
+    fit = fragment.select_one(".prefill-fit").get_text(" ", strip=True)
+    assert fit.startswith("every request has the same input length")
     refused = client.get("/explore/misses", params=page_query)
     assert refused.status_code == 422
