@@ -22,8 +22,6 @@ SAMPLE_SCHEMA: dict[str, pl.DataType] = {
     "output_len": pl.Int64(),
     "input_len": pl.Int64(),
     "ok": pl.Boolean(),
-    # Input tokens served from the prefix cache, where the file reports them (else null).
-    "cached_input_tokens": pl.Int64(),
 }
 
 

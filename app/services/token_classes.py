@@ -38,8 +38,8 @@ def sample_counts(samples: pl.DataFrame) -> dict[int, tuple[int, int]]:
     """Per point id: (Σ cached, Σ input tokens) of the successful requests that report both.
 
     Integer sums, so input = uncached + cached holds exactly for the requests counted."""
-    if samples.is_empty() or samples[CACHED].null_count() == samples.height:
-        return {}
+    if CACHED not in samples.columns or samples[CACHED].null_count() == samples.height:
+        return {}  # (an empty frame has no count either)
     known = pl.col("ok").fill_null(False) & pl.col(CACHED).is_not_null()
     known = known & pl.col("input_len").is_not_null()
     sums = (

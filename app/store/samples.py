@@ -30,6 +30,8 @@ BLOCK_SCHEMA: dict[str, pl.DataType] = {
     **SAMPLE_FRAME_SCHEMA,
     **OPTIONAL_SAMPLE_SCHEMA,
 }
+# What the store reads back: the samples, and the optional columns (null where not given).
+STORED_SCHEMA: dict[str, pl.DataType] = {**SAMPLE_SCHEMA, **OPTIONAL_SAMPLE_SCHEMA}
 CACHE_ROWS = 8_000_000  # ~300 MB of decoded samples per process at most
 
 
@@ -190,11 +192,11 @@ cache = _FrameCache(CACHE_ROWS)
 
 
 def samples_frame(session: Session, point_ids: list[int]) -> pl.DataFrame:
-    """Request samples of these points as a SAMPLE_SCHEMA frame, by sweep id, point position and
+    """Request samples of these points as a STORED_SCHEMA frame, by sweep id, point position and
     request order (empty when there are none)."""
     wanted = set(point_ids)
     if not wanted:
-        return pl.DataFrame(schema=SAMPLE_SCHEMA)
+        return pl.DataFrame(schema=STORED_SCHEMA)
     sweep_ids = sorted({sweep_of(i)[0] for i in wanted})
     rows = session.execute(
         select(Sweep.id, Sweep.content_hash, PointBlock.points)
@@ -208,7 +210,7 @@ def samples_frame(session: Session, point_ids: list[int]) -> pl.DataFrame:
         frame = frames[sweep_id]
         mine = {p for p, _ in points[sweep_id]}
         parts.append(frame if mine <= wanted else frame.filter(pl.col("point_id").is_in(wanted)))
-    return pl.concat(parts) if parts else pl.DataFrame(schema=SAMPLE_SCHEMA)
+    return pl.concat(parts) if parts else pl.DataFrame(schema=STORED_SCHEMA)
 
 
 def by_sweep(
@@ -247,7 +249,7 @@ def _with_point_ids(
 ) -> pl.DataFrame:
     """The decoded blocks as one frame with each sample's point id, for the points asked."""
     if not parts:
-        return pl.DataFrame(schema=SAMPLE_SCHEMA)
+        return pl.DataFrame(schema=STORED_SCHEMA)
     frame = pl.concat(parts, how="vertical_relaxed", rechunk=False)
     positions = [pos for _, pos in pairs]
     if any(p != point_id(sweep_id, pos) for p, pos in pairs):
@@ -256,7 +258,7 @@ def _with_point_ids(
             schema={"position": pl.Int32(), "point_id": pl.Int64()},
         )
         joined = frame.join(keys, on="position", how="inner", maintain_order="left")
-        return joined.select(pl.col(c).cast(t) for c, t in SAMPLE_SCHEMA.items())
+        return joined.select(pl.col(c).cast(t) for c, t in STORED_SCHEMA.items())
     # A point's id is its sweep's id times the stride plus its position (point_blocks): no
     # join of every sample against the points, only the samples of points not asked dropped.
     ids = pl.lit(point_id(sweep_id, 0), pl.Int64) + pl.col("position").cast(pl.Int64)
@@ -264,5 +266,5 @@ def _with_point_ids(
     asked = pl.col("position").is_in(pl.Series(positions, dtype=pl.Int32).implode())
     return frame.filter(asked).select(
         ids.alias("point_id"),
-        *(pl.col(c).cast(t) for c, t in SAMPLE_SCHEMA.items() if c != "point_id"),
+        *(pl.col(c).cast(t) for c, t in STORED_SCHEMA.items() if c != "point_id"),
     )

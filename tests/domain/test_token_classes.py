@@ -120,7 +120,7 @@ def test_request_counts_add_up_exactly_and_leave_out_requests_without_cached_tok
             "ok": [True, True, True, True, False],
             "cached_input_tokens": [131_000, None, 0, 499, 40],
         },
-        schema=SAMPLE_SCHEMA,
+        schema={**SAMPLE_SCHEMA, "cached_input_tokens": pl.Int64()},
     )
     counts = sample_counts(frame)
     assert counts == {1: (131_000, 131_149), 2: (499, 500)}
