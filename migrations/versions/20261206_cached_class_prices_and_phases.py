@@ -1,7 +1,7 @@
 """API prices by token class on pricing profiles; active parameters per phase on model specs
 
 Revision ID: 20261206_cached
-Revises: 20261203_0017
+Revises: 20261206_public
 Create Date: 2026-12-06 07:30:00
 
 Issue 50: a price set may carry $/Mtok per token class beside its $/GPU-hour; the read-off
@@ -19,7 +19,7 @@ from alembic import op
 
 # revision identifiers, used by Alembic.
 revision: str = "20261206_cached"
-down_revision: str | Sequence[str] | None = "20261203_0017"
+down_revision: str | Sequence[str] | None = "20261206_public"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
