@@ -37,6 +37,7 @@ def test_explore_prices_tokens_by_class_from_the_pricing_fields_on_a_laptop_and_
     row = page.locator("#token-classes tbody tr").first
     assert row.locator(".cached-share").inner_text() == "79.4 %"
     assert "reported by the client" in row.locator(".cached-source").inner_text()
+    page.click("#pricing-classes > summary")  # the class prices are folded until set
     typed = (
         ("#p-in", "1", "input"),
         ("#p-cached", "0.1", "cached_input"),
