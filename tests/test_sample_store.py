@@ -44,10 +44,11 @@ def test_samples_read_back_in_point_and_request_order_with_their_point_ids(
     session.commit()
     ids = [p.id for p in q.get_sweep(session, saved[0].sweep.id).points]
     frame = sample_store.samples_frame(session, ids)
+    # The last column, cached input tokens, is unknown: these samples do not give it.
     assert frame.rows() == [
-        (ids[0], 10.0, 100.0, 5, 7, True),
-        (ids[0], None, None, None, 7, False),
-        (ids[2], 30.5, 300.25, 9, 7, True),
+        (ids[0], 10.0, 100.0, 5, 7, True, None),
+        (ids[0], None, None, None, 7, False, None),
+        (ids[2], 30.5, 300.25, 9, 7, True, None),
     ]
     assert q.sample_counts(session, ids) == {ids[0]: 2, ids[2]: 1}
     only_third = sample_store.samples_frame(session, [ids[2]])
@@ -56,7 +57,7 @@ def test_samples_read_back_in_point_and_request_order_with_their_point_ids(
 
 def test_requests_beyond_a_block_start_the_next_block_in_order() -> None:
     big = [(float(i), float(i) + 1.0, i, 3, i % 5 != 0) for i in range(25)]
-    columns = list(sample_store.BLOCK_SCHEMA)[1:]
+    columns = list(sample_store.SAMPLE_FRAME_SCHEMA)
     frames = [
         (0, pl.DataFrame(big[:10], orient="row", schema=columns)),
         (1, pl.DataFrame(big[10:], orient="row", schema=columns)),
@@ -122,7 +123,25 @@ def test_a_block_written_as_zstd_before_reads_back_as_the_same_samples(session: 
     session.commit()
     sample_store.cache.clear()
     frame = sample_store.samples_frame(session, ids)
-    assert frame.drop("point_id").rows() == samples
+    assert frame.drop("point_id", "cached_input_tokens").rows() == samples
+
+
+def test_a_block_written_before_cached_input_tokens_reads_them_as_unknown(
+    session: Session,
+) -> None:
+    samples = [(10.5 + i, 900.25 + i, i + 1, 512, True) for i in range(10)]
+    saved = q.save_parsed(session, [_sweep("old", [samples])])
+    session.commit()
+    ids = [p.id for p in q.get_sweep(session, saved[0].sweep.id).points]
+    block = session.scalars(select(SampleBlock)).one()
+    older = io.BytesIO()  # as blocks were written before the column existed
+    sample_store.decode(block.data).drop("cached_input_tokens").write_parquet(older)
+    block.data = older.getvalue()
+    session.commit()
+    sample_store.cache.clear()
+    frame = sample_store.samples_frame(session, ids)
+    assert frame["cached_input_tokens"].null_count() == 10
+    assert frame.drop("point_id", "cached_input_tokens").rows() == samples
 
 
 def test_deleting_a_sweep_deletes_its_sample_blocks(session: Session) -> None:
@@ -168,10 +187,10 @@ def test_the_migration_moves_request_rows_into_blocks_and_back(
     with make_sessionmaker(engine)() as session:
         frame = sample_store.samples_frame(session, [a, b, c])
         assert frame.rows() == [
-            (a, 1.5, 10.0, 2, 4, True),
-            (a, None, None, None, 4, False),
-            (b, 5.5, 50.25, 10, 4, True),
-            (c, 7.0, 70.0, 3, 4, True),
+            (a, 1.5, 10.0, 2, 4, True, None),
+            (a, None, None, None, 4, False, None),
+            (b, 5.5, 50.25, 10, 4, True, None),
+            (c, 7.0, 70.0, 3, 4, True, None),
         ]
         assert q.sample_counts(session, [a, b, c]) == {a: 2, b: 1, c: 1}
     sample_store.cache.clear()

@@ -86,6 +86,7 @@ def api_explore(request: Request, session: SessionDep) -> Response:
                 {
                     **result_json(r),
                     "price_cells": price_cells_json(context["cells"][r.meta.id], r),
+                    "token_classes": context["token_classes"][r.meta.id],
                 }
                 for r in context["results"]
             ],

@@ -13,7 +13,7 @@ from app.http.documents import sweep_ids
 from app.schemas.answers.sweeps import ExportedSweeps
 from app.schemas.readoff import ReadoffQuery
 from app.schemas.responses import ERROR_RESPONSES, answered_with, download
-from app.services import bands, exports
+from app.services import bands, exports, token_classes
 from app.services.readoff_json import run_query
 from app.store import points as point_queries
 from app.store import sweeps as q
@@ -76,7 +76,8 @@ def export_readoff_csv(
     least one `sweep`.
     """
     params, results, columns = run_query(session, sweep_ids(sweep), query)
-    text = exports.readoff_csv(results, params, columns)
+    classes = token_classes.shown(session, results, query.class_prices(), columns)
+    text = exports.readoff_csv(results, params, columns, classes)
     return _download(text, "readoff.csv", "text/csv; charset=utf-8")
 
 

@@ -13,10 +13,11 @@ from app.http.answers import json_answer
 from app.http.deps import DbId, SessionDep
 from app.http.documents import sweep_ids
 from app.schemas.answers.readoff import FrontierOut, ReadoffOut
+from app.schemas.answers.ttft_context import MissesOut
 from app.schemas.bounds import MAX_SWEEPS_ASKED
-from app.schemas.readoff import ReadoffQuery, ReadoffRequest
+from app.schemas.readoff import MissesQuery, ReadoffQuery, ReadoffRequest
 from app.schemas.responses import ERROR_RESPONSES, answered_with
-from app.services import analysis, bands
+from app.services import analysis, bands, misses
 from app.services.readoff_json import frontier_json
 from app.services.readoff_query import params_of
 
@@ -36,6 +37,17 @@ def api_readoff(session: SessionDep, query: Annotated[ReadoffRequest, Query()]) 
     least one `sweep`.
     """
     return json_answer(documents.readoff_answer(session, query))
+
+
+@router.get("/readoff/misses", name="api_readoff_misses", responses=answered_with(MissesOut))
+def api_readoff_misses(session: SessionDep, query: Annotated[MissesQuery, Query()]) -> Response:
+    """One point's requests that missed the SLO's limits, judged per request, and which limit
+    each missed (what clicking a point on Explore lists).
+
+    Across fields: give tpot_ms or min_tok_s_user, not both; `point_id` must be a point of
+    `sweep`.
+    """
+    return json_answer(misses.misses(session, query.sweep, query.point_id, query.slo()))
 
 
 @router.get("/frontier", name="api_frontier", responses=answered_with(FrontierOut))

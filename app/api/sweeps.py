@@ -134,7 +134,7 @@ def api_template_sweep() -> Response:
 def api_template_requests() -> Response:
     """Canonical per-request CSV: the header and two example rows."""
     header = ",".join(c.name for c in REQUEST_COLUMNS)
-    rows = "my-sweep,16,,120.5,3050.2,128,1024,true\nmy-sweep,16,,,,,1024,false\n"
+    rows = "my-sweep,16,,120.5,3050.2,128,1024,true,768\nmy-sweep,16,,,,,1024,false,\n"
     return _csv(header + "\n" + rows, "requests.csv")
 
 

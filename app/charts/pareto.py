@@ -188,6 +188,8 @@ def _sweep_traces(
             "mode": "lines+markers",
             "x": [xs[k] for k in front],
             "y": [ys[k] for k in front],
+            # Point ids: clicking a point lists its requests that missed the SLO (charts.js).
+            "ids": [str(result.points[k].point_id) for k in front],
             **_with_meta(base, line_hover(result, front, params)),
             "line": {"color": style.colour, "width": 2, "dash": style.dash},
             "marker": {"color": style.colour, "size": 8, "symbol": style.symbol},
@@ -204,6 +206,7 @@ def _sweep_traces(
                     "mode": "markers",
                     "x": [xs[k] for k in ks],
                     "y": [ys[k] for k in ks],
+                    "ids": [str(result.points[k].point_id) for k in ks],
                     **_with_meta(base, hover),
                     "marker": marker,
                 }
@@ -229,6 +232,7 @@ def _sweep_traces(
                 "mode": "markers",
                 "x": [position(op.interactivity_tok_s_user)],
                 "y": [position(y)],
+                "ids": [str(op.point_id)],
                 "hovertemplate": (
                     f"<b>{name}</b><br>goodput at SLO: "
                     f"{fmt_number(y, short_unit(params.accounting))}{said}"

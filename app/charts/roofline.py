@@ -135,6 +135,32 @@ def bounds(
     return x0, max(xs) * 1.05, y0, max(ys) * 1.05
 
 
+def kv_bound_trace(curve: Curve, line_colour: str) -> dict[str, Any] | None:
+    """Where the KV cache binds: the ceiling's last batch, B_max, beyond which the context's KV
+    of one more sequence does not fit in the memory left after the weights (issue 50); None for
+    an empty curve."""
+    if not curve.points:
+        return None
+    last = curve.points[-1]
+    text = (
+        f"KV cache full at batch {last.batch:,}: KV bytes/token × {curve.ctx:,} tokens of context"
+        " × batch ≤ memory left after the weights"
+    )
+    return {
+        "type": "scatter",
+        "mode": "markers",
+        "meta": "kv-bound",
+        "name": f"KV cache bound · {curve.name}",
+        "legendgroup": "physics",
+        "showlegend": False,
+        "x": [last.interactivity_tok_s_user],
+        "y": [last.tok_s_per_gpu],
+        "text": [text],
+        "hovertemplate": f"<b>{curve.name}</b><br>%{{text}}<extra></extra>",
+        "marker": {"symbol": "square-open", "size": 10, "color": line_colour},
+    }
+
+
 def explore_traces(
     shown: ShownPhysics,
     results: list[SweepAnalysis],
@@ -145,6 +171,7 @@ def explore_traces(
 ) -> list[dict[str, Any]]:
     """Ceiling curves coloured as their sweeps, then claim markers placed within the extent."""
     traces = [roofline_trace(curve, colour(i)) for i, curve in shown.curves]
+    traces += [t for i, curve in shown.curves if (t := kv_bound_trace(curve, colour(i)))]
     if not shown.claims:
         return traces
     extent = bounds(results, traces, shown.claims, basis, log_x, log_y)

@@ -98,7 +98,7 @@ def readoff(args: argparse.Namespace) -> int:
 
     upgrade()
     from app.schemas.readoff import ReadoffQuery
-    from app.services import exports
+    from app.services import exports, token_classes
     from app.services.readoff_json import readoff_document, run_query
     from app.services.readoff_text import readoff_table
     from app.store.sweeps import NotFound
@@ -135,10 +135,11 @@ def readoff(args: argparse.Namespace) -> int:
                 text = json.dumps(doc, indent=2) + "\n"
             else:
                 params, results, columns = run_query(session, ids, query)
+                classes = token_classes.shown(session, results, query.class_prices(), columns)
                 if fmt == "table":
-                    text = readoff_table(results, params, columns, preset)
+                    text = readoff_table(results, params, columns, preset, classes)
                 else:
-                    text = exports.readoff_csv(results, params, columns)
+                    text = exports.readoff_csv(results, params, columns, classes)
         except Invalid as exc:
             print(f"error: {exc.message}", file=sys.stderr)
             return 2
@@ -223,6 +224,14 @@ def readoff_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--price-set", help="e.g. costr@2026-09-08 (one profile per GPU)")
     parser.add_argument("--pricing", type=int, action="append", default=[], help="profile id")
     parser.add_argument("--usd-per-gpu-hour", type=float, help="your own rental price")
+    for name, words in (
+        ("input", "uncached input"),
+        ("cached-input", "cached (prefix-hit) input"),
+        ("output", "output"),
+    ):
+        parser.add_argument(
+            f"--usd-per-mtok-{name}", type=float, help=f"API price of {words} tokens, $/Mtok"
+        )
 
 
 def check_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

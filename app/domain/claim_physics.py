@@ -117,6 +117,15 @@ def _kv_formula(arch: ModelArch, b: float) -> str:
 
 def _step_lines(arch: ModelArch, hw: HardwareSpec, batch: int, work: Work) -> DecodeStep:
     """Writes bytes, bandwidth and times of one decode step at `batch`."""
+    phases = arch.phase_words()
+    if phases is not None:
+        # Issue 50: a decode step reads the decode phase's active weights, not prefill's.
+        work.add(
+            "Active parameters by phase",
+            f"{phases}: decode's used here",
+            arch.decode_active_params / 1e9,
+            "B params",
+        )
     weights, how = _weight_bytes(arch, batch, work.precision)
     work.add("Weights read per step", how, weights / 1e9, "GB")
     b = bytes_per_param(work.kv_precision)
@@ -239,7 +248,8 @@ def _aggregate(
         work.add(
             "Compute bound",
             f"{gpus} × {fmt(hw.tflops(work.precision) or 0)} TFLOPS ÷ (2 ×"
-            f" {fmt(arch.active_params / 1e9)}e9 active params)",
+            f" {fmt(arch.decode_active_params / 1e9)}e9 active params"
+            f"{' in decode' if arch.phase_words() else ''})",
             compute,
             "tok/s",
         )

@@ -113,6 +113,13 @@ REQUEST_COLUMNS: tuple[Column, ...] = (
     Column("output_len", "int", "Output tokens", "tokens"),
     Column("input_len", "int", "Input tokens", "tokens"),
     Column("ok", "bool", "Succeeded"),
+    Column(
+        "cached_input_tokens",
+        "int",
+        "Cached input tokens",
+        "tokens",
+        "Input tokens served from the prefix cache (part of input_len); optional.",
+    ),
 )
 
 SWEEP_COLUMN_NAMES: tuple[str, ...] = tuple(c.name for c in SWEEP_COLUMNS)

@@ -24,6 +24,10 @@ from app.domain.sweep_meta import SweepMeta
 ACCEPTANCE_RATE = "spec_acceptance_rate"  # accepted ÷ proposed draft tokens
 ACCEPTANCE_LENGTH = "spec_acceptance_length"  # mean tokens per decode step (accepted + 1)
 PREFIX_CACHE_HIT_RATE = "prefix_cache_hit_rate"  # cached ÷ queried prompt tokens
+# Issue 50: the client's cached (prefix-hit) input tokens, mean per request like input_len,
+# and a hit rate a workload generator computes from its shared prefixes (not measured).
+CACHED_INPUT_TOKENS = "cached_input_tokens"
+THEORETICAL_CACHE_HIT_RATE = "theoretical_cache_hit_rate"
 GPU_POWER_W = "gpu_power_w"  # measured mean power of all the deployment's GPUs, W
 GPU_ENERGY_J = "gpu_energy_j"  # measured energy of all the deployment's GPUs over the run, J
 # 1 where the file measured the GPUs' power but marked the measurement invalid (InferenceX's
@@ -36,6 +40,8 @@ POINT_COVARIATES: tuple[str, ...] = (
     GPU_POWER_W,
     GPU_ENERGY_J,
     GPU_POWER_INVALID,
+    CACHED_INPUT_TOKENS,
+    THEORETICAL_CACHE_HIT_RATE,
 )
 COVARIATE_LABELS: dict[str, str] = {
     ACCEPTANCE_RATE: "acceptance rate",
@@ -44,6 +50,8 @@ COVARIATE_LABELS: dict[str, str] = {
     GPU_POWER_W: "measured GPU power (W)",
     GPU_ENERGY_J: "measured GPU energy (J)",
     GPU_POWER_INVALID: "GPU power marked invalid",
+    CACHED_INPUT_TOKENS: "cached input tokens (mean per request)",
+    THEORETICAL_CACHE_HIT_RATE: "theoretical cache hit rate",
 }
 ACCEPTANCE_RELATIVE = 0.10  # warn above 10 % relative difference
 PREFIX_CACHE_POINTS = 0.10  # warn above 10 percentage points

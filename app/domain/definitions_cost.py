@@ -50,6 +50,34 @@ COST_AND_PLAN: tuple[Definition, ...] = (
         "GPU-hour equals its cost C per useful hour.",
     ),
     Definition(
+        "token-classes",
+        "Tokens by class: uncached input, cached input, output",
+        "input = uncached + cached; revenue = Σ class tok/s × 3600·10⁻⁶ × class $/Mtok; blended "
+        "$/Mtok = revenue ÷ all Mtok; break-even class price = class price × C ÷ revenue",
+        "Cached (prefix-hit) input tokens are input served from the server's prefix cache; each "
+        "token is billed once, at its own class's price, never again at the input price. A "
+        "point's cached share comes, in this order, from its own cached_input_tokens (reported "
+        "by the client), its requests' cached_input_tokens ÷ input_len (client), the server's "
+        "prefix-cache hit rate (measured by the server), or a theoretical rate (not measured); "
+        "the source is named. Tokens per $1 = all tokens ÷ revenue (InferenceX's cache-aware "
+        "Total Tokens per $1). Break-even splits the GPU-hour C across classes in proportion to "
+        "their revenue at the given prices: each class keeps the given prices' ratios. Figures "
+        "are at the operating point's measured throughput, per total GPU.",
+    ),
+    Definition(
+        "ttft-vs-context",
+        "TTFT against prompt length and the prefill rate",
+        "TTFT_ms = intercept + input tokens × ms per token (least squares over a point's "
+        "successful requests); prefill_tok_s = 1000 ÷ ms per token; crossing = (TTFT limit − "
+        "intercept) ÷ ms per token",
+        "One TTFT percentile per load hides that TTFT grows with the prompt. The interval is "
+        "Student's t on the slope (n − 2 degrees of freedom), inverted; a slope interval reaching "
+        "0 leaves the rate without an upper end. TTFT is also grouped by power-of-two input-"
+        "length buckets. The crossing is where the fitted mean TTFT reaches the limit, not a "
+        "percentile. Clicking a point on Explore lists these and the requests that missed the "
+        "SLO, with the limit each missed.",
+    ),
+    Definition(
         "roofline",
         "Decode roofline (physics limit)",
         "per-user ceiling at batch B = BW ÷ (weight bytes + B × context × KV bytes/token); "
@@ -57,7 +85,11 @@ COST_AND_PLAN: tuple[Definition, ...] = (
         "Decode reads every (active) weight and the KV cache once per step, so memory bandwidth "
         "caps the per-user token rate. Speculative decoding "
         "multiplies by the mean accepted length. "
-        "MoE batches touch the union of experts: 1 − (1 − k/E)^B of the routed weights.",
+        "MoE batches touch the union of experts: 1 − (1 − k/E)^B of the routed weights. "
+        "A model that activates other parameters per token in prefill and decode (DeepSeek "
+        "V4.1-Flash: about 8B and 16B) is sized with each phase's own: decode ceilings with "
+        "decode's, the prefill bound with prefill's. The curve ends at B_max, where the KV cache "
+        "(bytes/token × context × batch) fills the memory left after the weights (marked ▢).",
     ),
     # Capacity planning (/plan, issue 16).
     Definition(

@@ -14,9 +14,11 @@ from typing import Any
 from app.domain.covariates import (
     ACCEPTANCE_LENGTH,
     ACCEPTANCE_RATE,
+    CACHED_INPUT_TOKENS,
     GPU_ENERGY_J,
     GPU_POWER_W,
     PREFIX_CACHE_HIT_RATE,
+    THEORETICAL_CACHE_HIT_RATE,
 )
 from app.domain.impossible import Impossible
 from app.domain.numbers import finite_number as _number
@@ -27,15 +29,29 @@ KIND_SPLIT = "split"
 SPLIT_GPUS: tuple[str, str, str] = ("num_gpus", "num_prefill_gpus", "num_decode_gpus")
 
 # Fractions in [0, 1], as the covariates keep them.
-FRACTIONS: tuple[str, ...] = (ACCEPTANCE_RATE, PREFIX_CACHE_HIT_RATE)
+FRACTIONS: tuple[str, ...] = (ACCEPTANCE_RATE, PREFIX_CACHE_HIT_RATE, THEORETICAL_CACHE_HIT_RATE)
 # Percentages in [0, 100], as vLLM bench serve writes its acceptance rate.
 PERCENTS: tuple[str, ...] = ("spec_decode_acceptance_rate",)
-NON_NEGATIVE: tuple[str, ...] = (GPU_POWER_W, GPU_ENERGY_J)
+NON_NEGATIVE: tuple[str, ...] = (GPU_POWER_W, GPU_ENERGY_J, CACHED_INPUT_TOKENS)
 
 
-def range_problems(extra: Mapping[str, Any]) -> list[Impossible]:
-    """Each extra field whose value its meaning rules out."""
+def range_problems(
+    extra: Mapping[str, Any], values: Mapping[str, Any] | None = None
+) -> list[Impossible]:
+    """Each extra field whose value its meaning rules out (`values`: the point's columns, for
+    cached input tokens, which are part of its mean input length)."""
     found: list[Impossible] = []
+    cached = _number(extra.get(CACHED_INPUT_TOKENS))
+    input_len = _number((values or {}).get("input_len"))
+    if cached is not None and input_len is not None and cached > input_len:
+        found.append(
+            Impossible(
+                CACHED_INPUT_TOKENS,
+                KIND_RANGE,
+                f"{CACHED_INPUT_TOKENS} {cached:g} is above input_len {input_len:g} (cached "
+                "tokens are part of the input)",
+            )
+        )
     for key in FRACTIONS:
         value = _number(extra.get(key))
         if value is not None and not 0 <= value <= 1:

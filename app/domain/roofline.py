@@ -71,12 +71,18 @@ class ModelArch:
     rope_dim: int | None = None
     experts: int | None = None
     top_k: int | None = None
+    # Active parameters per token in each phase where they differ (issue 50: DeepSeek V4.1
+    # Flash activates about 8B per token in prefill and 16B in decode); None = active_params_b.
+    prefill_active_params_b: float | None = None
+    decode_active_params_b: float | None = None
 
     def __post_init__(self) -> None:
         if not self.total_params_b > 0:
             raise ValueError("total_params_b must be > 0")
-        if self.active_params_b is not None and not 0 < self.active_params_b <= self.total_params_b:
-            raise ValueError("active_params_b must be in (0, total_params_b]")
+        for name in ("active_params_b", "prefill_active_params_b", "decode_active_params_b"):
+            value = getattr(self, name)
+            if value is not None and not 0 < value <= self.total_params_b:
+                raise ValueError(f"{name} must be in (0, total_params_b]")
         if self.is_moe and (self.top_k is None or not 0 < self.top_k <= (self.experts or 0)):
             raise ValueError("an MoE model needs 0 < top_k ≤ experts")
 
@@ -94,6 +100,28 @@ class ModelArch:
     def active_params(self) -> float:
         """Parameters used per token (count, not billions); total when active is not given."""
         return (self.active_params_b or self.total_params_b) * 1e9
+
+    @property
+    def decode_active_params(self) -> float:
+        """Parameters a decode step uses per token (count): the decode phase's own, else active."""
+        return (
+            self.decode_active_params_b * 1e9 if self.decode_active_params_b else self.active_params
+        )
+
+    @property
+    def prefill_active_params(self) -> float:
+        """Parameters prefill uses per prompt token (count): the phase's own, else active."""
+        if self.prefill_active_params_b:
+            return self.prefill_active_params_b * 1e9
+        return self.active_params
+
+    def phase_words(self) -> str | None:
+        """How the phases differ, e.g. "prefill 8B, decode 16B active per token"; None when
+        one active count serves both."""
+        prefill, decode = self.prefill_active_params, self.decode_active_params
+        if prefill == decode:
+            return None
+        return f"prefill {prefill / 1e9:g}B, decode {decode / 1e9:g}B active per token"
 
     @property
     def total_params(self) -> float:
@@ -131,7 +159,8 @@ def moe_split_params(arch: ModelArch) -> tuple[float, float]:
         return arch.total_params, 0.0
     if arch.experts == arch.top_k:
         return arch.total_params, 0.0
-    per_expert = (arch.total_params - arch.active_params) / (arch.experts - arch.top_k)
+    # A decode step's weights: the decode phase's active count.
+    per_expert = (arch.total_params - arch.decode_active_params) / (arch.experts - arch.top_k)
     routed = arch.experts * per_expert
     shared = arch.total_params - routed
     if shared < 0:
@@ -151,8 +180,9 @@ def weight_bytes_read(arch: ModelArch, batch: int, weight_bytes: float) -> float
 
 
 def decode_flops(arch: ModelArch, batch: int, ctx_tokens: int, attention: bool = True) -> float:
-    """FLOPs of one decode step, 2·P_active·B (+ 4·layers·d_model·B·ctx if attention and known)."""
-    flops = 2.0 * arch.active_params * batch
+    """FLOPs of one decode step, 2·P_active·B (+ 4·layers·d_model·B·ctx if attention and known),
+    with the decode phase's active parameters."""
+    flops = 2.0 * arch.decode_active_params * batch
     if attention and arch.layers is not None and arch.d_model is not None:
         flops += 4.0 * arch.layers * arch.d_model * batch * ctx_tokens
     return flops
@@ -261,8 +291,9 @@ def max_batch(
 
 
 def prefill_flops(arch: ModelArch, prompt_tokens: int, attention: bool = True) -> float:
-    """Prefill FLOPs 2·P_active·s (+ 2·layers·s²·d_model for causal QKᵀ and AV if known)."""
-    flops = 2.0 * arch.active_params * prompt_tokens
+    """Prefill FLOPs 2·P_active·s (+ 2·layers·s²·d_model for causal QKᵀ and AV if known), with
+    the prefill phase's active parameters."""
+    flops = 2.0 * arch.prefill_active_params * prompt_tokens
     if attention and arch.layers is not None and arch.d_model is not None:
         flops += 2.0 * arch.layers * prompt_tokens**2 * arch.d_model
     return flops
@@ -290,11 +321,12 @@ def prefill_ttft_lower_bound_s(
 def compute_bound_tok_s(
     arch: ModelArch, hw: HardwareSpec, precision: str, num_gpus: int = 1, mfu: float = 1.0
 ) -> float | None:
-    """Aggregate decode ceiling from compute, G·FLOPS·MFU/(2·P_active) tok/s; None w/o TFLOPS."""
+    """Aggregate decode ceiling from compute, G·FLOPS·MFU/(2·P_active decode) tok/s; None
+    without TFLOPS."""
     tflops = hw.tflops(precision)
     if tflops is None:
         return None
-    return num_gpus * tflops * 1e12 * mfu / (2.0 * arch.active_params)
+    return num_gpus * tflops * 1e12 * mfu / (2.0 * arch.decode_active_params)
 
 
 def required_bandwidth_tb_s(

@@ -13,10 +13,11 @@ from app.charts import production as charts_production
 from app.charts.bands import frontier_band_traces
 from app.charts.roofline import explore_traces
 from app.domain.accounting import short_unit
+from app.domain.token_classes import SPLIT_RULE
 from app.http import views
 from app.http.explore_state import ExploreState
 from app.schemas.explore import ExploreQuery
-from app.services import answer, bands, comparison, price_columns, production_report
+from app.services import answer, bands, comparison, price_columns, production_report, token_classes
 from app.services.analysis import Params, SweepAnalysis
 from app.services.intervals import cost_interval
 from app.services.physics import shown_physics
@@ -64,7 +65,15 @@ def explore_context(
             empty=comparison.sensitivity_empty_reason(series, params, state.query.sensitivity),
         )
     cells = {r.meta.id: price_cells(r, state.price_columns) for r in results}
+    prices = state.query.class_prices()
+    classes = {
+        r.meta.id: token_classes.result_json(session, r, prices, cells[r.meta.id], False)
+        for r in results
+    }
     return {
+        "token_classes": classes,
+        "classes_shown": token_classes.worth_showing(classes.values()),
+        "split_rule": SPLIT_RULE,
         "state": state,
         "params": params,
         "results": results,

@@ -29,7 +29,7 @@ from app.ingest.canonical import (
 )
 from app.ingest.common import refuse_duplicate_columns
 from app.ingest.errors import IngestError, RowError
-from app.ingest.parsed import SAMPLE_FIELDS
+from app.ingest.parsed import CACHED_INPUT, SAMPLE_FIELDS
 from app.ingest.point_table import ROW
 from app.ingest.text import check_text, decode_text
 
@@ -39,7 +39,7 @@ CHUNK_BYTES = 8 * 1024 * 1024
 MAX_REPORTED_PER_CHECK = 5
 INT32_MAX = 2**31 - 1
 KEYS = ("sweep", "concurrency", "request_rate")
-LENGTHS = ("output_len", "input_len")
+LENGTHS = ("output_len", "input_len", CACHED_INPUT)
 
 
 @dataclass
@@ -217,11 +217,26 @@ def _checks(columns: list[str]) -> list[tuple[str, pl.Expr, str]]:
         ("ok", pl.col("ok").is_null(), "required value is empty"),
         *(
             (name, pl.col(name) < 0, "is negative")
-            for name in ("ttft_ms", "e2el_ms", "output_len", "input_len")
+            for name in ("ttft_ms", "e2el_ms", "output_len", "input_len", CACHED_INPUT)
             if name in columns  # a missing input_len is empty: never negative
         ),
         ("ttft_ms", pl.col("ttft_ms") > pl.col("e2el_ms"), "TTFT is above E2EL"),
+        *(
+            # Cached tokens are part of the input: more cached than input is impossible.
+            [(CACHED_INPUT, _cached_above_input("input_len" in columns), "is above input_len")]
+            if CACHED_INPUT in columns
+            else []
+        ),
     ]
+
+
+def _cached_above_input(with_input: bool) -> pl.Expr:
+    """Cached input tokens above the request's input length, or given without one (the split
+    into uncached and cached input needs both)."""
+    cached = pl.col(CACHED_INPUT)
+    if not with_input:
+        return cached.is_not_null()
+    return cached.is_not_null() & (pl.col("input_len").is_null() | (cached > pl.col("input_len")))
 
 
 def _collect(
@@ -243,7 +258,7 @@ def _collect(
         if errors or any(found):
             continue  # keep counting rows for the messages, but split nothing
         keys = [k for k in KEYS if k in chunk.columns]
-        fields = [c for c in SAMPLE_FIELDS if c in chunk.columns]
+        fields = [c for c in (*SAMPLE_FIELDS, CACHED_INPUT) if c in chunk.columns]
         split = _split(chunk, keys, fields)
         firsts: dict[tuple[object, ...], int] | None = None
         for values, part in split.items():
@@ -268,7 +283,8 @@ def _collect(
         )
         if "input_len" not in samples.columns:
             samples = samples.with_columns(pl.lit(None, pl.Int64).alias("input_len"))
-        group.samples = samples.select(SAMPLE_FIELDS)
+        cached = [CACHED_INPUT] if CACHED_INPUT in samples.columns else []
+        group.samples = samples.select(*SAMPLE_FIELDS, *cached)
         out.append(group)
     return out
 

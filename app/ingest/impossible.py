@@ -15,7 +15,7 @@ import polars as pl
 
 from app.domain.accounting import POINT_SPLIT_KEYS, SPLIT_COLUMNS
 from app.domain.columns import POINT_COLUMN_NAMES
-from app.domain.covariates import ACCEPTANCE_LENGTH
+from app.domain.covariates import ACCEPTANCE_LENGTH, CACHED_INPUT_TOKENS
 from app.domain.impossible import ISSUED_KEYS, METRICS, impossible_values, statistic_rank
 from app.domain.impossible_ranges import (
     FRACTIONS,
@@ -59,7 +59,7 @@ def _check(
     for row, values, extra in points:
         for problem in [
             *impossible_values(values, extra),
-            *range_problems(extra),
+            *range_problems(extra, values),
             *stated_order_problems(extra),
         ]:
             label = point_label(ParsedPoint(dict(values)))
@@ -123,13 +123,13 @@ def screen(
     for key in ISSUED_KEYS:
         if key in extra_columns and done:
             flags.append(pl.sum_horizontal(done) > number(key))
-    flags += _range_flags(extra_columns, number)
+    flags += _range_flags(extra_columns, number, point_columns)
     if not flags:
         return None
     return pl.any_horizontal(f.fill_null(False) for f in flags)
 
 
-def _range_flags(extra_columns: list[str], number: Any) -> list[pl.Expr]:
+def _range_flags(extra_columns: list[str], number: Any, point_columns: list[str]) -> list[pl.Expr]:
     """Rows whose covariate columns may be out of range (app.domain.impossible_ranges)."""
     present = set(extra_columns)
     bounds: list[tuple[str, float, float | None]] = [
@@ -143,6 +143,8 @@ def _range_flags(extra_columns: list[str], number: Any) -> list[pl.Expr]:
         if key in present:
             value = number(key)
             flags.append(value < low if high is None else (value < low) | (value > high))
+    if CACHED_INPUT_TOKENS in present and "input_len" in point_columns:
+        flags.append(number(CACHED_INPUT_TOKENS) > number("input_len"))
     if {"spec_decode_accepted_tokens", "spec_decode_draft_tokens"} <= present:
         accepted = number("spec_decode_accepted_tokens")
         flags.append((accepted < 0) | (accepted > number("spec_decode_draft_tokens")))

@@ -58,7 +58,7 @@ INT_FIELDS: tuple[str, ...] = (
 )
 _INT_SET = frozenset(INT_FIELDS)
 _META_ORDER = {k: i for i, k in enumerate((*SWEEP_TEXT_LIMITS, *INT_FIELDS))}
-SAMPLE_INT_FIELDS: tuple[str, ...] = ("output_len", "input_len")
+SAMPLE_INT_FIELDS: tuple[str, ...] = ("output_len", "input_len", "cached_input_tokens")
 
 
 @dataclass(frozen=True)
@@ -181,6 +181,8 @@ def _check_point(file: str, point: ParsedPoint, limits: Limits, errors: list[Row
             errors.append(RowError(file, "a request sample holds a value out of range", point.row))
             return
         for key in SAMPLE_INT_FIELDS:
+            if key not in frame.columns:
+                continue  # an optional column the file did not give
             top = frame.select(pl.col(key).abs().max()).item()
             if top is not None and top > INT32_MAX:
                 errors.append(

@@ -22,6 +22,11 @@ SAMPLE_FRAME_SCHEMA: dict[str, pl.DataType] = {
     "input_len": pl.Int64(),
     "ok": pl.Boolean(),
 }
+# Optional per-request columns: kept when a file gives them, and only then hashed, so every
+# sweep stored before them keeps its hash. Input tokens served from the prefix cache (part of
+# input_len: uncached = input_len − cached_input_tokens), as the client reported them (issue 50).
+CACHED_INPUT = "cached_input_tokens"
+OPTIONAL_SAMPLE_SCHEMA: dict[str, pl.DataType] = {CACHED_INPUT: pl.Int64()}
 Samples = list[tuple[Any, ...]] | pl.DataFrame
 NO_TPOT_WARNING = (
     "no TPOT statistic in the file: the sweep has no interactivity axis, so it is not drawn on "
@@ -90,11 +95,12 @@ class ParsedPoint:
         where only their values matter (their CSV text, a sum, a block that casts anyway)."""
         if isinstance(self.samples, pl.DataFrame):
             frame = self.samples
+            given = {c: t for c, t in OPTIONAL_SAMPLE_SCHEMA.items() if c in frame.columns}
             return frame.select(
                 pl.col(c)
                 if any_int_width and t.is_integer() and frame.schema[c].is_integer()
                 else pl.col(c).cast(t)
-                for c, t in SAMPLE_FRAME_SCHEMA.items()
+                for c, t in {**SAMPLE_FRAME_SCHEMA, **given}.items()
             )
         return pl.DataFrame(self.samples or [], schema=SAMPLE_FRAME_SCHEMA, orient="row")
 

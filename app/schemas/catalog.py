@@ -21,7 +21,12 @@ HARDWARE_NUMBER_FIELDS: tuple[str, ...] = (
     "allin_kw",
     "gpus_per_node",
 )
-MODEL_NUMBER_FIELDS: tuple[str, ...] = ("total_params_b", "active_params_b")
+MODEL_NUMBER_FIELDS: tuple[str, ...] = (
+    "total_params_b",
+    "active_params_b",
+    "prefill_active_params_b",
+    "decode_active_params_b",
+)
 MODEL_INT_FIELDS: tuple[str, ...] = (
     "layers",
     "d_model",
@@ -99,6 +104,20 @@ class ModelSpecIn(StorableText):
         allow_inf_nan=False,
         description="MoE: active per token",
     )
+    prefill_active_params_b: float | None = Field(
+        default=None,
+        gt=0,
+        le=100_000,
+        allow_inf_nan=False,
+        description="active per prompt token in prefill, where it differs from decode",
+    )
+    decode_active_params_b: float | None = Field(
+        default=None,
+        gt=0,
+        le=100_000,
+        allow_inf_nan=False,
+        description="active per token in decode, where it differs from prefill",
+    )
     layers: int = Field(ge=1, le=10_000)
     d_model: int | None = Field(default=None, ge=1, le=1_000_000)
     kv_heads: int | None = Field(default=None, ge=1, le=10_000)
@@ -117,6 +136,10 @@ class ModelSpecIn(StorableText):
             self.active_params_b = self.total_params_b
         if self.active_params_b > self.total_params_b:
             raise ValueError("active_params_b cannot exceed total_params_b")
+        for name in ("prefill_active_params_b", "decode_active_params_b"):
+            value = getattr(self, name)
+            if value is not None and value > self.total_params_b:
+                raise ValueError(f"{name} cannot exceed total_params_b")
         mla = self.kv_lora_rank is not None or self.rope_dim is not None
         if mla and (self.kv_lora_rank is None or self.rope_dim is None):
             raise ValueError("an MLA model needs both kv_lora_rank and rope_dim")

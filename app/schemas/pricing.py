@@ -24,6 +24,9 @@ PRICING_NUMBER_FIELDS = (
     *OWNERSHIP_REQUIRED,
     *OWNERSHIP_OPTIONAL,
     "utilization",
+    "usd_per_mtok_input",
+    "usd_per_mtok_cached_input",
+    "usd_per_mtok_output",
 )
 
 
@@ -52,6 +55,15 @@ class PricingIn(StorableText):
     colo_usd_per_kw_month: NonNegative | None = None
     other_opex_pct_per_year: float | None = Field(default=None, ge=0, le=100, allow_inf_nan=False)
     utilization: float = Field(default=1.0, gt=0, le=1, allow_inf_nan=False)
+    usd_per_mtok_input: NonNegative | None = Field(
+        default=None, description="API price of uncached input tokens, $/Mtok"
+    )
+    usd_per_mtok_cached_input: NonNegative | None = Field(
+        default=None, description="API price of cached (prefix-hit) input tokens, $/Mtok"
+    )
+    usd_per_mtok_output: NonNegative | None = Field(
+        default=None, description="API price of output tokens, $/Mtok"
+    )
     tier: str | None = Field(default=None, max_length=50)
     as_of: dt.date | None = None
     source: str | None = Field(default=None, max_length=5000)

@@ -12,6 +12,7 @@ from pydantic_core import PydanticCustomError
 from app.domain.checks import PERCENTILE_PATTERN, PERCENTILE_WORDS, percentile_percent
 from app.domain.intervals import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
 from app.domain.slo import Slo
+from app.domain.token_classes import ClassPrices
 from app.schemas.bounds import MAX_SWEEPS_ASKED, DbId
 
 
@@ -67,6 +68,18 @@ class ReadoffQuery(BaseModel):
     usd_per_gpu_hour: float | None = Field(
         default=None, gt=0, allow_inf_nan=False, description="an inline rental price"
     )
+    usd_per_mtok_input: float | None = Field(
+        default=None, ge=0, allow_inf_nan=False, description="API price of uncached input, $/Mtok"
+    )
+    usd_per_mtok_cached_input: float | None = Field(
+        default=None,
+        ge=0,
+        allow_inf_nan=False,
+        description="API price of cached (prefix-hit) input, $/Mtok; cached tokens billed once",
+    )
+    usd_per_mtok_output: float | None = Field(
+        default=None, ge=0, allow_inf_nan=False, description="API price of output, $/Mtok"
+    )
     interpolation: Literal["staircase", "linear", "loglinear", "steffen"] = "staircase"
     points: bool = Field(default=False, description="add every point's verdict and reason")
     ci_level: float = Field(
@@ -87,6 +100,12 @@ class ReadoffQuery(BaseModel):
             if value and not math.isfinite(1000.0 / value):
                 raise ValueError(f"{name}: {value!r} is too small (1000 / it is not finite)")
         return self
+
+    def class_prices(self) -> ClassPrices:
+        """The API prices by token class the query gives (issue 50)."""
+        return ClassPrices(
+            self.usd_per_mtok_input, self.usd_per_mtok_cached_input, self.usd_per_mtok_output
+        )
 
     def slo(self) -> Slo:
         tpot = self.tpot_ms
@@ -110,6 +129,13 @@ class SweepsAsked(BaseModel):
     sweep: list[DbId] = Field(
         description="sweep id; repeat for several", max_length=MAX_SWEEPS_ASKED
     )
+
+
+class MissesQuery(ReadoffQuery):
+    """One point's requests that missed the SLO: its sweep and its point id (issue 50)."""
+
+    sweep: DbId = Field(description="the sweep's id")
+    point_id: int = Field(ge=0, le=2**53, description="the point's id (as the read-off gives it)")
 
 
 class ReadoffRequest(ReadoffQuery, SweepsAsked):

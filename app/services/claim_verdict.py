@@ -37,6 +37,8 @@ MAX_SWEEPS = 40  # read at most this many (the claim's hardware first, then the 
 SHAPE = (
     "total_params_b",
     "active_params_b",
+    "prefill_active_params_b",
+    "decode_active_params_b",
     "layers",
     "d_model",
     "kv_heads",

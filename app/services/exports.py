@@ -13,7 +13,8 @@ import polars as pl
 
 from app.domain.accounting import SPLIT_COLUMNS, UNIT_WORDS, Split, point_split
 from app.domain.columns import POINT_COLUMN_NAMES, SWEEP_COLUMN_NAMES
-from app.ingest.parsed import SAMPLE_FIELDS
+from app.ingest.parsed import CACHED_INPUT, SAMPLE_FIELDS
+from app.services import token_classes
 from app.services.analysis import Params, SweepAnalysis
 from app.services.bands import SweepBand
 from app.services.intervals import cost_interval
@@ -86,7 +87,14 @@ def requests_csv(sweeps: list[Sweep], samples: Mapping[int, pl.DataFrame]) -> st
 
     Written by polars column by column: a million requests make no Python object each.
     """
-    header = ["sweep", "concurrency", "request_rate", *SAMPLE_FIELDS]
+    # Cached input tokens only when some request has them: files without keep their columns
+    # (and a round trip keeps its content hash).
+    cached = any(
+        CACHED_INPUT in f.columns and f[CACHED_INPUT].null_count() < f.height
+        for f in samples.values()
+    )
+    fields = [*SAMPLE_FIELDS, CACHED_INPUT] if cached else list(SAMPLE_FIELDS)
+    header = ["sweep", "concurrency", "request_rate", *fields]
     parts = []
     for sweep in sweeps:
         for point in sweep.points:
@@ -101,7 +109,7 @@ def requests_csv(sweeps: list[Sweep], samples: Mapping[int, pl.DataFrame]) -> st
             parts.append(
                 frame.select(
                     *(pl.lit(v, pl.String).alias(k) for k, v in keys.items()),
-                    *(pl.col(c) for c in SAMPLE_FIELDS),
+                    *(pl.col(c) for c in fields),
                 )
             )
     if not parts:
@@ -153,7 +161,12 @@ READOFF_HEADER = [
 ]  # fmt: skip
 
 
-def readoff_csv(results: list[SweepAnalysis], params: Params, columns: list[PriceColumn]) -> str:
+def readoff_csv(
+    results: list[SweepAnalysis],
+    params: Params,
+    columns: list[PriceColumn],
+    classes: dict[int, dict[str, Any]] | None = None,
+) -> str:
     """One row per sweep; per price column the $/Mtok and the $/GPU-hour of its own GPU (or the
     user's own price), and why there is no $/Mtok: never another GPU's price.
 
@@ -162,6 +175,7 @@ def readoff_csv(results: list[SweepAnalysis], params: Params, columns: list[Pric
     In percentile mode with repeated passing runs at the operating load the goodput is their
     geometric mean (`goodput_statistic` says so; the interval is from the same runs) and the
     best run is its own labelled column, `best_run_tok_s_per_gpu` (empty otherwise).
+    With `classes` (app.services.token_classes.by_sweep), the token-class columns follow.
     """
     header = [
         *READOFF_HEADER,
@@ -178,6 +192,8 @@ def readoff_csv(results: list[SweepAnalysis], params: Params, columns: list[Pric
             )
         ),
     ]
+    if classes is not None:
+        header += token_classes.csv_header([c.label for c in columns])
     rows = []
     for result in results:
         prices = [
@@ -190,7 +206,8 @@ def readoff_csv(results: list[SweepAnalysis], params: Params, columns: list[Pric
                 cell.reason,
             )
         ]
-        rows.append([*_readoff_row(result, params), *prices])
+        more = [] if classes is None else token_classes.csv_cells(classes[int(result.meta.id)])
+        rows.append([*_readoff_row(result, params), *prices, *more])
     return rows_csv(header, rows)
 
 

@@ -12,7 +12,7 @@ from app.domain.failures import Failed
 from app.domain.intervals import DEFAULT_LEVEL, Interval
 from app.domain.slo import Readoff
 from app.schemas.readoff import ReadoffQuery
-from app.services import analysis, energy, price_columns, units_shown
+from app.services import analysis, energy, price_columns, token_classes, ttft_context, units_shown
 from app.services.analysis import Params, SweepAnalysis
 from app.services.intervals import cost_interval
 from app.services.price_columns import PriceCell, PriceColumn
@@ -285,21 +285,36 @@ def run_query(
 def readoff_document(session: Session, sweep_ids: list[int], query: ReadoffQuery) -> dict[str, Any]:
     """/api/readoff's body: the SLO, the price columns and per sweep its read-off and prices."""
     params, results, columns = run_query(session, sweep_ids, query)
-    return readoff_body(query, params, results, columns)
+    return readoff_body(query, params, results, columns, session)
 
 
 def readoff_body(
-    query: ReadoffQuery, params: Params, results: list[SweepAnalysis], columns: list[PriceColumn]
+    query: ReadoffQuery,
+    params: Params,
+    results: list[SweepAnalysis],
+    columns: list[PriceColumn],
+    session: Session | None = None,
 ) -> dict[str, Any]:
-    """The read-off document of analysed sweeps (shared by /api/readoff and the claim audit)."""
-    return {
-        "slo": slo_json(query, params),
-        "price_columns": [{"label": c.label, "profile_ids": c.profile_ids} for c in columns],
-        "results": [
+    """The read-off document of analysed sweeps (shared by /api/readoff and the claim audit);
+    with a session, token classes read the sweeps' request samples too."""
+    prices = query.class_prices()
+    body = []
+    for r in results:
+        cells = price_columns.price_cells(r, columns)
+        body.append(
             {
                 **result_json(r, with_points=query.points),
-                "price_cells": price_cells_json(price_columns.price_cells(r, columns), r),
+                "price_cells": price_cells_json(cells, r),
+                "token_classes": token_classes.result_json(session, r, prices, cells, query.points),
+                "ttft_vs_context": ttft_context.result_json(session, r, params, query.points),
             }
-            for r in results
-        ],
+        )
+    return {
+        "slo": slo_json(query, params),
+        "price_columns": _columns_json(columns),
+        "results": body,
     }
+
+
+def _columns_json(columns: list[PriceColumn]) -> list[dict[str, Any]]:
+    return [{"label": c.label, "profile_ids": c.profile_ids} for c in columns]

@@ -7,8 +7,11 @@ The figures are the CSV's (same results, same price cells), formatted as the pag
 
 from __future__ import annotations
 
+from typing import Any
+
 from app.domain.accounting import UNIT_WORDS
 from app.domain.numbers import fmt_number, fmt_usd
+from app.domain.token_classes import CLASSES
 from app.services.analysis import Params, SweepAnalysis
 from app.services.price_columns import PriceColumn, price_cells
 
@@ -17,7 +20,11 @@ VERDICT = {"pass": "yes", "fail": "no", "unknown": "unknown", "borderline": "bor
 
 
 def readoff_table(
-    results: list[SweepAnalysis], params: Params, columns: list[PriceColumn], preset: str | None
+    results: list[SweepAnalysis],
+    params: Params,
+    columns: list[PriceColumn],
+    preset: str | None,
+    classes: dict[int, dict[str, Any]] | None = None,
 ) -> str:
     unit = UNIT_WORDS[params.accounting]
     slo = params.slo.describe(params.mode == "requests")
@@ -91,10 +98,35 @@ def readoff_table(
             ]
         )
     lines += ["", *_aligned(head, rows)]
+    if classes:
+        lines += ["", "Token classes at the operating point (input = uncached + cached):"]
+        lines += [class_line(r.meta.name, classes[int(r.meta.id)]) for r in ordered]
     if reasons:
         lines.append("")
         lines += [f"[{n}] {reason}" for reason, n in reasons.items()]
     return "\n".join(lines) + "\n"
+
+
+def class_line(name: str, body: dict[str, Any]) -> str:
+    """One sweep's token classes in a sentence: cached share and source, blended $/Mtok and
+    each price column's break-even prices (uncached · cached · output, $/Mtok)."""
+    share = body["cached_input_share"]
+    parts = [
+        "cached share unknown"
+        if share is None
+        else f"cached {fmt_number(share * 100)} % of input ({body['cached_input_source_words']})"
+    ]
+    if body["blended_usd_per_mtok"] is not None:
+        parts.append(f"blended {fmt_usd(body['blended_usd_per_mtok'])}/Mtok")
+        parts.append(f"{fmt_number(body['tokens_per_usd'])} tokens per $1")
+    elif body["revenue_reason"]:
+        parts.append(body["revenue_reason"])
+    for row in body["break_even"]:
+        even = row["usd_per_mtok"]
+        if even:
+            prices = " · ".join(fmt_usd(even[k]) for k in CLASSES)
+            parts.append(f"break-even at {row['label']}: {prices} /Mtok")
+    return f"  {_cut(name)}: " + "; ".join(parts)
 
 
 def _cut(name: str) -> str:

@@ -86,6 +86,10 @@ def roofline(session: Session, query: RooflineQuery) -> dict[str, Any]:
             "model": spec.key,
             "params_b": arch.total_params_b,
             "active_params_b": arch.active_params / 1e9,
+            # Each phase's own where they differ: decode ceilings use decode's, prefill prefill's.
+            "prefill_active_params_b": arch.prefill_active_params / 1e9,
+            "decode_active_params_b": arch.decode_active_params / 1e9,
+            "phases": arch.phase_words(),
             "precision": precision,
             "kv_precision": query.kv_precision,
             "ctx": ctx,

@@ -9,10 +9,13 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.domain.accounting import stored_splits_label
+from app.domain.intervals import DEFAULT_LEVEL
 from app.domain.lengths import check_lengths
 from app.schemas.sweeps import SweepQuery
+from app.services import ttft_context
 from app.services.stated_figures import stated_rows
 from app.services.sweep_edits import sweep_filters
+from app.store import points as point_queries
 from app.store import sweeps as q
 from app.store import tags as tag_store
 from app.store.db import in_values
@@ -52,6 +55,13 @@ def sweep_detail(session: Session, sweep_id: int) -> dict[str, Any]:
     data["split"] = split_of_points(sweep)
     data["points"] = [q.point_dict(p, samples.get(p.id, 0)) for p in sweep.points]
     data["stated_figures"] = stated_rows(session, sweep.points)
+    if samples:  # TTFT against prompt length where the points have request samples (issue 50)
+        frame = point_queries.samples_frame(session, sorted(samples))
+        for point, row in zip(sweep.points, data["points"], strict=True):
+            if samples.get(point.id):
+                row["ttft_vs_context"] = ttft_context.point_json(
+                    frame, point.id, None, DEFAULT_LEVEL
+                )
     return data
 
 

@@ -197,12 +197,17 @@ def model_arch(spec: ModelSpec, params_b: float | None = None) -> ModelArch:
     """Roofline inputs of a model; `params_b` replaces the total count (active scales with it)."""
     total = spec.total_params_b
     active = spec.active_params_b or total
+    phases = [spec.prefill_active_params_b, spec.decode_active_params_b]
     if params_b is not None:
         active = active * params_b / total
+        phases = [None if p is None else p * params_b / total for p in phases]
         total = params_b
+    prefill, decode = (None if p is None else min(p, total) for p in phases)
     return ModelArch(
         total_params_b=total,
         active_params_b=min(active, total),
+        prefill_active_params_b=prefill,
+        decode_active_params_b=decode,
         layers=spec.layers,
         kv_heads=spec.kv_heads,
         head_dim=spec.head_dim,

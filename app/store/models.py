@@ -166,6 +166,9 @@ class ModelSpec(Base):
     name: Mapped[str] = mapped_column(String(200))
     total_params_b: Mapped[float] = mapped_column(Float)
     active_params_b: Mapped[float] = mapped_column(Float)
+    # Each phase's own active parameters where they differ (issue 50); None = active_params_b.
+    prefill_active_params_b: Mapped[float | None] = mapped_column(Float)
+    decode_active_params_b: Mapped[float | None] = mapped_column(Float)
     layers: Mapped[int] = mapped_column(Integer)
     d_model: Mapped[int | None] = mapped_column(Integer)
     kv_heads: Mapped[int | None] = mapped_column(Integer)
@@ -197,6 +200,10 @@ class PricingProfile(Base):
     colo_usd_per_kw_month: Mapped[float | None] = mapped_column(Float)
     other_opex_pct_per_year: Mapped[float | None] = mapped_column(Float)
     utilization: Mapped[float] = mapped_column(Float, default=1.0)
+    # API prices by token class, $/Mtok (issue 50); None where the profile gives none.
+    usd_per_mtok_input: Mapped[float | None] = mapped_column(Float)
+    usd_per_mtok_cached_input: Mapped[float | None] = mapped_column(Float)
+    usd_per_mtok_output: Mapped[float | None] = mapped_column(Float)
     tier: Mapped[str | None] = mapped_column(String(50))
     as_of: Mapped[dt.date | None] = mapped_column(Date)
     source: Mapped[str | None] = mapped_column(Text)

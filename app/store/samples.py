@@ -19,13 +19,19 @@ from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
 from app.domain.request_goodput import SAMPLE_SCHEMA
-from app.ingest.parsed import SAMPLE_FRAME_SCHEMA
+from app.ingest.parsed import OPTIONAL_SAMPLE_SCHEMA, SAMPLE_FRAME_SCHEMA
 from app.store.db import in_values
 from app.store.models import PointBlock, SampleBlock, Sweep
 from app.store.point_blocks import point_id, sweep_of
 
 BLOCK_ROWS = 250_000  # ~2.5 MB compressed: bounded memory per write (the encoder buffers a block)
-BLOCK_SCHEMA: dict[str, pl.DataType] = {"position": pl.Int32(), **SAMPLE_FRAME_SCHEMA}
+BLOCK_SCHEMA: dict[str, pl.DataType] = {
+    "position": pl.Int32(),
+    **SAMPLE_FRAME_SCHEMA,
+    **OPTIONAL_SAMPLE_SCHEMA,
+}
+# What the store reads back: the samples, and the optional columns (null where not given).
+STORED_SCHEMA: dict[str, pl.DataType] = {**SAMPLE_SCHEMA, **OPTIONAL_SAMPLE_SCHEMA}
 CACHE_ROWS = 8_000_000  # ~300 MB of decoded samples per process at most
 
 
@@ -41,7 +47,21 @@ def encode(frame: pl.DataFrame) -> bytes:
 
 
 def decode(data: bytes) -> pl.DataFrame:
-    return pl.read_parquet(io.BytesIO(data))
+    frame = pl.read_parquet(io.BytesIO(data))
+    # Blocks written before an optional column existed read it as unknown (null).
+    missing = [pl.lit(None, t).alias(c) for c, t in BLOCK_SCHEMA.items() if c not in frame.columns]
+    return frame.with_columns(missing) if missing else frame
+
+
+def _optional_columns(frame: pl.DataFrame) -> pl.DataFrame:
+    """The frame with every optional sample column (null where the file gave none), so the
+    points of one block concatenate."""
+    missing = [
+        pl.lit(None, t).alias(c)
+        for c, t in OPTIONAL_SAMPLE_SCHEMA.items()
+        if c not in frame.columns
+    ]
+    return frame.with_columns(missing) if missing else frame
 
 
 def blocks(
@@ -53,7 +73,7 @@ def blocks(
     for position, frame in frames:
         if frame.is_empty():
             continue
-        pending.append(frame.with_columns(position=pl.lit(position, pl.Int32)))
+        pending.append(_optional_columns(frame).with_columns(position=pl.lit(position, pl.Int32)))
         rows += frame.height
         while rows >= size:
             # No rechunk: a block is a view of the points' own columns, not a copy of them.
@@ -172,11 +192,11 @@ cache = _FrameCache(CACHE_ROWS)
 
 
 def samples_frame(session: Session, point_ids: list[int]) -> pl.DataFrame:
-    """Request samples of these points as a SAMPLE_SCHEMA frame, by sweep id, point position and
+    """Request samples of these points as a STORED_SCHEMA frame, by sweep id, point position and
     request order (empty when there are none)."""
     wanted = set(point_ids)
     if not wanted:
-        return pl.DataFrame(schema=SAMPLE_SCHEMA)
+        return pl.DataFrame(schema=STORED_SCHEMA)
     sweep_ids = sorted({sweep_of(i)[0] for i in wanted})
     rows = session.execute(
         select(Sweep.id, Sweep.content_hash, PointBlock.points)
@@ -190,7 +210,7 @@ def samples_frame(session: Session, point_ids: list[int]) -> pl.DataFrame:
         frame = frames[sweep_id]
         mine = {p for p, _ in points[sweep_id]}
         parts.append(frame if mine <= wanted else frame.filter(pl.col("point_id").is_in(wanted)))
-    return pl.concat(parts) if parts else pl.DataFrame(schema=SAMPLE_SCHEMA)
+    return pl.concat(parts) if parts else pl.DataFrame(schema=STORED_SCHEMA)
 
 
 def by_sweep(
@@ -229,7 +249,7 @@ def _with_point_ids(
 ) -> pl.DataFrame:
     """The decoded blocks as one frame with each sample's point id, for the points asked."""
     if not parts:
-        return pl.DataFrame(schema=SAMPLE_SCHEMA)
+        return pl.DataFrame(schema=STORED_SCHEMA)
     frame = pl.concat(parts, how="vertical_relaxed", rechunk=False)
     positions = [pos for _, pos in pairs]
     if any(p != point_id(sweep_id, pos) for p, pos in pairs):
@@ -238,7 +258,7 @@ def _with_point_ids(
             schema={"position": pl.Int32(), "point_id": pl.Int64()},
         )
         joined = frame.join(keys, on="position", how="inner", maintain_order="left")
-        return joined.select(pl.col(c).cast(t) for c, t in SAMPLE_SCHEMA.items())
+        return joined.select(pl.col(c).cast(t) for c, t in STORED_SCHEMA.items())
     # A point's id is its sweep's id times the stride plus its position (point_blocks): no
     # join of every sample against the points, only the samples of points not asked dropped.
     ids = pl.lit(point_id(sweep_id, 0), pl.Int64) + pl.col("position").cast(pl.Int64)
@@ -246,5 +266,5 @@ def _with_point_ids(
     asked = pl.col("position").is_in(pl.Series(positions, dtype=pl.Int32).implode())
     return frame.filter(asked).select(
         ids.alias("point_id"),
-        *(pl.col(c).cast(t) for c, t in SAMPLE_SCHEMA.items() if c != "point_id"),
+        *(pl.col(c).cast(t) for c, t in STORED_SCHEMA.items() if c != "point_id"),
     )

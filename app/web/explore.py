@@ -11,8 +11,11 @@ from fastapi.responses import Response
 from app.charts import deferred
 from app.http import explore_state
 from app.http.deps import SessionDep, SettingsDep
+from app.http.errors import AppError
 from app.http.explore_view import colours, explore_context
 from app.http.templating import render
+from app.services import misses, ttft_context
+from app.store import points as point_queries
 from app.store.versions import Versions
 from app.web import page_cache
 
@@ -80,6 +83,23 @@ def render_view(request: Request, page: str, context: dict[str, Any]) -> Respons
     path = "/" if page == "explore" else f"/{page}"
     response.headers["HX-Push-Url"] = f"{path}?" + context["state"].canonical_query()
     return response
+
+
+@router.get("/explore/misses", name="explore_misses", include_in_schema=False)
+def explore_misses(request: Request, session: SessionDep) -> Response:
+    """The requests of a clicked point that missed Explore's SLO (htmx fragment): the page's
+    query names the SLO, `misses_sweep` and `point_id` the point."""
+    params = request.query_params
+    try:
+        sweep_id, point_id = int(params["misses_sweep"]), int(params["point_id"])
+    except (KeyError, ValueError):
+        raise AppError(422, "Invalid request", "give misses_sweep and point_id as ids") from None
+    state = explore_state.resolve(session, explore_state.parse(params))
+    slo = state.query.slo()
+    body = misses.misses(session, sweep_id, point_id, slo)
+    samples = point_queries.samples_frame(session, [point_id])
+    context = ttft_context.point_json(samples, point_id, slo.ttft_ms, state.query.ci_level)
+    return render(request, "explore/_misses.html", {"m": body, "ctx": context})
 
 
 @router.get("/explore/picker", name="explore_picker", include_in_schema=False)

@@ -298,11 +298,28 @@
       if (!el.dataset.legendClick) {
         el.dataset.legendClick = "1";
         el.on("plotly_legendclick", function (evt) { return toggleSweep(el, evt); });
+        el.on("plotly_click", function (evt) { showMisses(evt); });
       }
       if (isSide(layout) && box && box.getBoundingClientRect().width > 0.4 * el.clientWidth) {
         return window.Plotly.react(el, data, legendPlacement(el, layout, entries, true, phone), config);
       }
     });
+  }
+
+  // A clicked sweep point (a trace with meta.sweep and point ids): its requests that missed
+  // the SLO, listed below the chart (issue 50), at the page's own query.
+  function showMisses(evt) {
+    var box = document.getElementById("misses");
+    var point = evt && evt.points && evt.points[0];
+    if (!box || !point || !window.htmx) return;
+    var trace = point.data || {};
+    var sweep = trace.meta && trace.meta.sweep;
+    var id = trace.ids && trace.ids[point.pointNumber];
+    if (!sweep || !id) return;
+    var query = new URLSearchParams(window.location.search);
+    query.set("misses_sweep", sweep);
+    query.set("point_id", id);
+    window.htmx.ajax("GET", "/explore/misses?" + query.toString(), { target: "#misses", swap: "outerHTML" });
   }
 
   NARROW.addEventListener("change", function () { drawFigures(document); });

@@ -380,7 +380,7 @@ def test_explores_physics_limits_and_claim_markers_run_no_query_of_their_own(
     plain, none = drawn(401, claims="none")
     assert none == []
     marked, kinds = drawn(402, roofline_model="llama-3.1-70b", claims="examples")
-    assert kinds == ["claim", "edge", "roofline"]
+    assert kinds == ["claim", "edge", "kv-bound", "roofline"]
     assert marked == plain
 
 

@@ -58,6 +58,8 @@ class ModelSpecOut(Answer):
     name: str
     total_params_b: float
     active_params_b: float
+    prefill_active_params_b: float | None  # null: active_params_b in both phases
+    decode_active_params_b: float | None
     layers: int
     d_model: int | None
     kv_heads: int | None

@@ -177,6 +177,9 @@ class RooflineInputs(Answer):
     model: str
     params_b: float
     active_params_b: float
+    prefill_active_params_b: float  # the prefill bound's (active_params_b unless the spec differs)
+    decode_active_params_b: float  # the decode ceilings' and the compute bound's
+    phases: str | None  # "prefill 8B, decode 16B active per token"; null when one count serves
     precision: str
     kv_precision: str
     ctx: int

@@ -38,6 +38,10 @@ class PricingProfileOut(Answer):
     colo_usd_per_kw_month: float | None
     other_opex_pct_per_year: float | None
     utilization: float
+    # API prices by token class, $/Mtok (issue 50); null where the profile gives none.
+    usd_per_mtok_input: float | None
+    usd_per_mtok_cached_input: float | None
+    usd_per_mtok_output: float | None
     tier: str | None
     as_of: str | None
     source: str | None

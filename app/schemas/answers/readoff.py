@@ -13,6 +13,8 @@ from app.domain.pareto import Interpolation
 from app.domain.point import Metric, Stat
 from app.schemas.answers.common import Answer, FigureInterval
 from app.schemas.answers.sweeps import Rate
+from app.schemas.answers.token_classes import TokenClassesOut
+from app.schemas.answers.ttft_context import TtftContextOut
 
 
 class SloOut(Answer):
@@ -192,6 +194,11 @@ class ReadoffResult(Answer):
 
 class ReadoffRow(ReadoffResult):
     price_cells: list[PriceCellOut]
+    # Tokens by class at the operating point (issue 50); not in `check`'s read-offs.
+    token_classes: TokenClassesOut | None = None
+    # TTFT against prompt length from request samples (issue 50); null without an operating
+    # point (and without points asked), and in `check`'s read-offs.
+    ttft_vs_context: TtftContextOut | None = None
 
 
 class ReadoffOut(Answer):

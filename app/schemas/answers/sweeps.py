@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import JsonValue
 
 from app.schemas.answers.common import Answer
+from app.schemas.answers.ttft_context import TtftContextPoint
 
 # A request rate of "inf": a run with no rate limit (JSON has no infinity).
 Rate = float | Literal["inf"]
@@ -98,6 +99,9 @@ class StoredPoint(Answer):
     goodput_slo: str | None
     extra: dict[str, JsonValue]
     request_samples: int
+    # TTFT against prompt length from the point's request samples (issue 50): in one sweep's
+    # detail, where the point has samples.
+    ttft_vs_context: TtftContextPoint | None = None
 
 
 class StatedFigureOut(Answer):

@@ -1,0 +1,68 @@
+"""The requests of one point that missed the SLO, and which limit each missed (issue 50): what
+clicking a point on Explore lists, and /api/readoff/misses. Each request is judged as per-request
+mode judges it (vLLM semantics: equality passes; a failed request misses every limit; a
+one-token request has no TPOT and cannot miss a TPOT limit)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+from sqlalchemy.orm import Session
+
+from app.domain.request_goodput import request_tpot_expr
+from app.domain.verdict import Slo
+from app.store import points as point_queries
+from app.store.point_blocks import sweep_of
+from app.store.sweeps import NotFound
+
+MAX_LISTED = 200  # requests listed at most (the counts cover them all)
+
+
+def misses(session: Session, sweep_id: int, point_id: int, slo: Slo) -> dict[str, Any]:
+    """Per request that missed: its place among the point's requests, lengths, TTFT, TPOT and
+    E2EL, and the limits it missed ("failed" for a failed request); counts of all requests."""
+    if sweep_of(point_id)[0] != sweep_id:
+        raise NotFound(f"point {point_id} is not a point of sweep {sweep_id}")
+    samples = point_queries.samples_frame(session, [point_id])
+    limits = slo.limits()
+    body: dict[str, Any] = {
+        "sweep_id": sweep_id,
+        "point_id": point_id,
+        "limits": [{"metric": m, "limit_ms": v} for m, v in limits],
+        "issued": samples.height,
+        "missed": 0,
+        "listed": 0,
+        "requests": [],
+        "rule": "each request judged against every limit (equality passes); a failed request "
+        "misses all; a one-token request has no TPOT",
+        "reason": None if samples.height else "no request samples at this point",
+    }
+    if not samples.height:
+        return body
+    ok = pl.col("ok").fill_null(False)
+    value = {"ttft": pl.col("ttft_ms"), "tpot": request_tpot_expr(), "e2el": pl.col("e2el_ms")}
+    judged = samples.with_row_index("request").with_columns(
+        tpot_ms=request_tpot_expr(),
+        **{f"miss_{m}": ok & (value[m] > v).fill_null(True) for m, v in limits},
+    )
+    flags = [pl.col(f"miss_{m}") for m, _ in limits]
+    missed = judged.filter(~ok | pl.any_horizontal(flags) if flags else ~ok)
+    body["missed"] = missed.height
+    rows = []
+    for row in missed.head(MAX_LISTED).iter_rows(named=True):
+        which = ["failed"] if not row["ok"] else [m for m, _ in limits if row[f"miss_{m}"]]
+        rows.append(
+            {
+                "request": row["request"] + 1,
+                "input_len": row["input_len"],
+                "output_len": row["output_len"],
+                "ttft_ms": row["ttft_ms"],
+                "tpot_ms": row["tpot_ms"] if (row["output_len"] or 0) > 1 else None,
+                "e2el_ms": row["e2el_ms"],
+                "missed": which,
+            }
+        )
+    body["requests"] = rows
+    body["listed"] = len(rows)
+    return body
