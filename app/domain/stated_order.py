@@ -15,12 +15,12 @@ Pure: imports only the standard library.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from app.domain.impossible import Impossible
+from app.domain.numbers import finite_number
 from app.domain.stat_names import statistic_field
 
 KIND_STATED = "stated statistics out of order"
@@ -89,7 +89,7 @@ def _groups(node: Any, path: str, depth: int) -> Iterator[tuple[str, dict[str, t
             if not any(word in key.lower() for word in _CONFIG_WORDS):
                 yield from _groups(value, where, depth + 1)
             continue
-        number = _number(value)
+        number = finite_number(value, text=False)
         if number is None:
             continue
         if _counted(key):
@@ -156,10 +156,3 @@ def _order(metric: str, stats: dict[str, tuple[str, float]]) -> list[Impossible]
 def _below(value: float, bound: float) -> bool:
     """`value` < `bound` by more than rounding."""
     return value < bound - TOLERANCE * max(abs(value), abs(bound))
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    number = float(value)
-    return number if math.isfinite(number) else None
