@@ -73,7 +73,6 @@ _.request_stats  # the float form of the counted, vectorised request statistics
 _.request_intervals  # one sweep's intervals, the form the batched read-off must equal
 _.dominates  # the definition the Pareto frontier is checked against
 _.t_interval  # the plain t interval the log-scale one is compared with (its ends stay > 0)
-_.percentile_linear  # numpy's linear percentile written out (issue #33 §1 weighs numpy)
 _.same_origin  # the origin rule SecurityMiddleware applies, tested case by case
 _.hover_values  # the formatter's texts of a hover, which the numbers sent (hover_cells) must show
 _.size_bytes  # PageCache: what the cache holds, so tests see it let pages go

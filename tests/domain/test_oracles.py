@@ -301,3 +301,14 @@ def test_o16_mlperf_llama2_70b_server_checks_p99_ttft_and_tpot() -> None:
     assert status(450, 40, interactive) == "pass"
     assert status(451, 40, interactive) == "fail"
     assert status(450, 41, interactive) == "fail"
+
+
+def test_the_written_out_linear_percentile_agrees_with_numpys_default() -> None:
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    for size in (1, 2, 7, 136):
+        values = rng.lognormal(3, 1, size).tolist()
+        for q in (0.0, 50.0, 90.0, 99.0, 99.9, 100.0):
+            expected = float(np.percentile(values, q, method="linear"))
+            assert percentile_linear(values, q) == pytest.approx(expected, rel=1e-12)
