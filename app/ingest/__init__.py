@@ -42,6 +42,7 @@ from app.ingest.skipped import (
 from app.ingest.source import SourceFile, expand, is_side_file
 from app.ingest.telemetry import is_exposition, is_range_answer
 from app.ingest.text import (
+    SNIFF_BYTES,
     check_csv_width,
     check_text,
     decode_text,
@@ -216,7 +217,7 @@ def missing_field(file: str, key: str) -> RowError:
 def _canonical_kind(source: SourceFile) -> str | None:
     """'points' or 'requests' for a canonical CSV, None for anything else (an empty file
     too); binary or non-UTF-8 content raises IngestError saying so."""
-    head = source.head(4096)
+    head = source.head(SNIFF_BYTES)
     if not head or head[:1] in (b"{", b"["):
         return None
     # Only the first line is decoded: a per-request file may be large (a bad byte further on
@@ -232,7 +233,7 @@ def _canonical_kind(source: SourceFile) -> str | None:
 
 def _may_be_csv(source: SourceFile) -> bool:
     """A file some CSV reader may read: named .csv, or headed like a CSV; never JSON."""
-    if source.head(4096)[:1] in (b"{", b"["):
+    if source.head(SNIFF_BYTES)[:1] in (b"{", b"["):
         return False
     return source.name.lower().endswith(".csv") or looks_like_csv(source.data)
 
@@ -244,7 +245,7 @@ def _check_json(source: SourceFile) -> None:
     (a `.commands` file, a log opening with "[INFO]") is never parsed to tell."""
     if not source.name.lower().endswith(".json"):
         return
-    if source.head(4096)[:1] not in (b"{", b"["):
+    if source.head(SNIFF_BYTES)[:1] not in (b"{", b"["):
         return
     error = source.json_error  # raises IngestError past a depth or digit bound
     if error is not None and not error.startswith("Extra data"):

@@ -32,6 +32,7 @@ from app.ingest.common import integer, number
 from app.ingest.errors import IngestError
 from app.ingest.parsed import make_samples
 from app.ingest.source import SourceFile
+from app.ingest.text import SNIFF_BYTES
 
 INDIVIDUAL_KEYS = ("ttft_s", "end_to_end_latency_s", "number_output_tokens")
 _ROLE = re.compile(r"(^|[_-])(summary|individual_responses|individual)(?=$|[_-])")
@@ -39,7 +40,7 @@ _ROLE = re.compile(r"(^|[_-])(summary|individual_responses|individual)(?=$|[_-])
 
 def is_individual(file: SourceFile) -> bool:
     """A JSON list whose first element has LLMPerf's per-request keys. Never raises."""
-    head = file.head(2048)
+    head = file.head(SNIFF_BYTES)
     if not head.startswith(b"[") or b'"ttft_s"' not in head:
         return False
     try:

@@ -20,6 +20,7 @@ from app.ingest.common import refuse_duplicate_columns
 from app.ingest.errors import IngestError
 from app.ingest.json_lines import json_lines_or_none
 from app.ingest.source import SourceFile
+from app.ingest.text import SNIFF_BYTES
 from app.ingest.tools._vllm_common import Record
 
 FMT_SERVE = "vLLM bench serve result JSON"
@@ -33,7 +34,7 @@ _INT = re.compile(r"^[+-]?\d+$")
 
 
 def is_csv_summary(file: SourceFile) -> bool:
-    first = file.head(65536, lstrip=False).split(b"\n", 1)[0]
+    first = file.head(SNIFF_BYTES, lstrip=False).split(b"\n", 1)[0]
     return (
         first.startswith(b",")
         and b"model_id" in first

@@ -32,7 +32,7 @@ from app.ingest.common import json_safe
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.source import SourceFile
-from app.ingest.text import looks_like_csv
+from app.ingest.text import SNIFF_BYTES, looks_like_csv
 from app.ingest.tools._inference_perf_stage import (
     config_label,
     config_meta,
@@ -123,7 +123,7 @@ class InferencePerfImporter:
 
 def _sniff(file: SourceFile) -> bool:
     data = file.data
-    head = file.head(4096)
+    head = file.head(SNIFF_BYTES)
     if head[:1] == b"{":
         return b'"load_summary"' in data and b'"successes"' in data
     if head[:1] == b"[":

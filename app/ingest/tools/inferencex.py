@@ -53,6 +53,7 @@ from app.ingest.common import json_safe
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.source import SourceFile
+from app.ingest.text import SNIFF_BYTES
 from app.ingest.tools._inferencex_power import power_covariates
 from app.ingest.tools._inferencex_public import (
     FMT_API,
@@ -122,7 +123,7 @@ class InferenceXImporter:
     priority = 10
 
     def sniff(self, file: SourceFile) -> bool:
-        head = file.head(65536)
+        head = file.head(SNIFF_BYTES)
         # `tput_per_gpu"` also matches output_/input_tput_per_gpu: a row missing one of
         # them is still claimed, so the error names the missing key.
         if head[:1] not in (b"{", b"["):

@@ -42,7 +42,7 @@ from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.safe_load import load_yaml
 from app.ingest.source import SourceFile
-from app.ingest.text import looks_like_csv
+from app.ingest.text import SNIFF_BYTES, looks_like_csv
 
 TIME_UNITS = {"ms": 1.0, "s": 1000.0, "ms/token": 1.0, "s/token": 1000.0}
 LATENCIES = {
@@ -79,7 +79,7 @@ class LlmdReportImporter:
 
     def sniff(self, file: SourceFile) -> bool:
         data = file.data
-        if file.head(4096)[:1] == b"{":
+        if file.head(SNIFF_BYTES)[:1] == b"{":
             keys = (b'"scenario"', b'"results"', b'"version"', b'"run"')
             return all(k in data for k in keys)
         # Cheap tests first: a multiline regex over an 80 MB CSV takes a second.

@@ -54,6 +54,7 @@ from app.ingest.errors import IngestError
 from app.ingest.json_lines import json_lines
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.source import SourceFile
+from app.ingest.text import SNIFF_BYTES
 from app.ingest.tools._engines import fill_engine
 from app.ingest.tools._vllm_common import (
     DETAIL_KEYS,
@@ -109,7 +110,7 @@ class SglangImporter:
     priority = 20
 
     def sniff(self, file: SourceFile) -> bool:
-        head = file.head(65536)
+        head = file.head(SNIFF_BYTES)
         return head[:1] == b"{" and (
             b'"total_output_tokens_retokenized"' in head or b'_e2e_latency_ms"' in head
         )

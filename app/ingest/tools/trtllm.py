@@ -36,6 +36,7 @@ from app.ingest.common import integer, json_safe, number, require
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.source import SourceFile
+from app.ingest.text import SNIFF_BYTES
 
 PERCENTILE_STATS = {"average": "mean", "p50": "p50", "p90": "p90", "p95": "p95", "p99": "p99"}
 PERFORMANCE = {
@@ -65,7 +66,7 @@ class TrtllmBenchImporter:
     def sniff(self, file: SourceFile) -> bool:
         try:
             data = file.data
-            if file.head(4096)[:1] != b"{" or b'"performance"' not in data:
+            if file.head(SNIFF_BYTES)[:1] != b"{" or b'"performance"' not in data:
                 return False
             if not (b'"world_info"' in data or b'"request_info"' in data):
                 return False
