@@ -20,13 +20,6 @@ def interactivity_tok_s_user(tpot_ms: float | None) -> float | None:
     return 1000.0 / tpot_ms
 
 
-def request_tpot_ms(ttft_ms: float, e2el_ms: float, output_len: int) -> float:
-    """One request's TPOT (E2EL − TTFT)/(n − 1) in ms; 0 when n ≤ 1 (vLLM goodput rule)."""
-    if output_len <= 1:
-        return 0.0
-    return (e2el_ms - ttft_ms) / (output_len - 1)
-
-
 def deployment_tok_s(
     output_tok_s: float | None, total_tok_s: float | None, basis: Basis
 ) -> float | None:

@@ -19,7 +19,6 @@ from app.domain.metrics import (
     frechet_bounds,
     interactivity_tok_s_user,
     percentile_linear,
-    request_tpot_ms,
     tok_s_per_gpu,
 )
 from app.domain.pareto import pareto_frontier, steffen_slopes, value_at
@@ -45,6 +44,7 @@ from app.domain.slo import (
     request_readoff,
 )
 from tests.helpers import doc
+from tests.oracles import request_tpot_ms
 
 H100 = HardwareSpec(mem_bw_tb_s=3.35, memory_gb=80, bf16_tflops=989, fp8_tflops=1979)
 H200 = HardwareSpec(mem_bw_tb_s=4.8, memory_gb=141, bf16_tflops=989, fp8_tflops=1979)
