@@ -85,7 +85,7 @@ def request_limits(samples: pl.DataFrame, metric: Metric, steps: int = 40) -> li
     return sorted(quantiles)
 
 
-def sensitivity(
+def sensitivity(  # noqa: PLR0913 (optional evidence and kept columns, by keyword)
     points: Sequence[PointMetrics],
     base: Slo,
     metric: Metric,

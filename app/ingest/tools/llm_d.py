@@ -292,7 +292,7 @@ def _throughput_into(
 
 
 def _duration_s(duration: Any) -> float | None:
-    """Seconds from the run's duration (`1d2h3m4.5s`, any part left out), None without one."""
+    """Seconds from the run's ISO 8601 duration (P1DT2H3M4.5S, any part left out), or None."""
     match = _DURATION.match(str(duration or ""))
     if not match or not any(match.groups()):
         return None
