@@ -83,26 +83,7 @@ class InferencePerfImporter:
                     file.name,
                     "not an inference-perf report: 'load_summary' and 'successes' must be objects",
                 )
-            report = cast(Mapping[str, Any], doc)
-            match = _STAGE_NAME.match(file.basename)
-            prefix = match.group(1) if match else None
-            stage = int(match.group(2)) if match else None
-            alone = file.name if kind == "stage" and match is None else ""
-            group = groups.setdefault(
-                (file.folder, prefix, alone), _Group(file.folder, prefix if match else None)
-            )
-            if kind == "stage":
-                if stage is not None and any(s == stage for s, _, _ in group.stages):
-                    raise IngestError.one(
-                        file.name,
-                        f"stage {stage} appears twice in one upload folder; "
-                        "upload each run as its own folder or archive",
-                    )
-                group.stages.append((stage, file, report))
-            elif kind == "prometheus" and stage is not None:
-                group.prometheus[stage] = report
-            else:
-                group.others.append(file)
+            _file_into(groups, file, kind, cast(Mapping[str, Any], doc))
         # config.yaml belongs to the stage_<N>_ files of its folder, not to lone reports.
         sweeps = [
             _sweep(g, configs.get(g.folder) if g.prefix is not None else None)
@@ -119,6 +100,35 @@ class InferencePerfImporter:
             )
         _dedupe_names(sweeps)
         return sweeps
+
+
+def _file_into(
+    groups: dict[tuple[str, str | None, str], _Group],
+    file: SourceFile,
+    kind: str | None,
+    report: Mapping[str, Any],
+) -> None:
+    """A report into its run's group: by folder and stage_<N>_ prefix (a lone stage report is
+    a group of its own)."""
+    match = _STAGE_NAME.match(file.basename)
+    prefix = match.group(1) if match else None
+    stage = int(match.group(2)) if match else None
+    alone = file.name if kind == "stage" and match is None else ""
+    group = groups.setdefault(
+        (file.folder, prefix, alone), _Group(file.folder, prefix if match else None)
+    )
+    if kind == "stage":
+        if stage is not None and any(s == stage for s, _, _ in group.stages):
+            raise IngestError.one(
+                file.name,
+                f"stage {stage} appears twice in one upload folder; "
+                "upload each run as its own folder or archive",
+            )
+        group.stages.append((stage, file, report))
+    elif kind == "prometheus" and stage is not None:
+        group.prometheus[stage] = report
+    else:
+        group.others.append(file)
 
 
 def _sniff(file: SourceFile) -> bool:
