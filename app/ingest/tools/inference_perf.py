@@ -184,15 +184,7 @@ def _sweep(group: _Group, config: Mapping[str, Any] | None) -> ParsedSweep:
     slo = goodput_slo(config) if config else None
     keyed: list[tuple[tuple[float, float], ParsedPoint]] = []
     for stage, file, doc in group.stages:
-        point = stage_point(file.name, doc, slo)
-        point.extra["stage"] = stage
-        if stage in group.prometheus:
-            point.extra["prometheus"] = json_safe(group.prometheus[stage].get("successes"))
-            hit = _prefix_cache_hit_rate(group.prometheus[stage].get("successes"))
-            if hit is not None:
-                point.extra[PREFIX_CACHE_HIT_RATE] = hit
-        if config is not None and (settings := stage_config(config, stage)) is not None:
-            point.extra["stage_config"] = settings
+        point = _stage(group, stage, stage_point(file.name, doc, slo), config)
         load = point.values.get("concurrency", point.values.get("request_rate", math.inf))
         keyed.append(((math.inf if stage is None else stage, load), point))
     points = [p for _, p in sorted(keyed, key=lambda kp: kp[0])]
@@ -214,6 +206,22 @@ def _sweep(group: _Group, config: Mapping[str, Any] | None) -> ParsedSweep:
     if len(points) > 1:
         fmt = f"inference-perf lifecycle reports ({len(points)} stages)"
     return ParsedSweep(meta, points, source, fmt)
+
+
+def _stage(
+    group: _Group, stage: int | None, point: ParsedPoint, config: Mapping[str, Any] | None
+) -> ParsedPoint:
+    """A stage's point with its stage number, its Prometheus report (and the prefix-cache hit
+    rate it gives) and the stage's settings from the config."""
+    point.extra["stage"] = stage
+    if stage in group.prometheus:
+        point.extra["prometheus"] = json_safe(group.prometheus[stage].get("successes"))
+        hit = _prefix_cache_hit_rate(group.prometheus[stage].get("successes"))
+        if hit is not None:
+            point.extra[PREFIX_CACHE_HIT_RATE] = hit
+    if config is not None and (settings := stage_config(config, stage)) is not None:
+        point.extra["stage_config"] = settings
+    return point
 
 
 def _dedupe_names(sweeps: list[ParsedSweep]) -> None:
