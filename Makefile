@@ -35,14 +35,16 @@ PYTEST_PARALLEL = $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadgroup --duration
 # pytest exits 5 when a selection leaves nothing to run, e.g. a PYTEST_ARGS with no serial test.
 NONE_IS_FINE = || [ $$? -eq 5 ]
 
-## test: the lock matches pyproject.toml, ruff (lint + format check), mypy, import-linter
-## (layers), vulture, then pytest: in parallel, then the serial tests alone
+## test: the lock matches pyproject.toml, ruff (lint + format check, complexity), mypy,
+## import-linter (layers), vulture, radon's ranks and function lengths (tools/complexity.py),
+## then pytest: in parallel, then the serial tests alone
 test: test-lock $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 	$(BIN)/vulture
+	$(BIN)/python tools/complexity.py
 	$(PYTEST_PARALLEL) -m "not serial" $(PYTEST_ARGS) $(NONE_IS_FINE)
 	$(BIN)/pytest -m serial $(PYTEST_ARGS) $(NONE_IS_FINE)
 

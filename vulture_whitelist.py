@@ -66,16 +66,8 @@ _.bracket  # ValueAt: which two frontier points an estimate lies between
 _.clear_caches  # app.store.points
 _.clear_all  # app.web.page_cache
 
-# Kept for the tests on purpose: the plain definition that a faster or batched form in the app
-# is checked against, so the check means something.
-_.request_tpot_ms  # the scalar vLLM rule behind request_goodput.request_tpot_expr
-_.request_stats  # the float form of the counted, vectorised request statistics
-_.request_intervals  # one sweep's intervals, the form the batched read-off must equal
-_.dominates  # the definition the Pareto frontier is checked against
-_.t_interval  # the plain t interval the log-scale one is compared with (its ends stay > 0)
-_.percentile_linear  # numpy's linear percentile written out (issue #33 §1 weighs numpy)
-_.same_origin  # the origin rule SecurityMiddleware applies, tested case by case
-_.hover_values  # the formatter's texts of a hover, which the numbers sent (hover_cells) must show
+# Read by the tests only (the plain definitions the app is checked against live in
+# tests/oracles.py).
 _.size_bytes  # PageCache: what the cache holds, so tests see it let pages go
 _.warmed  # app.state: the status of the Explore page serve warmed at start (app.web.warm)
 _.share_below  # FrontierVerdict: the share a report states (calibration and tests read it)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import gc
-from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 
 import anyio.to_thread
-from fastapi import FastAPI
+from fastapi import APIRouter, FastAPI
 from starlette.types import ASGIApp
 
 from app import __version__
@@ -40,6 +40,41 @@ class Paretoscope(FastAPI):
 
 def create_app(settings: Settings | None = None, *, migrate: bool = True) -> FastAPI:
     settings = settings or get_settings()
+    app = Paretoscope(
+        title="Paretoscope",
+        version=__version__,
+        description="Throughput-versus-interactivity Pareto analysis of LLM inference sweeps.",
+        lifespan=_lifespan(migrate),
+        # Served from vendored files by app.web.docs, so they work offline.
+        docs_url=None,
+        redoc_url=None,
+    )
+    attach_database(app, settings)
+    app.state.warm_on_start = False  # `serve` renders Explore's default page once at start
+    app.state.warmed = None  # the status of that page, None when not rendered
+    app.add_middleware(NulQueryGuard)
+    app.add_middleware(ServerTimingMiddleware)
+    app.add_middleware(BodyLimitMiddleware, max_upload_bytes=settings.max_upload_bytes)
+    # Outermost: compress HTML, JSON and static text (Plotly 1.2 MB -> ~0.4 MB on the wire);
+    # a kept page comes already gzipped (app.web.page_cache) and passes as it is.
+    app.add_middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM, compresslevel=settings.gzip_level)
+    app.mount("/static", VersionedStatic(directory=STATIC_DIR), name="static")
+    errors.install(app)
+    for router in _routers():
+        app.include_router(router)
+    app.state.mcp = None
+    if settings.mcp_http:
+        # Imported only when enabled: the SDK is an optional extra, not loaded by a server that
+        # does not serve it; without it the app refuses to start, saying what to install.
+        require_sdk("PARETOSCOPE_MCP_HTTP (the MCP server at /mcp)")
+        from app.mcp.http import mount
+
+        app.state.mcp = mount(app)
+    return app
+
+
+def _lifespan(migrate: bool) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
+    """Start and stop: migrate (or check the schema), seed, warm, run the MCP server."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -72,27 +107,11 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
             yield
         engine.dispose()
 
-    app = Paretoscope(
-        title="Paretoscope",
-        version=__version__,
-        description="Throughput-versus-interactivity Pareto analysis of LLM inference sweeps.",
-        lifespan=lifespan,
-        # Served from vendored files by app.web.docs, so they work offline.
-        docs_url=None,
-        redoc_url=None,
-    )
-    attach_database(app, settings)
-    app.state.warm_on_start = False  # `serve` renders Explore's default page once at start
-    app.state.warmed = None  # the status of that page, None when not rendered
-    app.add_middleware(NulQueryGuard)
-    app.add_middleware(ServerTimingMiddleware)
-    app.add_middleware(BodyLimitMiddleware, max_upload_bytes=settings.max_upload_bytes)
-    # Outermost: compress HTML, JSON and static text (Plotly 1.2 MB -> ~0.4 MB on the wire);
-    # a kept page comes already gzipped (app.web.page_cache) and passes as it is.
-    app.add_middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM, compresslevel=settings.gzip_level)
-    app.mount("/static", VersionedStatic(directory=STATIC_DIR), name="static")
-    errors.install(app)
+    return lifespan
 
+
+def _routers() -> tuple[APIRouter, ...]:
+    """Every router, the API's first, in the order their routes are matched."""
     from app.api import catalog as api_catalog
     from app.api import check as api_check
     from app.api import claims as api_claims
@@ -126,7 +145,7 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
         uploads,
     )
 
-    for router in (
+    return (
         api_sweeps.router,
         api_tags.router,
         api_check.router,
@@ -157,17 +176,7 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
         pricing.router,
         production_upload.router,
         production.router,
-    ):
-        app.include_router(router)
-    app.state.mcp = None
-    if settings.mcp_http:
-        # Imported only when enabled: the SDK is an optional extra, not loaded by a server that
-        # does not serve it; without it the app refuses to start, saying what to install.
-        require_sdk("PARETOSCOPE_MCP_HTTP (the MCP server at /mcp)")
-        from app.mcp.http import mount
-
-        app.state.mcp = mount(app)
-    return app
+    )
 
 
 def attach_database(app: FastAPI, settings: Settings) -> None:

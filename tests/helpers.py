@@ -63,9 +63,13 @@ def upload_by_name(client: TestClient, *files: tuple[str, bytes], **fields: Any)
     return by_name
 
 
-def parse(*files: tuple[str, bytes], **form: Any) -> list[ParsedSweep]:
-    """The sweeps these files parse to with these form fields (no database)."""
-    return parse_upload([UploadFile(n, d) for n, d in files], form)
+def parse(*files: tuple[str, bytes | dict[str, Any]], **form: Any) -> list[ParsedSweep]:
+    """The sweeps these files (bytes, or a JSON object) parse to with these form fields (no
+    database): every importer's tests call it with their own form."""
+    uploads = [
+        UploadFile(n, d if isinstance(d, bytes) else json.dumps(d).encode()) for n, d in files
+    ]
+    return parse_upload(uploads, form)
 
 
 def only(sweeps: list[ParsedSweep]) -> ParsedSweep:

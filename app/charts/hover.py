@@ -85,23 +85,19 @@ def by_hover_fields(result: SweepAnalysis, ks: list[int]) -> dict[tuple[str, ...
     return groups
 
 
-def hover_values(result: SweepAnalysis, k: int, fields: tuple[str, ...]) -> list[str]:
-    """The point's numbers as the one number formatter writes them, in template slot order."""
-    return _values(result, k, fields, fmt_number, fmt_load)
-
-
 def hover_cells(result: SweepAnalysis, k: int, fields: tuple[str, ...]) -> list[Cell]:
-    """`hover_values` as sent: each text as the number it shows (app.charts.shown.cell)."""
-    return _values(result, k, fields, number_cell, load_cell)
+    """The hover's numbers as sent: each text as the number it shows (app.charts.shown.cell)."""
+    return hover_items(result, k, fields, number_cell, load_cell)
 
 
-def _values(
+def hover_items(
     result: SweepAnalysis,
     k: int,
     fields: tuple[str, ...],
     number: Callable[[float | None], T],
     load: Callable[[float | None], T],
 ) -> list[T]:
+    """The point\'s hover fields in template slot order, each written by `number` or `load`."""
     point = result.points[k]
     values = []
     for field in fields:

@@ -29,7 +29,7 @@ AXIS_UNITS = ("tok/s/user", "tok/s/GPU")
 GROUP_LEGEND_ABOVE = len(PALETTE)
 
 
-def pareto_figure(
+def pareto_figure(  # noqa: PLR0913 (keyword-only display options)
     results: list[SweepAnalysis],
     params: Params,
     *,

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from app.domain.numbers import finite_number, real_number
 from app.domain.stat_names import statistic_field
 
 # The latency metrics whose statistics are checked (canonical columns and extra fields alike).
@@ -43,7 +44,7 @@ def impossible_values(values: Mapping[str, Any], extra: Mapping[str, Any]) -> li
     for metric in METRICS:
         found += _metric_problems(metric, stats.get(metric, {}))
     found += _count_problems(values, extra)
-    concurrency = _number(values.get("concurrency"))
+    concurrency = real_number(values.get("concurrency"))
     if concurrency is not None and (
         concurrency <= 0 or not math.isfinite(concurrency) or concurrency != int(concurrency)
     ):
@@ -54,7 +55,7 @@ def impossible_values(values: Mapping[str, Any], extra: Mapping[str, Any]) -> li
                 f"concurrency {concurrency:g} is not a positive whole number of requests",
             )
         )
-    duration = _number(values.get("duration_s"))
+    duration = real_number(values.get("duration_s"))
     if duration is not None and duration <= 0:
         rates = [k for k in _RATES if values.get(k) is not None]
         if rates:
@@ -87,8 +88,8 @@ def _statistics(
     for source in (extra, values):
         for key, value in source.items():
             named = statistic_field(key) if isinstance(key, str) else None
-            number = _number(value) if named is not None else None
-            if named is not None and number is not None and math.isfinite(number):
+            number = finite_number(value) if named is not None else None
+            if named is not None and number is not None:
                 out.setdefault(named[0], {})[named[1]] = (key, number)
     return out
 
@@ -152,19 +153,8 @@ def _count_problems(values: Mapping[str, Any], extra: Mapping[str, Any]) -> list
     return []
 
 
-def _number(value: Any) -> float | None:
-    """A number from a number or its text (a canonical file's extra columns are text)."""
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        return None
-    try:
-        number = float(value)
-    except ValueError:
-        return None
-    return None if math.isnan(number) else number
-
-
 def _whole(value: Any) -> int | None:
-    number = _number(value)
-    if number is None or not math.isfinite(number) or number != int(number):
+    number = finite_number(value)
+    if number is None or number != int(number):
         return None
     return int(number)

@@ -146,25 +146,6 @@ def percentile_interval(
     )
 
 
-def t_interval(
-    values: Sequence[float], level: float = DEFAULT_LEVEL, value: float | None = None
-) -> Interval:
-    """Student t interval of the mean of repeated runs: x̄ ± t(1+level)/2, n−1 · s/√n.
-
-    `value` is the figure shown beside it (default the mean). One run: no interval.
-    """
-    n = len(values)
-    shown = value if value is not None else (sum(values) / n if n else None)
-    if n == 0:
-        return none(shown, level, "no runs", 0)
-    if n == 1:
-        return Interval(shown, None, None, level, None, ONE_RUN, 1, "runs")
-    mean = sum(values) / n
-    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
-    half = t_quantile((1 + check_level(level)) / 2, n - 1) * sd / math.sqrt(n)
-    return Interval(shown, mean - half, mean + half, level, "t", None, n, "runs")
-
-
 def log_t_interval(
     values: Sequence[float], level: float = DEFAULT_LEVEL, value: float | None = None
 ) -> Interval:

@@ -1,6 +1,6 @@
 """Per-request and per-point metric definitions: TPOT, interactivity, token basis, percentiles.
 
-Pure math: the standard library and numpy only (no web, database or settings modules).
+Pure math: the standard library only (no web, database or settings modules).
 """
 
 from __future__ import annotations
@@ -8,8 +8,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from typing import Literal
-
-import numpy as np
 
 Basis = Literal["output", "total", "input"]
 BASES: tuple[Basis, ...] = ("output", "total", "input")
@@ -20,13 +18,6 @@ def interactivity_tok_s_user(tpot_ms: float | None) -> float | None:
     if tpot_ms is None or math.isnan(tpot_ms) or tpot_ms <= 0:
         return None
     return 1000.0 / tpot_ms
-
-
-def request_tpot_ms(ttft_ms: float, e2el_ms: float, output_len: int) -> float:
-    """One request's TPOT (E2EL − TTFT)/(n − 1) in ms; 0 when n ≤ 1 (vLLM goodput rule)."""
-    if output_len <= 1:
-        return 0.0
-    return (e2el_ms - ttft_ms) / (output_len - 1)
 
 
 def deployment_tok_s(
@@ -54,7 +45,8 @@ def tok_s_per_gpu(deployment_tok_s: float | None, num_gpus: float) -> float | No
 
 
 def percentile_linear(values: Sequence[float], q: float) -> float:
-    """q-th percentile (q in [0, 100]) with linear interpolation: numpy.percentile's default.
+    """q-th percentile (q in [0, 100]) with linear interpolation: numpy.percentile's default
+    and pandas.Series.quantile's (LLMPerf's summaries), written out.
 
     Raises ValueError on an empty sequence, a NaN value or q outside [0, 100].
     """
@@ -64,7 +56,11 @@ def percentile_linear(values: Sequence[float], q: float) -> float:
         raise ValueError(f"percentile must be in [0, 100], got {q}")
     if any(math.isnan(v) for v in values):
         raise ValueError("percentile of a sequence containing NaN")
-    return float(np.percentile(np.asarray(values, dtype=np.float64), q, method="linear"))
+    ordered = sorted(values)
+    pos = q / 100 * (len(ordered) - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
 
 
 def frechet_bounds(attainments: Sequence[float]) -> tuple[float, float]:

@@ -195,13 +195,21 @@ def fmt_count(
     return f"{text} {word}"
 
 
-def finite_number(value: object) -> float | None:
-    """A finite number from a number or its text (a canonical file's extra columns, a CSV
-    cell); None for anything else, a bool, NaN or an infinity."""
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
+def real_number(value: object, *, text: bool = True) -> float | None:
+    """A number from a number or (unless `text` is False) its text (a canonical file's extra
+    columns, a CSV cell), infinities included; None for anything else, a bool or NaN."""
+    kinds = int | float | str if text else int | float
+    if isinstance(value, bool) or not isinstance(value, kinds):
         return None
     try:
         number = float(value)
     except ValueError:
         return None
-    return number if math.isfinite(number) else None
+    return None if math.isnan(number) else number
+
+
+def finite_number(value: object, *, text: bool = True) -> float | None:
+    """A finite number from a number or (unless `text` is False) its text; None for anything
+    else, a bool, NaN or an infinity."""
+    number = real_number(value, text=text)
+    return number if number is not None and math.isfinite(number) else None

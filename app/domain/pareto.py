@@ -34,11 +34,6 @@ class ValueAt:
     bracket: tuple[int, int] | None = None
 
 
-def dominates(x_a: float, y_a: float, x_b: float, y_b: float) -> bool:
-    """True if a is at least as good as b on both axes and better on one (higher is better)."""
-    return x_a >= x_b and y_a >= y_b and (x_a > x_b or y_a > y_b)
-
-
 def pareto_frontier(xs: Sequence[float | None], ys: Sequence[float | None]) -> list[int]:
     """Indices of non-dominated points sorted by x ascending (x strictly up, y strictly down).
 

@@ -106,7 +106,20 @@ def efficiency(
             return Efficiency(None, read.y, x, "the frontier reads 0 tok/s/GPU there")
         value = tok_s_per_gpu / read.y
         return Efficiency(value, read.y, x, lower=value, upper=value, interactivity_range=(x, x))
-    lower_ms, upper_ms = tpot.bucket_ms
+    return _bucket_efficiency(tok_s_per_gpu, x, tpot.bucket_ms, front_xs, front_ys, method)
+
+
+def _bucket_efficiency(
+    tok_s_per_gpu: float,
+    x: float,
+    bucket_ms: tuple[float, float],
+    front_xs: Sequence[float],
+    front_ys: Sequence[float],
+    method: Interpolation,
+) -> Efficiency:
+    """efficiency of a TPOT known only to lie in (lower, upper] ms: an interval, open on a side
+    whose edge is outside the frontier's range."""
+    lower_ms, upper_ms = bucket_ms
     x_low = 1000.0 / upper_ms if 0 < upper_ms < math.inf else 0.0
     x_high = 1000.0 / lower_ms if lower_ms > 0 else math.inf
     span = (x_low, None if math.isinf(x_high) else x_high)
@@ -126,8 +139,22 @@ def efficiency(
     upper = None if bottom is None else tok_s_per_gpu / bottom
     if lower is not None and lower == upper:
         return Efficiency(lower, top, x, None, lower, upper, span)
+    reason = _bucket_reason(bucket_ms, (x_low, x_high), front_xs, lower, upper)
+    return Efficiency(None, None, x, reason, lower, upper, span)
+
+
+def _bucket_reason(
+    bucket_ms: tuple[float, float],
+    x_range: tuple[float, float],
+    front_xs: Sequence[float],
+    lower: float | None,
+    upper: float | None,
+) -> str:
+    """What the bucket lets one say of the efficiency, and why no single value."""
+    lower_ms, upper_ms = bucket_ms
+    x_low, x_high = x_range
     shown = f"{fmt_number(lower_ms)}–{'∞' if math.isinf(upper_ms) else fmt_number(upper_ms)} ms"
-    xs_shown = f"{fmt_number(x_low)}–{'∞' if span[1] is None else fmt_number(x_high)}"
+    xs_shown = f"{fmt_number(x_low)}–{'∞' if math.isinf(x_high) else fmt_number(x_high)}"
     measured = f"[{fmt_number(front_xs[0])}, {fmt_number(front_xs[-1])}] tok/s/user"
     if lower is not None and upper is not None:
         said = f"efficiency is between {_pct(lower)} and {_pct(upper)}"
@@ -137,11 +164,10 @@ def efficiency(
         said = f"efficiency is at least {_pct(lower)} (the frontier is measured over {measured})"
     else:
         said = f"the frontier covers only {measured} of that range: efficiency unknown"
-    reason = (
+    return (
         f"TPOT lies in the {shown} bucket, so interactivity is {xs_shown} tok/s/user and "
         f"{said}; the buckets cannot say where inside"
     )
-    return Efficiency(None, None, x, reason, lower, upper, span)
 
 
 def _pct(value: float) -> str:

@@ -91,9 +91,7 @@ def compare_to_band(
     counted = tuple(
         r for r in ordered if r.goodput_tok_s_per_gpu is not None and r.goodput_tok_s_per_gpu > 0
     )
-    goodputs = [r.goodput_tok_s_per_gpu for r in counted if r.goodput_tok_s_per_gpu is not None]
-    median = statistics.median(goodputs) if goodputs else None
-    lo, hi = (min(goodputs), max(goodputs)) if goodputs else (None, None)
+    median, lo, hi = _band(counted)
     best = max(counted, key=lambda r: (r.goodput_tok_s_per_gpu or 0.0, _order(r)), default=None)
     latest = counted[-1] if counted else None
     per_run = tuple(
@@ -109,10 +107,9 @@ def compare_to_band(
         reason = "your sweep has no goodput at this SLO"
     ratio = ratio_low = ratio_high = None
     if reason is None and median and lo and hi and yours_tok_s_per_gpu is not None:
-        low = yours_low if yours_low is not None else yours_tok_s_per_gpu
-        high = yours_high if yours_high is not None else yours_tok_s_per_gpu
-        ratio = yours_tok_s_per_gpu / median
-        ratio_low, ratio_high = low / hi, high / lo
+        ratio, ratio_low, ratio_high = _ratios(
+            (yours_tok_s_per_gpu, yours_low, yours_high), median, lo, hi
+        )
     return BandComparison(
         runs=ordered,
         counted=counted,
@@ -128,3 +125,22 @@ def compare_to_band(
         per_run=per_run,
         reason=reason,
     )
+
+
+def _ratios(
+    yours: tuple[float, float | None, float | None], median: float, lo: float, hi: float
+) -> tuple[float, float, float]:
+    """Yours ÷ the band's median, and the widest range your interval (its ends, or your
+    goodput where it has none) over the band's can give."""
+    value, yours_low, yours_high = yours
+    low = yours_low if yours_low is not None else value
+    high = yours_high if yours_high is not None else value
+    return value / median, low / hi, high / lo
+
+
+def _band(counted: tuple[DatedRun, ...]) -> tuple[float | None, float | None, float | None]:
+    """The median, lowest and highest goodput of the runs counted (None without one)."""
+    goodputs = [r.goodput_tok_s_per_gpu for r in counted if r.goodput_tok_s_per_gpu is not None]
+    if not goodputs:
+        return None, None, None
+    return statistics.median(goodputs), min(goodputs), max(goodputs)

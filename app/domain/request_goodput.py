@@ -5,7 +5,7 @@ Pure math: imports only the standard library and polars (no web, database or set
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -13,7 +13,7 @@ import polars as pl
 
 from app.domain.intervals import DEFAULT_LEVEL, wilson_bounds_expr
 from app.domain.metrics import Basis
-from app.domain.point import Metric, float_or_none, int_or_none
+from app.domain.point import Metric
 
 SAMPLE_SCHEMA: dict[str, pl.DataType] = {
     "point_id": pl.Int64(),
@@ -110,8 +110,8 @@ class Counted(NamedTuple):
     missing_input: int = 0  # good requests without an input token count
 
     def stats(self, duration_s: float, num_gpus: float) -> RequestStats:
-        """As `request_stats` (duration_s and num_gpus > 0, checked by the caller), made
-        without the frozen dataclass's __init__: a read-off makes one per point."""
+        """As tests/oracles.py's `request_stats` (duration_s and num_gpus > 0, checked by the
+        caller), made without the frozen dataclass's __init__: a read-off makes one per point."""
         made = object.__new__(RequestStats)
         made.__dict__.update(
             issued=self.issued,
@@ -131,7 +131,7 @@ def request_counts(
 ) -> dict[int, Counted]:
     """`Counted` per point id: request_goodput_frame, then the attainment and its Wilson
     interval at `level` as columns (one polars pass for every point of every sweep asked,
-    each figure the float `request_stats` and `wilson_bounds` give)."""
+    each figure the float `request_stats` of tests/oracles.py and `wilson_bounds` give)."""
     counts = request_goodput_frame(samples, limits)
     out = pl.col("good_output_tokens").cast(pl.Float64).fill_null(0.0)
     inp = pl.col("good_input_tokens").cast(pl.Float64).fill_null(0.0)
@@ -150,39 +150,3 @@ def request_counts(
     )
     ids = table.get_column("point_id").to_list()
     return dict(zip(ids, map(Counted._make, table.drop("point_id").iter_rows()), strict=True))
-
-
-def request_stats(
-    row: Mapping[str, object], duration_s: float, num_gpus: int, basis: Basis
-) -> RequestStats:
-    """Attainment = good ÷ issued; token goodput = good tokens (basis) ÷ duration_s ÷ num_gpus."""
-    if not duration_s > 0 or num_gpus <= 0:
-        raise ValueError("duration_s and num_gpus must be > 0")
-    issued = _count(row.get("issued"))
-    if issued <= 0:
-        raise ValueError("a point needs at least one issued request")
-    good = _count(row.get("good"))
-    out_tokens = _tokens(row.get("good_output_tokens"))
-    in_tokens = _tokens(row.get("good_input_tokens"))
-    tokens = {"output": out_tokens, "total": out_tokens + in_tokens, "input": in_tokens}[basis]
-    return RequestStats(
-        issued=issued,
-        good=good,
-        attainment=good / issued,
-        goodput_tok_s_per_gpu=tokens / duration_s / num_gpus,
-        goodput_requests_per_s=good / duration_s,
-    )
-
-
-def _count(value: object) -> int:
-    """A count from request_goodput_frame (an int, or None for no good request); anything else
-    is read carefully."""
-    if type(value) is int:  # the frame's counts, every time but for hand-made rows
-        return value
-    return int_or_none(value) or 0
-
-
-def _tokens(value: object) -> float:
-    if type(value) is int:
-        return float(value)
-    return float_or_none(value) or 0.0

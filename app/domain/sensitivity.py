@@ -85,7 +85,7 @@ def request_limits(samples: pl.DataFrame, metric: Metric, steps: int = 40) -> li
     return sorted(quantiles)
 
 
-def sensitivity(
+def sensitivity(  # noqa: PLR0913 (optional evidence and kept columns, by keyword)
     points: Sequence[PointMetrics],
     base: Slo,
     metric: Metric,
@@ -334,9 +334,10 @@ def request_sensitivity(
                     "duration_s", "num_gpus")
             .collect(engine=SMALL)
         )  # fmt: skip
-        # As request_stats divides: attainment = good ÷ issued; goodput = good tokens on the
-        # basis ÷ duration ÷ GPUs. In numpy, each division rounded as Python's: polars may
-        # divide by a broadcast value as a product with its reciprocal, one ulp apart.
+        # As tests/oracles.py's request_stats divides: attainment = good ÷ issued; goodput =
+        # good tokens on the basis ÷ duration ÷ GPUs. In numpy, each division rounded as
+        # Python's: polars may divide by a broadcast value as a product with its reciprocal,
+        # one ulp apart.
         attained = rows["n"].to_numpy() / rows["issued"].to_numpy()
         y = (
             rows["tokens"].to_numpy().astype(np.float64)

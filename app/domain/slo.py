@@ -133,7 +133,7 @@ class Readoff:
         return next((v for v in self.verdicts if v.point_id == op.point_id), None)
 
 
-def percentile_readoff(
+def percentile_readoff(  # noqa: PLR0913 (optional evidence and kept columns, by keyword)
     points: Sequence[PointMetrics],
     slo: Slo,
     basis: Basis = "output",

@@ -15,12 +15,12 @@ Pure: imports only the standard library.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from app.domain.impossible import Impossible
+from app.domain.numbers import finite_number
 from app.domain.stat_names import statistic_field
 
 KIND_STATED = "stated statistics out of order"
@@ -77,8 +77,15 @@ def _groups(node: Any, path: str, depth: int) -> Iterator[tuple[str, dict[str, t
         for i, item in enumerate(node):
             yield from _groups(item, f"{path}[{i}]", depth + 1)
         return
-    if not isinstance(node, Mapping):
-        return
+    if isinstance(node, Mapping):
+        yield from _mapping_groups(node, path, depth)
+
+
+def _mapping_groups(
+    node: Mapping[Any, Any], path: str, depth: int
+) -> Iterator[tuple[str, dict[str, tuple[str, float]]]]:
+    """_groups of one object: its nested values' groups, then its own statistics (`p50`,
+    `mean`, ...) and its flat keys' (`ttft_p99`), each group of two or more."""
     own: dict[str, tuple[str, float]] = {}
     flat: dict[str, dict[str, tuple[str, float]]] = {}
     for key, value in node.items():
@@ -89,7 +96,7 @@ def _groups(node: Any, path: str, depth: int) -> Iterator[tuple[str, dict[str, t
             if not any(word in key.lower() for word in _CONFIG_WORDS):
                 yield from _groups(value, where, depth + 1)
             continue
-        number = _number(value)
+        number = finite_number(value, text=False)
         if number is None:
             continue
         if _counted(key):
@@ -97,18 +104,26 @@ def _groups(node: Any, path: str, depth: int) -> Iterator[tuple[str, dict[str, t
             continue
         if statistic_field(key) is not None:  # a latency column's twin: checked with them
             continue
-        for pattern in (_FLAT_SUFFIX, _FLAT_PREFIX):
-            match = pattern.match(key)
-            if match is None or any(word in match["name"] for word in _INVERTED):
-                continue
-            if _counted(match["stat"]):
-                flat.setdefault(match["name"], {})[match["stat"]] = (where, number)
-                break
+        named = _flat_statistic(key)
+        if named is not None:
+            flat.setdefault(named[0], {})[named[1]] = (where, number)
     if len(own) >= 2:
         yield path, own
     for name, stats in flat.items():
         if len(stats) >= 2:
             yield (f"{path}.{name}" if path else name), stats
+
+
+def _flat_statistic(key: str) -> tuple[str, str] | None:
+    """(metric name, statistic word) of a flat key such as `ttft_p99` or `p99_ttft`, unless its
+    metric is one where higher is better."""
+    for pattern in (_FLAT_SUFFIX, _FLAT_PREFIX):
+        match = pattern.match(key)
+        if match is None or any(word in match["name"] for word in _INVERTED):
+            continue
+        if _counted(match["stat"]):
+            return match["name"], match["stat"]
+    return None
 
 
 def _counted(word: str) -> bool:
@@ -156,10 +171,3 @@ def _order(metric: str, stats: dict[str, tuple[str, float]]) -> list[Impossible]
 def _below(value: float, bound: float) -> bool:
     """`value` < `bound` by more than rounding."""
     return value < bound - TOLERANCE * max(abs(value), abs(bound))
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    number = float(value)
-    return number if math.isfinite(number) else None

@@ -56,24 +56,26 @@ def gunzip_bytes(data: bytes) -> bytes:
 
 
 class GZipMiddleware(gzip.GZipMiddleware):
-    """Starlette's, choosing by `accepts_gzip`: its own test ("gzip" anywhere in the header)
-    gzips for `gzip;q=0`, which refuses gzip."""
+    """Starlette's, deciding by `accepts_gzip`. Its own test ("gzip" anywhere in the header)
+    gzips for `gzip;q=0`, which refuses gzip, and not for `*` or `GZIP`, which allow it: where
+    the two differ, the request's Accept-Encoding is reworded to what `accepts_gzip` decided
+    (`gzip` or `identity`) before Starlette's public middleware reads it. The app behind reads
+    the header only through `accepts_gzip` (app.web.page_cache), which decides the same on
+    either wording."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        responder: gzip.IdentityResponder
-        if accepts_gzip(Headers(scope=scope).get("accept-encoding")):
-            responder = gzip.GZipResponder(
-                self.app,
-                self.minimum_size,
-                compresslevel=self.compresslevel,
-                thread_minimum_size=self.thread_minimum_size,
-                exclude_content_types=self.exclude_content_types,
-            )
-        else:
-            responder = gzip.IdentityResponder(
-                self.app, self.minimum_size, exclude_content_types=self.exclude_content_types
-            )
-        await responder(scope, receive, send)
+        if scope["type"] == "http":
+            scope = _negotiated(scope)
+        await super().__call__(scope, receive, send)
+
+
+def _negotiated(scope: Scope) -> Scope:
+    """The scope, its Accept-Encoding reworded where Starlette's test would decide otherwise
+    than `accepts_gzip`."""
+    value = Headers(scope=scope).get("accept-encoding")
+    wanted = accepts_gzip(value)
+    if wanted == (GZIP in (value or "")):
+        return scope
+    headers = [(k, v) for k, v in scope["headers"] if k.lower() != b"accept-encoding"]
+    headers.append((b"accept-encoding", b"gzip" if wanted else b"identity"))
+    return {**scope, "headers": headers}

@@ -138,17 +138,6 @@ def origin_key(url: str) -> tuple[str, str, int] | None:
     return scheme, normalise_host(parts.hostname), port or default
 
 
-def same_origin(origin: str, host_header: str, scheme: str) -> bool:
-    """Whether an Origin header names this server (scheme, host and port) as `scheme` reached it.
-
-    The scheme counts: an https page is another origin than the plain-HTTP server on the same
-    name and port. Behind a TLS-terminating proxy, PARETOSCOPE_PUBLIC_URL or a trusted
-    X-Forwarded-Proto says that https is our own scheme (see SecurityMiddleware).
-    """
-    mine = origin_key(f"{scheme}://{host_header}")
-    return mine is not None and origin_key(origin) == mine
-
-
 def cross_site_reason(method: str, headers: Headers, own: Iterable[str]) -> str | None:
     """Why a write must be refused as cross-site, or None. No Origin (CLI, curl, CI) is fine.
 

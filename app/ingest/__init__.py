@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -42,12 +42,16 @@ from app.ingest.skipped import (
 from app.ingest.source import SourceFile, expand, is_side_file
 from app.ingest.telemetry import is_exposition, is_range_answer
 from app.ingest.text import (
+    SNIFF_BYTES,
     check_csv_width,
     check_text,
     decode_text,
     first_text_line,
     looks_like_csv,
 )
+
+if TYPE_CHECKING:
+    from app.ingest.registry import Importer
 
 __all__ = [
     "TELEMETRY_REFUSAL",
@@ -118,63 +122,17 @@ def parse_upload_files(
     from app.ingest.registry import importers
 
     errors: list[RowError] = Problems()
-    sources: list[SourceFile] = []
     unread = list(unread)
-    unpacked = 0
-    for upload in files:
-        if is_side_file(upload.name):  # a log, README or plot of a folder: never read
-            unread.append(upload.name)
-            continue
-        left = replace(limits, max_unpacked_bytes=limits.max_unpacked_bytes - unpacked)
-        try:
-            expanded = expand(upload.name, upload.data, left, unread)
-        except IngestError as exc:
-            errors.extend(exc.errors)
-            continue
-        if len(expanded) != 1 or expanded[0].data is not upload.data:
-            unpacked += sum(len(s.data) for s in expanded)
-        sources.extend(expanded)
+    sources = _expanded(files, limits, unread, errors)
     tools = importers()
-    sweeps: list[ParsedSweep] = []
-    requests: list[tuple[str, list[RequestGroup]]] = []
-    claimed: dict[int, list[SourceFile]] = {}
-    unrecognised: list[tuple[SourceFile, RowError | None]] = []
-    results = 0
+    found = _Found()
     for source in sources:
         try:
-            if _may_be_csv(source):
-                check_csv_width(source.name, source.data)  # before any CSV reader sees a row
-            # Tools first: their markers are specific (a vLLM summary.csv also names
-            # request_rate), while canonical CSV is recognised by any known column.
-            index = next((i for i, t in enumerate(tools) if t.sniff(source)), None)
-            if index is not None:
-                results += 1
-                claimed.setdefault(index, []).append(source)
-                continue
-            if is_archive(source.data):  # only a member can be one: archives were expanded
-                unrecognised.append((source, RowError(source.name, NESTED)))
-                continue
-            try:
-                kind = _canonical_kind(source)
-            except IngestError as exc:  # binary or not UTF-8: no result file at all
-                unrecognised.append((source, exc.errors[0]))
-                continue
-            if kind is None:
-                _check_json(source)
-                unrecognised.append((source, None))
-                continue
-            results += 1
-            if kind == "requests":
-                requests.append((source.name, parse_requests_csv(source.name, source.data)))
-            else:
-                check_text(source.name, source.data)  # read as bytes: no decoded copy
-                sweeps.extend(
-                    canonical.parse_sweeps_csv(
-                        source.name, source.data, dict(defaults), require_meta
-                    )
-                )
+            _sort(source, tools, found, defaults, require_meta)
         except IngestError as exc:
             errors.extend(exc.errors)
+    sweeps, requests, claimed = found.sweeps, found.requests, found.claimed
+    unrecognised, results = found.unrecognised, found.results
     if not results and not errors:
         refusals = [why or _unrecognised(source, tools) for source, why in unrecognised]
         refusals.extend(RowError(name, unread_refusal(name)) for name in unread)
@@ -207,6 +165,81 @@ def parse_upload_files(
     return ParsedUpload(sweeps, listed(skipped))
 
 
+def _expanded(
+    files: list[UploadFile], limits: Limits, unread: list[str], errors: list[RowError]
+) -> list[SourceFile]:
+    """The upload's files with archives unpacked (their members under one unpacked-size
+    budget); side files are added to `unread`, an archive's refusal to `errors`."""
+    sources: list[SourceFile] = []
+    unpacked = 0
+    for upload in files:
+        if is_side_file(upload.name):  # a log, README or plot of a folder: never read
+            unread.append(upload.name)
+            continue
+        left = replace(limits, max_unpacked_bytes=limits.max_unpacked_bytes - unpacked)
+        try:
+            expanded = expand(upload.name, upload.data, left, unread)
+        except IngestError as exc:
+            errors.extend(exc.errors)
+            continue
+        if len(expanded) != 1 or expanded[0].data is not upload.data:
+            unpacked += sum(len(s.data) for s in expanded)
+        sources.extend(expanded)
+    return sources
+
+
+@dataclass
+class _Found:
+    """The upload's files sorted by what they are: each tool's files (by importer index), the
+    canonical sweeps and per-request files read, and the files no importer recognises (with
+    why, when known); `results` counts the result files."""
+
+    sweeps: list[ParsedSweep] = field(default_factory=list)
+    requests: list[tuple[str, list[RequestGroup]]] = field(default_factory=list)
+    claimed: dict[int, list[SourceFile]] = field(default_factory=dict)
+    unrecognised: list[tuple[SourceFile, RowError | None]] = field(default_factory=list)
+    results: int = 0
+
+
+def _sort(
+    source: SourceFile,
+    tools: Sequence[Importer],
+    found: _Found,
+    defaults: Mapping[str, Any],
+    require_meta: bool,
+) -> None:
+    """One file into `found`: claimed by a tool, read as canonical CSV, or unrecognised."""
+    if _may_be_csv(source):
+        check_csv_width(source.name, source.data)  # before any CSV reader sees a row
+    # Tools first: their markers are specific (a vLLM summary.csv also names
+    # request_rate), while canonical CSV is recognised by any known column.
+    index = next((i for i, t in enumerate(tools) if t.sniff(source)), None)
+    if index is not None:
+        found.results += 1
+        found.claimed.setdefault(index, []).append(source)
+        return
+    if is_archive(source.data):  # only a member can be one: archives were expanded
+        found.unrecognised.append((source, RowError(source.name, NESTED)))
+        return
+    try:
+        kind = _canonical_kind(source)
+    except IngestError as exc:  # binary or not UTF-8: no result file at all
+        found.unrecognised.append((source, exc.errors[0]))
+        return
+    if kind is None:
+        _check_json(source)
+        found.unrecognised.append((source, None))
+        return
+    found.results += 1
+    if kind == "requests":
+        found.requests.append((source.name, parse_requests_csv(source.name, source.data)))
+    else:
+        check_text(source.name, source.data)  # read as bytes: no decoded copy
+        found.sweeps.extend(
+            canonical.parse_sweeps_csv(source.name, source.data, dict(defaults), require_meta)
+        )
+
+
 def missing_field(file: str, key: str) -> RowError:
     """A required sweep field neither the file nor the user gave."""
     words = MISSING_WORDS.get(key, key)
@@ -216,7 +249,7 @@ def missing_field(file: str, key: str) -> RowError:
 def _canonical_kind(source: SourceFile) -> str | None:
     """'points' or 'requests' for a canonical CSV, None for anything else (an empty file
     too); binary or non-UTF-8 content raises IngestError saying so."""
-    head = source.head(4096)
+    head = source.head(SNIFF_BYTES)
     if not head or head[:1] in (b"{", b"["):
         return None
     # Only the first line is decoded: a per-request file may be large (a bad byte further on
@@ -232,7 +265,7 @@ def _canonical_kind(source: SourceFile) -> str | None:
 
 def _may_be_csv(source: SourceFile) -> bool:
     """A file some CSV reader may read: named .csv, or headed like a CSV; never JSON."""
-    if source.head(4096)[:1] in (b"{", b"["):
+    if source.head(SNIFF_BYTES)[:1] in (b"{", b"["):
         return False
     return source.name.lower().endswith(".csv") or looks_like_csv(source.data)
 
@@ -244,7 +277,7 @@ def _check_json(source: SourceFile) -> None:
     (a `.commands` file, a log opening with "[INFO]") is never parsed to tell."""
     if not source.name.lower().endswith(".json"):
         return
-    if source.head(4096)[:1] not in (b"{", b"["):
+    if source.head(SNIFF_BYTES)[:1] not in (b"{", b"["):
         return
     error = source.json_error  # raises IngestError past a depth or digit bound
     if error is not None and not error.startswith("Extra data"):

@@ -255,35 +255,55 @@ def check_values(file: str, rows: list[dict[str, Any]], errors: list[RowError]) 
     for i, row in enumerate(rows):
         line = row.get(ROW, i + 2)
         for name in non_negative:
-            value = row.get(name)
-            if value is None:
-                continue
-            if isinstance(value, float) and not math.isfinite(value):
-                errors.append(RowError(file, f"{value} is not a finite number", line, name))
-            elif value < 0:
-                errors.append(RowError(file, f"{value} is negative", line, name))
+            problem = _non_negative_problem(row.get(name))
+            if problem:
+                errors.append(RowError(file, problem, line, name))
         for name in positive:
-            value = row.get(name)
-            if value is None:
-                continue
-            if isinstance(value, float) and math.isnan(value):
-                errors.append(RowError(file, "NaN is not a number", line, name))
-            elif value <= 0:
-                errors.append(RowError(file, f"{value} must be greater than 0", line, name))
-            elif name != "request_rate" and isinstance(value, float) and math.isinf(value):
-                errors.append(RowError(file, f"{value} is not a finite number", line, name))
-        for stat in stats:
-            ttft, e2el = row.get(f"ttft_{stat}_ms"), row.get(f"e2el_{stat}_ms")
-            if ttft is not None and e2el is not None and ttft > e2el:
-                errors.append(
-                    RowError(
-                        file,
-                        f"TTFT {stat} {ttft} ms is above E2EL {stat} {e2el} ms",
-                        line,
-                        f"ttft_{stat}_ms",
-                    )
+            problem = _positive_problem(name, row.get(name))
+            if problem:
+                errors.append(RowError(file, problem, line, name))
+        errors += _order_and_kind_problems(file, row, line, stats)
+
+
+def _order_and_kind_problems(
+    file: str, row: dict[str, Any], line: int, stats: list[str]
+) -> list[RowError]:
+    """A TTFT above the E2EL of the same statistic; a source kind not known."""
+    found = []
+    for stat in stats:
+        ttft, e2el = row.get(f"ttft_{stat}_ms"), row.get(f"e2el_{stat}_ms")
+        if ttft is not None and e2el is not None and ttft > e2el:
+            found.append(
+                RowError(
+                    file,
+                    f"TTFT {stat} {ttft} ms is above E2EL {stat} {e2el} ms",
+                    line,
+                    f"ttft_{stat}_ms",
                 )
-        for name, allowed in CHOICES.items():
-            kind = row.get(name)
-            if kind is not None and kind not in allowed:
-                errors.append(RowError(file, f"{kind!r} is not one of {allowed}", line, name))
+            )
+    for name, allowed in CHOICES.items():
+        kind = row.get(name)
+        if kind is not None and kind not in allowed:
+            found.append(RowError(file, f"{kind!r} is not one of {allowed}", line, name))
+    return found
+
+
+def _non_negative_problem(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"{value} is not a finite number"
+    return f"{value} is negative" if value < 0 else None
+
+
+def _positive_problem(name: str, value: Any) -> str | None:
+    """A rate may be infinite (requests sent at once); any other positive column not."""
+    if value is None:
+        return None
+    if isinstance(value, float) and math.isnan(value):
+        return "NaN is not a number"
+    if value <= 0:
+        return f"{value} must be greater than 0"
+    if name != "request_rate" and isinstance(value, float) and math.isinf(value):
+        return f"{value} is not a finite number"
+    return None

@@ -157,6 +157,12 @@ def _check_point(file: str, point: ParsedPoint, limits: Limits, errors: list[Row
             problem = int_problem(values.get(key))
             if problem:
                 errors.append(RowError(file, problem, point.row, key))
+    _check_extra(file, point, limits, errors)
+    _check_samples(file, point, errors)
+
+
+def _check_extra(file: str, point: ParsedPoint, limits: Limits, errors: list[RowError]) -> None:
+    """The point's extra fields: their stored size and no NUL byte."""
     if point.extra:
         # Sizes are counted as stored (compact JSON).
         text = json.dumps(point.extra, default=str, separators=(",", ":"))
@@ -171,6 +177,10 @@ def _check_point(file: str, point: ParsedPoint, limits: Limits, errors: list[Row
             )
         elif _has_nul(point.extra):
             errors.append(RowError(file, "an extra field contains a NUL byte", point.row))
+
+
+def _check_samples(file: str, point: ParsedPoint, errors: list[RowError]) -> None:
+    """The request samples: each readable as a column, each count within 32 bits."""
     if point.samples is not None and point.sample_count:
         try:
             # A typed frame (canonical CSV) is read as is: casting a million rows again costs.

@@ -7,15 +7,15 @@ from __future__ import annotations
 
 from app.ingest.canonical import is_request_header, looks_like_canonical
 from app.ingest.source import head_of
+from app.ingest.text import SNIFF_BYTES
 
-HEAD = 65536
 LONG_LINE = 10_000  # no known format's header line is near this long
 _DELIMITERS = {";": "semicolons", "\t": "tabs", "|": "vertical bars"}
 
 
 def near_miss(data: bytes) -> str | None:
     """The reason, or None when the file is nothing near a known format."""
-    head = head_of(data, HEAD, lstrip=False)
+    head = head_of(data, SNIFF_BYTES, lstrip=False)
     if b"\x00" in head:
         return None
     text = head.decode("utf-8", "replace")
@@ -28,8 +28,16 @@ def near_miss(data: bytes) -> str | None:
     first = text if end < 0 else text[:end]
     delimited = any(sep in first for sep in (",", *_DELIMITERS))
     # A long delimited first line: a CSV whose header holds a field of a novel's length.
-    if delimited and not first.lstrip().startswith(("{", "[")) and end < 0 and len(data) > HEAD:
-        return f"its first line runs over {HEAD:,} bytes: no header of a known format is that long"
+    if (
+        delimited
+        and not first.lstrip().startswith(("{", "["))
+        and end < 0
+        and len(data) > SNIFF_BYTES
+    ):
+        return (
+            f"its first line runs over {SNIFF_BYTES:,} bytes: "
+            "no header of a known format is that long"
+        )
     if delimited and len(first) > LONG_LINE and not first.lstrip().startswith(("{", "[")):
         return (
             f"its first line is {len(first):,} characters long: no header of a known format is "

@@ -197,64 +197,57 @@ def load_yaml(text: str, file: str) -> Any:
     The event stream is checked first (cheap: aliases are not expanded at that stage), so a
     "billion laughs" file is refused before anything is built.
     """
-    depth = 0
-    containers = 0
-    # Per open collection: whether it is a mapping, and how many nodes it holds so far (a
-    # mapping's nodes alternate key, value).
-    open_nodes: list[list[int]] = []
+    screen = _YamlScreen()
     try:
         for event in yaml.parse(text, Loader=_NoAliasLoader):
-            if isinstance(event, yaml.NodeEvent) and open_nodes:
-                parent = open_nodes[-1]
-                parent[1] += 1
-                if parent[0] and parent[1] > 2 * MAX_JSON_KEYS:
-                    line = event.start_mark.line + 1 if event.start_mark else None
-                    raise IngestError.one(
-                        file,
-                        f"a YAML mapping with more than {MAX_JSON_KEYS:,} keys is refused",
-                        row=line,
-                    )
-            if isinstance(event, yaml.CollectionStartEvent):
-                open_nodes.append([isinstance(event, yaml.MappingStartEvent), 0])
-                containers += 1
-                if containers > MAX_JSON_CONTAINERS:
-                    line = event.start_mark.line + 1 if event.start_mark else None
-                    raise IngestError.one(
-                        file,
-                        f"YAML of more than {MAX_JSON_CONTAINERS:,} mappings and lists is refused",
-                        row=line,
-                    )
-            elif isinstance(event, yaml.CollectionEndEvent):
-                open_nodes.pop()
-            if isinstance(event, yaml.AliasEvent):
+            why = screen.refusal(event)
+            if why is not None:
                 line = event.start_mark.line + 1 if event.start_mark else None
-                raise IngestError.one(
-                    file,
-                    f"YAML aliases (*{event.anchor}) are refused: expand them in the file",
-                    row=line,
-                )
-            if isinstance(event, yaml.MappingStartEvent | yaml.SequenceStartEvent):
-                depth += 1
-                if depth > MAX_DEPTH:
-                    line = event.start_mark.line + 1 if event.start_mark else None
-                    raise IngestError.one(
-                        file, f"YAML nested deeper than {MAX_DEPTH} levels is refused", row=line
-                    )
-            elif isinstance(event, yaml.MappingEndEvent | yaml.SequenceEndEvent):
-                depth -= 1
-            elif (
-                isinstance(event, yaml.ScalarEvent)
-                and not event.style  # plain (libyaml says "", the Python parser None)
-                and len(event.value) > MAX_NUMBER_DIGITS
-                and _NUMBERISH.fullmatch(event.value)
-            ):
-                line = event.start_mark.line + 1 if event.start_mark else None
-                raise IngestError.one(
-                    file,
-                    f"a number of {len(event.value)} characters is refused; "
-                    f"at most {MAX_NUMBER_DIGITS}",
-                    row=line,
-                )
+                raise IngestError.one(file, why, row=line)
         return yaml.load(text, Loader=_NoAliasLoader)
     except RecursionError:
         raise IngestError.one(file, "YAML nested too deeply") from None
+
+
+class _YamlScreen:
+    """The bounds of load_yaml, checked event by event before any node is built."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.containers = 0
+        # Per open collection: whether it is a mapping, and how many nodes it holds so far (a
+        # mapping's nodes alternate key, value).
+        self.open_nodes: list[list[int]] = []
+
+    def refusal(self, event: yaml.Event) -> str | None:
+        """Why the file is refused at this event, or None."""
+        if isinstance(event, yaml.NodeEvent) and self.open_nodes:
+            parent = self.open_nodes[-1]
+            parent[1] += 1
+            if parent[0] and parent[1] > 2 * MAX_JSON_KEYS:
+                return f"a YAML mapping with more than {MAX_JSON_KEYS:,} keys is refused"
+        if isinstance(event, yaml.CollectionStartEvent):
+            self.open_nodes.append([isinstance(event, yaml.MappingStartEvent), 0])
+            self.containers += 1
+            if self.containers > MAX_JSON_CONTAINERS:
+                return f"YAML of more than {MAX_JSON_CONTAINERS:,} mappings and lists is refused"
+        elif isinstance(event, yaml.CollectionEndEvent):
+            self.open_nodes.pop()
+        if isinstance(event, yaml.AliasEvent):
+            return f"YAML aliases (*{event.anchor}) are refused: expand them in the file"
+        if isinstance(event, yaml.MappingStartEvent | yaml.SequenceStartEvent):
+            self.depth += 1
+            if self.depth > MAX_DEPTH:
+                return f"YAML nested deeper than {MAX_DEPTH} levels is refused"
+        elif isinstance(event, yaml.MappingEndEvent | yaml.SequenceEndEvent):
+            self.depth -= 1
+        elif (
+            isinstance(event, yaml.ScalarEvent)
+            and not event.style  # plain (libyaml says "", the Python parser None)
+            and len(event.value) > MAX_NUMBER_DIGITS
+            and _NUMBERISH.fullmatch(event.value)
+        ):
+            return (
+                f"a number of {len(event.value)} characters is refused; at most {MAX_NUMBER_DIGITS}"
+            )
+        return None

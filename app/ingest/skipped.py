@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from app.ingest.errors import MAX_LISTED, MoreOf, RowError
 from app.ingest.near_miss import near_miss
+from app.ingest.text import SNIFF_BYTES
 
 SKIPPED = "not a result file: skipped"
 # When no file is a result file: why a file skipped by its name was never read.
@@ -19,7 +20,6 @@ UNREAD = "not a result file (logs, text, Markdown, images, HTML and hidden files
 # Listing every member of an archive of 10,000 plots would bury the answer: the first ones are
 # named, the rest counted in one last entry.
 MAX_SKIPPED_LISTED = 100
-HEAD = 65536
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ def is_archive(data: bytes) -> bool:
 
 def skip_reason(data: bytes) -> str:
     """Why a file no importer recognised is skipped, from its first bytes only."""
-    head = data[:HEAD]
+    head = data[:SNIFF_BYTES]
     if not head.strip():
         return "not a result file (empty): skipped"
     if is_archive(head):

@@ -12,6 +12,7 @@ from app.domain.prom_range import RangeError, looks_like_range, scrapes_of_range
 from app.domain.prom_text import ExpositionError, Scrape, parse_exposition
 from app.ingest.errors import IngestError, RowError
 from app.ingest.source import SourceFile
+from app.ingest.text import SNIFF_BYTES
 
 _PREFIXES = tuple(e.prefix.encode() for e in ENGINES)
 
@@ -24,7 +25,7 @@ class Telemetry:
 
 def is_exposition(file: SourceFile) -> bool:
     """Prometheus text holding a serving engine's series (vllm:…, sglang:…)."""
-    head = file.head(64 * 1024)
+    head = file.head(SNIFF_BYTES)
     if not head or head[:1] in (b"{", b"["):
         return False
     return any(b"\n" + p in b"\n" + head or head.startswith(p) for p in _PREFIXES)

@@ -9,12 +9,15 @@ import io
 from app.ingest.errors import IngestError
 from app.ingest.limits import MAX_CSV_COLUMNS
 
+# How far into a file every sniffer looks for its format's marks (and for binary content).
+SNIFF_BYTES = 65536
+
 
 def decode_text(file: str, data: bytes) -> str:
     """UTF-8 (a BOM is allowed); anything else is refused rather than guessed."""
     if not data.strip():
         raise IngestError.one(file, "the file is empty")
-    if b"\x00" in data[:65536]:
+    if b"\x00" in data[:SNIFF_BYTES]:
         raise IngestError.one(file, "binary content: not a text file")
     try:
         return data.decode("utf-8-sig")
@@ -37,7 +40,7 @@ def check_text(file: str, data: bytes) -> None:
         return
     if data.isspace():  # not data.strip(): that copies a large file
         raise IngestError.one(file, "the file is empty")
-    if b"\x00" in data[:65536]:
+    if b"\x00" in data[:SNIFF_BYTES]:
         raise IngestError.one(file, "binary content: not a text file")
     if data.isascii():
         return
@@ -52,7 +55,7 @@ def check_text(file: str, data: bytes) -> None:
 
 def first_text_line(file: str, data: bytes) -> str:
     """The first line, with the refusals decode_text makes for the head of the file."""
-    if b"\x00" in data[:65536]:
+    if b"\x00" in data[:SNIFF_BYTES]:
         raise IngestError.one(file, "binary content: not a text file")
     end = data.find(b"\n")
     first = data[: end if end >= 0 else len(data)]
@@ -62,8 +65,8 @@ def first_text_line(file: str, data: bytes) -> str:
 def looks_like_csv(data: bytes) -> bool:
     """True when the first line reads as a CSV header (commas, no colon, not a comment): such
     a file is no YAML mapping, so sniffers need not search all of it for YAML keys."""
-    end = data.find(b"\n", 0, 65536)
-    first = data[: end if end >= 0 else 65536].strip()
+    end = data.find(b"\n", 0, SNIFF_BYTES)
+    first = data[: end if end >= 0 else SNIFF_BYTES].strip()
     return b"," in first and b":" not in first and not first.startswith(b"#")
 
 

@@ -138,8 +138,7 @@ def run(session: Session, query: CheckQuery, base_url: str | None = None) -> Che
     document gains the stored `check_id`. Raises as `evaluate` does."""
     report = evaluate(session, query, base_url)
     document = report.document
-    stored = check_store.save_check(
-        session,
+    record = check_store.CheckRecord(
         candidate_id=report.candidate.sweep_id,
         baseline_id=report.baseline.sweep_id,
         candidate_ref=report.candidate.ref,
@@ -149,7 +148,7 @@ def run(session: Session, query: CheckQuery, base_url: str | None = None) -> Che
         headline=document["headline"],
         summary=document["summary"],
     )
-    document["check_id"] = stored.id
+    document["check_id"] = check_store.save_check(session, record).id
     return report
 
 

@@ -118,30 +118,17 @@ def _pair(a: SweepAnalysis, b: SweepAnalysis, groups: list[PriceGroup], params: 
     cost_curves = tuple(
         tuple(None if h is None else p.cost_ratio(*h) for p in curve.points) for h in hourly
     )
-    headlines = []
-    for x in headline_points(curve.shared_range):
-        pair = values_at(fa, fb, x, params.interpolation)
-        ratio = None if pair is None else pair[0] / pair[1]
-        costs = tuple(
-            None if pair is None or h is None else (h[0] / pair[0]) / (h[1] / pair[1])
-            for h in hourly
-        )
-        ends = range_ends_at(fa, fb, x, str(a.meta.name), str(b.meta.name))
-        headlines.append(Headline(x, ratio, costs, ends))
+    headlines = _headlines(a, b, (fa, fb), curve, hourly, params)
     ga, gb = a.readoff.goodput_tok_s_per_gpu, b.readoff.goodput_tok_s_per_gpu
     slo_ratio = ga / gb if ga and gb else None
-    slo_costs = tuple(
-        None if h is None or not ga or not gb else (h[0] / ga) / (h[1] / gb) for h in hourly
-    )
+    slo_costs = _cost_ratios(hourly, ga, gb)
     varying = [str(r.meta.name) for r in (a, b) if _split_varies(r)]
     if varying:
         # Counted per decode or prefill GPU, each point has its own GPUs per unit: the curve's
         # costs would take the sweep's. Only the SLO's stays, read per total GPU-hour.
         at_slo = [_hourly(g.for_hardware(hw_a), g.for_hardware(hw_b)) for g in groups]
         ta, tb = a.goodput_tok_s_per_total_gpu, b.goodput_tok_s_per_total_gpu
-        slo_costs = tuple(
-            None if h is None or not ta or not tb else (h[0] / ta) / (h[1] / tb) for h in at_slo
-        )
+        slo_costs = _cost_ratios(at_slo, ta, tb)
         cost_curves = tuple(tuple(None for _ in curve.points) for _ in hourly)
         headlines = [replace(h, cost_ratios=tuple(None for _ in hourly)) for h in headlines]
     slo_ends = tuple(str(r.meta.name) for r in (a, b) if _goodput_at_heaviest_load(r))
@@ -149,13 +136,6 @@ def _pair(a: SweepAnalysis, b: SweepAnalysis, groups: list[PriceGroup], params: 
         range_ends_at(fa, fb, p.x_tok_s_user, str(a.meta.name), str(b.meta.name))
         for p in curve.points
     )
-    reasons = tuple(_cost_reason(g, a, b) for g in groups)
-    if varying:
-        why = (
-            f"{' and '.join(varying)}: the prefill:decode split changes along the sweep, so "
-            "$/Mtok ratios are given only at the SLO (per total GPU-hour)"
-        )
-        reasons = tuple(r or why for r in reasons)
     return Pair(
         a,
         b,
@@ -167,9 +147,55 @@ def _pair(a: SweepAnalysis, b: SweepAnalysis, groups: list[PriceGroup], params: 
         slo_ends,
         curve_ends,
         between(a.meta.as_dict(), b.meta.as_dict()),
-        reasons,
+        _cost_reasons(groups, a, b, varying),
         tuple(warnings(a.covariates, b.covariates) if a.covariates and b.covariates else ()),
     )
+
+
+def _headlines(
+    a: SweepAnalysis,
+    b: SweepAnalysis,
+    frontiers: tuple[Frontier, Frontier],
+    curve: RatioCurve,
+    hourly: list[tuple[float, float] | None],
+    params: Params,
+) -> list[Headline]:
+    """The ratio and each price group's cost ratio at the headline interactivities."""
+    fa, fb = frontiers
+    headlines = []
+    for x in headline_points(curve.shared_range):
+        pair = values_at(fa, fb, x, params.interpolation)
+        ratio = None if pair is None else pair[0] / pair[1]
+        costs = tuple(
+            None if pair is None or h is None else (h[0] / pair[0]) / (h[1] / pair[1])
+            for h in hourly
+        )
+        ends = range_ends_at(fa, fb, x, str(a.meta.name), str(b.meta.name))
+        headlines.append(Headline(x, ratio, costs, ends))
+    return headlines
+
+
+def _cost_ratios(
+    hourly: list[tuple[float, float] | None], ga: float | None, gb: float | None
+) -> tuple[float | None, ...]:
+    """Each price group's $/Mtok ratio of a to b at goodputs ga and gb (None: not priced)."""
+    return tuple(
+        None if h is None or not ga or not gb else (h[0] / ga) / (h[1] / gb) for h in hourly
+    )
+
+
+def _cost_reasons(
+    groups: list[PriceGroup], a: SweepAnalysis, b: SweepAnalysis, varying: list[str]
+) -> tuple[str | None, ...]:
+    """Why each price group gives no cost ratio; every group's, when a split varies."""
+    reasons = tuple(_cost_reason(g, a, b) for g in groups)
+    if varying:
+        why = (
+            f"{' and '.join(varying)}: the prefill:decode split changes along the sweep, so "
+            "$/Mtok ratios are given only at the SLO (per total GPU-hour)"
+        )
+        reasons = tuple(r or why for r in reasons)
+    return reasons
 
 
 def _cost_reason(group: PriceGroup, a: SweepAnalysis, b: SweepAnalysis) -> str | None:

@@ -138,7 +138,7 @@ def group(sweeps: list[Sweep]) -> list[PickerGroup]:
     return [PickerGroup(model, hardware, groups[(model, hardware)]) for model, hardware in ordered]
 
 
-def leaders(
+def leaders(  # noqa: PLR0913 (the page state, keyword options)
     session: Session,
     filters: SweepFilters,
     stat: Stat,

@@ -7,6 +7,7 @@ The figures are the CSV's (same results, same price cells), formatted as the pag
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from app.domain.accounting import UNIT_WORDS
@@ -27,17 +28,7 @@ def readoff_table(
     classes: dict[int, dict[str, Any]] | None = None,
 ) -> str:
     unit = UNIT_WORDS[params.accounting]
-    slo = params.slo.describe(params.mode == "requests")
-    lines = [f"SLO: {slo}" + (f" (preset {preset})" if preset else "")]
-    lines.append(
-        f"Goodput: {params.basis} tok/s per {unit}, highest first; "
-        f"± {params.ci_level:.0%} interval where there is one"
-    )
-    if len(columns) == 1:
-        lines.append(f"$/Mtok at {columns[0].label}")
-    elif columns:
-        named = "; ".join(f"({chr(97 + i)}) {c.label}" for i, c in enumerate(columns))
-        lines.append(f"$/Mtok at: {named}")
+    lines = _header_lines(params, columns, preset, unit)
     reasons: dict[str, int] = {}
 
     def noted(reason: str | None) -> str:
@@ -52,7 +43,6 @@ def readoff_table(
         if len(columns) == 1
         else [f"$/Mtok ({chr(97 + i)})" for i in range(len(columns))]
     )
-    rows: list[list[str]] = []
     ordered = sorted(
         results,
         key=lambda r: (
@@ -60,43 +50,7 @@ def readoff_table(
             -(r.readoff.goodput_tok_s_per_gpu or 0.0),
         ),
     )
-    for r in ordered:
-        ro, ivs = r.readoff, r.intervals
-        op = ro.operating_point
-        shown = ro.shown_status
-        why = ivs.borderline_reason if shown == "borderline" and ivs else None
-        verdict = VERDICT[shown] + (
-            " " + noted(why or ro.reason) if shown != "pass" and (why or ro.reason) else ""
-        )
-        g = ivs.goodput_tok_s_per_gpu if ivs else None
-        interval = f"{fmt_number(g.low)}–{fmt_number(g.high)}" if g and g.known else ""
-        load = ""
-        if op is not None:
-            load = (
-                f"c={fmt_number(op.concurrency)}"
-                if op.concurrency is not None
-                else f"{fmt_number(op.request_rate)} req/s"
-            )
-        costs = []
-        for cell in price_cells(r, columns):
-            if cell.usd_per_mtok is not None:
-                costs.append(fmt_usd(cell.usd_per_mtok))
-            elif ro.goodput_tok_s_per_gpu is None:
-                costs.append("–")  # no goodput: the verdict's reason says why
-            else:
-                costs.append(f"– {noted(cell.reason)}".rstrip())
-        rows.append(
-            [
-                str(r.meta.id),
-                _cut(r.meta.name),
-                verdict,
-                fmt_number(ro.goodput_tok_s_per_gpu),
-                interval,
-                load,
-                fmt_number(op.interactivity_tok_s_user) if op else "",
-                *costs,
-            ]
-        )
+    rows = [_row(r, columns, noted) for r in ordered]
     lines += ["", *_aligned(head, rows)]
     if classes:
         lines += ["", "Token classes at the operating point (input = uncached + cached):"]
@@ -105,6 +59,64 @@ def readoff_table(
         lines.append("")
         lines += [f"[{n}] {reason}" for reason, n in reasons.items()]
     return "\n".join(lines) + "\n"
+
+
+def _header_lines(
+    params: Params, columns: list[PriceColumn], preset: str | None, unit: str
+) -> list[str]:
+    """The SLO, what goodput is counted in, and which price each $/Mtok column uses."""
+    slo = params.slo.describe(params.mode == "requests")
+    lines = [f"SLO: {slo}" + (f" (preset {preset})" if preset else "")]
+    lines.append(
+        f"Goodput: {params.basis} tok/s per {unit}, highest first; "
+        f"± {params.ci_level:.0%} interval where there is one"
+    )
+    if len(columns) == 1:
+        lines.append(f"$/Mtok at {columns[0].label}")
+    elif columns:
+        named = "; ".join(f"({chr(97 + i)}) {c.label}" for i, c in enumerate(columns))
+        lines.append(f"$/Mtok at: {named}")
+    return lines
+
+
+def _row(
+    r: SweepAnalysis, columns: list[PriceColumn], noted: Callable[[str | None], str]
+) -> list[str]:
+    """One sweep's line: its verdict (with a numbered reason), goodput, load and costs."""
+    ro, ivs = r.readoff, r.intervals
+    op = ro.operating_point
+    shown = ro.shown_status
+    why = ivs.borderline_reason if shown == "borderline" and ivs else None
+    verdict = VERDICT[shown] + (
+        " " + noted(why or ro.reason) if shown != "pass" and (why or ro.reason) else ""
+    )
+    g = ivs.goodput_tok_s_per_gpu if ivs else None
+    interval = f"{fmt_number(g.low)}–{fmt_number(g.high)}" if g and g.known else ""
+    load = ""
+    if op is not None:
+        load = (
+            f"c={fmt_number(op.concurrency)}"
+            if op.concurrency is not None
+            else f"{fmt_number(op.request_rate)} req/s"
+        )
+    costs = []
+    for cell in price_cells(r, columns):
+        if cell.usd_per_mtok is not None:
+            costs.append(fmt_usd(cell.usd_per_mtok))
+        elif ro.goodput_tok_s_per_gpu is None:
+            costs.append("–")  # no goodput: the verdict's reason says why
+        else:
+            costs.append(f"– {noted(cell.reason)}".rstrip())
+    return [
+        str(r.meta.id),
+        _cut(r.meta.name),
+        verdict,
+        fmt_number(ro.goodput_tok_s_per_gpu),
+        interval,
+        load,
+        fmt_number(op.interactivity_tok_s_user) if op else "",
+        *costs,
+    ]
 
 
 def class_line(name: str, body: dict[str, Any]) -> str:

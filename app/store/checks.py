@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select
@@ -11,27 +12,31 @@ from sqlalchemy.orm import Session
 from app.store.models import SweepCheck
 
 
-def save_check(
-    session: Session,
-    *,
-    candidate_id: int,
-    baseline_id: int,
-    candidate_ref: str,
-    baseline_ref: str,
-    options: dict[str, Any],
-    verdict: str,
-    headline: str,
-    summary: str,
-) -> SweepCheck:
+@dataclass(frozen=True)
+class CheckRecord:
+    """One check as stored: the two sweeps (id and the reference the user gave), the options
+    it ran with, its verdict and the document's headline and summary."""
+
+    candidate_id: int
+    baseline_id: int
+    candidate_ref: str
+    baseline_ref: str
+    options: dict[str, Any]
+    verdict: str
+    headline: str
+    summary: str
+
+
+def save_check(session: Session, record: CheckRecord) -> SweepCheck:
     check = SweepCheck(
-        candidate_id=candidate_id,
-        baseline_id=baseline_id,
-        candidate_ref=candidate_ref[:300],
-        baseline_ref=baseline_ref[:300],
-        options=options,
-        verdict=verdict,
-        headline=headline[:500],
-        summary=summary,
+        candidate_id=record.candidate_id,
+        baseline_id=record.baseline_id,
+        candidate_ref=record.candidate_ref[:300],
+        baseline_ref=record.baseline_ref[:300],
+        options=record.options,
+        verdict=record.verdict,
+        headline=record.headline[:500],
+        summary=record.summary,
     )
     session.add(check)
     session.flush()

@@ -18,7 +18,6 @@ from app.domain.intervals import (
     percentile_interval,
     ratio_interval,
     separation,
-    t_interval,
     t_quantile,
     wilson,
     wilson_bounds,
@@ -32,6 +31,7 @@ from app.domain.readoff_intervals import (
 )
 from app.domain.request_goodput import SAMPLE_SCHEMA
 from app.domain.slo import Slo, percentile_readoff, request_readoff
+from tests.oracles import t_interval
 
 # --- Wilson ------------------------------------------------------------------------------------
 

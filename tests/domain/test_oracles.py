@@ -19,7 +19,6 @@ from app.domain.metrics import (
     frechet_bounds,
     interactivity_tok_s_user,
     percentile_linear,
-    request_tpot_ms,
     tok_s_per_gpu,
 )
 from app.domain.pareto import pareto_frontier, steffen_slopes, value_at
@@ -45,6 +44,7 @@ from app.domain.slo import (
     request_readoff,
 )
 from tests.helpers import doc
+from tests.oracles import request_tpot_ms
 
 H100 = HardwareSpec(mem_bw_tb_s=3.35, memory_gb=80, bf16_tflops=989, fp8_tflops=1979)
 H200 = HardwareSpec(mem_bw_tb_s=4.8, memory_gb=141, bf16_tflops=989, fp8_tflops=1979)
@@ -301,3 +301,14 @@ def test_o16_mlperf_llama2_70b_server_checks_p99_ttft_and_tpot() -> None:
     assert status(450, 40, interactive) == "pass"
     assert status(451, 40, interactive) == "fail"
     assert status(450, 41, interactive) == "fail"
+
+
+def test_the_written_out_linear_percentile_agrees_with_numpys_default() -> None:
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    for size in (1, 2, 7, 136):
+        values = rng.lognormal(3, 1, size).tolist()
+        for q in (0.0, 50.0, 90.0, 99.0, 99.9, 100.0):
+            expected = float(np.percentile(values, q, method="linear"))
+            assert percentile_linear(values, q) == pytest.approx(expected, rel=1e-12)

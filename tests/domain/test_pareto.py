@@ -6,7 +6,8 @@ import random
 
 import pytest
 
-from app.domain.pareto import dominates, pareto_frontier, steffen_slopes, value_at
+from app.domain.pareto import pareto_frontier, steffen_slopes, value_at
+from tests.oracles import dominates
 
 
 def test_frontier_excludes_dominated_points_and_sorts_by_x() -> None:

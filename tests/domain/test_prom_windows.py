@@ -170,6 +170,10 @@ def test_bad_scrapes_are_refused_with_their_reason() -> None:
         ("\n" * 200_001, "more than 200,000 lines"),
         ("a 1\n" * 4 + "b" * 300 + " 1", "metric name is over"),
         ('a{b="' + "x" * 1001 + '"} 1', "over 1000 characters"),
+        ('a{b="c",b="d"} 1', "each name once"),
+        ("a{" + ",".join(f'l{i}="{"x" * 999}"' for i in range(101)) + "} 1", "at most 100,000"),
+        ("a 1 2 3", "optional timestamp"),
+        ("a 1_000", "not a number"),
     ],
 )
 def test_the_exposition_parser_is_bounded_and_names_the_line(text: str, reason: str) -> None:
@@ -186,6 +190,17 @@ def test_the_exposition_parser_reads_times_escapes_and_specials() -> None:
     assert s.labels == (("x", 'q"uote'), ("y", "b")) and s.value == math.inf
     assert scrape.types == {"a": "counter"}
     assert parse_exposition("a 1 1796292000000\nb 2 1796292000000").scraped_at_s == 1796292000.0
+    assert math.copysign(1, parse_exposition("a -0").samples[0].value) == -1  # not the int 0
+
+
+def test_the_exposition_parser_is_prometheus_clients_and_names_the_line_it_refuses() -> None:
+    # app.domain.prom_text feeds prometheus_client.parser.text_fd_to_metric_families its
+    # sample lines one at a time (comments read apart): each sample keeps its own line.
+    scrape = parse_exposition('# TYPE x counter\nx 1\n\n# HELP y h\ny{a="b"} 2\nx_total 3')
+    assert [(s.name, s.value) for s in scrape.samples] == [("x", 1.0), ("y", 2.0), ("x_total", 3.0)]
+    assert scrape.lines == [2, 5, 6] and scrape.types == {"x": "counter"}
+    with pytest.raises(ExpositionError, match="line 3: label .c.'s value is not closed"):
+        parse_exposition('a 1\n\nb{c="d} 2')
 
 
 def test_sglang_and_older_vllm_names_are_read_too() -> None:

@@ -10,12 +10,11 @@ import pytest
 from pydantic import ValidationError
 
 from app.domain.intervals import wilson_bounds
-from app.domain.metrics import Basis, request_tpot_ms
+from app.domain.metrics import Basis
 from app.domain.request_goodput import (
     SAMPLE_SCHEMA,
     request_counts,
     request_goodput_frame,
-    request_stats,
     request_tpot_expr,
 )
 from app.domain.slo import (
@@ -29,6 +28,7 @@ from app.domain.slo import (
     request_readoff,
 )
 from app.services.readoff_query import ReadoffQuery
+from tests.oracles import request_stats, request_tpot_ms
 
 SLO = Slo(ttft_ms=200, tpot_ms=35)
 

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from app.ingest import IngestError, ParsedSweep, UploadFile, parse_upload
+from app.ingest import IngestError, UploadFile, parse_upload
 from tests.conftest import FIXTURES
-from tests.helpers import jsonl, only
+from tests.helpers import jsonl, only, parse
 
 NAME = "wellflat_k8s-dev_profile_export_aiperf.json"
 DATA = (FIXTURES / "aiperf" / NAME).read_bytes()
@@ -44,13 +44,9 @@ SYSTEM = {
 }
 
 
-def parse_aiperf(*files: tuple[str, bytes], **defaults: Any) -> list[ParsedSweep]:
-    return parse_upload([UploadFile(n, d) for n, d in files], {**DEFAULTS, **defaults})
-
-
 def errors_of_aiperf(*files: tuple[str, bytes]) -> str:
     with pytest.raises(IngestError) as caught:
-        parse_aiperf(*files)
+        parse(*files, **DEFAULTS)
     return str(caught.value)
 
 
@@ -138,7 +134,7 @@ INPUTS = {"data": [{"session_id": "conv-0", "payloads": [{"messages": [], "strea
 
 
 def test_the_json_export_becomes_one_point_with_its_statistics() -> None:
-    [point] = only(parse_aiperf((NAME, DATA))).points
+    [point] = only(parse((NAME, DATA), **DEFAULTS)).points
     v = point.values
     assert v["concurrency"] == 1
     assert v["ttft_mean_ms"] == pytest.approx(82.84651240000001)
@@ -158,7 +154,7 @@ def test_the_json_export_becomes_one_point_with_its_statistics() -> None:
 
 
 def test_inter_token_latency_is_tpot_and_pooled_inter_chunk_latency_is_itl() -> None:
-    [point] = only(parse_aiperf((NAME, DATA))).points
+    [point] = only(parse((NAME, DATA), **DEFAULTS)).points
     v = point.values
     assert v["tpot_mean_ms"] == pytest.approx(18.03231861805396)
     assert v["tpot_p90_ms"] == pytest.approx(18.56385501404265)
@@ -186,7 +182,7 @@ def test_meta_names_model_lengths_date_and_the_telemetry_gpu_but_not_the_gpu_cou
 
 
 def test_the_hardware_the_user_gives_wins_over_the_telemetry_gpu_name() -> None:
-    sweep = only(parse_aiperf((NAME, DATA), hardware="H100"))
+    sweep = only(parse((NAME, DATA), **{**DEFAULTS, "hardware": "H100"}))
     assert sweep.meta["hardware"] == "H100"
     [note] = [n for n in sweep.points[0].extra["import_notes"] if "telemetry" in n]
     assert note.startswith("hardware and num_gpus not taken from telemetry: the upload form gave")
@@ -204,7 +200,7 @@ def test_telemetry_naming_two_gpu_models_fills_no_hardware() -> None:
 
 
 def test_telemetry_is_kept_in_extra_and_the_api_key_is_redacted() -> None:
-    [point] = only(parse_aiperf((NAME, DATA))).points
+    [point] = only(parse((NAME, DATA), **DEFAULTS)).points
     extra = point.extra
     assert extra["telemetry_gpu_count"] == 8
     assert extra["telemetry_gpus_with_memory_used"] == 1
@@ -223,8 +219,8 @@ def test_telemetry_is_kept_in_extra_and_the_api_key_is_redacted() -> None:
 
 
 def test_aiperf_and_genai_perf_are_told_apart_by_content_not_name() -> None:
-    aiperf = only(parse_aiperf(("profile_export_genai_perf.json", DATA)))
-    genai = only(parse_aiperf(("profile_export_aiperf.json", GENAI.read_bytes())))
+    aiperf = only(parse(("profile_export_genai_perf.json", DATA), **DEFAULTS))
+    genai = only(parse(("profile_export_aiperf.json", GENAI.read_bytes()), **DEFAULTS))
     assert aiperf.source_format == "AIPerf profile_export_aiperf.json"
     assert genai.source_format == "GenAI-Perf profile_export_genai_perf.json"
 
@@ -236,14 +232,14 @@ def test_a_goodput_run_gives_goodput_and_its_slo_from_the_command_line() -> None
             ' --goodput "time_to_first_token:100 inter_token_latency:19"'
         )
 
-    [point] = only(parse_aiperf((NAME, aiperf_with_changes(mutate)))).points
+    [point] = only(parse((NAME, aiperf_with_changes(mutate)), **DEFAULTS)).points
     assert point.values["goodput_requests_per_s"] == pytest.approx(0.15)
     assert point.values["goodput_slo"] == "ttft:100 tpot:19"
 
 
 def test_the_csv_export_gives_the_same_point_rounded() -> None:
     name = f"{RUN_DIR}/profile_export_aiperf.csv"
-    sweep = only(parse_aiperf((name, aiperf_csv(DOC)), model="openai/gpt-oss-20b"))
+    sweep = only(parse((name, aiperf_csv(DOC)), model="openai/gpt-oss-20b", **DEFAULTS))
     [point] = sweep.points
     v = point.values
     assert v["concurrency"] == 1  # from the artifact directory name
@@ -270,7 +266,7 @@ def test_the_csv_telemetry_gpu_name_fills_the_hardware_unless_the_form_gives_one
     [sweep] = parse_upload([UploadFile(name, data)], {}, require_meta=False)
     assert sweep.meta["hardware"] == "NVIDIA A100-SXM4-80GB"
     assert "num_gpus" not in sweep.meta
-    assert only(parse_aiperf((name, data))).meta["hardware"] == "A100"  # DEFAULTS give A100
+    assert only(parse((name, data), **DEFAULTS)).meta["hardware"] == "A100"  # DEFAULTS give A100
 
 
 def test_per_request_records_become_samples_of_their_run() -> None:
@@ -280,9 +276,10 @@ def test_per_request_records_become_samples_of_their_run() -> None:
     records = [record(-1, phase="warmup"), *RECORDS]
     records[1]["metrics"]["request_latency"] = {"value": 5.0e9, "unit": "ns"}
     sweep = only(
-        parse_aiperf(
+        parse(
             (f"{RUN_DIR}/profile_export_aiperf.json", aiperf_with_changes(mutate)),
             (f"{RUN_DIR}/profile_export.jsonl", jsonl(records)),
+            **DEFAULTS,
         )
     )
     [point] = sweep.points
@@ -307,11 +304,12 @@ def test_the_artifact_directory_in_a_tar_archive_imports_as_the_same_sweep() -> 
             info = tarfile.TarInfo(name)
             info.size = len(data)
             archive.addfile(info, io.BytesIO(data))
-    tarred = only(parse_aiperf(("run.tar.gz", buffer.getvalue())))
+    tarred = only(parse(("run.tar.gz", buffer.getvalue()), **DEFAULTS))
     loose = only(
-        parse_aiperf(
+        parse(
             (f"{RUN_DIR}/profile_export_aiperf.json", DATA),
             (f"{RUN_DIR}/profile_export.jsonl", jsonl(RECORDS[:100])),
+            **DEFAULTS,
         )
     )
     assert tarred.content_hash() == loose.content_hash()
@@ -404,7 +402,7 @@ def test_the_aiperf_fixture_imports_through_the_api(client: TestClient) -> None:
 
 
 def test_the_gpu_telemetry_gives_the_busy_gpus_measured_power_and_energy() -> None:
-    [point] = only(parse_aiperf((NAME, DATA))).points
+    [point] = only(parse((NAME, DATA), **DEFAULTS)).points
     # Only gpu_0 has memory in use: its mean power, and its energy counter's rise in MJ.
     assert point.extra["gpu_power_w"] == pytest.approx(94.61787741935483, rel=1e-12)
     assert point.extra["gpu_energy_j"] == pytest.approx(

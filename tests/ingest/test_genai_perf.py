@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from app.ingest import IngestError, ParsedSweep, UploadFile, parse_upload
+from app.ingest import IngestError, UploadFile, parse_upload
 from tests.conftest import FIXTURES
-from tests.helpers import only
+from tests.helpers import only, parse
 
 NAME = "wellflat_k8s-dev_profile_export_genai_perf.json"
 DATA = (FIXTURES / "genai-perf" / NAME).read_bytes()
@@ -33,13 +33,9 @@ REQUEST_METRICS = (
 )
 
 
-def parse_genai_perf(*files: tuple[str, bytes], **defaults: Any) -> list[ParsedSweep]:
-    return parse_upload([UploadFile(n, d) for n, d in files], {**DEFAULTS, **defaults})
-
-
 def errors_of_genai_perf(*files: tuple[str, bytes]) -> str:
     with pytest.raises(IngestError) as caught:
-        parse_genai_perf(*files)
+        parse(*files, **DEFAULTS)
     return str(caught.value)
 
 
@@ -73,7 +69,7 @@ def genai_csv(doc: dict[str, Any], *, old: bool = False, telemetry: bool = True)
 
 
 def test_the_json_export_becomes_one_point_with_its_statistics() -> None:
-    sweep = only(parse_genai_perf((NAME, DATA)))
+    sweep = only(parse((NAME, DATA), **DEFAULTS))
     [point] = sweep.points
     v = point.values
     assert v["concurrency"] == 1
@@ -94,7 +90,7 @@ def test_the_json_export_becomes_one_point_with_its_statistics() -> None:
 
 
 def test_inter_token_latency_fills_tpot_and_nothing_fills_itl() -> None:
-    [point] = only(parse_genai_perf((NAME, DATA))).points
+    [point] = only(parse((NAME, DATA), **DEFAULTS)).points
     assert point.values["tpot_mean_ms"] == pytest.approx(7.7534012)
     assert point.values["tpot_p50_ms"] == pytest.approx(7.672729)
     assert point.values["tpot_p90_ms"] == pytest.approx(7.7700668)
@@ -115,7 +111,7 @@ def test_meta_names_model_lengths_and_tool_but_not_the_gpu_count() -> None:
 
 
 def test_telemetry_config_and_every_percentile_are_kept_in_extra() -> None:
-    [point] = only(parse_genai_perf((NAME, DATA))).points
+    [point] = only(parse((NAME, DATA), **DEFAULTS)).points
     extra = point.extra
     assert extra["telemetry_gpu_count"] == 8
     assert extra["telemetry_gpus_with_memory_used"] == 1
@@ -128,7 +124,7 @@ def test_telemetry_config_and_every_percentile_are_kept_in_extra() -> None:
 
 def test_the_csv_export_with_thousands_separators_gives_the_same_point_rounded() -> None:
     name = f"{RUN_DIR}/profile_export_genai_perf.csv"
-    sweep = only(parse_genai_perf((name, genai_csv(DOC)), model="openai/gpt-oss-20b"))
+    sweep = only(parse((name, genai_csv(DOC)), model="openai/gpt-oss-20b", **DEFAULTS))
     [point] = sweep.points
     v = point.values
     assert v["concurrency"] == 1  # from the artifact directory name
@@ -153,7 +149,7 @@ def test_the_csv_export_with_thousands_separators_gives_the_same_point_rounded()
 
 def test_the_older_csv_layout_without_units_on_token_rows_is_read_too() -> None:
     name = f"{RUN_DIR}/profile_export_genai_perf.csv"
-    [point] = only(parse_genai_perf((name, genai_csv(DOC, old=True, telemetry=False)))).points
+    [point] = only(parse((name, genai_csv(DOC, old=True, telemetry=False)), **DEFAULTS)).points
     assert point.values["output_len"] == 73.51
     assert point.values["ttft_p50_ms"] == 1416.93
     assert point.values["requests_per_s"] == 0.47
@@ -162,9 +158,10 @@ def test_the_older_csv_layout_without_units_on_token_rows_is_read_too() -> None:
 
 def test_json_and_csv_of_one_run_give_one_point_from_the_json() -> None:
     sweep = only(
-        parse_genai_perf(
+        parse(
             (f"{RUN_DIR}/profile_export_genai_perf.json", DATA),
             (f"{RUN_DIR}/profile_export_genai_perf.csv", genai_csv(DOC)),
+            **DEFAULTS,
         )
     )
     [point] = sweep.points
@@ -183,7 +180,7 @@ def test_artifact_directories_of_a_concurrency_sweep_form_one_sweep_ordered_by_l
                 data,
             )
         )
-    sweep = only(parse_genai_perf(*files))
+    sweep = only(parse(*files, **DEFAULTS))
     assert [p.values["concurrency"] for p in sweep.points] == [1, 4, 16]
     assert sweep.meta["sweep"] == "gpt-oss-20b · GenAI-Perf · gpt-oss-20b-openai-chat"
 
@@ -194,7 +191,7 @@ def test_a_request_rate_run_and_a_reported_goodput_with_its_slo() -> None:
         d["input_config"]["input"]["goodput"] = "time_to_first_token:2000 inter_token_latency:8"
         d["request_goodput"] = {"unit": "requests/sec", "avg": 0.31}
 
-    [point] = only(parse_genai_perf((NAME, genai_perf_with_changes(mutate)))).points
+    [point] = only(parse((NAME, genai_perf_with_changes(mutate)), **DEFAULTS)).points
     assert point.values["request_rate"] == 2.5 and "concurrency" not in point.values
     assert point.values["goodput_requests_per_s"] == pytest.approx(0.31)
     assert point.values["goodput_slo"] == "ttft:2000 tpot:8"
@@ -218,7 +215,7 @@ def test_the_companions_of_an_artifact_directory_are_skipped_in_an_archive() -> 
         archive.writestr(f"{RUN_DIR}/profile_export.json", json.dumps(raw))
         archive.writestr(f"{RUN_DIR}/profile_export_genai_perf.json", DATA)
         archive.writestr(f"{RUN_DIR}/profile_export_genai_perf.csv", genai_csv(DOC))
-    sweep = only(parse_genai_perf(("run.zip", buffer.getvalue())))
+    sweep = only(parse(("run.zip", buffer.getvalue()), **DEFAULTS))
     assert len(sweep.points) == 1
     message = errors_of_genai_perf(("inputs.json", json.dumps(inputs).encode()))
     assert "inputs.json" in message and "profile_export_genai_perf.json" in message
@@ -228,8 +225,8 @@ def test_the_fixture_zipped_imports_as_the_same_sweep() -> None:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
         archive.writestr(NAME, DATA)
-    zipped = only(parse_genai_perf(("genai.zip", buffer.getvalue())))
-    loose = only(parse_genai_perf((NAME, DATA)))
+    zipped = only(parse(("genai.zip", buffer.getvalue()), **DEFAULTS))
+    loose = only(parse((NAME, DATA), **DEFAULTS))
     assert zipped.content_hash() == loose.content_hash()
     assert zipped.meta["sweep"] == loose.meta["sweep"]
 

@@ -16,11 +16,11 @@ import pytest
 import yaml
 from fastapi.testclient import TestClient
 
-from app.ingest import IngestError, ParsedSweep, UploadFile, parse_upload
+from app.ingest import IngestError, ParsedSweep
 from app.ingest.source import SourceFile
 from app.ingest.tools.guidellm import IMPORTER
 from tests.conftest import FIXTURES
-from tests.helpers import as_json
+from tests.helpers import as_json, parse
 
 FIXTURE = FIXTURES / "guidellm" / "llm-d-benchmark_guidellm_report_v2.json"
 NAME = "benchmarks.json"
@@ -32,12 +32,8 @@ def guidellm_doc() -> dict[str, Any]:
     return data
 
 
-def parse_guidellm(*files: tuple[str, bytes]) -> list[ParsedSweep]:
-    return parse_upload([UploadFile(n, d) for n, d in files], FORM)
-
-
 def one_guidellm_sweep(name: str, data: bytes) -> ParsedSweep:
-    [sweep] = parse_guidellm((name, data))
+    [sweep] = parse((name, data), **FORM)
     return sweep
 
 
@@ -346,7 +342,7 @@ def _guidellm_mutated(change: Any) -> bytes:
 )
 def test_bad_content_is_refused_naming_the_file_and_the_key(data: bytes, key: str) -> None:
     with pytest.raises(IngestError) as caught:
-        parse_guidellm((NAME, data))
+        parse((NAME, data), **FORM)
     assert NAME in str(caught.value)
     assert key in str(caught.value)
 
@@ -354,16 +350,16 @@ def test_bad_content_is_refused_naming_the_file_and_the_key(data: bytes, key: st
 def test_truncated_json_and_yaml_are_refused_naming_the_file() -> None:
     raw = FIXTURE.read_bytes()
     with pytest.raises(IngestError, match=r"benchmarks\.json: not valid JSON"):
-        parse_guidellm((NAME, raw[: len(raw) // 2]))
+        parse((NAME, raw[: len(raw) // 2]), **FORM)
     text = yaml.safe_dump(guidellm_doc())
     with pytest.raises(IngestError, match=r"benchmarks\.yaml: not valid YAML"):
-        parse_guidellm(("benchmarks.yaml", (text + "broken: [unclosed\n").encode()))
+        parse(("benchmarks.yaml", (text + "broken: [unclosed\n").encode()), **FORM)
     cut = text[: text.index("inter_token_latency_ms:")]  # truncated YAML is still YAML
     with pytest.raises(
         IngestError,
         match=r"benchmarks\.yaml: required key '\w+' is missing in benchmarks\[0\]\.metrics",
     ):
-        parse_guidellm(("benchmarks.yaml", (cut + "type_: generative_benchmark\n").encode()))
+        parse(("benchmarks.yaml", (cut + "type_: generative_benchmark\n").encode()), **FORM)
 
 
 def test_a_csv_cell_that_is_not_a_number_is_refused_naming_row_and_column() -> None:
@@ -375,7 +371,7 @@ def test_a_csv_cell_that_is_not_a_number_is_refused_naming_row_and_column() -> N
     out = io.StringIO()
     csv.writer(out).writerows(rows)
     with pytest.raises(IngestError) as caught:
-        parse_guidellm(("benchmarks.csv", out.getvalue().encode()))
+        parse(("benchmarks.csv", out.getvalue().encode()), **FORM)
     message = str(caught.value)
     assert "benchmarks.csv, row 5, column 'Time to First Token / Successful ms / Mean'" in message
     strategy = list(zip(rows[0], rows[1], strict=True)).index(("Benchmark", "Strategy"))
@@ -384,14 +380,14 @@ def test_a_csv_cell_that_is_not_a_number_is_refused_naming_row_and_column() -> N
     out = io.StringIO()
     csv.writer(out).writerows(rows)
     with pytest.raises(IngestError, match="Benchmark / Strategy"):
-        parse_guidellm(("benchmarks.csv", out.getvalue().encode()))
+        parse(("benchmarks.csv", out.getvalue().encode()), **FORM)
 
 
 def test_a_zipped_report_imports_as_the_same_sweep() -> None:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
         archive.writestr(f"run-1/{NAME}", FIXTURE.read_bytes())
-    [zipped] = parse_guidellm(("guidellm.zip", buffer.getvalue()))
+    [zipped] = parse(("guidellm.zip", buffer.getvalue()), **FORM)
     direct = one_guidellm_sweep(NAME, FIXTURE.read_bytes())
     assert zipped.content_hash() == direct.content_hash()
 

@@ -16,10 +16,11 @@ import polars as pl
 import pytest
 from fastapi.testclient import TestClient
 
-from app.domain.request_goodput import request_goodput_frame, request_stats
+from app.domain.request_goodput import request_goodput_frame
 from app.ingest import ParsedSweep, UploadFile, parse_upload
 from app.ingest.parsed import SAMPLE_THROUGHPUT_TOLERANCE
 from tests.conftest import FIXTURES
+from tests.oracles import request_stats
 
 FIXTURE = FIXTURES / "guidellm" / "llm-d-benchmark_guidellm_report_v2.json"
 WINDOW_S = 720.0

@@ -15,11 +15,11 @@ import pytest
 import yaml
 from fastapi.testclient import TestClient
 
-from app.ingest import IngestError, ParsedSweep, UploadFile, parse_upload
+from app.ingest import IngestError
 from app.ingest.source import SourceFile
 from app.ingest.tools.inference_perf import IMPORTER
 from tests.conftest import FIXTURES
-from tests.helpers import as_json
+from tests.helpers import as_json, parse
 
 RUN = FIXTURES / "inference-perf" / "kubecon-na-2025-vllm"
 LIFECYCLE_YAML = FIXTURES / "inference-perf" / "llm-d-benchmark_inference_perf_lifecycle.yaml"
@@ -31,17 +31,13 @@ def run_files() -> list[tuple[str, bytes]]:
     return [(p.name, p.read_bytes()) for p in sorted(RUN.iterdir())]
 
 
-def parse_inference_perf(*files: tuple[str, bytes]) -> list[ParsedSweep]:
-    return parse_upload([UploadFile(n, d) for n, d in files], FORM)
-
-
 def stage(n: int) -> dict[str, Any]:
     data: dict[str, Any] = json.loads((RUN / f"stage_{n}_lifecycle_metrics.json").read_bytes())
     return data
 
 
 def test_the_run_folder_is_one_sweep_of_seven_stages_ordered_by_stage() -> None:
-    [sweep] = parse_inference_perf(*run_files())
+    [sweep] = parse(*run_files(), **FORM)
     assert sweep.source_format == "inference-perf lifecycle reports (7 stages)"
     assert [p.values["request_rate"] for p in sweep.points] == RATES
     assert [p.values["num_requests"] for p in sweep.points] == [
@@ -68,7 +64,7 @@ def test_the_run_folder_is_one_sweep_of_seven_stages_ordered_by_stage() -> None:
 
 
 def test_seconds_become_milliseconds_and_tpot_and_pooled_itl_stay_apart() -> None:
-    [sweep] = parse_inference_perf(*run_files())
+    [sweep] = parse(*run_files(), **FORM)
     v = sweep.points[0].values
     assert v["ttft_mean_ms"] == pytest.approx(31.12733216257766)  # 0.03112733216257766 s
     assert v["ttft_p50_ms"] == pytest.approx(31.026913959067315)  # median
@@ -95,7 +91,7 @@ def test_seconds_become_milliseconds_and_tpot_and_pooled_itl_stay_apart() -> Non
 
 
 def test_stats_without_a_column_prometheus_and_config_are_kept_in_extra() -> None:
-    [sweep] = parse_inference_perf(*run_files())
+    [sweep] = parse(*run_files(), **FORM)
     point = sweep.points[0]
     assert point.extra["ntpot_mean_ms"] == pytest.approx(7.6659232914650915)
     assert point.extra["ttft_p99.9_ms"] == pytest.approx(40.956884782877775)
@@ -114,7 +110,7 @@ def test_stats_without_a_column_prometheus_and_config_are_kept_in_extra() -> Non
 
 
 def test_the_yaml_lifecycle_report_from_llm_d_benchmark_is_a_point_of_its_own() -> None:
-    [sweep] = parse_inference_perf((LIFECYCLE_YAML.name, LIFECYCLE_YAML.read_bytes()))
+    [sweep] = parse((LIFECYCLE_YAML.name, LIFECYCLE_YAML.read_bytes()), **FORM)
     assert sweep.source_format == "inference-perf lifecycle report (YAML)"
     assert sweep.meta["sweep"] == "inference-perf · llm-d-benchmark_inference_perf_lifecycle"
     assert "model" not in sweep.meta
@@ -139,7 +135,7 @@ def test_the_yaml_lifecycle_report_from_llm_d_benchmark_is_a_point_of_its_own() 
 
 
 def test_the_yaml_report_uploaded_with_the_run_folder_stays_a_separate_sweep() -> None:
-    sweeps = parse_inference_perf(*run_files(), (LIFECYCLE_YAML.name, LIFECYCLE_YAML.read_bytes()))
+    sweeps = parse(*run_files(), (LIFECYCLE_YAML.name, LIFECYCLE_YAML.read_bytes()), **FORM)
     assert [len(s.points) for s in sweeps] == [7, 1]
     assert "model" not in sweeps[1].meta
 
@@ -155,14 +151,15 @@ def test_goodput_is_read_with_the_slo_of_config_yaml_in_ms() -> None:
     }
     config = yaml.safe_load((RUN / "config.yaml").read_text())
     config["report"]["goodput"] = {"constraints": {"ttft": 0.5, "tpot": 0.05, "request_latency": 2}}
-    [sweep] = parse_inference_perf(
+    [sweep] = parse(
         ("stage_0_lifecycle_metrics.json", as_json(data)),
         ("config.yaml", yaml.safe_dump(config).encode()),
+        **FORM,
     )
     [point] = sweep.points
     assert point.values["goodput_requests_per_s"] == 0.9663
     assert point.values["goodput_slo"] == "ttft:500 tpot:50 e2el:2000"
-    [alone] = parse_inference_perf(("stage_0_lifecycle_metrics.json", as_json(data)))
+    [alone] = parse(("stage_0_lifecycle_metrics.json", as_json(data)), **FORM)
     assert "goodput_slo" not in alone.points[0].values
     assert "config.yaml" in alone.points[0].extra["goodput_note"]
 
@@ -170,23 +167,23 @@ def test_goodput_is_read_with_the_slo_of_config_yaml_in_ms() -> None:
 def test_a_concurrent_stage_fills_concurrency_not_request_rate() -> None:
     data = stage(2)
     data["load_summary"]["concurrency"] = 16
-    [sweep] = parse_inference_perf(("stage_2_lifecycle_metrics.json", as_json(data)))
+    [sweep] = parse(("stage_2_lifecycle_metrics.json", as_json(data)), **FORM)
     assert sweep.points[0].values["concurrency"] == 16
     assert "request_rate" not in sweep.points[0].values
 
 
 def test_a_zip_and_a_tarball_of_the_run_folder_import_as_the_same_sweep() -> None:
-    [direct] = parse_inference_perf(*run_files())
+    [direct] = parse(*run_files(), **FORM)
     zipped = io.BytesIO()
     with zipfile.ZipFile(zipped, "w") as archive:
         for name, data in run_files():
             archive.writestr(f"reports-20251110/{name}", data)
-    [from_zip] = parse_inference_perf(("kubecon.zip", zipped.getvalue()))
+    [from_zip] = parse(("kubecon.zip", zipped.getvalue()), **FORM)
     tarred = io.BytesIO()
     with tarfile.open(fileobj=tarred, mode="w:gz") as archive:
         for path in sorted(RUN.iterdir()):
             archive.add(path, arcname=f"./kubecon/{path.name}")
-    [from_tar] = parse_inference_perf(("kubecon.tar.gz", tarred.getvalue()))
+    [from_tar] = parse(("kubecon.tar.gz", tarred.getvalue()), **FORM)
     assert from_zip.content_hash() == direct.content_hash() == from_tar.content_hash()
     assert from_zip.source_file == "kubecon.zip/reports-20251110"
 
@@ -197,22 +194,23 @@ def test_two_runs_in_one_archive_are_two_sweeps_told_apart_by_folder() -> None:
         for folder in ("run-a", "run-b"):
             for name, data in run_files():
                 archive.writestr(f"{folder}/{name}", data)
-    sweeps = parse_inference_perf(("runs.zip", zipped.getvalue()))
+    sweeps = parse(("runs.zip", zipped.getvalue()), **FORM)
     assert [s.name.rsplit(" · ", 1)[-1] for s in sweeps] == ["run-a", "run-b"]
 
 
 def test_a_stage_twice_in_one_folder_is_refused() -> None:
     with pytest.raises(IngestError, match="stage 0 appears twice"):
-        parse_inference_perf(
+        parse(
             ("stage_0_lifecycle_metrics.json", as_json(stage(0))),
             ("stage_0_lifecycle_metrics.json", as_json(stage(1))),
+            **FORM,
         )
 
 
 def test_summary_prometheus_and_config_files_alone_are_refused_as_incomplete() -> None:
     names = ["summary_lifecycle_metrics.json", "summary_prometheus_metrics.json", "config.yaml"]
     with pytest.raises(IngestError, match=r"no stage_<N>_lifecycle_metrics report"):
-        parse_inference_perf(*((n, (RUN / n).read_bytes()) for n in names))
+        parse(*((n, (RUN / n).read_bytes()) for n in names), **FORM)
 
 
 def test_sniff_claims_every_file_of_the_run_folder_and_nothing_else() -> None:
@@ -229,7 +227,7 @@ def test_sniff_claims_every_file_of_the_run_folder_and_nothing_else() -> None:
 def test_a_per_request_file_uploaded_with_the_folder_is_accepted_and_left_out() -> None:
     per_request = [{"start_time": 1.0, "end_time": 2.0, "request": "{}", "error": None}]
     files = [*run_files(), ("per_request_lifecycle_metrics.json", as_json(per_request))]
-    [sweep] = parse_inference_perf(*files)
+    [sweep] = parse(*files, **FORM)
     assert len(sweep.points) == 7
 
 
@@ -265,7 +263,7 @@ def _stage_mutated(change: Any) -> bytes:
 )
 def test_bad_content_is_refused_naming_the_file_and_the_key(data: bytes, key: str) -> None:
     with pytest.raises(IngestError) as caught:
-        parse_inference_perf((NAME, data))
+        parse((NAME, data), **FORM)
     assert NAME in str(caught.value)
     assert key in str(caught.value)
 
@@ -273,10 +271,10 @@ def test_bad_content_is_refused_naming_the_file_and_the_key(data: bytes, key: st
 def test_truncated_json_and_broken_yaml_are_refused_naming_the_file() -> None:
     raw = (RUN / NAME).read_bytes()
     with pytest.raises(IngestError, match=r"stage_0_lifecycle_metrics\.json: not valid JSON"):
-        parse_inference_perf((NAME, raw[: len(raw) // 2]))
+        parse((NAME, raw[: len(raw) // 2]), **FORM)
     text = LIFECYCLE_YAML.read_text() + "successes: [unclosed\n"
     with pytest.raises(IngestError, match=r"lifecycle\.yaml: not valid YAML"):
-        parse_inference_perf((LIFECYCLE_YAML.name, text.encode()))
+        parse((LIFECYCLE_YAML.name, text.encode()), **FORM)
 
 
 def test_every_inference_perf_fixture_imports_through_the_api(client: TestClient) -> None:

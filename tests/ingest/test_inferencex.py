@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from app.ingest import IngestError, ParsedSweep, UploadFile, parse_upload
+from app.ingest import IngestError
 from app.ingest.source import SourceFile
 from app.ingest.tools.inferencex import IMPORTER
 from tests.conftest import FIXTURES
+from tests.helpers import parse
 
 DIR = FIXTURES / "inferencemax"
 AGG32 = "agg_kimik2.5_8k1k_int4_vllm_mi355x_tp8_mtp_conc32.json"
@@ -32,10 +33,6 @@ def raw_inferencex(name: str) -> bytes:
 def obj_inferencex(name: str) -> dict[str, Any]:
     data: dict[str, Any] = json.loads(raw_inferencex(name))
     return data
-
-
-def parse_inferencex(*files: tuple[str, bytes], **form: Any) -> list[ParsedSweep]:
-    return parse_upload([UploadFile(n, d) for n, d in files], form)
 
 
 def disagg_row(prefill: int, decode: int, source: str = RAW64) -> dict[str, Any]:
@@ -76,7 +73,7 @@ def disagg_row(prefill: int, decode: int, source: str = RAW64) -> dict[str, Any]
 
 
 def test_the_two_kimi_agg_rows_form_one_sweep_with_meta_from_the_rows() -> None:
-    [sweep] = parse_inferencex((AGG64, raw_inferencex(AGG64)), (AGG32, raw_inferencex(AGG32)))
+    [sweep] = parse((AGG64, raw_inferencex(AGG64)), (AGG32, raw_inferencex(AGG32)))
     assert sweep.name == KIMI
     assert sweep.source_format == "InferenceX agg row (process_result.py)"
     assert sweep.meta == {
@@ -96,7 +93,7 @@ def test_the_two_kimi_agg_rows_form_one_sweep_with_meta_from_the_rows() -> None:
 
 
 def test_seconds_become_ms_and_per_gpu_throughput_becomes_deployment_wide() -> None:
-    [sweep] = parse_inferencex((AGG32, raw_inferencex(AGG32)))
+    [sweep] = parse((AGG32, raw_inferencex(AGG32)))
     [point] = sweep.points
     expected = {
         "concurrency": 32,
@@ -132,7 +129,7 @@ def test_seconds_become_ms_and_per_gpu_throughput_becomes_deployment_wide() -> N
 
 def test_agg_bmk_lists_split_into_one_sweep_per_configuration() -> None:
     rows = [obj_inferencex(AGG32), disagg_row(8, 8, RAW8), obj_inferencex(AGG64), disagg_row(8, 8)]
-    [kimi, gptoss] = parse_inferencex(("results_bmk/agg_bmk.json", json.dumps(rows).encode()))
+    [kimi, gptoss] = parse(("results_bmk/agg_bmk.json", json.dumps(rows).encode()))
     assert kimi.name == KIMI
     assert kimi.source_format == "InferenceX agg_bmk.json (collect_results.py)"
     assert [p.row for p in kimi.points] == [1, 3]
@@ -153,7 +150,7 @@ def test_agg_bmk_lists_split_into_one_sweep_per_configuration() -> None:
 def test_disaggregated_output_throughput_is_per_decode_gpu_not_per_gpu() -> None:
     row = disagg_row(4, 12)
     assert row["output_tput_per_gpu"] == 5002.605334620647 / 12
-    [sweep] = parse_inferencex(("agg_bmk.json", json.dumps([row]).encode()))
+    [sweep] = parse(("agg_bmk.json", json.dumps([row]).encode()))
     [point] = sweep.points
     assert sweep.meta["num_gpus"] == 16
     assert point.values["output_tok_s"] == pytest.approx(5002.605334620647, rel=1e-12)
@@ -176,7 +173,7 @@ def test_v1_rows_and_pipeline_parallel_rows_count_their_gpus() -> None:
         "median_tpot": 0.02,
         "median_intvty": 50.0,
     }
-    [sweep] = parse_inferencex(("agg_v1.json", json.dumps(v1).encode()))
+    [sweep] = parse(("agg_v1.json", json.dumps(v1).encode()))
     assert (sweep.meta["hardware"], sweep.meta["num_gpus"]) == ("H100", 4)
     assert sweep.meta["spec_decode"] == "mtp"
     assert sweep.points[0].values == {
@@ -185,14 +182,14 @@ def test_v1_rows_and_pipeline_parallel_rows_count_their_gpus() -> None:
         "output_tok_s": 2000.0,
         "tpot_p50_ms": 20.0,
     }
-    [sweep] = parse_inferencex(("agg_pp.json", json.dumps(v1 | {"pp": 2, "pcp_size": 1}).encode()))
+    [sweep] = parse(("agg_pp.json", json.dumps(v1 | {"pp": 2, "pcp_size": 1}).encode()))
     assert sweep.meta["num_gpus"] == 8
     assert sweep.points[0].values["output_tok_s"] == 4000.0
 
 
 def test_the_raw_files_are_the_legacy_vllm_schema_and_import_through_the_vllm_importer() -> None:
     assert not IMPORTER.sniff(SourceFile(RAW8, raw_inferencex(RAW8)))
-    [sweep] = parse_inferencex(
+    [sweep] = parse(
         (RAW64, raw_inferencex(RAW64)), (RAW8, raw_inferencex(RAW8)), hardware="MI355X", num_gpus=16
     )
     assert sweep.source_format == (
@@ -254,31 +251,31 @@ def test_corrupted_agg_rows_are_refused_naming_the_file_and_the_key(
     change: Any, expected: str
 ) -> None:
     with pytest.raises(IngestError, match=expected) as err:
-        parse_inferencex((AGG32, change(raw_inferencex(AGG32))))
+        parse((AGG32, change(raw_inferencex(AGG32))))
     assert str(err.value).startswith(AGG32)
 
 
 def test_a_bad_item_of_agg_bmk_is_named_by_its_position() -> None:
     rows = [obj_inferencex(AGG32), [1, 2]]
     with pytest.raises(IngestError, match=r"agg_bmk\.json: item 2: expected a JSON object"):
-        parse_inferencex(("agg_bmk.json", json.dumps(rows).encode()))
+        parse(("agg_bmk.json", json.dumps(rows).encode()))
     rows = [obj_inferencex(AGG32), obj_inferencex(AGG64) | {"conc": None}]
     with pytest.raises(IngestError, match=r"agg_bmk\.json, row 2: key 'conc': expected a number"):
-        parse_inferencex(("agg_bmk.json", json.dumps(rows).encode()))
+        parse(("agg_bmk.json", json.dumps(rows).encode()))
     rows = [obj_inferencex(AGG32) | {"is_multinode": True}]
     with pytest.raises(IngestError, match=r"row 1: required key 'num_prefill_gpu' is missing"):
-        parse_inferencex(("agg_bmk.json", json.dumps(rows).encode()))
+        parse(("agg_bmk.json", json.dumps(rows).encode()))
 
 
 def test_the_agg_rows_tarred_import_as_the_same_sweep() -> None:
-    [plain] = parse_inferencex((AGG32, raw_inferencex(AGG32)), (AGG64, raw_inferencex(AGG64)))
+    [plain] = parse((AGG32, raw_inferencex(AGG32)), (AGG64, raw_inferencex(AGG64)))
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
         for name in (AGG32, AGG64):
             info = tarfile.TarInfo(f"bmk/{name}")
             info.size = len(raw_inferencex(name))
             archive.addfile(info, io.BytesIO(raw_inferencex(name)))
-    [tarred] = parse_inferencex(("bmk.tgz", buffer.getvalue()))
+    [tarred] = parse(("bmk.tgz", buffer.getvalue()))
     assert tarred.content_hash() == plain.content_hash()
     assert tarred.name == KIMI
 

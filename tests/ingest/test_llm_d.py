@@ -15,10 +15,11 @@ import pytest
 import yaml
 from fastapi.testclient import TestClient
 
-from app.ingest import IngestError, ParsedSweep, UploadFile, parse_upload
+from app.ingest import IngestError
 from app.ingest.source import SourceFile
 from app.ingest.tools.llm_d import IMPORTER
 from tests.conftest import FIXTURES
+from tests.helpers import parse
 
 FIXTURE = FIXTURES / "llm-d" / "br_v0_2_example.yaml"
 NAME = FIXTURE.name
@@ -31,22 +32,18 @@ def llm_d_doc() -> dict[str, Any]:
     return data
 
 
-def parse_llm_d(*files: tuple[str, bytes]) -> list[ParsedSweep]:
-    return parse_upload([UploadFile(n, d) for n, d in files], FORM)
-
-
 def as_yaml(data: dict[str, Any]) -> bytes:
     return yaml.safe_dump(data).encode()
 
 
 def one_llm_d_point(data: dict[str, Any]) -> Any:
-    [sweep] = parse_llm_d(("report.yaml", as_yaml(data)))
+    [sweep] = parse(("report.yaml", as_yaml(data)), **FORM)
     [point] = sweep.points
     return point
 
 
 def test_the_example_report_prefills_model_gpus_hardware_and_engine() -> None:
-    [sweep] = parse_llm_d((NAME, FIXTURE.read_bytes()))
+    [sweep] = parse((NAME, FIXTURE.read_bytes()), **FORM)
     assert sweep.source_format == "llm-d Benchmark Report v0.2 (inference-perf 0.3.0)"
     meta = sweep.meta
     assert meta["model"] == "Qwen/Qwen3-0.6B"
@@ -66,7 +63,7 @@ def test_the_example_report_prefills_model_gpus_hardware_and_engine() -> None:
 
 
 def test_the_example_point_holds_its_placeholder_values_with_units_honoured() -> None:
-    [sweep] = parse_llm_d((NAME, FIXTURE.read_bytes()))
+    [sweep] = parse((NAME, FIXTURE.read_bytes()), **FORM)
     [point] = sweep.points
     v = point.values
     assert v["request_rate"] == 10.0
@@ -89,7 +86,7 @@ def test_the_example_point_holds_its_placeholder_values_with_units_honoured() ->
 
 
 def test_everything_else_of_the_report_is_kept_in_extra() -> None:
-    [sweep] = parse_llm_d((NAME, FIXTURE.read_bytes()))
+    [sweep] = parse((NAME, FIXTURE.read_bytes()), **FORM)
     extra = sweep.points[0].extra
     assert extra["stage"] == 3
     assert extra["ttft_p99.9_ms"] == pytest.approx(57.014757215045425)
@@ -105,9 +102,9 @@ def test_everything_else_of_the_report_is_kept_in_extra() -> None:
 
 
 def test_a_json_rendering_imports_the_same_point() -> None:
-    from_yaml = parse_llm_d((NAME, FIXTURE.read_bytes()))[0]
+    from_yaml = parse((NAME, FIXTURE.read_bytes()), **FORM)[0]
     rendered = json.dumps(llm_d_doc(), default=str).encode()  # .inf → bare Infinity
-    from_json = parse_llm_d(("report.json", rendered))[0]
+    from_json = parse(("report.json", rendered), **FORM)[0]
     assert from_json.points[0].values == from_yaml.points[0].values
     assert from_json.meta["num_gpus"] == 16
 
@@ -144,7 +141,7 @@ def test_units_a_metric_cannot_have_are_refused(
     data = llm_d_doc()
     data["results"]["request_performance"]["aggregate"][section][metric]["units"] = units
     with pytest.raises(IngestError, match=f"report.yaml: key '{key}'"):
-        parse_llm_d(("report.yaml", as_yaml(data)))
+        parse(("report.yaml", as_yaml(data)), **FORM)
 
 
 def test_a_guidellm_sourced_report_takes_tpot_from_its_inter_token_latency() -> None:
@@ -170,7 +167,7 @@ def test_prefill_and_decode_components_fill_the_disaggregated_gpu_counts() -> No
     prefill["standardized"]["replicas"] = 1
     prefill["standardized"]["accelerator"]["count"] = 4
     data["scenario"]["stack"].append(prefill)
-    [sweep] = parse_llm_d(("report.yaml", as_yaml(data)))
+    [sweep] = parse(("report.yaml", as_yaml(data)), **FORM)
     assert sweep.meta["num_gpus"] == 20
     assert (sweep.meta["num_prefill_gpus"], sweep.meta["num_decode_gpus"]) == (4, 16)
 
@@ -181,7 +178,7 @@ def test_stage_reports_of_one_experiment_form_one_sweep_ordered_by_stage() -> No
         data = llm_d_doc()
         data["scenario"]["load"]["standardized"].update(stage=stage, rate_qps=rate)
         files.append((f"br_stage_{stage}.yaml", as_yaml(data)))
-    [sweep] = parse_llm_d(*files)
+    [sweep] = parse(*files, **FORM)
     assert [p.values["request_rate"] for p in sweep.points] == [5.0, 8.0, 10.0]
     assert [p.extra["stage"] for p in sweep.points] == [1, 2, 3]
 
@@ -237,25 +234,25 @@ def _llm_d_mutated(change: Any) -> bytes:
 )
 def test_bad_content_is_refused_naming_the_file_and_the_key(data: bytes, key: str) -> None:
     with pytest.raises(IngestError) as caught:
-        parse_llm_d(("report.yaml", data))
+        parse(("report.yaml", data), **FORM)
     assert "report.yaml" in str(caught.value)
     assert key in str(caught.value)
 
 
 def test_broken_yaml_and_truncated_json_are_refused_naming_the_file() -> None:
     with pytest.raises(IngestError, match=r"report\.yaml: not valid YAML"):
-        parse_llm_d(("report.yaml", FIXTURE.read_bytes() + b"\nresults: [unclosed\n"))
+        parse(("report.yaml", FIXTURE.read_bytes() + b"\nresults: [unclosed\n"), **FORM)
     rendered = json.dumps(llm_d_doc(), default=str).encode()
     with pytest.raises(IngestError, match=r"report\.json: not valid JSON"):
-        parse_llm_d(("report.json", rendered[: len(rendered) // 2]))
+        parse(("report.json", rendered[: len(rendered) // 2]), **FORM)
 
 
 def test_a_zipped_report_imports_as_the_same_sweep() -> None:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
         archive.writestr(f"results/{NAME}", FIXTURE.read_bytes())
-    [zipped] = parse_llm_d(("br.zip", buffer.getvalue()))
-    [direct] = parse_llm_d((NAME, FIXTURE.read_bytes()))
+    [zipped] = parse(("br.zip", buffer.getvalue()), **FORM)
+    [direct] = parse((NAME, FIXTURE.read_bytes()), **FORM)
     assert zipped.content_hash() == direct.content_hash()
 
 
@@ -276,6 +273,6 @@ def test_the_example_report_imports_through_the_api(client: TestClient) -> None:
 
 
 def test_the_example_report_keeps_vllm_prefix_cache_hit_rate_as_a_fraction() -> None:
-    [sweep] = parse_llm_d((NAME, FIXTURE.read_bytes()))
+    [sweep] = parse((NAME, FIXTURE.read_bytes()), **FORM)
     # observability.vllm_prefix_cache_hit_rate: the decode engine's mean, 65.3 percent.
     assert sweep.points[0].extra["prefix_cache_hit_rate"] == pytest.approx(0.653)

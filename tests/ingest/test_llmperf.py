@@ -12,9 +12,9 @@ import polars as pl
 import pytest
 from fastapi.testclient import TestClient
 
-from app.ingest import NO_TPOT_WARNING, IngestError, ParsedSweep, UploadFile, parse_upload
+from app.ingest import NO_TPOT_WARNING, IngestError
 from tests.conftest import FIXTURES
-from tests.helpers import only
+from tests.helpers import only, parse
 
 DIR = FIXTURES / "llmperf"
 DEFAULTS = {"hardware": "A100", "num_gpus": 4}
@@ -24,10 +24,6 @@ TOGETHER = ("summary_together_70b.json", "individual_together_70b.json")
 
 def read(name: str) -> bytes:
     return (DIR / name).read_bytes()
-
-
-def parse_llmperf(*files: tuple[str, bytes]) -> list[ParsedSweep]:
-    return parse_upload([UploadFile(n, d) for n, d in files], DEFAULTS)
 
 
 def pair(names: tuple[str, str] = ANYSCALE) -> list[tuple[str, bytes]]:
@@ -43,12 +39,12 @@ def linear(values: list[float], q: float) -> float:
 
 def errors_of_llmperf(*files: tuple[str, bytes]) -> str:
     with pytest.raises(IngestError) as caught:
-        parse_llmperf(*files)
+        parse(*files, **DEFAULTS)
     return str(caught.value)
 
 
 def test_the_anyscale_pair_becomes_one_point_with_seconds_converted_to_ms() -> None:
-    sweep = only(parse_llmperf(*pair()))
+    sweep = only(parse(*pair(), **DEFAULTS))
     [point] = sweep.points
     v = point.values
     assert v["concurrency"] == 5
@@ -70,7 +66,7 @@ def test_the_anyscale_pair_becomes_one_point_with_seconds_converted_to_ms() -> N
 
 
 def test_tpot_is_computed_per_request_and_llmperf_itl_fills_neither_tpot_nor_itl() -> None:
-    [point] = only(parse_llmperf(*pair())).points
+    [point] = only(parse(*pair(), **DEFAULTS)).points
     records = json.loads(read(ANYSCALE[1]))
     tpots = [
         (r["end_to_end_latency_s"] - r["ttft_s"]) / (r["number_output_tokens"] - 1) * 1000
@@ -89,7 +85,7 @@ def test_tpot_is_computed_per_request_and_llmperf_itl_fills_neither_tpot_nor_itl
 
 def test_every_request_becomes_a_sample_and_its_percentiles_match_the_summary() -> None:
     for summary_name, individual_name in (ANYSCALE, TOGETHER):
-        [point] = only(parse_llmperf(*pair((summary_name, individual_name)))).points
+        [point] = only(parse(*pair((summary_name, individual_name)), **DEFAULTS)).points
         summary = json.loads(read(summary_name))
         assert point.samples is not None and len(point.samples) == 150
         assert all(s[4] is True for s in point.samples)
@@ -106,13 +102,13 @@ def test_every_request_becomes_a_sample_and_its_percentiles_match_the_summary() 
 
 
 def test_the_first_anyscale_request_is_stored_in_ms_and_tokens() -> None:
-    [point] = only(parse_llmperf(*pair())).points
+    [point] = only(parse(*pair(), **DEFAULTS)).points
     assert point.samples is not None
     assert point.samples[0] == pytest.approx((314.8573649999662, 2532.841702999974, 151, 550, True))
 
 
 def test_meta_is_prefilled_from_the_summary_and_the_form_fills_the_rest() -> None:
-    sweep = only(parse_llmperf(*pair()))
+    sweep = only(parse(*pair(), **DEFAULTS))
     assert sweep.meta["model"] == "meta-llama/Llama-2-70b-chat-hf"
     assert (sweep.meta["isl"], sweep.meta["osl"]) == (550, 150)
     assert sweep.meta["measured_at"] == dt.date(2023, 12, 21)
@@ -126,7 +122,7 @@ def test_meta_is_prefilled_from_the_summary_and_the_form_fills_the_rest() -> Non
 
 
 def test_the_summary_fields_without_a_column_are_kept_in_extra() -> None:
-    [point] = only(parse_llmperf(*pair())).points
+    [point] = only(parse(*pair(), **DEFAULTS)).points
     for key in (
         "framework",
         "model_size",
@@ -144,7 +140,7 @@ def test_the_summary_fields_without_a_column_are_kept_in_extra() -> None:
 
 
 def test_the_together_run_is_its_own_sweep_with_a_lower_true_tpot() -> None:
-    sweeps = parse_llmperf(*pair(), *pair(TOGETHER))
+    sweeps = parse(*pair(), *pair(TOGETHER), **DEFAULTS)
     names = sorted(s.meta["sweep"] for s in sweeps)
     assert names == [
         "Llama-2-70b-chat-hf · LLMPerf · anyscale",
@@ -164,11 +160,12 @@ def test_the_together_run_is_its_own_sweep_with_a_lower_true_tpot() -> None:
 def test_llmperf_native_file_names_pair_summary_and_individual_responses() -> None:
     stem = "meta-llama-Llama-2-70b-chat-hf_550_150"
     together_stem = "together_ai-togethercomputer-llama-2-70b-chat_550_150"
-    sweeps = parse_llmperf(
+    sweeps = parse(
         (f"{stem}_summary.json", read(ANYSCALE[0])),
         (f"{together_stem}_individual_responses.json", read(TOGETHER[1])),
         (f"{stem}_individual_responses.json", read(ANYSCALE[1])),
         (f"{together_stem}_summary.json", read(TOGETHER[0])),
+        **DEFAULTS,
     )
     by_name = {s.meta["sweep"]: s for s in sweeps}
     anyscale = by_name["Llama-2-70b-chat-hf · LLMPerf · anyscale"]
@@ -183,17 +180,18 @@ def test_the_leaderboard_layout_pairs_summary_and_individual_folders_in_a_zip() 
         archive.writestr("raw_data/individual/anyscale_70b.json", read(ANYSCALE[1]))
         archive.writestr("raw_data/summary/together_70b.json", read(TOGETHER[0]))
         archive.writestr("raw_data/individual/together_70b.json", read(TOGETHER[1]))
-    zipped = parse_llmperf(("leaderboard.zip", buffer.getvalue()))
-    loose = parse_llmperf(*pair(), *pair(TOGETHER))
+    zipped = parse(("leaderboard.zip", buffer.getvalue()), **DEFAULTS)
+    loose = parse(*pair(), *pair(TOGETHER), **DEFAULTS)
     assert sorted(s.content_hash() for s in zipped) == sorted(s.content_hash() for s in loose)
 
 
 def test_unrelated_names_are_paired_by_their_requests() -> None:
-    sweeps = parse_llmperf(
+    sweeps = parse(
         ("a.json", read(ANYSCALE[0])),
         ("b.json", read(TOGETHER[1])),
         ("c.json", read(TOGETHER[0])),
         ("d.json", read(ANYSCALE[1])),
+        **DEFAULTS,
     )
     by_name = {s.meta["sweep"]: s.source_file for s in sweeps}
     assert by_name == {
@@ -205,20 +203,22 @@ def test_unrelated_names_are_paired_by_their_requests() -> None:
 def test_two_concurrency_levels_of_one_model_form_one_sweep_ordered_by_load() -> None:
     summary = json.loads(read(ANYSCALE[0]))
     summary["num_concurrent_requests"] = 1
-    sweeps = parse_llmperf(
+    sweeps = parse(
         ("c5/anyscale_summary.json", read(ANYSCALE[0])),
         ("c5/anyscale_individual_responses.json", read(ANYSCALE[1])),
         ("c1/anyscale_summary.json", json.dumps(summary).encode()),
         ("c1/anyscale_individual_responses.json", read(ANYSCALE[1])),
+        **DEFAULTS,
     )
     sweep = only(sweeps)
     assert [p.values["concurrency"] for p in sweep.points] == [1, 5]
 
 
 def test_two_runs_at_one_concurrency_are_two_sweeps_named_by_their_folder() -> None:
-    sweeps = parse_llmperf(
+    sweeps = parse(
         *[(f"monday/{n}", read(n)) for n in ANYSCALE],
         *[(f"tuesday/{n}", read(n)) for n in ANYSCALE],
+        **DEFAULTS,
     )
     assert sorted(s.meta["sweep"] for s in sweeps) == [
         "Llama-2-70b-chat-hf · LLMPerf · anyscale · monday",
@@ -234,9 +234,10 @@ def test_a_failed_request_is_a_sample_without_latencies() -> None:
     summary["results_ttft_s_mean"] = sum(ok) / len(ok)
     summary.update(results_num_completed_requests=149, results_number_errors=1)
     [point] = only(
-        parse_llmperf(
+        parse(
             ("x_summary.json", json.dumps(summary).encode()),
             ("x_individual_responses.json", json.dumps(records).encode()),
+            **DEFAULTS,
         )
     ).points
     assert point.samples is not None
@@ -245,7 +246,7 @@ def test_a_failed_request_is_a_sample_without_latencies() -> None:
 
 
 def test_a_summary_alone_imports_ttft_e2el_and_throughput_without_tpot_and_says_why() -> None:
-    sweep = only(parse_llmperf((ANYSCALE[0], read(ANYSCALE[0]))))
+    sweep = only(parse((ANYSCALE[0], read(ANYSCALE[0])), **DEFAULTS))
     [point] = sweep.points
     v = point.values
     assert v["ttft_p50_ms"] == pytest.approx(212.82956000001718)
@@ -265,7 +266,7 @@ def test_a_summary_alone_imports_ttft_e2el_and_throughput_without_tpot_and_says_
 
 def test_a_summary_alone_next_to_a_complete_pair_warns_only_on_its_own_sweep() -> None:
     alone, paired = sorted(
-        parse_llmperf((TOGETHER[0], read(TOGETHER[0])), *pair()),
+        parse((TOGETHER[0], read(TOGETHER[0])), *pair(), **DEFAULTS),
         key=lambda s: s.name.startswith("L"),
     )
     assert alone.name == "llama-2-70b-chat · LLMPerf · together"

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from app.ingest import NO_TPOT_WARNING, IngestError, ParsedSweep, UploadFile, parse_upload
+from app.ingest import NO_TPOT_WARNING, IngestError, ParsedSweep
 from app.ingest.source import SourceFile
 from app.ingest.tools.sglang import IMPORTER
 from tests.conftest import FIXTURES
-from tests.helpers import jsonl
+from tests.helpers import jsonl, parse
 from tests.ingest.test_vllm import numpy_linear
 
 DIR = FIXTURES / "sglang"
@@ -33,10 +33,6 @@ def raw_sglang(name: str) -> bytes:
 
 def lines(name: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in raw_sglang(name).decode().splitlines() if line.strip()]
-
-
-def parse_sglang(*files: tuple[str, bytes], **form: Any) -> list[ParsedSweep]:
-    return parse_upload([UploadFile(n, d) for n, d in files], {**FORM, **form})
 
 
 def mapped(name: str, data: bytes | None = None) -> list[ParsedSweep]:
@@ -88,18 +84,18 @@ def current(row: dict[str, Any], **changes: Any) -> dict[str, Any]:
 
 def test_the_late_2024_fixtures_import_with_a_warning_that_they_lack_any_tpot() -> None:
     for name, count in ((ONLINE, 2), (OFFLINE, 6), (DEEPSEEK, 1)):
-        sweeps = parse_sglang((name, raw_sglang(name)))
+        sweeps = parse((name, raw_sglang(name)), **FORM)
         assert len(sweeps) == count
         assert all(s.warnings[0] == NO_TPOT_WARNING for s in sweeps)
         assert all(p.values.get("tpot_p50_ms") is None for s in sweeps for p in s.points)
 
 
 def test_the_backend_field_fills_the_engine_only_when_the_user_gave_none() -> None:
-    assert [s.meta["engine"] for s in parse_sglang((ONLINE, raw_sglang(ONLINE)))] == [
+    assert [s.meta["engine"] for s in parse((ONLINE, raw_sglang(ONLINE)), **FORM)] == [
         "sglang",
         "sglang",
     ]
-    given = parse_sglang((ONLINE, raw_sglang(ONLINE)), engine="sglang-dev")
+    given = parse((ONLINE, raw_sglang(ONLINE)), engine="sglang-dev", **FORM)
     assert [s.meta["engine"] for s in given] == ["sglang-dev", "sglang-dev"]
     rows = lines(ONLINE)[:2]
     for row, backend in zip(rows, ("vllm", "openai"), strict=True):
@@ -110,7 +106,7 @@ def test_the_backend_field_fills_the_engine_only_when_the_user_gave_none() -> No
 
 
 def test_measured_lengths_far_from_the_configured_isl_osl_warn_with_both_numbers() -> None:
-    random, sharegpt = parse_sglang((ONLINE, raw_sglang(ONLINE)))
+    random, sharegpt = parse((ONLINE, raw_sglang(ONLINE)), **FORM)
     rows = [r for r in lines(ONLINE) if r["dataset_name"] == "random"]
     completed = sum(r["completed"] for r in rows)
     isl = sum(r["total_input_tokens"] for r in rows) / completed
@@ -197,7 +193,9 @@ def test_a_bare_infinity_rate_is_read_as_unlimited() -> None:
 
 def test_the_current_format_imports_with_server_info_prefilling_the_sweep() -> None:
     rows = [current(r) for r in lines(ONLINE)[:2]]
-    [sweep] = parse_sglang(("current.jsonl", jsonl(rows)), num_gpus=None, hardware="H200")
+    [sweep] = parse(
+        ("current.jsonl", jsonl(rows)), **{**FORM, "num_gpus": None, "hardware": "H200"}
+    )
     assert sweep.source_format == "SGLang bench_serving JSONL (sglang 0.5.4)"
     assert (
         sweep.name
@@ -267,7 +265,7 @@ def detailed_sglang() -> dict[str, Any]:
 
 
 def test_output_details_become_request_samples_that_reproduce_the_reported_percentiles() -> None:
-    [sweep] = parse_sglang(("details.jsonl", jsonl([detailed_sglang()])))
+    [sweep] = parse(("details.jsonl", jsonl([detailed_sglang()])), **FORM)
     [point] = sweep.points
     assert len(point.samples) == 4
     assert point.samples[3] == (None, None, None, 1030, False)
@@ -306,17 +304,17 @@ def test_corrupted_lines_are_refused_naming_the_file_the_line_and_the_key(
     change: Any, expected: str
 ) -> None:
     with pytest.raises(IngestError, match=expected) as err:
-        parse_sglang((ONLINE, change(raw_sglang(ONLINE))))
+        parse((ONLINE, change(raw_sglang(ONLINE))), **FORM)
     assert str(err.value).startswith(ONLINE)
 
 
 def test_the_current_format_zipped_imports_as_the_same_sweep() -> None:
     data = jsonl([current(r) for r in lines(ONLINE)[:5]])
-    [plain] = parse_sglang(("current.jsonl", data))
+    [plain] = parse(("current.jsonl", data), **FORM)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
         archive.writestr("bench/current.jsonl", data)
-    [zipped] = parse_sglang(("bench.zip", buffer.getvalue()))
+    [zipped] = parse(("bench.zip", buffer.getvalue()), **FORM)
     assert zipped.content_hash() == plain.content_hash()
     assert len(zipped.points) == 5
 
@@ -359,7 +357,7 @@ def test_an_empty_stream_sglang_counted_as_completed_is_a_failed_request_with_a_
     row = detailed_sglang()
     # The second request's stream came back empty: TTFT 0, no chunk, no token, no error.
     row["ttfts"][1], row["itls"][1], row["output_lens"][1] = 0.0, [], 0
-    [sweep] = parse_sglang(("details.jsonl", jsonl([row])))
+    [sweep] = parse(("details.jsonl", jsonl([row])), **FORM)
     [point] = sweep.points
     assert [s[4] for s in point.samples] == [True, False, True, False]
     assert (point.values["num_requests"], point.values["num_failed"]) == (2, 2)

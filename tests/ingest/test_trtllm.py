@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from app.ingest import NO_TPOT_WARNING, IngestError, ParsedSweep, UploadFile, parse_upload
+from app.ingest import NO_TPOT_WARNING, IngestError
 from app.ingest.source import SourceFile
 from app.ingest.tools.trtllm import IMPORTER
+from tests.helpers import parse
 
 FORM = {"hardware": "B200", "num_gpus": 8}
 NAME = "report.json"
@@ -112,15 +113,8 @@ def trtllm_report(**changes: Any) -> dict[str, Any]:
     return data
 
 
-def parse_trtllm(*files: tuple[str, dict[str, Any] | bytes]) -> list[ParsedSweep]:
-    uploads = [
-        UploadFile(n, d if isinstance(d, bytes) else json.dumps(d).encode()) for n, d in files
-    ]
-    return parse_upload(uploads, FORM)
-
-
 def test_a_streaming_report_is_one_point_with_its_exact_values() -> None:
-    [sweep] = parse_trtllm((NAME, trtllm_report()))
+    [sweep] = parse((NAME, trtllm_report()), **FORM)
     [point] = sweep.points
     v = point.values
     assert v["num_requests"] == 1000
@@ -139,7 +133,7 @@ def test_a_streaming_report_is_one_point_with_its_exact_values() -> None:
 
 
 def test_the_report_prefills_model_engine_precision_gpus_hardware_and_lengths() -> None:
-    [sweep] = parse_trtllm((NAME, trtllm_report()))
+    [sweep] = parse((NAME, trtllm_report()), **FORM)
     assert sweep.source_format == "trtllm-bench report JSON (TensorRT-LLM 1.0.0)"
     meta = sweep.meta
     assert meta["model"] == "meta-llama/Llama-3.1-70B-Instruct"
@@ -153,7 +147,7 @@ def test_the_report_prefills_model_engine_precision_gpus_hardware_and_lengths() 
 
 
 def test_issue_rate_is_not_a_request_rate_and_no_concurrency_cap_is_invented() -> None:
-    [sweep] = parse_trtllm((NAME, trtllm_report()))
+    [sweep] = parse((NAME, trtllm_report()), **FORM)
     point = sweep.points[0]
     assert "request_rate" not in point.values and "concurrency" not in point.values
     assert point.extra["report"]["world_info"]["issue_rate"] == 1.2e17
@@ -167,7 +161,7 @@ def test_issue_rate_is_not_a_request_rate_and_no_concurrency_cap_is_invented() -
 
 def test_tp_times_pp_counts_the_gpus_when_world_size_is_missing() -> None:
     data = trtllm_report(world_info__world_size=None, world_info__tp_size=2, world_info__pp_size=2)
-    [sweep] = parse_trtllm((NAME, data))
+    [sweep] = parse((NAME, data), **FORM)
     assert sweep.meta["num_gpus"] == 4
     assert sweep.meta["sweep"].endswith("fp8 tp2 pp2")
 
@@ -181,7 +175,7 @@ def test_precision_is_the_quantization_or_else_the_dtype(
 ) -> None:
     data = trtllm_report(engine__dtype=dtype)
     data["engine"]["quantization"] = quantization
-    [sweep] = parse_trtllm((NAME, data))
+    [sweep] = parse((NAME, data), **FORM)
     assert sweep.meta["precision"] == precision
 
 
@@ -191,14 +185,14 @@ def test_reports_of_one_configuration_form_one_sweep_ordered_by_achieved_concurr
         for c in (64, 8, 32)
     ]
     other = trtllm_report(world_info__tp_size=8, world_info__world_size=8)
-    sweeps = parse_trtllm(*files, ("run/tp8.json", other))
+    sweeps = parse(*files, ("run/tp8.json", other), **FORM)
     assert [len(s.points) for s in sweeps] == [3, 1]
     assert [p.values["achieved_concurrency"] for p in sweeps[0].points] == [8.0, 32.0, 64.0]
     assert sweeps[0].source_file == "run"
 
 
 def test_a_report_without_streaming_metrics_imports_with_a_no_tpot_warning() -> None:
-    [sweep] = parse_trtllm((NAME, trtllm_report(streaming_metrics=None)))
+    [sweep] = parse((NAME, trtllm_report(streaming_metrics=None)), **FORM)
     assert sweep.warnings == [NO_TPOT_WARNING]
 
 
@@ -231,7 +225,7 @@ def test_sniff_claims_trtllm_reports_and_not_other_json() -> None:
 )
 def test_bad_content_is_refused_naming_the_file_and_the_key(data: dict[str, Any], key: str) -> None:
     with pytest.raises(IngestError) as caught:
-        parse_trtllm((NAME, data))
+        parse((NAME, data), **FORM)
     assert NAME in str(caught.value)
     assert key in str(caught.value)
 
@@ -239,7 +233,7 @@ def test_bad_content_is_refused_naming_the_file_and_the_key(data: dict[str, Any]
 def test_truncated_json_is_refused_naming_the_file() -> None:
     raw = json.dumps(trtllm_report()).encode()
     with pytest.raises(IngestError, match=r"report\.json: not valid JSON"):
-        parse_trtllm((NAME, raw[: len(raw) // 2]))
+        parse((NAME, raw[: len(raw) // 2]), **FORM)
 
 
 def test_a_tarball_of_a_sweep_imports_as_the_same_sweep() -> None:
@@ -247,7 +241,7 @@ def test_a_tarball_of_a_sweep_imports_as_the_same_sweep() -> None:
         f"c{c}.json": trtllm_report(request_info__avg_num_concurrent_requests=float(c))
         for c in (8, 32)
     }
-    [direct] = parse_trtllm(*((f"run/{n}", d) for n, d in members.items()))
+    [direct] = parse(*((f"run/{n}", d) for n, d in members.items()), **FORM)
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
         for name, data in members.items():
@@ -255,7 +249,7 @@ def test_a_tarball_of_a_sweep_imports_as_the_same_sweep() -> None:
             info = tarfile.TarInfo(f"run/{name}")
             info.size = len(raw)
             archive.addfile(info, io.BytesIO(raw))
-    [tarred] = parse_trtllm(("trtllm.tar.gz", buffer.getvalue()))
+    [tarred] = parse(("trtllm.tar.gz", buffer.getvalue()), **FORM)
     assert tarred.content_hash() == direct.content_hash()
 
 

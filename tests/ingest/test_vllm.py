@@ -17,10 +17,11 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from app.ingest import IngestError, ParsedSweep, UploadFile, parse_upload
+from app.ingest import IngestError
 from app.ingest.source import SourceFile
 from app.ingest.tools.vllm import IMPORTER
 from tests.conftest import FIXTURES
+from tests.helpers import parse
 
 DIR = FIXTURES / "vllm"
 RATE = {
@@ -43,12 +44,8 @@ def obj_vllm(name: str) -> dict[str, Any]:
     return data
 
 
-def parse_vllm(*files: tuple[str, bytes], **form: Any) -> list[ParsedSweep]:
-    return parse_upload([UploadFile(n, d) for n, d in files], {**FORM, **form})
-
-
 def one_vllm_point(name: str, data: dict[str, Any]) -> Any:
-    [sweep] = parse_vllm((name, json.dumps(data).encode()))
+    [sweep] = parse((name, json.dumps(data).encode()), **FORM)
     [point] = sweep.points
     return point
 
@@ -63,7 +60,7 @@ def numpy_linear(values: list[float], q: float) -> float:
 
 
 def test_the_four_rate_files_and_the_burst_baseline_import_as_two_sweeps() -> None:
-    sweeps = parse_vllm(*((n, raw_vllm(n)) for n in [*RATE.values(), INF]))
+    sweeps = parse(*((n, raw_vllm(n)) for n in [*RATE.values(), INF]), **FORM)
     assert [s.name for s in sweeps] == [
         "Qwen2.5-Coder-7B-Instruct · vllm bench serve · rate sweep 2026-07-07",
         "Qwen2.5-Coder-7B-Instruct · vllm bench serve · baseline_burstgpt",
@@ -85,21 +82,21 @@ def test_the_four_rate_files_and_the_burst_baseline_import_as_two_sweeps() -> No
 
 def test_a_sweep_name_from_the_form_or_the_metadata_replaces_the_readable_default() -> None:
     names = [*RATE.values(), INF]
-    sweeps = parse_vllm(*((n, raw_vllm(n)) for n in names), sweep="StellaLee 4090")
+    sweeps = parse(*((n, raw_vllm(n)) for n in names), sweep="StellaLee 4090", **FORM)
     assert [s.name for s in sweeps] == [
         "StellaLee 4090 · Qwen2.5-Coder-7B-Instruct · vllm bench serve · rate sweep 2026-07-07",
         "StellaLee 4090 · Qwen2.5-Coder-7B-Instruct · vllm bench serve · baseline_burstgpt",
     ]
-    [sweep] = parse_vllm((INF, raw_vllm(INF)), sweep="burst")
+    [sweep] = parse((INF, raw_vllm(INF)), sweep="burst", **FORM)
     assert sweep.name == "burst"
-    [sweep] = parse_vllm(
-        ("m.json", json.dumps(obj_vllm(INF) | {"sweep": "from metadata"}).encode())
+    [sweep] = parse(
+        ("m.json", json.dumps(obj_vllm(INF) | {"sweep": "from metadata"}).encode()), **FORM
     )
     assert sweep.name == "from metadata"
 
 
 def test_every_value_of_the_rate_one_point_is_taken_from_the_file() -> None:
-    [sweep] = parse_vllm((RATE[1.0], raw_vllm(RATE[1.0])))
+    [sweep] = parse((RATE[1.0], raw_vllm(RATE[1.0])), **FORM)
     assert sweep.source_format == "vLLM bench serve result JSON"
     assert sweep.meta == {
         "model": "Qwen2.5-Coder-7B-Instruct",
@@ -149,24 +146,24 @@ def test_every_value_of_the_rate_one_point_is_taken_from_the_file() -> None:
 
 
 def test_the_string_inf_rate_and_a_bare_infinity_token_both_mean_unlimited() -> None:
-    [sweep] = parse_vllm((INF, raw_vllm(INF)))
+    [sweep] = parse((INF, raw_vllm(INF)), **FORM)
     assert math.isinf(sweep.points[0].values["request_rate"])
     assert sweep.points[0].values["ttft_p99_ms"] == 12518.132950889982
     bare = raw_vllm(INF).replace(b'"request_rate": "inf"', b'"request_rate": Infinity')
-    [again] = parse_vllm(("bare.json", bare))
+    [again] = parse(("bare.json", bare), **FORM)
     assert math.isinf(again.points[0].values["request_rate"])
     assert again.points[0].values == sweep.points[0].values
 
 
 def test_append_result_jsonl_holds_one_run_per_line() -> None:
     lines = raw_vllm(RATE[1.0]).strip() + b"\n" + raw_vllm(RATE[2.0]).strip() + b"\n"
-    [sweep] = parse_vllm(("appended.json", lines))
+    [sweep] = parse(("appended.json", lines), **FORM)
     assert sweep.source_format == "vLLM bench serve --append-result JSONL"
     assert [(p.row, p.values["request_rate"]) for p in sweep.points] == [(1, 1.0), (2, 2.0)]
     assert sweep.points[1].values["output_tok_s"] == 183.4818442217204
     broken = lines + b'{"date": "20260707-1'
     with pytest.raises(IngestError) as err:
-        parse_vllm(("appended.json", broken))
+        parse(("appended.json", broken), **FORM)
     assert str(err.value).startswith("appended.json, row 3: line 3 is not valid JSON")
 
 
@@ -184,25 +181,25 @@ def test_the_legacy_goodput_key_with_a_trailing_colon_is_read_with_its_metadata_
     assert point.values["goodput_requests_per_s"] == 3.25
     assert "goodput_slo" not in point.values
     assert "does not write its --goodput SLOs" in point.extra["goodput_slo_note"]
-    [sweep] = parse_vllm(("legacy.json", json.dumps(data).encode()))
+    [sweep] = parse(("legacy.json", json.dumps(data).encode()), **FORM)
     assert sweep.source_format.startswith("vLLM benchmark_serving.py result JSON (legacy")
 
 
 def test_string_metadata_is_cast_and_parallel_sizes_prefill_the_gpu_count() -> None:
     data = obj_vllm(RATE[8.0])
     data.update({"tp": "2", "pp": "2", "run_note": "0.5", "hardware": "L40S", "isl": "512"})
-    [sweep] = parse_vllm(("meta.json", json.dumps(data).encode()), num_gpus=7)
+    [sweep] = parse(("meta.json", json.dumps(data).encode()), **{**FORM, "num_gpus": 7})
     assert sweep.meta["num_gpus"] == 4
     assert sweep.meta["hardware"] == "L40S"  # the file's word beats the form default
     assert sweep.meta["isl"] == 512
     assert sweep.points[0].extra["tp"] == 2
     assert sweep.points[0].extra["run_note"] == 0.5
     data.update({"num_gpus": "8"})
-    [sweep] = parse_vllm(("meta.json", json.dumps(data).encode()))
+    [sweep] = parse(("meta.json", json.dumps(data).encode()), **FORM)
     assert sweep.meta["num_gpus"] == 8
     del data["num_gpus"], data["tp"], data["pp"]
     data["tensor_parallel_size"] = 4
-    [sweep] = parse_vllm(("meta.json", json.dumps(data).encode()), num_gpus=7)
+    [sweep] = parse(("meta.json", json.dumps(data).encode()), **{**FORM, "num_gpus": 7})
     assert sweep.meta["num_gpus"] == 4
 
 
@@ -314,7 +311,9 @@ def summary_csv(files: dict[str, bytes]) -> bytes:
 
 def test_sweep_runs_keep_repeats_as_separate_points_and_read_the_tp_override() -> None:
     files = sweep_runs()
-    [sweep] = parse_vllm(*((n, d) for n, d in files.items() if "/run=" in n), num_gpus=None)
+    [sweep] = parse(
+        *((n, d) for n, d in files.items() if "/run=" in n), **{**FORM, "num_gpus": None}
+    )
     assert sweep.meta["num_gpus"] == 2
     assert sweep.meta["source_tool"] == "vllm bench sweep"
     assert sweep.source_format == "vLLM bench sweep run=N.json"
@@ -334,9 +333,9 @@ def test_sweep_runs_keep_repeats_as_separate_points_and_read_the_tp_override() -
 
 def test_a_whole_sweep_folder_imports_each_run_once_and_skips_the_warmup() -> None:
     files = sweep_runs()
-    [from_runs] = parse_vllm(*((n, d) for n, d in files.items() if "/run=" in n))
-    [everything] = parse_vllm(*files.items())
-    [summaries] = parse_vllm(*((n, d) for n, d in files.items() if n.endswith("summary.json")))
+    [from_runs] = parse(*((n, d) for n, d in files.items() if "/run=" in n), **FORM)
+    [everything] = parse(*files.items(), **FORM)
+    [summaries] = parse(*((n, d) for n, d in files.items() if n.endswith("summary.json")), **FORM)
     assert summaries.source_format == "vLLM bench sweep summary.json"
     for sweep in (everything, summaries):
         assert [p.values for p in sweep.points] == [p.values for p in from_runs.points]
@@ -349,7 +348,7 @@ def test_a_server_setting_linked_to_the_concurrency_does_not_split_the_sweep() -
         if "/run=" in name:
             data = json.loads(files[name])
             files[name] = json.dumps(data | {"max_num_seqs": data["max_concurrency"]}).encode()
-    sweeps = parse_vllm(*((n, d) for n, d in files.items() if "/run=" in n))
+    sweeps = parse(*((n, d) for n, d in files.items() if "/run=" in n), **FORM)
     assert len(sweeps) == 1
     assert [p.extra["max_num_seqs"] for p in sweeps[0].points] == [8, 8, 16, 16]
 
@@ -357,7 +356,7 @@ def test_a_server_setting_linked_to_the_concurrency_does_not_split_the_sweep() -
 def test_a_label_holding_a_rates_digits_names_one_sweep_not_two() -> None:
     # "h100x2" holds the 2 req/s run's rate; only text that differs between runs is masked.
     files = [(n, json.dumps(obj_vllm(n) | {"label": "h100x2"}).encode()) for n in RATE.values()]
-    [sweep] = parse_vllm(*files)
+    [sweep] = parse(*files, **FORM)
     assert [p.values["request_rate"] for p in sweep.points] == [1.0, 2.0, 4.0, 8.0]
 
 
@@ -367,7 +366,7 @@ def test_the_pandas_summary_csv_gives_the_same_points_as_the_run_files() -> None
     source = SourceFile("exp/summary.csv", data)
     assert IMPORTER.sniff(source)
     [from_csv] = IMPORTER.parse([source], {})
-    [from_runs] = parse_vllm(*((n, d) for n, d in files.items() if "/run=" in n))
+    [from_runs] = parse(*((n, d) for n, d in files.items() if "/run=" in n), **FORM)
     assert from_csv.source_format == "vLLM bench sweep summary.csv"
     assert [p.values for p in from_csv.points] == [p.values for p in from_runs.points]
     assert [p.row for p in from_csv.points] == [2, 3, 4, 5]
@@ -375,24 +374,24 @@ def test_the_pandas_summary_csv_gives_the_same_points_as_the_run_files() -> None
 
 
 def test_the_pandas_summary_csv_also_imports_through_parse_upload() -> None:
-    [sweep] = parse_vllm(("exp/summary.csv", summary_csv(sweep_runs())))
+    [sweep] = parse(("exp/summary.csv", summary_csv(sweep_runs())), **FORM)
     assert len(sweep.points) == 4
 
 
 def test_one_sweep_zipped_or_tarred_imports_as_the_same_sweep() -> None:
-    [plain] = parse_vllm(*((n, raw_vllm(n)) for n in RATE.values()))
+    [plain] = parse(*((n, raw_vllm(n)) for n in RATE.values()), **FORM)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
         for name in RATE.values():
             archive.writestr(f"logs/{name}", raw_vllm(name))
-    [zipped] = parse_vllm(("logs.zip", buffer.getvalue()))
+    [zipped] = parse(("logs.zip", buffer.getvalue()), **FORM)
     tar_buffer = io.BytesIO()
     with tarfile.open(fileobj=tar_buffer, mode="w:gz") as archive:
         for name in RATE.values():
             info = tarfile.TarInfo(f"logs/{name}")
             info.size = len(raw_vllm(name))
             archive.addfile(info, io.BytesIO(raw_vllm(name)))
-    [tarred] = parse_vllm(("logs.tar.gz", tar_buffer.getvalue()))
+    [tarred] = parse(("logs.tar.gz", tar_buffer.getvalue()), **FORM)
     assert zipped.content_hash() == plain.content_hash() == tarred.content_hash()
     assert zipped.name == plain.name
     assert zipped.source_file == f"logs.zip/logs/{RATE[1.0]} (+3 more)"
@@ -420,7 +419,7 @@ def test_corrupted_files_are_refused_naming_the_file_and_the_key(
 ) -> None:
     name = RATE[1.0]
     with pytest.raises(IngestError, match=expected) as err:
-        parse_vllm((name, change(raw_vllm(name))))
+        parse((name, change(raw_vllm(name))), **FORM)
     assert str(err.value).startswith(name)
 
 
@@ -461,15 +460,15 @@ def test_the_vllm_fixtures_import_through_the_http_api(client: TestClient) -> No
 
 
 def test_a_backend_naming_a_server_fills_the_engine_and_openai_names_none() -> None:
-    [baseline] = parse_vllm((INF, raw_vllm(INF)))
+    [baseline] = parse((INF, raw_vllm(INF)), **FORM)
     assert obj_vllm(INF)["backend"] == "openai"
     assert "engine" not in baseline.meta  # a generic OpenAI-compatible client
     for backend, engine in (("vllm", "vllm"), ("tensorrt-llm", "trt-llm"), ("openai-chat", None)):
         data = {**obj_vllm(INF), "backend": backend}
-        [sweep] = parse_vllm((INF, json.dumps(data).encode()))
+        [sweep] = parse((INF, json.dumps(data).encode()), **FORM)
         assert sweep.meta.get("engine") == engine
     data = {**obj_vllm(INF), "backend": "vllm"}
-    [given] = parse_vllm((INF, json.dumps(data).encode()), engine="vllm-rocm")
+    [given] = parse((INF, json.dumps(data).encode()), engine="vllm-rocm", **FORM)
     assert given.meta["engine"] == "vllm-rocm"  # the user's engine wins
 
 
@@ -523,8 +522,8 @@ EMPTY_WARNING = (
 
 
 def test_requests_older_vllm_counted_as_completed_with_an_empty_stream_count_as_failed() -> None:
-    [sweep] = parse_vllm(
-        (RATE[1.0], json.dumps(with_empty_streams(save_detailed(RATE[1.0]))).encode())
+    [sweep] = parse(
+        (RATE[1.0], json.dumps(with_empty_streams(save_detailed(RATE[1.0]))).encode()), **FORM
     )
     [point] = sweep.points
     assert sweep.warnings == [EMPTY_WARNING]
@@ -539,7 +538,7 @@ def test_requests_older_vllm_counted_as_completed_with_an_empty_stream_count_as_
     assert point.values["output_tok_s"] == 120.42068482753697
     assert point.values["output_len"] == 19581 / 150
     # Untouched, the same file imports without a warning and with every request a success.
-    [plain] = parse_vllm((RATE[1.0], json.dumps(save_detailed(RATE[1.0])).encode()))
+    [plain] = parse((RATE[1.0], json.dumps(save_detailed(RATE[1.0])).encode()), **FORM)
     assert plain.warnings == []
     assert (plain.points[0].values["num_requests"], plain.points[0].values["num_failed"]) == (
         150,
@@ -552,14 +551,14 @@ def test_a_completed_count_empty_streams_do_not_explain_is_refused_naming_row_an
     errored["errors"][70] = "aiohttp.ClientPayloadError: Response payload is not completed"
     lines = [json.dumps(save_detailed(RATE[2.0])), json.dumps(errored)]
     with pytest.raises(IngestError) as caught:
-        parse_vllm(("appended.jsonl", "\n".join(lines).encode()))
+        parse(("appended.jsonl", "\n".join(lines).encode()), **FORM)
     assert str(caught.value) == (
         "appended.jsonl, row 2: key 'completed': 150, but the per-request arrays hold 147 "
         "successful requests (and 2 empty streams)"
     )
     more = with_empty_streams(save_detailed(RATE[1.0])) | {"completed": 154}
     with pytest.raises(IngestError) as caught:
-        parse_vllm(("more.json", json.dumps(more).encode()))
+        parse(("more.json", json.dumps(more).encode()), **FORM)
     assert str(caught.value) == (
         "more.json: key 'completed': 154, but the per-request arrays hold 147 successful "
         "requests (and 3 empty streams)"

@@ -292,8 +292,7 @@ def test_history_marks_a_regression_only_within_one_configuration(
     assert check(client, "h100-slower").json()["verdict"] == "regression"  # check 1
     assert check(client, "h200").json()["verdict"] == "comparison"  # check 2
     # A check stored before like-with-like called the H200 a regression of the H100.
-    check_store.save_check(
-        session,
+    record = check_store.CheckRecord(
         candidate_id=3,
         baseline_id=1,
         candidate_ref="h200",
@@ -303,6 +302,7 @@ def test_history_marks_a_regression_only_within_one_configuration(
         headline="regression: goodput -10.4 %",
         summary="",
     )
+    check_store.save_check(session, record)
     session.commit()
     params = {"picked": 1, "preset": "custom", **SLO}
     body = client.get("/api/history", params=params).json()

@@ -9,9 +9,10 @@ import pytest
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
-from app.domain.intervals import log_t_interval, ratio_interval, t_interval
+from app.domain.intervals import log_t_interval, ratio_interval
 from tests.conftest import FIXTURES
 from tests.factories import post_files
+from tests.oracles import t_interval
 
 T_975_1 = 12.706204736174696  # t(0.975) with one degree of freedom (two runs)
 # The real SGLang offline run at 4096/1024 holds two runs at the same load (rate ∞).

@@ -12,7 +12,7 @@ from fastapi.responses import Response
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, text
 
-from app.http.encoding import accepts_gzip
+from app.http.encoding import GZIP_MINIMUM, accepts_gzip
 from app.main import create_app
 from app.settings import Settings
 from app.store import sweeps as sweep_queries
@@ -293,6 +293,21 @@ def test_a_client_that_takes_no_gzip_gets_the_plain_page_also_on_the_first_answe
     assert "content-encoding" not in headers and headers["vary"] == "Accept-Encoding"
     zipped, _ = raw_answer(client, explore_url, "*")
     assert gzip.decompress(zipped) == plain
+
+
+@pytest.mark.parametrize(
+    ("accept", "zipped"), [("gzip;q=0", False), ("*", True), ("GZIP", True), ("gzip", True)]
+)
+def test_an_answer_not_kept_is_gzipped_as_accepts_gzip_decides_not_as_starlette_reads_it(
+    client: TestClient, accept: str, zipped: bool
+) -> None:
+    # Starlette's GZipMiddleware gzips wherever "gzip" appears in the header; app.http.encoding
+    # rewords the header first where accepts_gzip decides otherwise.
+    body, headers = raw_answer(client, "/openapi.json", accept)
+    assert len(body) > GZIP_MINIMUM
+    assert (headers.get("content-encoding") == "gzip") is zipped
+    text = gzip.decompress(body) if zipped else body
+    assert text.startswith(b'{"openapi"')
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.charts.hover import hover_fields, hover_header, hover_template, hover_values, point_hover
+from app.charts.hover import hover_fields, hover_header, hover_template, point_hover
 from app.charts.pareto import pareto_figure
 from app.charts.shown import cell, load_cell, number_cell
 from app.domain.numbers import fmt_load, fmt_number
@@ -22,6 +22,7 @@ from app.services import analysis
 from app.services.analysis import Params
 from app.store.models import Sweep
 from tests.helpers import battery, hover_texts, upload_id, with_hover
+from tests.oracles import hover_values
 
 
 def _fill(template: str, row: list[str]) -> str:

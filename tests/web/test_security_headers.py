@@ -23,13 +23,13 @@ from app.http.security import (
     PLOTLY_STYLE_ELEMENT,
     WRITE_METHODS,
     HostPolicy,
-    same_origin,
     script_hash,
     style_hash,
 )
 from app.settings import PROJECT_ROOT, Settings
 from app.store.models import Hardware, PricingProfile, Sweep
 from tests.factories import MINIMAL, count, post_files
+from tests.oracles import same_origin
 
 EVIL = "http://evil.example"
 RENTAL = {"name": "H100 spot", "kind": "rental", "hardware": "H100", "usd_per_gpu_hour": 2.0}

@@ -31,6 +31,7 @@ from app.ingest.errors import IngestError
 from app.ingest.parsed import make_samples
 from app.ingest.safe_load import loads_json
 from app.ingest.source import SourceFile
+from app.ingest.text import SNIFF_BYTES
 from app.ingest.tools._genai_common import TIME_SCALE_MS, Built
 
 METADATA_MARKERS = ("request_start_ns", "x_request_id", "benchmark_phase", "session_num")
@@ -40,7 +41,7 @@ def is_records(file: SourceFile) -> bool:
     """True for an AIPerf profile_export.jsonl (judged by its first record).
 
     Only a JSON bound (too deep, too many digits) raises, naming the file."""
-    head = file.head(256)
+    head = file.head(SNIFF_BYTES)
     if not head.startswith(b"{") or b'"metadata"' not in head:
         return False
     try:

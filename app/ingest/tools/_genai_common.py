@@ -29,6 +29,7 @@ from app.ingest.common import integer, number, stats_into
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.source import SourceFile
+from app.ingest.text import SNIFF_BYTES
 
 TIME_SCALE_MS = {"ms": 1.0, "s": 1000.0, "sec": 1000.0, "us": 1e-3, "ns": 1e-6}
 LATENCIES = (
@@ -70,7 +71,7 @@ _LOAD_SUFFIX = re.compile(r"[-_](concurrency|request[-_]rate)(\d+(?:\.\d+)?)$")
 
 def json_kind(file: SourceFile) -> str | None:
     """'genai-perf' or 'aiperf' for a profile_export_*.json; None otherwise. Never raises."""
-    head = file.head(8192)
+    head = file.head(SNIFF_BYTES)
     if not head.startswith(b"{") or b'"unit"' not in head:
         return None
     try:

@@ -27,10 +27,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from app.domain.metrics import percentile_linear
 from app.ingest.common import integer, number
 from app.ingest.errors import IngestError
 from app.ingest.parsed import make_samples
 from app.ingest.source import SourceFile
+from app.ingest.text import SNIFF_BYTES
 
 INDIVIDUAL_KEYS = ("ttft_s", "end_to_end_latency_s", "number_output_tokens")
 _ROLE = re.compile(r"(^|[_-])(summary|individual_responses|individual)(?=$|[_-])")
@@ -38,7 +40,7 @@ _ROLE = re.compile(r"(^|[_-])(summary|individual_responses|individual)(?=$|[_-])
 
 def is_individual(file: SourceFile) -> bool:
     """A JSON list whose first element has LLMPerf's per-request keys. Never raises."""
-    head = file.head(2048)
+    head = file.head(SNIFF_BYTES)
     if not head.startswith(b"[") or b'"ttft_s"' not in head:
         return False
     try:
@@ -109,22 +111,13 @@ def read_individual(file: SourceFile) -> Individual:
     return Individual(file, samples, tpot, len(ok), sum(ok), mean_ttft)
 
 
-def linear_quantile(values: list[float], q: float) -> float:
-    """numpy.percentile / pandas.Series.quantile with the default linear interpolation."""
-    ordered = sorted(values)
-    pos = q * (len(ordered) - 1)
-    lo = math.floor(pos)
-    hi = min(lo + 1, len(ordered) - 1)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
-
-
 def tpot_values(individual: Individual) -> dict[str, float]:
     values = individual.tpot_ms
     if not values:
         return {}
     out = {"tpot_mean_ms": sum(values) / len(values)}
-    for name, q in (("p50", 0.5), ("p90", 0.9), ("p95", 0.95), ("p99", 0.99)):
-        out[f"tpot_{name}_ms"] = linear_quantile(values, q)
+    for name, q in (("p50", 50.0), ("p90", 90.0), ("p95", 95.0), ("p99", 99.0)):
+        out[f"tpot_{name}_ms"] = percentile_linear(values, q)
     return out
 
 

@@ -31,6 +31,7 @@ from app.ingest.common import json_safe, refuse_duplicate_columns
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint
 from app.ingest.source import SourceFile
+from app.ingest.text import SNIFF_BYTES
 from app.ingest.tools._genai_common import (
     Built,
     Run,
@@ -62,7 +63,7 @@ class CsvExport:
 
 def csv_kind(file: SourceFile) -> str | None:
     """'genai-perf' or 'aiperf' from the first header row; None for anything else (never raises)."""
-    head = file.head(512)
+    head = file.head(SNIFF_BYTES)
     if not head.startswith((b"Metric,", b'"Metric",')):
         return None
     first = head.split(b"\n", 1)[0].decode("utf-8", "replace").strip()

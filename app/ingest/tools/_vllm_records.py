@@ -13,14 +13,14 @@ from __future__ import annotations
 import ast
 import csv
 import io
-import json
 import re
 from typing import Any
 
 from app.ingest.common import refuse_duplicate_columns
 from app.ingest.errors import IngestError
-from app.ingest.safe_load import loads_json
+from app.ingest.json_lines import json_lines_or_none
 from app.ingest.source import SourceFile
+from app.ingest.text import SNIFF_BYTES
 from app.ingest.tools._vllm_common import Record
 
 FMT_SERVE = "vLLM bench serve result JSON"
@@ -34,7 +34,7 @@ _INT = re.compile(r"^[+-]?\d+$")
 
 
 def is_csv_summary(file: SourceFile) -> bool:
-    first = file.head(65536, lstrip=False).split(b"\n", 1)[0]
+    first = file.head(SNIFF_BYTES, lstrip=False).split(b"\n", 1)[0]
     return (
         first.startswith(b",")
         and b"model_id" in first
@@ -74,26 +74,11 @@ def _object_format(data: dict[str, Any]) -> str:
 
 
 def _json_lines(file: SourceFile) -> list[Record] | None:
-    """JSONL records with their line numbers, or None when the file is not JSONL at all
-    (its first line is not a complete JSON object, e.g. a truncated indented object)."""
-    out: list[Record] = []
-    for lineno, line in enumerate(file.text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            item = loads_json(line, file.name, lineno)
-        except json.JSONDecodeError as exc:
-            if not out:
-                return None
-            raise IngestError.one(
-                file.name, f"line {lineno} is not valid JSON ({exc.msg})", row=lineno
-            ) from None
-        if not isinstance(item, dict):
-            if not out:
-                return None
-            raise IngestError.one(file.name, f"line {lineno}: expected a JSON object", row=lineno)
-        out.append(Record(item, file.name, lineno, FMT_APPEND))
-    return out or None
+    """JSONL records with their line numbers, or None when the file is not JSONL at all."""
+    lines = json_lines_or_none(file.text, file.name)
+    if lines is None:
+        return None
+    return [Record(item, file.name, lineno, FMT_APPEND) for lineno, item in lines]
 
 
 def _csv_records(file: SourceFile) -> list[Record]:

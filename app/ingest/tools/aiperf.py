@@ -49,6 +49,7 @@ from app.ingest.common import integer, json_safe, number
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.source import SourceFile
+from app.ingest.text import SNIFF_BYTES
 from app.ingest.tools._aiperf_records import attach, is_records, read_records
 from app.ingest.tools._genai_common import (
     Built,
@@ -282,7 +283,7 @@ def _csv_hardware(item: Built, defaults: Mapping[str, Any]) -> None:
 
 def is_inputs(file: SourceFile) -> bool:
     """AIPerf's `inputs.json` (the prompts sent, per session), skipped on import. Never raises."""
-    head = file.head(256)
+    head = file.head(SNIFF_BYTES)
     if not head.startswith(b"{") or b'"data"' not in head:
         return False
     try:

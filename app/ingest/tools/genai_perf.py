@@ -38,6 +38,7 @@ from app.ingest.common import json_safe
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.source import SourceFile
+from app.ingest.text import SNIFF_BYTES
 from app.ingest.tools._genai_common import (
     Built,
     Run,
@@ -64,7 +65,7 @@ TPOT_NOTE = "tpot_* = inter_token_latency: per request (request_latency - TTFT) 
 
 def is_companion(file: SourceFile) -> bool:
     """GenAI-Perf's `inputs.json` or perf_analyzer's raw `profile_export.json`. Never raises."""
-    head = file.head(256)
+    head = file.head(SNIFF_BYTES)
     if not head.startswith(b"{") or not (b'"data"' in head or b'"experiments"' in head):
         return False
     try:

@@ -39,6 +39,7 @@ from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.safe_load import load_yaml
 from app.ingest.source import SourceFile
+from app.ingest.text import SNIFF_BYTES
 from app.ingest.tools._engines import fill_engine
 from app.ingest.tools._guidellm_benchmark import (
     benchmark_point,
@@ -94,7 +95,7 @@ def _backend_kind(doc: Mapping[str, Any]) -> Any:
 def _kind(file: SourceFile) -> str | None:
     """'json', 'yaml' or 'csv' when the file is a guidellm report, else None (cheap checks)."""
     data = file.data
-    head = file.head(4096)
+    head = file.head(SNIFF_BYTES)
     if head[:1] == b"{":
         if b'"benchmarks"' not in data or b"generative_benchmark" not in data:
             return None

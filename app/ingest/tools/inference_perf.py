@@ -32,7 +32,7 @@ from app.ingest.common import json_safe
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.source import SourceFile
-from app.ingest.text import looks_like_csv
+from app.ingest.text import SNIFF_BYTES, looks_like_csv
 from app.ingest.tools._inference_perf_stage import (
     config_label,
     config_meta,
@@ -83,26 +83,7 @@ class InferencePerfImporter:
                     file.name,
                     "not an inference-perf report: 'load_summary' and 'successes' must be objects",
                 )
-            report = cast(Mapping[str, Any], doc)
-            match = _STAGE_NAME.match(file.basename)
-            prefix = match.group(1) if match else None
-            stage = int(match.group(2)) if match else None
-            alone = file.name if kind == "stage" and match is None else ""
-            group = groups.setdefault(
-                (file.folder, prefix, alone), _Group(file.folder, prefix if match else None)
-            )
-            if kind == "stage":
-                if stage is not None and any(s == stage for s, _, _ in group.stages):
-                    raise IngestError.one(
-                        file.name,
-                        f"stage {stage} appears twice in one upload folder; "
-                        "upload each run as its own folder or archive",
-                    )
-                group.stages.append((stage, file, report))
-            elif kind == "prometheus" and stage is not None:
-                group.prometheus[stage] = report
-            else:
-                group.others.append(file)
+            _file_into(groups, file, kind, cast(Mapping[str, Any], doc))
         # config.yaml belongs to the stage_<N>_ files of its folder, not to lone reports.
         sweeps = [
             _sweep(g, configs.get(g.folder) if g.prefix is not None else None)
@@ -121,9 +102,38 @@ class InferencePerfImporter:
         return sweeps
 
 
+def _file_into(
+    groups: dict[tuple[str, str | None, str], _Group],
+    file: SourceFile,
+    kind: str | None,
+    report: Mapping[str, Any],
+) -> None:
+    """A report into its run's group: by folder and stage_<N>_ prefix (a lone stage report is
+    a group of its own)."""
+    match = _STAGE_NAME.match(file.basename)
+    prefix = match.group(1) if match else None
+    stage = int(match.group(2)) if match else None
+    alone = file.name if kind == "stage" and match is None else ""
+    group = groups.setdefault(
+        (file.folder, prefix, alone), _Group(file.folder, prefix if match else None)
+    )
+    if kind == "stage":
+        if stage is not None and any(s == stage for s, _, _ in group.stages):
+            raise IngestError.one(
+                file.name,
+                f"stage {stage} appears twice in one upload folder; "
+                "upload each run as its own folder or archive",
+            )
+        group.stages.append((stage, file, report))
+    elif kind == "prometheus" and stage is not None:
+        group.prometheus[stage] = report
+    else:
+        group.others.append(file)
+
+
 def _sniff(file: SourceFile) -> bool:
     data = file.data
-    head = file.head(4096)
+    head = file.head(SNIFF_BYTES)
     if head[:1] == b"{":
         return b'"load_summary"' in data and b'"successes"' in data
     if head[:1] == b"[":
@@ -174,15 +184,7 @@ def _sweep(group: _Group, config: Mapping[str, Any] | None) -> ParsedSweep:
     slo = goodput_slo(config) if config else None
     keyed: list[tuple[tuple[float, float], ParsedPoint]] = []
     for stage, file, doc in group.stages:
-        point = stage_point(file.name, doc, slo)
-        point.extra["stage"] = stage
-        if stage in group.prometheus:
-            point.extra["prometheus"] = json_safe(group.prometheus[stage].get("successes"))
-            hit = _prefix_cache_hit_rate(group.prometheus[stage].get("successes"))
-            if hit is not None:
-                point.extra[PREFIX_CACHE_HIT_RATE] = hit
-        if config is not None and (settings := stage_config(config, stage)) is not None:
-            point.extra["stage_config"] = settings
+        point = _stage(group, stage, stage_point(file.name, doc, slo), config)
         load = point.values.get("concurrency", point.values.get("request_rate", math.inf))
         keyed.append(((math.inf if stage is None else stage, load), point))
     points = [p for _, p in sorted(keyed, key=lambda kp: kp[0])]
@@ -204,6 +206,22 @@ def _sweep(group: _Group, config: Mapping[str, Any] | None) -> ParsedSweep:
     if len(points) > 1:
         fmt = f"inference-perf lifecycle reports ({len(points)} stages)"
     return ParsedSweep(meta, points, source, fmt)
+
+
+def _stage(
+    group: _Group, stage: int | None, point: ParsedPoint, config: Mapping[str, Any] | None
+) -> ParsedPoint:
+    """A stage's point with its stage number, its Prometheus report (and the prefix-cache hit
+    rate it gives) and the stage's settings from the config."""
+    point.extra["stage"] = stage
+    if stage in group.prometheus:
+        point.extra["prometheus"] = json_safe(group.prometheus[stage].get("successes"))
+        hit = _prefix_cache_hit_rate(group.prometheus[stage].get("successes"))
+        if hit is not None:
+            point.extra[PREFIX_CACHE_HIT_RATE] = hit
+    if config is not None and (settings := stage_config(config, stage)) is not None:
+        point.extra["stage_config"] = settings
+    return point
 
 
 def _dedupe_names(sweeps: list[ParsedSweep]) -> None:

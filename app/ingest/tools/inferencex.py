@@ -53,6 +53,7 @@ from app.ingest.common import json_safe
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.source import SourceFile
+from app.ingest.text import SNIFF_BYTES
 from app.ingest.tools._inferencex_power import power_covariates
 from app.ingest.tools._inferencex_public import (
     FMT_API,
@@ -122,7 +123,7 @@ class InferenceXImporter:
     priority = 10
 
     def sniff(self, file: SourceFile) -> bool:
-        head = file.head(65536)
+        head = file.head(SNIFF_BYTES)
         # `tput_per_gpu"` also matches output_/input_tput_per_gpu: a row missing one of
         # them is still claimed, so the error names the missing key.
         if head[:1] not in (b"{", b"["):
@@ -250,6 +251,21 @@ def _sweep(group: list[Record]) -> ParsedSweep:
             "workload": _workload(d.get("benchmark_type")),
         }
     meta = {k: v for k, v in meta.items() if v is not None}
+    meta["sweep"] = _sweep_name(meta, d, prefill, decode, spec)
+    files = list(dict.fromkeys(r.file for r in group))
+    source = files[0] if len(files) == 1 else f"{files[0]} (+{len(files) - 1} more)"
+    fmt = " + ".join(dict.fromkeys(r.fmt for r in group))
+    return ParsedSweep(meta, points, source, fmt, first_row=first.row)
+
+
+def _sweep_name(
+    meta: dict[str, Any],
+    d: Mapping[str, Any],
+    prefill: int | None,
+    decode: int | None,
+    spec: str | None,
+) -> str:
+    """Model · tool · configuration · lengths (or workload) · topology · date · run."""
     topology = (
         f"{prefill}P+{decode}D" if prefill is not None else f"tp{d.get('tp')} ep{d.get('ep', 1)}"
     )
@@ -262,15 +278,11 @@ def _sweep(group: list[Record]) -> ParsedSweep:
     lengths = meta.get("workload") or lengths
     run = f"run {meta['run_id']}" if meta.get("run_id") else None
     when = str(meta["measured_at"]) if meta.get("measured_at") else None
-    meta["sweep"] = " · ".join(
+    return " · ".join(
         p
         for p in (model_basename(meta.get("model")), TOOL, config, lengths, topology, when, run)
         if p
     )
-    files = list(dict.fromkeys(r.file for r in group))
-    source = files[0] if len(files) == 1 else f"{files[0]} (+{len(files) - 1} more)"
-    fmt = " + ".join(dict.fromkeys(r.fmt for r in group))
-    return ParsedSweep(meta, points, source, fmt, first_row=first.row)
 
 
 def _workload(benchmark_type: Any) -> str | None:

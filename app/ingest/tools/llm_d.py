@@ -42,7 +42,7 @@ from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.safe_load import load_yaml
 from app.ingest.source import SourceFile
-from app.ingest.text import looks_like_csv
+from app.ingest.text import SNIFF_BYTES, looks_like_csv
 
 TIME_UNITS = {"ms": 1.0, "s": 1000.0, "ms/token": 1.0, "s/token": 1000.0}
 LATENCIES = {
@@ -79,7 +79,7 @@ class LlmdReportImporter:
 
     def sniff(self, file: SourceFile) -> bool:
         data = file.data
-        if file.head(4096)[:1] == b"{":
+        if file.head(SNIFF_BYTES)[:1] == b"{":
             keys = (b'"scenario"', b'"results"', b'"version"', b'"run"')
             return all(k in data for k in keys)
         # Cheap tests first: a multiline regex over an 80 MB CSV takes a second.
@@ -124,10 +124,27 @@ def _meta(file: SourceFile, doc: Mapping[str, Any]) -> tuple[dict[str, Any], tup
     """Sweep meta from scenario.stack/load and run; plus the key that groups reports."""
     name = file.name
     scenario = require(doc["scenario"], ("stack", "load"), name, "scenario")
-    stack = scenario["stack"]
+    meta: dict[str, Any] = {}
+    cfg_ids = _stack_meta(name, scenario["stack"], meta)
+    load = require(scenario["load"], ("standardized",), name, "scenario.load")
+    std_load = require(load["standardized"], (), name, "scenario.load.standardized")
+    _load_meta(name, std_load, meta)
+    run = obj(doc.get("run"))
+    _run_meta(run, meta)
+    tool = " ".join(str(std_load.get(k) or "") for k in ("tool", "tool_version")).strip()
+    meta["source_tool"] = f"llm-d-benchmark ({tool})" if tool else "llm-d-benchmark"
+    label = str(run.get("description") or run.get("eid") or file.basename.rsplit(".", 1)[0])
+    model_label = str(meta.get("model", "")).rstrip("/").rsplit("/", 1)[-1]
+    meta["sweep"] = " · ".join(p for p in (model_label, "llm-d", label[:120]) if p)
+    group = (run.get("eid") or file.name, meta.get("model"), tuple(cfg_ids), meta.get("num_gpus"))
+    return meta, group
+
+
+def _stack_meta(name: str, stack: Any, meta: dict[str, Any]) -> list[str]:
+    """The engine's model, hardware, engine and GPU counts from scenario.stack into `meta`;
+    each component's cfg_id (the grouping key's part)."""
     if not isinstance(stack, list):
         raise IngestError.one(name, "key 'scenario.stack': expected a list of components")
-    meta: dict[str, Any] = {}
     gpus: dict[str, int] = {}
     cfg_ids = []
     for i, component in enumerate(stack):
@@ -135,31 +152,39 @@ def _meta(file: SourceFile, doc: Mapping[str, Any]) -> tuple[dict[str, Any], tup
         component = require(component, ("standardized",), name, where)
         std = require(component["standardized"], ("kind",), name, f"{where}.standardized")
         cfg_ids.append(str(_dig(component, "metadata", "cfg_id") or ""))
-        if std["kind"] != "inference_engine":
-            continue
-        accel = require(
-            std.get("accelerator"), ("count",), name, f"{where}.standardized.accelerator"
-        )
-        count = integer(accel["count"], name, f"{where}.standardized.accelerator.count") or 0
-        replicas = integer(std.get("replicas", 1), name, f"{where}.standardized.replicas") or 0
-        role = str(std.get("role") or "replica")
-        gpus[role] = gpus.get(role, 0) + count * replicas
-        model = _dig(std, "model", "name")
-        if model and "model" not in meta:
-            meta["model"] = str(model)
-        if accel.get("model") and "hardware" not in meta:
-            meta["hardware"] = str(accel["model"])  # raw: the catalog matcher names the key
-        if std.get("tool") and "engine" not in meta:
-            meta["engine"] = str(std["tool"])
-            version = str(std.get("tool_version") or "")
-            if version:
-                meta["engine_version"] = version.rsplit(":", 1)[-1] if "/" in version else version
+        if std["kind"] == "inference_engine":
+            role, count = _engine_meta(name, where, std, meta)
+            gpus[role] = gpus.get(role, 0) + count
     if gpus:
         meta["num_gpus"] = sum(gpus.values())
     if gpus.get("prefill") and gpus.get("decode"):
         meta["num_prefill_gpus"], meta["num_decode_gpus"] = gpus["prefill"], gpus["decode"]
-    load = require(scenario["load"], ("standardized",), name, "scenario.load")
-    std_load = require(load["standardized"], (), name, "scenario.load.standardized")
+    return cfg_ids
+
+
+def _engine_meta(
+    name: str, where: str, std: Mapping[str, Any], meta: dict[str, Any]
+) -> tuple[str, int]:
+    """An inference engine component's model, hardware and engine into `meta` (the first
+    component to name each wins); its role and GPU count (accelerators x replicas)."""
+    accel = require(std.get("accelerator"), ("count",), name, f"{where}.standardized.accelerator")
+    count = integer(accel["count"], name, f"{where}.standardized.accelerator.count") or 0
+    replicas = integer(std.get("replicas", 1), name, f"{where}.standardized.replicas") or 0
+    model = _dig(std, "model", "name")
+    if model and "model" not in meta:
+        meta["model"] = str(model)
+    if accel.get("model") and "hardware" not in meta:
+        meta["hardware"] = str(accel["model"])  # raw: the catalog matcher names the key
+    if std.get("tool") and "engine" not in meta:
+        meta["engine"] = str(std["tool"])
+        version = str(std.get("tool_version") or "")
+        if version:
+            meta["engine_version"] = version.rsplit(":", 1)[-1] if "/" in version else version
+    return str(std.get("role") or "replica"), count * replicas
+
+
+def _load_meta(name: str, std_load: Mapping[str, Any], meta: dict[str, Any]) -> None:
+    """The workload's lengths (unless drawn from another distribution) and source."""
     for key, column in (("input_seq_len", "isl"), ("output_seq_len", "osl")):
         seq = std_load.get(key)
         if isinstance(seq, Mapping) and seq.get("distribution") != "other":
@@ -168,7 +193,10 @@ def _meta(file: SourceFile, doc: Mapping[str, Any]) -> tuple[dict[str, Any], tup
                 meta[column] = round(value)
     if std_load.get("source"):
         meta["workload"] = str(std_load["source"])
-    run = obj(doc.get("run"))
+
+
+def _run_meta(run: Mapping[str, Any], meta: dict[str, Any]) -> None:
+    """When the run started (its date) and its description."""
     start = _dig(run, "time", "start")
     if isinstance(start, dt.datetime | dt.date):
         meta["measured_at"] = start.date() if isinstance(start, dt.datetime) else start
@@ -179,13 +207,6 @@ def _meta(file: SourceFile, doc: Mapping[str, Any]) -> tuple[dict[str, Any], tup
             pass
     if run.get("description"):
         meta["notes"] = str(run["description"])
-    tool = " ".join(str(std_load.get(k) or "") for k in ("tool", "tool_version")).strip()
-    meta["source_tool"] = f"llm-d-benchmark ({tool})" if tool else "llm-d-benchmark"
-    label = str(run.get("description") or run.get("eid") or file.basename.rsplit(".", 1)[0])
-    model_label = str(meta.get("model", "")).rstrip("/").rsplit("/", 1)[-1]
-    meta["sweep"] = " · ".join(p for p in (model_label, "llm-d", label[:120]) if p)
-    group = (run.get("eid") or file.name, meta.get("model"), tuple(cfg_ids), meta.get("num_gpus"))
-    return meta, group
 
 
 def _point(name: str, doc: Mapping[str, Any]) -> ParsedPoint:
@@ -193,6 +214,38 @@ def _point(name: str, doc: Mapping[str, Any]) -> ParsedPoint:
     tool = str(std_load.get("tool") or "")
     values: dict[str, Any] = {}
     extra: dict[str, Any] = {"load_tool": tool, "stage": std_load.get("stage")}
+    _load_into(values, extra, std_load, name)
+    results = require(doc["results"], ("request_performance",), name, "results")
+    perf = require(
+        results["request_performance"], ("aggregate",), name, "results.request_performance"
+    )
+    base = "results.request_performance.aggregate"
+    agg = require(perf["aggregate"], (), name, base)
+    if agg.get("requests") is not None:
+        _requests_into(values, agg["requests"], name, f"{base}.requests")
+    mapping = GUIDELLM_LATENCIES if tool == "guidellm" else LATENCIES
+    latency = require(agg.get("latency") or {}, (), name, f"{base}.latency")
+    for key, metric in mapping.items():
+        if latency.get(key) is not None:
+            _latency_into(values, extra, metric, latency[key], name, f"{base}.latency.{key}")
+    throughput = require(agg.get("throughput") or {}, (), name, f"{base}.throughput")
+    _throughput_into(values, extra, throughput, name, f"{base}.throughput")
+    duration_s = _duration_s(_dig(doc, "run", "time", "duration"))
+    if duration_s is not None:
+        values["duration_s"] = duration_s
+    hit_rate = _prefix_cache_hit_rate(results)
+    if hit_rate is not None:
+        extra[PREFIX_CACHE_HIT_RATE] = hit_rate
+    if tool == "guidellm":
+        extra["tpot_source"] = "guidellm-sourced report: tpot_* = inter_token_latency"
+    extra["report"] = json_safe(doc)
+    return ParsedPoint(values=values, extra=extra)
+
+
+def _load_into(
+    values: dict[str, Any], extra: dict[str, Any], std_load: Mapping[str, Any], name: str
+) -> None:
+    """The request rate and concurrency the load asked for (an unbounded one said in extra)."""
     where = "scenario.load.standardized"
     rate = number(std_load.get("rate_qps"), name, f"{where}.rate_qps", allow_inf=True)
     if rate is not None:
@@ -202,52 +255,49 @@ def _point(name: str, doc: Mapping[str, Any]) -> ParsedPoint:
         values["concurrency"] = concurrency
     elif concurrency is not None:
         extra["concurrency"] = "inf"
-    results = require(doc["results"], ("request_performance",), name, "results")
-    perf = require(
-        results["request_performance"], ("aggregate",), name, "results.request_performance"
-    )
-    base = "results.request_performance.aggregate"
-    agg = require(perf["aggregate"], (), name, base)
-    requests = agg.get("requests")
-    if requests is not None:
-        requests = require(requests, ("total",), name, f"{base}.requests")
-        total = integer(requests["total"], name, f"{base}.requests.total") or 0
-        failures = integer(requests.get("failures"), name, f"{base}.requests.failures") or 0
-        incomplete = integer(requests.get("incomplete"), name, f"{base}.requests.incomplete") or 0
-        values["num_requests"] = total - failures - incomplete
-        values["num_failed"] = failures
-        for key, column in (("input_length", "input_len"), ("output_length", "output_len")):
-            stats = requests.get(key)
-            if stats is not None:
-                stats = _stats(stats, name, f"{base}.requests.{key}", ("count",))
-                values[column] = number(stats["mean"], name, f"{base}.requests.{key}.mean")
-    mapping = GUIDELLM_LATENCIES if tool == "guidellm" else LATENCIES
-    latency = require(agg.get("latency") or {}, (), name, f"{base}.latency")
-    for key, metric in mapping.items():
-        if latency.get(key) is not None:
-            _latency_into(values, extra, metric, latency[key], name, f"{base}.latency.{key}")
-    throughput = require(agg.get("throughput") or {}, (), name, f"{base}.throughput")
+
+
+def _requests_into(values: dict[str, Any], requests: Any, name: str, where: str) -> None:
+    """Completed and failed counts and the mean lengths from the aggregate's requests."""
+    requests = require(requests, ("total",), name, where)
+    total = integer(requests["total"], name, f"{where}.total") or 0
+    failures = integer(requests.get("failures"), name, f"{where}.failures") or 0
+    incomplete = integer(requests.get("incomplete"), name, f"{where}.incomplete") or 0
+    values["num_requests"] = total - failures - incomplete
+    values["num_failed"] = failures
+    for key, column in (("input_length", "input_len"), ("output_length", "output_len")):
+        stats = requests.get(key)
+        if stats is not None:
+            stats = _stats(stats, name, f"{where}.{key}", ("count",))
+            values[column] = number(stats["mean"], name, f"{where}.{key}.mean")
+
+
+def _throughput_into(
+    values: dict[str, Any],
+    extra: dict[str, Any],
+    throughput: Mapping[str, Any],
+    name: str,
+    where: str,
+) -> None:
+    """Each throughput's mean into its column, or into extra where no column takes it."""
     for rate_key, (target, unit) in THROUGHPUT.items():
         if throughput.get(rate_key) is None:
             continue
-        stats = _stats(throughput[rate_key], name, f"{base}.throughput.{rate_key}", (unit,))
-        mean = number(stats["mean"], name, f"{base}.throughput.{rate_key}.mean")
+        stats = _stats(throughput[rate_key], name, f"{where}.{rate_key}", (unit,))
+        mean = number(stats["mean"], name, f"{where}.{rate_key}.mean")
         if target is not None:
             values[target] = mean
         else:
             extra[f"{rate_key}_mean"] = mean
-    duration = _dig(doc, "run", "time", "duration")
+
+
+def _duration_s(duration: Any) -> float | None:
+    """Seconds from the run's ISO 8601 duration (P1DT2H3M4.5S, any part left out), or None."""
     match = _DURATION.match(str(duration or ""))
-    if match and any(match.groups()):
-        d, h, m, s = (float(g) if g else 0.0 for g in match.groups())
-        values["duration_s"] = ((d * 24 + h) * 60 + m) * 60 + s
-    hit_rate = _prefix_cache_hit_rate(results)
-    if hit_rate is not None:
-        extra[PREFIX_CACHE_HIT_RATE] = hit_rate
-    if tool == "guidellm":
-        extra["tpot_source"] = "guidellm-sourced report: tpot_* = inter_token_latency"
-    extra["report"] = json_safe(doc)
-    return ParsedPoint(values=values, extra=extra)
+    if not match or not any(match.groups()):
+        return None
+    d, h, m, s = (float(g) if g else 0.0 for g in match.groups())
+    return ((d * 24 + h) * 60 + m) * 60 + s
 
 
 def _prefix_cache_hit_rate(results: Mapping[str, Any]) -> float | None:

@@ -43,6 +43,7 @@ from app.ingest.common import integer, number
 from app.ingest.errors import IngestError
 from app.ingest.parsed import NO_TPOT_WARNING, ParsedPoint, ParsedSweep
 from app.ingest.source import SourceFile
+from app.ingest.text import SNIFF_BYTES
 from app.ingest.tools._llmperf_requests import (
     Individual,
     consistent,
@@ -115,8 +116,8 @@ def flatten(obj: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
 
 def summary_doc(file: SourceFile) -> dict[str, Any] | None:
     """The flat summary when the file is an LLMPerf summary, else None. Never raises."""
-    head = file.head(4096)
-    if not head.startswith(b"{") or b'"results' not in file.data[:65536]:
+    head = file.head(SNIFF_BYTES)
+    if not head.startswith(b"{") or b'"results' not in file.data[:SNIFF_BYTES]:
         return None
     try:
         doc = file.json()

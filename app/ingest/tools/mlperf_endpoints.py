@@ -123,29 +123,7 @@ def _point(file: SourceFile) -> ParsedPoint:
     if duration:
         values["duration_s"] = duration / 1e9
     for key, metric in METRICS.items():
-        section = _section(name, doc, key)
-        avg = _num(name, section.get("avg"), f"{key}.avg")
-        if avg is not None:
-            values[f"{metric}_mean_ms"] = avg / NS_PER_MS
-        percentiles = section.get("percentiles")
-        if not isinstance(percentiles, dict):
-            raise IngestError.one(name, f"key '{key}.percentiles': expected an object")
-        for level, raw in percentiles.items():
-            try:
-                pct = float(level)
-            except ValueError:
-                raise IngestError.one(
-                    name, f"key '{key}.percentiles': {level!r} is no percentile"
-                ) from None
-            ms = (_num(name, raw, f"{key}.percentiles.{level}", required=True) or 0) / NS_PER_MS
-            column = COLUMN_PERCENTILES.get(pct)
-            if column is not None:
-                values[f"{metric}_{column}_ms"] = ms
-            elif pct >= 50:
-                extra[f"{metric}_p{pct:g}_ms"] = ms
-        hist = cumulative_histogram(name, section, key)
-        if hist:
-            extra[f"{metric}_histogram_ms"] = hist
+        _read_metric(name, doc, key, metric, values, extra)
     lengths = doc.get("output_sequence_lengths")
     if isinstance(lengths, dict):
         values["output_len"] = _num(name, lengths.get("avg"), "output_sequence_lengths.avg")
@@ -159,21 +137,64 @@ def _point(file: SourceFile) -> ParsedPoint:
     )
     if window is not None:
         extra["legacy_loadgen_window_s"] = window / 1e9
-    config = doc.get("run_config")
-    pattern = config.get("load_pattern") if isinstance(config, dict) else None
-    if isinstance(pattern, dict):
-        rate = _num(name, pattern.get("target_qps"), "run_config.load_pattern.target_qps")
-        conc = _num(
-            name, pattern.get("target_concurrency"), "run_config.load_pattern.target_concurrency"
-        )
-        if conc is not None:
-            values["concurrency"] = conc
-        elif rate is not None:
-            values["request_rate"] = rate
-        extra["load_pattern"] = str(pattern.get("type"))
-        extra["legacy_loadgen_qps_metrics"] = pattern.get("use_legacy_loadgen_qps_metrics") is True
+    _read_load_pattern(name, doc, values, extra)
     extra["run_state"] = str(doc.get("state"))
     return ParsedPoint({k: v for k, v in values.items() if v is not None}, extra=extra)
+
+
+def _read_metric(
+    name: str,
+    doc: dict[str, Any],
+    key: str,
+    metric: str,
+    values: dict[str, Any],
+    extra: dict[str, Any],
+) -> None:
+    """One latency section: its mean, the percentiles the point has columns for (the rest kept
+    as extras) and its histogram."""
+    section = _section(name, doc, key)
+    avg = _num(name, section.get("avg"), f"{key}.avg")
+    if avg is not None:
+        values[f"{metric}_mean_ms"] = avg / NS_PER_MS
+    percentiles = section.get("percentiles")
+    if not isinstance(percentiles, dict):
+        raise IngestError.one(name, f"key '{key}.percentiles': expected an object")
+    for level, raw in percentiles.items():
+        try:
+            pct = float(level)
+        except ValueError:
+            raise IngestError.one(
+                name, f"key '{key}.percentiles': {level!r} is no percentile"
+            ) from None
+        ms = (_num(name, raw, f"{key}.percentiles.{level}", required=True) or 0) / NS_PER_MS
+        column = COLUMN_PERCENTILES.get(pct)
+        if column is not None:
+            values[f"{metric}_{column}_ms"] = ms
+        elif pct >= 50:
+            extra[f"{metric}_p{pct:g}_ms"] = ms
+    hist = cumulative_histogram(name, section, key)
+    if hist:
+        extra[f"{metric}_histogram_ms"] = hist
+
+
+def _read_load_pattern(
+    name: str, doc: dict[str, Any], values: dict[str, Any], extra: dict[str, Any]
+) -> None:
+    """The run's load: a target concurrency, else a target rate."""
+    config = doc.get("run_config")
+    pattern = config.get("load_pattern") if isinstance(config, dict) else None
+    if not isinstance(pattern, dict):
+        return
+    rate = _num(name, pattern.get("target_qps"), "run_config.load_pattern.target_qps")
+    conc = _num(
+        name, pattern.get("target_concurrency"), "run_config.load_pattern.target_concurrency"
+    )
+    if conc is not None:
+        values["concurrency"] = conc
+    elif rate is not None:
+        values["request_rate"] = rate
+    extra["load_pattern"] = str(pattern.get("type"))
+    extra["legacy_loadgen_qps_metrics"] = pattern.get("use_legacy_loadgen_qps_metrics") is True
 
 
 def _sweep(file: SourceFile) -> ParsedSweep:

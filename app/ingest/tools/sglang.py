@@ -51,9 +51,10 @@ from typing import Any
 from app.domain.covariates import ACCEPTANCE_LENGTH
 from app.ingest.common import integer, json_safe
 from app.ingest.errors import IngestError
+from app.ingest.json_lines import json_lines
 from app.ingest.parsed import ParsedPoint, ParsedSweep
-from app.ingest.safe_load import loads_json
 from app.ingest.source import SourceFile
+from app.ingest.text import SNIFF_BYTES
 from app.ingest.tools._engines import fill_engine
 from app.ingest.tools._vllm_common import (
     DETAIL_KEYS,
@@ -109,7 +110,7 @@ class SglangImporter:
     priority = 20
 
     def sniff(self, file: SourceFile) -> bool:
-        head = file.head(65536)
+        head = file.head(SNIFF_BYTES)
         return head[:1] == b"{" and (
             b'"total_output_tokens_retokenized"' in head or b'_e2e_latency_ms"' in head
         )
@@ -128,19 +129,7 @@ class SglangImporter:
 
 
 def _lines(file: SourceFile) -> list[Record]:
-    out: list[Record] = []
-    for lineno, line in enumerate(file.text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            item = loads_json(line, file.name, lineno)
-        except json.JSONDecodeError as exc:
-            raise IngestError.one(
-                file.name, f"line {lineno} is not valid JSON ({exc.msg})", row=lineno
-            ) from None
-        if not isinstance(item, dict):
-            raise IngestError.one(file.name, f"line {lineno}: expected a JSON object", row=lineno)
-        out.append(Record(item, file.name, lineno, FORMAT))
+    out = [Record(item, file.name, n, FORMAT) for n, item in json_lines(file.text, file.name)]
     if not out:
         raise IngestError.one(file.name, "the file holds no result line")
     return out

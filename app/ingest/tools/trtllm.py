@@ -36,6 +36,7 @@ from app.ingest.common import integer, json_safe, number, require
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.source import SourceFile
+from app.ingest.text import SNIFF_BYTES
 
 PERCENTILE_STATS = {"average": "mean", "p50": "p50", "p90": "p90", "p95": "p95", "p99": "p99"}
 PERFORMANCE = {
@@ -65,7 +66,7 @@ class TrtllmBenchImporter:
     def sniff(self, file: SourceFile) -> bool:
         try:
             data = file.data
-            if file.head(4096)[:1] != b"{" or b'"performance"' not in data:
+            if file.head(SNIFF_BYTES)[:1] != b"{" or b'"performance"' not in data:
                 return False
             if not (b'"world_info"' in data or b'"request_info"' in data):
                 return False
@@ -106,29 +107,40 @@ def _meta(file: SourceFile, doc: Mapping[str, Any]) -> dict[str, Any]:
     )
     if raw:
         meta["precision"] = PRECISIONS.get(str(raw).lower(), str(raw).lower())
-    world_size = integer(world.get("world_size"), name, "world_info.world_size")
-    if world_size is None and world.get("tp_size") is not None:
-        tp = integer(world.get("tp_size"), name, "world_info.tp_size") or 1
-        pp = integer(world.get("pp_size", 1), name, "world_info.pp_size") or 1
-        world_size = tp * pp
+    world_size = _world_size(name, world)
     if world_size:
         meta["num_gpus"] = world_size
     machine = doc.get("machine")
     if isinstance(machine, Mapping) and machine.get("name"):
         meta["hardware"] = str(machine["name"])  # raw: the catalog matcher names the key
-    dataset = doc.get("dataset")
-    if isinstance(dataset, Mapping):
-        for stats_key, column in (("isl_stats", "isl"), ("osl_stats", "osl")):
-            stats = dataset.get(stats_key)
-            if isinstance(stats, Mapping) and stats.get("minimum") == stats.get("maximum"):
-                value = number(stats.get("average"), name, f"dataset.{stats_key}.average")
-                if value is not None:
-                    meta[column] = round(value)
+    _lengths_into(meta, name, doc.get("dataset"))
     model_label = str(meta.get("model", "")).rstrip("/").rsplit("/", 1)[-1]
     parallel = f"tp{world.get('tp_size', '?')} pp{world.get('pp_size', '?')}"
     label = " ".join(p for p in (meta.get("precision"), parallel) if p)
     meta["sweep"] = " · ".join(p for p in (model_label, "trtllm-bench", label) if p)
     return meta
+
+
+def _world_size(name: str, world: Mapping[str, Any]) -> int | None:
+    """The GPUs of the run: world_size, else tp x pp."""
+    world_size = integer(world.get("world_size"), name, "world_info.world_size")
+    if world_size is None and world.get("tp_size") is not None:
+        tp = integer(world.get("tp_size"), name, "world_info.tp_size") or 1
+        pp = integer(world.get("pp_size", 1), name, "world_info.pp_size") or 1
+        world_size = tp * pp
+    return world_size
+
+
+def _lengths_into(meta: dict[str, Any], name: str, dataset: Any) -> None:
+    """The dataset's input and output lengths, where every request had the same."""
+    if not isinstance(dataset, Mapping):
+        return
+    for stats_key, column in (("isl_stats", "isl"), ("osl_stats", "osl")):
+        stats = dataset.get(stats_key)
+        if isinstance(stats, Mapping) and stats.get("minimum") == stats.get("maximum"):
+            value = number(stats.get("average"), name, f"dataset.{stats_key}.average")
+            if value is not None:
+                meta[column] = round(value)
 
 
 def _point(name: str, doc: Mapping[str, Any]) -> ParsedPoint:

@@ -68,6 +68,7 @@ from app.ingest.common import integer, json_safe
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.source import SourceFile
+from app.ingest.text import SNIFF_BYTES
 from app.ingest.tools import _vllm_records as records
 from app.ingest.tools._engines import fill_engine
 from app.ingest.tools._vllm_common import (
@@ -114,7 +115,7 @@ class VllmImporter:
     def sniff(self, file: SourceFile) -> bool:
         if records.is_csv_summary(file):
             return True
-        head = file.head(65536)
+        head = file.head(SNIFF_BYTES)
         return (
             head[:1] in (b"{", b"[")
             and b'"model_id"' in head
