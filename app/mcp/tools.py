@@ -299,12 +299,12 @@ TOOLS: tuple[Tool, ...] = (
         "Every system against the first (`sweep`, repeated): throughput and cost ratios along "
         "interactivity, headlines and the ratio at the SLO, as GET /api/compare. Without limits "
         "or prices the dashboard's defaults apply (the provenance says which). The charts' "
-        "data (Plotly specs; each pair's `curve`, the ratio sampled along interactivity) only "
-        "with `figures: true`.",
+        "data (Plotly specs; each pair's `curve`, the ratio sampled along interactivity; each "
+        "public band's `figure`) only with `figures: true`.",
         ExploreQuery,
         _compare,
         validate=_explore,
-        figures=("figures", "pairs[].curve"),
+        figures=("figures", "pairs[].curve", "public_record[].figure"),
     ),
     Tool(
         "plan",

@@ -54,10 +54,14 @@ def refused(result: Any) -> dict[str, Any]:
 
 def without_figures(tool: str, body: dict[str, Any]) -> dict[str, Any]:
     """The API's body as a tool answers it unless asked for figures: compare without its Plotly
-    specs and each pair's sampled curve, plan without its cost chart."""
+    specs, each pair's sampled curve and each public band's chart, plan without its cost chart."""
     if tool == "compare":
         pairs = [{k: v for k, v in p.items() if k != "curve"} for p in body["pairs"]]
-        return {**{k: v for k, v in body.items() if k != "figures"}, "pairs": pairs}
+        shown = {k: v for k, v in body.items() if k != "figures"}
+        if body.get("public_record") is not None:
+            bands = body["public_record"]
+            shown["public_record"] = [{k: v for k, v in b.items() if k != "figure"} for b in bands]
+        return {**shown, "pairs": pairs}
     if tool == "plan":
         return {k: v for k, v in body.items() if k != "figure"}
     return body

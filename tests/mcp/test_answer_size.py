@@ -52,6 +52,7 @@ def test_compare_of_two_seeded_sweeps_fits_in_8000_characters_and_figures_come_o
         assert "figures" not in body["answer"]
         assert body["answer"]["pairs"] and all("curve" not in p for p in body["answer"]["pairs"])
         assert body["answer"]["pairs"][0]["headlines"] is not None
+        assert all("figure" not in b for b in body["answer"].get("public_record") or [])
         assert body["provenance"]["figures"].startswith("left out (figures, pairs[].curve")
         # Everything else is the API's body for the same view.
         api = http.get("/api/compare", params=args).json()
@@ -59,7 +60,9 @@ def test_compare_of_two_seeded_sweeps_fits_in_8000_characters_and_figures_come_o
     # Asked for, the figures are the API's: Plotly specs and each pair's sampled curve.
     full = answer_of(got["figures"])
     assert len(got["figures"].content[0].text) > MOST_CHARACTERS
-    assert full["provenance"]["figures"] == "included (figures, pairs[].curve)"
+    assert (
+        full["provenance"]["figures"] == "included (figures, pairs[].curve, public_record[].figure)"
+    )
     assert full["provenance"]["arguments"]["figures"] is True
     assert set(full["answer"]["figures"]) == {
         "frontier",
