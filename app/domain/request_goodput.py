@@ -22,6 +22,8 @@ SAMPLE_SCHEMA: dict[str, pl.DataType] = {
     "output_len": pl.Int64(),
     "input_len": pl.Int64(),
     "ok": pl.Boolean(),
+    "session_id": pl.String(),  # null for a single-turn run (issue 49)
+    "turn_index": pl.Int32(),
 }
 
 

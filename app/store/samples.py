@@ -34,14 +34,20 @@ def encode(frame: pl.DataFrame) -> bytes:
     # either way). Blocks written as zstd before read the same: Parquet names its codec per
     # column chunk.
     buffer = io.BytesIO()
-    frame.select(pl.col(c).cast(t) for c, t in BLOCK_SCHEMA.items()).write_parquet(
-        buffer, compression="lz4", statistics=False
-    )
+    frame.select(
+        pl.col(c).cast(t) if c in frame.columns else pl.lit(None, t).alias(c)
+        for c, t in BLOCK_SCHEMA.items()
+    ).write_parquet(buffer, compression="lz4", statistics=False)
     return buffer.getvalue()
 
 
 def decode(data: bytes) -> pl.DataFrame:
-    return pl.read_parquet(io.BytesIO(data))
+    frame = pl.read_parquet(io.BytesIO(data))
+    # Blocks written before sessions and turns (issue 49) have no such columns: null there.
+    missing = [c for c in BLOCK_SCHEMA if c not in frame.columns]
+    if missing:
+        frame = frame.with_columns(pl.lit(None, BLOCK_SCHEMA[c]).alias(c) for c in missing)
+    return frame
 
 
 def blocks(
