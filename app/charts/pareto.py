@@ -20,6 +20,7 @@ from app.charts.style import symbol as symbol
 from app.domain.accounting import axis_unit, short_unit
 from app.domain.numbers import fmt_count, fmt_load, fmt_number
 from app.domain.repeats import spreads
+from app.domain.sessions import axis_words
 from app.services.analysis import Params, SweepAnalysis
 
 BASIS_WORDS = {"output": "Output", "total": "Total (input + output)", "input": "Input"}
@@ -64,8 +65,8 @@ def pareto_figure(
         "xaxis": {
             "title": {
                 "text": (
-                    f'<a href="/metrics#interactivity">Interactivity (tok/s/user)'
-                    f" = 1000 / {params.stat} TPOT</a>"
+                    f'<a href="/metrics#{_axis_anchor(params)}">'
+                    f"{axis_words(params.interactivity, params.stat, params.e2e_percentile)}</a>"
                 )
             },
             "type": "log" if log_x else "linear",
@@ -249,10 +250,21 @@ def _sweep_traces(
 Positions = tuple[list[float | int | None], list[float | int | None]]
 
 
+def _axis_anchor(params: Params) -> str:
+    return "e2e-normalized-interactivity" if params.interactivity == "e2e" else "interactivity"
+
+
 def _positions(result: SweepAnalysis, params: Params) -> Positions:
     """Every point's x and y as plotted (app.charts.shown.position): from the points and axes
     alone, which never change, so rounded once per process per sweep and axes."""
-    key = ("positions", params.stat, params.basis, result.meta.num_gpus)
+    key = (
+        "positions",
+        params.stat,
+        params.basis,
+        result.meta.num_gpus,
+        params.interactivity,
+        params.e2e_percentile,
+    )
     if key not in result.derived:
         result.derived[key] = (
             [position(x) for x in result.xs],

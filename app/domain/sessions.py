@@ -29,7 +29,15 @@ from app.domain.request_goodput import good_request_expr
 
 DEFAULT_E2E_PERCENTILE = 90.0
 INTERACTIVITY_AXES = ("tpot", "e2e")  # per-token speed (1000 ÷ TPOT) or E2E-normalized
-E2E_AXIS_LABEL = "E2E-normalized interactivity (tok/s/user)"
+
+
+def axis_words(interactivity: str, stat: str, e2e_percentile: float) -> str:
+    """The x axis named as every chart, export and answer names it."""
+    if interactivity == "e2e":
+        return (
+            f"E2E-normalized interactivity (tok/s/user) = 1000 / p{e2e_percentile:g} of E2EL ÷ OSL"
+        )
+    return f"Interactivity (tok/s/user) = 1000 / {stat} TPOT"
 
 
 @dataclass(frozen=True)

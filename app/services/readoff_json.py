@@ -17,6 +17,7 @@ from app.services.analysis import Params, SweepAnalysis
 from app.services.intervals import cost_interval
 from app.services.price_columns import PriceCell, PriceColumn
 from app.services.readoff_query import params_of
+from app.services.sessions import agents_json, sessions_json, turns_json
 
 
 def slo_json(query: ReadoffQuery, params: Params) -> dict[str, Any]:
@@ -73,8 +74,15 @@ def operating_point_json(result: SweepAnalysis) -> dict[str, Any] | None:
         "concurrency": op.concurrency,
         "request_rate": _finite(op.request_rate),
         "interactivity_tok_s_user": op.interactivity_tok_s_user,
+        "e2e_interactivity_tok_s_user": e2e_at(result, op.point_id),
         "split": operating_split(result),
     }
+
+
+def e2e_at(result: SweepAnalysis, point_id: int) -> float | None:
+    """The point's E2E-normalized interactivity, when its samples were read."""
+    found = None if result.sessions is None else result.sessions.e2e.get(point_id)
+    return None if found is None else found.tok_s_user
 
 
 def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, Any]:
@@ -113,6 +121,12 @@ def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, A
             "label": estimate.label,
         },
         "tok_s_per_mw": result.tok_s_per_mw,
+        # Multi-turn runs (issue 49): sessions and turns at the operating point, agents at the
+        # SLO over the load levels; every figure null with `reason` where unknown.
+        "sessions": sessions_json(result.sessions),
+        "turns": turns_json(result.sessions),
+        "agents": agents_json(result.sessions),
+        "scenario": result.meta.scenario,
         "tokens_per_joule": energy.as_json(energy.of(result)),
         "joint_attainment_bounds": readoff.joint_attainment_bounds,
         "note": readoff.note,
