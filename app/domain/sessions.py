@@ -28,7 +28,6 @@ from app.domain.point import Metric
 from app.domain.request_goodput import good_request_expr
 
 DEFAULT_E2E_PERCENTILE = 90.0
-INTERACTIVITY_AXES = ("tpot", "e2e")  # per-token speed (1000 ÷ TPOT) or E2E-normalized
 
 
 def axis_words(interactivity: str, stat: str, e2e_percentile: float) -> str:

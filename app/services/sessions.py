@@ -180,3 +180,45 @@ def agents_json(figures: SweepSessions | None) -> dict[str, Any]:
             else agents.reason
         ),
     }
+
+
+def turn_rows(samples: pl.DataFrame, points: Sequence[tuple[int, float | None, Any]]) -> list[
+    dict[str, Any]
+]:
+    """The sweep page's per-turn view: per point (id, concurrency, extra) with session ids, its
+    sessions (judged and cut), TTFT of first and later turns at p50 and p90, E2E-normalized
+    interactivity at p90 and the request accounting (warm-up and errored records) its file
+    states. [] when no sample carries a session id."""
+    if samples.is_empty() or samples.get_column("session_id").null_count() == samples.height:
+        return []
+    sessions = session_attainment(samples, [])
+    medians, tails = ttft_by_turn(samples, 50.0), ttft_by_turn(samples, 90.0)
+    e2e = e2e_interactivity(samples)
+    rows = []
+    for point_id, concurrency, extra in points:
+        stats = sessions.get(point_id)
+        if stats is None:
+            continue
+        mid, tail, speed = medians.get(point_id), tails.get(point_id), e2e.get(point_id)
+        accounting = extra.get("request_accounting") if isinstance(extra, dict) else None
+        counts = accounting if isinstance(accounting, dict) else {}
+        rows.append(
+            {
+                "point_id": point_id,
+                "concurrency": concurrency,
+                "sessions": stats.count + stats.cut,
+                "cut": stats.cut,
+                "unsessioned_requests": stats.unsessioned,
+                "ttft_first_p50_ms": None if mid is None else mid.first_ms,
+                "ttft_first_p90_ms": None if tail is None else tail.first_ms,
+                "ttft_later_p50_ms": None if mid is None else mid.later_ms,
+                "ttft_later_p90_ms": None if tail is None else tail.later_ms,
+                "first_requests": None if mid is None else mid.first_requests,
+                "later_requests": None if mid is None else mid.later_requests,
+                "e2e_interactivity_p90_tok_s_user": None if speed is None else speed.tok_s_user,
+                "e2el_per_token_p90_ms": None if speed is None else speed.ms_per_token,
+                "warmup_dropped": counts.get("records_warmup_dropped"),
+                "error_dropped": counts.get("records_error_dropped"),
+            }
+        )
+    return rows

@@ -12,7 +12,9 @@ from app.domain.accounting import stored_splits_label
 from app.domain.lengths import check_lengths
 from app.schemas.sweeps import SweepQuery
 from app.services.stated_figures import stated_rows
+from app.services import sessions
 from app.services.sweep_edits import sweep_filters
+from app.store import points as point_queries
 from app.store import sweeps as q
 from app.store import tags as tag_store
 from app.store.db import in_values
@@ -52,7 +54,16 @@ def sweep_detail(session: Session, sweep_id: int) -> dict[str, Any]:
     data["split"] = split_of_points(sweep)
     data["points"] = [q.point_dict(p, samples.get(p.id, 0)) for p in sweep.points]
     data["stated_figures"] = stated_rows(session, sweep.points)
+    # Multi-turn runs (issue 49): sessions and TTFT by turn per point ([] for single-turn).
+    data["turns"] = turn_view(session, sweep) if any(samples.values()) else []
     return data
+
+
+def turn_view(session: Session, sweep: Sweep) -> list[dict[str, Any]]:
+    """The per-turn view of a sweep with request samples (app.services.sessions.turn_rows)."""
+    frame = point_queries.samples_frame(session, [p.id for p in sweep.points])
+    points = [(p.id, p.concurrency, p.extra) for p in sweep.points]
+    return sessions.turn_rows(frame, points)
 
 
 def split_of_points(sweep: Sweep) -> str | None:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.helpers import upload_by_name
+from tests.helpers import soup, upload_by_name
 
 POINTS = (
     "sweep,hardware,num_gpus,scenario,trace_dataset,concurrency,tpot_p50_ms,ttft_p90_ms,"
@@ -104,3 +104,25 @@ def test_the_explore_chart_names_the_e2e_axis(client: TestClient, seeded: None) 
     title = body["figure"]["layout"]["xaxis"]["title"]["text"]
     assert "E2E-normalized interactivity (tok/s/user) = 1000 / p90 of E2EL ÷ OSL" in title
     assert "interactivity=e2e" in body["query"]
+
+
+def test_the_sweep_page_and_its_json_show_sessions_and_ttft_by_turn(
+    client: TestClient, seeded: None
+) -> None:
+    ids = stored_agentic(client)
+    page = soup(client.get(f"/sweeps/{ids['agents']}").text)
+    assert page.select_one("#meta-scenario dd").get_text() == "agentic-coding · trace my-traces"
+    rows = [
+        [td.get_text() for td in tr.select("td")] for tr in page.select("#turns-table tbody tr")
+    ]
+    # Concurrency 16: 100 sessions seen, 5 cut; first turns 450 ms, later 150 (600 for the
+    # ten slow ones: 10 of 195 later successes, above the p90).
+    assert rows[1][:3] == ["16", "100", "5"]
+    assert rows[1][3] == "450 / 450" and rows[1][4] == "150 / 150"
+    assert rows[1][5] == "95 / 195"  # 100 sessions × turns 1-2, less 5 failed
+    detail = client.get(f"/api/sweeps/{ids['agents']}").json()
+    at16 = detail["turns"][1]
+    assert (at16["sessions"], at16["cut"], at16["first_requests"]) == (100, 5, 95)
+    assert detail["scenario"] == "agentic-coding"
+    plain = soup(client.get(f"/sweeps/{ids['plain']}").text)
+    assert plain.select_one("#turns-table") is None
