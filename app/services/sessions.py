@@ -182,9 +182,9 @@ def agents_json(figures: SweepSessions | None) -> dict[str, Any]:
     }
 
 
-def turn_rows(samples: pl.DataFrame, points: Sequence[tuple[int, float | None, Any]]) -> list[
-    dict[str, Any]
-]:
+def turn_rows(
+    samples: pl.DataFrame, points: Sequence[tuple[int, float | None, Any]]
+) -> list[dict[str, Any]]:
     """The sweep page's per-turn view: per point (id, concurrency, extra) with session ids, its
     sessions (judged and cut), TTFT of first and later turns at p50 and p90, E2E-normalized
     interactivity at p90 and the request accounting (warm-up and errored records) its file
