@@ -28,8 +28,10 @@ from app.services.readoff_json import ci_fields, operating_point_json
 def compare_context(session: Session, query: ExploreQuery) -> dict[str, Any]:
     # Two systems make a comparison by default; more are each compared against the first.
     view = views.build(session, query, default_series=2)
-    pairs = comparison.pairs(view.results, view.groups, view.params)
-    intervals = [pair_intervals(p, view.params) for p in pairs]
+    allow = view.state.query.allow_different
+    pairs = comparison.pairs(view.results, view.groups, view.params, allow)
+    # A refused pair (different scenarios) has no ratio, so no interval of one either.
+    intervals = [None if p.refused else pair_intervals(p, view.params) for p in pairs]
     split = None
     found = None
     if view.state.query.bands and view.results:
@@ -164,6 +166,7 @@ def pair_json(
         "a": _side(pair.a.meta),
         "b": _side(pair.b.meta),
         "same_configuration": pair.likeness.same_configuration,
+        "refused": pair.refused,
         "differences": pair.likeness.as_json(),
         "caveats": [{"kind": c.kind, "text": c.text} for c in pair.caveats],
         "shared_range_tok_s_user": pair.curve.shared_range,

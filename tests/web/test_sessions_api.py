@@ -126,3 +126,31 @@ def test_the_sweep_page_and_its_json_show_sessions_and_ttft_by_turn(
     assert detail["scenario"] == "agentic-coding"
     plain = soup(client.get(f"/sweeps/{ids['plain']}").text)
     assert plain.select_one("#turns-table") is None
+
+
+def test_compare_refuses_an_agentic_sweep_against_a_fixed_length_one_unless_asked(
+    client: TestClient, seeded: None
+) -> None:
+    ids = stored_agentic(client)
+    pair = f"sweep={ids['plain']}&sweep={ids['agents']}&tpot_ms=30&percentile=p50"
+    body = client.get(f"/api/compare?{pair}").json()
+    (found,) = body["pairs"]
+    assert found["refused"] == (
+        "scenario differs: agentic-coding vs not given: a multi-turn or agentic replay is not "
+        "set against another kind of run unless asked (allow_different=1)"
+    )
+    assert found["headlines"] == [] and found["curve"] == []
+    page = soup(client.get(f"/compare?{pair}").text)
+    assert "scenario differs: agentic-coding vs not given" in page.select_one(".pair-refused").text
+    allowed = client.get(f"/api/compare?{pair}&allow_different=true").json()["pairs"][0]
+    assert allowed["refused"] is None and allowed["curve"]
+
+
+def test_check_refuses_an_agentic_candidate_against_a_fixed_length_baseline(
+    client: TestClient, seeded: None
+) -> None:
+    ids = stored_agentic(client)
+    body = {"candidate": str(ids["agents"]), "baseline": str(ids["plain"]), "tpot_ms": 30}
+    response = client.post("/api/check", json={**body, "percentile": "p50"})
+    assert response.status_code == 422, response.text
+    assert "scenario differs: agentic-coding vs not given" in response.text
