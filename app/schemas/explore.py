@@ -13,9 +13,6 @@ MAX_ASKED = 1000  # sweep ids one URL may name (the ones beyond MAX_SERIES are n
 
 
 class ExploreQuery(ReadoffQuery):
-    # Compare: set systems measured in different scenarios (an agentic replay against a
-    # fixed-length run) against each other; refused, naming the difference, unless given.
-    allow_different: bool = False
     model: str | None = None
     hardware: str | None = None
     engine: str | None = None

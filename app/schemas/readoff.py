@@ -68,6 +68,11 @@ class ReadoffQuery(BaseModel):
         default=None, gt=0, allow_inf_nan=False, description="an inline rental price"
     )
     interpolation: Literal["staircase", "linear", "loglinear", "steffen"] = "staircase"
+    allow_different: bool = Field(
+        default=False,
+        description="Compare and Plan: set systems measured in different scenarios (an agentic "
+        "replay against a fixed-length run) against each other; refused unless given",
+    )
     interactivity: Literal["tpot", "e2e"] = Field(
         default="tpot",
         description="x axis: tpot = 1000 / TPOT (per-token speed); e2e = E2E-normalized, "

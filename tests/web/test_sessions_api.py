@@ -10,10 +10,10 @@ from tests.helpers import soup, upload_by_name
 
 POINTS = (
     "sweep,hardware,num_gpus,scenario,trace_dataset,concurrency,tpot_p50_ms,ttft_p90_ms,"
-    "output_tok_s,duration_s\n"
-    "agents,H100,8,agentic-coding,my-traces,8,20,300,800,100\n"
-    "agents,H100,8,agentic-coding,my-traces,16,25,300,1500,100\n"
-    "plain,H100,8,,,8,20,300,900,100\n"
+    "output_tok_s,duration_s,requests_per_s\n"
+    "agents,H100,8,agentic-coding,my-traces,8,20,300,800,100,8\n"
+    "agents,H100,8,agentic-coding,my-traces,16,25,300,1500,100,15\n"
+    "plain,H100,8,,,8,20,300,900,100,9\n"
 )
 
 
@@ -154,3 +154,20 @@ def test_check_refuses_an_agentic_candidate_against_a_fixed_length_baseline(
     response = client.post("/api/check", json={**body, "percentile": "p50"})
     assert response.status_code == 422, response.text
     assert "scenario differs: agentic-coding vs not given" in response.text
+
+
+def test_plan_names_no_cheapest_across_an_agentic_and_a_fixed_length_sweep_unless_asked(
+    client: TestClient, seeded: None
+) -> None:
+    ids = stored_agentic(client)
+    asked = f"sweep={ids['plain']}&sweep={ids['agents']}&tpot_ms=30&percentile=p50"
+    asked += "&output_tok_s=5000&usd_per_gpu_hour=2"
+    body = client.get(f"/api/plan?{asked}").json()
+    assert body["cheapest"] is None
+    assert body["refused"].startswith("scenario differs: not given vs agentic-coding")
+    assert not any(r["cheapest"] for r in body["results"])
+    page = soup(client.get(f"/plan?{asked}").text)
+    assert "scenario differs" in page.select_one("#plan-cheapest").text
+    assert page.select_one(".cheapest-mark") is None
+    allowed = client.get(f"/api/plan?{asked}&allow_different=true").json()
+    assert allowed["refused"] is None and allowed["cheapest"] is not None

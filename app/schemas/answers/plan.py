@@ -111,6 +111,7 @@ class PlanOut(Answer):
     slo: SloOut
     demand: DemandOut
     cheapest: PlanOption | None
+    refused: str | None  # why no cheapest is named (different scenarios, issue 49)
     same_configuration: bool
     differences: list[Difference]
     results: list[PlanResultOut]
