@@ -102,7 +102,7 @@ def test_the_explore_chart_names_the_e2e_axis(client: TestClient, seeded: None) 
     ids = stored_agentic(client)
     body = client.get(f"/api/explore?sweep={ids['agents']}&interactivity=e2e").json()
     title = body["figure"]["layout"]["xaxis"]["title"]["text"]
-    assert "E2E-normalized interactivity (tok/s/user) = 1000 / p90 of E2EL ÷ OSL" in title
+    assert "E2E-normalized interactivity (tok/s/user)<br>= 1000 / p90 of E2EL ÷ OSL" in title
     assert "interactivity=e2e" in body["query"]
 
 
