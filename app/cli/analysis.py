@@ -223,6 +223,14 @@ def readoff_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--price-set", help="e.g. costr@2026-09-08 (one profile per GPU)")
     parser.add_argument("--pricing", type=int, action="append", default=[], help="profile id")
     parser.add_argument("--usd-per-gpu-hour", type=float, help="your own rental price")
+    parser.add_argument(
+        "--interactivity",
+        choices=("tpot", "e2e"),
+        help="x axis: per-token (1000 / TPOT, default) or E2E-normalized (needs samples)",
+    )
+    parser.add_argument(
+        "--e2e-percentile", type=float, help="percentile of E2EL / OSL for e2e (default 90)"
+    )
 
 
 def check_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

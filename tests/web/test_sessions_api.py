@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import csv
+import io
+
 import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
 from tests.helpers import soup, upload_by_name
 
+AXIS_WORDS = "E2E-normalized interactivity (tok/s/user) = 1000 / p90 of E2EL ÷ OSL"
 POINTS = (
     "sweep,hardware,num_gpus,scenario,trace_dataset,concurrency,tpot_p50_ms,ttft_p90_ms,"
     "output_tok_s,duration_s,requests_per_s\n"
@@ -171,3 +175,21 @@ def test_plan_names_no_cheapest_across_an_agentic_and_a_fixed_length_sweep_unles
     assert page.select_one(".cheapest-mark") is None
     allowed = client.get(f"/api/plan?{asked}&allow_different=true").json()
     assert allowed["refused"] is None and allowed["cheapest"] is not None
+
+
+def test_the_readoff_csv_names_the_axis_and_carries_sessions_turns_and_agents(
+    client: TestClient, seeded: None
+) -> None:
+    ids = stored_agentic(client)
+    asked = f"sweep={ids['agents']}&ttft_ms=500&attainment=0.8&interactivity=e2e"
+    text = client.get(f"/api/export/readoff.csv?{asked}").text
+    (row,) = csv.DictReader(io.StringIO(text))
+    assert row["interactivity_axis"] == AXIS_WORDS
+    assert (row["sessions"], row["sessions_met"], row["sessions_cut"]) == ("95", "80", "5")
+    assert float(row["session_attainment"]) == 80 / 95
+    assert float(row["agents_at_slo"]) == 16.0 and float(row["agents_per_gpu"]) == 2.0
+    assert row["scenario"] == "agentic-coding"
+    _, rows = agentic_requests()
+    ratios = [r[2] / r[3] for r in rows if r[0] == 16 and r[4]]
+    expected = 1000.0 / float(np.percentile(ratios, 90))
+    assert float(row["e2e_interactivity_tok_s_user"]) == pytest.approx(expected, abs=1e-9)
