@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -193,3 +194,23 @@ def test_the_readoff_csv_names_the_axis_and_carries_sessions_turns_and_agents(
     ratios = [r[2] / r[3] for r in rows if r[0] == 16 and r[4]]
     expected = 1000.0 / float(np.percentile(ratios, 90))
     assert float(row["e2e_interactivity_tok_s_user"]) == pytest.approx(expected, abs=1e-9)
+
+
+def test_the_sweep_page_shows_an_agentx_rows_request_accounting(
+    client: TestClient, seeded: None
+) -> None:
+    fixture = Path(__file__).parent.parent / "fixtures" / "inferencex" / "agentx_agg_bmk_built.json"
+    (sweep,) = upload_by_name(client, (fixture.name, fixture.read_bytes())).values()
+    page = soup(client.get(f"/sweeps/{sweep}").text)
+    rows = [
+        [td.get_text() for td in tr.select("td")]
+        for tr in page.select("#accounting-table tbody tr")
+    ]
+    assert rows == [
+        ["4", "540", "520", "12", "8", "RequestCancellationError: 8"],
+        ["16", "1,500", "1,460", "30", "10", "TimeoutError: 10"],
+    ]
+    # No request samples: sessions are unknown, and the read-off says why.
+    body = client.get(f"/api/readoff?sweep={sweep}&ttft_ms=5000").json()
+    assert body["results"][0]["scenario"] == "agentic-coding"
+    assert body["results"][0]["sessions"]["reason"] == "no request samples"
