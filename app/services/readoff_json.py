@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 from app.domain.accounting import UNIT_WORDS, Split, split_label
 from app.domain.failures import Failed
 from app.domain.intervals import DEFAULT_LEVEL, Interval
+from app.domain.sessions import axis_words
 from app.domain.slo import Readoff
 from app.schemas.readoff import ReadoffQuery
 from app.services import analysis, energy, price_columns, units_shown
@@ -40,6 +41,8 @@ def slo_json(query: ReadoffQuery, params: Params) -> dict[str, Any]:
         "ci_level": params.ci_level,
         "accounting": params.accounting,
         "throughput_per": UNIT_WORDS[params.accounting],
+        "interactivity": params.interactivity,
+        "interactivity_axis": axis_words(params.interactivity, params.stat, params.e2e_percentile),
     }
 
 

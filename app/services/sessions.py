@@ -106,7 +106,7 @@ def of(result: SweepAnalysis, params: Params, samples: pl.DataFrame | None) -> S
     if samples.is_empty():
         return SweepSessions(reason="no request samples")
     e2e = e2e_interactivity(samples, params.e2e_percentile)
-    if samples.get_column("session_id").null_count() == samples.height:
+    if "session_id" not in samples.columns or samples["session_id"].null_count() == samples.height:
         return SweepSessions(e2e=e2e, reason="no session ids in the request samples")
     key = ("sessions", params.slo, params.ci_level)
     found = result.derived.get(key)
@@ -189,7 +189,11 @@ def turn_rows(
     sessions (judged and cut), TTFT of first and later turns at p50 and p90, E2E-normalized
     interactivity at p90 and the request accounting (warm-up and errored records) its file
     states. [] when no sample carries a session id."""
-    if samples.is_empty() or samples.get_column("session_id").null_count() == samples.height:
+    if (
+        samples.is_empty()
+        or "session_id" not in samples.columns
+        or samples["session_id"].null_count() == samples.height
+    ):
         return []
     sessions = session_attainment(samples, [])
     medians, tails = ttft_by_turn(samples, 50.0), ttft_by_turn(samples, 90.0)

@@ -18,7 +18,7 @@ from cachetools import LRUCache
 from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
-from app.domain.request_goodput import SAMPLE_SCHEMA
+from app.domain.request_goodput import STORED_SAMPLE_SCHEMA as SAMPLE_SCHEMA
 from app.ingest.parsed import SAMPLE_FRAME_SCHEMA
 from app.store.db import in_values
 from app.store.models import PointBlock, SampleBlock, Sweep

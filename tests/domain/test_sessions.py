@@ -8,7 +8,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from app.domain.request_goodput import SAMPLE_SCHEMA
+from app.domain.request_goodput import STORED_SAMPLE_SCHEMA as SAMPLE_SCHEMA
 from app.domain.sessions import (
     SessionStats,
     agents_at_slo,

@@ -35,6 +35,8 @@ class SloOut(Answer):
     ci_level: float
     accounting: Accounting
     throughput_per: str  # the unit every tok_s_per_gpu figure is counted per
+    interactivity: Literal["tpot", "e2e"]  # the x axis read (issue 49)
+    interactivity_axis: str  # and its name, e.g. "E2E-normalized interactivity … p90 …"
 
 
 class PriceColumnOut(Answer):
