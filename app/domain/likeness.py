@@ -180,9 +180,10 @@ def differences(systems: Sequence[System]) -> Likeness:
 
 
 def work_key(system: System) -> tuple[Any, ...]:
-    """What a sweep serves (model, workload, ISL/OSL) as compared: sweeps with one key may be
-    ranked together; with two keys they measure different work."""
-    return tuple(_key(field, system) for field in ("model", "workload", "isl_osl"))
+    """What a sweep serves (model, workload, ISL/OSL, scenario) as compared: sweeps with one key
+    may be ranked together; with two keys they measure different work (the frontier leaders
+    never rank an agentic replay with a fixed-length run)."""
+    return tuple(_key(field, system) for field in ("model", "workload", "isl_osl", "scenario"))
 
 
 def work_label(system: System) -> str:
@@ -192,6 +193,8 @@ def work_label(system: System) -> str:
         parts.append(system.workload)
     if system.isl is not None or system.osl is not None:
         parts.append(_shown("isl_osl", system))
+    if system.scenario:
+        parts.append(system.scenario)
     return " · ".join(parts)
 
 

@@ -8,6 +8,7 @@ import numpy as np
 import polars as pl
 import pytest
 
+from app.domain import likeness
 from app.domain.request_goodput import STORED_SAMPLE_SCHEMA as SAMPLE_SCHEMA
 from app.domain.sessions import (
     SessionStats,
@@ -146,3 +147,20 @@ def test_agents_at_slo_says_why_when_no_load_meets_the_target() -> None:
     assert agents.reason == "no load level has 90% of sessions met"
     none = agents_at_slo([(8.0, None)], 0.9, num_gpus=8)
     assert none.reason == "no load level has judged sessions"
+
+
+def test_an_agentic_sweep_is_different_work_from_a_fixed_length_one() -> None:
+    agentic = {"model": "m", "hardware": "B200", "num_gpus": 8, "scenario": "agentic-coding"}
+    fixed = {**agentic, "scenario": "fixed-seq-len"}
+    found = likeness.between(agentic, fixed)
+    assert [d.text for d in found.different_work] == [
+        "scenario differs: agentic-coding vs fixed-seq-len"
+    ]
+    assert likeness.scenario_refusal(found) == (
+        "scenario differs: agentic-coding vs fixed-seq-len: a multi-turn or agentic replay is "
+        "not set against another kind of run unless asked (allow_different=1)"
+    )
+    a, f = likeness.system_of(agentic), likeness.system_of(fixed)
+    assert likeness.work_key(a) != likeness.work_key(f)  # the leaders rank them apart
+    assert likeness.work_label(a) == "m · agentic-coding"
+    assert likeness.scenario_refusal(likeness.between(fixed, fixed)) is None
