@@ -214,3 +214,18 @@ def test_the_sweep_page_shows_an_agentx_rows_request_accounting(
     body = client.get(f"/api/readoff?sweep={sweep}&ttft_ms=5000").json()
     assert body["results"][0]["scenario"] == "agentic-coding"
     assert body["results"][0]["sessions"]["reason"] == "no request samples"
+
+
+def test_the_explore_table_shows_session_attainment_and_the_e2e_interactivity(
+    client: TestClient, seeded: None
+) -> None:
+    ids = stored_agentic(client)
+    asked = f"sweep={ids['agents']}&picked=1&ttft_ms=500&attainment=0.8&interactivity=e2e"
+    page = soup(client.get(f"/?{asked}").text)
+    row = page.select_one("#readoff-table tbody tr")
+    cell = row.select_one(".session-attainment").get_text(" ", strip=True)
+    assert cell == "84.2 % (80 of 95; 5 cut) 75.6 % – 90.2 %"  # the Wilson ends by hand
+    _, rows = agentic_requests()
+    ratios = [r[2] / r[3] for r in rows if r[0] == 16 and r[4]]
+    shown = row.select_one(".e2e-interactivity").get_text()
+    assert shown == f"{1000.0 / float(np.percentile(ratios, 90)):.1f}"
