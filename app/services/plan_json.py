@@ -11,7 +11,7 @@ from app.domain.numbers import fmt_count, fmt_number, fmt_percent, fmt_usd
 from app.domain.plan import Crossover, Demand
 from app.services.analysis import Params
 from app.services.plan import Option, Plan, PlanResult
-from app.services.readoff_json import e2e_at, operating_split
+from app.services.readoff_json import e2e_field, operating_split
 
 UNIT_WORDS = {
     "requests_per_s": "req/s",
@@ -101,7 +101,7 @@ def _result_json(r: PlanResult, params: Params, ranked: bool = True) -> dict[str
             if op.request_rate is None or math.isinf(op.request_rate)
             else op.request_rate,
             "interactivity_tok_s_user": op.interactivity_tok_s_user,
-            "e2e_interactivity_tok_s_user": e2e_at(a, op.point_id),
+            **e2e_field(a, op.point_id),
             "split": operating_split(a),
         },
         "goodput_tok_s_per_gpu": a.readoff.goodput_tok_s_per_gpu,

@@ -77,7 +77,7 @@ def operating_point_json(result: SweepAnalysis) -> dict[str, Any] | None:
         "concurrency": op.concurrency,
         "request_rate": _finite(op.request_rate),
         "interactivity_tok_s_user": op.interactivity_tok_s_user,
-        "e2e_interactivity_tok_s_user": e2e_at(result, op.point_id),
+        **e2e_field(result, op.point_id),
         "split": operating_split(result),
     }
 
@@ -86,6 +86,13 @@ def e2e_at(result: SweepAnalysis, point_id: int) -> float | None:
     """The point's E2E-normalized interactivity, when its samples were read."""
     found = None if result.sessions is None else result.sessions.e2e.get(point_id)
     return None if found is None else found.tok_s_user
+
+
+def e2e_field(result: SweepAnalysis, point_id: int) -> dict[str, float]:
+    """`e2e_interactivity_tok_s_user` where it is known, else nothing: answers stay small
+    (an assistant's compare of ten sweeps fits in 8,000 characters)."""
+    value = e2e_at(result, point_id)
+    return {} if value is None else {"e2e_interactivity_tok_s_user": value}
 
 
 def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, Any]:

@@ -36,7 +36,7 @@ class PlanOperatingPoint(Answer):
     concurrency: float | None
     request_rate: float | None
     interactivity_tok_s_user: float | None
-    e2e_interactivity_tok_s_user: float | None  # where samples were read (issue 49)
+    e2e_interactivity_tok_s_user: float | None = None  # only where samples were read (issue 49)
     split: str | None  # its own prefill:decode split ("8P + 8D"); null for aggregated serving
 
 

@@ -49,9 +49,9 @@ class OperatingPoint(Answer):
     concurrency: float | None
     request_rate: Rate | None
     interactivity_tok_s_user: float | None
-    # E2E-normalized interactivity there (1000 / p-th percentile of E2EL ÷ OSL), when samples
-    # were read (issue 49); null otherwise.
-    e2e_interactivity_tok_s_user: float | None
+    # E2E-normalized interactivity there (1000 / p-th percentile of E2EL ÷ OSL), present only
+    # where samples were read (issue 49).
+    e2e_interactivity_tok_s_user: float | None = None
     split: str | None  # its own prefill:decode split ("8P + 8D"); null for aggregated serving
 
 
