@@ -30,7 +30,7 @@ from app.services.readoff_json import slo_json
 from app.services.readoff_query import params_of
 
 # Fields of a read-off query that say how it was computed (the rest are limits and prices).
-METHOD_FIELDS = ("mode", "basis", "stat", "interpolation", "ci_level", "interactivity_axis")
+METHOD_FIELDS = ("mode", "basis", "stat", "interpolation", "ci_level")
 # The argument that asks for what a tool's charts draw: Plotly specs and sampled series, left
 # out by default since they are most of an answer's size (two seeded sweeps' compare: ~10k
 # characters of specs and ~10k of curve samples, against ~4k of headlines, ratios at the SLO
