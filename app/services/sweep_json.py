@@ -11,8 +11,8 @@ from sqlalchemy.orm import Session
 from app.domain.accounting import stored_splits_label
 from app.domain.lengths import check_lengths
 from app.schemas.sweeps import SweepQuery
-from app.services.stated_figures import stated_rows
 from app.services import sessions
+from app.services.stated_figures import stated_rows
 from app.services.sweep_edits import sweep_filters
 from app.store import points as point_queries
 from app.store import sweeps as q

@@ -1,7 +1,7 @@
 """A sweep's scenario and trace dataset (issue 49: agentic sessions)
 
 Revision ID: 20261206_sessions
-Revises: 20261206_public
+Revises: 20261206_mlperf
 Create Date: 2026-12-06 07:30:00
 
 Multi-turn runs: a sweep states what kind of traffic it measured (fixed-seq-len,
@@ -16,7 +16,7 @@ from alembic import op
 
 # revision identifiers, used by Alembic.
 revision: str = "20261206_sessions"
-down_revision: str | Sequence[str] | None = "20261206_public"
+down_revision: str | Sequence[str] | None = "20261206_mlperf"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -118,6 +118,8 @@ class StatedFigureOut(Answer):
     difference_pct: float
     status: Literal["agrees", "explained", "flagged"]
     rule: str | None
+
+
 class TurnRow(Answer):
     """A point's sessions and turns (issue 49): sessions seen (cut ones included), TTFT of the
     first and later turns at p50 and p90, E2E-normalized interactivity at p90, and the records
