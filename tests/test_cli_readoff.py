@@ -156,3 +156,20 @@ def test_a_refused_import_on_a_new_database_stores_no_catalog_either(
     assert err.startswith("error: nothing was imported") and "seeded" not in err
     session.expire_all()
     assert (count(session, Hardware), count(session, Sweep)) == (0, 0)
+
+
+def test_readoff_reads_the_e2e_axis_and_a_multi_turn_runs_sessions(
+    cli: Callable[..., int], capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = Path(__file__).parent / "fixtures" / "aiperf" / "multiturn"
+    files = sorted(folder.iterdir())
+    assert cli("import", *files, "--hardware", "H100", "--gpus", 1) == 0
+    capsys.readouterr()
+    asked = ("--ttft-ms", 3000, "--ttft-percentile", "p50", "--interactivity", "e2e")
+    assert cli("readoff", 1, *asked) == 0
+    row = csv_row(capsys)
+    assert row["interactivity_axis"] == (
+        "E2E-normalized interactivity (tok/s/user) = 1000 / p90 of E2EL ÷ OSL"
+    )
+    # TTFT ≤ 3 s on every turn: corr-1 and corr-2 met it, corr-3's third turn was cancelled.
+    assert (row["scenario"], row["sessions"], row["sessions_met"]) == ("multi-turn", "3", "2")

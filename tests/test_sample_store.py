@@ -44,11 +44,12 @@ def test_samples_read_back_in_point_and_request_order_with_their_point_ids(
     session.commit()
     ids = [p.id for p in q.get_sweep(session, saved[0].sweep.id).points]
     frame = sample_store.samples_frame(session, ids)
-    # The last column, cached input tokens, is unknown: these samples do not give it.
+    # The last columns (session, turn, cached input tokens) are unknown: these samples do not
+    # give them.
     assert frame.rows() == [
-        (ids[0], 10.0, 100.0, 5, 7, True, None),
-        (ids[0], None, None, None, 7, False, None),
-        (ids[2], 30.5, 300.25, 9, 7, True, None),
+        (ids[0], 10.0, 100.0, 5, 7, True, None, None, None),
+        (ids[0], None, None, None, 7, False, None, None, None),
+        (ids[2], 30.5, 300.25, 9, 7, True, None, None, None),
     ]
     assert q.sample_counts(session, ids) == {ids[0]: 2, ids[2]: 1}
     only_third = sample_store.samples_frame(session, [ids[2]])
@@ -57,7 +58,7 @@ def test_samples_read_back_in_point_and_request_order_with_their_point_ids(
 
 def test_requests_beyond_a_block_start_the_next_block_in_order() -> None:
     big = [(float(i), float(i) + 1.0, i, 3, i % 5 != 0) for i in range(25)]
-    columns = list(sample_store.SAMPLE_FRAME_SCHEMA)
+    columns = list(sample_store.BLOCK_SCHEMA)[1:6]  # no session or turn: single-turn rows
     frames = [
         (0, pl.DataFrame(big[:10], orient="row", schema=columns)),
         (1, pl.DataFrame(big[10:], orient="row", schema=columns)),
@@ -75,7 +76,7 @@ def test_a_sweep_written_in_many_blocks_stores_them_in_order_and_reads_back_whol
     saved = q.save_parsed(session, [_sweep("blocks", [[], []])])
     sweep = saved[0].sweep
     ids = [p.id for p in sweep.points]
-    columns = list(sample_store.SAMPLE_FRAME_SCHEMA)
+    columns = list(sample_store.SAMPLE_FRAME_SCHEMA)[:5]  # no session or turn: single-turn rows
     frames = [
         (0, pl.DataFrame(samples[:10], orient="row", schema=columns)),
         (1, pl.DataFrame(samples[10:], orient="row", schema=columns)),
@@ -123,7 +124,9 @@ def test_a_block_written_as_zstd_before_reads_back_as_the_same_samples(session: 
     session.commit()
     sample_store.cache.clear()
     frame = sample_store.samples_frame(session, ids)
-    assert frame.drop("point_id", "cached_input_tokens").rows() == samples
+    assert (
+        frame.drop("point_id", "session_id", "turn_index", "cached_input_tokens").rows() == samples
+    )
 
 
 def test_a_block_written_before_cached_input_tokens_reads_them_as_unknown(
@@ -141,7 +144,9 @@ def test_a_block_written_before_cached_input_tokens_reads_them_as_unknown(
     sample_store.cache.clear()
     frame = sample_store.samples_frame(session, ids)
     assert frame["cached_input_tokens"].null_count() == 10
-    assert frame.drop("point_id", "cached_input_tokens").rows() == samples
+    assert (
+        frame.drop("point_id", "session_id", "turn_index", "cached_input_tokens").rows() == samples
+    )
 
 
 def test_deleting_a_sweep_deletes_its_sample_blocks(session: Session) -> None:
@@ -186,11 +191,13 @@ def test_the_migration_moves_request_rows_into_blocks_and_back(
     a, b, c = point_id(1, 0), point_id(1, 1), point_id(2, 0)
     with make_sessionmaker(engine)() as session:
         frame = sample_store.samples_frame(session, [a, b, c])
-        assert frame.rows() == [
-            (a, 1.5, 10.0, 2, 4, True, None),
-            (a, None, None, None, 4, False, None),
-            (b, 5.5, 50.25, 10, 4, True, None),
-            (c, 7.0, 70.0, 3, 4, True, None),
+        # Blocks written before sessions and turns (issue 49) and cached input tokens (issue 50)
+        # read them as null.
+        assert frame.drop("session_id", "turn_index", "cached_input_tokens").rows() == [
+            (a, 1.5, 10.0, 2, 4, True),
+            (a, None, None, None, 4, False),
+            (b, 5.5, 50.25, 10, 4, True),
+            (c, 7.0, 70.0, 3, 4, True),
         ]
         assert q.sample_counts(session, [a, b, c]) == {a: 2, b: 1, c: 1}
     sample_store.cache.clear()

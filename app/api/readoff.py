@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
 from app.domain.accounting import axis_unit
+from app.domain.sessions import axis_words
 from app.http import documents
 from app.http.answers import json_answer
 from app.http.deps import DbId, SessionDep
@@ -77,7 +78,8 @@ def api_frontier(
         {
             "stat": params.stat,
             "basis": params.basis,
-            "x": f"interactivity, tok/s/user = 1000 / {params.stat} TPOT ms",
+            "x": axis_words(params.interactivity, params.stat, params.e2e_percentile),
+            "interactivity": params.interactivity,
             "accounting": params.accounting,
             "y": f"{params.basis} {axis_unit(params.accounting)}",
             "sweeps": [

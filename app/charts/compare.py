@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from app.charts.style import colour, empty_note, series_style, side_legend
@@ -73,7 +74,7 @@ def _slo_line(layout: dict[str, Any], slo: Slo, traces: list[dict[str, Any]]) ->
 
 
 def throughput_ratio_figure(
-    pairs: list[Pair], slo: Slo, intervals: list[PairIntervals] | None = None
+    pairs: list[Pair], slo: Slo, intervals: Sequence[PairIntervals | None] | None = None
 ) -> dict[str, Any]:
     """A ÷ baseline of tok/s per GPU across the shared interactivity range, one line per pair;
     with `intervals`, the headline ratios (and the goodput ratio at the SLO's interactivity
@@ -100,10 +101,11 @@ def throughput_ratio_figure(
                 "hovertemplate": HOVER,
             }
         )
-        if intervals is not None and pts:
+        shown = None if intervals is None else intervals[i - 1]
+        if shown is not None and pts:
             # Without a shared range there is no ratio to mark: the SLO marker's bar would join
             # the two operating points as if it were one (issue 45).
-            traces.append(_ratio_error_bars(i, pair, intervals[i - 1], slo))
+            traces.append(_ratio_error_bars(i, pair, shown, slo))
     layout = _layout(
         '<a href="/metrics#interactivity">Interactivity (tok/s/user)</a>',
         f"Throughput per {unit_words(pairs[0].a) if pairs else 'GPU'}, ratio (×)",

@@ -20,6 +20,7 @@ from app.charts.style import symbol as symbol
 from app.domain.accounting import axis_unit, short_unit
 from app.domain.numbers import fmt_count, fmt_load, fmt_number
 from app.domain.repeats import spreads
+from app.domain.sessions import axis_words
 from app.services.analysis import Params, SweepAnalysis
 
 BASIS_WORDS = {"output": "Output", "total": "Total (input + output)", "input": "Input"}
@@ -64,8 +65,7 @@ def pareto_figure(  # noqa: PLR0913 (keyword-only display options)
         "xaxis": {
             "title": {
                 "text": (
-                    f'<a href="/metrics#interactivity">Interactivity (tok/s/user)'
-                    f" = 1000 / {params.stat} TPOT</a>"
+                    f'<a href="/metrics#{_axis_anchor(params)}">' + _axis_title(params) + "</a>"
                 )
             },
             "type": "log" if log_x else "linear",
@@ -224,19 +224,20 @@ def _sweep_traces(
                 result.intervals.best_run_tok_s_per_gpu, short_unit(params.accounting)
             )
             said = f" ({statistic}; best run {best})"
+        at_x = _star_x(result, params)
         traces.append(
             {
                 **base,
                 "name": f"{name} · goodput at SLO",
                 "showlegend": False,
                 "mode": "markers",
-                "x": [position(op.interactivity_tok_s_user)],
+                "x": [position(at_x)],
                 "y": [position(y)],
                 "ids": [str(op.point_id)],
                 "hovertemplate": (
                     f"<b>{name}</b><br>goodput at SLO: "
                     f"{fmt_number(y, short_unit(params.accounting))}{said}"
-                    f"<br>at {fmt_number(op.interactivity_tok_s_user, 'tok/s/user')}<extra></extra>"
+                    f"<br>at {fmt_number(at_x, 'tok/s/user')}<extra></extra>"
                 ),
                 "marker": {
                     "color": style.colour,
@@ -253,10 +254,40 @@ def _sweep_traces(
 Positions = tuple[list[float | int | None], list[float | int | None]]
 
 
+def _star_x(result: SweepAnalysis, params: Params) -> float | None:
+    """The operating point's x on the axis drawn: its E2E-normalized interactivity on the E2E
+    axis (the point's own x), else its per-token speed."""
+    op = result.readoff.operating_point
+    if op is None:
+        return None
+    if params.interactivity != "e2e":
+        return op.interactivity_tok_s_user
+    at = next((i for i, p in enumerate(result.points) if p.point_id == op.point_id), None)
+    return None if at is None else result.xs[at]
+
+
+def _axis_title(params: Params) -> str:
+    words = axis_words(params.interactivity, params.stat, params.e2e_percentile)
+    if params.interactivity == "e2e":  # two lines for the long name: a phone shows all of it
+        return words.replace(") = ", ")<br>= ")
+    return words
+
+
+def _axis_anchor(params: Params) -> str:
+    return "e2e-normalized-interactivity" if params.interactivity == "e2e" else "interactivity"
+
+
 def _positions(result: SweepAnalysis, params: Params) -> Positions:
     """Every point's x and y as plotted (app.charts.shown.position): from the points and axes
     alone, which never change, so rounded once per process per sweep and axes."""
-    key = ("positions", params.stat, params.basis, result.meta.num_gpus)
+    key = (
+        "positions",
+        params.stat,
+        params.basis,
+        result.meta.num_gpus,
+        params.interactivity,
+        params.e2e_percentile,
+    )
     if key not in result.derived:
         result.derived[key] = (
             [position(x) for x in result.xs],

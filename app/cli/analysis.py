@@ -232,6 +232,14 @@ def readoff_options(parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
             f"--usd-per-mtok-{name}", type=float, help=f"API price of {words} tokens, $/Mtok"
         )
+    parser.add_argument(
+        "--interactivity",
+        choices=("tpot", "e2e"),
+        help="x axis: per-token (1000 / TPOT, default) or E2E-normalized (needs samples)",
+    )
+    parser.add_argument(
+        "--e2e-percentile", type=float, help="percentile of E2EL / OSL for e2e (default 90)"
+    )
 
 
 def check_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -38,6 +38,13 @@ SWEEP_COLUMNS: tuple[Column, ...] = (
     Column("isl", "int", "ISL", "tokens", "Nominal input sequence length."),
     Column("osl", "int", "OSL", "tokens", "Nominal output sequence length."),
     Column("workload", "str", "Workload", help="Free-form workload tag, e.g. random, sharegpt."),
+    Column(
+        "scenario",
+        "str",
+        "Scenario",
+        help="fixed-seq-len, chat-multiturn, agentic-coding, ... (what kind of traffic).",
+    ),
+    Column("trace_dataset", "str", "Trace dataset", help="The trace a multi-turn run replays."),
     Column("num_prefill_gpus", "int", "Prefill GPUs", help="Disaggregated serving only."),
     Column("num_decode_gpus", "int", "Decode GPUs", help="Disaggregated serving only."),
     Column(
@@ -120,6 +127,9 @@ REQUEST_COLUMNS: tuple[Column, ...] = (
         "tokens",
         "Input tokens served from the prefix cache (part of input_len); optional.",
     ),
+    # Multi-turn runs (issue 49): the session (conversation) a request belongs to and its turn.
+    Column("session_id", "str", "Session", help="Session (conversation) the request belongs to."),
+    Column("turn_index", "int", "Turn", help="Turn of the session, 0 for the first."),
 )
 
 SWEEP_COLUMN_NAMES: tuple[str, ...] = tuple(c.name for c in SWEEP_COLUMNS)

@@ -7,6 +7,7 @@ from typing import Any
 
 from app.domain.definition import Definition
 from app.domain.definitions_cost import COST_AND_PLAN
+from app.domain.definitions_sessions import SESSIONS
 
 DEFINITIONS: tuple[Definition, ...] = (
     # First: the number people come for, and the word they ask about.
@@ -290,6 +291,7 @@ DEFINITIONS: tuple[Definition, ...] = (
         "the SLO is listed, said why, and left out of the band.",
     ),
     *COST_AND_PLAN,
+    *SESSIONS,
 )
 
 

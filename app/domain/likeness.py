@@ -3,8 +3,10 @@
 One function, `differences`, over the sweeps' descriptions, so every page, JSON twin, check
 report and CLI line names the same differences in the same words. Three kinds:
 
-- "served": model, workload, ISL/OSL. Different work was measured; a gate refuses it unless
-  asked (`check --allow-different`).
+- "served": model, workload, ISL/OSL, scenario. Different work was measured; a gate refuses it
+  unless asked (`check --allow-different`). The scenario (issue 49) tells a replay of agentic
+  sessions (`agentic-coding`, `chat-multiturn`) from a fixed-length run (`fixed-seq-len`): their
+  throughput and latency answer different questions.
 - "system": hardware, GPU count, precision. Different systems serving the same work: a
   comparison, never a regression.
 - "source": a demo (synthetic) or mock-server sweep. Against a measured one it is a different
@@ -52,11 +54,12 @@ class System:
     osl: int | None
     workload: str | None
     source: str  # MEASURED, DEMO or MOCK
+    scenario: str | None = None  # fixed-seq-len, agentic-coding, … (issue 49)
 
 
 @dataclass(frozen=True)
 class Difference:
-    field: str  # model, hardware, num_gpus, precision, isl_osl, workload, source
+    field: str  # model, hardware, num_gpus, precision, isl_osl, workload, scenario, source
     label: str  # as written: "hardware", "GPU count", "ISL/OSL", …
     kind: Kind
     # Each distinct value as shown, in the order given (a shared source: one per system).
@@ -100,7 +103,7 @@ class Likeness:
 
     @property
     def different_work(self) -> tuple[Difference, ...]:
-        """Differences a gate refuses unless asked: model, workload, ISL/OSL, source."""
+        """Differences a gate refuses unless asked: model, workload, ISL/OSL, scenario, source."""
         return tuple(d for d in self.differing if d.kind in ("served", "source"))
 
     @property
@@ -110,6 +113,18 @@ class Likeness:
 
     def as_json(self) -> list[dict[str, Any]]:
         return [d.as_json() for d in self.differences]
+
+
+def scenario_refusal(found: Likeness) -> str | None:
+    """Why a comparison refuses to set these systems against each other (their scenarios
+    differ: an agentic replay against a fixed-length run), unless asked; None when alike."""
+    for difference in found.differing:
+        if difference.field == "scenario":
+            return (
+                f"{difference.text}: a multi-turn or agentic replay is not set against another "
+                "kind of run unless asked (allow_different=1)"
+            )
+    return None
 
 
 def source_of(source_kind: str | None, engine: str | None, model: str | None) -> str:
@@ -133,6 +148,7 @@ def system_of(meta: Mapping[str, Any]) -> System:
         osl=_whole(meta.get("osl")),
         workload=_text(meta.get("workload")),
         source=source_of(meta.get("source_kind"), meta.get("engine"), meta.get("model")),
+        scenario=_text(meta.get("scenario")),
     )
 
 
@@ -144,6 +160,7 @@ def differences(systems: Sequence[System]) -> Likeness:
         ("model", "model", "served"),
         ("workload", "workload", "served"),
         ("isl_osl", "ISL/OSL", "served"),
+        ("scenario", "scenario", "served"),
         ("hardware", "hardware", "system"),
         ("num_gpus", "GPU count", "system"),
         ("precision", "precision", "system"),
@@ -163,9 +180,10 @@ def differences(systems: Sequence[System]) -> Likeness:
 
 
 def work_key(system: System) -> tuple[Any, ...]:
-    """What a sweep serves (model, workload, ISL/OSL) as compared: sweeps with one key may be
-    ranked together; with two keys they measure different work."""
-    return tuple(_key(field, system) for field in ("model", "workload", "isl_osl"))
+    """What a sweep serves (model, workload, ISL/OSL, scenario) as compared: sweeps with one key
+    may be ranked together; with two keys they measure different work (the frontier leaders
+    never rank an agentic replay with a fixed-length run)."""
+    return tuple(_key(field, system) for field in ("model", "workload", "isl_osl", "scenario"))
 
 
 def work_label(system: System) -> str:
@@ -175,6 +193,8 @@ def work_label(system: System) -> str:
         parts.append(system.workload)
     if system.isl is not None or system.osl is not None:
         parts.append(_shown("isl_osl", system))
+    if system.scenario:
+        parts.append(system.scenario)
     return " · ".join(parts)
 
 

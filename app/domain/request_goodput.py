@@ -23,6 +23,10 @@ SAMPLE_SCHEMA: dict[str, pl.DataType] = {
     "input_len": pl.Int64(),
     "ok": pl.Boolean(),
 }
+# A stored request's session and turn (issue 49), null for a single-turn run: the store's
+# frames carry them after SAMPLE_SCHEMA's columns; what does not read them needs neither.
+SESSION_SCHEMA: dict[str, pl.DataType] = {"session_id": pl.String(), "turn_index": pl.Int32()}
+STORED_SAMPLE_SCHEMA: dict[str, pl.DataType] = {**SAMPLE_SCHEMA, **SESSION_SCHEMA}
 
 
 @dataclass(frozen=True)

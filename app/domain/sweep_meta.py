@@ -43,6 +43,9 @@ class SweepMeta:
     harness: str | None = None
     harness_version: str | None = None
     provenance: str | None = None
+    # The kind of traffic and the trace replayed (issue 49); None: not stated.
+    scenario: str | None = None
+    trace_dataset: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The fields by name (for what reads any sweep description: likeness, history)."""

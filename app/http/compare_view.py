@@ -21,6 +21,7 @@ from app.services import bands, comparison
 from app.services.bands import band_json
 from app.services.compare_bands import pair_bands, pair_bands_json
 from app.services.compare_intervals import PairIntervals, pair_intervals
+from app.services.comparison import SensitivitySeries
 from app.services.public_record import against_public, against_public_json
 from app.services.readoff_json import ci_fields, operating_point_json
 
@@ -28,8 +29,10 @@ from app.services.readoff_json import ci_fields, operating_point_json
 def compare_context(session: Session, query: ExploreQuery) -> dict[str, Any]:
     # Two systems make a comparison by default; more are each compared against the first.
     view = views.build(session, query, default_series=2)
-    pairs = comparison.pairs(view.results, view.groups, view.params)
-    intervals = [pair_intervals(p, view.params) for p in pairs]
+    allow = view.state.query.allow_different
+    pairs = comparison.pairs(view.results, view.groups, view.params, allow)
+    # A refused pair (different scenarios) has no ratio, so no interval of one either.
+    intervals = [None if p.refused else pair_intervals(p, view.params) for p in pairs]
     split = None
     found = None
     if view.state.query.bands and view.results:
@@ -54,30 +57,7 @@ def compare_context(session: Session, query: ExploreQuery) -> dict[str, Any]:
         add_stretches(ratio_figure, split)
     cost_figure = charts_compare.cost_ratio_figure(pairs, view.groups, view.params.slo)
     series = view.sensitivity()
-    metric = view.state.query.sensitivity
-    sens_empty = comparison.sensitivity_empty_reason(series, view.params, metric)
-    sens = (
-        charts_compare.sensitivity_figure(
-            series,
-            metric,
-            comparison.sensitivity_percentile(view.params, metric),
-            costs=False,
-            empty=sens_empty,
-        )
-        if series
-        else None
-    )
-    cost_sens = (
-        charts_compare.sensitivity_figure(
-            series,
-            metric,
-            comparison.sensitivity_percentile(view.params, metric),
-            costs=True,
-            empty=charts_compare.cost_sensitivity_empty(series, view.groups[0], sens_empty),
-        )
-        if series and view.groups
-        else None
-    )
+    sens, cost_sens = _sensitivity_figures(view, series)
     return {
         "state": view.state,
         "params": view.params,
@@ -105,6 +85,32 @@ def compare_context(session: Session, query: ExploreQuery) -> dict[str, Any]:
         "public_record": public,
         "public_figures": [public_band_figure(item) for item in public or []],
     }
+
+
+def _sensitivity_figures(
+    view: views.View, series: list[SensitivitySeries]
+) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """The SLO-sensitivity chart of goodput and of $/Mtok (None without series or prices)."""
+    metric = view.state.query.sensitivity
+    sens_empty = comparison.sensitivity_empty_reason(series, view.params, metric)
+    percentile = comparison.sensitivity_percentile(view.params, metric)
+    sens = (
+        charts_compare.sensitivity_figure(series, metric, percentile, costs=False, empty=sens_empty)
+        if series
+        else None
+    )
+    cost_sens = (
+        charts_compare.sensitivity_figure(
+            series,
+            metric,
+            percentile,
+            costs=True,
+            empty=charts_compare.cost_sensitivity_empty(series, view.groups[0], sens_empty),
+        )
+        if series and view.groups
+        else None
+    )
+    return sens, cost_sens
 
 
 def compare_answer(session: Session, query: ExploreQuery) -> dict[str, Any]:
@@ -164,6 +170,7 @@ def pair_json(
         "a": _side(pair.a.meta),
         "b": _side(pair.b.meta),
         "same_configuration": pair.likeness.same_configuration,
+        "refused": pair.refused,
         "differences": pair.likeness.as_json(),
         "caveats": [{"kind": c.kind, "text": c.text} for c in pair.caveats],
         "shared_range_tok_s_user": pair.curve.shared_range,

@@ -29,7 +29,7 @@ from app.ingest.canonical import (
 )
 from app.ingest.common import refuse_duplicate_columns
 from app.ingest.errors import IngestError, RowError
-from app.ingest.parsed import CACHED_INPUT, SAMPLE_FIELDS
+from app.ingest.parsed import CACHED_INPUT, SAMPLE_FIELDS, SAMPLE_FRAME_SCHEMA
 from app.ingest.point_table import ROW
 from app.ingest.text import check_text, decode_text
 
@@ -40,6 +40,7 @@ MAX_REPORTED_PER_CHECK = 5
 INT32_MAX = 2**31 - 1
 KEYS = ("sweep", "concurrency", "request_rate")
 LENGTHS = ("output_len", "input_len", CACHED_INPUT)
+MAX_SESSION_ID = 200  # characters: a conversation id (a UUID is 36)
 
 
 @dataclass
@@ -227,6 +228,22 @@ def _checks(columns: list[str]) -> list[tuple[str, pl.Expr, str]]:
             if CACHED_INPUT in columns
             else []
         ),
+        *(
+            [("turn_index", pl.col("turn_index") < 0, "is negative")]
+            if "turn_index" in columns
+            else []
+        ),
+        *(
+            [
+                (
+                    "session_id",
+                    pl.col("session_id").cast(pl.String).str.len_chars() > MAX_SESSION_ID,
+                    f"is longer than {MAX_SESSION_ID} characters",
+                )
+            ]
+            if "session_id" in columns
+            else []
+        ),
     ]
 
 
@@ -278,15 +295,24 @@ def _collect(
         raise IngestError(errors)
     out = []
     for group, parts in groups.values():
-        samples = (
-            parts[0] if len(parts) == 1 else pl.concat(parts, how="vertical_relaxed", rechunk=False)
-        )
-        if "input_len" not in samples.columns:
-            samples = samples.with_columns(pl.lit(None, pl.Int64).alias("input_len"))
-        cached = [CACHED_INPUT] if CACHED_INPUT in samples.columns else []
-        group.samples = samples.select(*SAMPLE_FIELDS, *cached)
+        group.samples = _joined(parts)
         out.append(group)
     return out
+
+
+def _joined(parts: list[pl.DataFrame]) -> pl.DataFrame:
+    """A group's chunks as one frame of the sample fields; optional columns the file left out
+    (input_len, session_id, turn_index) are null, cached input tokens kept only when given."""
+    samples = (
+        parts[0] if len(parts) == 1 else pl.concat(parts, how="vertical_relaxed", rechunk=False)
+    )
+    absent = [c for c in SAMPLE_FIELDS if c not in samples.columns]
+    if absent:
+        samples = samples.with_columns(
+            pl.lit(None, SAMPLE_FRAME_SCHEMA[c]).alias(c) for c in absent
+        )
+    cached = [CACHED_INPUT] if CACHED_INPUT in samples.columns else []
+    return samples.select(*SAMPLE_FIELDS, *cached)
 
 
 def _split(

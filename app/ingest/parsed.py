@@ -14,13 +14,25 @@ from app.domain.columns import SWEEP_COLUMN_NAMES
 from app.domain.lengths import check_lengths
 from app.ingest import content_hash as hashing
 
-SAMPLE_FIELDS: tuple[str, ...] = ("ttft_ms", "e2el_ms", "output_len", "input_len", "ok")
+# A request's session and turn (issue 49) are optional: null for a single-turn run, and left
+# out of the content hash then, so every sweep stored before keeps its hash.
+SESSION_FIELDS: tuple[str, ...] = ("session_id", "turn_index")
+SAMPLE_FIELDS: tuple[str, ...] = (
+    "ttft_ms",
+    "e2el_ms",
+    "output_len",
+    "input_len",
+    "ok",
+    *SESSION_FIELDS,
+)
 SAMPLE_FRAME_SCHEMA: dict[str, pl.DataType] = {
     "ttft_ms": pl.Float64(),
     "e2el_ms": pl.Float64(),
     "output_len": pl.Int64(),
     "input_len": pl.Int64(),
     "ok": pl.Boolean(),
+    "session_id": pl.String(),
+    "turn_index": pl.Int32(),
 }
 # Optional per-request columns: kept when a file gives them, and only then hashed, so every
 # sweep stored before them keeps its hash. Input tokens served from the prefix cache (part of
@@ -40,6 +52,8 @@ HASHED_WHEN_GIVEN: tuple[str, ...] = (
     "run_id",
     "run_url",
     "image",
+    "scenario",
+    "trace_dataset",
 )
 HASHED_META: tuple[str, ...] = tuple(
     k
@@ -98,11 +112,20 @@ class ParsedPoint:
             given = {c: t for c, t in OPTIONAL_SAMPLE_SCHEMA.items() if c in frame.columns}
             return frame.select(
                 pl.col(c)
-                if any_int_width and t.is_integer() and frame.schema[c].is_integer()
+                if c in frame.columns
+                and any_int_width
+                and t.is_integer()
+                and frame.schema[c].is_integer()
                 else pl.col(c).cast(t)
+                if c in frame.columns
+                else pl.lit(None, t).alias(c)
                 for c, t in {**SAMPLE_FRAME_SCHEMA, **given}.items()
             )
-        return pl.DataFrame(self.samples or [], schema=SAMPLE_FRAME_SCHEMA, orient="row")
+        rows = self.samples or []
+        if rows and len(rows[0]) < len(SAMPLE_FRAME_SCHEMA):  # rows without session fields
+            pad = (None,) * (len(SAMPLE_FRAME_SCHEMA) - len(rows[0]))
+            rows = [(*r, *pad) for r in rows]
+        return pl.DataFrame(rows, schema=SAMPLE_FRAME_SCHEMA, orient="row")
 
 
 class ParsedSweep:
@@ -213,7 +236,10 @@ def _samples_digest(point: ParsedPoint) -> str | None:
         return None
     digest = _Digest()  # polars writes the CSV into the hash: no copy of the text is made
     # A 32-bit count writes the same text as a 64-bit one.
-    point.samples_frame(any_int_width=True).write_csv(cast(IO[bytes], digest), float_precision=None)
+    frame = point.samples_frame(any_int_width=True)
+    # Session fields are hashed only when given: samples stored before them keep their hash.
+    unused = [c for c in SESSION_FIELDS if frame[c].null_count() == frame.height]
+    frame.drop(unused).write_csv(cast(IO[bytes], digest), float_precision=None)
     return digest.sha256.hexdigest()
 
 
@@ -251,12 +277,19 @@ def make_samples(
     output_len: list[int | None],
     input_len: list[int | None],
     ok: list[bool],
+    session_id: list[str | None] | None = None,
+    turn_index: list[int | None] | None = None,
 ) -> list[tuple[Any, ...]]:
-    """Request samples of one point from parallel columns (ms and tokens; None where failed)."""
+    """Request samples of one point from parallel columns (ms and tokens; None where failed),
+    with each request's session and turn when the run is multi-turn."""
     n = len(ok)
     if not (len(ttft_ms) == len(e2el_ms) == len(output_len) == len(input_len) == n):
         raise ValueError("request sample columns differ in length")
-    return list(zip(ttft_ms, e2el_ms, output_len, input_len, ok, strict=True))
+    if session_id is None and turn_index is None:
+        return list(zip(ttft_ms, e2el_ms, output_len, input_len, ok, strict=True))
+    sessions = session_id if session_id is not None else [None] * n
+    turns = turn_index if turn_index is not None else [None] * n
+    return list(zip(ttft_ms, e2el_ms, output_len, input_len, ok, sessions, turns, strict=True))
 
 
 # Samples may be a subset of the requests (guidellm keeps a reservoir sample), so their

@@ -81,6 +81,23 @@ class ReadoffQuery(BaseModel):
         default=None, ge=0, allow_inf_nan=False, description="API price of output, $/Mtok"
     )
     interpolation: Literal["staircase", "linear", "loglinear", "steffen"] = "staircase"
+    allow_different: bool = Field(
+        default=False,
+        description="Compare and Plan: set systems measured in different scenarios (an agentic "
+        "replay against a fixed-length run) against each other; refused unless given",
+    )
+    interactivity: Literal["tpot", "e2e"] = Field(
+        default="tpot",
+        description="x axis: tpot = 1000 / TPOT (per-token speed); e2e = E2E-normalized, "
+        "1000 / the e2e_percentile of E2EL ÷ OSL over successful requests (needs samples)",
+    )
+    e2e_percentile: float = Field(
+        default=90.0,
+        ge=50,
+        le=99.9,
+        allow_inf_nan=False,
+        description="percentile of E2EL ÷ OSL read for interactivity=e2e (p90 as InferenceX)",
+    )
     points: bool = Field(default=False, description="add every point's verdict and reason")
     ci_level: float = Field(
         default=DEFAULT_LEVEL,

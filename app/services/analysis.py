@@ -29,6 +29,7 @@ from app.domain.readoff_intervals import (
     shown_from_runs,
 )
 from app.domain.request_goodput import SAMPLE_SCHEMA, request_counts
+from app.domain.sessions import DEFAULT_E2E_PERCENTILE, e2e_interactivity
 from app.domain.slo import (
     Readoff,
     Slo,
@@ -39,7 +40,9 @@ from app.domain.slo import (
 from app.domain.sweep_meta import SweepMeta
 from app.domain.verdict import Columns, SamplePercentiles
 from app.services import point_splits, sweep_covariates
+from app.services import sessions as session_figures
 from app.services.prices import Cost, Price, cost_at, prices_for
+from app.services.sessions import SweepSessions
 from app.services.sweep_memo import check_values, keep, recall, remember
 from app.services.units import sweep_units
 from app.store import points as point_queries
@@ -62,6 +65,10 @@ class Params:
     ci_level: float = DEFAULT_LEVEL  # the level of every interval, 0.5 … 0.999
     # What throughput is counted per (app.domain.accounting); costs stay per GPU-hour.
     accounting: Accounting = "gpu"
+    # The x axis: per-token speed (1000 / TPOT at `stat`) or E2E-normalized interactivity,
+    # 1000 / the `e2e_percentile` of E2EL ÷ OSL over successful requests (issue 49).
+    interactivity: Literal["tpot", "e2e"] = "tpot"
+    e2e_percentile: float = DEFAULT_E2E_PERCENTILE
 
 
 @dataclass
@@ -94,6 +101,8 @@ class SweepAnalysis:
     # The prefill:decode split ("8P + 8D", "varies: …") and each point's where it changes.
     split: str | None = None
     point_splits: list[Split] = field(default_factory=list, repr=False)
+    # Sessions, turns and agents at the SLO where the samples carry sessions (issue 49).
+    sessions: SweepSessions | None = None
 
     @property
     def goodput_tok_s_per_total_gpu(self) -> float | None:
@@ -123,6 +132,8 @@ class SweepAnalysis:
         return x is not None and y is not None and x > 0
 
     def excluded_reason(self, i: int, params: Params) -> str | None:
+        if self.xs[i] is None and params.interactivity == "e2e":
+            return "no successful request samples: no E2E-normalized interactivity"
         if self.xs[i] is None:
             return f"TPOT {params.stat} not measured"
         if self.units is not None and self.units.count is None:
@@ -186,7 +197,7 @@ def _request_figures(
     estimates = []
     for sweep in sweeps:
         points = _point_metrics(sweep)
-        xs, ys, frontier = _axes_of(sweep, points, params)
+        xs, ys, frontier = _axes_of(sweep, points, params, samples.get(sweep.meta.id))
         readoff = request_readoff_from_counts(counts, points, params.slo, params.basis, params.stat)
         readoffs.append((readoff, points, samples.get(sweep.meta.id)))
         estimates.append(_estimate(readoff, points, params, frontier, xs, ys))
@@ -208,7 +219,7 @@ def _one(
 ) -> SweepAnalysis:
     """One sweep's analysis; `counted` are its per-request figures (per-request mode)."""
     points = _point_metrics(sweep)
-    xs, ys, frontier = _axes_of(sweep, points, params)
+    xs, ys, frontier = _axes_of(sweep, points, params, samples)
     stats: dict[int, SamplePercentiles] = {}
     if counted is not None:
         readoff, estimate_y, intervals = counted
@@ -244,8 +255,18 @@ def _one(
 
 
 def _axes_of(
-    sweep: SweepPoints, points: list[PointMetrics], params: Params
+    sweep: SweepPoints,
+    points: list[PointMetrics],
+    params: Params,
+    samples: pl.DataFrame | None = None,
 ) -> tuple[list[float | None], list[float | None], list[int]]:
+    if params.interactivity == "e2e":
+        key: tuple[Any, ...] = ("e2e axes", sweep.meta.num_gpus, params.e2e_percentile)
+        key += (params.basis,)
+        if key not in sweep.derived:
+            sweep.derived[key] = _e2e_axes(points, params, samples)
+        e2e: tuple[list[float | None], list[float | None], list[int]] = sweep.derived[key]
+        return e2e
     key = ("axes", sweep.meta.num_gpus, params.stat, params.basis)
     if key not in sweep.derived:
         sweep.derived[key] = _axes(points, params)
@@ -338,6 +359,16 @@ def _axes(
     return xs, ys, pareto_frontier(xs, ys)
 
 
+def _e2e_axes(
+    points: list[PointMetrics], params: Params, samples: pl.DataFrame | None
+) -> tuple[list[float | None], list[float | None], list[int]]:
+    """x = E2E-normalized interactivity of each point's request samples (None without them)."""
+    found = {} if samples is None else e2e_interactivity(samples, params.e2e_percentile)
+    xs = [found[p.point_id].tok_s_user if p.point_id in found else None for p in points]
+    ys = [p.tok_s_per_gpu(params.basis) for p in points]
+    return xs, ys, pareto_frontier(xs, ys)
+
+
 def _estimate(
     readoff: Readoff,
     points: list[PointMetrics],
@@ -376,7 +407,8 @@ def run(
     from the `kept` catalog when the caller has read it (app.store.catalog_cache)."""
     sweeps = point_queries.sweeps_with_points(session, sweep_ids)
     samples = None
-    if params.mode == "requests":
+    if params.mode == "requests" or params.interactivity == "e2e":
+        # E2E-normalized interactivity is read from every point's request samples.
         samples = point_queries.sweeps_samples(session, sweeps)
     else:
         # Percentile mode reads samples only for sweeps missing a percentile the SLO asks for.
@@ -394,4 +426,5 @@ def run(
     results = analyse(sweeps, params, prices, samples, counted_in)
     for result in results:
         result.allin_kw = power.get(result.meta.hardware.lower())
+    session_figures.attach(session, results, sweeps, params, samples)
     return results, prices

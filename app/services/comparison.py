@@ -20,7 +20,7 @@ from app.domain.compare import (
 from app.domain.cost import usd_per_mtok
 from app.domain.covariates import Caveat, warnings
 from app.domain.estimate import load_order
-from app.domain.likeness import Likeness, between
+from app.domain.likeness import Likeness, between, scenario_refusal
 from app.domain.numbers import fmt_load
 from app.domain.point import METRIC_LABELS, METRICS, Metric
 from app.domain.sensitivity import (
@@ -92,6 +92,8 @@ class Pair:
     cost_reasons: tuple[str | None, ...] = ()
     # Split at equal GPUs, speculative method, acceptance or prefix-cache hits that differ.
     caveats: tuple[Caveat, ...] = ()
+    # Why no ratio is given: the two measured different scenarios (issue 49), not asked to.
+    refused: str | None = None
 
 
 def frontier_of(result: SweepAnalysis) -> Frontier:
@@ -100,12 +102,35 @@ def frontier_of(result: SweepAnalysis) -> Frontier:
     return Frontier(xs, ys)
 
 
-def pairs(results: list[SweepAnalysis], groups: list[PriceGroup], params: Params) -> list[Pair]:
-    """Every sweep after the first against the first (the baseline)."""
+def pairs(
+    results: list[SweepAnalysis],
+    groups: list[PriceGroup],
+    params: Params,
+    allow_different: bool = False,
+) -> list[Pair]:
+    """Every sweep after the first against the first (the baseline); a pair of different
+    scenarios gives no ratio unless `allow_different`, and says why."""
     if len(results) < 2:
         return []
     base = results[0]
-    return [_pair(a, base, groups, params) for a in results[1:]]
+    found = [_pair(a, base, groups, params) for a in results[1:]]
+    return found if allow_different else [_refused(p) for p in found]
+
+
+def _refused(pair: Pair) -> Pair:
+    why = scenario_refusal(pair.likeness)
+    if why is None:
+        return pair
+    return replace(
+        pair,
+        curve=RatioCurve((), None, why),
+        cost_curves=tuple(() for _ in pair.cost_curves),
+        headlines=(),
+        slo_ratio=None,
+        slo_cost_ratios=tuple(None for _ in pair.slo_cost_ratios),
+        curve_ends=(),
+        refused=why,
+    )
 
 
 def _pair(a: SweepAnalysis, b: SweepAnalysis, groups: list[PriceGroup], params: Params) -> Pair:

@@ -13,6 +13,7 @@ import polars as pl
 
 from app.domain.accounting import SPLIT_COLUMNS, UNIT_WORDS, Split, point_split
 from app.domain.columns import POINT_COLUMN_NAMES, SWEEP_COLUMN_NAMES
+from app.domain.sessions import axis_words
 from app.ingest.parsed import CACHED_INPUT, SAMPLE_FIELDS
 from app.services import token_classes
 from app.services.analysis import Params, SweepAnalysis
@@ -20,6 +21,8 @@ from app.services.bands import SweepBand
 from app.services.intervals import cost_interval
 from app.services.price_columns import PriceColumn, price_cells
 from app.services.prices import Cost
+from app.services.readoff_json import e2e_at
+from app.services.sessions import agents_json, sessions_json, turns_json
 from app.store.models import Sweep
 from app.store.sweeps import point_dict, sweep_summary
 
@@ -158,6 +161,12 @@ READOFF_HEADER = [
     "concurrency", "request_rate", "interactivity_tok_s_user", "estimate_tok_s_per_gpu",
     "tok_s_per_mw", "reason", "ci_level", "ci_method", "goodput_ci_low", "goodput_ci_high",
     "attainment", "attainment_ci_low", "attainment_ci_high", "ci_reason",
+    # Multi-turn runs (issue 49): the x axis read, and sessions, turns and agents at the SLO.
+    "interactivity_axis", "e2e_interactivity_tok_s_user", "scenario", "sessions",
+    "sessions_met", "session_attainment", "session_attainment_ci_low",
+    "session_attainment_ci_high", "sessions_cut", "sessions_reason", "ttft_first_turn_ms",
+    "ttft_later_turns_ms", "agents_at_slo", "agents_per_gpu", "agents_per_mw",
+    "agents_per_usd_hour",
 ]  # fmt: skip
 
 
@@ -223,6 +232,25 @@ def _readoff_row(result: SweepAnalysis, params: Params) -> list[Any]:
         op.concurrency if op else None, op.request_rate if op else None,
         op.interactivity_tok_s_user if op else None, result.estimate_tok_s_per_gpu,
         result.tok_s_per_mw, readoff.reason, *_interval_cells(result, params),
+        *_session_cells(result, params),
+    ]  # fmt: skip
+
+
+def _session_cells(result: SweepAnalysis, params: Params) -> list[Any]:
+    """The axis read and the sweep's sessions, turns and agents (empty where unknown)."""
+    op = result.readoff.operating_point
+    sessions = sessions_json(result.sessions)
+    turns = turns_json(result.sessions)
+    agents = agents_json(result.sessions)
+    return [
+        axis_words(params.interactivity, params.stat, params.e2e_percentile),
+        None if op is None else e2e_at(result, op.point_id),
+        result.meta.scenario,
+        sessions["count"], sessions["met"], sessions["attainment"],
+        sessions["attainment_low"], sessions["attainment_high"], sessions["cut"],
+        sessions["reason"], turns["ttft_first_ms"], turns["ttft_later_ms"],
+        agents["concurrent_sessions"], agents["per_gpu"], agents["per_mw"],
+        agents["per_usd_hour"],
     ]  # fmt: skip
 
 

@@ -24,6 +24,7 @@ DESCRIPTION = (
     "workload",
     "source_kind",
     "engine",
+    "scenario",
 )
 
 

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from app.domain import plan as domain
 from app.domain.accounting import UNIT_WORDS, from_per_gpu
 from app.domain.cost import HOURS_PER_MONTH
-from app.domain.likeness import Likeness, between
+from app.domain.likeness import Likeness, between, scenario_refusal
 from app.domain.metrics import Basis
 from app.domain.plan import Crossover, Demand, RequestShape, Sizing, Status, StepOption
 from app.domain.request_goodput import request_counts
@@ -116,9 +116,18 @@ class Plan:
     options: list[Option]
     crossovers: list[Crossover]
     crossovers_exact: bool
+    allow_different: bool = False  # rank systems of different scenarios together (issue 49)
+
+    @property
+    def refused(self) -> str | None:
+        """Why no cheapest is named: the systems measured different scenarios (an agentic
+        replay and a fixed-length run), and the query did not allow it."""
+        return None if self.allow_different else scenario_refusal(self.likeness)
 
     @property
     def cheapest(self) -> Option | None:
+        if self.refused:
+            return None
         return next((o for o in self.options if o.cost.cheapest), None)
 
     def option(self, key: str) -> Option:
@@ -169,7 +178,7 @@ def run(session: Session, sweep_ids: list[int], query: ReadoffQuery, demand: Dem
     _mark_cheapest(options)
     low, high = domain.demand_range(demand.average)
     found, exact = domain.crossovers([o.step for o in options], low, high, demand.sizing_factor)
-    return Plan(demand, params, results, options, found, exact)
+    return Plan(demand, params, results, options, found, exact, query.allow_different)
 
 
 def _plan_one(

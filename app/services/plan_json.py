@@ -11,7 +11,7 @@ from app.domain.numbers import fmt_count, fmt_number, fmt_percent, fmt_usd
 from app.domain.plan import Crossover, Demand
 from app.services.analysis import Params
 from app.services.plan import Option, Plan, PlanResult
-from app.services.readoff_json import operating_split
+from app.services.readoff_json import e2e_field, operating_split
 
 UNIT_WORDS = {
     "requests_per_s": "req/s",
@@ -36,11 +36,13 @@ def plan_json(plan: Plan) -> dict[str, Any]:
             "hours_per_month": HOURS_PER_MONTH,
         },
         "cheapest": None if cheapest is None else _option_json(cheapest),
+        # Systems of different scenarios: no cheapest named, unless allow_different.
+        "refused": plan.refused,
         "same_configuration": plan.likeness.same_configuration,
         "differences": plan.likeness.as_json(),
-        "results": [_result_json(r, plan.params) for r in plan.results],
+        "results": [_result_json(r, plan.params, plan.refused is None) for r in plan.results],
         "chart_range": {"low": low, "high": high},
-        "crossovers": [_crossover_json(plan, c) for c in plan.crossovers],
+        "crossovers": [] if plan.refused else [_crossover_json(plan, c) for c in plan.crossovers],
         "crossovers_exact": plan.crossovers_exact,
     }
 
@@ -72,7 +74,7 @@ def _crossover_json(plan: Plan, c: Crossover) -> dict[str, Any]:
     }
 
 
-def _result_json(r: PlanResult, params: Params) -> dict[str, Any]:
+def _result_json(r: PlanResult, params: Params, ranked: bool = True) -> dict[str, Any]:
     a = r.analysis
     op = a.readoff.operating_point
     s = r.sizing
@@ -89,7 +91,7 @@ def _result_json(r: PlanResult, params: Params) -> dict[str, Any]:
         "goodput_tok_s_per_unit": r.goodput_tok_s_per_unit,
         "status": r.status,
         "reason": r.reason,
-        "cheapest": r.cheapest,
+        "cheapest": r.cheapest and ranked,
         "operating_point": None
         if op is None
         else {
@@ -99,6 +101,7 @@ def _result_json(r: PlanResult, params: Params) -> dict[str, Any]:
             if op.request_rate is None or math.isinf(op.request_rate)
             else op.request_rate,
             "interactivity_tok_s_user": op.interactivity_tok_s_user,
+            **e2e_field(a, op.point_id),
             "split": operating_split(a),
         },
         "goodput_tok_s_per_gpu": a.readoff.goodput_tok_s_per_gpu,

@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 from app.domain.accounting import UNIT_WORDS, Split, split_label
 from app.domain.failures import Failed
 from app.domain.intervals import DEFAULT_LEVEL, Interval
+from app.domain.sessions import axis_words
 from app.domain.slo import Readoff
 from app.schemas.readoff import ReadoffQuery
 from app.services import analysis, energy, price_columns, token_classes, ttft_context, units_shown
@@ -17,6 +18,7 @@ from app.services.analysis import Params, SweepAnalysis
 from app.services.intervals import cost_interval
 from app.services.price_columns import PriceCell, PriceColumn
 from app.services.readoff_query import params_of
+from app.services.sessions import agents_json, sessions_json, turns_json
 
 
 def slo_json(query: ReadoffQuery, params: Params) -> dict[str, Any]:
@@ -39,6 +41,8 @@ def slo_json(query: ReadoffQuery, params: Params) -> dict[str, Any]:
         "ci_level": params.ci_level,
         "accounting": params.accounting,
         "throughput_per": UNIT_WORDS[params.accounting],
+        "interactivity": params.interactivity,
+        "interactivity_axis": axis_words(params.interactivity, params.stat, params.e2e_percentile),
     }
 
 
@@ -73,8 +77,22 @@ def operating_point_json(result: SweepAnalysis) -> dict[str, Any] | None:
         "concurrency": op.concurrency,
         "request_rate": _finite(op.request_rate),
         "interactivity_tok_s_user": op.interactivity_tok_s_user,
+        **e2e_field(result, op.point_id),
         "split": operating_split(result),
     }
+
+
+def e2e_at(result: SweepAnalysis, point_id: int) -> float | None:
+    """The point's E2E-normalized interactivity, when its samples were read."""
+    found = None if result.sessions is None else result.sessions.e2e.get(point_id)
+    return None if found is None else found.tok_s_user
+
+
+def e2e_field(result: SweepAnalysis, point_id: int) -> dict[str, float]:
+    """`e2e_interactivity_tok_s_user` where it is known, else nothing: answers stay small
+    (an assistant's compare of ten sweeps fits in 8,000 characters)."""
+    value = e2e_at(result, point_id)
+    return {} if value is None else {"e2e_interactivity_tok_s_user": value}
 
 
 def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, Any]:
@@ -113,6 +131,12 @@ def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, A
             "label": estimate.label,
         },
         "tok_s_per_mw": result.tok_s_per_mw,
+        # Multi-turn runs (issue 49): sessions and turns at the operating point, agents at the
+        # SLO over the load levels; every figure null with `reason` where unknown.
+        "sessions": sessions_json(result.sessions),
+        "turns": turns_json(result.sessions),
+        "agents": agents_json(result.sessions),
+        "scenario": result.meta.scenario,
         "tokens_per_joule": energy.as_json(energy.of(result)),
         "joint_attainment_bounds": readoff.joint_attainment_bounds,
         "note": readoff.note,

@@ -19,6 +19,8 @@ def params_of(query: ReadoffQuery) -> Params:
         query.interpolation,
         query.ci_level,
         query.accounting,
+        query.interactivity,
+        query.e2e_percentile,
     )
 
 

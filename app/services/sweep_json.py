@@ -12,7 +12,7 @@ from app.domain.accounting import stored_splits_label
 from app.domain.intervals import DEFAULT_LEVEL
 from app.domain.lengths import check_lengths
 from app.schemas.sweeps import SweepQuery
-from app.services import ttft_context
+from app.services import sessions, ttft_context
 from app.services.stated_figures import stated_rows
 from app.services.sweep_edits import sweep_filters
 from app.store import points as point_queries
@@ -62,7 +62,16 @@ def sweep_detail(session: Session, sweep_id: int) -> dict[str, Any]:
                 row["ttft_vs_context"] = ttft_context.point_json(
                     frame, point.id, None, DEFAULT_LEVEL
                 )
+    # Multi-turn runs (issue 49): sessions and TTFT by turn per point ([] for single-turn).
+    data["turns"] = turn_view(session, sweep) if any(samples.values()) else []
     return data
+
+
+def turn_view(session: Session, sweep: Sweep) -> list[dict[str, Any]]:
+    """The per-turn view of a sweep with request samples (app.services.sessions.turn_rows)."""
+    frame = point_queries.samples_frame(session, [p.id for p in sweep.points])
+    points = [(p.id, p.concurrency, p.extra) for p in sweep.points]
+    return sessions.turn_rows(frame, points)
 
 
 def split_of_points(sweep: Sweep) -> str | None:

@@ -64,6 +64,10 @@ class Sweep(Base):
     isl: Mapped[int | None] = mapped_column(Integer)
     osl: Mapped[int | None] = mapped_column(Integer)
     workload: Mapped[str | None] = mapped_column(String(200))
+    # What kind of traffic (fixed-seq-len, chat-multiturn, agentic-coding) and the trace a
+    # multi-turn run replays (issue 49): a comparison sets like against like by them.
+    scenario: Mapped[str | None] = mapped_column(String(100))
+    trace_dataset: Mapped[str | None] = mapped_column(String(200))
     source_kind: Mapped[str] = mapped_column(String(20), default="measured")
     source_tool: Mapped[str | None] = mapped_column(String(100))
     source_file: Mapped[str | None] = mapped_column(String(500))

@@ -18,7 +18,7 @@ from cachetools import LRUCache
 from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
-from app.domain.request_goodput import SAMPLE_SCHEMA
+from app.domain.request_goodput import STORED_SAMPLE_SCHEMA as SAMPLE_SCHEMA
 from app.ingest.parsed import OPTIONAL_SAMPLE_SCHEMA, SAMPLE_FRAME_SCHEMA
 from app.store.db import in_values
 from app.store.models import PointBlock, SampleBlock, Sweep
@@ -40,15 +40,17 @@ def encode(frame: pl.DataFrame) -> bytes:
     # either way). Blocks written as zstd before read the same: Parquet names its codec per
     # column chunk.
     buffer = io.BytesIO()
-    frame.select(pl.col(c).cast(t) for c, t in BLOCK_SCHEMA.items()).write_parquet(
-        buffer, compression="lz4", statistics=False
-    )
+    frame.select(
+        pl.col(c).cast(t) if c in frame.columns else pl.lit(None, t).alias(c)
+        for c, t in BLOCK_SCHEMA.items()
+    ).write_parquet(buffer, compression="lz4", statistics=False)
     return buffer.getvalue()
 
 
 def decode(data: bytes) -> pl.DataFrame:
     frame = pl.read_parquet(io.BytesIO(data))
-    # Blocks written before an optional column existed read it as unknown (null).
+    # Blocks written before an optional column (cached tokens, issue 50) or sessions and turns
+    # (issue 49) existed read it as unknown (null).
     missing = [pl.lit(None, t).alias(c) for c, t in BLOCK_SCHEMA.items() if c not in frame.columns]
     return frame.with_columns(missing) if missing else frame
 

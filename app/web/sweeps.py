@@ -55,6 +55,7 @@ def sweep_detail(
     samples = q.sample_counts(session, [p.id for p in sweep.points])
     shown = [c for c in POINT_COLUMN_NAMES if any(getattr(p, c) is not None for p in sweep.points)]
     figures = sweep_figures(session, sweep.points, sweep.num_gpus, any(samples.values()))
+    turns = sweep_json.turn_view(session, sweep) if any(samples.values()) else []
     lengths = check_lengths(
         sweep.isl, sweep.osl, [(p.input_len, p.output_len, p.num_requests) for p in sweep.points]
     )
@@ -63,6 +64,7 @@ def sweep_detail(
         "split": sweep_json.split_of_points(sweep),
         "lengths": lengths,
         "samples": samples,
+        "turns": turns,
         "figures": figures,
         "inf_load": any(charts_sweep.is_infinite(p) for p in sweep.points),
         "inf_note": charts_sweep.INF_NOTE,

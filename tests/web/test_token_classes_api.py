@@ -181,8 +181,8 @@ def test_exported_requests_carry_cached_tokens_and_import_back_as_the_same_sweep
     [sweep] = upload_ids(client, ("a.csv", AGENTIC_POINTS), ("a.requests.csv", AGENTIC_REQUESTS))
     text = client.get("/api/export/requests.csv", params={"sweep": sweep}).text
     lines = text.splitlines()
-    assert lines[0].endswith(",ok,cached_input_tokens")
-    assert lines[1].endswith(",true,8100") and lines[3].endswith(",true,")
+    assert lines[0].endswith(",ok,session_id,turn_index,cached_input_tokens")
+    assert lines[1].endswith(",true,,,8100") and lines[3].endswith(",true,,,")
     points = client.get("/api/export/sweeps.csv", params={"sweep": sweep}).content
     again = post_files(client, ("p.csv", points), ("r.requests.csv", text.encode()))
     assert again.status_code == 200, again.text

@@ -13,8 +13,18 @@ Record layout (ai-dynamo/aiperf `common/models/record_models.py` `MetricRecordIn
                  "inter_chunk_latency": {"value": [4.9, 5.3, ...], "unit": "ms"}, ...},
      "error": null | {"code": 499, "type": "RequestCancellationError", "message": "..."}}
 
-A request failed when `error` is set (its metrics hold at most `error_isl`). Warm-up records
-(`benchmark_phase` "warmup"), when present, are skipped. Times are converted by their `unit`.
+A request failed when `error` is set (its metrics hold at most `error_isl`) or its metadata
+says `was_cancelled`: a cancelled request (`--request-cancellation-rate`) counts as a failure.
+Warm-up records (`benchmark_phase`, or the early `credit_phase`, "warmup") are skipped and
+counted. Times are converted by their `unit`. Early AIPerf (October 2025, its
+examples/artifacts/run1) wrote TTFT under the short tag `ttft`; it is read the same.
+
+Sessions (issue 49): a request's session is its `x_correlation_id` (AIPerf: "a shared ID for each
+user session/conversation in multi-turn"), else its `conversation_id` (the dataset's
+conversation, which several sessions may replay); its turn is `turn_index`. The point keeps
+`request_accounting` as InferenceX's AgentX aggregation counts it: records_total,
+records_profiled, records_warmup_dropped, records_error_dropped, error_categories (here the
+errored records stay, as failed requests).
 The file states no load level, so it is attached to the aggregate export of the same run: the one
 in the same folder, or the only one in the upload; alone it is refused.
 """
@@ -60,6 +70,59 @@ class Records:
     samples: list[tuple[Any, ...]]
     ok: int
     failed: int
+    accounting: dict[str, Any]
+    multi_turn: bool  # some session has a turn after its first
+
+
+TTFT_KEYS = ("time_to_first_token", "ttft")  # current name, then the early short tag
+
+
+def _phase(meta: Any) -> Any:
+    if not isinstance(meta, Mapping):
+        return None
+    return meta.get("benchmark_phase", meta.get("credit_phase"))
+
+
+def _session(meta: Any) -> tuple[str | None, int | None]:
+    """(session id, turn) of a record's metadata; None where it states none."""
+    if not isinstance(meta, Mapping):
+        return None, None
+    raw = meta.get("x_correlation_id") or meta.get("conversation_id")
+    session = str(raw)[:200] if isinstance(raw, str | int) and raw != "" else None
+    turn = meta.get("turn_index")
+    valid = isinstance(turn, int) and not isinstance(turn, bool) and 0 <= turn < 2**31
+    return session, turn if valid else None
+
+
+def _category(error: Any) -> str:
+    """An error's category as InferenceX counts it: its type (or code), else its message's
+    first words."""
+    if isinstance(error, Mapping):
+        for key in ("type", "error_type", "code"):
+            if error.get(key) not in (None, ""):
+                return str(error[key])[:120]
+        error = error.get("message")
+    text = str(error or "unknown").strip().splitlines() or ["unknown"]
+    return (text[0].split(":", 1)[0] or "unknown")[:120]
+
+
+def _record(file: SourceFile, text: str, line: int) -> Mapping[str, Any]:
+    """One line of the export: a JSON object with `metadata` and `metrics`, else refused."""
+    try:
+        record = loads_json(text, file.name, line)
+    except json.JSONDecodeError as exc:
+        raise IngestError.one(file.name, f"not valid JSON ({exc.msg})", row=line) from None
+    if not isinstance(record, Mapping) or "metadata" not in record or "metrics" not in record:
+        raise IngestError.one(
+            file.name, "required keys 'metadata' and 'metrics' are missing", row=line
+        )
+    return record
+
+
+def _count_category(categories: dict[str, int], error: Any) -> None:
+    """Count a failed record under its error's category (a cancelled one has no error)."""
+    name = _category(error if error is not None else {"type": "cancelled"})
+    categories[name] = categories.get(name, 0) + 1
 
 
 def read_records(file: SourceFile) -> Records:
@@ -68,26 +131,34 @@ def read_records(file: SourceFile) -> Records:
     out_len: list[int | None] = []
     in_len: list[int | None] = []
     ok: list[bool] = []
+    sessions: list[str | None] = []
+    turns: list[int | None] = []
+    total = warmup = errored = 0
+    categories: dict[str, int] = {}
     for line, text in enumerate(file.text.splitlines(), start=1):
         if not text.strip():
             continue
-        try:
-            record = loads_json(text, file.name, line)
-        except json.JSONDecodeError as exc:
-            raise IngestError.one(file.name, f"not valid JSON ({exc.msg})", row=line) from None
-        if not isinstance(record, Mapping) or "metadata" not in record or "metrics" not in record:
-            raise IngestError.one(
-                file.name, "required keys 'metadata' and 'metrics' are missing", row=line
-            )
+        record = _record(file, text, line)
         meta = record["metadata"]
-        if isinstance(meta, Mapping) and meta.get("benchmark_phase") == "warmup":
+        total += 1
+        if _phase(meta) == "warmup":
+            warmup += 1
             continue
         metrics = record["metrics"] or {}
         if not isinstance(metrics, Mapping):
             raise IngestError.one(file.name, "key 'metrics': expected an object", row=line)
-        good = record.get("error") is None
+        cancelled = isinstance(meta, Mapping) and meta.get("was_cancelled") is True
+        error = record.get("error")
+        good = error is None and not cancelled
+        if not good:
+            errored += 1
+            _count_category(categories, error)
+        session, turn = _session(meta)
+        sessions.append(session)
+        turns.append(turn)
         get = _Reader(file.name, line, metrics)
-        ttft.append(get.time("time_to_first_token") if good else None)
+        key = next((k for k in TTFT_KEYS if k in metrics), TTFT_KEYS[0])
+        ttft.append(get.time(key) if good else None)
         e2el.append(get.time("request_latency") if good else None)
         out_len.append(get.tokens("output_sequence_length") if good else None)
         isl = get.tokens("input_sequence_length")
@@ -95,8 +166,22 @@ def read_records(file: SourceFile) -> Records:
         ok.append(good)
     if not ok:
         raise IngestError.one(file.name, "holds no profiling records")
-    samples = make_samples(ttft, e2el, out_len, in_len, ok)
-    return Records(file, samples, sum(ok), len(ok) - sum(ok))
+    multi = any(s is not None for s in sessions)
+    samples = make_samples(
+        ttft, e2el, out_len, in_len, ok, sessions if multi else None, turns if multi else None
+    )
+    # As InferenceX counts them: profiled = profiling records without an error; the errored
+    # ones are kept here all the same, as failed requests.
+    accounting = {
+        "records_total": total,
+        "records_profiled": len(ok) - errored,
+        "records_dropped_total": warmup + errored,
+        "records_warmup_dropped": warmup,
+        "records_error_dropped": errored,
+        "error_categories": dict(sorted(categories.items())),
+    }
+    multi_turn = any(t is not None and t > 0 for t in turns)
+    return Records(file, samples, sum(ok), len(ok) - sum(ok), accounting, multi_turn)
 
 
 @dataclass
@@ -167,3 +252,6 @@ def attach(records: list[Records], built: list[Built]) -> None:
         taken[id(point)] = rec.file.name
         point.samples = rec.samples
         point.extra["per_request_failed"] = rec.failed
+        point.extra["request_accounting"] = rec.accounting
+        if rec.multi_turn:  # the kind of traffic, until the user names it more exactly
+            target[0].meta.setdefault("scenario", "multi-turn")

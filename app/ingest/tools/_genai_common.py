@@ -66,6 +66,26 @@ SLO_NAMES = {
     "inter_token_latency": "tpot",
     "request_latency": "e2el",
 }
+# Early AIPerf (its examples/artifacts/run1, October 2025) kept the metrics under `records`, each
+# with its `tag`, and wrote TTFT and TTST by short tags; later releases put them at the top level
+# under their long names.
+SHORT_TAGS = {"ttft": "time_to_first_token", "ttst": "time_to_second_token"}
+
+
+def summary_document(doc: Any) -> Any:
+    """The export as the current schema writes it: an early AIPerf summary's `records` lifted
+    to the top level, short tags under their long names (anything else returned as it is)."""
+    if not isinstance(doc, dict):
+        return doc
+    records = doc.get("records")
+    if not isinstance(records, dict) or not all(
+        isinstance(v, dict) and "tag" in v for v in records.values()
+    ):
+        return doc
+    lifted = {SHORT_TAGS.get(k, k): v for k, v in records.items()}
+    return {**{k: v for k, v in doc.items() if k != "records"}, **lifted}
+
+
 _LOAD_SUFFIX = re.compile(r"[-_](concurrency|request[-_]rate)(\d+(?:\.\d+)?)$")
 
 
@@ -75,7 +95,7 @@ def json_kind(file: SourceFile) -> str | None:
     if not head.startswith(b"{") or b'"unit"' not in head:
         return None
     try:
-        doc = file.json()
+        doc = summary_document(file.json())
     except IngestError:  # not UTF-8 text, or past a JSON bound
         return None
     if not isinstance(doc, dict):

@@ -66,6 +66,7 @@ from app.ingest.tools._genai_common import (
     positive_int,
     run_label,
     slo_text,
+    summary_document,
     sweeps_from,
     time_scale,
 )
@@ -181,7 +182,7 @@ def _finite(value: Any) -> bool:
 
 
 def build_json(file: SourceFile, defaults: Mapping[str, Any]) -> Built:
-    doc = file.json()
+    doc = summary_document(file.json())
     name = file.name
     config = doc.get("input_config") or {}
     if not isinstance(config, Mapping):

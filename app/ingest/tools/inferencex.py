@@ -33,6 +33,10 @@ spec_decode (`spec_decoding`; `mtp` on v1 rows), isl, osl. Rows group into sweep
 configuration (hardware, model, framework, precision, spec decoding, ISL/OSL, image, topology);
 points are ordered by concurrency, repeated rows at one concurrency are kept.
 
+AgentX rows (`scenario_type` and a nested `request_metrics`, agentic trace replay) are read by
+`_inferencex_agentx`: the sweep's scenario and trace dataset come from them, and rows group by
+scenario too, so an agentic row never joins a fixed-length sweep.
+
 Measured power (`power_valid`, `avg_total_gpu_power_w`, `total_gpu_energy_j`, …) becomes the
 point's measured GPU power and energy (`_inferencex_power`).
 
@@ -54,6 +58,7 @@ from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.source import SourceFile
 from app.ingest.text import SNIFF_BYTES
+from app.ingest.tools._inferencex_agentx import agentx_point, is_agentx, trace_dataset
 from app.ingest.tools._inferencex_power import power_covariates
 from app.ingest.tools._inferencex_public import (
     FMT_API,
@@ -114,6 +119,7 @@ CONFIG_KEYS = (
     "offload_mode",
     "benchmark_type",
     *PROVENANCE,  # another date or run of one configuration is another sweep
+    "scenario_type",
 )
 _VERSION = re.compile(r"^v?(\d+\.\d+(?:[.\w+-]*)?)$")
 
@@ -129,6 +135,9 @@ class InferenceXImporter:
         if head[:1] not in (b"{", b"["):
             return False
         if b'tput_per_gpu"' in head and (b'"hw"' in head or b'"hardware"' in head):
+            return True
+        # An AgentX row (issue 49): a nested request_metrics instead of per-GPU figures.
+        if b'"request_metrics"' in head and b'"scenario_type"' in head and b'"hw"' in head:
             return True
         # The public dump's tables: its results, its runs and its configurations.
         return (
@@ -200,7 +209,13 @@ def _multinode(rec: Record) -> bool:
 
 
 def _gpus(rec: Record) -> tuple[int, int | None, int | None]:
-    """(all GPUs, prefill GPUs, decode GPUs) as process_result.py counts them."""
+    """(all GPUs, prefill GPUs, decode GPUs) as process_result.py counts them (an AgentX row
+    states its `num_gpus`)."""
+    if is_agentx(rec.data) and not _multinode(rec) and rec.data.get("num_gpus") is not None:
+        stated = whole(rec, "num_gpus")
+        if stated is None or stated <= 0:
+            raise fail(rec, "key 'num_gpus': the GPU count must be above 0")
+        return stated, None, None
     if _multinode(rec):
         require_keys(rec, ("num_prefill_gpu", "num_decode_gpu"))
         prefill, decode = whole(rec, "num_prefill_gpu") or 0, whole(rec, "num_decode_gpu") or 0
@@ -236,6 +251,8 @@ def _sweep(group: list[Record]) -> ParsedSweep:
         "isl": whole(first, "isl"),
         "osl": whole(first, "osl"),
         "source_tool": TOOL,
+        "scenario": text(d.get("scenario_type")),
+        "trace_dataset": trace_dataset(d),
     }
     if first.fmt in (FMT_API, FMT_DUMP):
         # The public record's provenance. A CI agg row keeps its image in the points' extra,
@@ -275,7 +292,7 @@ def _sweep_name(
         if p is not None and p != "none"
     )
     lengths = f"{meta['isl']}/{meta['osl']}" if "isl" in meta and "osl" in meta else None
-    lengths = meta.get("workload") or lengths
+    lengths = meta.get("workload") or lengths or meta.get("scenario")
     run = f"run {meta['run_id']}" if meta.get("run_id") else None
     when = str(meta["measured_at"]) if meta.get("measured_at") else None
     return " · ".join(
@@ -298,6 +315,12 @@ def _image_version(image: str | None) -> str | None:
 
 
 def _point(rec: Record) -> ParsedPoint:
+    if is_agentx(rec.data):
+        require_keys(rec, ("hw", "conc"))
+        point = agentx_point(rec)
+        total, prefill, decode = _gpus(rec)
+        point.extra |= power_covariates(rec.data, total, prefill, decode)
+        return point
     require_keys(rec, REQUIRED)
     if not isinstance(rec.data["hw"], str) or not rec.data["hw"].strip():
         raise fail(

@@ -116,6 +116,7 @@ class PairOut(Answer):
     a: PairSide
     b: PairSide
     same_configuration: bool
+    refused: str | None  # why no ratio is given: different scenarios (issue 49), not allowed
     differences: list[Difference]
     caveats: list[CaveatOut]  # split, speculative decoding, prefix caching that differ
     shared_range_tok_s_user: tuple[float, float] | None

@@ -36,6 +36,7 @@ class PlanOperatingPoint(Answer):
     concurrency: float | None
     request_rate: float | None
     interactivity_tok_s_user: float | None
+    e2e_interactivity_tok_s_user: float | None = None  # only where samples were read (issue 49)
     split: str | None  # its own prefill:decode split ("8P + 8D"); null for aggregated serving
 
 
@@ -110,6 +111,7 @@ class PlanOut(Answer):
     slo: SloOut
     demand: DemandOut
     cheapest: PlanOption | None
+    refused: str | None  # why no cheapest is named (different scenarios, issue 49)
     same_configuration: bool
     differences: list[Difference]
     results: list[PlanResultOut]

@@ -37,6 +37,8 @@ class SloOut(Answer):
     ci_level: float
     accounting: Accounting
     throughput_per: str  # the unit every tok_s_per_gpu figure is counted per
+    interactivity: Literal["tpot", "e2e"]  # the x axis read (issue 49)
+    interactivity_axis: str  # and its name, e.g. "E2E-normalized interactivity … p90 …"
 
 
 class PriceColumnOut(Answer):
@@ -49,6 +51,9 @@ class OperatingPoint(Answer):
     concurrency: float | None
     request_rate: Rate | None
     interactivity_tok_s_user: float | None
+    # E2E-normalized interactivity there (1000 / p-th percentile of E2EL ÷ OSL), present only
+    # where samples were read (issue 49).
+    e2e_interactivity_tok_s_user: float | None = None
     split: str | None  # its own prefill:decode split ("8P + 8D"); null for aggregated serving
 
 
@@ -155,6 +160,43 @@ class TokensPerJoule(Answer):
     measured_reason: str | None  # why `measured` is null (no power in the file, marked invalid)
 
 
+class SessionsOut(Answer):
+    """Sessions at the operating point (issue 49): judged `count` (cut ones apart), the share
+    that met every limit on every turn with its Wilson ends; null with `reason` if unknown."""
+
+    point_id: int | None
+    count: int | None
+    met: int | None
+    attainment: float | None
+    attainment_low: float | None
+    attainment_high: float | None
+    cut: int | None  # sessions cut by the profiled window, not judged
+    unsessioned_requests: int | None
+    reason: str | None
+
+
+class TurnsOut(Answer):
+    """TTFT of first turns (cold) and later turns (warm) at the operating point."""
+
+    ttft_first_ms: float | None
+    ttft_later_ms: float | None
+    first_requests: int | None
+    later_requests: int | None
+    percentile: float | None
+
+
+class AgentsOut(Answer):
+    """Agents at your SLO: the most concurrent sessions whose session attainment meets the
+    target (conservative: its Wilson lower end does), per GPU, per MW all-in, per $/hour."""
+
+    concurrent_sessions: float | None
+    concurrent_sessions_conservative: float | None
+    per_gpu: float | None
+    per_mw: float | None
+    per_usd_hour: float | None
+    reason: str | None
+
+
 class ReadoffResult(Answer):
     """One sweep at the SLO: pass, borderline, fail or unknown (with the reason), its goodput
     and operating point, intervals, and its costs; `points` only when asked (points=true)."""
@@ -183,6 +225,10 @@ class ReadoffResult(Answer):
     operating_point: OperatingPoint | None
     estimate: EstimateOut | None
     tok_s_per_mw: float | None
+    sessions: SessionsOut
+    turns: TurnsOut
+    agents: AgentsOut
+    scenario: str | None  # fixed-seq-len, chat-multiturn, agentic-coding, …; null: not stated
     tokens_per_joule: TokensPerJoule
     joint_attainment_bounds: tuple[float, float] | None
     note: str
@@ -253,5 +299,6 @@ class FrontierOut(Answer):
     basis: Basis
     accounting: Accounting
     x: str
+    interactivity: Literal["tpot", "e2e"]
     y: str
     sweeps: list[SweepFrontier]

@@ -30,6 +30,8 @@ class SweepFields(Answer):
     isl: int | None
     osl: int | None
     workload: str | None
+    scenario: str | None
+    trace_dataset: str | None
     num_prefill_gpus: int | None
     num_decode_gpus: int | None
     source_kind: str
@@ -122,6 +124,28 @@ class StatedFigureOut(Answer):
     rule: str | None
 
 
+class TurnRow(Answer):
+    """A point's sessions and turns (issue 49): sessions seen (cut ones included), TTFT of the
+    first and later turns at p50 and p90, E2E-normalized interactivity at p90, and the records
+    its file dropped (warm-up, errors) where it counts them."""
+
+    point_id: int
+    concurrency: float | None
+    sessions: int
+    cut: int
+    unsessioned_requests: int
+    ttft_first_p50_ms: float | None
+    ttft_first_p90_ms: float | None
+    ttft_later_p50_ms: float | None
+    ttft_later_p90_ms: float | None
+    first_requests: int | None
+    later_requests: int | None
+    e2e_interactivity_p90_tok_s_user: float | None
+    e2el_per_token_p90_ms: float | None
+    warmup_dropped: int | None
+    error_dropped: int | None
+
+
 class SweepDetail(SweepFields):
     """One sweep with its points, and the measured mean ISL/OSL beside the configured ones
     (`length_note` set when they differ by more than 10 %)."""
@@ -135,6 +159,7 @@ class SweepDetail(SweepFields):
     # (each point's own in its extra fields); null for aggregated serving.
     split: str | None
     stated_figures: list[StatedFigureOut]
+    turns: list[TurnRow]  # per point with session ids; [] for a single-turn sweep
 
 
 class SweepEdited(SweepFields):

@@ -49,6 +49,8 @@ class StagedSweepDetails(Answer):
     isl: int | None
     osl: int | None
     workload: str | None
+    scenario: str | None
+    trace_dataset: str | None
     num_prefill_gpus: int | None
     num_decode_gpus: int | None
     source_kind: str | None
