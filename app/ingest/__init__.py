@@ -17,6 +17,7 @@ from app.ingest import canonical, canonical_rows
 from app.ingest.canonical_requests import RequestGroup, parse_requests_csv
 from app.ingest.errors import FIELD_MARK, IngestError, Problems, RowError
 from app.ingest.gpu_hint import COMMANDS_SUFFIX, GpuHint, command_hints, suggest
+from app.ingest.grouping import join_sweeps, name_sweeps, sweep_files, tell_apart
 from app.ingest.impossible import check_impossible
 from app.ingest.limits import DEFAULT_LIMITS, Limits, check_sweeps
 from app.ingest.near_miss import near_miss
@@ -26,7 +27,6 @@ from app.ingest.parsed import (
     ParsedSweep,
     drop_warnings_from_notes,
     import_warnings,
-    name_sweeps,
 )
 from app.ingest.safe_load import load_yaml
 from app.ingest.skipped import (
@@ -101,6 +101,7 @@ def parse_upload_files(
     require_meta: bool = True,
     limits: Limits = DEFAULT_LIMITS,
     unread: Sequence[str] = (),
+    keep_apart: bool = False,
 ) -> ParsedUpload:
     """Parse every result file; per-request files attach to the points of sweeps in the same
     upload. A file no importer recognises (a README, a log, a plot, a `.commands` file) is
@@ -112,6 +113,11 @@ def parse_upload_files(
     (shared by all files of the upload) and what each point may keep. `unread` names files the
     caller skipped by their name without reading them (a folder's logs, images, hidden files:
     see `source.is_side_file`); they are listed like an archive's members skipped by name.
+
+    Files of one configuration at different loads join one sweep (`grouping`); with
+    `keep_apart` every result file is a sweep of its own (or several, as its importer reads
+    it). Files are read in the order of their names, so the sweeps, their names and their
+    content hashes do not depend on the order the files came in.
     """
     if not files and not unread:
         raise IngestError.one("(upload)", "no file was uploaded")
@@ -134,6 +140,7 @@ def parse_upload_files(
         if len(expanded) != 1 or expanded[0].data is not upload.data:
             unpacked += sum(len(s.data) for s in expanded)
         sources.extend(expanded)
+    sources.sort(key=lambda s: s.name)  # the order files came in decides nothing
     tools = importers()
     sweeps: list[ParsedSweep] = []
     requests: list[tuple[str, list[RequestGroup]]] = []
@@ -180,14 +187,23 @@ def parse_upload_files(
         refusals.extend(RowError(name, unread_refusal(name)) for name in unread)
         raise IngestError(nothing_to_import(refusals))
     hints = _command_hints(s for s, _ in unrecognised)
+    named: list[ParsedSweep] = []
+    read_twice: list[Skipped] = []
     for index, group in claimed.items():
         try:
-            parsed = tools[index].parse(group, defaults)
-            sweeps.extend(_finish(parsed, defaults, require_meta, hints))
+            if keep_apart:
+                parsed = [s for f in group for s in tools[index].parse([f], defaults)]
+            else:
+                parsed = join_sweeps(tools[index].parse(group, defaults))
+            read_twice.extend(_read_twice(group, parsed))
+            finished = _finish(parsed, defaults, require_meta, hints)
+            sweeps.extend(finished)
+            named.extend(finished)
         except IngestError as exc:
             errors.extend(exc.errors)
     if errors:
         raise IngestError(errors)
+    tell_apart(named)
     for name, groups in requests:
         _attach_requests(name, groups, sweeps, errors)
     if errors:
@@ -204,7 +220,23 @@ def parse_upload_files(
         drop_warnings_from_notes(sweep)
     skipped = [Skipped(s.name, skip_reason(s.data)) for s, _ in unrecognised]
     skipped.extend(Skipped(name, unread_reason(name)) for name in unread)
-    return ParsedUpload(sweeps, listed(skipped))
+    return ParsedUpload(sweeps, listed([*read_twice, *skipped]))
+
+
+READ_TWICE = (
+    "read: its results are the same runs as other files of the upload give, "
+    "so each is imported once, from those"
+)
+
+
+def _read_twice(group: list[SourceFile], parsed: list[ParsedSweep]) -> list[Skipped]:
+    """Result files none of whose results made a sweep: every one was also in another file (a
+    `vllm bench sweep` summary.json beside its run=N.json files). Listed, so every file of a
+    folder is accounted for; only where each sweep names all its files."""
+    if any(not s.files and " more)" in s.source_file for s in parsed):
+        return []
+    used = {f for s in parsed for f in sweep_files(s)}
+    return [Skipped(f.name, READ_TWICE) for f in group if f.name not in used]
 
 
 def missing_field(file: str, key: str) -> RowError:
@@ -312,6 +344,7 @@ def _finish(
     given = defaults.get("sweep")
     name_sweeps(sweeps, str(given) if given else None)
     for sweep in sweeps:
+        sweep.files = sweep_files(sweep)
         for key, value in defaults.items():
             if sweep.meta.get(key) in (None, ""):
                 sweep.meta[key] = value

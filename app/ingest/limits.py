@@ -32,6 +32,7 @@ SWEEP_TEXT_LIMITS: dict[str, int] = {
     "spec_decode": 100,
     "draft_model": 200,
     "workload": 200,
+    "config": 500,
     "source_kind": 20,
     "source_tool": 100,
     "run_id": 40,

@@ -64,6 +64,8 @@ class Sweep(Base):
     isl: Mapped[int | None] = mapped_column(Integer)
     osl: Mapped[int | None] = mapped_column(Integer)
     workload: Mapped[str | None] = mapped_column(String(200))
+    # What sets the sweep apart from its siblings: swept settings, parallelism (issue 47, 51).
+    config: Mapped[str | None] = mapped_column(String(500))
     source_kind: Mapped[str] = mapped_column(String(20), default="measured")
     source_tool: Mapped[str | None] = mapped_column(String(100))
     source_file: Mapped[str | None] = mapped_column(String(500))

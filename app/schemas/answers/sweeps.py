@@ -31,6 +31,7 @@ class SweepFields(Answer):
     workload: str | None
     num_prefill_gpus: int | None
     num_decode_gpus: int | None
+    config: str | None
     source_kind: str
     source_tool: str | None
     notes: str | None

@@ -51,6 +51,7 @@ class StagedSweepDetails(Answer):
     workload: str | None
     num_prefill_gpus: int | None
     num_decode_gpus: int | None
+    config: str | None
     source_kind: str | None
     source_tool: str | None
     notes: str | None
