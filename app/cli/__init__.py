@@ -65,6 +65,12 @@ def main(argv: list[str] | None = None) -> int:
         "GPUs needs --num-prefill-gpus and --num-decode-gpus",
     )
     imp.add_argument(
+        "--keep-apart",
+        action="store_true",
+        help="every result file a sweep of its own (by default the files of one configuration "
+        "at different loads join one sweep)",
+    )
+    imp.add_argument(
         "--tag",
         action="append",
         default=[],
@@ -255,7 +261,14 @@ def _import(args: argparse.Namespace) -> int:
         seeded = _seed_catalogs(session)
         limits = uploads.limits_for(settings.max_unpacked_bytes)
         stored = uploads.store_checked(
-            session, files, fields, limits, args.tag, unread, disaggregated=args.disaggregated
+            session,
+            files,
+            fields,
+            limits,
+            args.tag,
+            unread,
+            disaggregated=args.disaggregated,
+            keep_apart=args.keep_apart,
         )
         for warning in stored.warnings:
             print(f"warning: {warning}", file=sys.stderr)

@@ -233,7 +233,7 @@ def _read_twice(group: list[SourceFile], parsed: list[ParsedSweep]) -> list[Skip
     """Result files none of whose results made a sweep: every one was also in another file (a
     `vllm bench sweep` summary.json beside its run=N.json files). Listed, so every file of a
     folder is accounted for; only where each sweep names all its files."""
-    if any(not s.files and " more)" in s.source_file for s in parsed):
+    if not all(s.files for s in parsed):  # an importer that does not list every file
         return []
     used = {f for s in parsed for f in sweep_files(s)}
     return [Skipped(f.name, READ_TWICE) for f in group if f.name not in used]

@@ -72,6 +72,46 @@ def join_sweeps(sweeps: list[ParsedSweep]) -> list[ParsedSweep]:
     return out
 
 
+def same_names(sweeps: list[ParsedSweep]) -> list[tuple[list[int], str | None]]:
+    """Sweeps given one name (the upload page's details typed alike): each group's indexes,
+    and None when they join (one configuration, other loads), else what differs."""
+    by_name: dict[str, list[int]] = {}
+    for i, sweep in enumerate(sweeps):
+        if sweep.name:
+            by_name.setdefault(sweep.name, []).append(i)
+    out: list[tuple[list[int], str | None]] = []
+    for indexes in by_name.values():
+        if len(indexes) > 1:
+            out.append((indexes, _why_apart([sweeps[i] for i in indexes])))
+    return out
+
+
+def _why_apart(group: list[ParsedSweep]) -> str | None:
+    keys = [k for k in JOIN_KEYS if len({repr(s.meta.get(k)) for s in group}) > 1]
+    if keys:
+        return "they differ in " + ", ".join(keys)
+    if len({_key(s)[0] for s in group}) > 1:
+        return "they come from different tools"
+    loads = [_load(p) for s in group for p in s.points]
+    if len(loads) != len(set(loads)):
+        return "they measured the same load"
+    return None
+
+
+def join_named(sweeps: list[ParsedSweep]) -> list[ParsedSweep]:
+    """The sweeps with those given one name joined (each group `same_names` found joinable),
+    under that name; the others as they are."""
+    joined: dict[int, ParsedSweep] = {}
+    dropped: set[int] = set()
+    for indexes, why in same_names(sweeps):
+        if why is None:
+            sweep = _joined([sweeps[i] for i in indexes])
+            sweep.meta["sweep"] = sweeps[indexes[0]].name
+            joined[indexes[0]] = sweep
+            dropped.update(indexes[1:])
+    return [joined.get(i, s) for i, s in enumerate(sweeps) if i not in dropped]
+
+
 def _key(sweep: ParsedSweep) -> tuple[Any, ...]:
     tool = sweep.meta.get("source_tool") or sweep.source_format
     return (tool, *(repr(sweep.meta.get(k)) for k in JOIN_KEYS))

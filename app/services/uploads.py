@@ -23,6 +23,7 @@ from app.ingest import (
     parse_upload_files,
 )
 from app.ingest.errors import FIELD_SOURCE
+from app.ingest.grouping import join_named, same_names
 from app.ingest.impossible import split_errors
 from app.ingest.limits import SWEEP_TEXT_LIMITS, int_problem, text_problem
 from app.ingest.parsed import length_warning
@@ -76,6 +77,11 @@ class Details:
     store_new: frozenset[int] | None = None  # sweeps stored anew instead of updating their twin
     # Sweeps marked as disaggregated serving: their prefill and decode GPUs are required.
     disaggregated: frozenset[int] = frozenset()
+    # Every result file a sweep of its own, instead of files of one configuration joined.
+    keep_apart: bool = False
+    # The page: a sweep whose measurements are stored takes the stored sweep's details where
+    # none is typed for it, so a re-upload of a stored folder is unchanged without typing.
+    prefill_stored: bool = False
 
 
 @dataclass
@@ -90,18 +96,30 @@ class Detailed:
 
 
 def parse_detailed(
-    files: list[UploadFile], details: Details, limits: Limits, require_meta: bool
+    files: list[UploadFile],
+    details: Details,
+    limits: Limits,
+    require_meta: bool,
+    session: Session | None = None,
 ) -> Detailed:
     """Parse, then apply each sweep's own details. A refused value is an error naming the sweep
     and the field; with `require_meta`, so is a sweep still lacking its name, hardware or GPU
     count. Problems in the files themselves raise IngestError."""
     upload = parse_upload_files(
-        files, parse_defaults(details.shared), require_meta=False, limits=limits
+        files,
+        parse_defaults(details.shared),
+        require_meta=False,
+        limits=limits,
+        keep_apart=details.keep_apart,
     )
     parsed = upload.sweeps
     out = Detailed(parsed, skipped=upload.skipped)
     every = _typed_details(details.every, FIELD_SOURCE, None, out)
     rest = _typed_details(details.rest, FIELD_SOURCE, None, out) if details.rest else {}
+    if session is not None and details.prefill_stored:
+        for sweep, found in zip(parsed, already_stored.find(session, parsed), strict=True):
+            if found is not None and found.details:  # the stored sweep's details, then typing
+                _apply(sweep, {k: v for k, v in found.details.items() if k != "source_tool"})
     for i, sweep in enumerate(parsed):
         given = details.per_sweep[i] if i < len(details.per_sweep) else {}
         own = _typed_details(given, sweep_source(i, sweep), i, out)
@@ -152,6 +170,21 @@ def _apply(sweep: ParsedSweep, values: Mapping[str, Any]) -> None:
         sweep.warnings[:] = [w for w in sweep.warnings if w != before]
         if after:
             sweep.warnings.append(after)
+
+
+def named_apart(sweeps: list[ParsedSweep]) -> list[RowError]:
+    """An error per group of sweeps given one name that cannot be one sweep: two sweeps of one
+    name are never stored."""
+    return [
+        RowError(
+            sweep_source(indexes[1], sweeps[indexes[1]]),
+            f"sweeps {', '.join(str(i + 1) for i in indexes)} are all named "
+            f"{sweeps[indexes[0]].name!r}, but {why}: give each its own name",
+            field="sweep",
+        )
+        for indexes, why in same_names(sweeps)
+        if why is not None
+    ]
 
 
 def parse_defaults(fields: Mapping[str, str | None], source: str = FIELD_SOURCE) -> dict[str, Any]:
@@ -230,6 +263,7 @@ class Preview:
     invalid: set[tuple[int | None, str]] = field(default_factory=set)
     skipped: list[Skipped] = field(default_factory=list)  # files that are not result files
     stored: list[StoredAs | None] = field(default_factory=list)  # what each sweep already is
+    joins: list[str] = field(default_factory=list)  # sweeps named alike, stored as one
 
 
 @dataclass
@@ -258,17 +292,25 @@ def preview_detailed(
 ) -> Preview:
     """The preview of staged files with each sweep's own details applied; refused details are
     listed in `errors` and `invalid`, not raised, so the preview still shows every sweep."""
-    detailed = parse_detailed(files, details, limits, require_meta=False)
+    detailed = parse_detailed(files, details, limits, require_meta=False, session=session)
     matches = match_parsed(session, detailed.sweeps)
     stored = already_stored.find(session, detailed.sweeps)
+    apart = named_apart(detailed.sweeps)
+    joins = [
+        f"Sweeps {', '.join(str(i + 1) for i in indexes)} are all named "
+        f"“{detailed.sweeps[indexes[0]].name}”: saving stores them as one sweep."
+        for indexes, why in same_names(detailed.sweeps)
+        if why is None
+    ]
     return Preview(
         detailed.sweeps,
         matches,
         match_warnings(matches),
-        detailed.errors,
+        [*detailed.errors, *apart],
         detailed.invalid,
         detailed.skipped,
         stored,
+        joins,
     )
 
 
@@ -283,14 +325,17 @@ def store_detailed(
     """Store every sweep with its own details and the upload's `tags` (and run `also`) in one
     transaction, or nothing."""
     tag_list = upload_tags(tags or [])
-    detailed = parse_detailed(files, details, limits, require_meta=True)
+    detailed = parse_detailed(files, details, limits, require_meta=True, session=session)
     matches = match_parsed(session, detailed.sweeps)
     unchosen = hardware_unchosen(
         detailed.sweeps, matches, details.keep_hardware, details.keep_every_hardware
     )
-    errors = [*detailed.errors, *unchosen]
+    errors = [*detailed.errors, *unchosen, *named_apart(detailed.sweeps)]
     if errors:
         raise IngestError(errors)
+    if same_names(detailed.sweeps):  # typed alike: one sweep (indexes change: match again)
+        detailed.sweeps = join_named(detailed.sweeps)
+        matches = match_parsed(session, detailed.sweeps)
     updates = already_stored.updates(session, detailed.sweeps, details.store_new)
     stored = _save(session, detailed.sweeps, also, tag_list, matches, updates)
     stored.skipped = detailed.skipped
@@ -316,16 +361,20 @@ def store_checked(
     tags: list[str] | None = None,
     unread: Sequence[str] = (),
     disaggregated: bool = False,
+    keep_apart: bool = False,
 ) -> Stored:
     """`store`, with the warnings of hardware matching (every upload path goes through here).
 
     `tags` (form values, comma or space separated) go on every sweep of the upload, existing
     ones included, in the same transaction. `unread`: files skipped by name, unread (a folder's
     side files, as the CLI reads a folder), listed among the skipped ones. `disaggregated`: every
-    sweep must have its prefill and decode GPUs (from its file or `fields`), or none is stored."""
+    sweep must have its prefill and decode GPUs (from its file or `fields`), or none is stored.
+    `keep_apart`: every result file a sweep of its own (files of one configuration join)."""
     tag_list = upload_tags(tags or [])
     defaults = parse_defaults(fields)
-    upload = parse_upload_files(files, defaults, limits=limits or Limits(), unread=unread)
+    upload = parse_upload_files(
+        files, defaults, limits=limits or Limits(), unread=unread, keep_apart=keep_apart
+    )
     if disaggregated and (missing := split_missing(upload.sweeps, SPLIT_FIELDS)):
         raise IngestError(missing)
     if wrong := split_errors(upload.sweeps):
