@@ -277,7 +277,10 @@ def _import(args: argparse.Namespace) -> int:
             points = fmt_count(item["points"], "point")
             print(f"{state} sweep {item['id']}: {item['name']} ({points})")
         for skipped in stored.skipped:
-            print(f"skipped {skipped.file}: {skipped.reason.removesuffix(': skipped')}")
+            if skipped.reason.startswith("read: "):  # read, but every result in it was twice
+                print(f"read    {skipped.file}: {skipped.reason.removeprefix('read: ')}")
+            else:
+                print(f"skipped {skipped.file}: {skipped.reason.removesuffix(': skipped')}")
     except IngestError as exc:
         session.rollback()
         print("error: nothing was imported", file=sys.stderr)

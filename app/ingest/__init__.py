@@ -50,6 +50,7 @@ from app.ingest.text import (
 )
 
 __all__ = [
+    "READ_TWICE",
     "TELEMETRY_REFUSAL",
     "IngestError",
     "NO_TPOT_WARNING",

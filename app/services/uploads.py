@@ -327,9 +327,11 @@ def store_detailed(
     tag_list = upload_tags(tags or [])
     detailed = parse_detailed(files, details, limits, require_meta=True, session=session)
     matches = match_parsed(session, detailed.sweeps)
-    unchosen = hardware_unchosen(
-        detailed.sweeps, matches, details.keep_hardware, details.keep_every_hardware
-    )
+    keep = details.keep_hardware
+    if keep is not None:  # a sweep stored as it is was kept as typed before: saving keeps it
+        found = already_stored.find(session, detailed.sweeps)
+        keep = keep | {i for i, f in enumerate(found) if f is not None and f.same}
+    unchosen = hardware_unchosen(detailed.sweeps, matches, keep, details.keep_every_hardware)
     errors = [*detailed.errors, *unchosen, *named_apart(detailed.sweeps)]
     if errors:
         raise IngestError(errors)
