@@ -14,10 +14,17 @@ import yaml
 
 from app.domain.columns import TPOT_COLUMN_NAMES
 from app.ingest import canonical, canonical_rows
-from app.ingest.canonical_requests import RequestGroup, parse_requests_csv
+from app.ingest.canonical_requests import RequestGroup, attach_requests, parse_requests_csv
 from app.ingest.errors import FIELD_MARK, IngestError, Problems, RowError
 from app.ingest.gpu_hint import COMMANDS_SUFFIX, GpuHint, command_hints, suggest
-from app.ingest.grouping import join_sweeps, name_sweeps, sweep_files, tell_apart
+from app.ingest.grouping import (
+    READ_TWICE,
+    join_sweeps,
+    name_sweeps,
+    read_twice,
+    sweep_files,
+    tell_apart,
+)
 from app.ingest.impossible import check_impossible
 from app.ingest.limits import DEFAULT_LIMITS, Limits, check_sweeps
 from app.ingest.near_miss import near_miss
@@ -189,14 +196,14 @@ def parse_upload_files(
         raise IngestError(nothing_to_import(refusals))
     hints = _command_hints(s for s, _ in unrecognised)
     named: list[ParsedSweep] = []
-    read_twice: list[Skipped] = []
+    read_again: list[Skipped] = []
     for index, group in claimed.items():
         try:
             if keep_apart:
                 parsed = [s for f in group for s in tools[index].parse([f], defaults)]
             else:
                 parsed = join_sweeps(tools[index].parse(group, defaults))
-            read_twice.extend(_read_twice(group, parsed))
+            read_again.extend(read_twice(group, parsed))
             finished = _finish(parsed, defaults, require_meta, hints)
             sweeps.extend(finished)
             named.extend(finished)
@@ -206,7 +213,7 @@ def parse_upload_files(
         raise IngestError(errors)
     tell_apart(named)
     for name, groups in requests:
-        _attach_requests(name, groups, sweeps, errors)
+        attach_requests(name, groups, sweeps, errors)
     if errors:
         raise IngestError(errors)
     if not sweeps:
@@ -221,23 +228,7 @@ def parse_upload_files(
         drop_warnings_from_notes(sweep)
     skipped = [Skipped(s.name, skip_reason(s.data)) for s, _ in unrecognised]
     skipped.extend(Skipped(name, unread_reason(name)) for name in unread)
-    return ParsedUpload(sweeps, listed([*read_twice, *skipped]))
-
-
-READ_TWICE = (
-    "read: its results are the same runs as other files of the upload give, "
-    "so each is imported once, from those"
-)
-
-
-def _read_twice(group: list[SourceFile], parsed: list[ParsedSweep]) -> list[Skipped]:
-    """Result files none of whose results made a sweep: every one was also in another file (a
-    `vllm bench sweep` summary.json beside its run=N.json files). Listed, so every file of a
-    folder is accounted for; only where each sweep names all its files."""
-    if not all(s.files for s in parsed):  # an importer that does not list every file
-        return []
-    used = {f for s in parsed for f in sweep_files(s)}
-    return [Skipped(f.name, READ_TWICE) for f in group if f.name not in used]
+    return ParsedUpload(sweeps, listed([*read_again, *skipped]))
 
 
 def missing_field(file: str, key: str) -> RowError:
@@ -392,41 +383,3 @@ def _load(point: ParsedPoint) -> str:
     if point.values.get("concurrency") is not None:
         return f"at concurrency {point.values['concurrency']:g}"
     return f"at rate {point.values.get('request_rate')}"
-
-
-def _attach_requests(
-    file: str, groups: list[RequestGroup], sweeps: list[ParsedSweep], errors: list[RowError]
-) -> None:
-    by_name = {s.name: s for s in sweeps}
-    for group in groups:
-        name, concurrency, rate = group.sweep, group.concurrency, group.request_rate
-        sweep = by_name.get(str(name))
-        if sweep is None:
-            errors.append(
-                RowError(file, f"no sweep named {name!r} in this upload", group.first_row, "sweep")
-            )
-            continue
-        matches = _matching_points(sweep.points, concurrency, rate)
-        load = f"concurrency {concurrency}" if concurrency is not None else f"rate {rate}"
-        if len(matches) != 1:
-            problem = "no point" if not matches else f"{len(matches)} points"
-            errors.append(
-                RowError(
-                    file, f"sweep {name!r} has {problem} at {load}", group.first_row, "concurrency"
-                )
-            )
-            continue
-        point = matches[0]
-        if point.samples is not None:
-            errors.append(RowError(file, f"samples for {load} given twice", group.first_row))
-            continue
-        point.samples = group.samples
-
-
-def _matching_points(points: list[ParsedPoint], concurrency: Any, rate: Any) -> list[ParsedPoint]:
-    return [
-        p
-        for p in points
-        if (concurrency is None or p.values.get("concurrency") == concurrency)
-        and (rate is None or p.values.get("request_rate") == rate)
-    ]

@@ -18,6 +18,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from app.ingest.parsed import HASHED_META, HASHED_WHEN_GIVEN, ParsedPoint, ParsedSweep
+from app.ingest.skipped import Skipped
+from app.ingest.source import SourceFile
 
 # What decides whether two sweeps are one configuration: their description but name and notes.
 JOIN_KEYS: tuple[str, ...] = tuple(
@@ -218,3 +220,19 @@ def _said(key: str, value: Any) -> str:
     if key in ("isl", "osl"):
         return f"{key.upper()} {value}"
     return str(value)
+
+
+READ_TWICE = (
+    "read: its results are the same runs as other files of the upload give, "
+    "so each is imported once, from those"
+)
+
+
+def read_twice(group: list[SourceFile], parsed: list[ParsedSweep]) -> list[Skipped]:
+    """Result files none of whose results made a sweep: every one was also in another file (a
+    `vllm bench sweep` summary.json beside its run=N.json files). Listed, so every file of a
+    folder is accounted for; only where each sweep names all its files."""
+    if not all(s.files for s in parsed):  # an importer that does not list every file
+        return []
+    used = {f for s in parsed for f in sweep_files(s)}
+    return [Skipped(f.name, READ_TWICE) for f in group if f.name not in used]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -10,7 +9,6 @@ from typing import Any
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from app.domain.columns import COLUMNS_BY_NAME, SOURCE_KINDS, SWEEP_COLUMN_NAMES
 from app.ingest import (
     IngestError,
     Limits,
@@ -25,7 +23,6 @@ from app.ingest import (
 from app.ingest.errors import FIELD_SOURCE
 from app.ingest.grouping import join_named, same_names
 from app.ingest.impossible import split_errors
-from app.ingest.limits import SWEEP_TEXT_LIMITS, int_problem, text_problem
 from app.ingest.parsed import length_warning
 from app.services import already_stored
 from app.services.already_stored import StoredAs
@@ -33,12 +30,12 @@ from app.services.catalog import match_parsed, match_warnings
 from app.services.errors import Invalid
 from app.services.tags import checked_tags
 from app.services.upload_checks import hardware_unchosen, split_missing, sweep_source
+from app.services.upload_fields import parse_defaults
+from app.services.upload_names import join_notes, named_apart
 from app.store import sweeps as q
 from app.store import tags as tag_store
 from app.store.catalog import HardwareMatch
 
-# Form fields and CLI options that fill sweep-level values a file leaves out.
-FORM_FIELDS: tuple[str, ...] = SWEEP_COLUMN_NAMES
 # The details the upload page asks for, for each sweep of an upload (API names; the CLI's
 # options are the same names as --flags). A new detail is one more name here.
 DETAIL_FIELDS: tuple[str, ...] = (
@@ -172,84 +169,9 @@ def _apply(sweep: ParsedSweep, values: Mapping[str, Any]) -> None:
             sweep.warnings.append(after)
 
 
-def named_apart(sweeps: list[ParsedSweep]) -> list[RowError]:
-    """An error per group of sweeps given one name that cannot be one sweep: two sweeps of one
-    name are never stored."""
-    return [
-        RowError(
-            sweep_source(indexes[1], sweeps[indexes[1]]),
-            f"sweeps {', '.join(str(i + 1) for i in indexes)} are all named "
-            f"{sweeps[indexes[0]].name!r}, but {why}: give each its own name",
-            field="sweep",
-        )
-        for indexes, why in same_names(sweeps)
-        if why is not None
-    ]
-
-
-def parse_defaults(fields: Mapping[str, str | None], source: str = FIELD_SOURCE) -> dict[str, Any]:
-    """Typed sweep-level defaults from form fields; a bad value names the field (and `source`,
-    where the fields came from)."""
-    defaults: dict[str, Any] = {}
-    errors: list[RowError] = []
-    for name in FORM_FIELDS:
-        raw = (fields.get(name) or "").strip()
-        if not raw:
-            continue
-        kind = COLUMNS_BY_NAME[name].kind
-        try:
-            value = _typed(kind, raw)
-        except ValueError as exc:
-            errors.append(RowError(source, str(exc), column=name, field=name))
-            continue
-        # The same bounds as values from a file: what SQLite would keep, Postgres must too.
-        problem = (
-            text_problem(value, SWEEP_TEXT_LIMITS.get(name, 10_000))
-            if isinstance(value, str)
-            else int_problem(value)
-        )
-        if problem:
-            errors.append(RowError(source, problem, column=name, field=name))
-        else:
-            defaults[name] = value
-    if "num_gpus" in defaults and defaults["num_gpus"] <= 0:
-        errors.append(
-            RowError(source, "must be greater than 0", column="num_gpus", field="num_gpus")
-        )
-    if defaults.get("source_kind") not in (None, *SOURCE_KINDS):
-        errors.append(
-            RowError(
-                source, f"must be one of {SOURCE_KINDS}", column="source_kind", field="source_kind"
-            )
-        )
-    if errors:
-        raise IngestError(errors)
-    return defaults
-
-
-def _typed(kind: str, raw: str) -> Any:
-    if kind == "int":
-        try:
-            return int(raw)
-        except ValueError:
-            raise ValueError(f"{_shown(raw)} is not a whole number") from None
-    if kind == "date":
-        try:
-            return dt.date.fromisoformat(raw)
-        except ValueError:
-            raise ValueError(f"{_shown(raw)} is not a date (YYYY-MM-DD)") from None
-    return raw
-
-
 def limits_for(max_unpacked_bytes: int) -> Limits:
     """Ingest bounds from the settings (PARETOSCOPE_MAX_UNPACKED_MB; 10× the upload cap)."""
     return Limits(max_unpacked_bytes=max_unpacked_bytes)
-
-
-def _shown(raw: str) -> str:
-    """A bad value as quoted in a message: long ones cut, so a 5,000-digit "number" is not
-    echoed back whole."""
-    return repr(raw if len(raw) <= 40 else raw[:40] + "…")
 
 
 @dataclass
@@ -296,12 +218,7 @@ def preview_detailed(
     matches = match_parsed(session, detailed.sweeps)
     stored = already_stored.find(session, detailed.sweeps)
     apart = named_apart(detailed.sweeps)
-    joins = [
-        f"Sweeps {', '.join(str(i + 1) for i in indexes)} are all named "
-        f"“{detailed.sweeps[indexes[0]].name}”: saving stores them as one sweep."
-        for indexes, why in same_names(detailed.sweeps)
-        if why is None
-    ]
+    joins = join_notes(detailed.sweeps)
     return Preview(
         detailed.sweeps,
         matches,

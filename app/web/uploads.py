@@ -30,7 +30,7 @@ from app.http.templating import render
 from app.http.uploads import UploadRoute
 from app.ingest import IngestError
 from app.ingest.errors import RowError
-from app.services import staging, upload_checks, upload_json, upload_page, uploads
+from app.services import staging, upload_checks, upload_fields, upload_json, upload_page, uploads
 from app.services.errors import Gone
 from app.settings import Settings
 from app.store import catalog
@@ -197,7 +197,7 @@ def details_from_form(form: FormData) -> uploads.Details:
             every[key[len(EVERY_PREFIX) :]] = value
         elif key.startswith(REST_PREFIX) and key[len(REST_PREFIX) :] in META_FIELDS:
             rest[key[len(REST_PREFIX) :]] = value
-        elif (m := PER_SWEEP.fullmatch(key)) and m.group(2) in uploads.FORM_FIELDS:
+        elif (m := PER_SWEEP.fullmatch(key)) and m.group(2) in upload_fields.FORM_FIELDS:
             per_sweep.setdefault(int(m.group(1)), {})[m.group(2)] = value
     keep_apart = form.get(KEEP_APART) == "1"
     shown = form.get(GROUPED_AS)

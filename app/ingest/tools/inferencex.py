@@ -313,10 +313,10 @@ def layout_name(row: Mapping[str, Any], multinode: bool) -> str:
 
 def _layout(row: Mapping[str, Any], role: str) -> str:
     def size(key: str) -> int | None:
-        value = row.get(f"{role}{key}")
+        value = text(row.get(f"{role}{key}"))
         try:
-            return int(float(value)) if text(value) is not None else None
-        except (TypeError, ValueError):
+            return int(float(value)) if value is not None else None
+        except ValueError:  # a size that is no number names nothing
             return None
 
     tp, ep, pp = size("tp"), size("ep"), size("pp")

@@ -88,7 +88,7 @@ from app.ingest.tools._vllm_common import (
     text,
     whole,
 )
-from app.ingest.tools._vllm_grouping import NUMBER, swept_configs, sweep_groups
+from app.ingest.tools._vllm_grouping import NUMBER, sweep_groups, swept_configs
 from app.ingest.tools._vllm_spec import spec_decode_covariates
 
 TOOL = "vllm bench serve"
