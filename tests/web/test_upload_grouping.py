@@ -52,7 +52,7 @@ def bench_sweep_folder() -> list[tuple[str, bytes]]:
     return files
 
 
-def multipart(files: list[tuple[str, bytes]]) -> list[tuple[str, tuple[str, bytes, str]]]:
+def grouping_multipart(files: list[tuple[str, bytes]]) -> list[tuple[str, tuple[str, bytes, str]]]:
     return [("files", (n, d, "application/octet-stream")) for n, d in files]
 
 
@@ -67,8 +67,8 @@ def sent_fields(page: BeautifulSoup) -> dict[str, str]:
     }
 
 
-def stage(hx_client: TestClient, files: list[tuple[str, bytes]]) -> BeautifulSoup:
-    return soup(hx_client.post("/upload/stage", files=multipart(files)), 200)
+def stage_grouped(hx_client: TestClient, files: list[tuple[str, bytes]]) -> BeautifulSoup:
+    return soup(hx_client.post("/upload/stage", files=grouping_multipart(files)), 200)
 
 
 def save_on_page(hx_client: TestClient, page: BeautifulSoup, **typed: str) -> BeautifulSoup:
@@ -76,7 +76,7 @@ def save_on_page(hx_client: TestClient, page: BeautifulSoup, **typed: str) -> Be
     return soup(hx_client.post("/upload/confirm", data=fields), 200)
 
 
-def stored_sweeps(session: Session) -> list[tuple[str, str, str | None, int]]:
+def sweeps_as_stored(session: Session) -> list[tuple[str, str, str | None, int]]:
     """(name, content hash, config, points) of every stored sweep, by name."""
     session.expire_all()
     rows = session.scalars(select(Sweep).order_by(Sweep.name)).all()
@@ -94,7 +94,7 @@ def write_folder(root: Path, files: list[tuple[str, bytes]]) -> Path:
 def test_sglang_files_of_one_load_each_join_one_sweep_in_the_preview(
     hx_client: TestClient,
 ) -> None:
-    page = stage(hx_client, sglang_per_load())
+    page = stage_grouped(hx_client, sglang_per_load())
     [card] = page.select("article.preview")
     title = card.select_one("h2")
     assert title is not None and title.get_text(" ", strip=True) == f"{SGLANG_NAME} 5 points"
@@ -110,7 +110,7 @@ def test_sglang_files_of_one_load_each_join_one_sweep_in_the_preview(
 def test_keeping_files_apart_makes_a_sweep_per_file_and_drops_details_typed_for_the_joined(
     hx_client: TestClient, session: Session
 ) -> None:
-    page = stage(hx_client, sglang_per_load())
+    page = stage_grouped(hx_client, sglang_per_load())
     fields = sent_fields(page) | {"s0.hardware": "H100", "s0.num_gpus": "4", "keep_apart": "1"}
     apart = soup(hx_client.post("/upload/preview", data=fields), 200)
     names = [h.get_text(" ", strip=True) for h in apart.select("article.preview h2")]
@@ -133,11 +133,11 @@ def test_web_and_cli_store_the_same_sweeps_names_and_hashes_in_any_file_order(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     files = sglang_per_load() + bench_sweep_folder()
-    page = stage(hx_client, list(reversed(files)))
+    page = stage_grouped(hx_client, list(reversed(files)))
     typed = {"all.hardware": "H100", "all.num_gpus": "4"}
     summary = save_on_page(hx_client, page, **typed)
     assert summary.select_one("#upload-summary-title") is not None
-    web = stored_sweeps(session)
+    web = sweeps_as_stored(session)
     assert [(name, config, points) for name, _, config, points in web] == [
         (
             "Qwen2.5-Coder-7B-Instruct · vllm bench sweep · chat · max_num_seqs=4",
@@ -160,7 +160,7 @@ def test_web_and_cli_store_the_same_sweeps_names_and_hashes_in_any_file_order(
     assert sorted(line.split(":", 1)[0] for line in out if " sweep " in line) == sorted(
         f"exists  sweep {i}" for i in range(1, 4)
     )
-    assert stored_sweeps(session) == web
+    assert sweeps_as_stored(session) == web
     # summary.json is listed as read, its runs being the run=N.json files'.
     for seqs in (4, 8):
         folder = f"exp/SERVE-max_num_seqs={seqs}-BENCH-max_concurrency=16"
@@ -172,7 +172,7 @@ def test_the_cli_joins_one_configuration_under_the_sweep_name_given(
 ) -> None:
     folder = write_folder(tmp_path, sglang_per_load())
     assert cli("import", folder, "--hardware", "H100", "--num-gpus", "4", "--sweep", "L70") == 0
-    assert [(n, p) for n, _, _, p in stored_sweeps(session)] == [("L70", 5)]
+    assert [(n, p) for n, _, _, p in sweeps_as_stored(session)] == [("L70", 5)]
     assert cli("import", folder, "--hardware", "H100", "--num-gpus", "4", "--keep-apart") == 0
     assert count(session, Sweep) == 6
 
@@ -181,11 +181,11 @@ def test_a_stored_folder_uploaded_again_is_prefilled_and_saved_unchanged_with_no
     hx_client: TestClient, session: Session
 ) -> None:
     files = bench_sweep_folder()
-    first = stage(hx_client, files)
+    first = stage_grouped(hx_client, files)
     assert len(first.select(".missing")) == 2  # hardware and GPUs asked for, once
     save_on_page(hx_client, first, **{"all.hardware": "H100", "all.num_gpus": "1"})
-    before = stored_sweeps(session)
-    again = stage(hx_client, list(reversed(files)))
+    before = sweeps_as_stored(session)
+    again = stage_grouped(hx_client, list(reversed(files)))
     assert again.select(".missing") == []
     for i in (0, 1):
         hardware, gpus = again.select_one(f"#s{i}-hardware"), again.select_one(f"#s{i}-num_gpus")
@@ -197,13 +197,13 @@ def test_a_stored_folder_uploaded_again_is_prefilled_and_saved_unchanged_with_no
     text = summary.get_text(" ", strip=True)
     assert text.startswith("2 sweeps already stored (unchanged)"), text
     assert text.count("already stored as #") == 2, text
-    assert stored_sweeps(session) == before
+    assert sweeps_as_stored(session) == before
 
 
 def test_sweeps_typed_with_one_name_are_stored_as_one_or_refused_when_they_differ(
     hx_client: TestClient, session: Session
 ) -> None:
-    page = stage(hx_client, sglang_per_load())
+    page = stage_grouped(hx_client, sglang_per_load())
     apart = soup(hx_client.post("/upload/preview", data=sent_fields(page) | {"keep_apart": "1"}))
     named: dict[str, Any] = {f"s{i}.sweep": "one" for i in range(5)}
     named |= {"all.hardware": "H100", "all.num_gpus": "4"}
@@ -224,7 +224,7 @@ def test_sweeps_typed_with_one_name_are_stored_as_one_or_refused_when_they_diffe
     )
     saved = save_on_page(hx_client, preview)
     assert saved.select_one("#upload-summary-title") is not None
-    assert [(n, p) for n, _, _, p in stored_sweeps(session)] == [("one", 5)]
+    assert [(n, p) for n, _, _, p in sweeps_as_stored(session)] == [("one", 5)]
 
 
 def kimi_layout(tp: int, ep: int, dp_attention: bool) -> list[tuple[str, bytes]]:
@@ -241,7 +241,7 @@ def test_inferencex_parallelism_layouts_name_the_sweeps_and_are_their_config(
     client: TestClient,
 ) -> None:
     files = kimi_layout(8, 1, False) + kimi_layout(8, 8, True) + kimi_layout(4, 1, False)
-    response = client.post("/api/sweeps", files=multipart(files))
+    response = client.post("/api/sweeps", files=grouping_multipart(files))
     assert response.status_code == 201, response.text
     base = "Kimi-K2.5 · InferenceX · mi355x vllm int4 mtp · 8192/1024 · "
     by_name = {s["name"]: s for s in response.json()["sweeps"]}
