@@ -21,6 +21,7 @@ from app.ingest.grouping import (
     READ_TWICE,
     join_sweeps,
     name_sweeps,
+    natural_key,
     read_twice,
     sweep_files,
     tell_apart,
@@ -148,7 +149,7 @@ def parse_upload_files(
         if len(expanded) != 1 or expanded[0].data is not upload.data:
             unpacked += sum(len(s.data) for s in expanded)
         sources.extend(expanded)
-    sources.sort(key=lambda s: s.name)  # the order files came in decides nothing
+    sources.sort(key=lambda s: natural_key(s.name))  # the order files came in decides nothing
     tools = importers()
     sweeps: list[ParsedSweep] = []
     requests: list[tuple[str, list[RequestGroup]]] = []

@@ -27,6 +27,7 @@ JOIN_KEYS: tuple[str, ...] = tuple(
 )
 MAX_SOURCE = 500  # the stored source_file's length
 _MORE = re.compile(r" \(\+\d+ more\)$")
+_DIGITS = re.compile(r"(\d+)")
 _WORD = re.compile(r"[^\s_\-]+")
 _WORD_AND_GAP = re.compile(r"([^\s_\-]+)[\s_\-]*")
 # Details that tell sweeps of one name apart, in the order they are added to it.
@@ -45,6 +46,11 @@ TELLING: tuple[str, ...] = (
     "workload",
     "measured_at",
 )
+
+
+def natural_key(name: str) -> tuple[tuple[int, int | str], ...]:
+    """Names in the order people read them: `…_r2` before `…_r16`."""
+    return tuple((0, int(p)) if p.isdigit() else (1, p) for p in _DIGITS.split(name) if p)
 
 
 def sweep_files(sweep: ParsedSweep) -> list[str]:
@@ -120,8 +126,8 @@ def _key(sweep: ParsedSweep) -> tuple[Any, ...]:
 
 
 def _joined(group: list[ParsedSweep]) -> ParsedSweep:
-    group = sorted(group, key=lambda s: sorted(sweep_files(s)))  # order-free
-    files = sorted(f for s in group for f in sweep_files(s))
+    group = sorted(group, key=lambda s: sorted(map(natural_key, sweep_files(s))))  # order-free
+    files = sorted((f for s in group for f in sweep_files(s)), key=natural_key)
     listed = ", ".join(files)
     if len(listed) > MAX_SOURCE:
         listed = f"{files[0]} (+{len(files) - 1} more)"
