@@ -23,6 +23,7 @@ from app.store.models import Sweep
 from tests.conftest import FIXTURES
 from tests.factories import count
 from tests.helpers import soup
+from tests.ingest.test_inferencex import RAW8, RAW64, disagg_row
 from tests.web.test_runs_and_failures import two_run_folder
 
 ONLINE = FIXTURES / "sglang" / "datacrunch_llama_3_3_70b_online_output.jsonl"
@@ -255,3 +256,66 @@ def test_inferencex_parallelism_layouts_name_the_sweeps_and_are_their_config(
         "TP4": "tp=4 ep=1 dp_attention=false",
         "TP8": "tp=8 ep=1 dp_attention=false",
     }
+
+
+def test_multi_node_layouts_of_one_gpu_split_are_named_by_their_workers_not_counted(
+    client: TestClient,
+) -> None:
+    """Issue 51 §5: runs of 8 prefill + 16 decode GPUs as decode DEP16 × 1 and DEP8 × 2 (and
+    prefill TP8 × 1) are two sweeps named by their layout, with it as their config."""
+    layouts = {"dep16x1": (16, 1), "dep8x2": (8, 2)}
+    files = []
+    for label, (size, workers) in layouts.items():
+        for conc in (8, 64):
+            row = disagg_row(8, 16, RAW64 if conc == 64 else RAW8)
+            row |= {"decode_tp": size, "decode_ep": size, "decode_dp_attention": "true"}
+            row |= {"decode_num_workers": workers}
+            files.append((f"agg_{label}_conc{conc}.json", json.dumps(row).encode()))
+    response = client.post("/api/sweeps", files=grouping_multipart(files))
+    assert response.status_code == 201, response.text
+    names = sorted(s["name"].rsplit(" · ", 1)[-1] for s in response.json()["sweeps"])
+    assert names == ["prefill TP8 × 1, decode DEP16 × 1", "prefill TP8 × 1, decode DEP8 × 2"]
+    assert all("(2)" not in s["name"] for s in response.json()["sweeps"])
+    configs = sorted(
+        client.get(f"/api/sweeps/{s['id']}").json()["config"] for s in response.json()["sweeps"]
+    )
+    prefill = "prefill_tp=8 prefill_ep=1 prefill_dp_attention=false prefill_num_workers=1"
+    assert configs == [
+        f"{prefill} decode_tp=16 decode_ep=16 decode_dp_attention=true decode_num_workers=1",
+        f"{prefill} decode_tp=8 decode_ep=8 decode_dp_attention=true decode_num_workers=2",
+    ]
+    page = soup(client.get(f"/sweeps/{response.json()['sweeps'][0]['id']}"), 200)
+    shown = page.select_one("#meta-config dd")
+    assert shown is not None and "decode_dp_attention=true" in shown.get_text()
+
+
+ONE_LOAD_PER_FILE = {
+    "vllm": sorted((FIXTURES / "vllm").glob("stellalee_*.json")),
+    "inferencex": KIMI,
+}
+
+
+@pytest.mark.parametrize("tool", sorted(ONE_LOAD_PER_FILE))
+def test_one_load_per_file_of_vllm_and_inferencex_stores_alike_from_the_web_and_the_cli(
+    tool: str,
+    hx_client: TestClient,
+    session: Session,
+    cli: Callable[..., int],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    files = [(f"{tool}/{p.name}", p.read_bytes()) for p in ONE_LOAD_PER_FILE[tool]]
+    page = stage_grouped(hx_client, list(reversed(files)))
+    # What the files do not say is typed (InferenceX rows name their hardware and GPUs).
+    typed = {"all.hardware": "H100", "all.num_gpus": "8"} if tool == "vllm" else {}
+    save_on_page(hx_client, page, **typed)
+    web = sweeps_as_stored(session)
+    # vLLM's four rates (one file each) are one sweep beside its rate-inf baseline; InferenceX's
+    # concurrency 32 and 64 rows one sweep.
+    assert sorted(points for *_, points in web) == ([1, 4] if tool == "vllm" else [2])
+    folder = write_folder(tmp_path, files)
+    capsys.readouterr()
+    assert cli("import", folder, "--hardware", "H100", "--num-gpus", "8") == 0
+    out = capsys.readouterr().out
+    assert out.count("exists  sweep") == len(web) and "created" not in out
+    assert sweeps_as_stored(session) == web
