@@ -19,6 +19,7 @@ from app.ingest.errors import FIELD_MARK, IngestError, Problems, RowError
 from app.ingest.gpu_hint import COMMANDS_SUFFIX, GpuHint, command_hints, suggest
 from app.ingest.grouping import (
     READ_TWICE,
+    drop_read_twice,
     join_sweeps,
     name_sweeps,
     natural_key,
@@ -201,10 +202,13 @@ def parse_upload_files(
     for index, group in claimed.items():
         try:
             if keep_apart:
-                parsed = [s for f in group for s in tools[index].parse([f], defaults)]
+                parsed, twice = drop_read_twice(
+                    [s for f in group for s in tools[index].parse([f], defaults)]
+                )
+                read_again.extend(twice)
             else:
                 parsed = join_sweeps(tools[index].parse(group, defaults))
-            read_again.extend(read_twice(group, parsed))
+                read_again.extend(read_twice(group, parsed))
             finished = _finish(parsed, defaults, require_meta, hints)
             sweeps.extend(finished)
             named.extend(finished)

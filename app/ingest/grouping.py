@@ -207,11 +207,22 @@ def tell_apart(sweeps: Iterable[ParsedSweep]) -> None:
         for sweep in alike:
             renamed.setdefault(sweep.name, []).append(sweep)
         for same in renamed.values():
+            stems = [_stem(s) for s in same]
+            if len(same) > 1 and len(set(stems)) == len(same):  # files kept apart: by file
+                for sweep, stem in zip(same, stems, strict=True):
+                    sweep.meta["sweep"] = f"{sweep.name} · {stem}"
+                continue
             if len(same) < 2:
                 continue
             ordered = sorted(same, key=lambda s: s.content_hash())
             for count, sweep in enumerate(ordered[1:], start=2):
                 sweep.meta["sweep"] = f"{sweep.name} ({count})"
+
+
+def _stem(sweep: ParsedSweep) -> str:
+    """A sweep's file name without its folder and extension ("run=0"), when it has one file."""
+    files = sweep_files(sweep)
+    return files[0].rsplit("/", 1)[-1].rsplit(".", 1)[0] if len(files) == 1 else ""
 
 
 def _said(key: str, value: Any) -> str:
@@ -232,6 +243,32 @@ READ_TWICE = (
     "read: its results are the same runs as other files of the upload give, "
     "so each is imported once, from those"
 )
+
+
+def drop_read_twice(sweeps: list[ParsedSweep]) -> tuple[list[ParsedSweep], list[Skipped]]:
+    """Files read one by one (kept apart): a file whose every point another file gave too (a
+    `vllm bench sweep` summary.json beside its run=N.json files) makes no sweep of its own and
+    is listed as read, as when the files are read together."""
+    seen: dict[str, set[str]] = {}
+    for sweep in sweeps:
+        for point in sweep.points:
+            seen.setdefault(_fingerprint(point), set()).update(sweep_files(sweep))
+    gone: set[int] = set()
+    dropped: list[Skipped] = []
+    # The files of most points first: a summary goes, the runs it repeats stay.
+    for i in sorted(range(len(sweeps)), key=lambda i: -len(sweeps[i].points)):
+        sweep = sweeps[i]
+        mine = set(sweep_files(sweep))
+        if sweep.points and all(seen[_fingerprint(p)] - mine for p in sweep.points):
+            gone.add(i)
+            dropped.extend(Skipped(f, READ_TWICE) for f in sorted(mine))
+            for point in sweep.points:  # its points are no longer found in it
+                seen[_fingerprint(point)] -= mine
+    return [s for i, s in enumerate(sweeps) if i not in gone], dropped
+
+
+def _fingerprint(point: ParsedPoint) -> str:
+    return repr(sorted(point.values.items()))
 
 
 def read_twice(group: list[SourceFile], parsed: list[ParsedSweep]) -> list[Skipped]:

@@ -319,3 +319,18 @@ def test_one_load_per_file_of_vllm_and_inferencex_stores_alike_from_the_web_and_
     out = capsys.readouterr().out
     assert out.count("exists  sweep") == len(web) and "created" not in out
     assert sweeps_as_stored(session) == web
+
+
+def test_a_bench_sweep_folder_kept_apart_is_a_sweep_per_run_file_named_by_it(
+    cli: Callable[..., int], session: Session, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = write_folder(tmp_path, bench_sweep_folder())
+    capsys.readouterr()
+    assert cli("import", folder, "--hardware", "H100", "--num-gpus", "1", "--keep-apart") == 0
+    out = capsys.readouterr().out
+    base = "Qwen2.5-Coder-7B-Instruct · vllm bench sweep · chat · max_num_seqs="
+    assert [(n, p) for n, _, _, p in sweeps_as_stored(session)] == [
+        (f"{base}{seqs} · run={run}", 1) for seqs in (4, 8) for run in (0, 1)
+    ]
+    # Each summary.json repeats its runs: read, and imported once, from the run files.
+    assert out.count("read    exp/") == 2 and "summary.json" not in out.split("read")[0]
