@@ -208,7 +208,8 @@ def parse_upload_files(
                 read_again.extend(twice)
             else:
                 parsed = join_sweeps(tools[index].parse(group, defaults))
-                read_again.extend(read_twice(group, parsed))
+                if getattr(tools[index], "repeats_runs", False):  # a summary of its run files
+                    read_again.extend(read_twice(group, parsed))
             finished = _finish(parsed, defaults, require_meta, hints)
             sweeps.extend(finished)
             named.extend(finished)

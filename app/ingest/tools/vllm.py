@@ -110,6 +110,9 @@ SLO_KEYS = ("goodput_slo", "goodput")
 class VllmImporter:
     name = "vLLM bench serve"
     priority = 30
+    # `vllm bench sweep`'s summary.json and summary.csv repeat its run=N.json files: a file all
+    # of whose runs were read from others is listed as read (app.ingest.grouping.read_twice).
+    repeats_runs = True
 
     def sniff(self, file: SourceFile) -> bool:
         if records.is_csv_summary(file):
