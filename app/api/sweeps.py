@@ -55,13 +55,16 @@ def api_sweeps_create(
     result files (a README, logs, plots) are listed in `skipped` with why; the upload is refused
     only when no file is a result file, or when a result file is broken. `disaggregated=true`
     marks every sweep as disaggregated serving: one whose file does not give its split needs
-    `num_prefill_gpus` and `num_decode_gpus`, or the upload is refused (422 naming the field)."""
+    `num_prefill_gpus` and `num_decode_gpus`, or the upload is refused (422 naming the field).
+    The files of one configuration at different loads join one sweep; `keep_apart=true` makes
+    every result file a sweep of its own."""
     fields = {k: v for k in SWEEP_COLUMN_NAMES if (v := upload.text(k)) is not None}
     tags = [v for v in upload.form.getlist("tags") if isinstance(v, str)]
     marked = disaggregated_flag(upload.text(DISAGGREGATED_FIELD))
+    apart = disaggregated_flag(upload.text("keep_apart"), "keep_apart")
     limits = uploads.limits_for(settings.max_unpacked_bytes)
     stored = uploads.store_checked(
-        session, upload.files, fields, limits, tags, disaggregated=marked
+        session, upload.files, fields, limits, tags, disaggregated=marked, keep_apart=apart
     )
     status = 201 if any(s.created for s in stored.saved) else 200
     body = {

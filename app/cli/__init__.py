@@ -8,6 +8,7 @@ import ipaddress
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
@@ -20,6 +21,9 @@ from app.domain.numbers import fmt_count
 from app.mcp import SdkMissing, require_sdk
 from app.settings import get_settings
 from app.store.db import make_engine, make_sessionmaker, session_scope
+
+if TYPE_CHECKING:  # the services load lazily: `paretoscope --help` stays fast
+    from app.services.uploads import Stored
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -71,6 +75,12 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="disaggregated serving: a sweep whose files do not give its prefill and decode "
         "GPUs needs --num-prefill-gpus and --num-decode-gpus",
+    )
+    imp.add_argument(
+        "--keep-apart",
+        action="store_true",
+        help="every result file a sweep of its own (by default the files of one configuration "
+        "at different loads join one sweep)",
     )
     imp.add_argument(
         "--tag",
@@ -234,7 +244,7 @@ def _is_loopback(host: str) -> bool:
 def _import(args: argparse.Namespace) -> int:
     from app.cli.folders import read_inputs
     from app.ingest import IngestError
-    from app.services import upload_json, uploads
+    from app.services import uploads
 
     upgrade()
     fields = {
@@ -264,16 +274,16 @@ def _import(args: argparse.Namespace) -> int:
         seeded = _seed_catalogs(session)
         limits = uploads.limits_for(settings.max_unpacked_bytes)
         stored = uploads.store_checked(
-            session, files, fields, limits, args.tag, unread, disaggregated=args.disaggregated
+            session,
+            files,
+            fields,
+            limits,
+            args.tag,
+            unread,
+            disaggregated=args.disaggregated,
+            keep_apart=args.keep_apart,
         )
-        for warning in stored.warnings:
-            print(f"warning: {warning}", file=sys.stderr)
-        for item in upload_json.saved_json(stored.saved):
-            state = "created" if item["created"] else "exists "
-            points = fmt_count(item["points"], "point")
-            print(f"{state} sweep {item['id']}: {item['name']} ({points})")
-        for skipped in stored.skipped:
-            print(f"skipped {skipped.file}: {skipped.reason.removesuffix(': skipped')}")
+        _print_stored(stored)
     except IngestError as exc:
         session.rollback()
         print("error: nothing was imported", file=sys.stderr)
@@ -291,6 +301,24 @@ def _import(args: argparse.Namespace) -> int:
     if seeded:
         print(SEEDED_CATALOGS, file=sys.stderr)
     return 0
+
+
+def _print_stored(stored: Stored) -> None:
+    """What an import stored, found stored already, read and skipped: a line per sweep and
+    file (warnings to stderr)."""
+    from app.services import upload_json
+
+    for warning in stored.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    for item in upload_json.saved_json(stored.saved):
+        state = "created" if item["created"] else "exists "
+        points = fmt_count(item["points"], "point")
+        print(f"{state} sweep {item['id']}: {item['name']} ({points})")
+    for skipped in stored.skipped:
+        if skipped.reason.startswith("read: "):  # read, but every result in it was twice
+            print(f"read    {skipped.file}: {skipped.reason.removeprefix('read: ')}")
+        else:
+            print(f"skipped {skipped.file}: {skipped.reason.removesuffix(': skipped')}")
 
 
 SEEDED_CATALOGS = "seeded the catalogs: hardware, models, SLO presets, prices, claims"

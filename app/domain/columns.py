@@ -48,6 +48,13 @@ SWEEP_COLUMNS: tuple[Column, ...] = (
     Column("num_prefill_gpus", "int", "Prefill GPUs", help="Disaggregated serving only."),
     Column("num_decode_gpus", "int", "Decode GPUs", help="Disaggregated serving only."),
     Column(
+        "config",
+        "str",
+        "Config",
+        help="What sets this sweep apart from its siblings, as key=value pairs: a swept server "
+        "setting (max_num_seqs=8) or the parallelism layout (tp=8 ep=8 dp_attention=true).",
+    ),
+    Column(
         "source_kind", "str", "Source kind", help="measured, public, vendor or demo (synthetic)."
     ),
     Column("source_tool", "str", "Source tool", help="Benchmark tool that wrote the results."),

@@ -14,9 +14,19 @@ import yaml
 
 from app.domain.columns import TPOT_COLUMN_NAMES
 from app.ingest import canonical, canonical_rows
-from app.ingest.canonical_requests import RequestGroup, parse_requests_csv
+from app.ingest.canonical_requests import RequestGroup, attach_requests, parse_requests_csv
 from app.ingest.errors import FIELD_MARK, IngestError, Problems, RowError
 from app.ingest.gpu_hint import COMMANDS_SUFFIX, GpuHint, command_hints, suggest
+from app.ingest.grouping import (
+    READ_TWICE,
+    drop_read_twice,
+    join_sweeps,
+    name_sweeps,
+    natural_key,
+    read_twice,
+    sweep_files,
+    tell_apart,
+)
 from app.ingest.impossible import check_impossible
 from app.ingest.limits import DEFAULT_LIMITS, Limits, check_sweeps
 from app.ingest.near_miss import near_miss
@@ -26,7 +36,6 @@ from app.ingest.parsed import (
     ParsedSweep,
     drop_warnings_from_notes,
     import_warnings,
-    name_sweeps,
 )
 from app.ingest.safe_load import load_yaml
 from app.ingest.skipped import (
@@ -54,6 +63,7 @@ if TYPE_CHECKING:
     from app.ingest.registry import Importer
 
 __all__ = [
+    "READ_TWICE",
     "TELEMETRY_REFUSAL",
     "IngestError",
     "NO_TPOT_WARNING",
@@ -105,6 +115,7 @@ def parse_upload_files(
     require_meta: bool = True,
     limits: Limits = DEFAULT_LIMITS,
     unread: Sequence[str] = (),
+    keep_apart: bool = False,
 ) -> ParsedUpload:
     """Parse every result file; per-request files attach to the points of sweeps in the same
     upload. A file no importer recognises (a README, a log, a plot, a `.commands` file) is
@@ -116,6 +127,11 @@ def parse_upload_files(
     (shared by all files of the upload) and what each point may keep. `unread` names files the
     caller skipped by their name without reading them (a folder's logs, images, hidden files:
     see `source.is_side_file`); they are listed like an archive's members skipped by name.
+
+    Files of one configuration at different loads join one sweep (`grouping`); with
+    `keep_apart` every result file is a sweep of its own (or several, as its importer reads
+    it). Files are read in the order of their names, so the sweeps, their names and their
+    content hashes do not depend on the order the files came in.
     """
     if not files and not unread:
         raise IngestError.one("(upload)", "no file was uploaded")
@@ -124,6 +140,7 @@ def parse_upload_files(
     errors: list[RowError] = Problems()
     unread = list(unread)
     sources = _expanded(files, limits, unread, errors)
+    sources.sort(key=lambda s: natural_key(s.name))  # the order files came in decides nothing
     tools = importers()
     found = _Found()
     for source in sources:
@@ -138,16 +155,21 @@ def parse_upload_files(
         refusals.extend(RowError(name, unread_refusal(name)) for name in unread)
         raise IngestError(nothing_to_import(refusals))
     hints = _command_hints(s for s, _ in unrecognised)
+    named: list[ParsedSweep] = []
+    read_again: list[Skipped] = []
     for index, group in claimed.items():
         try:
-            parsed = tools[index].parse(group, defaults)
-            sweeps.extend(_finish(parsed, defaults, require_meta, hints))
+            finished = _tool_sweeps(tools[index], group, defaults, keep_apart, read_again)
+            finished = _finish(finished, defaults, require_meta, hints)
+            sweeps.extend(finished)
+            named.extend(finished)
         except IngestError as exc:
             errors.extend(exc.errors)
     if errors:
         raise IngestError(errors)
+    tell_apart(named)
     for name, groups in requests:
-        _attach_requests(name, groups, sweeps, errors)
+        attach_requests(name, groups, sweeps, errors)
     if errors:
         raise IngestError(errors)
     if not sweeps:
@@ -162,7 +184,26 @@ def parse_upload_files(
         drop_warnings_from_notes(sweep)
     skipped = [Skipped(s.name, skip_reason(s.data)) for s, _ in unrecognised]
     skipped.extend(Skipped(name, unread_reason(name)) for name in unread)
-    return ParsedUpload(sweeps, listed(skipped))
+    return ParsedUpload(sweeps, listed([*read_again, *skipped]))
+
+
+def _tool_sweeps(
+    tool: Importer,
+    group: list[SourceFile],
+    defaults: Mapping[str, Any],
+    keep_apart: bool,
+    read_again: list[Skipped],
+) -> list[ParsedSweep]:
+    """One tool's files as sweeps: joined by configuration, or each file apart; files whose
+    runs another file repeats (a summary of its run files) are added to `read_again`."""
+    if keep_apart:
+        parsed, twice = drop_read_twice([s for f in group for s in tool.parse([f], defaults)])
+        read_again.extend(twice)
+        return parsed
+    parsed = join_sweeps(tool.parse(group, defaults))
+    if getattr(tool, "repeats_runs", False):
+        read_again.extend(read_twice(group, parsed))
+    return parsed
 
 
 def _expanded(
@@ -345,6 +386,7 @@ def _finish(
     given = defaults.get("sweep")
     name_sweeps(sweeps, str(given) if given else None)
     for sweep in sweeps:
+        sweep.files = sweep_files(sweep)
         for key, value in defaults.items():
             if sweep.meta.get(key) in (None, ""):
                 sweep.meta[key] = value
@@ -391,41 +433,3 @@ def _load(point: ParsedPoint) -> str:
     if point.values.get("concurrency") is not None:
         return f"at concurrency {point.values['concurrency']:g}"
     return f"at rate {point.values.get('request_rate')}"
-
-
-def _attach_requests(
-    file: str, groups: list[RequestGroup], sweeps: list[ParsedSweep], errors: list[RowError]
-) -> None:
-    by_name = {s.name: s for s in sweeps}
-    for group in groups:
-        name, concurrency, rate = group.sweep, group.concurrency, group.request_rate
-        sweep = by_name.get(str(name))
-        if sweep is None:
-            errors.append(
-                RowError(file, f"no sweep named {name!r} in this upload", group.first_row, "sweep")
-            )
-            continue
-        matches = _matching_points(sweep.points, concurrency, rate)
-        load = f"concurrency {concurrency}" if concurrency is not None else f"rate {rate}"
-        if len(matches) != 1:
-            problem = "no point" if not matches else f"{len(matches)} points"
-            errors.append(
-                RowError(
-                    file, f"sweep {name!r} has {problem} at {load}", group.first_row, "concurrency"
-                )
-            )
-            continue
-        point = matches[0]
-        if point.samples is not None:
-            errors.append(RowError(file, f"samples for {load} given twice", group.first_row))
-            continue
-        point.samples = group.samples
-
-
-def _matching_points(points: list[ParsedPoint], concurrency: Any, rate: Any) -> list[ParsedPoint]:
-    return [
-        p
-        for p in points
-        if (concurrency is None or p.values.get("concurrency") == concurrency)
-        and (rate is None or p.values.get("request_rate") == rate)
-    ]

@@ -29,7 +29,13 @@ from app.ingest.canonical import (
 )
 from app.ingest.common import refuse_duplicate_columns
 from app.ingest.errors import IngestError, RowError
-from app.ingest.parsed import CACHED_INPUT, SAMPLE_FIELDS, SAMPLE_FRAME_SCHEMA
+from app.ingest.parsed import (
+    CACHED_INPUT,
+    SAMPLE_FIELDS,
+    SAMPLE_FRAME_SCHEMA,
+    ParsedPoint,
+    ParsedSweep,
+)
 from app.ingest.point_table import ROW
 from app.ingest.text import check_text, decode_text
 
@@ -368,3 +374,41 @@ def _name_rows(
         rows = chunk.filter(condition.fill_null(False))[ROW].head(MAX_REPORTED_PER_CHECK)
         found[i] += [RowError(file, message, row=r, column=column) for r in rows.to_list()]
         del found[i][MAX_REPORTED_PER_CHECK:]
+
+
+def attach_requests(
+    file: str, groups: list[RequestGroup], sweeps: list[ParsedSweep], errors: list[RowError]
+) -> None:
+    by_name = {s.name: s for s in sweeps}
+    for group in groups:
+        name, concurrency, rate = group.sweep, group.concurrency, group.request_rate
+        sweep = by_name.get(str(name))
+        if sweep is None:
+            errors.append(
+                RowError(file, f"no sweep named {name!r} in this upload", group.first_row, "sweep")
+            )
+            continue
+        matches = _matching_points(sweep.points, concurrency, rate)
+        load = f"concurrency {concurrency}" if concurrency is not None else f"rate {rate}"
+        if len(matches) != 1:
+            problem = "no point" if not matches else f"{len(matches)} points"
+            errors.append(
+                RowError(
+                    file, f"sweep {name!r} has {problem} at {load}", group.first_row, "concurrency"
+                )
+            )
+            continue
+        point = matches[0]
+        if point.samples is not None:
+            errors.append(RowError(file, f"samples for {load} given twice", group.first_row))
+            continue
+        point.samples = group.samples
+
+
+def _matching_points(points: list[ParsedPoint], concurrency: Any, rate: Any) -> list[ParsedPoint]:
+    return [
+        p
+        for p in points
+        if (concurrency is None or p.values.get("concurrency") == concurrency)
+        and (rate is None or p.values.get("request_rate") == rate)
+    ]

@@ -34,6 +34,7 @@ SWEEP_TEXT_LIMITS: dict[str, int] = {
     "workload": 200,
     "scenario": 100,
     "trace_dataset": 200,
+    "config": 500,
     "source_kind": 20,
     "source_tool": 100,
     "run_id": 40,

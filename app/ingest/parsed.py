@@ -54,6 +54,7 @@ HASHED_WHEN_GIVEN: tuple[str, ...] = (
     "image",
     "scenario",
     "trace_dataset",
+    "config",
 )
 HASHED_META: tuple[str, ...] = tuple(
     k
@@ -157,6 +158,9 @@ class ParsedSweep:
         self.source_format = source_format
         self.first_row = first_row
         self.warnings = warnings if warnings is not None else []
+        # The files it was read from, where a join or its importer recorded them (else
+        # `grouping.sweep_files` reads them from `source_file`).
+        self.files: list[str] = []
 
     def __repr__(self) -> str:
         return (
@@ -255,20 +259,6 @@ class _Digest:
 
     def flush(self) -> None:
         pass
-
-
-def name_sweeps(sweeps: list[ParsedSweep], given: str | None) -> None:
-    """A name the user gave wins (suffixed by the file's own name when an upload holds several);
-    equal names in one upload get a counter so each sweep stays recognisable."""
-    if given:
-        for sweep in sweeps:
-            sweep.meta["sweep"] = given if len(sweeps) == 1 else f"{given} · {sweep.name}"
-    seen: dict[str, int] = {}
-    for sweep in sweeps:
-        count = seen.get(sweep.name, 0) + 1
-        seen[sweep.name] = count
-        if count > 1:
-            sweep.meta["sweep"] = f"{sweep.name} ({count})"
 
 
 def make_samples(

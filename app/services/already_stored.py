@@ -13,7 +13,7 @@ recognised (its description as uploaded is gone); its file then stores a new swe
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import select
@@ -35,6 +35,8 @@ class StoredAs:
     sweep_id: int
     name: str
     same: bool
+    # The description the stored sweep was uploaded with (found by its measurements only).
+    details: dict[str, Any] = field(default_factory=dict, compare=False)
 
 
 def find(session: Session, parsed: list[ParsedSweep]) -> list[StoredAs | None]:
@@ -63,10 +65,11 @@ def find(session: Session, parsed: list[ParsedSweep]) -> list[StoredAs | None]:
         budget -= len(tries)
         hashes = item.content_hashes([meta for _, meta in tries])
         found = next(
-            (s for (s, _), h in zip(tries, hashes, strict=True) if h == s.content_hash), None
+            ((s, m) for (s, m), h in zip(tries, hashes, strict=True) if h == s.content_hash),
+            None,
         )
         if found is not None:
-            out[i] = StoredAs(found.id, found.name, False)
+            out[i] = StoredAs(found[0].id, found[0].name, False, found[1])
     return out
 
 

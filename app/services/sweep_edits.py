@@ -8,7 +8,7 @@ from app.domain.bounds import text_problem
 from app.domain.columns import SWEEP_COLUMN_NAMES
 from app.ingest import IngestError, RowError
 from app.schemas.sweeps import SweepQuery
-from app.services.uploads import parse_defaults
+from app.services.upload_fields import parse_defaults
 from app.store.sweep_search import SweepFilters
 
 REQUIRED_META = ("sweep", "hardware", "num_gpus")

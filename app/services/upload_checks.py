@@ -67,13 +67,14 @@ _YES = frozenset({"1", "true", "yes", "on"})
 _NO = frozenset({"", "0", "false", "no", "off"})
 
 
-def disaggregated_flag(raw: str | None) -> bool:
-    """Whether the upload is marked disaggregated; a value that is not yes or no is refused."""
+def disaggregated_flag(raw: str | None, name: str = DISAGGREGATED_FIELD) -> bool:
+    """Whether the upload is marked disaggregated (or the flag `name` is set); a value that is
+    not yes or no is refused, naming the field."""
     value = (raw or "").strip().lower()
     if value in _YES or value in _NO:
         return value in _YES
     message = f"{raw!r} is not true or false"
-    raise IngestError([RowError(FIELD_SOURCE, message, field=DISAGGREGATED_FIELD)])
+    raise IngestError([RowError(FIELD_SOURCE, message, field=name)])
 
 
 def split_missing(sweeps: list[ParsedSweep], fields: tuple[str, ...]) -> list[RowError]:

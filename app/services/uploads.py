@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -10,8 +9,6 @@ from typing import Any
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from app.domain.columns import COLUMNS_BY_NAME, PROVENANCES, SOURCE_KINDS, SWEEP_COLUMN_NAMES
-from app.domain.provenance import valid_provenance
 from app.ingest import (
     IngestError,
     Limits,
@@ -24,8 +21,8 @@ from app.ingest import (
     parse_upload_files,
 )
 from app.ingest.errors import FIELD_SOURCE
+from app.ingest.grouping import join_named, same_names
 from app.ingest.impossible import split_errors
-from app.ingest.limits import SWEEP_TEXT_LIMITS, int_problem, text_problem
 from app.ingest.parsed import length_warning
 from app.services import already_stored
 from app.services.already_stored import StoredAs
@@ -33,12 +30,12 @@ from app.services.catalog import match_parsed, match_warnings
 from app.services.errors import Invalid
 from app.services.tags import checked_tags
 from app.services.upload_checks import hardware_unchosen, split_missing, sweep_source
+from app.services.upload_fields import parse_defaults
+from app.services.upload_names import join_notes, named_apart
 from app.store import sweeps as q
 from app.store import tags as tag_store
 from app.store.catalog import HardwareMatch
 
-# Form fields and CLI options that fill sweep-level values a file leaves out.
-FORM_FIELDS: tuple[str, ...] = SWEEP_COLUMN_NAMES
 # The details the upload page asks for, for each sweep of an upload (API names; the CLI's
 # options are the same names as --flags). A new detail is one more name here.
 DETAIL_FIELDS: tuple[str, ...] = (
@@ -78,6 +75,11 @@ class Details:
     store_new: frozenset[int] | None = None  # sweeps stored anew instead of updating their twin
     # Sweeps marked as disaggregated serving: their prefill and decode GPUs are required.
     disaggregated: frozenset[int] = frozenset()
+    # Every result file a sweep of its own, instead of files of one configuration joined.
+    keep_apart: bool = False
+    # The page: a sweep whose measurements are stored takes the stored sweep's details where
+    # none is typed for it, so a re-upload of a stored folder is unchanged without typing.
+    prefill_stored: bool = False
 
 
 @dataclass
@@ -92,18 +94,30 @@ class Detailed:
 
 
 def parse_detailed(
-    files: list[UploadFile], details: Details, limits: Limits, require_meta: bool
+    files: list[UploadFile],
+    details: Details,
+    limits: Limits,
+    require_meta: bool,
+    session: Session | None = None,
 ) -> Detailed:
     """Parse, then apply each sweep's own details. A refused value is an error naming the sweep
     and the field; with `require_meta`, so is a sweep still lacking its name, hardware or GPU
     count. Problems in the files themselves raise IngestError."""
     upload = parse_upload_files(
-        files, parse_defaults(details.shared), require_meta=False, limits=limits
+        files,
+        parse_defaults(details.shared),
+        require_meta=False,
+        limits=limits,
+        keep_apart=details.keep_apart,
     )
     parsed = upload.sweeps
     out = Detailed(parsed, skipped=upload.skipped)
     every = _typed_details(details.every, FIELD_SOURCE, None, out)
     rest = _typed_details(details.rest, FIELD_SOURCE, None, out) if details.rest else {}
+    if session is not None and details.prefill_stored:
+        for sweep, found in zip(parsed, already_stored.find(session, parsed), strict=True):
+            if found is not None and found.details:  # the stored sweep's details, then typing
+                _apply(sweep, {k: v for k, v in found.details.items() if k != "source_tool"})
     for i, sweep in enumerate(parsed):
         given = details.per_sweep[i] if i < len(details.per_sweep) else {}
         own = _typed_details(given, sweep_source(i, sweep), i, out)
@@ -156,75 +170,9 @@ def _apply(sweep: ParsedSweep, values: Mapping[str, Any]) -> None:
             sweep.warnings.append(after)
 
 
-def parse_defaults(fields: Mapping[str, str | None], source: str = FIELD_SOURCE) -> dict[str, Any]:
-    """Typed sweep-level defaults from form fields; a bad value names the field (and `source`,
-    where the fields came from)."""
-    defaults: dict[str, Any] = {}
-    errors: list[RowError] = []
-    for name in FORM_FIELDS:
-        raw = (fields.get(name) or "").strip()
-        if not raw:
-            continue
-        kind = COLUMNS_BY_NAME[name].kind
-        try:
-            value = _typed(kind, raw)
-        except ValueError as exc:
-            errors.append(RowError(source, str(exc), column=name, field=name))
-            continue
-        # The same bounds as values from a file: what SQLite would keep, Postgres must too.
-        problem = (
-            text_problem(value, SWEEP_TEXT_LIMITS.get(name, 10_000))
-            if isinstance(value, str)
-            else int_problem(value)
-        )
-        if problem:
-            errors.append(RowError(source, problem, column=name, field=name))
-        else:
-            defaults[name] = value
-    if "num_gpus" in defaults and defaults["num_gpus"] <= 0:
-        errors.append(
-            RowError(source, "must be greater than 0", column="num_gpus", field="num_gpus")
-        )
-    if defaults.get("source_kind") not in (None, *SOURCE_KINDS):
-        errors.append(
-            RowError(
-                source, f"must be one of {SOURCE_KINDS}", column="source_kind", field="source_kind"
-            )
-        )
-    if not valid_provenance(defaults.get("provenance")):
-        errors.append(
-            RowError(
-                source, f"must be one of {PROVENANCES}", column="provenance", field="provenance"
-            )
-        )
-    if errors:
-        raise IngestError(errors)
-    return defaults
-
-
-def _typed(kind: str, raw: str) -> Any:
-    if kind == "int":
-        try:
-            return int(raw)
-        except ValueError:
-            raise ValueError(f"{_shown(raw)} is not a whole number") from None
-    if kind == "date":
-        try:
-            return dt.date.fromisoformat(raw)
-        except ValueError:
-            raise ValueError(f"{_shown(raw)} is not a date (YYYY-MM-DD)") from None
-    return raw
-
-
 def limits_for(max_unpacked_bytes: int) -> Limits:
     """Ingest bounds from the settings (PARETOSCOPE_MAX_UNPACKED_MB; 10× the upload cap)."""
     return Limits(max_unpacked_bytes=max_unpacked_bytes)
-
-
-def _shown(raw: str) -> str:
-    """A bad value as quoted in a message: long ones cut, so a 5,000-digit "number" is not
-    echoed back whole."""
-    return repr(raw if len(raw) <= 40 else raw[:40] + "…")
 
 
 @dataclass
@@ -238,6 +186,7 @@ class Preview:
     invalid: set[tuple[int | None, str]] = field(default_factory=set)
     skipped: list[Skipped] = field(default_factory=list)  # files that are not result files
     stored: list[StoredAs | None] = field(default_factory=list)  # what each sweep already is
+    joins: list[str] = field(default_factory=list)  # sweeps named alike, stored as one
 
 
 @dataclass
@@ -266,17 +215,20 @@ def preview_detailed(
 ) -> Preview:
     """The preview of staged files with each sweep's own details applied; refused details are
     listed in `errors` and `invalid`, not raised, so the preview still shows every sweep."""
-    detailed = parse_detailed(files, details, limits, require_meta=False)
+    detailed = parse_detailed(files, details, limits, require_meta=False, session=session)
     matches = match_parsed(session, detailed.sweeps)
     stored = already_stored.find(session, detailed.sweeps)
+    apart = named_apart(detailed.sweeps)
+    joins = join_notes(detailed.sweeps)
     return Preview(
         detailed.sweeps,
         matches,
         match_warnings(matches),
-        detailed.errors,
+        [*detailed.errors, *apart],
         detailed.invalid,
         detailed.skipped,
         stored,
+        joins,
     )
 
 
@@ -291,14 +243,19 @@ def store_detailed(
     """Store every sweep with its own details and the upload's `tags` (and run `also`) in one
     transaction, or nothing."""
     tag_list = upload_tags(tags or [])
-    detailed = parse_detailed(files, details, limits, require_meta=True)
+    detailed = parse_detailed(files, details, limits, require_meta=True, session=session)
     matches = match_parsed(session, detailed.sweeps)
-    unchosen = hardware_unchosen(
-        detailed.sweeps, matches, details.keep_hardware, details.keep_every_hardware
-    )
-    errors = [*detailed.errors, *unchosen]
+    keep = details.keep_hardware
+    if keep is not None:  # a sweep stored as it is was kept as typed before: saving keeps it
+        found = already_stored.find(session, detailed.sweeps)
+        keep = keep | {i for i, f in enumerate(found) if f is not None and f.same}
+    unchosen = hardware_unchosen(detailed.sweeps, matches, keep, details.keep_every_hardware)
+    errors = [*detailed.errors, *unchosen, *named_apart(detailed.sweeps)]
     if errors:
         raise IngestError(errors)
+    if same_names(detailed.sweeps):  # typed alike: one sweep (indexes change: match again)
+        detailed.sweeps = join_named(detailed.sweeps)
+        matches = match_parsed(session, detailed.sweeps)
     updates = already_stored.updates(session, detailed.sweeps, details.store_new)
     stored = _save(session, detailed.sweeps, also, tag_list, matches, updates)
     stored.skipped = detailed.skipped
@@ -324,16 +281,20 @@ def store_checked(
     tags: list[str] | None = None,
     unread: Sequence[str] = (),
     disaggregated: bool = False,
+    keep_apart: bool = False,
 ) -> Stored:
     """`store`, with the warnings of hardware matching (every upload path goes through here).
 
     `tags` (form values, comma or space separated) go on every sweep of the upload, existing
     ones included, in the same transaction. `unread`: files skipped by name, unread (a folder's
     side files, as the CLI reads a folder), listed among the skipped ones. `disaggregated`: every
-    sweep must have its prefill and decode GPUs (from its file or `fields`), or none is stored."""
+    sweep must have its prefill and decode GPUs (from its file or `fields`), or none is stored.
+    `keep_apart`: every result file a sweep of its own (files of one configuration join)."""
     tag_list = upload_tags(tags or [])
     defaults = parse_defaults(fields)
-    upload = parse_upload_files(files, defaults, limits=limits or Limits(), unread=unread)
+    upload = parse_upload_files(
+        files, defaults, limits=limits or Limits(), unread=unread, keep_apart=keep_apart
+    )
     if disaggregated and (missing := split_missing(upload.sweeps, SPLIT_FIELDS)):
         raise IngestError(missing)
     if wrong := split_errors(upload.sweeps):

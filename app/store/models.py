@@ -68,6 +68,8 @@ class Sweep(Base):
     # multi-turn run replays (issue 49): a comparison sets like against like by them.
     scenario: Mapped[str | None] = mapped_column(String(100))
     trace_dataset: Mapped[str | None] = mapped_column(String(200))
+    # What sets the sweep apart from its siblings: swept settings, parallelism (issue 47, 51).
+    config: Mapped[str | None] = mapped_column(String(500))
     source_kind: Mapped[str] = mapped_column(String(20), default="measured")
     source_tool: Mapped[str | None] = mapped_column(String(100))
     source_file: Mapped[str | None] = mapped_column(String(500))

@@ -30,7 +30,7 @@ from app.http.templating import render
 from app.http.uploads import UploadRoute
 from app.ingest import IngestError
 from app.ingest.errors import RowError
-from app.services import staging, upload_checks, upload_json, upload_page, uploads
+from app.services import staging, upload_checks, upload_fields, upload_json, upload_page, uploads
 from app.services.errors import Gone
 from app.settings import Settings
 from app.store import catalog
@@ -53,6 +53,11 @@ STORED_AS = "stored_as"
 # Marked as disaggregated serving ("1"): its prefill and decode GPUs are then asked for.
 DISAGGREGATED = "disaggregated"
 CHOICES = (KEEP_HARDWARE, STORED_AS, DISAGGREGATED)
+# "1": every result file a sweep of its own; the files of one configuration are joined unless.
+# GROUPED_AS carries the choice the shown sweeps were made with: when it changes, the sweeps
+# change, and the details typed for the old ones are not given to the new ones.
+KEEP_APART = "keep_apart"
+GROUPED_AS = "grouped_as"
 
 
 @router.get("/upload", name="upload_form")
@@ -75,7 +80,8 @@ def upload_stage(
         return _answer(request, settings, session, htmx, {"sweeps": []})
     limits = uploads.limits_for(settings.max_unpacked_bytes)
     try:
-        result = uploads.preview_detailed(session, upload.files, uploads.Details(), limits)
+        first = uploads.Details(prefill_stored=True)
+        result = uploads.preview_detailed(session, upload.files, first, limits)
     except IngestError as exc:
         context = {"sweeps": [], **_errors(exc.errors)}
         return _answer(request, settings, session, htmx, context, 422)
@@ -191,10 +197,16 @@ def details_from_form(form: FormData) -> uploads.Details:
             every[key[len(EVERY_PREFIX) :]] = value
         elif key.startswith(REST_PREFIX) and key[len(REST_PREFIX) :] in META_FIELDS:
             rest[key[len(REST_PREFIX) :]] = value
-        elif (m := PER_SWEEP.fullmatch(key)) and m.group(2) in uploads.FORM_FIELDS:
+        elif (m := PER_SWEEP.fullmatch(key)) and m.group(2) in upload_fields.FORM_FIELDS:
             per_sweep.setdefault(int(m.group(1)), {})[m.group(2)] = value
+    keep_apart = form.get(KEEP_APART) == "1"
+    shown = form.get(GROUPED_AS)
+    if shown is not None and (shown == "apart") != keep_apart:
+        per_sweep, keep, new, disaggregated = {}, set(), set(), set()  # other sweeps now
     count = max(per_sweep, default=-1) + 1
     return uploads.Details(
+        keep_apart=keep_apart,
+        prefill_stored=True,
         per_sweep=[per_sweep.get(i, {}) for i in range(count)],
         every=every,
         rest=rest,
@@ -264,6 +276,8 @@ def _preview_context(
         "store_new": details.store_new or frozenset(),
         "disaggregated": details.disaggregated,
         "split_fields": uploads.SPLIT_FIELDS,
+        "keep_apart": details.keep_apart,
+        "joins": result.joins,
     }
 
 

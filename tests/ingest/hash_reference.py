@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.domain.columns import POINT_COLUMNS
-from app.ingest.parsed import HASHED_META, ParsedPoint, ParsedSweep
+from app.ingest.parsed import HASHED_META, HASHED_WHEN_GIVEN, ParsedPoint, ParsedSweep
 
 NUMERIC = sorted(c.name for c in POINT_COLUMNS if c.kind in ("int", "float"))
 TEXT = sorted(c.name for c in POINT_COLUMNS if c.kind not in ("int", "float"))
@@ -32,6 +32,8 @@ def reference_hash(
 ) -> str:
     meta = sweep if isinstance(sweep, dict) else sweep.meta
     doc = {k: norm(meta.get(k)) for k in HASHED_META}
+    # Columns added after format 2 are hashed only when given (every older hash stands).
+    doc |= {k: norm(meta[k]) for k in HASHED_WHEN_GIVEN if meta.get(k) is not None}
     out = bytearray(b"paretoscope sweep content 2\n")
     out += json.dumps(doc, sort_keys=True, default=str, separators=(",", ":")).encode() + b"\n"
     out += struct.pack("<q", len(points))

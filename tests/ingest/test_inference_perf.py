@@ -136,8 +136,9 @@ def test_the_yaml_lifecycle_report_from_llm_d_benchmark_is_a_point_of_its_own() 
 
 def test_the_yaml_report_uploaded_with_the_run_folder_stays_a_separate_sweep() -> None:
     sweeps = parse(*run_files(), (LIFECYCLE_YAML.name, LIFECYCLE_YAML.read_bytes()), **FORM)
-    assert [len(s.points) for s in sweeps] == [7, 1]
-    assert "model" not in sweeps[1].meta
+    # Files are read in the order of their names: the report's name sorts first.
+    assert [len(s.points) for s in sweeps] == [1, 7]
+    assert "model" not in sweeps[0].meta
 
 
 def test_goodput_is_read_with_the_slo_of_config_yaml_in_ms() -> None:
@@ -282,7 +283,7 @@ def test_every_inference_perf_fixture_imports_through_the_api(client: TestClient
     files = [("files", (p.name, p.read_bytes(), "application/octet-stream")) for p in paths]
     response = client.post("/api/sweeps", files=files, data={"hardware": "H100", "num_gpus": "8"})
     assert response.status_code == 201, response.text
-    assert [s["points"] for s in response.json()["sweeps"]] == [7, 1]
-    stored = client.get(f"/api/sweeps/{response.json()['sweeps'][0]['id']}").json()
+    assert [s["points"] for s in response.json()["sweeps"]] == [1, 7]  # in the files' name order
+    stored = client.get(f"/api/sweeps/{response.json()['sweeps'][1]['id']}").json()
     assert stored["model"] == "meta-llama/Meta-Llama-3-8B-Instruct"
     assert stored["points"][0]["itl_p50_ms"] == pytest.approx(0.03718049265444279)

@@ -23,7 +23,7 @@ AGG32 = "agg_kimik2.5_8k1k_int4_vllm_mi355x_tp8_mtp_conc32.json"
 AGG64 = "agg_kimik2.5_8k1k_int4_vllm_mi355x_tp8_mtp_conc64.json"
 RAW8 = "raw_benchmark_serving_gptoss120b_1k1k_disagg16gpu_conc8.json"
 RAW64 = "raw_benchmark_serving_gptoss120b_1k1k_disagg16gpu_conc64.json"
-KIMI = "Kimi-K2.5 · InferenceX · mi355x vllm int4 mtp · 8192/1024 · tp8 ep1"
+KIMI = "Kimi-K2.5 · InferenceX · mi355x vllm int4 mtp · 8192/1024 · TP8"
 
 
 def raw_inferencex(name: str) -> bytes:
@@ -87,6 +87,7 @@ def test_the_two_kimi_agg_rows_form_one_sweep_with_meta_from_the_rows() -> None:
         "isl": 8192,
         "osl": 1024,
         "source_tool": "InferenceX",
+        "config": "tp=8 ep=1 dp_attention=false",  # the layout, a field (issue 51 §5)
         "sweep": KIMI,
     }
     assert [p.values["concurrency"] for p in sweep.points] == [32, 64]
@@ -135,6 +136,7 @@ def test_agg_bmk_lists_split_into_one_sweep_per_configuration() -> None:
     assert [p.row for p in kimi.points] == [1, 3]
     assert gptoss.name == (
         "gpt-oss-120b · InferenceX · b200-multinode dynamo-trt fp4 · 1024/1024 · 8P+8D"
+        " · prefill TP8 × 1, decode TP8 × 1"
     )
     assert (gptoss.meta["hardware"], gptoss.meta["num_gpus"]) == ("B200", 16)
     assert (gptoss.meta["num_prefill_gpus"], gptoss.meta["num_decode_gpus"]) == (8, 8)

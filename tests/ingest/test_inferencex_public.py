@@ -18,7 +18,7 @@ PUBLIC_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "inferencex"
 API = "api_benchmarks_llama70b_h100_tp2.json"
 SUPPLEMENTAL = "supplemental-bmk.json"
 DUMP_TABLES = ("benchmark_results.json", "configs.json", "workflow_runs.json", "availability.json")
-LLAMA = "llama70b · InferenceX · h100 vllm fp8 · 1024/1024 · tp2 ep1"
+LLAMA = "llama70b · InferenceX · h100 vllm fp8 · 1024/1024 · TP2"
 RUNS = (
     ("2026-03-01", "22000000101"),
     ("2026-03-08", "22000000202"),
@@ -80,8 +80,7 @@ def test_the_apps_supplemental_rows_read_their_metrics_object_and_date() -> None
     [sweep] = parse_public(SUPPLEMENTAL)
     rows = public_rows(SUPPLEMENTAL)
     assert (
-        sweep.name
-        == "GLM-4.7 · InferenceX · gaudi3 vllm-gaudi bf16 · 1024/1024 · tp8 ep1 · 2026-03-14"
+        sweep.name == "GLM-4.7 · InferenceX · gaudi3 vllm-gaudi bf16 · 1024/1024 · TP8 · 2026-03-14"
     )
     assert sweep.meta["measured_at"] == dt.date(2026, 3, 14)
     assert (sweep.meta.get("run_id"), sweep.meta.get("image")) == (None, None)
@@ -167,7 +166,7 @@ def test_the_public_rows_store_their_run_through_the_api(client: TestClient) -> 
 
 
 HISTORY = "benchmarks_history_dsr1_mi355x_sglang_fp4_tp4_1k1k.json"
-DSR1 = "dsr1 · InferenceX · mi355x sglang fp4 · 1024/1024 · tp4 ep1"
+DSR1 = "dsr1 · InferenceX · mi355x sglang fp4 · 1024/1024 · TP4"
 
 
 def test_real_api_rows_of_three_nightly_runs_are_three_dated_sweeps_with_the_files_figures() -> (
@@ -237,8 +236,8 @@ def test_agentic_rows_of_the_api_are_their_own_workload_never_one_sweep_with_fix
     body = json.dumps([agentic, fixed]).encode()
     a, f = parse_upload([UploadFile("benchmarks.json", body)], {})
     base = "dsv41flash · InferenceX · h100 vllm fp4 mtp"
-    assert a.name == f"{base} · agentic_traces · tp8 ep1 · 2026-09-18 · run 35314892357"
-    assert f.name == f"{base} · 1024/1024 · tp8 ep1 · 2026-09-18 · run 35314892357"
+    assert a.name == f"{base} · agentic_traces · TP8 · 2026-09-18 · run 35314892357"
+    assert f.name == f"{base} · 1024/1024 · TP8 · 2026-09-18 · run 35314892357"
     assert (a.meta["workload"], f.meta.get("workload")) == ("agentic_traces", None)
     assert a.meta["num_gpus"] == 8 and a.points[0].values["output_tok_s"] == 89.8 * 8
     assert a.meta["run_id"] == "35314892357"  # from run_url, never the app's workflow_run_id

@@ -241,7 +241,11 @@ def test_a_rounds_accelerator_names_match_the_catalog(client: TestClient, catalo
 
 
 def test_a_submission_folder_gives_each_summary_its_systems_accelerators_and_benchmark() -> None:
-    server, offline = parse(mlperf_file(SERVER), mlperf_file(OFFLINE), mlperf_file(SYSTEM))
+    sweeps = parse(mlperf_file(SERVER), mlperf_file(OFFLINE), mlperf_file(SYSTEM))
+    # One sweep per scenario (files are read in name order: Offline's path sorts first).
+    by_config = {s.meta["config"]: s for s in sweeps}
+    assert sorted(by_config) == ["scenario=Offline", "scenario=Server"]
+    server, offline = by_config["scenario=Server"], by_config["scenario=Offline"]
     system = json.loads((MLPERF / SYSTEM).read_bytes())
     for sweep in (server, offline):
         assert sweep.meta["hardware"] == system["accelerator_model_name"]

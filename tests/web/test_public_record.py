@@ -58,7 +58,7 @@ def test_your_sweep_against_a_band_of_three_dated_runs_by_hand(client: TestClien
     mine, public = against_public_setup(client)
     [item] = compare_public(client, [mine, *public])["public_record"]
     band = item["band"]
-    assert band["name"] == "llama70b · InferenceX · h100 vllm fp8 · 1024/1024 · tp2 ep1"
+    assert band["name"] == "llama70b · InferenceX · h100 vllm fp8 · 1024/1024 · TP2"
     assert band["dates"] == 3
     # Per date at the Chat limits (output tok/s per GPU): 03-01 passes at concurrency 16
     # (300 ms, 34 ms) → 1100; 03-08 misses TPOT at 16 (41 ms) and passes at 8 → 720;

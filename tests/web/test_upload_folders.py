@@ -217,7 +217,11 @@ def test_the_upload_page_offers_a_folder_and_lists_skipped_files_in_preview_and_
     assert page.select_one("#upload-preview .alert-error") is None
     details = page.select_one("#details-form")
     assert details is not None
-    fields = {i["name"]: i.get("value", "") for i in details.select("input[name]")}
+    fields = {  # what a browser sends: unchecked radios and boxes are not sent
+        i["name"]: i.get("value", "")
+        for i in details.select("input[name]")
+        if i.get("type") not in ("radio", "checkbox") or i.has_attr("checked")
+    }
     # The test database's catalog is empty: H100 is kept as typed, as the page asks.
     fields.update({"s0.hardware": "H100", "s0.num_gpus": "1", "all.keep_hardware": "1"})
     summary = soup(hx_client.post("/upload/confirm", data=fields))

@@ -52,6 +52,40 @@ def sweep_groups(runs: list[Record]) -> list[list[Record]]:
     return list(groups.values())
 
 
+# `vllm bench sweep serve` names each configuration's folder by what it sweeps:
+# `SERVE-max_num_seqs=8-BENCH-max_concurrency=16` (a setting of the server, then of the client).
+_SWEEP_FOLDER = re.compile(r"(?:^|/)(?:SERVE|BENCH)-[^/]*")
+_SETTING = re.compile(r"([A-Za-z_][\w.]*)=([^-/=]+)")
+
+
+def swept_configs(groups: list[list[Record]]) -> list[str | None]:
+    """Each group's swept settings as `key=value` pairs (sorted by key), or None: the settings
+    its sweep folder names (but the load), and the numeric settings that differ between the
+    groups of the upload (max_num_seqs 4 and 8). They name the sweep and are kept as its
+    `config`, so two configurations are never told apart by "(2)"."""
+    keys = [dict(_config_key(g[0], _load_linked_keys(g), _same_text_keys(g))) for g in groups]
+    varying = {
+        k
+        for k in {k for key in keys for k in key}
+        if len({repr(key.get(k)) for key in keys}) > 1
+        and all(isinstance(key.get(k), float) for key in keys)
+    }
+    out: list[str | None] = []
+    for group, key in zip(groups, keys, strict=True):
+        settings = {k: _shown(key[k]) for k in varying}
+        linked = _load_linked_keys(group)
+        for folder in _SWEEP_FOLDER.findall(group[0].file):
+            for name, value in _SETTING.findall(folder):
+                if name not in LOAD_KEYS and name not in linked:
+                    settings.setdefault(name, value)
+        out.append(" ".join(f"{k}={v}" for k, v in sorted(settings.items())) or None)
+    return out
+
+
+def _shown(value: float) -> str:
+    return f"{value:g}" if not value.is_integer() else str(int(value))
+
+
 def _is_run_key(key: str) -> bool:
     return key in RUN_KEYS or key.startswith(RUN_PREFIXES) or bool(STAT_KEY.match(key))
 

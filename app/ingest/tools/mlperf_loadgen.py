@@ -225,6 +225,9 @@ def _sweep(file: SourceFile, systems: Mapping[str, dict[str, Any]]) -> ParsedSwe
         "source_kind": "public",
         "harness": HARNESS,
         "provenance": "independent",
+        # A scenario is its own configuration (its own load pattern and constraints): Server
+        # and Offline summaries of one system never join into one sweep.
+        "config": f"scenario={scenario}",
     }
     if system is not None:
         meta["hardware"] = system["hardware"]

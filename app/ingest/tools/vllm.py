@@ -89,7 +89,7 @@ from app.ingest.tools._vllm_common import (
     text,
     whole,
 )
-from app.ingest.tools._vllm_grouping import NUMBER, sweep_groups
+from app.ingest.tools._vllm_grouping import NUMBER, sweep_groups, swept_configs
 from app.ingest.tools._vllm_spec import spec_decode_covariates
 
 TOOL = "vllm bench serve"
@@ -111,6 +111,9 @@ SLO_KEYS = ("goodput_slo", "goodput")
 class VllmImporter:
     name = "vLLM bench serve"
     priority = 30
+    # `vllm bench sweep`'s summary.json and summary.csv repeat its run=N.json files: a file all
+    # of whose runs were read from others is listed as read (app.ingest.grouping.read_twice).
+    repeats_runs = True
 
     def sniff(self, file: SourceFile) -> bool:
         if records.is_csv_summary(file):
@@ -132,17 +135,20 @@ class VllmImporter:
         if not runs:
             raise IngestError.one(files[0].name, "only the sweep's warmup run (run_number -1)")
         sweeps = []
-        for group in sweep_groups(runs):
-            sweep = _sweep(group)
+        groups = sweep_groups(runs)
+        for group, config in zip(groups, swept_configs(groups), strict=True):
+            sweep = _sweep(group, config)
             fill_engine(sweep.meta, (r.data.get("backend") for r in group), defaults)
             sweeps.append(sweep)
         return sweeps
 
 
-def _sweep(group: list[Record]) -> ParsedSweep:
+def _sweep(group: list[Record], config: str | None = None) -> ParsedSweep:
     points = sorted((_point(rec) for rec in group), key=point_order)
     first = group[0]
     meta = _meta(first)
+    if config and not meta.get("config"):
+        meta["config"] = config
     dates = [d for d in (run_date(r.data.get("date")) for r in group) if d is not None]
     if dates and "measured_at" not in meta:
         meta["measured_at"] = min(dates)
@@ -154,12 +160,12 @@ def _sweep(group: list[Record]) -> ParsedSweep:
         meta["source_tool"] = TOOL
     if not meta.get("sweep"):  # `--metadata sweep=...` names it; else a readable default
         parts = (model_basename(meta.get("model")), meta["source_tool"], _label(group))
-        meta["sweep"] = " · ".join(p for p in parts if p)
+        meta["sweep"] = " · ".join(p for p in (*parts, meta.get("config")) if p)
     formats = list(dict.fromkeys(r.fmt for r in group))
     files = list(dict.fromkeys(r.file for r in group))
     source = files[0] if len(files) == 1 else f"{files[0]} (+{len(files) - 1} more)"
     warning = empty_stream_warning(points, "vLLM")
-    return ParsedSweep(
+    sweep = ParsedSweep(
         meta,
         points,
         source,
@@ -167,6 +173,8 @@ def _sweep(group: list[Record]) -> ParsedSweep:
         warnings=[warning] if warning else None,
         first_row=first.row,
     )
+    sweep.files = files
+    return sweep
 
 
 def _label(group: list[Record]) -> str:

@@ -34,6 +34,7 @@ class SweepFields(Answer):
     trace_dataset: str | None
     num_prefill_gpus: int | None
     num_decode_gpus: int | None
+    config: str | None
     source_kind: str
     source_tool: str | None
     harness: str | None

@@ -53,6 +53,7 @@ class StagedSweepDetails(Answer):
     trace_dataset: str | None
     num_prefill_gpus: int | None
     num_decode_gpus: int | None
+    config: str | None
     source_kind: str | None
     source_tool: str | None
     harness: str | None
