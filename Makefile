@@ -41,6 +41,9 @@ NONE_IS_FINE = || [ $$? -eq 5 ]
 # git-ignored __pycache__ folders); the app's are compiled once before the workers start.
 unexport PYTHONDONTWRITEBYTECODE
 COMPILE = $(BIN)/python -m compileall -q -j 0 app bench tools tests >/dev/null
+# The serial pass collects only the modules that mark a test `serial` (collecting all ~180
+# again cost ~7 s); a PYTEST_ARGS narrows it instead, as it narrows the parallel pass.
+SERIAL_MODULES = $(shell grep -rl --include='*.py' 'mark\.serial' tests)
 
 ## test: the lock matches pyproject.toml, ruff (lint + format check, complexity), mypy,
 ## import-linter (layers), vulture, radon's ranks and function lengths (tools/complexity.py),
@@ -54,7 +57,7 @@ test: test-lock $(VENV)/.installed-test
 	$(BIN)/python tools/complexity.py
 	$(COMPILE)
 	$(PYTEST_PARALLEL) -m "not serial" $(PYTEST_ARGS) $(NONE_IS_FINE)
-	$(BIN)/pytest -m serial $(PYTEST_ARGS) $(NONE_IS_FINE)
+	$(BIN)/pytest -m serial $(or $(PYTEST_ARGS),$(SERIAL_MODULES)) $(NONE_IS_FINE)
 
 ## test-fast: the inner loop: pytest in parallel on SQLite, without the browser, serial and slow
 ## tests (CI always runs everything)
