@@ -73,6 +73,18 @@ def test_no_two_test_helpers_have_the_same_body_under_different_names() -> None:
     assert same_body_twice(TESTS) == []
 
 
+def test_a_serial_mark_is_written_in_the_test_module_itself() -> None:
+    """`make test`'s serial pass collects only the modules whose text says `mark.serial`
+    (SERIAL_MODULES): a mark a conftest or helper module added would go unrun."""
+    elsewhere = [
+        str(path.relative_to(TESTS))
+        for path in TESTS.rglob("*.py")
+        if not path.name.startswith("test_")
+        and ("mark.serial" in (text := path.read_text(encoding="utf-8")) or '"serial"' in text)
+    ]
+    assert elsewhere == []
+
+
 def test_a_helper_defined_in_two_modules_is_found(tmp_path: Path) -> None:
     helper = "def soup(text):\n    return text\n\n\ndef test_x():\n    pass\n"
     (tmp_path / "test_a.py").write_text(helper)
