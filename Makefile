@@ -43,7 +43,7 @@ unexport PYTHONDONTWRITEBYTECODE
 COMPILE = $(BIN)/python -m compileall -q -j 0 app bench tools tests >/dev/null
 # The serial pass collects only the modules that mark a test `serial` (collecting all ~180
 # again cost ~7 s); a PYTEST_ARGS narrows it instead, as it narrows the parallel pass.
-SERIAL_MODULES = $(shell grep -rl --include='*.py' 'mark\.serial' tests)
+SERIAL_MODULES = $(shell grep -rl --include='*.py' 'pytest\.mark\.serial' tests)
 
 ## test: the lock matches pyproject.toml, ruff (lint + format check, complexity), mypy,
 ## import-linter (layers), vulture, radon's ranks and function lengths (tools/complexity.py),
