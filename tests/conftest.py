@@ -30,7 +30,7 @@ from app.services.seed import SEED_DIR, seed
 from app.settings import PROJECT_ROOT, Settings, get_settings
 from app.store.db import make_engine, make_sessionmaker
 from app.store.migrate import upgrade_to_head
-from app.store.models import Base
+from app.store.models import Base, Hardware
 
 FIXTURES = PROJECT_ROOT.parent / "shared" / "fixtures"
 DATA = Path(__file__).parent / "data"
@@ -305,6 +305,13 @@ def catalog(session: Session, tmp_path: Path) -> None:
     for name in ("hardware.csv", "models.csv"):
         shutil.copy(SEED_DIR / name, tmp_path / name)
     seed(session, tmp_path)
+    session.commit()
+
+
+@pytest.fixture
+def h100(session: Session) -> None:
+    """One GPU in the hardware catalog: the H100 SXM with its datasheet's bandwidth and memory."""
+    session.add(Hardware(key="H100", name="NVIDIA H100 SXM", mem_bw_tb_s=3.35, memory_gb=80))
     session.commit()
 
 

@@ -7,10 +7,13 @@ what it arranges, and a failed arrangement fails there, with the answer's text.
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 import re
 import socket
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,7 +22,7 @@ from fastapi.testclient import TestClient
 from httpx import Response
 
 from app.charts.shown import write
-from app.ingest import ParsedSweep, UploadFile, parse_upload
+from app.ingest import IngestError, ParsedSweep, UploadFile, parse_upload
 from app.settings import PROJECT_ROOT
 from tests.factories import post_files
 
@@ -70,6 +73,26 @@ def parse(*files: tuple[str, bytes | dict[str, Any]], **form: Any) -> list[Parse
         UploadFile(n, d if isinstance(d, bytes) else json.dumps(d).encode()) for n, d in files
     ]
     return parse_upload(uploads, form)
+
+
+def parse_errors(defaults: dict[str, Any], *files: tuple[str, bytes]) -> str:
+    """Why parse() refuses these files with a tool's form defaults (it must refuse them): an
+    importer's tests bind theirs, `errors_of_aiperf = partial(parse_errors, DEFAULTS)`."""
+    with pytest.raises(IngestError) as caught:
+        parse(*files, **defaults)
+    return str(caught.value)
+
+
+def bytes_in(folder: Path, name: str) -> bytes:
+    """A file's bytes: a fixture folder's tests bind it, `raw_vllm = partial(bytes_in, DIR)`."""
+    return (folder / name).read_bytes()
+
+
+def json_changed(document: Any, change: Callable[[Any], object]) -> bytes:
+    """A copy of a JSON document, changed in place by `change`, as the bytes of a file."""
+    copied = copy.deepcopy(document)
+    change(copied)
+    return json.dumps(copied).encode()
 
 
 def only(sweeps: list[ParsedSweep]) -> ParsedSweep:

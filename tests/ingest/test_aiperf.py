@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-import copy
 import csv
 import datetime as dt
 import io
 import json
 import tarfile
+from functools import partial
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
-from app.ingest import IngestError, UploadFile, parse_upload
+from app.ingest import UploadFile, parse_upload
 from tests.conftest import FIXTURES
-from tests.helpers import jsonl, only, parse
+from tests.helpers import json_changed, jsonl, only, parse, parse_errors
 
 NAME = "wellflat_k8s-dev_profile_export_aiperf.json"
 DATA = (FIXTURES / "aiperf" / NAME).read_bytes()
@@ -44,16 +44,10 @@ SYSTEM = {
 }
 
 
-def errors_of_aiperf(*files: tuple[str, bytes]) -> str:
-    with pytest.raises(IngestError) as caught:
-        parse(*files, **DEFAULTS)
-    return str(caught.value)
+errors_of_aiperf = partial(parse_errors, DEFAULTS)
 
 
-def aiperf_with_changes(mutate: Any) -> bytes:
-    doc = copy.deepcopy(DOC)
-    mutate(doc)
-    return json.dumps(doc).encode()
+aiperf_with_changes = partial(json_changed, DOC)
 
 
 def label(tag: str, names: dict[str, str]) -> str:

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import copy
 import csv
 import io
 import json
 import zipfile
+from functools import partial
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
-from app.ingest import IngestError, UploadFile, parse_upload
+from app.ingest import UploadFile, parse_upload
 from tests.conftest import FIXTURES
-from tests.helpers import only, parse
+from tests.helpers import json_changed, only, parse, parse_errors
 
 NAME = "wellflat_k8s-dev_profile_export_genai_perf.json"
 DATA = (FIXTURES / "genai-perf" / NAME).read_bytes()
@@ -33,16 +33,10 @@ REQUEST_METRICS = (
 )
 
 
-def errors_of_genai_perf(*files: tuple[str, bytes]) -> str:
-    with pytest.raises(IngestError) as caught:
-        parse(*files, **DEFAULTS)
-    return str(caught.value)
+errors_of_genai_perf = partial(parse_errors, DEFAULTS)
 
 
-def genai_perf_with_changes(mutate: Any) -> bytes:
-    doc = copy.deepcopy(DOC)
-    mutate(doc)
-    return json.dumps(doc).encode()
+genai_perf_with_changes = partial(json_changed, DOC)
 
 
 def genai_csv(doc: dict[str, Any], *, old: bool = False, telemetry: bool = True) -> bytes:

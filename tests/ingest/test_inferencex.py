@@ -7,6 +7,7 @@ import io
 import json
 import math
 import tarfile
+from functools import partial
 from typing import Any
 
 import pytest
@@ -16,7 +17,7 @@ from app.ingest import IngestError
 from app.ingest.source import SourceFile
 from app.ingest.tools.inferencex import IMPORTER
 from tests.conftest import FIXTURES
-from tests.helpers import parse
+from tests.helpers import bytes_in, parse
 
 DIR = FIXTURES / "inferencemax"
 AGG32 = "agg_kimik2.5_8k1k_int4_vllm_mi355x_tp8_mtp_conc32.json"
@@ -26,8 +27,7 @@ RAW64 = "raw_benchmark_serving_gptoss120b_1k1k_disagg16gpu_conc64.json"
 KIMI = "Kimi-K2.5 · InferenceX · mi355x vllm int4 mtp · 8192/1024 · TP8"
 
 
-def raw_inferencex(name: str) -> bytes:
-    return (DIR / name).read_bytes()
+raw_inferencex = partial(bytes_in, DIR)
 
 
 def obj_inferencex(name: str) -> dict[str, Any]:

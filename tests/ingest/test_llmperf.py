@@ -6,15 +6,16 @@ import datetime as dt
 import io
 import json
 import zipfile
+from functools import partial
 from typing import Any
 
 import polars as pl
 import pytest
 from fastapi.testclient import TestClient
 
-from app.ingest import NO_TPOT_WARNING, IngestError
+from app.ingest import NO_TPOT_WARNING
 from tests.conftest import FIXTURES
-from tests.helpers import only, parse
+from tests.helpers import bytes_in, only, parse, parse_errors
 
 DIR = FIXTURES / "llmperf"
 DEFAULTS = {"hardware": "A100", "num_gpus": 4}
@@ -22,8 +23,7 @@ ANYSCALE = ("summary_anyscale_70b.json", "individual_anyscale_70b.json")
 TOGETHER = ("summary_together_70b.json", "individual_together_70b.json")
 
 
-def read(name: str) -> bytes:
-    return (DIR / name).read_bytes()
+read = partial(bytes_in, DIR)
 
 
 def pair(names: tuple[str, str] = ANYSCALE) -> list[tuple[str, bytes]]:
@@ -37,10 +37,7 @@ def linear(values: list[float], q: float) -> float:
     return float(result)
 
 
-def errors_of_llmperf(*files: tuple[str, bytes]) -> str:
-    with pytest.raises(IngestError) as caught:
-        parse(*files, **DEFAULTS)
-    return str(caught.value)
+errors_of_llmperf = partial(parse_errors, DEFAULTS)
 
 
 def test_the_anyscale_pair_becomes_one_point_with_seconds_converted_to_ms() -> None:

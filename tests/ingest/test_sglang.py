@@ -8,6 +8,7 @@ import io
 import json
 import math
 import zipfile
+from functools import partial
 from typing import Any
 
 import pytest
@@ -17,7 +18,7 @@ from app.ingest import NO_TPOT_WARNING, IngestError, ParsedSweep
 from app.ingest.source import SourceFile
 from app.ingest.tools.sglang import IMPORTER
 from tests.conftest import FIXTURES
-from tests.helpers import jsonl, parse
+from tests.helpers import bytes_in, jsonl, parse
 from tests.ingest.test_vllm import numpy_linear
 
 DIR = FIXTURES / "sglang"
@@ -27,8 +28,7 @@ DEEPSEEK = "datacrunch_deepseek_dp_mla_output.jsonl"
 FORM = {"hardware": "H200", "num_gpus": 8}
 
 
-def raw_sglang(name: str) -> bytes:
-    return (DIR / name).read_bytes()
+raw_sglang = partial(bytes_in, DIR)
 
 
 def lines(name: str) -> list[dict[str, Any]]:

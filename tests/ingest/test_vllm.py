@@ -12,6 +12,7 @@ import json
 import math
 import tarfile
 import zipfile
+from functools import partial
 from typing import Any
 
 import pytest
@@ -21,7 +22,7 @@ from app.ingest import IngestError
 from app.ingest.source import SourceFile
 from app.ingest.tools.vllm import IMPORTER
 from tests.conftest import FIXTURES
-from tests.helpers import parse
+from tests.helpers import bytes_in, parse
 
 DIR = FIXTURES / "vllm"
 RATE = {
@@ -35,8 +36,7 @@ FORM = {"hardware": "RTX4090", "num_gpus": 1}
 STAT_PREFIXES = ("mean_", "median_", "std_", "p50_", "p95_", "p99_")
 
 
-def raw_vllm(name: str) -> bytes:
-    return (DIR / name).read_bytes()
+raw_vllm = partial(bytes_in, DIR)
 
 
 def obj_vllm(name: str) -> dict[str, Any]:

@@ -3,15 +3,12 @@ writes need the write token, and a row in use is not deleted."""
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
-from app.services.seed import SEED_DIR, seed
 from app.store.models import Hardware, ModelSpec
 from tests.factories import post_files
 from tests.helpers import soup
@@ -44,17 +41,8 @@ MAVERICK = {
 }
 
 
-@pytest.fixture
-def catalogs(session: Session, tmp_path: Path) -> None:
-    """The hardware catalog and model specs of seed_data/."""
-    for name in ("hardware.csv", "models.csv"):
-        shutil.copy(SEED_DIR / name, tmp_path / name)
-    seed(session, tmp_path)
-    session.commit()
-
-
 def test_the_seeded_catalog_has_h100_pcie_as_its_own_gpu_with_its_datasheet_figures(
-    client: TestClient, catalogs: None
+    client: TestClient, catalog: None
 ) -> None:
     pcie = client.get("/api/hardware/H100PCIE").json()
     figures = {k: pcie[k] for k in ("memory_gb", "mem_bw_tb_s", "bf16_tflops", "fp8_tflops")}
@@ -74,7 +62,7 @@ def test_the_seeded_catalog_has_h100_pcie_as_its_own_gpu_with_its_datasheet_figu
 
 
 def test_a_gpu_is_added_read_replaced_and_deleted_through_the_api(
-    client: TestClient, session: Session, catalogs: None
+    client: TestClient, session: Session, catalog: None
 ) -> None:
     created = client.post("/api/hardware", json=GAUDI3)
     assert created.status_code == 201, created.text
@@ -106,7 +94,7 @@ def test_a_gpu_is_added_read_replaced_and_deleted_through_the_api(
     ],
 )
 def test_a_bad_gpu_is_refused_naming_the_field(
-    client: TestClient, catalogs: None, change: dict[str, Any], field: str, message: str
+    client: TestClient, catalog: None, change: dict[str, Any], field: str, message: str
 ) -> None:
     response = client.post("/api/hardware", json={**GAUDI3, **change})
     assert response.status_code == 422
@@ -115,7 +103,7 @@ def test_a_bad_gpu_is_refused_naming_the_field(
 
 
 def test_a_gpu_whose_names_already_mean_another_is_refused(
-    client: TestClient, catalogs: None
+    client: TestClient, catalog: None
 ) -> None:
     again = client.post("/api/hardware", json={**GAUDI3, "key": "h100"})
     assert again.status_code == 422
@@ -135,7 +123,7 @@ def test_a_gpu_whose_names_already_mean_another_is_refused(
 
 
 def test_a_gpu_in_use_is_not_deleted_and_the_answer_says_by_what(
-    client: TestClient, catalogs: None
+    client: TestClient, catalog: None
 ) -> None:
     upload = post_files(
         client,
@@ -159,7 +147,7 @@ def test_a_gpu_in_use_is_not_deleted_and_the_answer_says_by_what(
     }
 
 
-def test_writes_need_the_write_token_when_one_is_set(make_client: Any, catalogs: None) -> None:
+def test_writes_need_the_write_token_when_one_is_set(make_client: Any, catalog: None) -> None:
     client = make_client(write_token="s3cret")
     assert client.post("/api/hardware", json=GAUDI3).status_code == 401
     assert client.put("/api/hardware/H100", json={**GAUDI3, "key": "H100"}).status_code == 401
@@ -173,7 +161,7 @@ def test_writes_need_the_write_token_when_one_is_set(make_client: Any, catalogs:
 
 
 def test_a_model_spec_is_added_and_turns_on_a_claims_physics(
-    client: TestClient, catalogs: None
+    client: TestClient, catalog: None
 ) -> None:
     claim = {
         "vendor": "NVIDIA",
@@ -219,7 +207,7 @@ def test_a_model_spec_is_added_and_turns_on_a_claims_physics(
     ],
 )
 def test_an_inconsistent_model_spec_is_refused(
-    client: TestClient, catalogs: None, change: dict[str, Any], message: str
+    client: TestClient, catalog: None, change: dict[str, Any], message: str
 ) -> None:
     response = client.post("/api/models", json={**MAVERICK, **change})
     assert response.status_code == 422
@@ -227,7 +215,7 @@ def test_an_inconsistent_model_spec_is_refused(
 
 
 def test_a_model_spec_with_a_nul_byte_is_refused_naming_the_field(
-    client: TestClient, catalogs: None
+    client: TestClient, catalog: None
 ) -> None:
     response = client.post("/api/models", json={**MAVERICK, "source": "config\x00.json"})
     assert response.status_code == 422
@@ -236,7 +224,7 @@ def test_a_model_spec_with_a_nul_byte_is_refused_naming_the_field(
 
 
 def test_a_model_spec_is_replaced_and_a_clashing_name_refused(
-    client: TestClient, session: Session, catalogs: None
+    client: TestClient, session: Session, catalog: None
 ) -> None:
     clash = client.post("/api/models", json={**MAVERICK, "key": "l70", "name": "Llama 3.1 70B"})
     assert clash.status_code == 422
@@ -251,7 +239,7 @@ def test_a_model_spec_is_replaced_and_a_clashing_name_refused(
 
 
 def test_the_catalog_page_lists_both_catalogs_and_its_json_twin_matches(
-    client: TestClient, catalogs: None
+    client: TestClient, catalog: None
 ) -> None:
     page = soup(client.get("/catalog").text)
     assert page.select_one("nav a[href='/catalog']") is not None
@@ -266,7 +254,7 @@ def test_the_catalog_page_lists_both_catalogs_and_its_json_twin_matches(
 
 
 def test_the_catalog_page_adds_edits_and_refuses_with_the_field_named(
-    client: TestClient, session: Session, catalogs: None
+    client: TestClient, session: Session, catalog: None
 ) -> None:
     form = {k: str(v) for k, v in GAUDI3.items() if k != "aliases"}
     form["aliases"] = "HL-325L\nIntel Gaudi3 OAM"

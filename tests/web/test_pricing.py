@@ -11,7 +11,7 @@ from sqlalchemy import Engine, event
 from sqlalchemy.orm import Session
 
 from app.store import pricing as pricing_queries
-from app.store.models import Hardware, PricingProfile
+from app.store.models import PricingProfile
 from app.store.sweeps import NotFound
 
 O3_OWNERSHIP = {
@@ -30,10 +30,7 @@ O3_OWNERSHIP = {
 }
 
 
-@pytest.fixture(autouse=True)
-def h100_catalog(session: Session) -> None:
-    session.add(Hardware(key="H100", name="NVIDIA H100 SXM", mem_bw_tb_s=3.35, memory_gb=80))
-    session.commit()
+pytestmark = pytest.mark.usefixtures("h100")  # every test prices an H100
 
 
 def test_an_ownership_profile_answers_with_the_o3_breakdown(client: TestClient) -> None:

@@ -27,7 +27,7 @@ from app.http.security import (
     style_hash,
 )
 from app.settings import PROJECT_ROOT, Settings
-from app.store.models import Hardware, PricingProfile, Sweep
+from app.store.models import PricingProfile, Sweep
 from tests.factories import MINIMAL, count, post_files
 from tests.oracles import same_origin
 
@@ -60,12 +60,6 @@ def sweep_id(client: TestClient) -> int:
     response = post_files(client, ("mini.csv", MINIMAL))
     assert response.status_code == 201, response.text
     return int(response.json()["sweeps"][0]["id"])
-
-
-@pytest.fixture
-def h100(session: Session) -> None:
-    session.add(Hardware(key="H100", name="NVIDIA H100 SXM", mem_bw_tb_s=3.35, memory_gb=80))
-    session.commit()
 
 
 # --- headers -------------------------------------------------------------------------------
