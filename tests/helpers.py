@@ -170,3 +170,15 @@ def battery() -> list[float]:
     for exponent in range(-7, 17):
         values += [rng.uniform(1, 10) * 10**exponent for _ in range(12)]
     return values + [-v for v in values if v]
+
+
+def details_form(page: BeautifulSoup) -> dict[str, str]:
+    """The upload details form's fields as the browser would send them (radios and boxes only
+    when checked)."""
+    form = page.select_one("#details-form")
+    assert form is not None
+    return {
+        i["name"]: i.get("value", "")
+        for i in form.select("input[name]")
+        if i.get("type") not in ("checkbox", "radio") or i.has_attr("checked")
+    }

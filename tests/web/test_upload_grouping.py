@@ -22,7 +22,7 @@ from app.ingest import READ_TWICE
 from app.store.models import Sweep
 from tests.conftest import FIXTURES
 from tests.factories import count
-from tests.helpers import soup
+from tests.helpers import details_form, soup
 from tests.ingest.test_inferencex import RAW8, RAW64, disagg_row
 from tests.web.test_runs_and_failures import two_run_folder
 
@@ -57,23 +57,12 @@ def grouping_multipart(files: list[tuple[str, bytes]]) -> list[tuple[str, tuple[
     return [("files", (n, d, "application/octet-stream")) for n, d in files]
 
 
-def sent_fields(page: BeautifulSoup) -> dict[str, str]:
-    """The details form as a browser sends it (radios and boxes only when checked)."""
-    form = page.select_one("#details-form")
-    assert form is not None
-    return {
-        i["name"]: i.get("value", "")
-        for i in form.select("input[name]")
-        if i.get("type") not in ("checkbox", "radio") or i.has_attr("checked")
-    }
-
-
 def stage_grouped(hx_client: TestClient, files: list[tuple[str, bytes]]) -> BeautifulSoup:
     return soup(hx_client.post("/upload/stage", files=grouping_multipart(files)), 200)
 
 
 def save_on_page(hx_client: TestClient, page: BeautifulSoup, **typed: str) -> BeautifulSoup:
-    fields = sent_fields(page) | {"all.keep_hardware": "1"} | typed
+    fields = details_form(page) | {"all.keep_hardware": "1"} | typed
     return soup(hx_client.post("/upload/confirm", data=fields), 200)
 
 
@@ -112,7 +101,7 @@ def test_keeping_files_apart_makes_a_sweep_per_file_and_drops_details_typed_for_
     hx_client: TestClient, session: Session
 ) -> None:
     page = stage_grouped(hx_client, sglang_per_load())
-    fields = sent_fields(page) | {"s0.hardware": "H100", "s0.num_gpus": "4", "keep_apart": "1"}
+    fields = details_form(page) | {"s0.hardware": "H100", "s0.num_gpus": "4", "keep_apart": "1"}
     apart = soup(hx_client.post("/upload/preview", data=fields), 200)
     names = [h.get_text(" ", strip=True) for h in apart.select("article.preview h2")]
     assert len(names) == 5 and all(n.endswith(" 1 point") for n in names)
@@ -120,7 +109,7 @@ def test_keeping_files_apart_makes_a_sweep_per_file_and_drops_details_typed_for_
     # The GPUs typed for the joined sweep are not given to the first file's sweep.
     gpus = apart.select_one("#s0-num_gpus")
     assert gpus is not None and gpus.get("value", "") == ""
-    every = sent_fields(apart) | {"all.hardware": "H100", "all.num_gpus": "4"}
+    every = details_form(apart) | {"all.hardware": "H100", "all.num_gpus": "4"}
     saved = save_on_page(hx_client, apart, **every)
     assert saved.select_one("#upload-summary-title") is not None
     assert count(session, Sweep) == 5
@@ -194,7 +183,7 @@ def test_a_stored_folder_uploaded_again_is_prefilled_and_saved_unchanged_with_no
         assert gpus is not None and gpus["value"] == "1"
     notes = [p.get_text(" ", strip=True) for p in again.select("p.already-stored")]
     assert len(notes) == 2 and all("saving leaves it unchanged" in n for n in notes)
-    summary = soup(hx_client.post("/upload/confirm", data=sent_fields(again)), 200)
+    summary = soup(hx_client.post("/upload/confirm", data=details_form(again)), 200)
     text = summary.get_text(" ", strip=True)
     assert text.startswith("2 sweeps already stored (unchanged)"), text
     assert text.count("already stored as #") == 2, text
@@ -205,10 +194,10 @@ def test_sweeps_typed_with_one_name_are_stored_as_one_or_refused_when_they_diffe
     hx_client: TestClient, session: Session
 ) -> None:
     page = stage_grouped(hx_client, sglang_per_load())
-    apart = soup(hx_client.post("/upload/preview", data=sent_fields(page) | {"keep_apart": "1"}))
+    apart = soup(hx_client.post("/upload/preview", data=details_form(page) | {"keep_apart": "1"}))
     named: dict[str, Any] = {f"s{i}.sweep": "one" for i in range(5)}
     named |= {"all.hardware": "H100", "all.num_gpus": "4"}
-    preview = soup(hx_client.post("/upload/preview", data=sent_fields(apart) | named), 200)
+    preview = soup(hx_client.post("/upload/preview", data=details_form(apart) | named), 200)
     note = preview.select_one(".same-name")
     assert note is not None
     assert note.get_text(strip=True) == (
@@ -216,7 +205,7 @@ def test_sweeps_typed_with_one_name_are_stored_as_one_or_refused_when_they_diffe
     )
     # One of them on other GPUs cannot join: two sweeps of one name are refused.
     other = soup(
-        hx_client.post("/upload/confirm", data=sent_fields(preview) | {"s4.num_gpus": "8"})
+        hx_client.post("/upload/confirm", data=details_form(preview) | {"s4.num_gpus": "8"})
     )
     alert = other.select_one("#upload-preview .alert-error")
     assert alert is not None and count(session, Sweep) == 0

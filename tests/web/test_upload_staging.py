@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
@@ -17,7 +16,7 @@ from app.store.models import StagedUpload, Sweep
 from app.web.uploads import EDITABLE_SWEEPS, LISTED_SWEEPS
 from tests.conftest import FIXTURES
 from tests.factories import count
-from tests.helpers import soup
+from tests.helpers import details_form, soup
 
 LLMPERF = sorted((FIXTURES / "llmperf").glob("*.json"))  # two sweeps: anyscale and together
 BARE = b"concurrency,tpot_p50_ms,output_tok_s\n1,10,100\n8,14,700\n"
@@ -25,17 +24,6 @@ BARE = b"concurrency,tpot_p50_ms,output_tok_s\n1,10,100\n8,14,700\n"
 
 def multipart_of(paths: list[Path]) -> list[tuple[str, tuple[str, bytes, str]]]:
     return [("files", (p.name, p.read_bytes(), "application/json")) for p in paths]
-
-
-def details_form(page: BeautifulSoup) -> dict[str, str]:
-    """The details form's fields as the browser would send them (boxes only when ticked)."""
-    form = page.select_one("#details-form")
-    assert form is not None
-    return {
-        i["name"]: i.get("value", "")
-        for i in form.select("input[name]")
-        if i.get("type") not in ("checkbox", "radio") or i.has_attr("checked")
-    }
 
 
 def kept(fields: dict[str, str]) -> dict[str, str]:
