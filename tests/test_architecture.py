@@ -16,7 +16,19 @@ TOP_LEVEL = {"__init__.py", "main.py", "settings.py"}
 # The command line is an entry point like main.py, a package of its own (one module per group
 # of commands); every other package is a layer.
 ENTRY_PACKAGES = {"cli"}
-LAYERS = {"api", "web", "mcp", "http", "charts", "services", "store", "ingest", "schemas", "domain"}
+LAYERS = {
+    "api",
+    "web",
+    "mcp",
+    "views",
+    "http",
+    "charts",
+    "services",
+    "store",
+    "ingest",
+    "schemas",
+    "domain",
+}
 
 
 def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:

@@ -6,8 +6,8 @@ from typing import Any
 
 from app.domain.gate_ratio import GateRatio
 from app.domain.regression import Interval, Side, compare
-from app.services import check_report
-from app.services.check import finding_json
+from app.services.checks import report as check_report
+from app.services.checks.gate import finding_json
 
 
 def document(outcome_sides: tuple[Side, Side], ratio: GateRatio | None = None) -> dict[str, Any]:

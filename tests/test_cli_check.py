@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy.orm import Session
 
-from app.services.check_frontier import NO_BAND
+from app.services.checks.frontier import NO_BAND
 from app.store.models import Sweep, SweepCheck, SweepTag
 from tests.conftest import FIXTURES
 from tests.factories import count

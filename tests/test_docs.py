@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from app.cli import main as cli_main
-from app.http.explore_state import DEFAULT_PRESET
 from app.settings import Settings
+from app.views.explore_state import DEFAULT_PRESET
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"

@@ -6,7 +6,7 @@ from typing import Any
 
 import polars as pl
 
-from app.services.sweep_memo import keep, recall, remember
+from app.services.sweeps.memo import keep, recall, remember
 from app.store.points import _PointCache
 from app.store.samples import _FrameCache
 

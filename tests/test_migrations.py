@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from app.domain.columns import POINT_COLUMN_NAMES
 from app.ingest import UploadFile
-from app.services import uploads
+from app.services.upload import save as uploads
 from app.settings import PROJECT_ROOT
 from app.store import samples as sample_store
 from app.store import sweeps

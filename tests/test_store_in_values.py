@@ -9,10 +9,11 @@ from sqlalchemy import Engine, event, select
 from sqlalchemy.orm import Session
 
 from app.ingest import UploadFile
-from app.services import upload_json, uploads
+from app.services.upload import save as uploads
 from app.store import tags as tag_store
 from app.store.db import in_values
 from app.store.models import Sweep
+from app.views import uploads as upload_json
 
 MANY = 70_000  # past both databases' bounds on parameters
 

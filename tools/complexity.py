@@ -37,9 +37,9 @@ LONG_LEFT = frozenset(
         "app/http/security.py __call__",
         "app/ingest/prometheus.py _chunk",
         "app/mcp/server.py build_server",
-        "app/services/check.py evaluate",
-        "app/services/production_report.py window_json",
-        "app/services/readoff_json.py result_json",
+        "app/services/checks/gate.py evaluate",
+        "app/services/telemetry/report.py window_json",
+        "app/services/readoff/document.py result_json",
     }
 )
 

@@ -21,7 +21,7 @@ from app.schemas.answers.catalog import (
 )
 from app.schemas.catalog import HardwareIn, ModelSpecIn
 from app.schemas.responses import ERROR_RESPONSES
-from app.services import catalog as svc
+from app.services.catalogs import entries as svc
 from app.store import catalog as q
 
 router = APIRouter(prefix="/api", tags=["catalog"], responses=ERROR_RESPONSES)

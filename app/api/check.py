@@ -5,12 +5,12 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app.http.answers import json_answer
 from app.http.deps import SessionDep, SettingsDep, WriteDep
 from app.schemas.answers.check import CheckAnswer
 from app.schemas.check import CheckQuery
 from app.schemas.responses import ERROR_RESPONSES, answered_with
-from app.services import check
+from app.services.checks import gate as check
+from app.views.answers import json_answer
 
 router = APIRouter(prefix="/api", tags=["analysis"], responses=ERROR_RESPONSES)
 

@@ -12,10 +12,10 @@ from app.http.deps import IdPath, SessionDep, WriteDep
 from app.schemas.answers.claims import ClaimAudit, ClaimList, ClaimOut, Roofline
 from app.schemas.claims import AuditQuery, ClaimIn, RooflineQuery
 from app.schemas.responses import ERROR_RESPONSES
-from app.services.catalog_checks import checked_claim
-from app.services.claims_audit import audit
-from app.services.physics import physics_for
-from app.services.roofline import roofline
+from app.services.catalogs.checks import checked_claim
+from app.services.ceilings.physics import physics_for
+from app.services.ceilings.roofline import roofline
+from app.services.claims.audit import audit
 from app.store import catalog_cache
 from app.store import claims as q
 

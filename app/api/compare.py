@@ -5,12 +5,12 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app.http import explore_state
-from app.http.answers import json_answer
-from app.http.compare_view import compare_answer
 from app.http.deps import SessionDep
 from app.schemas.answers.compare import CompareAnswer
 from app.schemas.responses import ERROR_RESPONSES, answered_with
+from app.views import explore_state
+from app.views.answers import json_answer
+from app.views.compare import compare_answer
 
 router = APIRouter(prefix="/api", tags=["analysis"], responses=ERROR_RESPONSES)
 

@@ -8,16 +8,17 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from app.domain.accounting import UNIT_WORDS
-from app.http import explore_state
-from app.http.answers import json_answer
 from app.http.deps import SessionDep
-from app.http.explore_state import ExploreState
-from app.http.explore_view import explore_context
 from app.schemas.answers.explore import ExploreAnswer, PickerAnswer
 from app.schemas.responses import ERROR_RESPONSES, answered_with
-from app.services import answer, bands
+from app.services import bands
 from app.services import picker as series_picker
-from app.services.readoff_json import price_cells_json, result_json, slo_json
+from app.services.readoff import answer
+from app.services.readoff.document import price_cells_json, result_json, slo_json
+from app.views import explore_state
+from app.views.answers import json_answer
+from app.views.explore import explore_context
+from app.views.explore_state import ExploreState
 
 router = APIRouter(prefix="/api", tags=["analysis"], responses=ERROR_RESPONSES)
 

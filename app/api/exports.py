@@ -9,14 +9,15 @@ from fastapi.responses import Response
 
 from app.api.readoff import SweepIds
 from app.http.deps import SessionDep
-from app.http.documents import sweep_ids
 from app.schemas.answers.sweeps import ExportedSweeps
 from app.schemas.readoff import ReadoffQuery
 from app.schemas.responses import ERROR_RESPONSES, answered_with, download
-from app.services import bands, exports, token_classes
-from app.services.readoff_json import run_query
+from app.services import bands, exports
+from app.services.readoff import token_classes
+from app.services.readoff.document import run_query
 from app.store import points as point_queries
 from app.store import sweeps as q
+from app.views.documents import sweep_ids
 
 router = APIRouter(
     prefix="/api/export",

@@ -6,10 +6,10 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from app.http.documents import metrics_answer
 from app.schemas.answers.misc import Definitions
 from app.schemas.metrics import MetricQuery
 from app.schemas.responses import ERROR_RESPONSES
+from app.views.documents import metrics_answer
 
 router = APIRouter(prefix="/api", tags=["metrics"], responses=ERROR_RESPONSES)
 

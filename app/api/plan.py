@@ -7,12 +7,12 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
-from app.http import documents
-from app.http.answers import json_answer
 from app.http.deps import SessionDep
 from app.schemas.answers.plan import PlanOut
 from app.schemas.plan import PlanRequest
 from app.schemas.responses import ERROR_RESPONSES, answered_with
+from app.views import documents
+from app.views.answers import json_answer
 
 router = APIRouter(prefix="/api", tags=["analysis"], responses=ERROR_RESPONSES)
 

@@ -12,7 +12,7 @@ from app.schemas.answers.pricing import BreakEven, PricingProfileOut, PricingPro
 from app.schemas.bounds import NonNegative
 from app.schemas.pricing import PricingIn, PricingQuery
 from app.schemas.responses import ERROR_RESPONSES
-from app.services.catalog_checks import break_even, checked_profile, price_list
+from app.services.catalogs.checks import break_even, checked_profile, price_list
 from app.store import pricing as q
 
 router = APIRouter(prefix="/api", tags=["pricing"], responses=ERROR_RESPONSES)

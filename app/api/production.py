@@ -8,16 +8,17 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Query
 from fastapi.responses import JSONResponse, Response
 
-from app.http.answers import json_answer
 from app.http.deps import IdPath, SessionDep, SettingsDep, WriteDep
 from app.http.errors import AppError
-from app.http.production_view import options_of
 from app.ingest.prometheus import PullError
 from app.schemas.answers.production import DeploymentList, ProductionReport, ProductionStored
 from app.schemas.production import ProductionPull, ProductionQuery
 from app.schemas.responses import ERROR_RESPONSES, answered_with
-from app.services import production, production_report
+from app.services.telemetry import report as production_report
+from app.services.telemetry import windows as production
 from app.store import production as store
+from app.views.answers import json_answer
+from app.views.production import options_of
 
 router = APIRouter(prefix="/api/production", tags=["production"], responses=ERROR_RESPONSES)
 

@@ -14,7 +14,7 @@ from app.http.uploads import UploadRoute
 from app.ingest.source import SourceFile
 from app.schemas.answers.production import ProductionStored
 from app.schemas.responses import ERROR_RESPONSES, answered_with
-from app.services import production
+from app.services.telemetry import windows as production
 
 router = APIRouter(
     prefix="/api/production",

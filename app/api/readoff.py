@@ -9,18 +9,19 @@ from fastapi.responses import Response
 
 from app.domain.accounting import axis_unit
 from app.domain.sessions import axis_words
-from app.http import documents
-from app.http.answers import json_answer
 from app.http.deps import DbId, SessionDep
-from app.http.documents import sweep_ids
 from app.schemas.answers.readoff import FrontierOut, ReadoffOut
 from app.schemas.answers.ttft_context import MissesOut
 from app.schemas.bounds import MAX_SWEEPS_ASKED
 from app.schemas.readoff import MissesQuery, ReadoffQuery, ReadoffRequest
 from app.schemas.responses import ERROR_RESPONSES, answered_with
-from app.services import analysis, bands, misses
-from app.services.readoff_json import frontier_json
-from app.services.readoff_query import params_of
+from app.services import analysis, bands
+from app.services.readoff import misses
+from app.services.readoff.document import frontier_json
+from app.services.readoff.query import params_of
+from app.views import documents
+from app.views.answers import json_answer
+from app.views.documents import sweep_ids
 
 router = APIRouter(prefix="/api", tags=["analysis"], responses=ERROR_RESPONSES)
 SweepIds = Annotated[

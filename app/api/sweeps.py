@@ -8,18 +8,20 @@ from fastapi import APIRouter, File, Query, UploadFile
 from fastapi.responses import JSONResponse, Response
 
 from app.domain.columns import POINT_COLUMN_NAMES, REQUEST_COLUMNS, SWEEP_COLUMN_NAMES
-from app.http.answers import json_answer
 from app.http.deps import IdPath, SessionDep, SettingsDep, UploadDep, WriteDep
 from app.http.uploads import UploadRoute
 from app.schemas.answers.sweeps import SweepDetail, SweepEdited, SweepList
 from app.schemas.answers.uploads import UploadSaved
 from app.schemas.responses import ERROR_RESPONSES, answered_with, download
 from app.schemas.sweeps import SweepQuery
-from app.services import sweep_json, upload_json, uploads
-from app.services.catalog import match_changes
-from app.services.sweep_edits import sweep_changes
-from app.services.upload_checks import DISAGGREGATED_FIELD, disaggregated_flag
+from app.services.catalogs.entries import match_changes
+from app.services.upload import save as uploads
+from app.services.upload.checks import DISAGGREGATED_FIELD, disaggregated_flag
+from app.services.upload.details import sweep_changes
 from app.store import sweeps as q
+from app.views import sweeps as sweep_json
+from app.views import uploads as upload_json
+from app.views.answers import json_answer
 
 # Uploads parsed with their files held in memory as they arrive (app.http.uploads).
 router = APIRouter(

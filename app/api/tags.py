@@ -10,7 +10,7 @@ from app.http.deps import IdPath, SessionDep, WriteDep
 from app.schemas.answers.sweeps import SweepTags
 from app.schemas.responses import ERROR_RESPONSES
 from app.schemas.tags import TagsBody
-from app.services import tags as tag_service
+from app.services.sweeps import tags as tag_service
 from app.store import sweeps as sweep_queries
 from app.store import tags as tag_store
 

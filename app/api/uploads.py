@@ -14,7 +14,9 @@ from app.ingest import IngestError
 from app.schemas.answers.uploads import StagedPreview, UploadConfirmed
 from app.schemas.responses import ERROR_RESPONSES, answered_with
 from app.schemas.uploads import DetailValue, StagedDetails
-from app.services import staging, upload_json, uploads
+from app.services.upload import save as uploads
+from app.services.upload import staging
+from app.views import uploads as upload_json
 
 router = APIRouter(
     prefix="/api/uploads",

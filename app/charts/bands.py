@@ -10,7 +10,7 @@ from typing import Any
 from app.charts.style import colour
 from app.domain.numbers import fmt_number, fmt_percent
 from app.services.bands import SweepBand
-from app.services.compare_bands import PairBands
+from app.services.compare.bands import PairBands
 
 
 def rgba(hex_colour: str, alpha: float) -> str:

@@ -9,9 +9,9 @@ from app.charts.style import colour, empty_note, series_style, side_legend
 from app.domain.compare import no_overlap_reason
 from app.domain.numbers import fmt_load, fmt_number, fmt_usd
 from app.domain.slo import Slo
-from app.services.compare_intervals import PairIntervals
-from app.services.comparison import Pair, PriceGroup, SensitivitySeries, frontier_of
-from app.services.units_shown import unit_words
+from app.services.compare.intervals import PairIntervals
+from app.services.compare.ratios import Pair, PriceGroup, SensitivitySeries, frontier_of
+from app.services.readoff.units_shown import unit_words
 
 METRIC_NAMES = {"tpot": "TPOT", "ttft": "TTFT", "e2el": "E2EL"}
 HOVER = "%{customdata[0]} tok/s/user: %{customdata[1]}×<extra></extra>"

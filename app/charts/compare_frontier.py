@@ -14,7 +14,7 @@ from app.domain.numbers import fmt_number
 from app.domain.pareto import value_at
 from app.services.analysis import Params, SweepAnalysis
 from app.services.bands import SweepBand
-from app.services.compare_bands import PairBands
+from app.services.compare.bands import PairBands
 
 SIDE_WORDS = {"above": "significantly above", "below": "significantly below"}
 

@@ -8,8 +8,8 @@ from typing import Any
 from app.charts.style import empty_note, series_style, side_legend
 from app.domain.numbers import fmt_number, fmt_usd
 from app.services.history import ConfigHistory, HistoryRow, RegressionMark
-from app.services.price_columns import PriceCell
-from app.services.units_shown import unit_words
+from app.services.readoff.price_columns import PriceCell
+from app.services.readoff.units_shown import unit_words
 
 REGRESSION_COLOUR = "#c0392b"
 

@@ -10,7 +10,7 @@ from app.charts.ranges import LOG_PAD
 from app.charts.style import button_bar, colour, empty_note, side_legend
 from app.domain import plan as domain
 from app.domain.numbers import fmt_number, fmt_usd
-from app.services.plan import Plan
+from app.services.planning.sizing import Plan
 
 UNIT_WORDS = {
     "requests_per_s": "requests/s",

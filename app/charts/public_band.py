@@ -8,8 +8,8 @@ from typing import Any
 
 from app.charts.style import empty_note, series_style, side_legend
 from app.domain.numbers import fmt_number
-from app.services.public_record import AgainstPublic
-from app.services.units_shown import unit_words
+from app.services.compare.public_record import AgainstPublic
+from app.services.readoff.units_shown import unit_words
 
 YOURS_COLOUR = "#0072b2"
 

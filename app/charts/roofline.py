@@ -10,8 +10,8 @@ from app.charts.style import colour
 from app.domain.claims import on_basis, per_gpu_tok_s
 from app.domain.numbers import fmt_number
 from app.services.analysis import SweepAnalysis
-from app.services.claims_audit import Placement
-from app.services.physics import Curve, ShownPhysics
+from app.services.ceilings.physics import Curve, ShownPhysics
+from app.services.claims.audit import Placement
 from app.store import claims as claim_queries
 from app.store.models import VendorClaim
 

@@ -23,7 +23,7 @@ from app.settings import get_settings
 from app.store.db import make_engine, make_sessionmaker, session_scope
 
 if TYPE_CHECKING:  # the services load lazily: `paretoscope --help` stays fast
-    from app.services.uploads import Stored
+    from app.services.upload.save import Stored
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -244,7 +244,7 @@ def _is_loopback(host: str) -> bool:
 def _import(args: argparse.Namespace) -> int:
     from app.cli.folders import read_inputs
     from app.ingest import IngestError
-    from app.services import uploads
+    from app.services.upload import save as uploads
 
     upgrade()
     fields = {
@@ -306,7 +306,7 @@ def _import(args: argparse.Namespace) -> int:
 def _print_stored(stored: Stored) -> None:
     """What an import stored, found stored already, read and skipped: a line per sweep and
     file (warnings to stderr)."""
-    from app.services import upload_json
+    from app.views import uploads as upload_json
 
     for warning in stored.warnings:
         print(f"warning: {warning}", file=sys.stderr)

@@ -55,10 +55,10 @@ def plan(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
     from app.schemas.plan import PlanParams
-    from app.services import plan as planner
-    from app.services import plan_json
-    from app.services.readoff_json import slo_json
+    from app.services.planning import sizing as planner
+    from app.services.readoff.document import slo_json
     from app.store.sweeps import NotFound
+    from app.views import plan as plan_json
 
     names = (
         "requests_per_s output_tok_s tokens_per_day peak_to_average headroom ttft_ms tpot_ms "
@@ -98,10 +98,11 @@ def readoff(args: argparse.Namespace) -> int:
 
     upgrade()
     from app.schemas.readoff import ReadoffQuery
-    from app.services import exports, token_classes
-    from app.services.readoff_json import readoff_document, run_query
-    from app.services.readoff_text import readoff_table
+    from app.services import exports
+    from app.services.readoff import token_classes
+    from app.services.readoff.document import readoff_document, run_query
     from app.store.sweeps import NotFound
+    from app.views.readoff_text import readoff_table
 
     fmt = args.format or ("table" if args.output is None and sys.stdout.isatty() else "csv")
     fields = {
@@ -109,7 +110,7 @@ def readoff(args: argparse.Namespace) -> int:
         for k, v in vars(args).items()
         if k not in ("command", "sweep_ids", "format", "output", "preset") and v is not None
     }
-    from app.services.check import resolve
+    from app.services.checks.gate import resolve
     from app.services.errors import Invalid
 
     factory = make_sessionmaker(make_engine(get_settings().database_url))
@@ -170,12 +171,12 @@ def readoff_defaults(
     given beside it win); no limit at all is the pages' default preset; a limit without a
     percentile is read at that preset's percentiles; no price is the pages' default price set
     (when the database has it). Returns the fields and the preset used."""
-    from app.http.explore_state import DEFAULT_PRESET, DEFAULT_PRICE_SET
-    from app.services import price_columns
-    from app.services.readoff_query import preset_limits
+    from app.services.readoff import price_columns
+    from app.services.readoff.query import preset_limits
     from app.store import pricing
     from app.store.models import SloPreset
     from app.store.sweeps import NotFound
+    from app.views.explore_state import DEFAULT_PRESET, DEFAULT_PRICE_SET
 
     given_limits = any(fields.get(k) is not None for k in SLO_OPTIONS)
     chosen = session.get(SloPreset, preset_key) if preset_key else None
@@ -298,8 +299,9 @@ def check(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
     from app.schemas.check import CheckQuery
-    from app.services import check, check_report
-    from app.services.check import DifferentWork
+    from app.services.checks import gate as check
+    from app.services.checks import report as check_report
+    from app.services.checks.gate import DifferentWork
     from app.services.errors import Invalid
     from app.store.sweeps import NotFound
 

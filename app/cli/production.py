@@ -59,10 +59,10 @@ def production(args: argparse.Namespace) -> int:
     from app.ingest.prometheus import PullError
     from app.ingest.source import SourceFile
     from app.ingest.telemetry import read_telemetry
-    from app.services import production as service
-    from app.services import production_report as report
-    from app.services.check import resolve
+    from app.services.checks.gate import resolve
     from app.services.errors import Conflict, Invalid
+    from app.services.telemetry import report
+    from app.services.telemetry import windows as service
 
     if not args.files and args.start is None:
         print(
@@ -142,7 +142,7 @@ def _pulled(args: argparse.Namespace, selector: dict[str, str]) -> Any:
     import time
 
     from app.ingest.prometheus import PullError, pull
-    from app.services.production import when
+    from app.services.telemetry.windows import when
 
     settings = get_settings()
     url = args.prometheus_url or settings.prometheus_url

@@ -19,10 +19,11 @@ from app.domain.accounting import UNIT_WORDS, split_label
 from app.domain.columns import SOURCE_KIND_LABELS
 from app.domain.covariates import COVARIATE_LABELS, POINT_COVARIATES, point_covariates
 from app.domain.provenance import provenance_text
-from app.http import choices
 from app.http.static import PLOTLY_JS, SCRIPTS, static_url
-from app.services import energy, readoff_json
+from app.services.readoff import document as readoff_json
+from app.services.readoff import energy
 from app.settings import bundled
+from app.views import choices
 
 templates = Jinja2Templates(directory=bundled("templates"))
 

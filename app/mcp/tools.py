@@ -12,8 +12,6 @@ from pydantic import BaseModel, ValidationError
 from sqlalchemy.orm import Session
 from starlette.datastructures import QueryParams
 
-from app.http import documents, explore_state
-from app.http.compare_view import compare_answer
 from app.http.errors import AppError, invalid_request
 from app.schemas.answers.misc import Definitions
 from app.schemas.answers.pricing import PricingProfiles
@@ -24,10 +22,13 @@ from app.schemas.plan import PlanRequest
 from app.schemas.pricing import PricingQuery
 from app.schemas.readoff import ReadoffQuery, ReadoffRequest
 from app.schemas.sweeps import SweepQuery, SweepRef
-from app.services import check, sweep_json
-from app.services.catalog_checks import price_list
-from app.services.readoff_json import slo_json
-from app.services.readoff_query import params_of
+from app.services.catalogs.checks import price_list
+from app.services.checks import gate as check
+from app.services.readoff.document import slo_json
+from app.services.readoff.query import params_of
+from app.views import documents, explore_state
+from app.views import sweeps as sweep_json
+from app.views.compare import compare_answer
 
 # Fields of a read-off query that say how it was computed (the rest are limits and prices).
 METHOD_FIELDS = ("mode", "basis", "stat", "interpolation", "ci_level")

@@ -39,12 +39,13 @@ from app.domain.slo import (
 )
 from app.domain.sweep_meta import SweepMeta
 from app.domain.verdict import Columns, SamplePercentiles
-from app.services import point_splits, sweep_covariates
-from app.services import sessions as session_figures
 from app.services.prices import Cost, Price, cost_at, prices_for
-from app.services.sessions import SweepSessions
-from app.services.sweep_memo import check_values, keep, recall, remember
-from app.services.units import sweep_units
+from app.services.sweeps import covariates as sweep_covariates
+from app.services.sweeps import point_splits
+from app.services.sweeps import sessions as session_figures
+from app.services.sweeps.memo import check_values, keep, recall, remember
+from app.services.sweeps.sessions import SweepSessions
+from app.services.sweeps.units import sweep_units
 from app.store import points as point_queries
 from app.store import pricing as pricing_queries
 from app.store.catalog_cache import Catalog

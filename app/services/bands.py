@@ -25,7 +25,7 @@ from app.domain.frontier_band import (
 )
 from app.domain.request_goodput import defined_tpot_expr
 from app.services.analysis import Params, SweepAnalysis
-from app.services.sweep_memo import remember
+from app.services.sweeps.memo import remember
 from app.store import points as point_queries
 
 

@@ -15,14 +15,14 @@ from app.domain.accounting import SPLIT_COLUMNS, UNIT_WORDS, Split, point_split
 from app.domain.columns import POINT_COLUMN_NAMES, SWEEP_COLUMN_NAMES
 from app.domain.sessions import axis_words
 from app.ingest.parsed import CACHED_INPUT, SAMPLE_FIELDS
-from app.services import token_classes
 from app.services.analysis import Params, SweepAnalysis
 from app.services.bands import SweepBand
-from app.services.intervals import cost_interval
-from app.services.price_columns import PriceColumn, price_cells
 from app.services.prices import Cost
-from app.services.readoff_json import e2e_at
-from app.services.sessions import agents_json, sessions_json, turns_json
+from app.services.readoff import token_classes
+from app.services.readoff.document import e2e_at
+from app.services.readoff.intervals import cost_interval
+from app.services.readoff.price_columns import PriceColumn, price_cells
+from app.services.sweeps.sessions import agents_json, sessions_json, turns_json
 from app.store.models import Sweep
 from app.store.sweeps import point_dict, sweep_summary
 
@@ -184,7 +184,7 @@ def readoff_csv(
     In percentile mode with repeated passing runs at the operating load the goodput is their
     geometric mean (`goodput_statistic` says so; the interval is from the same runs) and the
     best run is its own labelled column, `best_run_tok_s_per_gpu` (empty otherwise).
-    With `classes` (app.services.token_classes.by_sweep), the token-class columns follow.
+    With `classes` (app.services.readoff.token_classes.by_sweep), the token-class columns follow.
     """
     header = [
         *READOFF_HEADER,

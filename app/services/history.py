@@ -12,7 +12,7 @@ from app.domain.likeness import Likeness, between
 from app.domain.repeats import Spread, spreads
 from app.domain.sweep_meta import SweepMeta
 from app.services.analysis import SweepAnalysis
-from app.services.likeness import describe
+from app.services.sweeps.likeness import describe
 from app.store import checks as check_store
 from app.store import sweeps as sweep_queries
 

@@ -20,8 +20,8 @@ from app.domain.leaders import FrontierPoint, frontier_leaders
 from app.domain.metrics import Basis, deployment_tok_s, interactivity_tok_s_user, tok_s_per_gpu
 from app.domain.point import Stat
 from app.domain.sweep_meta import SWEEP_META_FIELDS, SweepMeta
-from app.services.likeness import DESCRIPTION
-from app.services.units import sweep_units
+from app.services.sweeps.likeness import DESCRIPTION
+from app.services.sweeps.units import sweep_units
 from app.store import point_front, sweep_search
 from app.store import pricing as pricing_queries
 from app.store import sweeps as sweep_queries

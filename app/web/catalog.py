@@ -19,7 +19,7 @@ from app.schemas.catalog import (
     HardwareIn,
     ModelSpecIn,
 )
-from app.services import catalog as svc
+from app.services.catalogs import entries as svc
 from app.services.errors import Conflict, Invalid
 from app.store import catalog as q
 

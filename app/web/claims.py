@@ -15,23 +15,23 @@ from sqlalchemy.orm import Session
 from starlette.datastructures import FormData
 
 from app.charts.roofline import placement_figure
-from app.http import explore_state
 from app.http.deps import FormDep, IdPath, SessionDep, SettingsDep, check_write_token
 from app.http.errors import AppError, form_errors
 from app.http.templating import render
 from app.schemas.bounds import DB_INT_MAX
 from app.schemas.claims import AuditQuery, ClaimIn
 from app.schemas.readoff import ReadoffQuery
-from app.services.catalog_checks import checked_claim
-from app.services.claims_audit import audit
+from app.services.catalogs.checks import checked_claim
+from app.services.ceilings.physics import physics_for
+from app.services.claims.audit import audit
 from app.services.errors import Invalid
-from app.services.physics import physics_for
 from app.settings import Settings
 from app.store import catalog, catalog_cache
 from app.store import claims as q
 from app.store import pricing as pricing_queries
 from app.store import sweeps as sweep_queries
 from app.store.models import Sweep, VendorClaim
+from app.views import explore_state
 
 MISSING_HINTS = {
     "token_basis": "say whether the number counts output tokens or input + output tokens"

@@ -5,9 +5,9 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app.http import explore_state
-from app.http.compare_view import compare_context
 from app.http.deps import SessionDep
+from app.views import explore_state
+from app.views.compare import compare_context
 from app.web.explore import render_view
 
 router = APIRouter()

@@ -9,14 +9,14 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from app.charts import deferred
-from app.http import explore_state
 from app.http.deps import SessionDep, SettingsDep
 from app.http.errors import AppError
-from app.http.explore_view import colours, explore_context
 from app.http.templating import render
-from app.services import misses, ttft_context
+from app.services.readoff import misses, ttft_context
 from app.store import points as point_queries
 from app.store.versions import Versions
+from app.views import explore_state
+from app.views.explore import colours, explore_context
 from app.web import page_cache
 
 router = APIRouter()

@@ -13,11 +13,11 @@ from starlette.datastructures import QueryParams
 
 from app.charts import plan as charts
 from app.domain.plan import DEMAND_UNITS
-from app.http import explore_state
 from app.http.deps import SessionDep
 from app.http.errors import AppError
 from app.schemas.plan import PlanPageQuery, PlanQuery
-from app.services import plan as planner
+from app.services.planning import sizing as planner
+from app.views import explore_state
 from app.web.explore import render_view
 
 router = APIRouter()

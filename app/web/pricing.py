@@ -14,7 +14,7 @@ from app.http.errors import AppError, form_errors
 from app.http.templating import render
 from app.schemas.bounds import MAX_ID
 from app.schemas.pricing import PRICING_NUMBER_FIELDS, PricingIn
-from app.services import catalog_checks
+from app.services.catalogs import checks as catalog_checks
 from app.services.errors import Invalid
 from app.store import pricing as q
 

@@ -17,8 +17,8 @@ from app.http.templating import render
 from app.http.uploads import UploadRoute
 from app.ingest import IngestError
 from app.ingest.source import SourceFile
-from app.services import production
 from app.services.errors import Conflict, Invalid
+from app.services.telemetry import windows as production
 from app.settings import Settings
 from app.store import production as store
 

@@ -13,16 +13,17 @@ from app.domain.lengths import check_lengths
 from app.http.deps import FormDep, HtmxDep, IdPath, SessionDep, SettingsDep, check_write_token
 from app.http.templating import render
 from app.schemas.sweeps import SweepQuery
-from app.services import stated_figures, sweep_json
-from app.services import tags as tag_service
-from app.services.catalog import match_changes
+from app.services.catalogs.entries import match_changes
 from app.services.errors import Invalid
-from app.services.sweep_edits import EDITABLE, sweep_changes, sweep_filters
+from app.services.sweeps import stated_figures
+from app.services.sweeps import tags as tag_service
+from app.services.upload.details import EDITABLE, sweep_changes, sweep_filters
 from app.store import catalog
 from app.store import points as point_queries
 from app.store import sweeps as q
 from app.store import tags as tag_store
 from app.store.point_blocks import StoredPoint
+from app.views import sweeps as sweep_json
 
 router = APIRouter(include_in_schema=False)
 

@@ -25,15 +25,20 @@ from app.http.deps import (
     UploadDep,
     check_write_token,
 )
-from app.http.explore_state import MAX_SERIES
 from app.http.templating import render
 from app.http.uploads import UploadRoute
 from app.ingest import IngestError
 from app.ingest.errors import RowError
-from app.services import staging, upload_checks, upload_fields, upload_json, upload_page, uploads
 from app.services.errors import Gone
+from app.services.upload import checks as upload_checks
+from app.services.upload import fields as upload_fields
+from app.services.upload import save as uploads
+from app.services.upload import staging
 from app.settings import Settings
 from app.store import catalog
+from app.views import upload_page
+from app.views import uploads as upload_json
+from app.views.explore_state import MAX_SERIES
 
 router = APIRouter(include_in_schema=False, route_class=UploadRoute)
 META_FIELDS = uploads.DETAIL_FIELDS

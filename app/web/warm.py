@@ -23,9 +23,9 @@ from sqlalchemy.orm import Session, sessionmaker
 from starlette.datastructures import QueryParams
 from starlette.types import ASGIApp, Message
 
-from app.http import explore_state
-from app.services import warm_upload
+from app.services.upload import warm as warm_upload
 from app.store.models import PointBlock
+from app.views import explore_state
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +87,7 @@ def default_view_points(factory: sessionmaker[Session]) -> int:
 async def at_start(app: Any) -> int | None:
     """Explore's default page rendered and kept, when its view is small enough (see the module
     docstring); its status, None when not warmed. The upload path's code is run once first
-    (app.services.warm_upload: nothing stored)."""
+    (app.services.upload.warm: nothing stored)."""
     try:
         await anyio.to_thread.run_sync(warm_upload.warm)
     except Exception:  # the first upload then pays for it, as before

@@ -16,7 +16,7 @@ from urllib.parse import urlencode
 import httpx
 import pytest
 
-from app.services.answer import SHOWN_FIRST
+from app.services.readoff.answer import SHOWN_FIRST
 from tests.browser.conftest import ARTIFACTS, resize, run_server
 from tests.browser.test_layout import LAPTOP, PHONE, settle, sideways
 from tests.conftest import FIXTURES

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from app.http.explore_state import MAX_SERIES
+from app.views.explore_state import MAX_SERIES
 from tests.browser.conftest import ARTIFACTS, run_server
 
 HARDWARE = ("H100", "H200", "B200", "MI300X")

@@ -9,7 +9,7 @@ import pytest
 from app.domain.gate_ratio import ONE_RUN_GATE, GateRatio
 from app.domain.regression import NEITHER, Interval, Side, compare
 from app.domain.tags import split_tags, tag_problem
-from app.services.check import interval_of, side_of
+from app.services.checks.gate import interval_of, side_of
 
 
 def side(goodput: float | None, meets: bool | None = True, **kw: object) -> Side:

@@ -27,7 +27,7 @@ from app.domain.slo import (
     point_verdict,
     request_readoff,
 )
-from app.services.readoff_query import ReadoffQuery
+from app.services.readoff.query import ReadoffQuery
 from tests.oracles import request_stats, request_tpot_ms
 
 SLO = Slo(ttft_ms=200, tpot_ms=35)

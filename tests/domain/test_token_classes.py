@@ -17,7 +17,7 @@ from app.domain.token_classes import (
     point_share,
     token_mix,
 )
-from app.services.token_classes import sample_counts
+from app.services.readoff.token_classes import sample_counts
 
 # InferenceX-app#943's "normalized" API prices: $1/M uncached input and output, $0.10/M cached.
 PR943 = ClassPrices(1.0, 0.10, 1.0)

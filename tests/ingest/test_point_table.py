@@ -25,11 +25,12 @@ from app.ingest import IngestError, UploadFile, canonical, content_hash, parse_u
 from app.ingest.json_text import json_string_texts
 from app.ingest.parsed import ParsedSweep
 from app.ingest.point_table import POSITION, ROW, SWEEP, PointTable
-from app.services import upload_json, uploads
 from app.services.exports import sweeps_csv
+from app.services.upload import save as uploads
 from app.settings import PROJECT_ROOT
 from app.store import sweeps as q
 from app.store.models import PointBlock, Sweep
+from app.views import uploads as upload_json
 from tests.ingest.hash_reference import reference_hash
 from tests.ingest.test_all_fixtures import FIELDS, FOLDERS, files_of
 

@@ -22,9 +22,10 @@ from app.domain.point import Metric
 from app.domain.verdict import Slo
 from app.http.templating import templates
 from app.main import GC_GEN0_THRESHOLD, load_templates, tune_gc
-from app.services import analysis, comparison
+from app.services import analysis
 from app.services.analysis import Params
-from app.services.sweep_memo import remember
+from app.services.compare import ratios as comparison
+from app.services.sweeps.memo import remember
 from app.store import points as point_queries
 from app.store import sweeps as sweep_queries
 from app.store.models import Sweep
@@ -53,7 +54,7 @@ def test_the_same_slo_reads_the_kept_read_off_which_equals_a_fresh_one(
 
 def test_per_request_figures_are_kept_and_equal_a_fresh_count(session: Session) -> None:
     from app.ingest import UploadFile
-    from app.services import uploads
+    from app.services.upload import save as uploads
     from tests.web.test_intervals_api import POINTS, REQUESTS
 
     files = [UploadFile("ci.csv", POINTS), UploadFile("ci.requests.csv", REQUESTS)]
@@ -167,7 +168,7 @@ def test_per_request_sensitivity_is_kept_per_sweep_and_equals_a_fresh_pass(
     session: Session, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from app.ingest import UploadFile
-    from app.services import uploads
+    from app.services.upload import save as uploads
     from tests.web.test_intervals_api import POINTS, REQUESTS
 
     files = [UploadFile("ci.csv", POINTS), UploadFile("ci.requests.csv", REQUESTS)]
@@ -200,7 +201,7 @@ def test_the_requests_sorted_for_the_sensitivity_limits_are_sorted_once_per_sele
     session: Session, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from app.ingest import UploadFile
-    from app.services import uploads
+    from app.services.upload import save as uploads
     from bench.common import synthetic_requests_csv, synthetic_sweeps_csv
 
     points, requests = synthetic_sweeps_csv(1, 8), synthetic_requests_csv(1, 8, 40)

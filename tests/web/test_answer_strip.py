@@ -9,7 +9,7 @@ from bs4 import BeautifulSoup, Tag
 from fastapi.testclient import TestClient
 
 from app.domain.numbers import fmt_number
-from app.services.answer import SHOWN_FIRST
+from app.services.readoff.answer import SHOWN_FIRST
 from tests.conftest import FIXTURES
 from tests.factories import post_files
 from tests.web.test_intervals_api import PER_REQUEST, POINTS, REQUESTS

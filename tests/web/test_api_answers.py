@@ -22,7 +22,7 @@ from app.schemas.answers import (
     sweeps,
 )
 from app.schemas.claims import CLAIM_FIELDS
-from app.services.catalog import HARDWARE_FIELDS, MODEL_FIELDS
+from app.services.catalogs.entries import HARDWARE_FIELDS, MODEL_FIELDS
 from app.store.pricing import PROFILE_FIELDS
 from app.store.sweeps import SWEEP_FIELDS
 
@@ -97,7 +97,7 @@ def test_the_answer_models_name_every_stored_column() -> None:
 ALL = list(range(1, 17))
 PRICES = "costr@2026-09-08"
 CompareAnswer = compare.CompareAnswer
-# The large answers, written without re-validation (app.http.answers): each checked here.
+# The large answers, written without re-validation (app.views.answers): each checked here.
 ANSWERS: list[tuple[str, dict[str, Any], type[BaseModel]]] = [
     ("/api/sweeps", {"per_page": 500}, sweeps.SweepList),
     ("/api/sweeps/1", {}, sweeps.SweepDetail),

@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
 from app.ingest.tools._inferencex_power import power_covariates
-from app.services.energy import INVALID
+from app.services.readoff.energy import INVALID
 from app.store.models import Hardware
 from tests.conftest import FIXTURES
 from tests.helpers import soup, upload_id

@@ -265,7 +265,7 @@ def test_a_live_pulls_share_is_marked_extrapolated_and_the_mean_is_exact(
 ) -> None:
     from app.domain.prom_text import parse_exposition
     from app.domain.prom_window import windows
-    from app.services import production
+    from app.services.telemetry import windows as production
 
     rows = [r | {"tpot_mean_ms": r["tpot_p50_ms"]} for r in FRONTIER_ROWS]
     [sweep] = post_files(client, ("bench.csv", to_csv(rows))).json()["sweeps"]

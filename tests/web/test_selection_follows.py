@@ -11,7 +11,7 @@ import pytest
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
-from app.http.choices import input_value
+from app.views.choices import input_value
 from tests.conftest import FIXTURES
 from tests.factories import post_files
 from tests.helpers import soup

@@ -11,7 +11,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from app.ingest import UploadFile
-from app.services import uploads
+from app.services.upload import save as uploads
 from app.store.models import StagedUpload, Sweep
 from app.web.uploads import EDITABLE_SWEEPS, LISTED_SWEEPS
 from tests.conftest import FIXTURES

@@ -81,7 +81,7 @@ def test_a_warm_that_fails_leaves_the_server_serving(database_url: str) -> None:
 
 
 def test_the_upload_path_warmed_at_start_parses_hashes_and_encodes_without_storing() -> None:
-    from app.services import warm_upload
+    from app.services.upload import warm as warm_upload
 
     sweeps, encoded = warm_upload.warm()
     assert sweeps == 1 and encoded > 0  # the per-request file joined its points: samples encoded

@@ -1,0 +1,1 @@
+"""The hardware catalog and model specs: writes, deletes, checks."""

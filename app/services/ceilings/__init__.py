@@ -1,0 +1,1 @@
+"""Physics: decode ceilings and rooflines of hardware x model."""

@@ -1,0 +1,1 @@
+"""`paretoscope check`: is a candidate a regression from its baseline?"""

@@ -1,0 +1,1 @@
+"""Vendor claims: their verdicts and audits."""

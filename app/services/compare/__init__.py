@@ -1,0 +1,1 @@
+"""Compare: ratio curves, bands, intervals and the public record of two sweeps."""

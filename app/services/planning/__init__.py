@@ -1,0 +1,1 @@
+"""Capacity plans: read-offs sized for a demand and priced per month."""

@@ -1,0 +1,1 @@
+"""One read-off: its query, figures (energy, intervals, prices per column) and document."""

@@ -1,0 +1,1 @@
+"""Production telemetry: windows in, reports beside a benchmark frontier."""

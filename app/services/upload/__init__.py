@@ -1,0 +1,1 @@
+"""Uploads: parse, stage, check and store all or nothing; sweep details."""

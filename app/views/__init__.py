@@ -1,0 +1,1 @@
+"""Views: service results shaped into page contexts and their JSON twins, one place."""

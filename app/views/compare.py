@@ -1,0 +1,227 @@
+"""What the Compare page and its JSON twins (/api/compare, the MCP `compare` tool) show: every
+pair's ratios, their intervals, and the ratio, cost and sensitivity figures."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from app.charts import compare as charts_compare
+from app.charts import pareto as charts
+from app.charts.bands import add_stretches
+from app.charts.compare_frontier import compare_frontier_figure
+from app.charts.public_band import public_band_figure
+from app.domain.compare import Distinction
+from app.domain.provenance import provenance_text
+from app.domain.sweep_meta import SweepMeta
+from app.schemas.explore import ExploreQuery
+from app.services import bands
+from app.services.bands import band_json
+from app.services.compare import ratios as comparison
+from app.services.compare.bands import pair_bands, pair_bands_json
+from app.services.compare.intervals import PairIntervals, pair_intervals
+from app.services.compare.public_record import against_public, against_public_json
+from app.services.compare.ratios import SensitivitySeries
+from app.services.readoff.document import ci_fields, operating_point_json
+from app.views import selection as views
+
+
+def compare_context(session: Session, query: ExploreQuery) -> dict[str, Any]:
+    # Two systems make a comparison by default; more are each compared against the first.
+    view = views.build(session, query, default_series=2)
+    allow = view.state.query.allow_different
+    pairs = comparison.pairs(view.results, view.groups, view.params, allow)
+    # A refused pair (different scenarios) has no ratio, so no interval of one either.
+    intervals = [None if p.refused else pair_intervals(p, view.params) for p in pairs]
+    split = None
+    found = None
+    if view.state.query.bands and view.results:
+        samples = bands.samples_for(session, view.results)
+        # Each system's band over its own frontier, as Explore draws it (and the band export).
+        found = bands.bands(view.results, view.params, samples)
+        if pairs:
+            stated = (view.state.query.area_from, view.state.query.area_to)
+            split = [pair_bands(p, view.params, samples, stated) for p in pairs]
+    frontier_figure = compare_frontier_figure(
+        view.results,
+        view.params,
+        view.state.selected,
+        found,
+        split,
+        log_x=view.state.query.logx,
+        log_y=view.state.query.logy,
+    )
+    ratio_figure = charts_compare.throughput_ratio_figure(pairs, view.params.slo, intervals)
+    public = against_public(view.results)
+    if split is not None:
+        add_stretches(ratio_figure, split)
+    cost_figure = charts_compare.cost_ratio_figure(pairs, view.groups, view.params.slo)
+    series = view.sensitivity()
+    sens, cost_sens = _sensitivity_figures(view, series)
+    return {
+        "state": view.state,
+        "params": view.params,
+        "results": view.results,
+        "groups": view.groups,
+        "pairs": pairs,
+        "pair_intervals": intervals,
+        "pair_bands": split,
+        "bands": found,
+        "frontier_figure": frontier_figure,
+        "ratio_figure": ratio_figure,
+        "cost_figure": cost_figure,
+        "sensitivity_figure": sens,
+        "cost_sensitivity_figure": cost_sens,
+        "sensitivity_percentile": comparison.sensitivity_percentile(
+            view.params, view.state.query.sensitivity
+        ),
+        "sensitivity_empty": comparison.sensitivity_empty_reason(
+            series, view.params, view.state.query.sensitivity
+        )
+        if view.state.query.sensitivity != "off"
+        else None,
+        "colours": {sid: charts.colour(i) for i, sid in enumerate(view.state.selected)},
+        # Your sweeps against the public record's dated runs in the selection (issue 51).
+        "public_record": public,
+        "public_figures": [public_band_figure(item) for item in public or []],
+    }
+
+
+def _sensitivity_figures(
+    view: views.View, series: list[SensitivitySeries]
+) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """The SLO-sensitivity chart of goodput and of $/Mtok (None without series or prices)."""
+    metric = view.state.query.sensitivity
+    sens_empty = comparison.sensitivity_empty_reason(series, view.params, metric)
+    percentile = comparison.sensitivity_percentile(view.params, metric)
+    sens = (
+        charts_compare.sensitivity_figure(series, metric, percentile, costs=False, empty=sens_empty)
+        if series
+        else None
+    )
+    cost_sens = (
+        charts_compare.sensitivity_figure(
+            series,
+            metric,
+            percentile,
+            costs=True,
+            empty=charts_compare.cost_sensitivity_empty(series, view.groups[0], sens_empty),
+        )
+        if series and view.groups
+        else None
+    )
+    return sens, cost_sens
+
+
+def compare_answer(session: Session, query: ExploreQuery) -> dict[str, Any]:
+    """/api/compare's body: every pair against the first system, with its figures."""
+    context = compare_context(session, query)
+    groups: list[comparison.PriceGroup] = context["groups"]
+    split = context["pair_bands"]
+    body = {
+        "query": context["state"].canonical_query(),
+        "baseline": context["results"][0].meta.id if context["results"] else None,
+        "dropped": [{"id": s.id, "name": s.name} for s in context["state"].dropped],
+        "price_columns": [g.label for g in groups],
+        "pairs": [
+            {
+                **pair_json(p, groups, iv),
+                # With bands=1: where A is really better (null without it).
+                "bands": None if split is None else pair_bands_json(split[k]),
+            }
+            for k, (p, iv) in enumerate(
+                zip(context["pairs"], context["pair_intervals"], strict=True)
+            )
+        ],
+        # With bands=1: each system's frontier band as arrays, as the frontier chart draws it.
+        "bands": None if context["bands"] is None else [band_json(sb) for sb in context["bands"]],
+        "public_record": against_public_json(context["public_record"], context["public_figures"]),
+        "figures": {
+            "frontier": context["frontier_figure"],
+            "throughput_ratio": context["ratio_figure"],
+            "cost_ratio": context["cost_figure"],
+            "sensitivity": context["sensitivity_figure"],
+        },
+    }
+    return body
+
+
+def distinction_json(d: Distinction) -> dict[str, Any]:
+    """A ratio's interval and whether it separates A from B, with the power estimate."""
+    sep = d.separation
+    return {
+        **ci_fields(d.ratio),
+        "distinguishable": d.distinguishable,
+        "verdict": d.text,
+        "more_a": None if sep is None else sep.more_a,
+        "more_b": None if sep is None else sep.more_b,
+        "unit_a": None if sep is None else sep.unit_a,
+        "unit_b": None if sep is None else sep.unit_b,
+    }
+
+
+def pair_json(
+    pair: comparison.Pair,
+    groups: list[comparison.PriceGroup],
+    intervals: PairIntervals | None = None,
+) -> dict[str, Any]:
+    labels = [g.label for g in groups]
+    return {
+        "a": _side(pair.a.meta),
+        "b": _side(pair.b.meta),
+        "same_configuration": pair.likeness.same_configuration,
+        "refused": pair.refused,
+        "differences": pair.likeness.as_json(),
+        "caveats": [{"kind": c.kind, "text": c.text} for c in pair.caveats],
+        "shared_range_tok_s_user": pair.curve.shared_range,
+        "reason": pair.curve.reason,
+        "curve": [
+            {
+                "x_tok_s_user": p.x_tok_s_user,
+                "a_tok_s_per_gpu": p.a_tok_s_per_gpu,
+                "b_tok_s_per_gpu": p.b_tok_s_per_gpu,
+                "throughput_ratio": p.throughput_ratio,
+                "cost_ratios": [curve[i] for curve in pair.cost_curves],
+                "at_range_end": list(pair.curve_ends[i]) if pair.curve_ends else [],
+            }
+            for i, p in enumerate(pair.curve.points)
+        ],
+        "headlines": [
+            {
+                "x_tok_s_user": h.x_tok_s_user,
+                "throughput_ratio": h.throughput_ratio,
+                "cost_ratios": dict(zip([g.label for g in groups], h.cost_ratios, strict=True)),
+                "at_range_end": list(h.at_range_end),
+                "interval": None if intervals is None else distinction_json(intervals.headlines[k]),
+            }
+            for k, h in enumerate(pair.headlines)
+        ],
+        "at_slo": {
+            "a_goodput_tok_s_per_gpu": pair.a.readoff.goodput_tok_s_per_gpu,
+            "b_goodput_tok_s_per_gpu": pair.b.readoff.goodput_tok_s_per_gpu,
+            # Where each goodput is read: the same point in every accounting mode.
+            "a_operating_point": operating_point_json(pair.a),
+            "b_operating_point": operating_point_json(pair.b),
+            "throughput_ratio": pair.slo_ratio,
+            "at_range_end": list(pair.slo_at_range_end),
+            "cost_ratios": dict(zip([g.label for g in groups], pair.slo_cost_ratios, strict=True)),
+            # Why a cost ratio is unknown: a system without its own GPU's price in the column.
+            "cost_reasons": dict(zip(labels, pair.cost_reasons, strict=True)),
+            "interval": None if intervals is None else distinction_json(intervals.slo),
+            "cost_ratio_intervals": None
+            if intervals is None
+            else {
+                label: ci_fields(iv) for label, iv in zip(labels, intervals.slo_costs, strict=True)
+            },
+        },
+    }
+
+
+def _side(meta: SweepMeta) -> dict[str, Any]:
+    """A side of a pair: its sweep, and who made its numbers (harness provenance)."""
+    return {
+        "sweep_id": meta.id,
+        "name": meta.name,
+        "provenance": provenance_text(meta.harness, meta.harness_version, meta.provenance),
+    }
