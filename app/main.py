@@ -17,11 +17,12 @@ from app.http.encoding import GZIP_MINIMUM, GZipMiddleware
 from app.http.nul_guard import NulQueryGuard
 from app.http.security import SecurityMiddleware
 from app.http.static import STATIC_DIR, VersionedStatic
-from app.http.templating import templates
 from app.http.timing import ServerTimingMiddleware
 from app.mcp import require_sdk
 from app.settings import Settings, get_settings
 from app.store.db import POOL_OVERFLOW, make_engine, make_sessionmaker, session_scope
+from app.views import refusals
+from app.views.templating import templates
 from app.web.page_cache import PageCache
 
 
@@ -60,6 +61,7 @@ def create_app(settings: Settings | None = None, *, migrate: bool = True) -> Fas
     app.add_middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM, compresslevel=settings.gzip_level)
     app.mount("/static", VersionedStatic(directory=STATIC_DIR), name="static")
     errors.install(app)
+    refusals.install(app)
     for router in _routers():
         app.include_router(router)
     app.state.mcp = None

@@ -1,4 +1,7 @@
-"""One place decides how an error is shown: JSON under /api, a fragment for htmx, else a page."""
+"""One place decides how an error is shown: JSON under /api, a fragment for htmx, else a page.
+
+What a service's refusal (bad input, unknown item, conflict, gone, busy) answers is decided in
+app.views.refusals, which knows the services; this module knows HTTP only."""
 
 from __future__ import annotations
 
@@ -9,15 +12,11 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
-from pydantic import ValidationError
 from sqlalchemy import exc as sa_exc
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
-from app.ingest.errors import IngestError
 from app.ingest.limits import SOURCE_FILE_LIMIT
-from app.services.errors import Busy, Conflict, Gone, Invalid
-from app.store.sweeps import NotFound
 
 log = logging.getLogger("paretoscope")
 
@@ -37,22 +36,6 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(AppError)
     async def _app_error(request: Request, exc: AppError) -> Response:
         return render_error(request, exc)
-
-    @app.exception_handler(IngestError)
-    @app.exception_handler(Invalid)
-    @app.exception_handler(Conflict)
-    @app.exception_handler(Gone)
-    @app.exception_handler(NotFound)
-    async def _refused(request: Request, exc: Exception) -> Response:
-        error = refusal(exc)
-        assert error is not None  # registered for exactly the kinds refusal() knows
-        return render_error(request, error)
-
-    @app.exception_handler(Busy)
-    async def _busy(request: Request, exc: Busy) -> Response:
-        response = render_error(request, AppError(503, "Busy", exc.message))
-        response.headers["Retry-After"] = str(exc.retry_after_s)
-        return response
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
@@ -95,24 +78,6 @@ def install(app: FastAPI) -> None:
         return render_error(
             request, AppError(500, "Internal error", "Something went wrong on the server.")
         )
-
-
-def refusal(exc: BaseException) -> AppError | None:
-    """The answer to a refusal a service raised (bad input, unknown item, conflict, gone), as
-    every API route gives it; None for any other exception. The MCP tools answer with it too."""
-    if isinstance(exc, IngestError):
-        rows = [e.as_dict() for e in exc.errors]
-        return AppError(422, "Invalid input", str(exc), rows)
-    if isinstance(exc, Invalid):
-        one: list[dict[str, object]] = [{"field": exc.field, "message": exc.message}]
-        return AppError(422, "Invalid input", str(exc), one)
-    if isinstance(exc, Conflict):
-        return AppError(409, "Conflict", exc.message)
-    if isinstance(exc, Gone):
-        return AppError(410, "Gone", exc.message)
-    if isinstance(exc, NotFound):
-        return AppError(404, "Not found", str(exc))
-    return None
 
 
 def invalid_request(problems: Sequence[Mapping[str, Any]]) -> AppError:
@@ -211,22 +176,6 @@ def _unavailable(exc: sa_exc.DBAPIError) -> bool:
     if isinstance(code, int):
         return code & 0xFF in _SQLITE_UNAVAILABLE
     return False
-
-
-def form_errors(
-    exc: ValidationError | AppError | Invalid, missing_hints: dict[str, str] | None = None
-) -> list[str]:
-    """One line per problem, naming the field, for a form shown again with its errors."""
-    if isinstance(exc, AppError | Invalid):
-        return [str(exc) if isinstance(exc, Invalid) else exc.message]
-    out = []
-    for e in exc.errors():
-        field = ".".join(str(p) for p in e["loc"])
-        text = str(e["msg"]).removeprefix("Value error, ")
-        if e["type"] == "missing" and missing_hints and field in missing_hints:
-            text = missing_hints[field]
-        out.append(f"{field}: {text}" if field else text)
-    return out
 
 
 def render_error(request: Request, exc: AppError) -> Response:

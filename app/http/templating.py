@@ -1,4 +1,5 @@
-"""Jinja2 environment; the number filters delegate to app.domain.numbers (one rule everywhere)."""
+"""Jinja2 environment; the number filters delegate to app.domain.numbers (one rule everywhere).
+The helpers that read service figures are added to it by app.views.templating."""
 
 from __future__ import annotations
 
@@ -13,17 +14,13 @@ from markupsafe import Markup
 from starlette.responses import Response
 
 from app import __version__
-from app.charts.style import PALETTE
 from app.domain import numbers
 from app.domain.accounting import UNIT_WORDS, split_label
 from app.domain.columns import SOURCE_KIND_LABELS
 from app.domain.covariates import COVARIATE_LABELS, POINT_COVARIATES, point_covariates
 from app.domain.provenance import provenance_text
 from app.http.static import PLOTLY_JS, SCRIPTS, static_url
-from app.services.readoff import document as readoff_json
-from app.services.readoff import energy
 from app.settings import bundled
-from app.views import choices
 
 templates = Jinja2Templates(directory=bundled("templates"))
 
@@ -130,14 +127,6 @@ def script_json(value: Any, indent: int | None = None) -> Markup:
     return Markup(data.decode())
 
 
-def swatch_class(colour: str) -> str:
-    """The class that paints a series' swatch in its chart colour (the CSP allows no style=)."""
-    try:
-        return f"swatch-{PALETTE.index(colour.upper())}"
-    except ValueError:
-        return ""  # not a series colour: the swatch stays the stylesheet's grey
-
-
 def source_label(kind: str | None) -> str:
     """A sweep's source kind as shown: "demo" reads "demo (synthetic)"."""
     return SOURCE_KIND_LABELS.get(kind or "", kind or "–")
@@ -163,7 +152,6 @@ def provenance_of(sweep: Any) -> str:
 
 
 templates.env.filters["provenance"] = provenance_of
-templates.env.filters["swatch"] = swatch_class
 templates.env.filters["num"] = fmt_num
 templates.env.filters["unit"] = fmt_num  # the old name of `num` with a unit
 templates.env.filters["load"] = fmt_load
@@ -176,23 +164,12 @@ templates.env.filters["usd"] = fmt_usd
 # Replaces Jinja's own tojson (which leaves U+2028/2029 alone): one way to embed data for scripts.
 templates.env.filters["tojson"] = script_json
 templates.env.globals["nav"] = NAV
-templates.env.globals["preset_groups"] = choices.preset_groups
-templates.env.globals["profile_groups"] = choices.profile_groups
-templates.env.globals["price_set_groups"] = choices.price_set_groups
-templates.env.filters["input_value"] = choices.input_value
 templates.env.globals["carried_pages"] = CARRIED_PAGES
 templates.env.globals["unit_words"] = UNIT_WORDS  # accounting modes' units (issue 37)
 templates.env.globals["split_label"] = split_label  # "8P + 8D"
-templates.env.globals["operating_split"] = readoff_json.operating_split  # the point's own
 templates.env.filters["covariates"] = point_covariates  # a point's extra → its covariates
 templates.env.globals["covariate_keys"] = POINT_COVARIATES
 templates.env.globals["covariate_labels"] = COVARIATE_LABELS
-templates.env.globals["joules"] = energy.of  # tokens per joule, measured and estimated
-templates.env.globals["joule_words"] = {
-    "measured": energy.MEASURED,
-    "estimate": energy.ESTIMATE,
-    "invalid": energy.INVALID,
-}
 templates.env.globals["version"] = __version__
 templates.env.globals["static"] = static_url
 templates.env.globals["PLOTLY_JS"] = PLOTLY_JS

@@ -23,12 +23,13 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from app import __version__
-from app.http.errors import AppError, database_error, refusal
+from app.http.errors import AppError, database_error
 from app.mcp import prompt, provenance
 from app.mcp.tools import BY_NAME, TOOLS, Tool
 from app.schemas.sweeps import SweepQuery
 from app.views import sweeps as sweep_json
 from app.views.answers import json_body
+from app.views.refusals import refusal
 
 log = logging.getLogger("paretoscope")
 

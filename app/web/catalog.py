@@ -10,8 +10,7 @@ from pydantic import BaseModel, ValidationError
 from starlette.datastructures import FormData
 
 from app.http.deps import FormDep, SessionDep, SettingsDep, check_write_token
-from app.http.errors import AppError, form_errors
-from app.http.templating import render
+from app.http.errors import AppError
 from app.schemas.catalog import (
     HARDWARE_NUMBER_FIELDS,
     MODEL_INT_FIELDS,
@@ -22,6 +21,8 @@ from app.schemas.catalog import (
 from app.services.catalogs import entries as svc
 from app.services.errors import Conflict, Invalid
 from app.store import catalog as q
+from app.views.refusals import form_errors
+from app.views.templating import render
 
 router = APIRouter(include_in_schema=False)
 KINDS: dict[str, type[BaseModel]] = {"hardware": HardwareIn, "models": ModelSpecIn}

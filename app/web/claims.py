@@ -16,8 +16,7 @@ from starlette.datastructures import FormData
 
 from app.charts.roofline import placement_figure
 from app.http.deps import FormDep, IdPath, SessionDep, SettingsDep, check_write_token
-from app.http.errors import AppError, form_errors
-from app.http.templating import render
+from app.http.errors import AppError
 from app.schemas.bounds import DB_INT_MAX
 from app.schemas.claims import AuditQuery, ClaimIn
 from app.schemas.readoff import ReadoffQuery
@@ -32,6 +31,8 @@ from app.store import pricing as pricing_queries
 from app.store import sweeps as sweep_queries
 from app.store.models import Sweep, VendorClaim
 from app.views import explore_state
+from app.views.refusals import form_errors
+from app.views.templating import render
 
 MISSING_HINTS = {
     "token_basis": "say whether the number counts output tokens or input + output tokens"

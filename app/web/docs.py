@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app.http.templating import render
+from app.views.templating import render
 
 router = APIRouter(include_in_schema=False)
 

@@ -11,12 +11,12 @@ from fastapi.responses import Response
 from app.charts import deferred
 from app.http.deps import SessionDep, SettingsDep
 from app.http.errors import AppError
-from app.http.templating import render
 from app.services.readoff import misses, ttft_context
 from app.store import points as point_queries
 from app.store.versions import Versions
 from app.views import explore_state
 from app.views.explore import colours, explore_context
+from app.views.templating import render
 from app.web import page_cache
 
 router = APIRouter()

@@ -10,10 +10,10 @@ from sqlalchemy.exc import TimeoutError as SATimeoutError
 
 from app.domain.definitions import DEFINITIONS
 from app.http.deps import SessionDep
-from app.http.templating import render
 from app.schemas.answers.misc import Health
 from app.schemas.responses import ERROR_RESPONSES, ErrorBody, answered_with
 from app.store.migrate import session_schema_behind
+from app.views.templating import render
 
 router = APIRouter()
 

@@ -10,13 +10,14 @@ from pydantic import ValidationError
 from starlette.datastructures import FormData
 
 from app.http.deps import FormDep, IdPath, SessionDep, SettingsDep, check_write_token
-from app.http.errors import AppError, form_errors
-from app.http.templating import render
+from app.http.errors import AppError
 from app.schemas.bounds import MAX_ID
 from app.schemas.pricing import PRICING_NUMBER_FIELDS, PricingIn
 from app.services.catalogs import checks as catalog_checks
 from app.services.errors import Invalid
 from app.store import pricing as q
+from app.views.refusals import form_errors
+from app.views.templating import render
 
 router = APIRouter(include_in_schema=False)
 NUMBER_FIELDS = PRICING_NUMBER_FIELDS

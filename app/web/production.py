@@ -12,11 +12,11 @@ from fastapi.responses import Response
 
 from app.charts import production as charts
 from app.http.deps import IdPath, SessionDep, SettingsDep
-from app.http.templating import render
 from app.schemas.production import ProductionQuery
 from app.services.telemetry import report as production_report
 from app.store import pricing as pricing_store
 from app.views.production import options_of
+from app.views.templating import render
 from app.web.production_upload import page_context
 
 router = APIRouter(include_in_schema=False)

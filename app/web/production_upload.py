@@ -13,7 +13,6 @@ from sqlalchemy.orm import Session
 
 from app.domain.prom_window import DEFAULT_WINDOW_S
 from app.http.deps import SessionDep, SettingsDep, UploadDep, check_write_token
-from app.http.templating import render
 from app.http.uploads import UploadRoute
 from app.ingest import IngestError
 from app.ingest.source import SourceFile
@@ -21,6 +20,7 @@ from app.services.errors import Conflict, Invalid
 from app.services.telemetry import windows as production
 from app.settings import Settings
 from app.store import production as store
+from app.views.templating import render
 
 router = APIRouter(include_in_schema=False, route_class=UploadRoute)
 

@@ -13,11 +13,11 @@ from app.http.deps import SessionDep
 from app.http.errors import AppError
 from app.http.security import script_hash, style_hash, style_policy
 from app.http.static import PLOTLY_JS, SCRIPTS
-from app.http.templating import render
 from app.settings import bundled
 from app.views import explore_state
 from app.views.compare import compare_context
 from app.views.explore import explore_context
+from app.views.templating import render
 
 router = APIRouter()
 STATIC = bundled("static")

@@ -11,7 +11,6 @@ from app.charts import sweep as charts_sweep
 from app.domain.columns import COLUMNS_BY_NAME, POINT_COLUMN_NAMES
 from app.domain.lengths import check_lengths
 from app.http.deps import FormDep, HtmxDep, IdPath, SessionDep, SettingsDep, check_write_token
-from app.http.templating import render
 from app.schemas.sweeps import SweepQuery
 from app.services.catalogs.entries import match_changes
 from app.services.errors import Invalid
@@ -24,6 +23,7 @@ from app.store import sweeps as q
 from app.store import tags as tag_store
 from app.store.point_blocks import StoredPoint
 from app.views import sweeps as sweep_json
+from app.views.templating import render
 
 router = APIRouter(include_in_schema=False)
 

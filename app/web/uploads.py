@@ -25,7 +25,6 @@ from app.http.deps import (
     UploadDep,
     check_write_token,
 )
-from app.http.templating import render
 from app.http.uploads import UploadRoute
 from app.ingest import IngestError
 from app.ingest.errors import RowError
@@ -39,6 +38,7 @@ from app.store import catalog
 from app.views import upload_page
 from app.views import uploads as upload_json
 from app.views.explore_state import MAX_SERIES
+from app.views.templating import render
 
 router = APIRouter(include_in_schema=False, route_class=UploadRoute)
 META_FIELDS = uploads.DETAIL_FIELDS
