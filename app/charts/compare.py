@@ -10,7 +10,8 @@ from app.domain.compare import no_overlap_reason
 from app.domain.numbers import fmt_load, fmt_number, fmt_usd
 from app.domain.slo import Slo
 from app.services.compare.intervals import PairIntervals
-from app.services.compare.ratios import Pair, PriceGroup, SensitivitySeries, frontier_of
+from app.services.compare.ratios import Pair, SensitivitySeries, frontier_of
+from app.services.readoff.price_columns import PriceColumn
 from app.services.readoff.units_shown import unit_words
 
 METRIC_NAMES = {"tpot": "TPOT", "ttft": "TTFT", "e2el": "E2EL"}
@@ -207,7 +208,7 @@ def _no_ratio_reason(pairs: list[Pair]) -> str:
     return pair.curve.reason or "the systems' measured interactivity ranges do not overlap"
 
 
-def cost_ratio_figure(pairs: list[Pair], groups: list[PriceGroup], slo: Slo) -> dict[str, Any]:
+def cost_ratio_figure(pairs: list[Pair], groups: list[PriceColumn], slo: Slo) -> dict[str, Any]:
     """A ÷ baseline of $/Mtok per price column (rental and ownership side by side)."""
     traces = []
     dashes = ("solid", "dash", "dot", "dashdot")
@@ -302,7 +303,7 @@ def goodputs(s: SensitivitySeries) -> list[float | None]:
 
 
 def cost_sensitivity_empty(
-    series: list[SensitivitySeries], group: PriceGroup, goodput_empty: str | None
+    series: list[SensitivitySeries], group: PriceColumn, goodput_empty: str | None
 ) -> str | None:
     """Why the $/Mtok sensitivity chart has nothing to draw (None when it has a cost): no
     goodput at any limit, else the systems without their own GPU's price in the column."""

@@ -24,6 +24,7 @@ from app.services.compare.intervals import PairIntervals, pair_intervals
 from app.services.compare.public_record import against_public, against_public_json
 from app.services.compare.ratios import SensitivitySeries
 from app.services.readoff.document import ci_fields, operating_point_json
+from app.services.readoff.price_columns import PriceColumn
 from app.views import selection as views
 
 
@@ -117,7 +118,7 @@ def _sensitivity_figures(
 def compare_answer(session: Session, query: ExploreQuery) -> dict[str, Any]:
     """/api/compare's body: every pair against the first system, with its figures."""
     context = compare_context(session, query)
-    groups: list[comparison.PriceGroup] = context["groups"]
+    groups: list[PriceColumn] = context["groups"]
     split = context["pair_bands"]
     body = {
         "query": context["state"].canonical_query(),
@@ -163,7 +164,7 @@ def distinction_json(d: Distinction) -> dict[str, Any]:
 
 def pair_json(
     pair: comparison.Pair,
-    groups: list[comparison.PriceGroup],
+    groups: list[PriceColumn],
     intervals: PairIntervals | None = None,
 ) -> dict[str, Any]:
     labels = [g.label for g in groups]

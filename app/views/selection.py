@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import polars as pl
 from sqlalchemy.orm import Session
@@ -12,9 +12,10 @@ from app.schemas.explore import ExploreQuery
 from app.services import analysis
 from app.services.analysis import Params, SweepAnalysis
 from app.services.compare import ratios as comparison
-from app.services.compare.ratios import PriceGroup, SensitivitySeries
+from app.services.compare.ratios import SensitivitySeries
 from app.services.prices import Price
 from app.services.readoff import price_columns
+from app.services.readoff.price_columns import PriceColumn
 from app.services.readoff.query import params_of
 from app.store.versions import Versions
 from app.views import explore_state
@@ -26,7 +27,7 @@ class View:
     state: ExploreState
     params: Params
     results: list[SweepAnalysis]
-    groups: list[PriceGroup]
+    groups: list[PriceColumn]
 
     def sensitivity(self) -> list[SensitivitySeries]:
         """Sensitivity from the analysed sweeps (per-request: their cached samples, no query)."""
@@ -60,7 +61,7 @@ def build(
     return View(state, params, results, price_groups(state, prices))
 
 
-def price_groups(state: ExploreState, prices: list[Price]) -> list[PriceGroup]:
+def price_groups(state: ExploreState, prices: list[Price]) -> list[PriceColumn]:
     groups = []
     own = price_columns.own_label(state.price_columns)
     for column in state.price_columns:
@@ -69,5 +70,5 @@ def price_groups(state: ExploreState, prices: list[Price]) -> list[PriceGroup]:
             for p in prices
             if (column.inline and p.profile_id is None) or p.profile_id in column.profile_ids
         )
-        groups.append(PriceGroup(column.label, chosen, column.price_set, own))
+        groups.append(replace(column, prices=chosen, own=own))
     return groups

@@ -36,31 +36,10 @@ from app.domain.sensitivity import (
 from app.domain.verdict import Percentile
 from app.services.analysis import Params, SweepAnalysis
 from app.services.prices import Price
-from app.services.readoff.price_columns import no_price_reason
+from app.services.readoff.price_columns import PriceColumn
 from app.services.readoff.units_shown import gpus_per_unit
 from app.services.sweeps import point_splits
 from app.services.sweeps.memo import check_values, keep, recall, remember
-
-
-@dataclass(frozen=True)
-class PriceGroup:
-    """One price column: a price set (one profile per GPU), a profile, or an inline price."""
-
-    label: str
-    prices: tuple[Price, ...]
-    price_set: bool = False
-    own: str | None = None  # the label of the user's own $/GPU-hour column, when there is one
-
-    def for_hardware(self, hardware: str) -> Price | None:
-        return next((p for p in self.prices if p.applies_to(hardware)), None)
-
-    def missing(self, hardware: str) -> str | None:
-        """Why this GPU has no price here (never another GPU's), or None when it has one."""
-        if self.for_hardware(hardware) is not None:
-            return None
-        return no_price_reason(
-            hardware, [p.hardware for p in self.prices], self.price_set, self.own
-        )
 
 
 @dataclass(frozen=True)
@@ -104,7 +83,7 @@ def frontier_of(result: SweepAnalysis) -> Frontier:
 
 def pairs(
     results: list[SweepAnalysis],
-    groups: list[PriceGroup],
+    groups: list[PriceColumn],
     params: Params,
     allow_different: bool = False,
 ) -> list[Pair]:
@@ -133,7 +112,7 @@ def _refused(pair: Pair) -> Pair:
     )
 
 
-def _pair(a: SweepAnalysis, b: SweepAnalysis, groups: list[PriceGroup], params: Params) -> Pair:
+def _pair(a: SweepAnalysis, b: SweepAnalysis, groups: list[PriceColumn], params: Params) -> Pair:
     fa, fb = frontier_of(a), frontier_of(b)
     curve = ratio_curve(fa, fb, params.interpolation)
     hw_a, hw_b = str(a.meta.hardware), str(b.meta.hardware)
@@ -210,7 +189,7 @@ def _cost_ratios(
 
 
 def _cost_reasons(
-    groups: list[PriceGroup], a: SweepAnalysis, b: SweepAnalysis, varying: list[str]
+    groups: list[PriceColumn], a: SweepAnalysis, b: SweepAnalysis, varying: list[str]
 ) -> tuple[str | None, ...]:
     """Why each price group gives no cost ratio; every group's, when a split varies."""
     reasons = tuple(_cost_reason(g, a, b) for g in groups)
@@ -223,7 +202,7 @@ def _cost_reasons(
     return reasons
 
 
-def _cost_reason(group: PriceGroup, a: SweepAnalysis, b: SweepAnalysis) -> str | None:
+def _cost_reason(group: PriceColumn, a: SweepAnalysis, b: SweepAnalysis) -> str | None:
     """Why the group gives no cost ratio for the pair: a system without its own GPU's price."""
     whys = []
     for result in (a, b):
@@ -276,7 +255,7 @@ def sensitivity_series(
     results: list[SweepAnalysis],
     params: Params,
     metric: Metric,
-    group: PriceGroup | None,
+    group: PriceColumn | None,
     samples: pl.DataFrame | None,
 ) -> list[SensitivitySeries]:
     """Goodput (and $/Mtok) of each sweep as the `metric` limit tightens, others held."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from sqlalchemy.orm import Session
 
 from app.services.analysis import SweepAnalysis
-from app.services.prices import Cost
+from app.services.prices import Cost, Price
 from app.store import pricing as pricing_queries
 from app.store.models import PricingProfile
 from app.store.sweeps import NotFound
@@ -26,10 +26,27 @@ PRICE_SET_TIERS = {
 
 @dataclass
 class PriceColumn:
+    """One price column: a price set (one profile per GPU), a profile, or an inline price; with
+    its prices once they are read (Compare's ratios and charts need them, the tables ask
+    `price_cells`)."""
+
     label: str
     profile_ids: list[int]  # a price set has one profile per GPU; a cell uses the one that applies
     inline: bool = False
     price_set: bool = False  # a dated price set (one profile per GPU), not one chosen profile
+    prices: tuple[Price, ...] = ()
+    own: str | None = None  # the label of the user's own $/GPU-hour column, when there is one
+
+    def for_hardware(self, hardware: str) -> Price | None:
+        return next((p for p in self.prices if p.applies_to(hardware)), None)
+
+    def missing(self, hardware: str) -> str | None:
+        """Why this GPU has no price here (never another GPU's), or None when it has one."""
+        if self.for_hardware(hardware) is not None:
+            return None
+        return no_price_reason(
+            hardware, [p.hardware for p in self.prices], self.price_set, self.own
+        )
 
 
 @dataclass(frozen=True)
