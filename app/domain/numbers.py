@@ -125,6 +125,15 @@ def fmt_percent(fraction: float | None, *, missing: str = MISSING, sig: int = SI
     return fmt_number(None if fraction is None else fraction * 100, "%", missing=missing, sig=sig)
 
 
+def fmt_signed_percent(percent: float | None, *, missing: str = MISSING) -> str:
+    """A difference already in percent, with its sign, by the shared rule: 1.234 → "+1.23 %",
+    -16.56 → "-16.6 %", 0 → "0 %"."""
+    shown = fmt_number(percent, "%", missing=missing)
+    return (
+        f"+{shown}" if percent is not None and not _is_missing(percent) and percent > 0 else shown
+    )
+
+
 @lru_cache(maxsize=CACHED, typed=True)
 def fmt_load(value: float | None, unit: str | None = None, *, missing: str = MISSING) -> str:
     """A concurrency or request rate as set: 128 (not 128.0), 0.25, 1.125, ∞."""

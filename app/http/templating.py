@@ -159,6 +159,7 @@ templates.env.filters["counted"] = fmt_count
 templates.env.filters["plural"] = numbers.plural
 templates.env.filters["ms"] = fmt_ms
 templates.env.filters["pct"] = fmt_pct
+templates.env.filters["signed_pct"] = numbers.fmt_signed_percent  # a difference in percent
 templates.env.filters["source_label"] = source_label
 templates.env.filters["usd"] = fmt_usd
 # Replaces Jinja's own tojson (which leaves U+2028/2029 alone): one way to embed data for scripts.

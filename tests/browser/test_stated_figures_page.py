@@ -40,7 +40,7 @@ def test_their_figure_beside_ours_and_the_harness_show_on_desktop_and_phone(
         table.scroll_into_view_if_needed()
         assert table.is_visible()
         first = page.locator("#stated-table tbody tr").first
-        assert first.locator(".difference").inner_text() == "-16.56 %"
+        assert first.locator(".difference").inner_text() == "-16.6 %"
         assert "legacy window" in first.locator(".rule").inner_text()
         shoot(page, f"stated-figures-sweep-{name}", full_page=False)
         page.locator("#stated-figures").screenshot(

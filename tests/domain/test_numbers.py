@@ -13,6 +13,7 @@ from app.domain.numbers import (
     fmt_number,
     fmt_pair,
     fmt_percent,
+    fmt_signed_percent,
     fmt_usd,
     plural,
 )
@@ -246,3 +247,10 @@ def test_two_numbers_compared_read_apart_when_they_differ() -> None:
     assert fmt_pair(0.12341, 0.1234) == ("0.12341", "0.1234")
     assert fmt_pair(50.0, 50.0, "ms") == ("50 ms", "50 ms")
     assert fmt_pair(None, 50.0, "ms") == ("–", "50 ms")
+
+
+def test_a_difference_in_percent_keeps_its_sign_and_the_shared_digits() -> None:
+    assert fmt_signed_percent(1.2345) == "+1.23 %"
+    assert fmt_signed_percent(-16.5629) == "-16.6 %"
+    assert fmt_signed_percent(0.0) == "0 %"
+    assert fmt_signed_percent(None) == "–"

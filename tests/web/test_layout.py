@@ -18,7 +18,7 @@ EXPLORE_FIELDS = {
     "hardware", "engine", "precision", "source_kind", "isl", "osl", "stat", "basis", "logx",
     "logy", "frontier_only", "bands", "roofline_model", "roofline_precision", "roofline_ctx",
     "claims", "leaders_demo", "accounting", "spec_decode",
-    "usd_per_mtok_input", "usd_per_mtok_cached_input", "usd_per_mtok_output",
+    "usd_per_mtok_input", "usd_per_mtok_cached_input", "usd_per_mtok_output", "interactivity",
 }  # fmt: skip
 
 

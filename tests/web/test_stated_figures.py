@@ -175,7 +175,7 @@ def test_the_sweep_page_shows_their_figure_beside_ours_with_the_rule(
     cells = [td.get_text(" ", strip=True) for td in first.select("td")]
     assert cells[1] == "output throughput tok/s"
     assert cells[0] == "325 req/s"  # the Poisson target rate of the run
-    assert cells[4] == "-16.56 %"
+    assert cells[4] == "-16.6 %"
     assert "explained" in cells[5] and "legacy window" in cells[5]
     assert first["class"] == ["stated-explained"]
 
