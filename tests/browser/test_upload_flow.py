@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -168,7 +169,11 @@ def test_a_refused_upload_leaves_the_page_working_and_the_files_go_up_once(
 
 def test_an_edit_typed_while_a_preview_is_in_flight_survives_the_swap(upload_page: Any) -> None:
     page = upload_page
-    pick(page, file_payloads(*((p.name, p.read_bytes()) for p in LLMPERF)))
+    # A sweep no other test stores: a stored one would come back prefilled (a re-upload is a
+    # no-op, issue 47), with no field missing and nothing to type.
+    header = "sweep,model,concurrency,tpot_p50_ms,output_tok_s\n"
+    fresh = f"{header}in-flight-{uuid.uuid4().hex},m,1,10,100\n"
+    pick(page, file_payloads(("in-flight.csv", fresh.encode())))
     page.wait_for_selector("#details-form")
     held: list[Any] = []
 
