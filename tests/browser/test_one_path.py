@@ -113,6 +113,11 @@ def settings_swapped(page: Any, change: Callable[[], None], url: str) -> None:
     change()
     page.wait_for_url(re.compile(url))
     page.wait_for_load_state("networkidle")
+    # Settled too: a field typed into while htmx still swaps the form is replaced, and its
+    # Enter then sends nothing (seen once under load).
+    page.wait_for_function(
+        "() => !document.querySelector('.htmx-request, .htmx-settling, .htmx-swapping')"
+    )
 
 
 def selection_carried(page: Any, sweeps: list[str], set_key: str) -> None:
@@ -164,6 +169,7 @@ def test_a_folder_goes_from_upload_to_compare_and_plan_without_retyping_anything
     set_key = page.locator("#p-set option").nth(2).get_attribute("value")
     settings_swapped(page, lambda: page.select_option("#p-set", set_key), "price_set=")
     page.fill("#p-inline", OWN_PRICE)
+    assert page.input_value("#p-inline") == OWN_PRICE
     settings_swapped(
         page, lambda: page.press("#p-inline", "Enter"), f"usd_per_gpu_hour={OWN_PRICE}"
     )
