@@ -10,7 +10,8 @@ from app.domain.compare import no_overlap_reason
 from app.domain.numbers import fmt_load, fmt_number, fmt_usd
 from app.domain.slo import Slo
 from app.services.compare.intervals import PairIntervals
-from app.services.compare.ratios import Pair, SensitivitySeries, frontier_of
+from app.services.compare.ratios import Pair, frontier_of
+from app.services.compare.sensitivity import SensitivitySeries
 from app.services.readoff.price_columns import PriceColumn
 from app.services.readoff.units_shown import unit_words
 

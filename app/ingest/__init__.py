@@ -10,11 +10,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
 from app.domain.columns import TPOT_COLUMN_NAMES
-from app.ingest import canonical, canonical_rows
-from app.ingest.canonical_requests import RequestGroup, attach_requests, parse_requests_csv
+from app.ingest import canonical_rows
+from app.ingest.canonical_requests import attach_requests
 from app.ingest.errors import FIELD_MARK, IngestError, Problems, RowError
 from app.ingest.gpu_hint import COMMANDS_SUFFIX, GpuHint, command_hints, suggest
 from app.ingest.grouping import (
@@ -29,7 +27,6 @@ from app.ingest.grouping import (
 )
 from app.ingest.impossible import check_impossible
 from app.ingest.limits import DEFAULT_LIMITS, Limits, check_sweeps
-from app.ingest.near_miss import near_miss
 from app.ingest.parsed import (
     NO_TPOT_WARNING,
     ParsedPoint,
@@ -37,11 +34,10 @@ from app.ingest.parsed import (
     drop_warnings_from_notes,
     import_warnings,
 )
-from app.ingest.safe_load import load_yaml
+from app.ingest.recognise import TELEMETRY_REFUSAL, Found, sort_file
+from app.ingest.recognise import unrecognised as not_a_result
 from app.ingest.skipped import (
-    NESTED,
     Skipped,
-    is_archive,
     listed,
     nothing_to_import,
     skip_reason,
@@ -49,15 +45,7 @@ from app.ingest.skipped import (
     unread_refusal,
 )
 from app.ingest.source import SourceFile, expand, is_side_file
-from app.ingest.telemetry import is_exposition, is_range_answer
-from app.ingest.text import (
-    SNIFF_BYTES,
-    check_csv_width,
-    check_text,
-    decode_text,
-    first_text_line,
-    looks_like_csv,
-)
+from app.ingest.text import decode_text
 
 if TYPE_CHECKING:
     from app.ingest.registry import Importer
@@ -79,7 +67,6 @@ __all__ = [
 ]
 
 REQUIRED_META = ("sweep", "hardware", "num_gpus")
-YAML_SUFFIXES = (".yaml", ".yml")
 # What a required field is, in words: messages name the field itself the way each surface does.
 MISSING_WORDS = {"sweep": "the sweep name", "hardware": "the hardware", "num_gpus": "how many GPUs"}
 MISSING_WORDS |= {"num_prefill_gpus": "its prefill GPUs", "num_decode_gpus": "its decode GPUs"}
@@ -142,16 +129,16 @@ def parse_upload_files(
     sources = _expanded(files, limits, unread, errors)
     sources.sort(key=lambda s: natural_key(s.name))  # the order files came in decides nothing
     tools = importers()
-    found = _Found()
+    found = Found()
     for source in sources:
         try:
-            _sort(source, tools, found, defaults, require_meta)
+            sort_file(source, tools, found, defaults, require_meta)
         except IngestError as exc:
             errors.extend(exc.errors)
     sweeps, requests, claimed = found.sweeps, found.requests, found.claimed
     unrecognised, results = found.unrecognised, found.results
     if not results and not errors:
-        refusals = [why or _unrecognised(source, tools) for source, why in unrecognised]
+        refusals = [why or not_a_result(source, tools) for source, why in unrecognised]
         refusals.extend(RowError(name, unread_refusal(name)) for name in unread)
         raise IngestError(nothing_to_import(refusals))
     hints = _command_hints(s for s, _ in unrecognised)
@@ -229,137 +216,10 @@ def _expanded(
     return sources
 
 
-@dataclass
-class _Found:
-    """The upload's files sorted by what they are: each tool's files (by importer index), the
-    canonical sweeps and per-request files read, and the files no importer recognises (with
-    why, when known); `results` counts the result files."""
-
-    sweeps: list[ParsedSweep] = field(default_factory=list)
-    requests: list[tuple[str, list[RequestGroup]]] = field(default_factory=list)
-    claimed: dict[int, list[SourceFile]] = field(default_factory=dict)
-    unrecognised: list[tuple[SourceFile, RowError | None]] = field(default_factory=list)
-    results: int = 0
-
-
-def _sort(
-    source: SourceFile,
-    tools: Sequence[Importer],
-    found: _Found,
-    defaults: Mapping[str, Any],
-    require_meta: bool,
-) -> None:
-    """One file into `found`: claimed by a tool, read as canonical CSV, or unrecognised."""
-    if _may_be_csv(source):
-        check_csv_width(source.name, source.data)  # before any CSV reader sees a row
-    # Tools first: their markers are specific (a vLLM summary.csv also names
-    # request_rate), while canonical CSV is recognised by any known column.
-    index = next((i for i, t in enumerate(tools) if t.sniff(source)), None)
-    if index is not None:
-        found.results += 1
-        found.claimed.setdefault(index, []).append(source)
-        return
-    if is_archive(source.data):  # only a member can be one: archives were expanded
-        found.unrecognised.append((source, RowError(source.name, NESTED)))
-        return
-    try:
-        kind = _canonical_kind(source)
-    except IngestError as exc:  # binary or not UTF-8: no result file at all
-        found.unrecognised.append((source, exc.errors[0]))
-        return
-    if kind is None:
-        _check_json(source)
-        found.unrecognised.append((source, None))
-        return
-    found.results += 1
-    if kind == "requests":
-        found.requests.append((source.name, parse_requests_csv(source.name, source.data)))
-    else:
-        check_text(source.name, source.data)  # read as bytes: no decoded copy
-        found.sweeps.extend(
-            canonical.parse_sweeps_csv(source.name, source.data, dict(defaults), require_meta)
-        )
-
-
 def missing_field(file: str, key: str) -> RowError:
     """A required sweep field neither the file nor the user gave."""
     words = MISSING_WORDS.get(key, key)
     return RowError(file, f"the file does not say {words}; give {FIELD_MARK}", field=key)
-
-
-def _canonical_kind(source: SourceFile) -> str | None:
-    """'points' or 'requests' for a canonical CSV, None for anything else (an empty file
-    too); binary or non-UTF-8 content raises IngestError saying so."""
-    head = source.head(SNIFF_BYTES)
-    if not head or head[:1] in (b"{", b"["):
-        return None
-    # Only the first line is decoded: a per-request file may be large (a bad byte further on
-    # is refused when the file is read).
-    first_line = first_text_line(source.name, source.data)
-    header = [c.strip().strip('"') for c in first_line.split(",")]
-    if canonical.is_request_header(header):
-        return "requests"
-    if canonical.looks_like_canonical(header):
-        return "points"
-    return None
-
-
-def _may_be_csv(source: SourceFile) -> bool:
-    """A file some CSV reader may read: named .csv, or headed like a CSV; never JSON."""
-    if source.head(SNIFF_BYTES)[:1] in (b"{", b"["):
-        return False
-    return source.name.lower().endswith(".csv") or looks_like_csv(source.data)
-
-
-def _check_json(source: SourceFile) -> None:
-    """A .json file that breaks off is a broken result file, not a side file: its error refuses
-    the upload. (A side file's JSON is valid; JSONL reads as extra data after the first value.)
-    The parse is the bounded one every sniffer shares, done once; a file of another name
-    (a `.commands` file, a log opening with "[INFO]") is never parsed to tell."""
-    if not source.name.lower().endswith(".json"):
-        return
-    if source.head(SNIFF_BYTES)[:1] not in (b"{", b"["):
-        return
-    error = source.json_error  # raises IngestError past a depth or digit bound
-    if error is not None and not error.startswith("Extra data"):
-        raise IngestError.one(source.name, f"not valid JSON ({error})")
-
-
-# A serving-metrics file given as a benchmark result: the upload page routes it to /production
-# by this message.
-TELEMETRY_REFUSAL = (
-    "Prometheus serving metrics, not a benchmark result: store them as a deployment's "
-    "production windows (POST /api/production, or paretoscope production FILES --store NAME)"
-)
-
-
-def _unrecognised(source: SourceFile, tools: list[Any]) -> RowError:
-    """Why a file is not a result file, when no file of the upload is one (the refusal)."""
-    names = ", ".join(["canonical CSV", *(t.name for t in tools)])
-    if not source.data or source.data.isspace():
-        return RowError(source.name, "the file is empty")
-    if source.data[:1] in (b"{", b"[") and source.json_error:
-        return RowError(
-            source.name, f"not valid JSON ({source.json_error}); expected one of: {names}"
-        )
-    if source.data[:1] not in (b"{", b"[") and source.name.lower().endswith(YAML_SUFFIXES):
-        # Sniffers treat any failure as "not mine": a YAML file refused for its aliases or
-        # depth would read as unrecognised, so say the real reason. Only for a YAML file, and
-        # only here, when the upload is refused anyway: a side file is never parsed.
-        try:
-            load_yaml(source.text, source.name)
-        except yaml.YAMLError:
-            pass
-        except IngestError as exc:
-            return exc.errors[0]
-    if is_exposition(source) or is_range_answer(source):
-        return RowError(source.name, TELEMETRY_REFUSAL)
-    near = near_miss(source.data)
-    if near is not None:
-        return RowError(
-            source.name, f"not a recognised result file: {near}; expected one of: {names}"
-        )
-    return RowError(source.name, f"not a recognised result file; expected one of: {names}")
 
 
 def _command_hints(sources: Any) -> dict[str, GpuHint]:

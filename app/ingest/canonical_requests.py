@@ -27,6 +27,7 @@ from app.ingest.canonical import (
     read_frame,
     typed_frame,
 )
+from app.ingest.canonical_request_checks import name_rows, row_checks
 from app.ingest.common import refuse_duplicate_columns
 from app.ingest.errors import IngestError, RowError
 from app.ingest.parsed import (
@@ -42,11 +43,9 @@ from app.ingest.text import check_text, decode_text
 # ~200,000 requests per chunk: each read and split has a fixed cost (2 MB chunks took half as
 # long again), and a chunk's transient memory is a few times its size, whatever the file's.
 CHUNK_BYTES = 8 * 1024 * 1024
-MAX_REPORTED_PER_CHECK = 5
 INT32_MAX = 2**31 - 1
 KEYS = ("sweep", "concurrency", "request_rate")
 LENGTHS = ("output_len", "input_len", CACHED_INPUT)
-MAX_SESSION_ID = 200  # characters: a conversation id (a UUID is 36)
 
 
 @dataclass
@@ -212,62 +211,12 @@ def _parts(data: bytes, chunk_bytes: int) -> Iterator[bytes]:
         start = stop
 
 
-def _checks(columns: list[str]) -> list[tuple[str, pl.Expr, str]]:
-    """The row checks, in the order they are reported.
-
-    The same checks as before chunked reading: the earlier code kept these in a dict keyed by
-    column, so the "negative" checks replaced the "successful request needs a finite TTFT /
-    E2EL / output length" ones; kept that way so files accepted before are accepted now.
-    """
-    return [
-        ("sweep", pl.col("sweep").is_null(), "required value is empty"),
-        ("ok", pl.col("ok").is_null(), "required value is empty"),
-        *(
-            (name, pl.col(name) < 0, "is negative")
-            for name in ("ttft_ms", "e2el_ms", "output_len", "input_len", CACHED_INPUT)
-            if name in columns  # a missing input_len is empty: never negative
-        ),
-        ("ttft_ms", pl.col("ttft_ms") > pl.col("e2el_ms"), "TTFT is above E2EL"),
-        *(
-            # Cached tokens are part of the input: more cached than input is impossible.
-            [(CACHED_INPUT, _cached_above_input("input_len" in columns), "is above input_len")]
-            if CACHED_INPUT in columns
-            else []
-        ),
-        *(
-            [("turn_index", pl.col("turn_index") < 0, "is negative")]
-            if "turn_index" in columns
-            else []
-        ),
-        *(
-            [
-                (
-                    "session_id",
-                    pl.col("session_id").cast(pl.String).str.len_chars() > MAX_SESSION_ID,
-                    f"is longer than {MAX_SESSION_ID} characters",
-                )
-            ]
-            if "session_id" in columns
-            else []
-        ),
-    ]
-
-
-def _cached_above_input(with_input: bool) -> pl.Expr:
-    """Cached input tokens above the request's input length, or given without one (the split
-    into uncached and cached input needs both)."""
-    cached = pl.col(CACHED_INPUT)
-    if not with_input:
-        return cached.is_not_null()
-    return cached.is_not_null() & (pl.col("input_len").is_null() | (cached > pl.col("input_len")))
-
-
 def _collect(
     file: str, chunks: Iterator[pl.DataFrame], errors: list[RowError], columns: list[str]
 ) -> list[RequestGroup]:
     """Check every chunk (at most five rows named per check, in check order) and split it by
     (sweep, concurrency, request_rate); a group's parts stay separate chunks of one frame."""
-    checks = _checks(columns)
+    checks = row_checks(columns)
     found: list[list[RowError]] = [[] for _ in checks]
     groups: dict[tuple[object, ...], tuple[RequestGroup, list[pl.DataFrame]]] = {}
     offset = 2
@@ -277,7 +226,7 @@ def _collect(
         offset += read.height
         flagged = chunk.select(pl.any_horizontal(c.fill_null(False) for _, c, _ in checks).any())
         if flagged.item():
-            _name_rows(file, chunk, checks, found)
+            name_rows(file, chunk, checks, found)
         if errors or any(found):
             continue  # keep counting rows for the messages, but split nothing
         keys = [k for k in KEYS if k in chunk.columns]
@@ -359,21 +308,6 @@ def _first_rows(chunk: pl.DataFrame, keys: list[str]) -> dict[tuple[object, ...]
         sweep, concurrency, rate = (row.get(k) for k in KEYS)
         out[(sweep, repr(concurrency), repr(rate))] = int(row[ROW])
     return out
-
-
-def _name_rows(
-    file: str,
-    chunk: pl.DataFrame,
-    checks: list[tuple[str, pl.Expr, str]],
-    found: list[list[RowError]],
-) -> None:
-    """The rows of this chunk each check flags, up to five per check over the whole file."""
-    for i, (column, condition, message) in enumerate(checks):
-        if len(found[i]) >= MAX_REPORTED_PER_CHECK:
-            continue
-        rows = chunk.filter(condition.fill_null(False))[ROW].head(MAX_REPORTED_PER_CHECK)
-        found[i] += [RowError(file, message, row=r, column=column) for r in rows.to_list()]
-        del found[i][MAX_REPORTED_PER_CHECK:]
 
 
 def attach_requests(

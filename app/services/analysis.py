@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 from app.domain.accounting import Accounting, Split, Units, per_total_gpu, unknown_units_reason
 from app.domain.cost import tok_s_per_mw
 from app.domain.covariates import Covariates
-from app.domain.estimate import estimate_tok_s_per_gpu, load_order
+from app.domain.estimate import estimate_tok_s_per_gpu
 from app.domain.failures import Failed, shown_failures
 from app.domain.intervals import DEFAULT_LEVEL
 from app.domain.metrics import Basis
@@ -43,6 +43,7 @@ from app.services.prices import Cost, Price, cost_at, prices_for
 from app.services.sweeps import covariates as sweep_covariates
 from app.services.sweeps import point_splits
 from app.services.sweeps import sessions as session_figures
+from app.services.sweeps.derived import needs_samples, point_metrics, sweep_load_order
 from app.services.sweeps.memo import check_values, keep, recall, remember
 from app.services.sweeps.sessions import SweepSessions
 from app.services.sweeps.units import sweep_units
@@ -159,7 +160,7 @@ def analyse(
     """
     by_sweep = samples or {}
     counted_in = units_by_sweep or {}
-    sweeps = [point_splits.accounted(s, counted_in.get(s.meta.id), _point_metrics) for s in sweeps]
+    sweeps = [point_splits.accounted(s, counted_in.get(s.meta.id), point_metrics) for s in sweeps]
     kept: dict[int, Figures | None] = {s.meta.id: None for s in sweeps}
     if params.mode == "requests":
         # Per-request figures are kept per sweep and SLO too: only sweeps without them count.
@@ -197,7 +198,7 @@ def _request_figures(
     readoffs = []
     estimates = []
     for sweep in sweeps:
-        points = _point_metrics(sweep)
+        points = point_metrics(sweep)
         xs, ys, frontier = _axes_of(sweep, points, params, samples.get(sweep.meta.id))
         readoff = request_readoff_from_counts(counts, points, params.slo, params.basis, params.stat)
         readoffs.append((readoff, points, samples.get(sweep.meta.id)))
@@ -219,7 +220,7 @@ def _one(
     counted: Figures | None = None,
 ) -> SweepAnalysis:
     """One sweep's analysis; `counted` are its per-request figures (per-request mode)."""
-    points = _point_metrics(sweep)
+    points = point_metrics(sweep)
     xs, ys, frontier = _axes_of(sweep, points, params, samples)
     stats: dict[int, SamplePercentiles] = {}
     if counted is not None:
@@ -229,7 +230,7 @@ def _one(
 
         def figures() -> Figures:
             columns = None if stats else partial(check_values, sweep.derived, points)
-            order = _load_order(sweep, points)
+            order = sweep_load_order(sweep, points)
             return _percentile_figures(points, params, stats, frontier, xs, ys, columns, order)
 
         # From the stored points alone the same SLO always reads the same: kept per sweep.
@@ -314,42 +315,6 @@ def _sample_stats(
     mine = samples.filter(pl.col("point_id").is_in(ids))
     wanted = [(m, slo.stat(m)) for m in METRICS]
     return dict(sample_percentiles(mine, wanted))
-
-
-def needs_samples(sweep: SweepPoints, slo: Slo) -> bool:
-    """Whether some limit's percentile is not stored at some point (samples may answer it).
-
-    Points never change, so the answer is kept per sweep and set of (metric, percentile)."""
-    wanted = tuple((m, stat) for m, stat, _ in slo.checked())
-    key = ("needs samples", wanted)
-    if key not in sweep.derived:
-        points = _point_metrics(sweep)
-        sweep.derived[key] = any(
-            None in check_values(sweep.derived, points, m, stat) for m, stat in wanted
-        )
-    result: bool = sweep.derived[key]
-    return result
-
-
-def _point_metrics(sweep: SweepPoints) -> list[PointMetrics]:
-    """Domain points of a sweep; the GPU count comes from the sweep, which may be edited."""
-    num_gpus = sweep.meta.num_gpus
-    key = ("points", num_gpus)
-    if key not in sweep.derived:
-        sweep.derived[key] = [
-            PointMetrics.from_row({**r, "num_gpus": num_gpus}) for r in sweep.rows
-        ]
-    points: list[PointMetrics] = sweep.derived[key]
-    return points
-
-
-def _load_order(sweep: SweepPoints, points: list[PointMetrics]) -> list[int]:
-    """The points' `load_order`, sorted once per process per sweep (points never change)."""
-    key = ("load order", sweep.meta.num_gpus)
-    if key not in sweep.derived:
-        sweep.derived[key] = load_order(points)
-    order: list[int] = sweep.derived[key]
-    return order
 
 
 def _axes(

@@ -19,10 +19,11 @@ from app.schemas.explore import ExploreQuery
 from app.services import bands
 from app.services.bands import band_json
 from app.services.compare import ratios as comparison
+from app.services.compare import sensitivity as slo_sensitivity
 from app.services.compare.bands import pair_bands, pair_bands_json
 from app.services.compare.intervals import PairIntervals, pair_intervals
 from app.services.compare.public_record import against_public, against_public_json
-from app.services.compare.ratios import SensitivitySeries
+from app.services.compare.sensitivity import SensitivitySeries
 from app.services.readoff.document import ci_fields, operating_point_json
 from app.services.readoff.price_columns import PriceColumn
 from app.views import selection as views
@@ -74,10 +75,10 @@ def compare_context(session: Session, query: ExploreQuery) -> dict[str, Any]:
         "cost_figure": cost_figure,
         "sensitivity_figure": sens,
         "cost_sensitivity_figure": cost_sens,
-        "sensitivity_percentile": comparison.sensitivity_percentile(
+        "sensitivity_percentile": slo_sensitivity.sensitivity_percentile(
             view.params, view.state.query.sensitivity
         ),
-        "sensitivity_empty": comparison.sensitivity_empty_reason(
+        "sensitivity_empty": slo_sensitivity.sensitivity_empty_reason(
             series, view.params, view.state.query.sensitivity
         )
         if view.state.query.sensitivity != "off"
@@ -94,8 +95,8 @@ def _sensitivity_figures(
 ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     """The SLO-sensitivity chart of goodput and of $/Mtok (None without series or prices)."""
     metric = view.state.query.sensitivity
-    sens_empty = comparison.sensitivity_empty_reason(series, view.params, metric)
-    percentile = comparison.sensitivity_percentile(view.params, metric)
+    sens_empty = slo_sensitivity.sensitivity_empty_reason(series, view.params, metric)
+    percentile = slo_sensitivity.sensitivity_percentile(view.params, metric)
     sens = (
         charts_compare.sensitivity_figure(series, metric, percentile, costs=False, empty=sens_empty)
         if series

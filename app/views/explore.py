@@ -18,7 +18,7 @@ from app.schemas.explore import ExploreQuery
 from app.services import bands
 from app.services.analysis import Params, SweepAnalysis
 from app.services.ceilings.physics import shown_physics
-from app.services.compare import ratios as comparison
+from app.services.compare import sensitivity as slo_sensitivity
 from app.services.readoff import answer, price_columns, token_classes
 from app.services.readoff.intervals import cost_interval
 from app.services.readoff.price_columns import PriceCell, PriceColumn
@@ -63,9 +63,9 @@ def explore_context(
         sens = charts_compare.sensitivity_figure(
             series,
             state.query.sensitivity,
-            comparison.sensitivity_percentile(params, state.query.sensitivity),
+            slo_sensitivity.sensitivity_percentile(params, state.query.sensitivity),
             costs=False,
-            empty=comparison.sensitivity_empty_reason(series, params, state.query.sensitivity),
+            empty=slo_sensitivity.sensitivity_empty_reason(series, params, state.query.sensitivity),
         )
     cells = {r.meta.id: price_cells(r, state.price_columns) for r in results}
     prices = state.query.class_prices()
@@ -86,10 +86,10 @@ def explore_context(
         "figure": figure,
         "bands": found,
         "sensitivity_figure": sens,
-        "sensitivity_percentile": comparison.sensitivity_percentile(
+        "sensitivity_percentile": slo_sensitivity.sensitivity_percentile(
             params, state.query.sensitivity
         ),
-        "sensitivity_empty": comparison.sensitivity_empty_reason(
+        "sensitivity_empty": slo_sensitivity.sensitivity_empty_reason(
             series, params, state.query.sensitivity
         )
         if state.query.sensitivity != "off"

@@ -11,8 +11,8 @@ from app.domain.request_goodput import SAMPLE_SCHEMA
 from app.schemas.explore import ExploreQuery
 from app.services import analysis
 from app.services.analysis import Params, SweepAnalysis
-from app.services.compare import ratios as comparison
-from app.services.compare.ratios import SensitivitySeries
+from app.services.compare import sensitivity as slo_sensitivity
+from app.services.compare.sensitivity import SensitivitySeries
 from app.services.prices import Price
 from app.services.readoff import price_columns
 from app.services.readoff.price_columns import PriceColumn
@@ -39,7 +39,7 @@ class View:
             frames = [r.samples for r in self.results if r.samples is not None]
             samples = pl.concat(frames) if frames else pl.DataFrame(schema=SAMPLE_SCHEMA)
         group = self.groups[0] if self.groups else None
-        return comparison.sensitivity_series(self.results, self.params, metric, group, samples)
+        return slo_sensitivity.sensitivity_series(self.results, self.params, metric, group, samples)
 
 
 def build(

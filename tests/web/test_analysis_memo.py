@@ -24,7 +24,7 @@ from app.http.templating import templates
 from app.main import GC_GEN0_THRESHOLD, load_templates, tune_gc
 from app.services import analysis
 from app.services.analysis import Params
-from app.services.compare import ratios as comparison
+from app.services.compare import sensitivity as slo_sensitivity
 from app.services.sweeps.memo import remember
 from app.store import points as point_queries
 from app.store import sweeps as sweep_queries
@@ -100,13 +100,13 @@ def test_kept_sensitivity_steps_equal_a_fresh_computation(
     session: Session, sweep_ids: list[int]
 ) -> None:
     results, _ = analysis.run(session, sweep_ids, _params(500), [], None)
-    kept = comparison.sensitivity_series(results, _params(500), "tpot", None, None)
-    again = comparison.sensitivity_series(results, _params(500), "tpot", None, None)
+    kept = slo_sensitivity.sensitivity_series(results, _params(500), "tpot", None, None)
+    again = slo_sensitivity.sensitivity_series(results, _params(500), "tpot", None, None)
     for a, b in zip(kept, again, strict=True):
         assert a.steps == b.steps
     for result in results:  # forget what was kept: a fresh computation gives the same steps
         result.derived.pop(("memo", "sensitivity"), None)
-    fresh = comparison.sensitivity_series(results, _params(500), "tpot", None, None)
+    fresh = slo_sensitivity.sensitivity_series(results, _params(500), "tpot", None, None)
     assert [s.steps for s in fresh] == [s.steps for s in kept]
     assert any(st.goodput_tok_s_per_gpu for s in fresh for st in s.steps)
 
@@ -119,24 +119,24 @@ def test_a_new_limit_of_the_varied_metric_reads_the_kept_steps_equal_to_fresh_on
 
     point_queries.clear_caches()  # a new process: nothing kept for these sweeps yet
     results, _ = analysis.run(session, sweep_ids, tpot(40), [], None)
-    kept = comparison.sensitivity_series(results, tpot(40), "tpot", None, None)
+    kept = slo_sensitivity.sensitivity_series(results, tpot(40), "tpot", None, None)
     stepped: list[int] = []
-    computed = comparison.sensitivity
+    computed = slo_sensitivity.sensitivity
     monkeypatch.setattr(
-        comparison, "sensitivity", lambda *a, **k: stepped.append(1) or computed(*a, **k)
+        slo_sensitivity, "sensitivity", lambda *a, **k: stepped.append(1) or computed(*a, **k)
     )
     moved, _ = analysis.run(session, sweep_ids, tpot(25), [], None)
-    again = comparison.sensitivity_series(moved, tpot(25), "tpot", None, None)
+    again = slo_sensitivity.sensitivity_series(moved, tpot(25), "tpot", None, None)
     # The steps vary the TPOT limit: a new TPOT limit reads the same steps back.
     assert stepped == [] and [s.steps for s in again] == [s.steps for s in kept]
     for result in moved:  # forget them: a fresh computation at TPOT ≤ 25 ms gives the same
         result.derived.pop(("memo", "sensitivity"))
-    fresh = comparison.sensitivity_series(moved, tpot(25), "tpot", None, None)
+    fresh = slo_sensitivity.sensitivity_series(moved, tpot(25), "tpot", None, None)
     assert len(stepped) == len(moved) and [s.steps for s in fresh] == [s.steps for s in kept]
     assert any(st.goodput_tok_s_per_gpu for s in fresh for st in s.steps)
     # Over TTFT, the TPOT limit is held: another TPOT limit is other steps.
-    at_40 = comparison.sensitivity_series(results, tpot(40), "ttft", None, None)
-    at_25 = comparison.sensitivity_series(moved, tpot(25), "ttft", None, None)
+    at_40 = slo_sensitivity.sensitivity_series(results, tpot(40), "ttft", None, None)
+    at_25 = slo_sensitivity.sensitivity_series(moved, tpot(25), "ttft", None, None)
     assert [s.steps for s in at_40] != [s.steps for s in at_25]
 
 
@@ -145,14 +145,14 @@ def test_the_percentile_limits_stepped_through_are_worked_out_once_per_selection
 ) -> None:
     point_queries.clear_caches()  # a new process: nothing kept for these sweeps yet
     worked: list[str] = []
-    limits = comparison.percentile_limits
+    limits = slo_sensitivity.percentile_limits
     monkeypatch.setattr(
-        comparison, "percentile_limits", lambda *a, **k: worked.append(a[1]) or limits(*a, **k)
+        slo_sensitivity, "percentile_limits", lambda *a, **k: worked.append(a[1]) or limits(*a, **k)
     )
 
     def stepped(ttft_ms: float, metric: Metric) -> list[float]:
         results, _ = analysis.run(session, sweep_ids, _params(ttft_ms), [], None)
-        series = comparison.sensitivity_series(results, _params(ttft_ms), metric, None, None)
+        series = slo_sensitivity.sensitivity_series(results, _params(ttft_ms), metric, None, None)
         return [st.limit_ms for st in series[0].steps]
 
     first = stepped(500, "tpot")
@@ -176,23 +176,25 @@ def test_per_request_sensitivity_is_kept_per_sweep_and_equals_a_fresh_pass(
     params = Params(Slo(ttft_ms=500, attainment=0.8), mode="requests")
     results, _ = analysis.run(session, [saved.id], params, [], None)
     samples = pl.concat([r.samples for r in results if r.samples is not None])
-    kept = comparison.sensitivity_series(results, params, "tpot", None, samples)
+    kept = slo_sensitivity.sensitivity_series(results, params, "tpot", None, samples)
     assert any(st.goodput_tok_s_per_gpu for s in kept for st in s.steps)
     passes: list[int] = []
-    counted = comparison.request_buckets
-    monkeypatch.setattr(comparison, "request_buckets", lambda *a: passes.append(1) or counted(*a))
-    again = comparison.sensitivity_series(results, params, "tpot", None, samples)
+    counted = slo_sensitivity.request_buckets
+    monkeypatch.setattr(
+        slo_sensitivity, "request_buckets", lambda *a: passes.append(1) or counted(*a)
+    )
+    again = slo_sensitivity.sensitivity_series(results, params, "tpot", None, samples)
     assert passes == []  # the same view again: every sweep's steps read back
     assert [s.steps for s in again] == [s.steps for s in kept]
     for result in results:
         result.derived.pop(("memo", "sensitivity"))
-    fresh = comparison.sensitivity_series(results, params, "tpot", None, samples)
+    fresh = slo_sensitivity.sensitivity_series(results, params, "tpot", None, samples)
     assert passes == [1] and [s.steps for s in fresh] == [s.steps for s in kept]
     loose = Params(Slo(ttft_ms=5000, attainment=0.8), mode="requests")
-    comparison.sensitivity_series(results, loose, "tpot", None, samples)
+    slo_sensitivity.sensitivity_series(results, loose, "tpot", None, samples)
     assert passes == [1, 1]  # another SLO is another pass
     moved = Params(Slo(ttft_ms=500, tpot_ms=30, attainment=0.8), mode="requests")
-    same = comparison.sensitivity_series(results, moved, "tpot", None, samples)
+    same = slo_sensitivity.sensitivity_series(results, moved, "tpot", None, samples)
     assert passes == [1, 1]  # but not another limit of the varied metric: its steps read back
     assert [s.steps for s in same] == [s.steps for s in kept]
 
@@ -208,16 +210,16 @@ def test_the_requests_sorted_for_the_sensitivity_limits_are_sorted_once_per_sele
     files = [UploadFile("points.csv", points), UploadFile("requests.csv", requests)]
     [saved] = uploads.store(session, files, {})
     sorted_for: list[str] = []
-    limits = comparison.request_limits
+    limits = slo_sensitivity.request_limits
     monkeypatch.setattr(
-        comparison, "request_limits", lambda s, m: sorted_for.append(m) or limits(s, m)
+        slo_sensitivity, "request_limits", lambda s, m: sorted_for.append(m) or limits(s, m)
     )
 
     def steps(ttft_ms: float, metric: Metric) -> tuple[list[float], pl.DataFrame]:
         params = Params(Slo(ttft_ms=ttft_ms, tpot_ms=60, attainment=0.8), mode="requests")
         results, _ = analysis.run(session, [saved.id], params, [], None)
         samples = pl.concat([r.samples for r in results if r.samples is not None])
-        [series] = comparison.sensitivity_series(results, params, metric, None, samples)
+        [series] = slo_sensitivity.sensitivity_series(results, params, metric, None, samples)
         return [st.limit_ms for st in series.steps], samples
 
     first, samples = steps(500, "ttft")

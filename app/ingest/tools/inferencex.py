@@ -59,6 +59,7 @@ from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.source import SourceFile
 from app.ingest.text import SNIFF_BYTES
 from app.ingest.tools._inferencex_agentx import agentx_point, is_agentx, trace_dataset
+from app.ingest.tools._inferencex_layout import layout_name, parallel_settings
 from app.ingest.tools._inferencex_power import power_covariates
 from app.ingest.tools._inferencex_public import (
     FMT_API,
@@ -296,58 +297,6 @@ def _sweep_name(meta: dict[str, Any], d: Mapping[str, Any], spec: str | None, to
         for p in (model_basename(meta.get("model")), TOOL, config, lengths, topology, when, run)
         if p
     )
-
-
-# The parallelism a row states, per role on multi-node rows (issue 51 §5): fields of the sweep.
-PARALLEL = ("tp", "ep", "dp_attention", "pp", "dcp_size", "pcp_size")
-
-
-def parallel_settings(row: Mapping[str, Any], multinode: bool) -> list[tuple[str, str]]:
-    """(key, value) of every parallelism setting the row gives, as `config` keeps them:
-    `tp=8 ep=8 dp_attention=true`; on multi-node rows per role, with its worker count."""
-    roles = ("prefill_", "decode_") if multinode else ("",)
-    keys = [f"{r}{k}" for r in roles for k in (*PARALLEL, *(("num_workers",) if r else ()))]
-    return [(k, _setting(row[k])) for k in keys if text(row.get(k)) is not None]
-
-
-def _setting(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value).strip().lower()
-
-
-def layout_name(row: Mapping[str, Any], multinode: bool) -> str:
-    """The layout as people name it: TP8, TP8 EP8, DEP8 (data-parallel attention with expert
-    parallelism over the TP GPUs), with PP; multi-node "4P+12D · prefill DEP4 × 1, decode
-    DEP16 × 1" (each role's layout × its workers)."""
-    if not multinode:
-        return _layout(row, "")
-    roles = []
-    for role in ("prefill", "decode"):
-        layout = _layout(row, f"{role}_")
-        workers = text(row.get(f"{role}_num_workers"))
-        roles.append(f"{role} {layout}" + (f" × {_setting(workers)}" if workers else ""))
-    split = f"{row.get('num_prefill_gpu')}P+{row.get('num_decode_gpu')}D"
-    return f"{split} · {', '.join(roles)}"
-
-
-def _layout(row: Mapping[str, Any], role: str) -> str:
-    def size(key: str) -> int | None:
-        value = text(row.get(f"{role}{key}"))
-        try:
-            return int(float(value)) if value is not None else None
-        except ValueError:  # a size that is no number names nothing
-            return None
-
-    tp, ep, pp = size("tp"), size("ep"), size("pp")
-    dpa = _setting(row.get(f"{role}dp_attention")) == "true"
-    if dpa:
-        name = f"DEP{tp}" if ep and ep > 1 else f"DP{tp}"
-    else:
-        name = f"TP{tp}" + (f" EP{ep}" if ep and ep > 1 else "")
-    return name + (f" PP{pp}" if pp and pp > 1 else "")
 
 
 def _workload(benchmark_type: Any) -> str | None:
