@@ -68,26 +68,34 @@ def test_an_unreachable_postgres_makes_its_rows_unknown_not_failed() -> None:
     assert row.reason and "no Postgres" in row.reason
 
 
-@pytest.mark.serial  # a real server, judged on a ratio of two wall times
-def test_the_explore_bench_misses_its_page_cache_target_when_each_page_is_gzipped_at_level_9() -> (
+@pytest.mark.serial  # two real servers, judged on ratios of wall times
+def test_the_explore_page_cache_figure_is_met_with_the_cache_and_five_times_worse_without_it() -> (
     None
 ):
-    # Level 9 on every request (no page kept, so nothing is compressed once): a 10 × 512 page
-    # is ~0.6 MB of HTML, and compressing it costs far more than the read-off beside it.
-    # The hover numbers stay in the page, as they did before a chart this big sent them after it.
-    slow = {
+    # Without the page cache (and gzip at level 9 on every request) a page costs a whole render,
+    # about 2x the read-off beside it: too close to the 2x target to miss it every time on a
+    # loaded machine (CI saw 1.92x once). With the cache it is ~0.1x. So the test asserts what
+    # the figure must show whatever the load: met with the cache, and far worse without it.
+    without = {
         "PARETOSCOPE_GZIP_LEVEL": "9",
         "PARETOSCOPE_PAGE_CACHE_MB": "0",
         "PARETOSCOPE_HOVERS_INLINE_MAX_POINTS": "100000",
     }
-    with backends(None) as found, explore.serving(fresh_database(found[0], "gzip9"), slow) as bench:
-        ids = bench.upload(synthetic_sweeps_csv(10, 512, seed=3))
-        result, _, page = explore.cache_figure(
-            bench, ids, {}, "10 sweeps × 512 points", "SQLite", 1
-        )
-    assert (page.encoding, page.status) == ("gzip", 200)
-    assert page.wire_bytes < len(page.body) // 2  # the client read it compressed, and decoded it
-    assert result.ratio is not None and result.verdict == "MISSED"
+    ratios: dict[str, float] = {}
+    verdicts: dict[str, str] = {}
+    with backends(None) as found:
+        for name, env in (("with", {}), ("without", without)):
+            with explore.serving(fresh_database(found[0], f"cache_{name}"), env) as bench:
+                ids = bench.upload(synthetic_sweeps_csv(10, 512, seed=3))
+                result, _, page = explore.cache_figure(
+                    bench, ids, {}, "10 sweeps × 512 points", "SQLite", 3
+                )
+            assert (page.encoding, page.status) == ("gzip", 200)
+            assert page.wire_bytes < len(page.body) // 2  # read compressed, and decoded
+            assert result.ratio is not None
+            ratios[name], verdicts[name] = result.ratio, result.verdict
+    assert verdicts["with"] == "ok", ratios
+    assert ratios["without"] >= 5 * ratios["with"], ratios
 
 
 def test_a_floor_on_the_value_meets_a_row_whose_ratio_misses() -> None:
