@@ -16,6 +16,7 @@ from app.schemas.responses import ERROR_RESPONSES, answered_with
 from app.schemas.uploads import DetailValue, StagedDetails
 from app.services.upload import save as uploads
 from app.services.upload import staging
+from app.services.upload.checks import disaggregated_flag
 from app.views import uploads as upload_json
 
 router = APIRouter(
@@ -25,6 +26,7 @@ router = APIRouter(
     responses=ERROR_RESPONSES,
     route_class=UploadRoute,
 )
+KEEP_APART = "keep_apart"
 
 
 @router.post(
@@ -38,13 +40,16 @@ def api_upload_stage(
 ) -> Response:
     """Stage the files (kept until saved, or for PARETOSCOPE_STAGED_UPLOAD_MINUTES) and preview
     their sweeps, each with the details its files give. Files that do not parse are refused
-    (422) and not kept."""
+    (422) and not kept. The files of one configuration at different loads join one sweep;
+    `keep_apart=true` makes every result file a sweep of its own, in this preview and in the
+    previews and the save of these staged files."""
     limits = uploads.limits_for(settings.max_unpacked_bytes)
-    result = uploads.preview_detailed(session, upload.files, uploads.Details(), limits)
-    staged = staging.stage(
-        session, upload.files, int(settings.staged_upload_minutes * 60), settings.max_staged_bytes
-    )
-    body = upload_json.preview_json(result, staged.token, staged.expires_at_s)
+    apart = disaggregated_flag(upload.text(KEEP_APART), KEEP_APART)
+    details = uploads.Details(keep_apart=apart)
+    result = uploads.preview_detailed(session, upload.files, details, limits)
+    ttl_s = int(settings.staged_upload_minutes * 60)
+    staged = staging.stage(session, upload.files, ttl_s, settings.max_staged_bytes, apart)
+    body = upload_json.preview_json(result, staged)
     return JSONResponse(body, status_code=201)
 
 
@@ -63,7 +68,7 @@ def api_upload_preview(
     if result.errors:
         raise IngestError(result.errors)
     marked = details.disaggregated
-    return upload_json.preview_json(result, staged.token, staged.expires_at_s, marked)
+    return upload_json.preview_json(result, staged, marked)
 
 
 @router.post(

@@ -319,6 +319,8 @@ class StagedUpload(Base):
     total_bytes: Mapped[int] = mapped_column(BigInteger)
     files: Mapped[list[Any]] = mapped_column(JSON)
     data: Mapped[bytes] = mapped_column(LargeBinary)
+    # Every result file a sweep of its own (the API's keep_apart), as chosen when staged.
+    keep_apart: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class CatalogVersion(Base):

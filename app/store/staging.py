@@ -20,7 +20,14 @@ def staged_bytes(session: Session) -> int:
     return int(session.scalar(select(func.coalesce(func.sum(StagedUpload.total_bytes), 0))) or 0)
 
 
-def add(session: Session, token: str, files: list[UploadFile], now_s: int, ttl_s: int) -> None:
+def add(
+    session: Session,
+    token: str,
+    files: list[UploadFile],
+    now_s: int,
+    ttl_s: int,
+    keep_apart: bool = False,
+) -> None:
     session.add(
         StagedUpload(
             token=token,
@@ -29,13 +36,15 @@ def add(session: Session, token: str, files: list[UploadFile], now_s: int, ttl_s
             total_bytes=sum(len(f.data) for f in files),
             files=[[f.name, len(f.data)] for f in files],
             data=b"".join(f.data for f in files),
+            keep_apart=keep_apart,
         )
     )
     session.flush()
 
 
-def get(session: Session, token: str, now_s: int) -> tuple[list[UploadFile], int] | None:
-    """The staged files and their expiry, or None when unknown or expired."""
+def get(session: Session, token: str, now_s: int) -> tuple[list[UploadFile], int, bool] | None:
+    """The staged files, their expiry and whether they are kept apart, or None when unknown or
+    expired."""
     row = session.get(StagedUpload, token)
     if row is None or row.expires_at_s <= now_s:
         return None
@@ -44,7 +53,7 @@ def get(session: Session, token: str, now_s: int) -> tuple[list[UploadFile], int
     for name, size in row.files:
         files.append(UploadFile(str(name), row.data[offset : offset + int(size)]))
         offset += int(size)
-    return files, row.expires_at_s
+    return files, row.expires_at_s, bool(row.keep_apart)
 
 
 def remove(session: Session, token: str) -> bool:

@@ -12,6 +12,7 @@ from app.domain.columns import SWEEP_COLUMN_NAMES
 from app.ingest import Skipped
 from app.services.upload.already_stored import StoredAs
 from app.services.upload.save import REQUIRED_META, SPLIT_FIELDS, Preview
+from app.services.upload.staging import Staged
 from app.store import sweeps as q
 
 
@@ -29,11 +30,13 @@ def explore_url(sweep_ids: Sequence[int], cap: int | None = None) -> str:
 
 
 def preview_json(
-    result: Preview, token: str, expires_at_s: int, marked: frozenset[int] = frozenset()
+    result: Preview,
+    staged: Staged,
+    marked: frozenset[int] = frozenset(),
 ) -> dict[str, Any]:
     """A staged upload's preview: each sweep's details as the files (and the details given)
     make them, what is still missing (the split too of a sweep `marked` disaggregated),
-    warnings and the hardware match."""
+    warnings and the hardware match; whether the files were staged to be kept apart."""
     sweeps = []
     for i, sweep in enumerate(result.sweeps):
         match = result.matches[i] if i < len(result.matches) else None
@@ -52,10 +55,11 @@ def preview_json(
                 "already_stored": _stored_json(result.stored[i] if result.stored else None),
             }
         )
-    expires = dt.datetime.fromtimestamp(expires_at_s, dt.UTC).isoformat()
+    expires = dt.datetime.fromtimestamp(staged.expires_at_s, dt.UTC).isoformat()
     return {
-        "staging": token,
+        "staging": staged.token,
         "expires_at": expires,
+        "keep_apart": staged.keep_apart,
         "sweeps": sweeps,
         "warnings": result.warnings,
         "skipped": skipped_json(result.skipped),

@@ -27,6 +27,7 @@ from app.ingest.parsed import ParsedSweep
 from app.ingest.point_table import POSITION, ROW, SWEEP, PointTable
 from app.services.exports import sweeps_csv
 from app.services.upload import save as uploads
+from app.services.upload import staging
 from app.settings import PROJECT_ROOT
 from app.store import sweeps as q
 from app.store.models import PointBlock, Sweep
@@ -242,7 +243,7 @@ def test_points_are_built_once_when_first_read_and_the_list_is_the_truth_after()
 def test_the_preview_counts_points_without_building_them(session: Session) -> None:
     result = uploads.preview(session, [UploadFile("p.csv", POINTS.encode())], {})
     assert [s.table_rows is not None for s in result.sweeps] == [True, True]
-    doc = upload_json.preview_json(result, "token", 0)
+    doc = upload_json.preview_json(result, staging.Staged("token", 0, []))
     assert [(s["points"], s["request_samples"]) for s in doc["sweeps"]] == [(3, 0), (1, 0)]
 
 

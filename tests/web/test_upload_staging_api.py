@@ -118,3 +118,76 @@ def test_a_sweep_marked_disaggregated_is_saved_only_with_its_prefill_and_decode_
     assert sorted(stored, key=str) == [(2, 6), (None, None)]
     bad = client.post(f"/api/uploads/{token}/preview", json={"disaggregated": [-1]})
     assert bad.status_code == 422
+
+
+STELLALEE = sorted((FIXTURES / "vllm").glob("stellalee_*.json"))  # four rates and rate inf
+VLLM_BASE = "Qwen2.5-Coder-7B-Instruct · vllm bench serve · "
+H100_1 = {"details": {"hardware": "H100", "num_gpus": 1}}
+
+
+def staged_vllm(client: TestClient, **form: str) -> dict[str, Any]:
+    files = [("files", (f"vllm/{p.name}", p.read_bytes(), "application/json")) for p in STELLALEE]
+    response = client.post("/api/uploads", files=files, data=form)
+    assert response.status_code == 201, response.text
+    return dict(response.json())
+
+
+def test_staged_files_of_one_configuration_join_one_sweep_unless_kept_apart(
+    client: TestClient, session: Session
+) -> None:
+    joined = staged_vllm(client)
+    assert joined["keep_apart"] is False
+    assert [(s["name"], s["points"]) for s in joined["sweeps"]] == [
+        (VLLM_BASE + "rate sweep 2026-07-07", 4),
+        (VLLM_BASE + "baseline_burstgpt", 1),
+    ]
+    apart = staged_vllm(client, keep_apart="true")
+    assert apart["keep_apart"] is True
+    assert [(s["name"], s["points"]) for s in apart["sweeps"]] == [
+        *((f"{VLLM_BASE}base_r{rate}_burstgpt", 1) for rate in (1, 2, 4, 8)),
+        (VLLM_BASE + "baseline_burstgpt", 1),
+    ]
+    assert [s["source_file"] for s in apart["sweeps"]] == [f"vllm/{p.name}" for p in STELLALEE]
+    # The preview and the save of files staged apart keep them apart without being told again.
+    token = apart["staging"]
+    preview = client.post(f"/api/uploads/{token}/preview", json=H100_1).json()
+    assert (preview["keep_apart"], len(preview["sweeps"])) == (True, 5)
+    assert all(s["missing"] == [] for s in preview["sweeps"])
+    saved = client.post(f"/api/uploads/{token}", json=H100_1)
+    assert saved.status_code == 201, saved.text
+    assert [(s["points"], s["created"]) for s in saved.json()["sweeps"]] == [(1, True)] * 5
+    assert count(session, Sweep) == 5
+
+
+def test_staged_uploads_kept_apart_store_what_api_sweeps_stores_kept_apart(
+    client: TestClient, session: Session
+) -> None:
+    token = staged_vllm(client, keep_apart="1")["staging"]
+    staged = client.post(f"/api/uploads/{token}", json=H100_1).json()["sweeps"]
+    files = [("files", (f"vllm/{p.name}", p.read_bytes(), "application/json")) for p in STELLALEE]
+    form = {"keep_apart": "true", "hardware": "H100", "num_gpus": "1"}
+    direct = client.post("/api/sweeps", files=files, data=form)
+    assert direct.status_code == 200  # the same five sweeps, stored before
+    assert [(s["id"], s["name"], s["created"]) for s in direct.json()["sweeps"]] == [
+        (s["id"], s["name"], False) for s in staged
+    ]
+    hashes = session.scalars(select(Sweep.content_hash)).all()
+    assert len(set(hashes)) == 5
+
+
+def test_a_keep_apart_that_is_not_true_or_false_is_refused_naming_it(
+    client: TestClient, session: Session
+) -> None:
+    files = [("files", (p.name, p.read_bytes(), "application/json")) for p in STELLALEE]
+    response = client.post("/api/uploads", files=files, data={"keep_apart": "maybe"})
+    assert response.status_code == 422
+    assert response.json()["errors"] == [
+        {
+            "file": "(form)",
+            "row": None,
+            "column": None,
+            "field": "keep_apart",
+            "message": "'maybe' is not true or false",
+        }
+    ]
+    assert session.scalars(select(StagedUpload)).all() == []

@@ -86,10 +86,12 @@ class StagedSweep(Answer):
 
 
 class StagedPreview(Answer):
-    """`staging` is the token to preview again, save or discard with, until `expires_at`."""
+    """`staging` is the token to preview again, save or discard with, until `expires_at`;
+    `keep_apart` says whether every result file is a sweep of its own (as chosen at staging)."""
 
     staging: str
     expires_at: str
+    keep_apart: bool
     sweeps: list[StagedSweep]
     warnings: list[str]
     skipped: list[SkippedFile]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import secrets
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlalchemy.orm import Session
 
@@ -31,11 +31,19 @@ class Staged:
     token: str
     expires_at_s: int
     files: list[UploadFile]
+    keep_apart: bool = False  # every result file a sweep of its own, as chosen when staged
 
 
-def stage(session: Session, files: list[UploadFile], ttl_s: int, max_staged_bytes: int) -> Staged:
+def stage(
+    session: Session,
+    files: list[UploadFile],
+    ttl_s: int,
+    max_staged_bytes: int,
+    keep_apart: bool = False,
+) -> Staged:
     """Keep the files under a new token (expired ones are dropped first); refused with Busy
-    when the staging area would hold more than `max_staged_bytes`."""
+    when the staging area would hold more than `max_staged_bytes`. With `keep_apart` their
+    previews and their save make every result file a sweep of its own."""
     now = int(time.time())
     store.purge_expired(session, now)
     size = sum(len(f.data) for f in files)
@@ -47,8 +55,8 @@ def stage(session: Session, files: list[UploadFile], ttl_s: int, max_staged_byte
             retry_after_s=60,
         )
     token = secrets.token_urlsafe(32)
-    store.add(session, token, files, now, ttl_s)
-    return Staged(token, now + ttl_s, files)
+    store.add(session, token, files, now, ttl_s, keep_apart)
+    return Staged(token, now + ttl_s, files, keep_apart)
 
 
 def load(session: Session, token: str) -> Staged:
@@ -56,14 +64,15 @@ def load(session: Session, token: str) -> Staged:
     found = store.get(session, token, int(time.time())) if TOKEN_PATTERN.fullmatch(token) else None
     if found is None:
         raise Gone(EXPIRED)
-    files, expires = found
-    return Staged(token, expires, files)
+    files, expires, keep_apart = found
+    return Staged(token, expires, files, keep_apart)
 
 
 def preview(
     session: Session, token: str, details: uploads.Details, limits: Limits
 ) -> tuple[Staged, uploads.Preview]:
     staged = load(session, token)
+    details = _grouped(staged, details)
     return staged, uploads.preview_detailed(session, staged.files, details, limits)
 
 
@@ -78,8 +87,19 @@ def confirm(
     staged copy, in one transaction: a refusal stores nothing and keeps the files staged."""
     staged = load(session, token)
     return uploads.store_detailed(
-        session, staged.files, details, limits, lambda: store.remove(session, token), tags
+        session,
+        staged.files,
+        _grouped(staged, details),
+        limits,
+        lambda: store.remove(session, token),
+        tags,
     )
+
+
+def _grouped(staged: Staged, details: uploads.Details) -> uploads.Details:
+    """Files staged to be kept apart stay apart (the page stages them joined and says how to
+    group them with each preview)."""
+    return replace(details, keep_apart=True) if staged.keep_apart else details
 
 
 def discard(session: Session, token: str) -> None:
