@@ -75,6 +75,7 @@ def compare_context(session: Session, query: ExploreQuery) -> dict[str, Any]:
         "cost_figure": cost_figure,
         "sensitivity_figure": sens,
         "cost_sensitivity_figure": cost_sens,
+        "cost_sensitivity_label": cost_column_label(view.cost_column),
         "sensitivity_percentile": slo_sensitivity.sensitivity_percentile(
             view.params, view.state.query.sensitivity
         ),
@@ -102,18 +103,27 @@ def _sensitivity_figures(
         if series
         else None
     )
+    column = view.cost_column
     cost_sens = (
         charts_compare.sensitivity_figure(
             series,
             metric,
             percentile,
             costs=True,
-            empty=charts_compare.cost_sensitivity_empty(series, view.groups[0], sens_empty),
+            empty=charts_compare.cost_sensitivity_empty(series, column, sens_empty),
         )
-        if series and view.groups
+        if series and column is not None
         else None
     )
     return sens, cost_sens
+
+
+def cost_column_label(column: PriceColumn | None) -> str | None:
+    """The price a single $/Mtok chart reads, as the read-off names it: "your $2/GPU-hour" for
+    the user's own price, else the column's label."""
+    if column is None:
+        return None
+    return f"your {column.label}" if column.inline else column.label
 
 
 def compare_answer(session: Session, query: ExploreQuery) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from app.services.analysis import Params, SweepAnalysis
 from app.services.compare import sensitivity as slo_sensitivity
 from app.services.compare.sensitivity import SensitivitySeries
 from app.services.prices import Price
-from app.services.readoff import price_columns
+from app.services.readoff import answer, price_columns
 from app.services.readoff.price_columns import PriceColumn
 from app.services.readoff.query import params_of
 from app.store.versions import Versions
@@ -29,6 +29,13 @@ class View:
     results: list[SweepAnalysis]
     groups: list[PriceColumn]
 
+    @property
+    def cost_column(self) -> PriceColumn | None:
+        """The price column a single $/Mtok reads, as the answer strip does: the user's own
+        $/GPU-hour when given, else the first column; None without any price."""
+        index = answer.strip_column(self.groups)
+        return None if index is None else self.groups[index]
+
     def sensitivity(self) -> list[SensitivitySeries]:
         """Sensitivity from the analysed sweeps (per-request: their cached samples, no query)."""
         metric = self.state.query.sensitivity
@@ -38,7 +45,7 @@ class View:
         if self.params.mode == "requests":
             frames = [r.samples for r in self.results if r.samples is not None]
             samples = pl.concat(frames) if frames else pl.DataFrame(schema=SAMPLE_SCHEMA)
-        group = self.groups[0] if self.groups else None
+        group = self.cost_column
         return slo_sensitivity.sensitivity_series(self.results, self.params, metric, group, samples)
 
 

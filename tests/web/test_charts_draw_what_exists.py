@@ -9,12 +9,13 @@ import io
 import json
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from app.domain.frontier_band import even_grid
 from tests.helpers import soup, upload_by_name, upload_id
 from tests.web.test_bands import RUNS as BAND_RUNS
-from tests.web.test_own_prices import NO_A100, PRICE_SET
+from tests.web.test_own_prices import NO_A100, PRICE_SET, SET_LABEL
 
 # A at TPOT p50 30 and 40 ms (33.3 … 25 tok/s/user), B at 8 and 10 ms (125 … 100): both meet
 # TPOT p50 ≤ 50 ms, at interactivities that never overlap.
@@ -98,6 +99,34 @@ def test_an_unpriced_cost_sensitivity_chart_says_why_instead_of_a_negative_axis(
     assert "annotations" not in drawn["layout"]
     assert drawn["layout"]["yaxis"]["rangemode"] == "nonnegative"
     assert all(y is not None for y in drawn["data"][0]["y"])
+
+
+def test_the_cost_sensitivity_chart_reads_your_own_price_for_a_gpu_the_price_set_leaves_out(
+    client: TestClient, seeded: None
+) -> None:
+    """Issue 47: the set prices no A100, the user's $2/GPU-hour does: the chart is priced at
+    it and says so as the read-off does. $/Mtok = 2 ÷ (goodput × 3,600) × 10⁶."""
+    ids = upload_by_name(client, ("apart.csv", APART))
+    query = {"sweep": [ids["B"], ids["A"]], **SLO, "price_set": PRICE_SET, "usd_per_gpu_hour": 2}
+    page = soup(client.get("/compare", params=query), expect=200)
+    cost = json.loads(page.select_one("script#cost-sensitivity-figure").string)
+    assert "annotations" not in cost["layout"]
+    steps = [(t["name"], t["x"], t["text"]) for t in cost["data"]]
+    assert steps == [
+        ("B", [8, 10, 30, 40], ["$1.85/Mtok", "$0.56/Mtok", "$0.56/Mtok", "$0.56/Mtok"]),
+        ("A", [8, 10, 30, 40], ["–", "–", "$0.46/Mtok", "$0.35/Mtok"]),
+    ]
+    b, a = (t["y"] for t in cost["data"])
+    assert b == pytest.approx([2e6 / 3600 / 300, *[2e6 / 3600 / 1000] * 3], rel=1e-12)
+    assert a[:2] == [None, None]
+    assert a[2:] == pytest.approx([2e6 / 3600 / 1200, 2e6 / 3600 / 1600], rel=1e-12)
+    title = page.select_one("#cost-sensitivity-title").get_text(" ", strip=True)
+    assert title == "$/Mtok as the limit tightens — your $2/GPU-hour"
+    # Without the user's price, the set's label heads it (and the chart says why it is empty).
+    query.pop("usd_per_gpu_hour")
+    page = soup(client.get("/compare", params=query), expect=200)
+    title = page.select_one("#cost-sensitivity-title").get_text(" ", strip=True)
+    assert title == f"$/Mtok as the limit tightens — {SET_LABEL}"
 
 
 def test_an_unpriced_plan_chart_says_why_instead_of_empty_axes(
