@@ -53,7 +53,8 @@ NAV = (
 )
 
 # The pages among which the selection follows the user (issue 47): their nav links carry it.
-CARRIED_PAGES = ("explore", "compare", "history", "plan")
+# Sweeps and Claims take it along too (app/views/carried.py) and hand it back.
+CARRIED_PAGES = ("explore", "compare", "history", "plan", "sweeps", "claims")
 
 
 def _number(value: Any) -> Any:

@@ -109,18 +109,27 @@ def carried_query(state: ExploreState) -> str:
     string: the chosen sweeps, the SLO (its preset, or "custom" and the limits), the prices and
     the accounting. A link with it reproduces the view; page-only settings (filters, axes' logs,
     the demand) stay with their page."""
-    query = state.query
+    return urlencode(carried_pairs(state.query, state.preset_key, state.selected))
+
+
+def carried_pairs(
+    query: ExploreQuery, preset_key: str, sweeps: list[int] | None
+) -> list[tuple[str, Any]]:
+    """The query pairs of `carried_query`: the sweeps (none when `sweeps` is None: the
+    settings alone), the preset (`preset_key`, or "custom" and the limits), prices, accounting."""
     data = query.model_dump(include=set(CARRIED), exclude_none=True, exclude_defaults=True)
-    if state.preset_key:  # the preset's own limits and percentiles follow from its key
+    if preset_key:  # the preset's own limits and percentiles follow from its key
         for key in SLO_FIELDS:
             data.pop(key, None)
-    pairs: list[tuple[str, Any]] = [("sweep", i) for i in state.selected]
+    pairs: list[tuple[str, Any]] = []
+    if sweeps is not None:
+        pairs += [("sweep", i) for i in sweeps] + [("picked", "1")]
     # The preset is always named, so a page never fills in its default price set for
     # prices the user cleared.
-    pairs += [("picked", "1"), ("preset", state.preset_key or "custom")]
+    pairs.append(("preset", preset_key or "custom"))
     pairs += [(k, choices.input_value(v)) for k, v in data.items()]  # 500, not 500.0
     pairs += [("pricing", i) for i in query.pricing]
-    return urlencode(pairs)
+    return pairs
 
 
 def query_data(

@@ -31,6 +31,7 @@ from app.store import pricing as pricing_queries
 from app.store import sweeps as sweep_queries
 from app.store.models import Sweep, VendorClaim
 from app.views import explore_state
+from app.views.carried import carried_from
 from app.views.refusals import form_errors
 from app.views.templating import render
 
@@ -50,7 +51,10 @@ def claims_page(request: Request, session: SessionDep, settings: SettingsDep) ->
         claim = q.get_claim(session, int(edit))
         editing, form = claim.id, q.form_values(claim)
     context = _list_context(session, settings, form, [], editing)
-    return render(request, "claims/index.html", context)
+    carried = carried_from(request.query_params)
+    return render(
+        request, "claims/index.html", {**context, "carried": carried, "carry": carried.query}
+    )
 
 
 @router.post("/claims", name="claims_create")
@@ -91,6 +95,8 @@ def claim_audit_page(request: Request, claim_id: IdPath, session: SessionDep) ->
     data = {**result.body, "figure": placement_figure(result.placement)}
     query_string = canonical(request)
     context = {
+        # The nav hands on the SLO and prices (the audit's sweeps are its own).
+        "carry": carried_from(request.query_params).settings,
         "claim": claim,
         "data": data,
         "query": query,

@@ -23,6 +23,7 @@ from app.store import sweeps as q
 from app.store import tags as tag_store
 from app.store.point_blocks import StoredPoint
 from app.views import sweeps as sweep_json
+from app.views.carried import carried_from
 from app.views.templating import render
 
 router = APIRouter(include_in_schema=False)
@@ -35,6 +36,8 @@ def sweeps_list(
     """Every stored sweep, filtered and paginated; htmx gets only the table."""
     rows, total = q.list_sweeps(session, sweep_filters(params), params.page, params.per_page)
     context = {
+        "carried": (carry := carried_from(request.query_params)),
+        "carry": carry.query,  # the nav's
         "sweeps": rows,
         "counts": q.point_counts(session, [s.id for s in rows]),
         "tags": tag_store.tags_by_sweep(session, [s.id for s in rows]),
@@ -61,6 +64,7 @@ def sweep_detail(
         sweep.isl, sweep.osl, [(p.input_len, p.output_len, p.num_requests) for p in sweep.points]
     )
     context = {
+        "carry": carried_from(request.query_params).query,  # the nav's
         "sweep": sweep,
         "split": sweep_json.split_of_points(sweep),
         "lengths": lengths,

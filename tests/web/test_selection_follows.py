@@ -21,6 +21,9 @@ from tests.web.test_readoff_api import O11
 __all__ = ["priced"]  # the fixture, used by name
 
 PAGES = {"explore": "/", "compare": "/compare", "plan": "/plan", "history": "/history"}
+# Pages that take the selection along and hand it back (Sweeps marks the chosen sweeps, a
+# claim's audit reads the SLO and prices).
+TAKEN_ALONG = {"sweeps": "/sweeps", "claims": "/claims"}
 
 
 def nav_query(page: BeautifulSoup, path: str) -> dict[str, list[str]]:
@@ -55,10 +58,10 @@ def test_every_page_links_its_neighbours_with_the_sweeps_slo_prices_and_accounti
     expected = {k: v if isinstance(v, list) else [v] for k, v in chosen.items() if k != "logx"}
     for name, path in PAGES.items():
         page = soup(client.get(path, params=chosen).text)
-        for target in PAGES.values():
+        for target in [*PAGES.values(), *TAKEN_ALONG.values()]:
             assert nav_query(page, target) == expected, (name, target)
         # Pages the selection does not concern link plainly.
-        assert page.select_one("#main-nav a[href='/sweeps']") is not None
+        assert page.select_one("#main-nav a[href='/upload']") is not None
         assert page.select_one("#p-set option[selected]")["value"] == "costh@2026-07-31"  # type: ignore[index]
         if name != "history":  # History charts every sweep; it keeps the chosen ones hidden
             assert sorted(form_sweeps(page)) == ["1", "3"]

@@ -109,7 +109,7 @@ def audit(session: Session, claim: VendorClaim, query: AuditQuery) -> Audit:
     sweep_ids = list(dict.fromkeys(query.sweep)) or matched
     query, preset = apply_preset(session, query)
     pricing = list(query.pricing)
-    if not pricing and query.usd_per_gpu_hour is None:
+    if not pricing and query.usd_per_gpu_hour is None and query.price_set is None:
         pricing = default_pricing(session, claim.hardware)
     # Priced and shaped exactly as /api/readoff with these parameters (and default pricing).
     # A claim is per GPU (or per node or rack, turned per GPU): so is the goodput it meets.
