@@ -1,7 +1,8 @@
 """One path from a results folder to a decision (issue 47's Done-when), in Chromium at a laptop's
 1280×720 and a phone's 390 px: real tool files go up through the Upload page, open on Explore,
-get an SLO preset, a price set and the user's own $/GPU-hour there, and reach Compare, Plan and
-History (and back) through the page's links and the nav without anything typed again. On the way
+get an SLO preset, a price set and the user's own $/GPU-hour there, and reach Compare, Plan,
+History, Sweeps and Claims (and back) through the page's links and the nav without anything typed
+again. On the way
 every page is measured: no sideways scroll (the upload preview included), at most 25 controls
 visible on Explore and Compare before a fold is opened, at rest and with the pointer over a
 chart (its Plotly mode bar then shows; only that chart's), and every preset and price set shown
@@ -241,6 +242,21 @@ def test_a_folder_goes_from_upload_to_compare_and_plan_without_retyping_anything
     assert page.input_value("#slo-preset") == PRESET
     assert page.input_value("#p-inline") == OWN_PRICE
     page_measured(page, "history")
+    # Sweeps and Claims take it along and hand it back: the chosen sweeps marked, each audit
+    # linked at the SLO and prices.
+    page.click("#main-nav a[href^='/sweeps?']")
+    page.wait_for_url(re.compile(r"/sweeps\?"))
+    marked = page.locator("#sweeps-table tbody tr.chosen")
+    assert sorted(marked.evaluate_all("(rows) => rows.map((r) => r.dataset.sweep)")) == sorted(
+        sweeps
+    )
+    page_measured(page, "sweeps")
+    page.click("#main-nav a[href^='/claims?']")
+    page.wait_for_url(re.compile(r"/claims\?"))
+    audit = page.locator("#claims-table tbody tr td:first-child > a").first.get_attribute("href")
+    assert f"preset={PRESET}" in audit and f"usd_per_gpu_hour={OWN_PRICE}" in audit
+    assert "sweep=" not in audit  # an audit picks its own sweeps
+    page_measured(page, "claims")
     page.click("#main-nav a[href^='/?']")
     page.wait_for_url(re.compile(r"/\?"))
     selection_carried(page, sweeps, set_key)
