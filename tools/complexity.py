@@ -32,13 +32,10 @@ LONG_LEFT = frozenset(
         "app/charts/pareto.py _sweep_traces",
         "app/charts/plan.py cost_figure",
         "app/cli/__init__.py main",
-        "app/cli/production.py production",
         "app/domain/sensitivity.py request_sensitivity",
         "app/http/security.py __call__",
         "app/ingest/prometheus.py _chunk",
         "app/mcp/server.py build_server",
-        "app/services/checks/gate.py evaluate",
-        "app/services/telemetry/report.py window_json",
         "app/services/readoff/document.py result_json",
     }
 )
