@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from html import escape
 from typing import Any
 
@@ -30,30 +31,7 @@ def history_figure(
             return mine[0].usd_per_mtok if mine else None
         return row.result.readoff.goodput_tok_s_per_gpu
 
-    traces: list[dict[str, Any]] = []
-    for i, group in enumerate(groups):
-        rows = [row for row in group.rows if row.date is not None]  # undated: table only
-        ys = [y_of(row) for row in rows]
-        traces.append(
-            {
-                "type": "scatter",
-                "mode": "lines+markers",
-                "name": group.label,
-                "x": [row.date.isoformat() for row in rows if row.date is not None],
-                "y": ys,
-                # The name in bold, escaped (it comes from an upload): hover numbers stand apart.
-                "text": [f"<b>{escape(row.result.meta.name)}</b>" for row in rows],
-                "customdata": [fmt_usd(y) if cost else fmt_number(y) for y in ys],
-                "hovertemplate": "%{text}<br>%{x}: %{customdata}<extra></extra>",
-                "line": {"color": series_style(i).colour, "dash": series_style(i).dash},
-                "marker": {
-                    "color": series_style(i).colour,
-                    "size": 8,
-                    "symbol": series_style(i).symbol,
-                },
-                "connectgaps": False,
-            }
-        )
+    traces = [_group_trace(i, group, y_of, cost) for i, group in enumerate(groups)]
     marked = [
         row
         for group in groups
@@ -75,6 +53,40 @@ def history_figure(
         },
         "yaxis": {"title": {"text": title}, "rangemode": "tozero"},
     }
+    _empty_notes(layout, groups, traces, cost)
+    return {"data": traces, "layout": layout}
+
+
+def _group_trace(
+    i: int, group: ConfigHistory, y_of: Callable[[HistoryRow], float | None], cost: bool
+) -> dict[str, Any]:
+    """One configuration's dated sweeps, as a line in its series style."""
+    rows = [row for row in group.rows if row.date is not None]  # undated: table only
+    ys = [y_of(row) for row in rows]
+    return {
+        "type": "scatter",
+        "mode": "lines+markers",
+        "name": group.label,
+        "x": [row.date.isoformat() for row in rows if row.date is not None],
+        "y": ys,
+        # The name in bold, escaped (it comes from an upload): hover numbers stand apart.
+        "text": [f"<b>{escape(row.result.meta.name)}</b>" for row in rows],
+        "customdata": [fmt_usd(y) if cost else fmt_number(y) for y in ys],
+        "hovertemplate": "%{text}<br>%{x}: %{customdata}<extra></extra>",
+        "line": {"color": series_style(i).colour, "dash": series_style(i).dash},
+        "marker": {
+            "color": series_style(i).colour,
+            "size": 8,
+            "symbol": series_style(i).symbol,
+        },
+        "connectgaps": False,
+    }
+
+
+def _empty_notes(
+    layout: dict[str, Any], groups: list[ConfigHistory], traces: list[dict[str, Any]], cost: bool
+) -> None:
+    """Why the chart is empty, when it is."""
     if not groups:
         empty_note(layout, "no series selected")
     elif not any(t["x"] for t in traces):
@@ -82,7 +94,6 @@ def history_figure(
     elif not any(y is not None for t in traces for y in t["y"]):
         what = "a $/Mtok under the first price" if cost else "a goodput at your SLO"
         empty_note(layout, f"no dated sweep has {what}")
-    return {"data": traces, "layout": layout}
 
 
 def _regression_trace(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from app.charts.pareto import pareto_figure
@@ -120,11 +120,11 @@ def bounds(
     log_y: bool = False,
 ) -> tuple[float, float, float, float]:
     """Axis extent for claim lines: every measured point, curve and claim, with a margin."""
-    xs = [x for r in results for x in r.xs if x is not None and x > 0]
-    ys = [y for r in results for y in r.ys if y is not None and y > 0]
+    xs = [x for r in results for x in _positive(r.xs)]
+    ys = [y for r in results for y in _positive(r.ys)]
     for trace in traces:
-        xs += [x for x in trace.get("x", []) if x is not None and x > 0]
-        ys += [y for y in trace.get("y", []) if y is not None and y > 0]
+        xs += _positive(trace.get("x", []))
+        ys += _positive(trace.get("y", []))
     for claim in claims:
         x, y, _ = claim_xy(claim, basis)
         xs += [x] if x else []
@@ -133,6 +133,10 @@ def bounds(
     x0 = min(xs) / 2 if log_x else 0.0
     y0 = min(ys) / 2 if log_y else 0.0
     return x0, max(xs) * 1.05, y0, max(ys) * 1.05
+
+
+def _positive(values: Iterable[float | None]) -> list[float]:
+    return [v for v in values if v is not None and v > 0]
 
 
 def kv_bound_trace(curve: Curve, line_colour: str) -> dict[str, Any] | None:

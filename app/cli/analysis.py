@@ -171,12 +171,25 @@ def readoff_defaults(
     given beside it win); no limit at all is the pages' default preset; a limit without a
     percentile is read at that preset's percentiles; no price is the pages' default price set
     (when the database has it). Returns the fields and the preset used."""
-    from app.services.readoff import price_columns
+    limits, used = _preset_defaults(session, preset_key, fields)
+    merged = {k: v for k, v in limits.items() if v is not None}
+    merged.update({k: v for k, v in fields.items() if v is not None and v != []})
+    if fields.get("min_tok_s_user") is not None:  # it replaces the preset's TPOT limit
+        merged.pop("tpot_ms", None)
+    if not any(fields.get(k) for k in PRICE_OPTIONS):
+        _default_price_set(session, merged)
+    return merged, used
+
+
+def _preset_defaults(
+    session: Session, preset_key: str | None, fields: dict[str, Any]
+) -> tuple[dict[str, Any], str | None]:
+    """The limits and percentiles of `--preset`, else of the pages' default preset (its
+    percentiles only when limits are given); the preset used."""
     from app.services.readoff.query import preset_limits
-    from app.store import pricing
     from app.store.models import SloPreset
     from app.store.sweeps import NotFound
-    from app.views.explore_state import DEFAULT_PRESET, DEFAULT_PRICE_SET
+    from app.views.explore_state import DEFAULT_PRESET
 
     given_limits = any(fields.get(k) is not None for k in SLO_OPTIONS)
     chosen = session.get(SloPreset, preset_key) if preset_key else None
@@ -189,15 +202,18 @@ def readoff_defaults(
     if chosen is None and given_limits:  # your own limits, at the default preset's percentiles
         limits = {k: v for k, v in limits.items() if k not in SLO_OPTIONS}
         used = None
-    merged = {k: v for k, v in limits.items() if v is not None}
-    merged.update({k: v for k, v in fields.items() if v is not None and v != []})
-    if fields.get("min_tok_s_user") is not None:  # it replaces the preset's TPOT limit
-        merged.pop("tpot_ms", None)
-    if not any(fields.get(k) for k in PRICE_OPTIONS):
-        sets = dict(price_columns.price_sets(pricing.list_profiles(session)))
-        if DEFAULT_PRICE_SET in sets:
-            merged["price_set"] = DEFAULT_PRICE_SET
-    return merged, used
+    return limits, used
+
+
+def _default_price_set(session: Session, merged: dict[str, Any]) -> None:
+    """The pages' default price set, when the database has it."""
+    from app.services.readoff import price_columns
+    from app.store import pricing
+    from app.views.explore_state import DEFAULT_PRICE_SET
+
+    sets = dict(price_columns.price_sets(pricing.list_profiles(session)))
+    if DEFAULT_PRICE_SET in sets:
+        merged["price_set"] = DEFAULT_PRICE_SET
 
 
 def readoff_options(parser: argparse.ArgumentParser) -> None:

@@ -8,11 +8,16 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.cli.common import upgrade, whole
 from app.settings import get_settings
 from app.store.db import make_engine, make_sessionmaker, session_scope
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from app.ingest.source import SourceFile
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
 
@@ -54,15 +59,10 @@ def production_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def production(args: argparse.Namespace) -> int:
-    from app.domain.prom_window import WindowError, windows
+    from app.domain.prom_window import WindowError
     from app.ingest.errors import IngestError
     from app.ingest.prometheus import PullError
-    from app.ingest.source import SourceFile
-    from app.ingest.telemetry import read_telemetry
-    from app.services.checks.gate import resolve
     from app.services.errors import Conflict, Invalid
-    from app.services.telemetry import report
-    from app.services.telemetry import windows as service
 
     if not args.files and args.start is None:
         print(
@@ -70,54 +70,14 @@ def production(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    sources = []
-    for path in args.files:
-        try:
-            if path.stat().st_size > MAX_FILE_BYTES:
-                print(f"error: {path}: over {MAX_FILE_BYTES:,} bytes", file=sys.stderr)
-                return 2
-            sources.append(SourceFile(str(path), path.read_bytes()))
-        except OSError as exc:
-            print(f"error: {path}: cannot read ({exc.strerror})", file=sys.stderr)
-            return 2
+    sources = _sources(args.files)
+    if sources is None:
+        return 2
     upgrade()
     factory = make_sessionmaker(make_engine(get_settings().database_url))
     with session_scope(factory) as session:
         try:
-            selector = service.selector_of(args.selector)
-            if args.start is not None:
-                made, telemetry = _pulled(args, selector), None
-            else:
-                telemetry = read_telemetry(sources, service.times_of(args.times))
-                made = windows(
-                    telemetry.scrapes,
-                    num_gpus=args.num_gpus,
-                    window_s=args.window_s,
-                    selector=selector,
-                )
-            sweep = None if args.sweep is None else resolve(session, args.sweep, "sweep").sweep_id
-            options = report.ReportOptions(
-                sweep_id=sweep,
-                stat=args.stat,
-                basis=args.basis,
-                interpolation=args.interpolation,
-                ttft_ms=args.ttft_ms,
-                tpot_ms=args.tpot_ms,
-                e2el_ms=args.e2el_ms,
-                attainment=args.attainment,
-                min_efficiency=args.min_efficiency,
-                usd_per_gpu_hour=args.usd_per_gpu_hour,
-            )
-            doc = report.evaluate(session, made.points, options)
-            doc["engine"] = made.engine
-            doc["refused_windows"] = [
-                {"start_s": r.start_s, "end_s": r.end_s, "reason": r.reason} for r in made.refused
-            ]
-            if args.store:
-                given = service.DeploymentIn(name=args.store, num_gpus=args.num_gpus)
-                source = "live" if telemetry is None else telemetry.source
-                stored = service.store_windows(session, given, made, source, selector)
-                doc["stored"] = service.ingested_json(stored)
+            doc = _document(session, args, sources)
         except IngestError as exc:
             session.rollback()
             for error in exc.errors:
@@ -136,6 +96,69 @@ def production(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text(doc))
     return 1 if doc["below_min_efficiency"] else 0
+
+
+def _sources(paths: list[Path]) -> list[SourceFile] | None:
+    """The files read, or None once one is refused (the error printed)."""
+    from app.ingest.source import SourceFile
+
+    sources = []
+    for path in paths:
+        try:
+            if path.stat().st_size > MAX_FILE_BYTES:
+                print(f"error: {path}: over {MAX_FILE_BYTES:,} bytes", file=sys.stderr)
+                return None
+            sources.append(SourceFile(str(path), path.read_bytes()))
+        except OSError as exc:
+            print(f"error: {path}: cannot read ({exc.strerror})", file=sys.stderr)
+            return None
+    return sources
+
+
+def _document(session: Session, args: argparse.Namespace, sources: list[SourceFile]) -> Any:
+    """The windows made from the files (or pulled) beside the frontier; stored when asked."""
+    from app.domain.prom_window import windows
+    from app.ingest.telemetry import read_telemetry
+    from app.services.checks.gate import resolve
+    from app.services.telemetry import report
+    from app.services.telemetry import windows as service
+    from app.services.telemetry.options import ReportOptions
+
+    selector = service.selector_of(args.selector)
+    if args.start is not None:
+        made, telemetry = _pulled(args, selector), None
+    else:
+        telemetry = read_telemetry(sources, service.times_of(args.times))
+        made = windows(
+            telemetry.scrapes,
+            num_gpus=args.num_gpus,
+            window_s=args.window_s,
+            selector=selector,
+        )
+    sweep = None if args.sweep is None else resolve(session, args.sweep, "sweep").sweep_id
+    options = ReportOptions(
+        sweep_id=sweep,
+        stat=args.stat,
+        basis=args.basis,
+        interpolation=args.interpolation,
+        ttft_ms=args.ttft_ms,
+        tpot_ms=args.tpot_ms,
+        e2el_ms=args.e2el_ms,
+        attainment=args.attainment,
+        min_efficiency=args.min_efficiency,
+        usd_per_gpu_hour=args.usd_per_gpu_hour,
+    )
+    doc = report.evaluate(session, made.points, options)
+    doc["engine"] = made.engine
+    doc["refused_windows"] = [
+        {"start_s": r.start_s, "end_s": r.end_s, "reason": r.reason} for r in made.refused
+    ]
+    if args.store:
+        given = service.DeploymentIn(name=args.store, num_gpus=args.num_gpus)
+        source = "live" if telemetry is None else telemetry.source
+        stored = service.store_windows(session, given, made, source, selector)
+        doc["stored"] = service.ingested_json(stored)
+    return doc
 
 
 def _pulled(args: argparse.Namespace, selector: dict[str, str]) -> Any:

@@ -73,6 +73,25 @@ def _where(read: SweepRead) -> str:
     return f"{read.name}, {read.hardware or 'hardware not given'}"
 
 
+def _none_reaches(reads: Sequence[SweepRead], hardware: str, at: str) -> str:
+    """Why no sweep on the claim's hardware answers, with the best on other hardware."""
+    others = [r for r in reads if not r.same_hardware and r.tok_s_per_gpu is not None]
+    mine = [r for r in reads if r.same_hardware]
+    if not mine:
+        sentence = f"cannot say: no sweep of this model architecture on {hardware} is stored"
+    elif not any(r.has_throughput for r in mine):
+        sentence = f"cannot say: no {hardware} sweep has throughput on the claim's basis"
+    else:
+        sentence = f"cannot say: no {hardware} sweep reaches {at}"
+    if others:
+        best_other = max(others, key=lambda r: r.tok_s_per_gpu or 0.0)
+        sentence += (
+            f" (on other hardware the best is {fmt_number(best_other.tok_s_per_gpu)} "
+            f"tok/s/GPU: {_where(best_other)})"
+        )
+    return sentence
+
+
 def verdict(
     claim_tok_s_per_gpu: float | None,
     at_tok_s_user: float | None,
@@ -94,20 +113,7 @@ def verdict(
     at = f"{fmt_number(at_tok_s_user)} tok/s/user"
     own = [r for r in reads if r.same_hardware and r.tok_s_per_gpu is not None]
     if not own:
-        others = [r for r in reads if not r.same_hardware and r.tok_s_per_gpu is not None]
-        mine = [r for r in reads if r.same_hardware]
-        if not mine:
-            sentence = f"cannot say: no sweep of this model architecture on {hardware} is stored"
-        elif not any(r.has_throughput for r in mine):
-            sentence = f"cannot say: no {hardware} sweep has throughput on the claim's basis"
-        else:
-            sentence = f"cannot say: no {hardware} sweep reaches {at}"
-        if others:
-            best_other = max(others, key=lambda r: r.tok_s_per_gpu or 0.0)
-            sentence += (
-                f" (on other hardware the best is {fmt_number(best_other.tok_s_per_gpu)} "
-                f"tok/s/GPU: {_where(best_other)})"
-            )
+        sentence = _none_reaches(reads, hardware, at)
         return ClaimVerdict("cannot_say", sentence, at_tok_s_user, claim_tok_s_per_gpu)
     best = max(own, key=lambda r: r.tok_s_per_gpu or 0.0)
     measured = best.tok_s_per_gpu or 0.0

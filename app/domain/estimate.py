@@ -85,9 +85,21 @@ def interpolated_estimate(
     y0, y1 = p0.tok_s_per_gpu(basis), p1.tok_s_per_gpu(basis)
     if verdicts[i1].status != "fail" or y0 is None or y1 is None:
         return None
+    t = _crossing(verdicts[i0], verdicts[i1])
+    if t is None:
+        return None
+    y = y0 + t * (y1 - y0)
+    if not y > y0:
+        return None
+    return _estimate_at(p0, p1, t, y, x_stat)
+
+
+def _crossing(v0: Verdict, v1: Verdict) -> float | None:
+    """Where, between two points' verdicts (0 … 1), the first limit is crossed; None when a
+    metric is unmeasured or the heavier point fails on no latency."""
     pairs: list[tuple[float, float, float]] = []
     # Each limit at its own percentile, from the same values the verdicts used.
-    for c0, c1 in zip(verdicts[i0].checks, verdicts[i1].checks, strict=True):
+    for c0, c1 in zip(v0.checks, v1.checks, strict=True):
         if c0.value_ms is None or c1.value_ms is None:
             return None  # cannot show the unmeasured metric stays within its limit
         pairs.append((c0.value_ms, c1.value_ms, c0.limit_ms))
@@ -100,9 +112,11 @@ def interpolated_estimate(
     # The crossing metric equals its limit at t up to rounding; allow 1e-9 relative slack.
     if any(m0 + t * (m1 - m0) > lim * (1 + 1e-9) + 1e-12 for m0, m1, lim in pairs):
         return None
-    y = y0 + t * (y1 - y0)
-    if not y > y0:
-        return None
+    return t
+
+
+def _estimate_at(p0: PointMetrics, p1: PointMetrics, t: float, y: float, x_stat: Stat) -> Estimate:
+    """The estimate at `t` between the two points: its load and interactivity interpolated."""
     l0, l1 = p0.load(), p1.load()
     load = l0 + t * (l1 - l0) if l0 is not None and l1 is not None else None
     tpot0, tpot1 = p0.tpot_ms.get(x_stat), p1.tpot_ms.get(x_stat)

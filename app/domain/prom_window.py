@@ -10,23 +10,27 @@ whole, so its buckets stay cumulative.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from app.domain.numbers import fmt_number
-from app.domain.prom_histogram import Histogram, HistogramError, Quantile, histogram_of, quantile
+from app.domain.prom_histogram import Histogram, Quantile, quantile
+from app.domain.prom_increase import (
+    Key,
+    counter_increase,
+    histogram_increase,
+    shown,
+)
+from app.domain.prom_increase import (
+    WindowError as WindowError,
+)
 from app.domain.prom_names import HISTOGRAMS, PER_TOKEN, EngineNames, Measure, engine_of
 from app.domain.prom_text import Labels, Scrape
 
 DEFAULT_WINDOW_S = 300.0
 JITTER = 0.05  # a scrape this share of window_s early or late still ends the window
 MAX_SCRAPES = 10_000
-Key = tuple[str, Labels]
 _REQUIRED: tuple[Measure, ...] = ("e2el", "output_tokens")  # requests and tokens counted
-
-
-class WindowError(ValueError):
-    """The scrapes cannot make a window; the message says why."""
 
 
 @dataclass(frozen=True)
@@ -113,14 +117,6 @@ class Windows:
     model: str | None = None  # the series' model_name label, when they carry one
 
 
-def le_ms(text: str) -> float:
-    """A bucket's `le` (seconds, "+Inf") as ms, rounded so 0.3 s is 300 ms exactly."""
-    value = float(text)
-    if math.isnan(value):  # a bound of NaN sorts nowhere: no bucket can be read from it
-        raise ValueError(f"le={text!r} is not a number")
-    return value if math.isinf(value) else round(value * 1000, 9)
-
-
 def matches(labels: Labels, selector: Mapping[str, str]) -> bool:
     if not selector:
         return True
@@ -143,7 +139,7 @@ def _refuse_nan(table: Mapping[Key, float]) -> None:
     series, e.g. an unused summary's quantiles, may be NaN and are not read)."""
     for (name, labels), value in table.items():
         if math.isnan(value):
-            raise WindowError(f"{name}{_shown(labels)} is NaN: not a reading")
+            raise WindowError(f"{name}{shown(labels)} is NaN: not a reading")
 
 
 def resolve_names(engine: EngineNames, names: set[str]) -> dict[Measure, str]:
@@ -164,99 +160,6 @@ def _series(names: Mapping[Measure, str]) -> set[str]:
         else:
             out.add(name)
     return out
-
-
-def _shown(labels: Labels) -> str:
-    return "{" + ", ".join(f'{k}="{v}"' for k, v in labels) + "}"
-
-
-def _same_series(name: str, a: Iterable[Key], b: Iterable[Key]) -> None:
-    left = {k[1] for k in a if k[0] == name}
-    right = {k[1] for k in b if k[0] == name}
-    if left != right:
-        odd = sorted(left ^ right)[0]
-        raise WindowError(
-            f"mixed label sets: {name}{_shown(odd)} is in one scrape only; "
-            "choose a selector that keeps the same series in every scrape"
-        )
-
-
-def _counter(name: str, a: Mapping[Key, float], b: Mapping[Key, float], notes: list[str]) -> float:
-    _same_series(name, a, b)
-    total = 0.0
-    for key, after in b.items():
-        if key[0] != name:
-            continue
-        before = a[key]
-        if after < before:
-            notes.append(
-                f"{name}{_shown(key[1])} was reset (it went from {fmt_number(before)} to "
-                f"{fmt_number(after)}); counted from zero after the reset, as Prometheus's "
-                "rate() counts it"
-            )
-            total += after
-        else:
-            total += after - before
-    return total
-
-
-def _without_le(labels: Labels) -> Labels:
-    return tuple(p for p in labels if p[0] != "le")
-
-
-def _histogram(
-    name: str, a: Mapping[Key, float], b: Mapping[Key, float], notes: list[str]
-) -> tuple[Histogram, float]:
-    """The summed bucket increases of one histogram (over its label sets) and its count's."""
-    bucket = f"{name}_bucket"
-    _same_series(bucket, a, b)
-    groups: dict[Labels, dict[float, tuple[float, float]]] = {}
-    for key, after in b.items():
-        if key[0] != bucket:
-            continue
-        le = dict(key[1]).get("le")
-        if le is None:
-            raise WindowError(f"{bucket}{_shown(key[1])} has no le label")
-        try:
-            bound = le_ms(le)
-        except ValueError:
-            raise WindowError(f"{bucket}: le={le!r} is not a number") from None
-        groups.setdefault(_without_le(key[1]), {})[bound] = (a[key], after)
-    if not groups:
-        raise WindowError(f"missing buckets: {name} has no _bucket series")
-    shapes = {tuple(sorted(g)) for g in groups.values()}
-    if len(shapes) > 1:
-        raise WindowError(f"missing buckets: the series of {name} have different bucket bounds")
-    summed: dict[float, float] = {}
-    sums = _sums(name, a, b)
-    total_sum: float | None = 0.0
-    for labels, pairs in groups.items():
-        reset = any(after < before for before, after in pairs.values())
-        if reset:
-            notes.append(
-                f"{name}{_shown(labels)} was reset; its buckets are counted from zero after the "
-                "reset, as Prometheus's rate() counts them"
-            )
-        for bound, (before, after) in pairs.items():
-            summed[bound] = summed.get(bound, 0.0) + (after if reset else after - before)
-        pair = sums.get(labels)
-        if total_sum is None or pair is None or (not reset and pair[1] < pair[0]):
-            total_sum = None  # no _sum, or one that went down while its buckets did not
-        else:
-            total_sum += pair[1] if reset else pair[1] - pair[0]
-    try:
-        hist = histogram_of(summed, name, None if total_sum is None else total_sum * 1000)
-    except HistogramError as exc:
-        raise WindowError(f"missing buckets: {exc}") from None
-    return hist, hist.total
-
-
-def _sums(
-    name: str, a: Mapping[Key, float], b: Mapping[Key, float]
-) -> dict[Labels, tuple[float, float]]:
-    """{label set: (_sum before, _sum after)} (seconds) for the series in both scrapes."""
-    series = f"{name}_sum"
-    return {key[1]: (a[key], after) for key, after in b.items() if key[0] == series and key in a}
 
 
 def _models(table: Mapping[Key, float], labels: Sequence[str]) -> set[str]:
@@ -281,28 +184,8 @@ def windows(
         raise WindowError(f"{len(scrapes):,} scrapes; at most {MAX_SCRAPES:,}")
     if not window_s > 0 or not math.isfinite(window_s):
         raise WindowError("the window must be a positive number of seconds")
-    timed: list[tuple[float, Scrape]] = []
-    for i, s in enumerate(scrapes, start=1):
-        if s.scraped_at_s is None:
-            raise WindowError(
-                f"scrape {i} has no time: give it, or start the file with '# scraped_at <time>'"
-            )
-        timed.append((s.scraped_at_s, s))
-    timed.sort(key=lambda t: t[0])
-    for (t0, _), (t1, _) in zip(timed, timed[1:], strict=False):
-        if t1 <= t0:
-            raise WindowError(f"two scrapes at the same time ({fmt_number(t0)})")
-    names = {s.name for _, sc in timed for s in sc.samples if matches(s.labels, selector)}
-    engine = engine_of(names)
-    if engine is None:
-        raise WindowError(
-            "no vLLM (vllm:…) or SGLang (sglang:…) serving metrics"
-            + (" match the selector" if selector else "")
-        )
-    resolved = resolve_names(engine, names)
-    for needed in _REQUIRED:
-        if needed not in resolved:
-            raise WindowError(f"the scrapes have no {engine.names[needed][0]} series")
+    timed = _timed(scrapes)
+    engine, resolved = _engine_names(timed, selector)
     wanted = _series(resolved)
     tables = [(t, _table(s, selector, wanted)) for t, s in timed]
     models = set().union(*(_models(tb, engine.model_labels) for _, tb in tables))
@@ -322,6 +205,40 @@ def windows(
             out.refused.append(made)
         start = end
     return out
+
+
+def _timed(scrapes: Sequence[Scrape]) -> list[tuple[float, Scrape]]:
+    """The scrapes by time; each must have one, and no two the same."""
+    timed: list[tuple[float, Scrape]] = []
+    for i, s in enumerate(scrapes, start=1):
+        if s.scraped_at_s is None:
+            raise WindowError(
+                f"scrape {i} has no time: give it, or start the file with '# scraped_at <time>'"
+            )
+        timed.append((s.scraped_at_s, s))
+    timed.sort(key=lambda t: t[0])
+    for (t0, _), (t1, _) in zip(timed, timed[1:], strict=False):
+        if t1 <= t0:
+            raise WindowError(f"two scrapes at the same time ({fmt_number(t0)})")
+    return timed
+
+
+def _engine_names(
+    timed: Sequence[tuple[float, Scrape]], selector: Mapping[str, str]
+) -> tuple[EngineNames, dict[Measure, str]]:
+    """The engine whose metric names the (selected) series carry, and its names resolved."""
+    names = {s.name for _, sc in timed for s in sc.samples if matches(s.labels, selector)}
+    engine = engine_of(names)
+    if engine is None:
+        raise WindowError(
+            "no vLLM (vllm:…) or SGLang (sglang:…) serving metrics"
+            + (" match the selector" if selector else "")
+        )
+    resolved = resolve_names(engine, names)
+    for needed in _REQUIRED:
+        if needed not in resolved:
+            raise WindowError(f"the scrapes have no {engine.names[needed][0]} series")
+    return engine, resolved
 
 
 def window_end(times: Sequence[float], start: int, window_s: float) -> int:
@@ -360,12 +277,16 @@ def _window(
         hists: dict[Measure, Histogram] = {}
         for measure in HISTOGRAMS:
             if measure in names:
-                hists[measure], _ = _histogram(names[measure], a, b, notes)
+                hists[measure], _ = histogram_increase(names[measure], a, b, notes)
         requests = hists["e2el"].total
         if requests <= 0:
             raise WindowError("no traffic: no request finished in the window")
-        output = _counter(names["output_tokens"], a, b, notes)
-        prompt = _counter(names["prompt_tokens"], a, b, notes) if "prompt_tokens" in names else None
+        output = counter_increase(names["output_tokens"], a, b, notes)
+        prompt = (
+            counter_increase(names["prompt_tokens"], a, b, notes)
+            if "prompt_tokens" in names
+            else None
+        )
     except WindowError as exc:
         return Refused(t0, t1, str(exc))
     concurrency, reason = None, None

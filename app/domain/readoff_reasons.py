@@ -31,11 +31,8 @@ def no_pass_reason(
     if passing:
         parts.append(_unmeasured_goodput(passing, len(points), basis))
     fails = [v for v in ordered if v.status == "fail"]
-    borderline = unsettled(ordered)
-    if borderline is not None and borderline.runs is not None and not passing:
-        point = next((p for p in points if p.point_id == borderline.point_id), None)
-        at = f" at {load_words(point)}" if point is not None and point.load() is not None else ""
-        parts.append(f"{runs_text(*borderline.runs)}{at}: borderline, not a pass")
+    if not passing:
+        parts += _borderline(points, ordered)
     if fails and not passing and not (parts and fails[0].runs is not None):
         lead = "lightest load" if ordered[0] is fails[0] else "lightest checked load"
         parts.append(f"no point meets the SLO: {lead} fails {fails[0].reason}")
@@ -45,6 +42,16 @@ def no_pass_reason(
         noun = "point" if len(unknowns) == 1 else "points"
         parts.append(f"{len(unknowns)} {noun} unknown: {reasons}")
     return "; ".join(parts)
+
+
+def _borderline(points: Sequence[PointMetrics], ordered: Sequence[Verdict]) -> list[str]:
+    """The borderline point's runs and load, when the runs leave one unsettled."""
+    borderline = unsettled(ordered)
+    if borderline is None or borderline.runs is None:
+        return []
+    point = next((p for p in points if p.point_id == borderline.point_id), None)
+    at = f" at {load_words(point)}" if point is not None and point.load() is not None else ""
+    return [f"{runs_text(*borderline.runs)}{at}: borderline, not a pass"]
 
 
 def _unmeasured_goodput(passing: Sequence[PointMetrics], total: int, basis: Basis) -> str:

@@ -214,51 +214,85 @@ class SecurityMiddleware:
                     headers.setdefault(name, value)
             await send(message)
 
+        scope, refusal = self._checked(scope)
+        if refusal is not None:
+            await refusal(scope, receive, send_with_headers)
+            return
+        await self.app(scope, receive, send_with_headers)
+
+    def _checked(self, scope: Scope) -> tuple[Scope, Response | None]:
+        """The scope (with the scheme a trusted proxy forwarded), or a refusal: more than one
+        Host, a host not allowed, a cross-site write."""
         headers = Headers(scope=scope)
         if len(headers.getlist("host")) > 1:
             # Which one a proxy, the allow-list and the app's links read would be chance.
             log.warning(
                 "refused %d Host headers on %s", len(headers.getlist("host")), scope["path"]
             )
-            response = _refusal(
+            return scope, _refusal(
                 scope, 400, "Two Host headers", "A request names one host; this one named several."
             )
-            await response(scope, receive, send_with_headers)
-            return
         host = headers.get("host")
         if not self.hosts.allows(host):
             log.warning("refused Host %r on %s", host, scope["path"])
-            response = _refusal(
+            return scope, _refusal(
                 scope,
                 400,
                 "Unknown host",
                 f"This server does not answer to the host name {host!r}. If it should, add the "
                 "name to PARETOSCOPE_ALLOWED_HOSTS.",
             )
-            await response(scope, receive, send_with_headers)
-            return
-        scheme, host = scope.get("scheme", "http"), host or ""
-        if self.proxies.trusts(scope):
-            proto = (_first(headers.get("x-forwarded-proto")) or "").lower()
-            if proto in ("http", "https"):
-                # request.url and links follow the scheme the browser used.
-                scope = {**scope, "scheme": proto}
-                scheme = proto
-            forwarded_host = _first(headers.get("x-forwarded-host"))
-            if forwarded_host is not None:
-                if not self.hosts.allows(forwarded_host):
-                    log.warning("refused X-Forwarded-Host %r on %s", forwarded_host, scope["path"])
-                    response = _refusal(
-                        scope,
-                        400,
-                        "Unknown host",
-                        f"This server does not answer to the host name {forwarded_host!r} "
-                        "(X-Forwarded-Host). If it should, add the name to "
-                        "PARETOSCOPE_ALLOWED_HOSTS.",
-                    )
-                    await response(scope, receive, send_with_headers)
-                    return
-                host = forwarded_host
+        scope, (scheme, host), refusal = self._forwarded(scope, headers, host or "")
+        if refusal is not None:
+            return scope, refusal
+        reason = cross_site_reason(scope["method"], headers, self._own(scheme, host))
+        if reason:
+            log.warning("refused cross-site %s %s: %s", scope["method"], scope["path"], reason)
+            return scope, _refusal(
+                scope,
+                403,
+                "Cross-site write refused",
+                f"Writes are accepted only from this server's own pages or from clients that "
+                f"send no Origin (the CLI, curl); this one was refused because {reason}. "
+                "Behind a proxy that ends TLS, set PARETOSCOPE_PUBLIC_URL (or "
+                "PARETOSCOPE_TRUSTED_PROXIES) so the server knows its public address.",
+            )
+        return scope, None
+
+    def _forwarded(
+        self, scope: Scope, headers: Headers, host: str
+    ) -> tuple[Scope, tuple[str, str], Response | None]:
+        """The scheme and host a trusted proxy forwarded (the host allow-listed), else the
+        request's own; the scope with the forwarded scheme."""
+        scheme = scope.get("scheme", "http")
+        if not self.proxies.trusts(scope):
+            return scope, (scheme, host), None
+        proto = (_first(headers.get("x-forwarded-proto")) or "").lower()
+        if proto in ("http", "https"):
+            # request.url and links follow the scheme the browser used.
+            scope = {**scope, "scheme": proto}
+            scheme = proto
+        forwarded_host = _first(headers.get("x-forwarded-host"))
+        if forwarded_host is None:
+            return scope, (scheme, host), None
+        if not self.hosts.allows(forwarded_host):
+            log.warning("refused X-Forwarded-Host %r on %s", forwarded_host, scope["path"])
+            return (
+                scope,
+                (scheme, host),
+                _refusal(
+                    scope,
+                    400,
+                    "Unknown host",
+                    f"This server does not answer to the host name {forwarded_host!r} "
+                    "(X-Forwarded-Host). If it should, add the name to "
+                    "PARETOSCOPE_ALLOWED_HOSTS.",
+                ),
+            )
+        return scope, (scheme, forwarded_host), None
+
+    def _own(self, scheme: str, host: str) -> list[str]:
+        """The origins of this server's own pages."""
         own = [f"{scheme}://{host}"]
         if self.public_origin:
             # On the public name only the public scheme and port count (http://perf.example.com
@@ -268,21 +302,7 @@ class SecurityMiddleware:
                 own = [self.public_origin]
             else:
                 own.append(self.public_origin)
-        reason = cross_site_reason(scope["method"], headers, own)
-        if reason:
-            log.warning("refused cross-site %s %s: %s", scope["method"], scope["path"], reason)
-            response = _refusal(
-                scope,
-                403,
-                "Cross-site write refused",
-                f"Writes are accepted only from this server's own pages or from clients that "
-                f"send no Origin (the CLI, curl); this one was refused because {reason}. "
-                "Behind a proxy that ends TLS, set PARETOSCOPE_PUBLIC_URL (or "
-                "PARETOSCOPE_TRUSTED_PROXIES) so the server knows its public address.",
-            )
-            await response(scope, receive, send_with_headers)
-            return
-        await self.app(scope, receive, send_with_headers)
+        return own
 
 
 def _refusal(scope: Scope, status: int, title: str, message: str) -> Response:

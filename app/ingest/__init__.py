@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from app.domain.columns import TPOT_COLUMN_NAMES
 from app.ingest import canonical_rows
-from app.ingest.canonical_requests import attach_requests
+from app.ingest.canonical_requests import RequestGroup, attach_requests
 from app.ingest.errors import FIELD_MARK, IngestError, Problems, RowError
 from app.ingest.gpu_hint import COMMANDS_SUFFIX, GpuHint, command_hints, suggest
 from app.ingest.grouping import (
@@ -142,19 +142,32 @@ def parse_upload_files(
         refusals.extend(RowError(name, unread_refusal(name)) for name in unread)
         raise IngestError(nothing_to_import(refusals))
     hints = _command_hints(s for s, _ in unrecognised)
-    named: list[ParsedSweep] = []
     read_again: list[Skipped] = []
+    named: list[ParsedSweep] = []
     for index, group in claimed.items():
         try:
             finished = _tool_sweeps(tools[index], group, defaults, keep_apart, read_again)
-            finished = _finish(finished, defaults, require_meta, hints)
-            sweeps.extend(finished)
-            named.extend(finished)
+            named.extend(_finish(finished, defaults, require_meta, hints))
         except IngestError as exc:
             errors.extend(exc.errors)
+    sweeps.extend(named)
     if errors:
         raise IngestError(errors)
     tell_apart(named)
+    _attached(sweeps, requests, files)
+    _checked(sweeps, limits)
+    skipped = [Skipped(s.name, skip_reason(s.data)) for s, _ in unrecognised]
+    skipped.extend(Skipped(name, unread_reason(name)) for name in unread)
+    return ParsedUpload(sweeps, listed([*read_again, *skipped]))
+
+
+def _attached(
+    sweeps: list[ParsedSweep],
+    requests: list[tuple[str, list[RequestGroup]]],
+    files: list[UploadFile],
+) -> None:
+    """Per-request files attached to their sweeps' points; refused when one has no sweep."""
+    errors: list[RowError] = Problems()
     for name, groups in requests:
         attach_requests(name, groups, sweeps, errors)
     if errors:
@@ -164,14 +177,15 @@ def parse_upload_files(
             ", ".join(f.name for f in files),
             "per-request samples need their sweep's points file in the same upload",
         )
+
+
+def _checked(sweeps: list[ParsedSweep], limits: Limits) -> None:
+    """The checks every sweep gets (bounds, impossible values), then its import warnings."""
     check_sweeps(sweeps, limits)
     check_impossible(sweeps)
     for sweep in sweeps:
         sweep.warnings.extend(w for w in import_warnings(sweep) if w not in sweep.warnings)
         drop_warnings_from_notes(sweep)
-    skipped = [Skipped(s.name, skip_reason(s.data)) for s, _ in unrecognised]
-    skipped.extend(Skipped(name, unread_reason(name)) for name in unread)
-    return ParsedUpload(sweeps, listed([*read_again, *skipped]))
 
 
 def _tool_sweeps(
@@ -247,35 +261,11 @@ def _finish(
     name_sweeps(sweeps, str(given) if given else None)
     for sweep in sweeps:
         sweep.files = sweep_files(sweep)
-        for key, value in defaults.items():
-            if sweep.meta.get(key) in (None, ""):
-                sweep.meta[key] = value
-        hint = suggest(sweep, hints or {}) if sweep.meta.get("num_gpus") is None else None
-        if hint is not None:
-            sweep.meta["num_gpus"] = hint.num_gpus
-            sweep.warnings.append(hint.warning())
+        _fill(sweep, defaults, hints or {})
         missing = sweep.missing_meta(REQUIRED_META) if require_meta else []
         for key in missing:
             errors.append(missing_field(sweep.source_file, key))
-        for point in sweep.points:
-            if point.values.get("output_tok_s") is None:
-                errors.append(
-                    RowError(
-                        sweep.source_file,
-                        f"point {_load(point)}: the file gives no output token throughput",
-                        point.row,
-                        "output_tok_s",
-                    )
-                )
-        rows = [{**sweep.meta, **p.values} for p in sweep.points]
-        point_errors: list[RowError] = Problems()
-        canonical_rows.check_values(sweep.source_file, rows, point_errors)
-        # Canonical row numbers mean nothing here: name the point by its load instead.
-        for e in point_errors:
-            point = sweep.points[(e.row or 2) - 2]
-            errors.append(
-                RowError(e.file, f"point {_load(point)}: {e.message}", point.row, e.column)
-            )
+        errors.extend(_point_errors(sweep))
         no_tpot = not any(
             p.values.get(c) is not None for p in sweep.points for c in TPOT_COLUMN_NAMES
         )
@@ -287,6 +277,39 @@ def _finish(
     if errors:
         raise IngestError(errors)
     return sweeps
+
+
+def _fill(sweep: ParsedSweep, defaults: Mapping[str, Any], hints: dict[str, GpuHint]) -> None:
+    """What the file left open, from the form, then the GPU count the folder suggests."""
+    for key, value in defaults.items():
+        if sweep.meta.get(key) in (None, ""):
+            sweep.meta[key] = value
+    hint = suggest(sweep, hints) if sweep.meta.get("num_gpus") is None else None
+    if hint is not None:
+        sweep.meta["num_gpus"] = hint.num_gpus
+        sweep.warnings.append(hint.warning())
+
+
+def _point_errors(sweep: ParsedSweep) -> list[RowError]:
+    """Points without output throughput, and the canonical checks' errors named by load."""
+    errors = [
+        RowError(
+            sweep.source_file,
+            f"point {_load(point)}: the file gives no output token throughput",
+            point.row,
+            "output_tok_s",
+        )
+        for point in sweep.points
+        if point.values.get("output_tok_s") is None
+    ]
+    rows = [{**sweep.meta, **p.values} for p in sweep.points]
+    point_errors: list[RowError] = Problems()
+    canonical_rows.check_values(sweep.source_file, rows, point_errors)
+    # Canonical row numbers mean nothing here: name the point by its load instead.
+    for e in point_errors:
+        point = sweep.points[(e.row or 2) - 2]
+        errors.append(RowError(e.file, f"point {_load(point)}: {e.message}", point.row, e.column))
+    return errors
 
 
 def _load(point: ParsedPoint) -> str:

@@ -263,15 +263,7 @@ def _group_sweeps(
         line = row.get(ROW, i + 2)
         name = str(row.get("sweep") or "")
         meta = {k: row.get(k) for k in SWEEP_COLUMN_NAMES if row.get(k) not in (None, "")}
-        point = ParsedPoint(
-            values={k: row[k] for k in POINT_COLUMN_NAMES if row.get(k) is not None},
-            row=line,
-            extra={
-                k: v
-                for k, v in row.items()
-                if k not in COLUMNS_BY_NAME and v is not None and not k.startswith("__")
-            },
-        )
+        point = _point_of(row, line)
         splits.setdefault(name, []).append(
             (meta.get("num_prefill_gpus"), meta.get("num_decode_gpus"))
         )
@@ -279,29 +271,50 @@ def _group_sweeps(
         if sweep is None:
             sweeps[name] = ParsedSweep(meta, [point], file, FORMAT_SWEEPS, first_row=line)
             continue
-        for key in SWEEP_COLUMN_NAMES:
-            have, new = sweep.meta.get(key), meta.get(key)
-            if key in SPLIT_COLUMNS:  # may change along a sweep: kept per point below
-                if have is None and new is not None:
-                    sweep.meta[key] = new
-            elif new is not None and have is not None and new != have:
-                errors.append(
-                    RowError(
-                        file,
-                        f"sweep {name!r} has {key} {have!r} on row {sweep.first_row} "
-                        f"but {new!r} here",
-                        line,
-                        key,
-                    )
-                )
-            elif new is not None:
-                sweep.meta[key] = new
+        _merge_meta(sweep, meta, (file, line, name), errors)
         sweep.points.append(point)
     if errors:
         raise IngestError(errors)
     for name, sweep in sweeps.items():
         canonical_rows.keep_point_splits(sweep, splits[name])
     return list(sweeps.values())
+
+
+def _point_of(row: dict[str, Any], line: int) -> ParsedPoint:
+    """A row's point: its point columns, and the columns no canonical field names as extras."""
+    return ParsedPoint(
+        values={k: row[k] for k in POINT_COLUMN_NAMES if row.get(k) is not None},
+        row=line,
+        extra={
+            k: v
+            for k, v in row.items()
+            if k not in COLUMNS_BY_NAME and v is not None and not k.startswith("__")
+        },
+    )
+
+
+def _merge_meta(
+    sweep: ParsedSweep, meta: dict[str, Any], where: tuple[str, int, str], errors: list[RowError]
+) -> None:
+    """A later row's sweep fields into its sweep's: a field given twice must agree (the split
+    excepted: it may change along a sweep, and is kept per point)."""
+    file, line, name = where
+    for key in SWEEP_COLUMN_NAMES:
+        have, new = sweep.meta.get(key), meta.get(key)
+        if key in SPLIT_COLUMNS:  # may change along a sweep: kept per point below
+            if have is None and new is not None:
+                sweep.meta[key] = new
+        elif new is not None and have is not None and new != have:
+            errors.append(
+                RowError(
+                    file,
+                    f"sweep {name!r} has {key} {have!r} on row {sweep.first_row} but {new!r} here",
+                    line,
+                    key,
+                )
+            )
+        elif new is not None:
+            sweep.meta[key] = new
 
 
 def parse_requests_csv(file: str, text: str) -> pl.DataFrame:

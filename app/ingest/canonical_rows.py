@@ -120,28 +120,15 @@ def group(file: str, frame: pl.DataFrame, source_format: str) -> list[ParsedSwee
     sweep disagree on a sweep-level value (the row-by-row path says where)."""
     columns = frame.columns
     meta_columns = [c for c in SWEEP_COLUMN_NAMES if c in columns]
-    name = (
-        pl.col("sweep").cast(pl.String).fill_null("")
-        if "sweep" in columns
-        else pl.repeat("", pl.len(), dtype=pl.String)  # a literal alone would make one row
-    )
-    meta = [
-        pl.when(pl.col(c) == "").then(None).otherwise(pl.col(c)).alias(c)
-        if frame.schema[c] == pl.String
-        else pl.col(c)
-        for c in meta_columns
-    ]
     lines = pl.col(ROW) if ROW in columns else pl.int_range(2, pl.len() + 2, dtype=pl.Int64)
-    keyed = frame.select(name.alias("__name"), *meta, lines.alias("__i"))
+    keyed = _keyed(frame, meta_columns, lines)
     sweeps = keyed.group_by("__name", maintain_order=True).agg(
         pl.col("__i").first(),
         *(pl.col(c).drop_nulls().n_unique().alias(f"__n_{c}") for c in meta_columns),
         *(pl.col(c).drop_nulls().first() for c in meta_columns),
     )
-    for c in meta_columns:
-        most: Any = sweeps[f"__n_{c}"].max()
-        if most is not None and most > 1:
-            return None
+    if _disagree(sweeps, meta_columns):
+        return None
     point_columns = [c for c in POINT_COLUMN_NAMES if c in columns]
     extra_columns = [c for c in columns if c not in COLUMNS_BY_NAME and not c.startswith("__")]
     # One table for the file, sweep by sweep (a stable sort: each sweep's points keep their
@@ -173,6 +160,31 @@ def group(file: str, frame: pl.DataFrame, source_format: str) -> list[ParsedSwee
     return out
 
 
+def _keyed(frame: pl.DataFrame, meta_columns: list[str], lines: pl.Expr) -> pl.DataFrame:
+    """Each row's sweep name (`__name`), its sweep fields (an empty text as null) and line."""
+    name = (
+        pl.col("sweep").cast(pl.String).fill_null("")
+        if "sweep" in frame.columns
+        else pl.repeat("", pl.len(), dtype=pl.String)  # a literal alone would make one row
+    )
+    meta = [
+        pl.when(pl.col(c) == "").then(None).otherwise(pl.col(c)).alias(c)
+        if frame.schema[c] == pl.String
+        else pl.col(c)
+        for c in meta_columns
+    ]
+    return frame.select(name.alias("__name"), *meta, lines.alias("__i"))
+
+
+def _disagree(sweeps: pl.DataFrame, meta_columns: list[str]) -> bool:
+    """Whether two rows of one sweep give different values of a sweep field."""
+    for c in meta_columns:
+        most: Any = sweeps[f"__n_{c}"].max()
+        if most is not None and most > 1:
+            return True
+    return False
+
+
 def keep_point_splits(sweep: ParsedSweep, splits: list[tuple[Any, Any]]) -> None:
     """Where a sweep's rows give different prefill:decode splits, each point keeps its own in
     its extra fields (a row without one takes the sweep's); the sweep's is the first one given."""
@@ -198,7 +210,28 @@ def problem_counts(
     would report in these rows, counted as columns (after MAX_LISTED are listed)."""
     columns = set(frame.columns)
     schema = frame.schema
-    checks: list[tuple[Kind, pl.Expr]] = []
+    checks = [
+        *_required_checks(required, columns, schema),
+        *_non_negative_checks(non_negative, columns, schema),
+        *_positive_checks(positive, columns, schema),
+        *_pair_checks(columns, schema),
+        *_choice_checks(columns),
+    ]
+    if not checks or frame.height == 0:
+        return []
+    counted = frame.select(
+        c.fill_null(False).sum().alias(str(i)) for i, (_, c) in enumerate(checks)
+    )
+    return [(k, int(counted[str(i)].item())) for i, (k, _) in enumerate(checks)]
+
+
+Checks = list[tuple[Kind, pl.Expr]]  # each kind of problem with the rows that have it
+
+
+def _required_checks(required: tuple[str, ...], columns: set[str], schema: Any) -> Checks:
+    """Required values empty; neither load; no TPOT statistic (none when nothing is required)."""
+    if not required:
+        return []
 
     def missing(name: str) -> pl.Expr:
         if name not in columns:
@@ -206,22 +239,33 @@ def problem_counts(
         empty = pl.col(name).is_null()
         return empty | (pl.col(name) == "") if schema[name] == pl.String else empty
 
-    if required:
-        checks += [(kind_of(n, "required value is empty"), missing(n)) for n in required]
-        neither = missing("concurrency") & missing("request_rate")
-        checks.append((kind_of(None, "neither concurrency nor request_rate is set"), neither))
-        tpot = [missing(n) for n in TPOT_COLUMN_NAMES if n in columns]
-        checks.append(
-            (kind_of("tpot_p50_ms", "no TPOT statistic is set"), pl.all_horizontal(*tpot))
-            if tpot
-            else (kind_of("tpot_p50_ms", "no TPOT statistic is set"), pl.lit(True))
-        )
-    for name in (n for n in non_negative if n in columns and schema[n].is_numeric()):
+    checks = [(kind_of(n, "required value is empty"), missing(n)) for n in required]
+    neither = missing("concurrency") & missing("request_rate")
+    checks.append((kind_of(None, "neither concurrency nor request_rate is set"), neither))
+    tpot = [missing(n) for n in TPOT_COLUMN_NAMES if n in columns]
+    no_tpot = pl.all_horizontal(*tpot) if tpot else pl.lit(True)
+    checks.append((kind_of("tpot_p50_ms", "no TPOT statistic is set"), no_tpot))
+    return checks
+
+
+def _numeric(names: tuple[str, ...], columns: set[str], schema: Any) -> list[str]:
+    return [n for n in names if n in columns and schema[n].is_numeric()]
+
+
+def _non_negative_checks(names: tuple[str, ...], columns: set[str], schema: Any) -> Checks:
+    checks: Checks = []
+    for name in _numeric(names, columns, schema):
         value = pl.col(name)
         odd = ~value.is_finite() if schema[name].is_float() else pl.lit(False)
         checks.append((kind_of(name, "nan is not a finite number"), odd))
         checks.append((kind_of(name, "-1 is negative"), ~odd & (value < 0)))
-    for name in (n for n in positive if n in columns and schema[n].is_numeric()):
+    return checks
+
+
+def _positive_checks(names: tuple[str, ...], columns: set[str], schema: Any) -> Checks:
+    """A rate may be infinite (requests sent at once); any other positive column not."""
+    checks: Checks = []
+    for name in _numeric(names, columns, schema):
         value = pl.col(name)
         nan = value.is_nan() if schema[name].is_float() else pl.lit(False)
         checks.append((kind_of(name, "NaN is not a number"), nan))
@@ -229,22 +273,29 @@ def problem_counts(
         if name != "request_rate" and schema[name].is_float():
             infinite = value.is_infinite() & (value > 0)
             checks.append((kind_of(name, "inf is not a finite number"), infinite))
+    return checks
+
+
+def _pair_checks(columns: set[str], schema: Any) -> Checks:
+    """A TTFT above the E2EL of the same statistic."""
+    checks: Checks = []
     for stat in STATS:
         ttft, e2el = f"ttft_{stat}_ms", f"e2el_{stat}_ms"
         if ttft in columns and e2el in columns:
             message = f"TTFT {stat} 1 ms is above E2EL {stat} 0 ms"
             checks.append((kind_of(ttft, message), _numeric_pair(ttft, e2el, schema)))
+    return checks
+
+
+def _choice_checks(columns: set[str]) -> Checks:
+    """A value not among its column's choices (a source kind not known)."""
+    checks: Checks = []
     for name, allowed in CHOICES.items():
         if name in columns:
             kind = pl.col(name)
             bad = kind.is_not_null() & ~kind.cast(pl.String).is_in(allowed)
             checks.append((kind_of(name, f"'x' is not one of {allowed}"), bad))
-    if not checks or frame.height == 0:
-        return []
-    counted = frame.select(
-        c.fill_null(False).sum().alias(str(i)) for i, (_, c) in enumerate(checks)
-    )
-    return [(k, int(counted[str(i)].item())) for i, (k, _) in enumerate(checks)]
+    return checks
 
 
 def check_values(file: str, rows: list[dict[str, Any]], errors: list[RowError]) -> None:

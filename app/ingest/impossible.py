@@ -8,7 +8,7 @@ costs a few column operations, not a check per point.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import polars as pl
@@ -91,6 +91,25 @@ def screen(
     """Rows that may break a rule of app.domain.impossible."""
     present = set(point_columns)
     flags: list[pl.Expr] = []
+    number = _numbers(frame, present)
+    if "concurrency" in present:
+        c = number("concurrency")
+        flags.append((c <= 0) | (c != c.floor()) | c.is_infinite() | c.is_nan())
+    if "duration_s" in present:
+        flags.append(number("duration_s") <= 0)
+    flags += _order_flags([*point_columns, *extra_columns], number)
+    done = [number(c).fill_null(0) for c in ("num_requests", "num_failed") if c in present]
+    for key in ISSUED_KEYS:
+        if key in extra_columns and done:
+            flags.append(pl.sum_horizontal(done) > number(key))
+    flags += _range_flags(extra_columns, number, point_columns)
+    if not flags:
+        return None
+    return pl.any_horizontal(f.fill_null(False) for f in flags)
+
+
+def _numbers(frame: pl.DataFrame, present: set[str]) -> Callable[[str], pl.Expr]:
+    """A column as Float64: numeric columns cast, others parsed (what does not parse is null)."""
 
     def number(name: str) -> pl.Expr:
         column = pl.col(name)
@@ -98,13 +117,15 @@ def screen(
             return column.cast(pl.Float64)
         return column.cast(pl.String).str.strip_chars().cast(pl.Float64, strict=False)
 
-    if "concurrency" in present:
-        c = number("concurrency")
-        flags.append((c <= 0) | (c != c.floor()) | c.is_infinite() | c.is_nan())
-    if "duration_s" in present:
-        flags.append(number("duration_s") <= 0)
+    return number
+
+
+def _order_flags(columns: list[str], number: Callable[[str], pl.Expr]) -> list[pl.Expr]:
+    """Rows whose statistics of one metric are out of order (a p90 below the p50, a mean
+    outside min … max)."""
+    flags: list[pl.Expr] = []
     by_metric: dict[str, list[tuple[float, str, str]]] = {}
-    for name in [*point_columns, *extra_columns]:
+    for name in columns:
         named = statistic_field(name)
         if named is not None and named[0] in METRICS:
             rank = -2.0 if named[1] == "mean" else statistic_rank(named[1])
@@ -119,14 +140,7 @@ def screen(
         if means and "min" in ends and "max" in ends:
             mean = number(means[0])
             flags.append((mean < number(ends["min"])) | (mean > number(ends["max"])))
-    done = [number(c).fill_null(0) for c in ("num_requests", "num_failed") if c in present]
-    for key in ISSUED_KEYS:
-        if key in extra_columns and done:
-            flags.append(pl.sum_horizontal(done) > number(key))
-    flags += _range_flags(extra_columns, number, point_columns)
-    if not flags:
-        return None
-    return pl.any_horizontal(f.fill_null(False) for f in flags)
+    return flags
 
 
 def _range_flags(extra_columns: list[str], number: Any, point_columns: list[str]) -> list[pl.Expr]:

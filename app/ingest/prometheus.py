@@ -23,10 +23,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.domain.numbers import fmt_number
-from app.domain.prom_histogram import HistogramError, histogram_of
+from app.domain.prom_histogram import Histogram, HistogramError, histogram_of
+from app.domain.prom_increase import le_ms
 from app.domain.prom_names import HISTOGRAMS, Measure, engine_of
 from app.domain.prom_text import promql_selector
-from app.domain.prom_window import Refused, WindowPoint, Windows, le_ms, resolve_names
+from app.domain.prom_window import Refused, WindowPoint, Windows, resolve_names
 
 MAX_ANSWER_BYTES = 32 * 1024 * 1024
 WINDOWS_PER_QUERY = 1_000  # below Prometheus's 11,000 points per series
@@ -235,34 +236,45 @@ def _by_time(result: list[dict[str, Any]], key: str | None) -> dict[int, dict[st
     return out
 
 
-def _chunk(
+ByTime = dict[int, dict[str, float]]
+
+
+@dataclass(frozen=True)
+class _Ranged:
+    """The range queries' answers for a chunk of windows, each {time in ms: {label: value}}."""
+
+    buckets: dict[Measure, ByTime]
+    sums: dict[Measure, ByTime]
+    output: ByTime
+    prompt: ByTime | None
+    running: ByTime | None
+    quantiles: dict[tuple[Measure, float], ByTime]
+
+
+def _ranged(
     client: _Client,
     ends: list[float],
     names: Mapping[Measure, str],
     selector: Mapping[str, str],
     window_s: float,
-    num_gpus: int | None,
-    out: Pull,
-) -> None:
+) -> _Ranged:
+    """Each series' increase (a gauge's average) over the windows ending at `ends`."""
     w = _duration(window_s)
 
-    def ranged(query: str, key: str | None = None) -> dict[int, dict[str, float]]:
+    def ranged(query: str, key: str | None = None) -> ByTime:
         return _by_time(client.ranged(query, ends[0], ends[-1], window_s), key)
+
+    def increase(name: str) -> ByTime:
+        return ranged(f"sum(increase({_matcher(name, selector)}[{w}]))")
 
     buckets = {
         m: ranged(f"sum by (le) (increase({_matcher(names[m] + '_bucket', selector)}[{w}]))", "le")
         for m in HISTOGRAMS
         if m in names
     }
-    sums = {
-        m: ranged(f"sum(increase({_matcher(names[m] + '_sum', selector)}[{w}]))") for m in buckets
-    }
-    output = ranged(f"sum(increase({_matcher(names['output_tokens'], selector)}[{w}]))")
-    prompt = (
-        ranged(f"sum(increase({_matcher(names['prompt_tokens'], selector)}[{w}]))")
-        if "prompt_tokens" in names
-        else None
-    )
+    sums = {m: increase(names[m] + "_sum") for m in buckets}
+    output = increase(names["output_tokens"])
+    prompt = increase(names["prompt_tokens"]) if "prompt_tokens" in names else None
     running = (
         ranged(f"sum(avg_over_time({_matcher(names['running'], selector)}[{w}]))")
         if "running" in names
@@ -276,21 +288,40 @@ def _chunk(
         for m in buckets
         for q in QUANTILES
     }
+    return _Ranged(buckets, sums, output, prompt, running, quantiles)
+
+
+def _histograms(got: _Ranged, names: Mapping[Measure, str], t: int) -> dict[Measure, Histogram]:
+    """The window's histograms at time `t`; raises when one has no buckets."""
+    hists = {}
+    for m, series in got.buckets.items():
+        found = series.get(t)
+        if not found:
+            raise HistogramError(f"missing buckets: no {names[m]}_bucket in the window")
+        total = got.sums[m].get(t, {}).get("")
+        hists[m] = histogram_of(
+            {le_ms(le): v for le, v in found.items()},
+            names[m],
+            None if total is None else total * 1000,
+        )
+    return hists
+
+
+def _chunk(
+    client: _Client,
+    ends: list[float],
+    names: Mapping[Measure, str],
+    selector: Mapping[str, str],
+    window_s: float,
+    num_gpus: int | None,
+    out: Pull,
+) -> None:
+    got = _ranged(client, ends, names, selector, window_s)
     for end in ends:
         t = round(end * 1000)
         start = end - window_s
         try:
-            hists = {}
-            for m, series in buckets.items():
-                found = series.get(t)
-                if not found:
-                    raise HistogramError(f"missing buckets: no {names[m]}_bucket in the window")
-                total = sums[m].get(t, {}).get("")
-                hists[m] = histogram_of(
-                    {le_ms(le): v for le, v in found.items()},
-                    names[m],
-                    None if total is None else total * 1000,
-                )
+            hists = _histograms(got, names, t)
         except (HistogramError, ValueError) as exc:
             out.windows.refused.append(Refused(start, end, str(exc)))
             continue
@@ -300,14 +331,14 @@ def _chunk(
                 Refused(start, end, "no traffic: no request finished in the window")
             )
             continue
-        gauge = None if running is None else running.get(t, {}).get("")
+        gauge = None if got.running is None else got.running.get(t, {}).get("")
         out.windows.points.append(
             WindowPoint(
                 start_s=start,
                 end_s=end,
                 requests=requests,
-                output_tokens=output.get(t, {}).get("", 0.0),
-                prompt_tokens=None if prompt is None else prompt.get(t, {}).get("", 0.0),
+                output_tokens=got.output.get(t, {}).get("", 0.0),
+                prompt_tokens=None if got.prompt is None else got.prompt.get(t, {}).get("", 0.0),
                 num_gpus=num_gpus,
                 concurrency=gauge,
                 concurrency_reason=None if gauge is not None else "no running-requests gauge",
@@ -318,8 +349,8 @@ def _chunk(
             )
         )
         out.promql_percentiles[end] = {
-            m: {q: _finite(quantiles[(m, q)].get(t, {}).get("")) for q in QUANTILES}
-            for m in buckets
+            m: {q: _finite(got.quantiles[(m, q)].get(t, {}).get("")) for q in QUANTILES}
+            for m in got.buckets
         }
 
 

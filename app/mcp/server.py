@@ -51,13 +51,57 @@ class Backend:
     slots: Callable[[], anyio.Semaphore]
 
 
+async def _list_tools(
+    _ctx: Any, _params: types.PaginatedRequestParams | None
+) -> types.ListToolsResult:
+    return types.ListToolsResult(tools=[_tool_info(t) for t in TOOLS])
+
+
+async def _list_templates(
+    _ctx: Any, _params: types.PaginatedRequestParams | None
+) -> types.ListResourceTemplatesResult:
+    template = types.ResourceTemplate(
+        uri_template="paretoscope://sweeps/{sweep_id}",
+        name="sweep",
+        title="A sweep by id",
+        description="One sweep with every stored column of its points, and its provenance "
+        "(as the get_sweep tool).",
+        mime_type="application/json",
+    )
+    return types.ListResourceTemplatesResult(resource_templates=[template])
+
+
+async def _list_prompts(
+    _ctx: Any, _params: types.PaginatedRequestParams | None
+) -> types.ListPromptsResult:
+    return types.ListPromptsResult(prompts=[prompt.PROMPT])
+
+
+async def _get_prompt(_ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+    if params.name != prompt.PROMPT.name:
+        raise MCPError(types.INVALID_PARAMS, f"no prompt {params.name[:100]!r}")
+    return prompt.messages(params.arguments or {})
+
+
+def _resource_call(uri: str) -> tuple[Tool, dict[str, Any]]:
+    """The tool and arguments that answer a resource's URI."""
+    if uri == METRICS_URI:
+        return BY_NAME["explain_metric"], {}
+    if found := SWEEP_URI.fullmatch(uri):
+        return BY_NAME["get_sweep"], {"sweep_id": int(found.group(1))}
+    shown = uri if len(uri) <= 200 else uri[:200] + "…"
+    raise MCPError(types.INVALID_PARAMS, f"no resource {shown!r}", {"uri": shown})
+
+
+async def _run(backend: Backend, ctx: Any, tool: Tool, arguments: dict[str, Any]) -> Any:
+    """The tool's answer, computed in a worker thread within the backend's slots."""
+    root = backend.root(getattr(ctx, "request", None))
+    async with backend.slots():
+        return await anyio.to_thread.run_sync(_answer, backend, tool, arguments, root)
+
+
 def build_server(backend: Backend) -> Server[Any]:
     """The server, its handlers bound to this backend."""
-
-    async def list_tools(
-        _ctx: Any, _params: types.PaginatedRequestParams | None
-    ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[_tool_info(t) for t in TOOLS])
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         tool = BY_NAME.get(params.name)
@@ -66,9 +110,7 @@ def build_server(backend: Backend) -> Server[Any]:
             return _error(AppError(404, "Not found", f"no tool {shown!r}; the tools are {known}"))
         arguments = params.arguments or {}
         try:
-            root = backend.root(getattr(ctx, "request", None))
-            async with backend.slots():
-                answer = await anyio.to_thread.run_sync(_answer, backend, tool, arguments, root)
+            answer = await _run(backend, ctx, tool, arguments)
         except AppError as exc:
             return _error(exc)
         return types.CallToolResult(
@@ -83,49 +125,18 @@ def build_server(backend: Backend) -> Server[Any]:
             listed = await anyio.to_thread.run_sync(_listed_sweeps, backend)
         return types.ListResourcesResult(resources=listed)
 
-    async def list_templates(
-        _ctx: Any, _params: types.PaginatedRequestParams | None
-    ) -> types.ListResourceTemplatesResult:
-        template = types.ResourceTemplate(
-            uri_template="paretoscope://sweeps/{sweep_id}",
-            name="sweep",
-            title="A sweep by id",
-            description="One sweep with every stored column of its points, and its provenance "
-            "(as the get_sweep tool).",
-            mime_type="application/json",
-        )
-        return types.ListResourceTemplatesResult(resource_templates=[template])
-
     async def read_resource(
         ctx: Any, params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
         uri = str(params.uri)
-        if uri == METRICS_URI:
-            tool, arguments = BY_NAME["explain_metric"], {}
-        elif found := SWEEP_URI.fullmatch(uri):
-            tool, arguments = BY_NAME["get_sweep"], {"sweep_id": int(found.group(1))}
-        else:
-            shown = uri if len(uri) <= 200 else uri[:200] + "…"
-            raise MCPError(types.INVALID_PARAMS, f"no resource {shown!r}", {"uri": shown})
+        tool, arguments = _resource_call(uri)
         try:
-            root = backend.root(getattr(ctx, "request", None))
-            async with backend.slots():
-                answer = await anyio.to_thread.run_sync(_answer, backend, tool, arguments, root)
+            answer = await _run(backend, ctx, tool, arguments)
         except AppError as exc:
             raise MCPError(types.INVALID_PARAMS, exc.message, _error_body(exc)) from None
         text = json.dumps(answer, ensure_ascii=False)
         contents = types.TextResourceContents(uri=uri, text=text, mime_type="application/json")
         return types.ReadResourceResult(contents=[contents])
-
-    async def list_prompts(
-        _ctx: Any, _params: types.PaginatedRequestParams | None
-    ) -> types.ListPromptsResult:
-        return types.ListPromptsResult(prompts=[prompt.PROMPT])
-
-    async def get_prompt(_ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
-        if params.name != prompt.PROMPT.name:
-            raise MCPError(types.INVALID_PARAMS, f"no prompt {params.name[:100]!r}")
-        return prompt.messages(params.arguments or {})
 
     return Server(
         "paretoscope",
@@ -135,13 +146,13 @@ def build_server(backend: Backend) -> Server[Any]:
         "to its JSON API's. Every answer carries `provenance`: the sweeps (ids, names, content "
         "hashes), the SLO, prices and method used, the app version and a dashboard URL showing "
         "the same. Quote it with the numbers.",
-        on_list_tools=list_tools,
+        on_list_tools=_list_tools,
         on_call_tool=call_tool,
         on_list_resources=list_resources,
-        on_list_resource_templates=list_templates,
+        on_list_resource_templates=_list_templates,
         on_read_resource=read_resource,
-        on_list_prompts=list_prompts,
-        on_get_prompt=get_prompt,
+        on_list_prompts=_list_prompts,
+        on_get_prompt=_get_prompt,
     )
 
 

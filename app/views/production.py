@@ -4,7 +4,7 @@ report options."""
 from __future__ import annotations
 
 from app.schemas.production import ProductionQuery
-from app.services.telemetry import report as production_report
+from app.services.telemetry import options as production_report
 
 LIMITS = {"ttft_ms", "tpot_ms", "e2el_ms", "attainment"}
 

@@ -33,6 +33,7 @@ from app.services.ceilings.physics import ceiling_curve
 from app.services.errors import Invalid
 from app.store import catalog
 from app.store import points as point_queries
+from app.store.models import Hardware, ModelSpec
 
 
 def roofline(session: Session, query: RooflineQuery) -> dict[str, Any]:
@@ -45,25 +46,13 @@ def roofline(session: Session, query: RooflineQuery) -> dict[str, Any]:
         meta, rows = loaded.meta, loaded.rows
     # What the sweep says, where the query does not.
     stated = (meta.hardware, meta.model, meta.precision) if meta else (None, None, None)
-    row = catalog.hardware_by_key(session, query.hardware or stated[0])
-    if row is None:
-        raise Invalid("hardware", f"{query.hardware!r} is not in the hardware catalog")
-    hw = catalog.hardware_spec(row)
-    if hw is None:
-        raise Invalid("hardware", f"{row.key} has no memory size or bandwidth in the catalog")
-    model = query.model or stated[1]
-    spec = catalog.match_model_spec(session, model)
-    if spec is None:
-        known = ", ".join(s.key for s in catalog.model_specs(session))
-        raise Invalid("model", f"no model spec matches {model!r} (known: {known})")
+    row, hw = _hardware(session, query.hardware, stated[0])
+    spec = _model_spec(session, query.model or stated[1])
     precision = weight_precision(query.precision or stated[2]) or "bf16"
     if query.precision and weight_precision(query.precision) is None:
         raise Invalid("precision", f"unknown precision {query.precision!r}")
     gpus = query.gpus or (meta.num_gpus if meta else 1)
-    ctx = query.ctx
-    if ctx is None:
-        isl, osl = (meta.isl, meta.osl) if meta else (None, None)
-        ctx = isl + osl // 2 if isl is not None and osl is not None else DEFAULT_CONTEXT
+    ctx = _context(query, meta)
     arch = catalog.model_arch(spec, query.params_b)
     # The query's MFU is the prefill bound's: decode ceilings are at full FLOPS.
     deployment = Deployment(
@@ -80,24 +69,7 @@ def roofline(session: Session, query: RooflineQuery) -> dict[str, Any]:
     gpus_measured = meta.num_gpus if meta else 1
     prompt = query.isl if query.isl is not None else (meta and meta.isl) or ctx
     return {
-        "inputs": {
-            "hardware": row.key,
-            "gpus": gpus,
-            "model": spec.key,
-            "params_b": arch.total_params_b,
-            "active_params_b": arch.active_params / 1e9,
-            # Each phase's own where they differ: decode ceilings use decode's, prefill prefill's.
-            "prefill_active_params_b": arch.prefill_active_params / 1e9,
-            "decode_active_params_b": arch.decode_active_params / 1e9,
-            "phases": arch.phase_words(),
-            "precision": precision,
-            "kv_precision": query.kv_precision,
-            "ctx": ctx,
-            "accepted_length": query.accepted_length,
-            "efficiency": query.efficiency,
-            "mem_frac": query.mem_frac,
-            "sweep": query.sweep,
-        },
+        "inputs": _inputs_json(query, row.key, gpus, spec.key, arch, precision, ctx),
         "name": curve.name,
         "weight_bytes": arch.total_params * bytes_per_param(precision),
         "kv_bytes_per_token": kv_bytes_per_token(arch, bytes_per_param(query.kv_precision)),
@@ -107,6 +79,64 @@ def roofline(session: Session, query: RooflineQuery) -> dict[str, Any]:
         "prefill": _prefill_json(arch, hw, query, prompt, precision, gpus),
         "curve": [dataclasses.asdict(p) for p in points],
         "points": _shares(arch, hw, query, ctx, deployment, rows, gpus_measured, b_max),
+    }
+
+
+def _hardware(
+    session: Session, asked: str | None, stated: str | None
+) -> tuple[Hardware, HardwareSpec]:
+    """The catalog's row and roofline inputs for the query's hardware, else the sweep's."""
+    row = catalog.hardware_by_key(session, asked or stated)
+    if row is None:
+        raise Invalid("hardware", f"{asked!r} is not in the hardware catalog")
+    hw = catalog.hardware_spec(row)
+    if hw is None:
+        raise Invalid("hardware", f"{row.key} has no memory size or bandwidth in the catalog")
+    return row, hw
+
+
+def _model_spec(session: Session, model: str | None) -> ModelSpec:
+    spec = catalog.match_model_spec(session, model)
+    if spec is None:
+        known = ", ".join(s.key for s in catalog.model_specs(session))
+        raise Invalid("model", f"no model spec matches {model!r} (known: {known})")
+    return spec
+
+
+def _context(query: RooflineQuery, meta: SweepMeta | None) -> int:
+    """The query's context, else the sweep's ISL + OSL / 2, else the default."""
+    if query.ctx is not None:
+        return query.ctx
+    isl, osl = (meta.isl, meta.osl) if meta else (None, None)
+    return isl + osl // 2 if isl is not None and osl is not None else DEFAULT_CONTEXT
+
+
+def _inputs_json(
+    query: RooflineQuery,
+    hardware: str,
+    gpus: int,
+    model: str,
+    arch: ModelArch,
+    precision: str,
+    ctx: int,
+) -> dict[str, Any]:
+    return {
+        "hardware": hardware,
+        "gpus": gpus,
+        "model": model,
+        "params_b": arch.total_params_b,
+        "active_params_b": arch.active_params / 1e9,
+        # Each phase's own where they differ: decode ceilings use decode's, prefill prefill's.
+        "prefill_active_params_b": arch.prefill_active_params / 1e9,
+        "decode_active_params_b": arch.decode_active_params / 1e9,
+        "phases": arch.phase_words(),
+        "precision": precision,
+        "kv_precision": query.kv_precision,
+        "ctx": ctx,
+        "accepted_length": query.accepted_length,
+        "efficiency": query.efficiency,
+        "mem_frac": query.mem_frac,
+        "sweep": query.sweep,
     }
 
 

@@ -25,7 +25,7 @@ from app.domain.likeness import Likeness
 from app.domain.regression import Interval, Outcome, Side
 from app.schemas.bounds import MAX_ID
 from app.schemas.check import CheckQuery
-from app.services.analysis import SweepAnalysis
+from app.services.analysis import Params, SweepAnalysis
 from app.services.checks import matched as check_matched
 from app.services.checks import report as check_report
 from app.services.checks import runs as check_runs
@@ -180,50 +180,10 @@ def evaluate(session: Session, query: CheckQuery, base_url: str | None = None) -
         }
         for r in results
     }
-    base_doc, cand_doc = docs[baseline.sweep_id], docs[candidate.sweep_id]
-    if query.scope == "frontier":
-        by_id = {int(r.meta.id): r for r in results}
-        finding = frontier_finding(
-            session,
-            by_id[baseline.sweep_id],
-            by_id[candidate.sweep_id],
-            params,
-            query.tolerance,
-            query.share,
-        )
-        if finding.baseline is None or finding.candidate is None:
-            raise NothingToCompare(
-                "scope", f"{finding.note or NO_SHARED} between {_both(baseline, candidate)}"
-            )
-        outcome = Outcome("regression" if finding.regression else "pass", (finding,))
-    else:
-        by_id = {int(r.meta.id): r for r in results}
-        b, c = by_id[baseline.sweep_id], by_id[candidate.sweep_id]
-        noise, at_load = check_matched.matched(b, c, params)
-        b_side, c_side = side_of(base_doc), side_of(cand_doc)
-        shown = (b_side.goodput_tok_s_per_gpu, c_side.goodput_tok_s_per_gpu)
-        ratio = goodput_ratio(b, c, params, shown)
-        outcome = regression.compare(b_side, c_side, query.tolerance, noise, at_load, ratio)
-    unsettled = check_runs.borderline_finding(by_id[candidate.sweep_id], base_doc.get("meets_slo"))
-    if outcome.verdict == "unknown" and outcome.reason == regression.NEITHER:
-        # Unknown, never a pass; a candidate borderline by its runs says so.
-        runs = f"; {unsettled.note}" if unsettled is not None else ""
-        raise NothingToCompare(
-            "candidate", f"{outcome.reason} ({_both(baseline, candidate)}){runs}"
-        )
-    if outcome.verdict == "unknown":
-        field, who, doc = (
-            ("baseline", baseline, base_doc)
-            if base_doc.get("meets_slo") is None
-            else ("candidate", candidate, cand_doc)
-        )
-        raise Invalid(
-            field,
-            f"sweep {who.sweep_id} ({who.name}) cannot be checked at this SLO: its status is "
-            f"unknown ({doc.get('reason') or 'not measured'})",
-        )
-    if unsettled is not None:  # a borderline candidate is not a pass (app.services.checks.runs)
-        outcome = replace(outcome, verdict="regression", findings=(*outcome.findings, unsettled))
+    pair = _Pair(baseline, candidate, docs[baseline.sweep_id], docs[candidate.sweep_id])
+    by_id = {int(r.meta.id): r for r in results}
+    b, c = by_id[baseline.sweep_id], by_id[candidate.sweep_id]
+    outcome = _settled(pair, _outcome(session, query, pair, (b, c), params), c)
     verdict: str = outcome.verdict
     findings = outcome.findings
     if not found.same_configuration:
@@ -241,8 +201,8 @@ def evaluate(session: Session, query: CheckQuery, base_url: str | None = None) -
         "share": query.share,
         "slo": slo_json(query, params),
         "price_columns": [c.label for c in columns],
-        "candidate": _side_json(candidate, cand_doc),
-        "baseline": _side_json(baseline, base_doc),
+        "candidate": _side_json(candidate, pair.cand_doc),
+        "baseline": _side_json(baseline, pair.base_doc),
         "findings": [finding_json(f) for f in findings],
         "regressions": [f.label for f in findings if f.regression],
         "compare_url": compare_url(query, baseline.sweep_id, candidate.sweep_id, base_url),
@@ -250,6 +210,66 @@ def evaluate(session: Session, query: CheckQuery, base_url: str | None = None) -
     document["headline"] = check_report.headline(document)
     document["summary"] = check_report.markdown(document)
     return CheckReport(query, candidate, baseline, outcome, document, found)
+
+
+@dataclass(frozen=True)
+class _Pair:
+    """The two sweeps of a check and their read-off documents."""
+
+    baseline: Resolved
+    candidate: Resolved
+    base_doc: dict[str, Any]
+    cand_doc: dict[str, Any]
+
+
+def _outcome(
+    session: Session,
+    query: CheckQuery,
+    pair: _Pair,
+    analysed: tuple[SweepAnalysis, SweepAnalysis],
+    params: Params,
+) -> Outcome:
+    """The comparison by the check's scope: the frontiers, or the figures at the SLO."""
+    b, c = analysed
+    if query.scope == "frontier":
+        finding = frontier_finding(session, b, c, params, query.tolerance, query.share)
+        if finding.baseline is None or finding.candidate is None:
+            raise NothingToCompare(
+                "scope",
+                f"{finding.note or NO_SHARED} between {_both(pair.baseline, pair.candidate)}",
+            )
+        return Outcome("regression" if finding.regression else "pass", (finding,))
+    noise, at_load = check_matched.matched(b, c, params)
+    b_side, c_side = side_of(pair.base_doc), side_of(pair.cand_doc)
+    shown = (b_side.goodput_tok_s_per_gpu, c_side.goodput_tok_s_per_gpu)
+    ratio = goodput_ratio(b, c, params, shown)
+    return regression.compare(b_side, c_side, query.tolerance, noise, at_load, ratio)
+
+
+def _settled(pair: _Pair, outcome: Outcome, candidate: SweepAnalysis) -> Outcome:
+    """The outcome with a borderline candidate as a regression; raises when it is unknown."""
+    baseline, base_doc = pair.baseline, pair.base_doc
+    unsettled = check_runs.borderline_finding(candidate, base_doc.get("meets_slo"))
+    if outcome.verdict == "unknown" and outcome.reason == regression.NEITHER:
+        # Unknown, never a pass; a candidate borderline by its runs says so.
+        runs = f"; {unsettled.note}" if unsettled is not None else ""
+        raise NothingToCompare(
+            "candidate", f"{outcome.reason} ({_both(baseline, pair.candidate)}){runs}"
+        )
+    if outcome.verdict == "unknown":
+        field, who, doc = (
+            ("baseline", baseline, base_doc)
+            if base_doc.get("meets_slo") is None
+            else ("candidate", pair.candidate, pair.cand_doc)
+        )
+        raise Invalid(
+            field,
+            f"sweep {who.sweep_id} ({who.name}) cannot be checked at this SLO: its status is "
+            f"unknown ({doc.get('reason') or 'not measured'})",
+        )
+    if unsettled is not None:  # a borderline candidate is not a pass (app.services.checks.runs)
+        outcome = replace(outcome, verdict="regression", findings=(*outcome.findings, unsettled))
+    return outcome
 
 
 def _both(baseline: Resolved, candidate: Resolved) -> str:
