@@ -17,6 +17,8 @@ from typing import Any
 
 import polars as pl
 
+from app.domain import phases
+from app.domain.phases import PHASE
 from app.ingest.blank_lines import without_blank_rows
 from app.ingest.canonical import (
     FALSE_WORDS,
@@ -27,8 +29,6 @@ from app.ingest.canonical import (
     read_frame,
     typed_frame,
 )
-from app.domain import phases
-from app.domain.phases import PHASE
 from app.ingest.canonical_request_checks import name_rows, row_checks
 from app.ingest.common import refuse_duplicate_columns
 from app.ingest.errors import IngestError, RowError
@@ -340,7 +340,8 @@ def attach_requests(
             errors.append(RowError(file, f"samples for {load} given twice", group.first_row))
             continue
         point.samples = group.samples
-        if PHASE in group.samples.columns and group.samples[PHASE].null_count() < group.samples.height:
+        given = group.samples
+        if PHASE in given.columns and given[PHASE].null_count() < given.height:
             # The file says which requests were warm-up ones: count them as InferenceX does.
             point.extra.setdefault("request_accounting", phases.accounting(group.samples))
 

@@ -16,7 +16,8 @@ Record layout (ai-dynamo/aiperf `common/models/record_models.py` `MetricRecordIn
 A request failed when `error` is set (its metrics hold at most `error_isl`) or its metadata
 says `was_cancelled`: a cancelled request (`--request-cancellation-rate`) counts as a failure.
 Each record's phase (`benchmark_phase`, or the early `credit_phase`: "warmup" or "profiling")
-is kept on its sample: warm-up records are counted and stored, never read off (app.domain.phases). Times are converted by their `unit`. Early AIPerf (October 2025, its
+is kept on its sample: warm-up records are counted and stored, never read off
+(app.domain.phases). Times are converted by their `unit`. Early AIPerf (October 2025, its
 examples/artifacts/run1) wrote TTFT under the short tag `ttft`; it is read the same.
 
 Sessions (issue 49): a request's session is its `x_correlation_id` (AIPerf: "a shared ID for each
