@@ -28,7 +28,7 @@ SGLANG = OWN / "sglang_multiturn" / "performance_metrics.jsonl"
 DETAILS = {"hardware": "H100", "num_gpus": 1}
 
 
-def only(files: list[tuple[str, bytes]]) -> ParsedSweep:
+def parsed_one(files: list[tuple[str, bytes]]) -> ParsedSweep:
     (sweep,) = parse_upload([UploadFile(n, d) for n, d in files], DETAILS)
     return sweep
 
@@ -38,7 +38,7 @@ def frame_of(sweep: ParsedSweep) -> pl.DataFrame:
     return point.samples_frame().with_columns(point_id=pl.lit(1, pl.Int64))
 
 
-def refused(name: str, data: bytes) -> tuple[str, int | None, str]:
+def multiturn_refusal(name: str, data: bytes) -> tuple[str, int | None, str]:
     with pytest.raises(IngestError) as caught:
         parse_upload([UploadFile(name, data)], DETAILS)
     error = caught.value.errors[0]
@@ -47,7 +47,7 @@ def refused(name: str, data: bytes) -> tuple[str, int | None, str]:
 
 # vLLM benchmarks/multi_turn --stats-json-output: 4 conversations on 2 clients, 11 requests.
 def test_the_vllm_multi_turn_stats_give_four_sessions_of_eleven_turns() -> None:
-    sweep = only([(VLLM.name, VLLM.read_bytes())])
+    sweep = parsed_one([(VLLM.name, VLLM.read_bytes())])
     assert sweep.meta["scenario"] == "chat-multiturn"
     assert sweep.meta["source_tool"] == "vllm benchmark_serving_multi_turn.py"
     (point,) = sweep.points
@@ -67,7 +67,7 @@ def test_the_vllm_multi_turn_stats_give_four_sessions_of_eleven_turns() -> None:
 
 
 def test_vllm_multi_turn_session_attainment_counts_the_one_session_with_a_slow_turn() -> None:
-    frame = frame_of(only([(VLLM.name, VLLM.read_bytes())]))
+    frame = frame_of(parsed_one([(VLLM.name, VLLM.read_bytes())]))
     # TTFT ≤ 200 ms on every turn: CONV_ID_1's second turn took 250 ms.
     stats = session_attainment(frame, [("ttft", 200.0)])[1]
     assert (stats.count, stats.good, stats.cut, stats.attainment) == (4, 3, 0, 0.75)
@@ -80,7 +80,7 @@ def test_vllm_multi_turn_session_attainment_counts_the_one_session_with_a_slow_t
 def test_vllm_multi_turn_after_a_warm_up_step_reads_every_session_as_cut() -> None:
     records = json.loads(VLLM.read_text())
     measured = [dict(r, input_num_turns=r["input_num_turns"] + 2) for r in records]
-    sweep = only([("stats.json", json.dumps(measured).encode())])
+    sweep = parsed_one([("stats.json", json.dumps(measured).encode())])
     assert any("--warmup-step" in w for w in sweep.warnings)
     stats = session_attainment(frame_of(sweep), [("ttft", 200.0)])[1]
     assert (stats.count, stats.cut, stats.attainment) == (0, 4, None)
@@ -89,17 +89,17 @@ def test_vllm_multi_turn_after_a_warm_up_step_reads_every_session_as_cut() -> No
 def test_a_vllm_multi_turn_record_with_a_word_for_its_ttft_is_refused_naming_row_and_key() -> None:
     records = json.loads(VLLM.read_text())
     records[2]["ttft_ms"] = "fast"
-    file, row, message = refused("stats.json", json.dumps(records).encode())
+    file, row, message = multiturn_refusal("stats.json", json.dumps(records).encode())
     assert (file, row) == ("stats.json", 3)
     assert "'ttft_ms'" in message and "'fast'" in message
     del records[2]["ttft_ms"]
-    assert refused("stats.json", json.dumps(records).encode())[1:] == (
+    assert multiturn_refusal("stats.json", json.dumps(records).encode())[1:] == (
         3,
         "required key 'ttft_ms' is missing",
     )
     records[2]["ttft_ms"] = 100.0
     records[4]["conversation_id"] = None
-    assert refused("stats.json", json.dumps(records).encode())[1:] == (
+    assert multiturn_refusal("stats.json", json.dumps(records).encode())[1:] == (
         5,
         "key 'conversation_id': expected an id",
     )
@@ -107,7 +107,7 @@ def test_a_vllm_multi_turn_record_with_a_word_for_its_ttft_is_refused_naming_row
 
 # SGLang benchmark/hicache/bench_multiturn.py --log-file: two request rates, 3 rounds each.
 def test_the_sglang_multi_turn_log_gives_a_point_per_rate_with_its_ttft_per_round() -> None:
-    sweep = only([(SGLANG.name, SGLANG.read_bytes())])
+    sweep = parsed_one([(SGLANG.name, SGLANG.read_bytes())])
     assert sweep.meta["scenario"] == "chat-multiturn"
     low, high = sweep.points
     assert (low.values["request_rate"], high.values["request_rate"]) == (2.0, 4.0)
@@ -123,7 +123,7 @@ def test_the_sglang_multi_turn_log_gives_a_point_per_rate_with_its_ttft_per_roun
 
 
 def test_the_sglang_multi_turn_log_has_no_session_read_off_and_says_why() -> None:
-    sweep = only([(SGLANG.name, SGLANG.read_bytes())])
+    sweep = parsed_one([(SGLANG.name, SGLANG.read_bytes())])
     assert all(p.samples is None for p in sweep.points)
     assert any("session attainment is unknown" in w for w in sweep.warnings)
     assert session_attainment(pl.DataFrame(schema=SESSION_FRAME), [("ttft", 500.0)]) == {}
@@ -146,11 +146,11 @@ def test_an_sglang_multi_turn_line_with_a_word_for_a_statistic_is_refused_naming
     second = json.loads(lines[1])
     second["summary"]["p90_ttft"] = "slow"
     data = (lines[0] + "\n" + json.dumps(second) + "\n").encode()
-    file, row, message = refused("perf.jsonl", data)
+    file, row, message = multiturn_refusal("perf.jsonl", data)
     assert (file, row) == ("perf.jsonl", 2)
     assert "summary.p90_ttft" in message
     twice = (lines[0] + "\n" + lines[0] + "\n").encode()
-    assert refused("perf.jsonl", twice)[1:] == (
+    assert multiturn_refusal("perf.jsonl", twice)[1:] == (
         2,
         "request rate 4 of tag '' is given twice (rows 1 and 2)",
     )
@@ -195,7 +195,7 @@ def guidellm_conversations() -> dict[str, Any]:
 
 
 def test_guidellm_conversation_fields_give_sessions_turns_and_the_warm_up_count() -> None:
-    sweep = only([("benchmarks.json", json.dumps(guidellm_conversations()).encode())])
+    sweep = parsed_one([("benchmarks.json", json.dumps(guidellm_conversations()).encode())])
     assert sweep.meta["scenario"] == "multi-turn"
     (point,) = sweep.points
     assert point.extra["request_accounting"] == {
@@ -239,7 +239,7 @@ PHASED = (
 
 
 def test_a_canonical_phase_column_counts_warm_up_requests_apart_from_the_read_off() -> None:
-    sweep = only([("chat.csv", POINTS), ("chat.requests.csv", PHASED)])
+    sweep = parsed_one([("chat.csv", POINTS), ("chat.requests.csv", PHASED)])
     (point,) = sweep.points
     assert point.extra["request_accounting"] == {
         "records_total": 5,
@@ -277,8 +277,8 @@ def test_a_run_without_warm_up_requests_hashes_as_before_phases_were_kept() -> N
     without = b"\n".join(line.rsplit(b",", 1)[0] for line in plain.split(b"\n") if line).replace(
         b",phase", b""
     )
-    stated = only([("chat.csv", POINTS), ("chat.requests.csv", plain)])
-    unstated = only([("chat.csv", POINTS), ("chat.requests.csv", without + b"\n")])
+    stated = parsed_one([("chat.csv", POINTS), ("chat.requests.csv", plain)])
+    unstated = parsed_one([("chat.csv", POINTS), ("chat.requests.csv", without + b"\n")])
     assert stated.content_hash() == unstated.content_hash()
-    warm = only([("chat.csv", POINTS), ("chat.requests.csv", PHASED)])
+    warm = parsed_one([("chat.csv", POINTS), ("chat.requests.csv", PHASED)])
     assert warm.content_hash() != stated.content_hash()
