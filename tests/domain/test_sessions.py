@@ -19,7 +19,6 @@ from app.domain.sessions import (
     ttft_by_turn,
 )
 
-
 # The stored columns up to the turn (the phase after it is not stated: profiled).
 SAMPLE_SCHEMA = {**REQUEST_SCHEMA, **SESSION_SCHEMA}
 
