@@ -12,7 +12,6 @@ from __future__ import annotations
 import copy
 import json
 from pathlib import Path
-from typing import Any
 
 import polars as pl
 import pytest
@@ -20,7 +19,7 @@ import pytest
 from app.domain.phases import accounting, profiled
 from app.domain.sessions import session_attainment, ttft_by_turn
 from app.ingest import IngestError, ParsedSweep, UploadFile, parse_upload
-from tests.conftest import FIXTURES as SHARED
+from tests.helpers import guidellm_conversations
 
 OWN = Path(__file__).parent.parent / "fixtures"
 VLLM = OWN / "vllm_multiturn" / "stats.json"
@@ -126,19 +125,6 @@ def test_the_sglang_multi_turn_log_has_no_session_read_off_and_says_why() -> Non
     sweep = parsed_one([(SGLANG.name, SGLANG.read_bytes())])
     assert all(p.samples is None for p in sweep.points)
     assert any("session attainment is unknown" in w for w in sweep.warnings)
-    assert session_attainment(pl.DataFrame(schema=SESSION_FRAME), [("ttft", 500.0)]) == {}
-
-
-SESSION_FRAME = {
-    "point_id": pl.Int64,
-    "ttft_ms": pl.Float64,
-    "e2el_ms": pl.Float64,
-    "output_len": pl.Int64,
-    "input_len": pl.Int64,
-    "ok": pl.Boolean,
-    "session_id": pl.String,
-    "turn_index": pl.Int32,
-}
 
 
 def test_an_sglang_multi_turn_line_with_a_word_for_a_statistic_is_refused_naming_it() -> None:
@@ -157,43 +143,6 @@ def test_an_sglang_multi_turn_line_with_a_word_for_a_statistic_is_refused_naming
 
 
 # guidellm: the real v2 report, its listed requests given conversation ids and turns.
-GUIDELLM = SHARED / "guidellm" / "llm-d-benchmark_guidellm_report_v2.json"
-
-
-def guidellm_conversations() -> dict[str, Any]:
-    """Benchmark 0: 2 warm-up requests before the window, then 4 conversations of 3 turns
-    inside it (conversation c2's turn 1 at 900 ms TTFT, c3's turn 2 errored), 1 cool-down
-    request after it."""
-    doc: dict[str, Any] = json.loads(GUIDELLM.read_bytes())
-    bench = doc["benchmarks"][0]
-    t0 = bench["scheduler_metrics"]["measure_start_time"]
-    bench["scheduler_metrics"]["measure_end_time"] = t0 + 600.0
-
-    def listed(start: float, conv: str, turn: int, ttft: float) -> dict[str, Any]:
-        timings = {"request_start": start, "request_end": start + 10.0}
-        return {
-            "prompt_tokens": 500 + 300 * turn,
-            "output_tokens": 100,
-            "request_latency": 10.0,
-            "time_to_first_token_ms": ttft,
-            "info": {"conversation_id": conv, "turn_index": turn, "timings": timings},
-        }
-
-    warm = [listed(t0 - 100 + 20 * i, f"w{i}", 0, 3000.0) for i in range(2)]
-    inside = [
-        listed(t0 + 40 * (3 * c + turn), f"c{c}", turn, 900.0 if (c, turn) == (2, 1) else 150.0)
-        for c in range(4)
-        for turn in range(3)
-        if (c, turn) != (3, 2)
-    ]
-    errored = [dict(listed(t0 + 500, "c3", 2, 0.0), time_to_first_token_ms=None)]
-    cool = [listed(t0 + 700, "c9", 0, 150.0)]
-    bench["requests"] = {"successful": warm + inside + cool, "errored": errored, "incomplete": []}
-    bench["metrics"]["request_totals"] = {"successful": 11, "errored": 1, "incomplete": 0}
-    doc["benchmarks"] = [bench]
-    return doc
-
-
 def test_guidellm_conversation_fields_give_sessions_turns_and_the_warm_up_count() -> None:
     sweep = parsed_one([("benchmarks.json", json.dumps(guidellm_conversations()).encode())])
     assert sweep.meta["scenario"] == "multi-turn"

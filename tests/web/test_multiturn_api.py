@@ -5,12 +5,13 @@ its JSON, never read off, kept by an export."""
 from __future__ import annotations
 
 import io
+import json
 import zipfile
 from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from tests.helpers import soup, upload_by_name, upload_id
+from tests.helpers import guidellm_conversations, soup, upload_by_name, upload_id
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 DETAILS = {"hardware": "H100", "num_gpus": 1}
@@ -97,3 +98,24 @@ def test_an_export_keeps_the_warm_up_requests_and_imports_as_the_same_sweep(
     again = client.post("/api/sweeps", files=[("files", ("sweeps.zip", data))])
     assert again.status_code in (200, 201), again.text
     assert [s["id"] for s in again.json()["sweeps"]] == [sweep]
+
+
+def test_a_guidellm_runs_warm_up_and_cool_down_requests_are_counted_on_the_sweep_page(
+    client: TestClient, seeded: None
+) -> None:
+    report = json.dumps(guidellm_conversations()).encode()
+    sweep = upload_id(client, ("benchmarks.json", report), **DETAILS)
+    page = soup(client.get(f"/sweeps/{sweep}").text)
+    heads = [th.get_text() for th in page.select("#accounting-table thead th")]
+    assert heads[3:5] == ["Warm-up dropped", "Cool-down dropped"]
+    rows = [
+        [td.get_text() for td in tr.select("td")]
+        for tr in page.select("#accounting-table tbody tr")
+    ]
+    # 15 listed: 2 warm-up, 1 cool-down, 12 measured of which 1 errored → 11 profiled.
+    assert [row[1:6] for row in rows] == [["15", "11", "2", "1", "1"]]
+    body = client.get(f"/api/readoff?sweep={sweep}&ttft_ms=500&mode=requests&attainment=0.5")
+    (result,) = body.json()["results"]
+    assert result["scenario"] == "multi-turn"
+    sessions = result["sessions"]
+    assert (sessions["count"], sessions["met"], sessions["cut"]) == (4, 2, 0)
