@@ -182,3 +182,43 @@ def details_form(page: BeautifulSoup) -> dict[str, str]:
         for i in form.select("input[name]")
         if i.get("type") not in ("checkbox", "radio") or i.has_attr("checked")
     }
+
+
+# The real guidellm v2 report in ../shared/fixtures (read, never copied).
+GUIDELLM_V2 = "guidellm/llm-d-benchmark_guidellm_report_v2.json"
+
+
+def guidellm_conversations() -> dict[str, Any]:
+    """Benchmark 0: 2 warm-up requests before the window, then 4 conversations of 3 turns
+    inside it (conversation c2's turn 1 at 900 ms TTFT, c3's turn 2 errored), 1 cool-down
+    request after it."""
+    doc: dict[str, Any] = json.loads(
+        (PROJECT_ROOT.parent / "shared" / "fixtures" / GUIDELLM_V2).read_bytes()
+    )
+    bench = doc["benchmarks"][0]
+    t0 = bench["scheduler_metrics"]["measure_start_time"]
+    bench["scheduler_metrics"]["measure_end_time"] = t0 + 600.0
+
+    def listed(start: float, conv: str, turn: int, ttft: float) -> dict[str, Any]:
+        timings = {"request_start": start, "request_end": start + 10.0}
+        return {
+            "prompt_tokens": 500 + 300 * turn,
+            "output_tokens": 100,
+            "request_latency": 10.0,
+            "time_to_first_token_ms": ttft,
+            "info": {"conversation_id": conv, "turn_index": turn, "timings": timings},
+        }
+
+    warm = [listed(t0 - 100 + 20 * i, f"w{i}", 0, 3000.0) for i in range(2)]
+    inside = [
+        listed(t0 + 40 * (3 * c + turn), f"c{c}", turn, 900.0 if (c, turn) == (2, 1) else 150.0)
+        for c in range(4)
+        for turn in range(3)
+        if (c, turn) != (3, 2)
+    ]
+    errored = [dict(listed(t0 + 500, "c3", 2, 0.0), time_to_first_token_ms=None)]
+    cool = [listed(t0 + 700, "c9", 0, 150.0)]
+    bench["requests"] = {"successful": warm + inside + cool, "errored": errored, "incomplete": []}
+    bench["metrics"]["request_totals"] = {"successful": 11, "errored": 1, "incomplete": 0}
+    doc["benchmarks"] = [bench]
+    return doc

@@ -44,12 +44,12 @@ def test_samples_read_back_in_point_and_request_order_with_their_point_ids(
     session.commit()
     ids = [p.id for p in q.get_sweep(session, saved[0].sweep.id).points]
     frame = sample_store.samples_frame(session, ids)
-    # The last columns (session, turn, cached input tokens) are unknown: these samples do not
-    # give them.
+    # The last columns (session, turn, phase, cached input tokens) are unknown: these samples
+    # do not give them.
     assert frame.rows() == [
-        (ids[0], 10.0, 100.0, 5, 7, True, None, None, None),
-        (ids[0], None, None, None, 7, False, None, None, None),
-        (ids[2], 30.5, 300.25, 9, 7, True, None, None, None),
+        (ids[0], 10.0, 100.0, 5, 7, True, None, None, None, None),
+        (ids[0], None, None, None, 7, False, None, None, None, None),
+        (ids[2], 30.5, 300.25, 9, 7, True, None, None, None, None),
     ]
     assert q.sample_counts(session, ids) == {ids[0]: 2, ids[2]: 1}
     only_third = sample_store.samples_frame(session, [ids[2]])
@@ -125,7 +125,8 @@ def test_a_block_written_as_zstd_before_reads_back_as_the_same_samples(session: 
     sample_store.cache.clear()
     frame = sample_store.samples_frame(session, ids)
     assert (
-        frame.drop("point_id", "session_id", "turn_index", "cached_input_tokens").rows() == samples
+        frame.drop("point_id", "session_id", "turn_index", "phase", "cached_input_tokens").rows()
+        == samples
     )
 
 
@@ -145,7 +146,8 @@ def test_a_block_written_before_cached_input_tokens_reads_them_as_unknown(
     frame = sample_store.samples_frame(session, ids)
     assert frame["cached_input_tokens"].null_count() == 10
     assert (
-        frame.drop("point_id", "session_id", "turn_index", "cached_input_tokens").rows() == samples
+        frame.drop("point_id", "session_id", "turn_index", "phase", "cached_input_tokens").rows()
+        == samples
     )
 
 
@@ -193,7 +195,7 @@ def test_the_migration_moves_request_rows_into_blocks_and_back(
         frame = sample_store.samples_frame(session, [a, b, c])
         # Blocks written before sessions and turns (issue 49) and cached input tokens (issue 50)
         # read them as null.
-        assert frame.drop("session_id", "turn_index", "cached_input_tokens").rows() == [
+        assert frame.drop("session_id", "turn_index", "phase", "cached_input_tokens").rows() == [
             (a, 1.5, 10.0, 2, 4, True),
             (a, None, None, None, 4, False),
             (b, 5.5, 50.25, 10, 4, True),

@@ -39,7 +39,8 @@ def export_sweeps_csv(session: SessionDep, sweep: SweepIds) -> Response:
 def export_requests_csv(session: SessionDep, sweep: SweepIds) -> Response:
     """Canonical per-request CSV of the sweeps' request samples."""
     sweeps = q.get_sweeps(session, sweep_ids(sweep))
-    samples = point_queries.samples_by_point(session, [p.id for s in sweeps for p in s.points])
+    ids = [p.id for s in sweeps for p in s.points]
+    samples = point_queries.samples_by_point(session, ids, warmup=True)
     text = exports.requests_csv(sweeps, samples)
     return _download(text, "requests.csv", "text/csv; charset=utf-8")
 
@@ -50,7 +51,8 @@ def export_requests_csv(session: SessionDep, sweep: SweepIds) -> Response:
 def export_sweeps_zip(session: SessionDep, sweep: SweepIds) -> Response:
     """points.csv and requests.csv together: everything needed to import the sweeps again."""
     sweeps = q.get_sweeps(session, sweep_ids(sweep))
-    samples = point_queries.samples_by_point(session, [p.id for s in sweeps for p in s.points])
+    ids = [p.id for s in sweeps for p in s.points]
+    samples = point_queries.samples_by_point(session, ids, warmup=True)
     return _download(exports.sweeps_zip(sweeps, samples), "sweeps.zip", "application/zip")
 
 

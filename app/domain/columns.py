@@ -137,6 +137,12 @@ REQUEST_COLUMNS: tuple[Column, ...] = (
     # Multi-turn runs (issue 49): the session (conversation) a request belongs to and its turn.
     Column("session_id", "str", "Session", help="Session (conversation) the request belongs to."),
     Column("turn_index", "int", "Turn", help="Turn of the session, 0 for the first."),
+    Column(
+        "phase",
+        "str",
+        "Phase",
+        help="warmup or profiling; a warm-up request is counted, never read off. Optional.",
+    ),
 )
 
 SWEEP_COLUMN_NAMES: tuple[str, ...] = tuple(c.name for c in SWEEP_COLUMNS)

@@ -26,7 +26,9 @@ SAMPLE_SCHEMA: dict[str, pl.DataType] = {
 # A stored request's session and turn (issue 49), null for a single-turn run: the store's
 # frames carry them after SAMPLE_SCHEMA's columns; what does not read them needs neither.
 SESSION_SCHEMA: dict[str, pl.DataType] = {"session_id": pl.String(), "turn_index": pl.Int32()}
-STORED_SAMPLE_SCHEMA: dict[str, pl.DataType] = {**SAMPLE_SCHEMA, **SESSION_SCHEMA}
+# Its phase (app.domain.phases): warm-up or profiling, null where the file states none.
+PHASE_SCHEMA: dict[str, pl.DataType] = {"phase": pl.String()}
+STORED_SAMPLE_SCHEMA: dict[str, pl.DataType] = {**SAMPLE_SCHEMA, **SESSION_SCHEMA, **PHASE_SCHEMA}
 
 
 @dataclass(frozen=True)

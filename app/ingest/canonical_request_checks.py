@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from app.domain.phases import PHASE, PHASES
 from app.ingest.errors import RowError
 from app.ingest.parsed import CACHED_INPUT
 from app.ingest.point_table import ROW
@@ -50,6 +51,17 @@ def row_checks(columns: list[str]) -> list[tuple[str, pl.Expr, str]]:
                 )
             ]
             if "session_id" in columns
+            else []
+        ),
+        *(
+            [
+                (
+                    PHASE,
+                    ~pl.col(PHASE).cast(pl.String).is_in(PHASES),
+                    f"is not one of {', '.join(PHASES)}",
+                )
+            ]
+            if PHASE in columns
             else []
         ),
     ]

@@ -17,6 +17,8 @@ from typing import Any
 
 import polars as pl
 
+from app.domain import phases
+from app.domain.phases import PHASE
 from app.ingest.blank_lines import without_blank_rows
 from app.ingest.canonical import (
     FALSE_WORDS,
@@ -230,7 +232,7 @@ def _collect(
         if errors or any(found):
             continue  # keep counting rows for the messages, but split nothing
         keys = [k for k in KEYS if k in chunk.columns]
-        fields = [c for c in (*SAMPLE_FIELDS, CACHED_INPUT) if c in chunk.columns]
+        fields = [c for c in (*SAMPLE_FIELDS, CACHED_INPUT, PHASE) if c in chunk.columns]
         split = _split(chunk, keys, fields)
         firsts: dict[tuple[object, ...], int] | None = None
         for values, part in split.items():
@@ -267,7 +269,8 @@ def _joined(parts: list[pl.DataFrame]) -> pl.DataFrame:
             pl.lit(None, SAMPLE_FRAME_SCHEMA[c]).alias(c) for c in absent
         )
     cached = [CACHED_INPUT] if CACHED_INPUT in samples.columns else []
-    return samples.select(*SAMPLE_FIELDS, *cached)
+    phase = [pl.col(PHASE).cast(pl.String)] if PHASE in samples.columns else []
+    return samples.select(*SAMPLE_FIELDS, *cached, *phase)
 
 
 def _split(
@@ -337,6 +340,10 @@ def attach_requests(
             errors.append(RowError(file, f"samples for {load} given twice", group.first_row))
             continue
         point.samples = group.samples
+        given = group.samples
+        if PHASE in given.columns and given[PHASE].null_count() < given.height:
+            # The file says which requests were warm-up ones: count them as InferenceX does.
+            point.extra.setdefault("request_accounting", phases.accounting(group.samples))
 
 
 def _matching_points(points: list[ParsedPoint], concurrency: Any, rate: Any) -> list[ParsedPoint]:

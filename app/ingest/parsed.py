@@ -12,6 +12,7 @@ import polars as pl
 from app.domain.accounting import point_split
 from app.domain.columns import SWEEP_COLUMN_NAMES
 from app.domain.lengths import check_lengths
+from app.domain.phases import PHASE, has_warmup, profiled
 from app.ingest import content_hash as hashing
 
 # A request's session and turn (issue 49) are optional: null for a single-turn run, and left
@@ -33,6 +34,7 @@ SAMPLE_FRAME_SCHEMA: dict[str, pl.DataType] = {
     "ok": pl.Boolean(),
     "session_id": pl.String(),
     "turn_index": pl.Int32(),
+    PHASE: pl.String(),  # warm-up or profiling (app.domain.phases); null: not stated
 }
 # Optional per-request columns: kept when a file gives them, and only then hashed, so every
 # sweep stored before them keeps its hash. Input tokens served from the prefix cache (part of
@@ -243,6 +245,8 @@ def _samples_digest(point: ParsedPoint) -> str | None:
     frame = point.samples_frame(any_int_width=True)
     # Session fields are hashed only when given: samples stored before them keep their hash.
     unused = [c for c in SESSION_FIELDS if frame[c].null_count() == frame.height]
+    # The phase only when some request is a warm-up one: a run all profiled hashes as before.
+    unused += [] if has_warmup(frame) else [PHASE]
     frame.drop(unused).write_csv(cast(IO[bytes], digest), float_precision=None)
     return digest.sha256.hexdigest()
 
@@ -269,17 +273,22 @@ def make_samples(
     ok: list[bool],
     session_id: list[str | None] | None = None,
     turn_index: list[int | None] | None = None,
+    phase: list[str | None] | None = None,
 ) -> list[tuple[Any, ...]]:
     """Request samples of one point from parallel columns (ms and tokens; None where failed),
-    with each request's session and turn when the run is multi-turn."""
+    with each request's session and turn when the run is multi-turn, and its phase (warm-up
+    or profiling) where the file states it."""
     n = len(ok)
     if not (len(ttft_ms) == len(e2el_ms) == len(output_len) == len(input_len) == n):
         raise ValueError("request sample columns differ in length")
-    if session_id is None and turn_index is None:
+    if session_id is None and turn_index is None and phase is None:
         return list(zip(ttft_ms, e2el_ms, output_len, input_len, ok, strict=True))
     sessions = session_id if session_id is not None else [None] * n
     turns = turn_index if turn_index is not None else [None] * n
-    return list(zip(ttft_ms, e2el_ms, output_len, input_len, ok, sessions, turns, strict=True))
+    if phase is None:
+        return list(zip(ttft_ms, e2el_ms, output_len, input_len, ok, sessions, turns, strict=True))
+    columns = (ttft_ms, e2el_ms, output_len, input_len, ok, sessions, turns, phase)
+    return list(zip(*columns, strict=True))
 
 
 # Samples may be a subset of the requests (guidellm keeps a reservoir sample), so their
@@ -314,7 +323,8 @@ def sample_throughput_warnings(sweep: ParsedSweep) -> list[str]:
         duration = point.values.get("duration_s")
         if not point.sample_count or not reported or not duration or duration <= 0:
             continue
-        frame = point.samples_frame(any_int_width=True)
+        # Warm-up requests are not part of the measurement the aggregates describe.
+        frame = profiled(point.samples_frame(any_int_width=True))
         # Summed as 64-bit: polars sums a 32-bit column in 32 bits, and 3 requests of a
         # billion tokens would wrap. Only that column is cast and filtered, not the frame.
         ok = pl.col("ok").fill_null(False)

@@ -13,6 +13,7 @@ import polars as pl
 
 from app.domain.accounting import SPLIT_COLUMNS, UNIT_WORDS, Split, point_split
 from app.domain.columns import POINT_COLUMN_NAMES, SWEEP_COLUMN_NAMES
+from app.domain.phases import PHASE
 from app.domain.sessions import axis_words
 from app.ingest.parsed import CACHED_INPUT, SAMPLE_FIELDS
 from app.services.analysis import Params, SweepAnalysis
@@ -97,6 +98,9 @@ def requests_csv(sweeps: list[Sweep], samples: Mapping[int, pl.DataFrame]) -> st
         for f in samples.values()
     )
     fields = [*SAMPLE_FIELDS, CACHED_INPUT] if cached else list(SAMPLE_FIELDS)
+    # The phase (warm-up or profiling) likewise, only when the file stated one.
+    if any(PHASE in f.columns and f[PHASE].null_count() < f.height for f in samples.values()):
+        fields.append(PHASE)
     header = ["sweep", "concurrency", "request_rate", *fields]
     parts = []
     for sweep in sweeps:

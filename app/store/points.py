@@ -101,14 +101,18 @@ def _fetch_rows(session: Session, sweep_ids: list[int]) -> dict[int, list[dict[s
     return by_sweep
 
 
-def samples_frame(session: Session, point_ids: list[int]) -> pl.DataFrame:
-    """Request samples of these points as a typed frame (empty when there are none)."""
-    return sample_store.samples_frame(session, point_ids)
+def samples_frame(session: Session, point_ids: list[int], warmup: bool = False) -> pl.DataFrame:
+    """Request samples of these points as a typed frame (empty when there are none): the
+    profiled ones, the warm-up ones too with `warmup`."""
+    return sample_store.samples_frame(session, point_ids, warmup)
 
 
-def samples_by_point(session: Session, point_ids: list[int]) -> dict[int, pl.DataFrame]:
-    """Request samples by point: frames of (ttft_ms, e2el_ms, output_len, input_len, ok)."""
-    frame = samples_frame(session, point_ids)
+def samples_by_point(
+    session: Session, point_ids: list[int], warmup: bool = False
+) -> dict[int, pl.DataFrame]:
+    """Request samples by point: frames of (ttft_ms, e2el_ms, output_len, input_len, ok, …);
+    with `warmup` the warm-up requests too (an export)."""
+    frame = samples_frame(session, point_ids, warmup)
     if frame.is_empty():
         return {}
     parts = frame.partition_by("point_id", as_dict=True, maintain_order=True)

@@ -18,6 +18,7 @@ from cachetools import LRUCache
 from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
+from app.domain.phases import profiled
 from app.domain.request_goodput import STORED_SAMPLE_SCHEMA as SAMPLE_SCHEMA
 from app.ingest.parsed import OPTIONAL_SAMPLE_SCHEMA, SAMPLE_FRAME_SCHEMA
 from app.store.db import in_values
@@ -193,9 +194,10 @@ class _FrameCache:
 cache = _FrameCache(CACHE_ROWS)
 
 
-def samples_frame(session: Session, point_ids: list[int]) -> pl.DataFrame:
+def samples_frame(session: Session, point_ids: list[int], warmup: bool = False) -> pl.DataFrame:
     """Request samples of these points as a STORED_SCHEMA frame, by sweep id, point position and
-    request order (empty when there are none)."""
+    request order (empty when there are none): the profiled ones, and the warm-up ones too
+    only with `warmup` (an export, which must import again as the same sweep)."""
     wanted = set(point_ids)
     if not wanted:
         return pl.DataFrame(schema=STORED_SCHEMA)
@@ -206,7 +208,8 @@ def samples_frame(session: Session, point_ids: list[int]) -> pl.DataFrame:
         .where(in_values(session, Sweep.id, sweep_ids))
     ).all()
     points = {s: [(point_id(s, p), p) for p in range(n)] for s, _, n in rows}
-    frames = by_sweep(session, {s: (digest, points[s]) for s, digest, _ in sorted(rows)})
+    wanted_sweeps = {s: (digest, points[s]) for s, digest, _ in sorted(rows)}
+    frames = by_sweep(session, wanted_sweeps, warmup)
     parts = []
     for sweep_id in sorted(frames):
         frame = frames[sweep_id]
@@ -216,10 +219,11 @@ def samples_frame(session: Session, point_ids: list[int]) -> pl.DataFrame:
 
 
 def by_sweep(
-    session: Session, sweeps: dict[int, tuple[str, list[tuple[int, int]]]]
+    session: Session, sweeps: dict[int, tuple[str, list[tuple[int, int]]]], warmup: bool = False
 ) -> dict[int, pl.DataFrame]:
     """Each sweep's samples (SAMPLE_SCHEMA) from its content hash and (point id, position)
-    pairs; decoded once per process, then served from the cache."""
+    pairs; decoded once per process, then served from the cache. Read-offs see the profiled
+    requests only (app.domain.phases); `warmup` keeps the warm-up ones too."""
     database = str(session.get_bind().engine.url)
     out: dict[int, pl.DataFrame] = {}
     missing = []
@@ -229,7 +233,7 @@ def by_sweep(
         if hit is None:
             missing.append(sweep_id)
         else:
-            out[sweep_id] = hit
+            out[sweep_id] = hit if warmup else profiled(hit)
     decoded: dict[int, list[pl.DataFrame]] = {s: [] for s in missing}
     if missing:
         statement = (
@@ -242,7 +246,7 @@ def by_sweep(
     for sweep_id, parts in decoded.items():
         frame = _with_point_ids(sweep_id, parts, sweeps[sweep_id][1])
         cache.put(keys[sweep_id], frame)
-        out[sweep_id] = frame
+        out[sweep_id] = frame if warmup else profiled(frame)
     return out
 
 

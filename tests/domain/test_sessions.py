@@ -9,7 +9,8 @@ import polars as pl
 import pytest
 
 from app.domain import likeness
-from app.domain.request_goodput import STORED_SAMPLE_SCHEMA as SAMPLE_SCHEMA
+from app.domain.request_goodput import SAMPLE_SCHEMA as REQUEST_SCHEMA
+from app.domain.request_goodput import SESSION_SCHEMA
 from app.domain.sessions import (
     SessionStats,
     agents_at_slo,
@@ -17,6 +18,9 @@ from app.domain.sessions import (
     session_attainment,
     ttft_by_turn,
 )
+
+# The stored columns up to the turn (the phase after it is not stated: profiled).
+SAMPLE_SCHEMA = {**REQUEST_SCHEMA, **SESSION_SCHEMA}
 
 
 def hundred_sessions_frame() -> pl.DataFrame:

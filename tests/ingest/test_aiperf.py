@@ -277,12 +277,16 @@ def test_per_request_records_become_samples_of_their_run() -> None:
         )
     )
     [point] = sweep.points
-    assert point.samples is not None and len(point.samples) == 101  # the warm-up is skipped
+    # The warm-up record is kept first, in its phase: counted, never read off (issue 49).
+    assert point.samples is not None and len(point.samples) == 102
+    assert point.samples[0][5:] == ("corr--1", 0, "warmup")
+    profiled = point.samples[1:]
     # ns converted to ms; each request's session (its correlation id) and turn (issue 49)
-    assert point.samples[0][:5] == (80.0, 5000.0, 280, 190, True)
-    assert point.samples[99][:5] == (104.75, 5099.0, 280 + 99 % 7, 289, True)
-    assert point.samples[100][:5] == (None, None, None, 290, False)
-    assert point.samples[0][5:] == ("corr-0", 0)
+    assert profiled[0][:5] == (80.0, 5000.0, 280, 190, True)
+    assert profiled[99][:5] == (104.75, 5099.0, 280 + 99 % 7, 289, True)
+    assert profiled[100][:5] == (None, None, None, 290, False)
+    assert profiled[0][5:] == ("corr-0", 0, "profiling")
+    assert point.extra["request_accounting"]["records_warmup_dropped"] == 1
     assert point.values["num_failed"] == 1
     assert point.extra["per_request_failed"] == 1
     assert sweep.source_format == "AIPerf profile_export_aiperf.json + profile_export.jsonl"

@@ -13,6 +13,7 @@ import polars as pl
 import pytest
 from sqlalchemy.orm import Session
 
+from app.domain.phases import profiled
 from app.domain.sessions import e2e_interactivity, session_attainment, ttft_by_turn
 from app.ingest import IngestError, UploadFile, parse_upload, parsed
 from app.store import samples as sample_store
@@ -153,6 +154,10 @@ def test_aiperf_multi_turn_records_give_sessions_turns_and_the_warm_up_count() -
     assert (accounting["records_total"], accounting["records_warmup_dropped"]) == (11, 2)
     assert (accounting["records_profiled"], accounting["records_error_dropped"]) == (8, 1)
     frame = point.samples_frame().with_columns(point_id=pl.lit(1, pl.Int64))
+    # The two warm-up records stay, in their phase; the read-offs take the profiled ones.
+    warm = frame.filter(pl.col("phase") == "warmup")
+    assert sorted(warm["session_id"]) == ["corr-90", "corr-91"]
+    frame = profiled(frame)
     assert frame["session_id"].unique().sort().to_list() == ["corr-1", "corr-2", "corr-3"]
     # TTFT ≤ 2 s per turn: corr-1 met every turn, corr-2's second turn took 2.6 s, corr-3's
     # third turn was cancelled.

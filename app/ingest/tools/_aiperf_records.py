@@ -15,8 +15,9 @@ Record layout (ai-dynamo/aiperf `common/models/record_models.py` `MetricRecordIn
 
 A request failed when `error` is set (its metrics hold at most `error_isl`) or its metadata
 says `was_cancelled`: a cancelled request (`--request-cancellation-rate`) counts as a failure.
-Warm-up records (`benchmark_phase`, or the early `credit_phase`, "warmup") are skipped and
-counted. Times are converted by their `unit`. Early AIPerf (October 2025, its
+Each record's phase (`benchmark_phase`, or the early `credit_phase`: "warmup" or "profiling")
+is kept on its sample: warm-up records are counted and stored, never read off
+(app.domain.phases). Times are converted by their `unit`. Early AIPerf (October 2025, its
 examples/artifacts/run1) wrote TTFT under the short tag `ttft`; it is read the same.
 
 Sessions (issue 49): a request's session is its `x_correlation_id` (AIPerf: "a shared ID for each
@@ -36,6 +37,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from app.domain.phases import PHASES, WARMUP
 from app.ingest.common import integer, number
 from app.ingest.errors import IngestError
 from app.ingest.parsed import make_samples
@@ -133,6 +135,7 @@ def read_records(file: SourceFile) -> Records:
     ok: list[bool] = []
     sessions: list[str | None] = []
     turns: list[int | None] = []
+    phases: list[str | None] = []
     total = warmup = errored = 0
     categories: dict[str, int] = {}
     for line, text in enumerate(file.text.splitlines(), start=1):
@@ -141,16 +144,17 @@ def read_records(file: SourceFile) -> Records:
         record = _record(file, text, line)
         meta = record["metadata"]
         total += 1
-        if _phase(meta) == "warmup":
-            warmup += 1
-            continue
+        phase = _phase(meta)
+        phases.append(phase if phase in PHASES else None)
         metrics = record["metrics"] or {}
         if not isinstance(metrics, Mapping):
             raise IngestError.one(file.name, "key 'metrics': expected an object", row=line)
         cancelled = isinstance(meta, Mapping) and meta.get("was_cancelled") is True
         error = record.get("error")
         good = error is None and not cancelled
-        if not good:
+        if phase == WARMUP:  # kept as a warm-up sample: counted, never read off
+            warmup += 1
+        elif not good:
             errored += 1
             _count_category(categories, error)
         session, turn = _session(meta)
@@ -164,24 +168,36 @@ def read_records(file: SourceFile) -> Records:
         isl = get.tokens("input_sequence_length")
         in_len.append(isl if isl is not None else get.tokens("error_isl"))
         ok.append(good)
-    if not ok:
+    measured = total - warmup
+    if not measured:
         raise IngestError.one(file.name, "holds no profiling records")
     multi = any(s is not None for s in sessions)
+    stated = any(p is not None for p in phases)
     samples = make_samples(
-        ttft, e2el, out_len, in_len, ok, sessions if multi else None, turns if multi else None
+        ttft,
+        e2el,
+        out_len,
+        in_len,
+        ok,
+        sessions if multi else None,
+        turns if multi else None,
+        phases if stated else None,
     )
     # As InferenceX counts them: profiled = profiling records without an error; the errored
-    # ones are kept here all the same, as failed requests.
+    # ones are kept here all the same, as failed requests, and the warm-up ones as samples of
+    # the warm-up phase, which no read-off reads.
     accounting = {
         "records_total": total,
-        "records_profiled": len(ok) - errored,
+        "records_profiled": measured - errored,
         "records_dropped_total": warmup + errored,
         "records_warmup_dropped": warmup,
         "records_error_dropped": errored,
         "error_categories": dict(sorted(categories.items())),
     }
-    multi_turn = any(t is not None and t > 0 for t in turns)
-    return Records(file, samples, sum(ok), len(ok) - sum(ok), accounting, multi_turn)
+    multi_turn = any(
+        t is not None and t > 0 for t, p in zip(turns, phases, strict=True) if p != WARMUP
+    )
+    return Records(file, samples, measured - errored, errored, accounting, multi_turn)
 
 
 @dataclass

@@ -164,7 +164,17 @@ def parse_report(file: SourceFile, doc: Mapping[str, Any], kind: str) -> ParsedS
     meta = report_meta(file, doc, benchmarks)
     if version:  # harness provenance: the tool's own version
         meta["harness"], meta["harness_version"] = "guidellm", str(version)
+    if any(_later_turns(p) for p in points):  # the kind of traffic, until the user names it
+        meta.setdefault("scenario", "multi-turn")
     return ParsedSweep(meta, points, file.name, f"{tool} benchmarks.{kind}")
+
+
+def _later_turns(point: ParsedPoint) -> bool:
+    """Whether some request is a conversation's turn after its first (`info.turn_index`)."""
+    if not point.sample_count:
+        return False
+    top = point.samples_frame()["turn_index"].max()
+    return isinstance(top, int) and top > 0
 
 
 def report_meta(file: SourceFile, doc: Mapping[str, Any], benchmarks: list[Any]) -> dict[str, Any]:
