@@ -56,6 +56,7 @@ class Claim:
     spec_decode: str | None = None
     source_url: str | None = None
     dated: bool = False
+    provenance: str | None = None  # independent | vendor; None: not stated (issue 51)
 
 
 @dataclass(frozen=True)
@@ -211,4 +212,9 @@ def open_questions(claim: Claim) -> list[str]:
         questions.append("When was it measured, with which software versions?")
     if not claim.source_url:
         questions.append("Where was it published? Keep the link with the number.")
+    if claim.provenance is None:
+        questions.append(
+            "Which harness measured it: an independent one (MLPerf, InferenceX) or the vendor's"
+            " own setup?"
+        )
     return questions
