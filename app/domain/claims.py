@@ -206,6 +206,12 @@ def open_questions(claim: Claim) -> list[str]:
             "Under which latency limits (TTFT and TPOT percentiles)? Throughput without an SLO is"
             " the unconstrained maximum."
         )
+    return questions + _record_questions(claim)
+
+
+def _record_questions(claim: Claim) -> list[str]:
+    """What the claim's record leaves out: the model, the date, the source and who measured it."""
+    questions: list[str] = []
     if claim.model is None:
         questions.append("Which model, exactly (name, size, version)?")
     if not claim.dated:
