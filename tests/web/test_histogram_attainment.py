@@ -75,7 +75,7 @@ def test_failed_requests_count_as_misses_and_a_metric_without_a_histogram_reads_
     assert histogram_attainment(histograms, [], 0.9) is None
 
 
-def readoff(client: TestClient, sweep_id: int, **params: Any) -> dict[str, Any]:
+def read_at_slo(client: TestClient, sweep_id: int, **params: Any) -> dict[str, Any]:
     answer = client.get("/api/readoff", params={"sweep": sweep_id, **params})
     assert answer.status_code == 200, answer.text
     [result] = answer.json()["results"]
@@ -86,7 +86,7 @@ def test_the_readoff_api_gives_the_histogram_bounds_never_one_value(
     client: TestClient, catalog: None
 ) -> None:
     sweep_id = upload_id(client, endpoints(), hardware="RUBIN", num_gpus=72)
-    result = readoff(client, sweep_id, ttft_ms=500, tpot_ms=40, attainment=0.9)
+    result = read_at_slo(client, sweep_id, ttft_ms=500, tpot_ms=40, attainment=0.9)
     [row] = result["histogram_attainment"]
     assert (row["attainment_low"], row["attainment_high"]) == pytest.approx(
         ((597035 + 209821 - N) / N, 305037 / N), abs=1e-15
@@ -109,7 +109,7 @@ def test_a_sweep_without_histograms_has_no_histogram_attainment_key(
         b"x,H100,8,8,20,100,1000\n"
     )
     sweep_id = upload_id(client, ("x.csv", csv))
-    assert "histogram_attainment" not in readoff(client, sweep_id, ttft_ms=500, tpot_ms=40)
+    assert "histogram_attainment" not in read_at_slo(client, sweep_id, ttft_ms=500, tpot_ms=40)
 
 
 def test_the_sweep_page_shows_the_bounds_at_the_default_slo(
