@@ -49,7 +49,6 @@ class LimitShare:
     limit_ms: float
     lower: float
     upper: float
-    observed: float  # requests the histogram counts
 
     @property
     def exact(self) -> bool:
@@ -123,7 +122,7 @@ def histogram_attainment(
         scale = hist.total / issued if issued else 0.0
         scaled = Attainment(limit_ms, share.lower * scale, share.upper * scale)
         parts.append(scaled)
-        shares.append(LimitShare(metric, limit_ms, scaled.lower, scaled.upper, hist.total))
+        shares.append(LimitShare(metric, limit_ms, scaled.lower, scaled.upper))
     lower, upper = joint_bounds(parts)
     return HistogramAttainment(
         tuple(shares), lower, upper, target, verdict(lower, upper, target), issued
