@@ -38,7 +38,7 @@ ROOT = "artifacts/gpt-oss-20b-concurrency1"
 SCALED = ("time_to_first_token", "inter_token_latency", "request_latency")
 
 
-def runs() -> list[tuple[str, bytes]]:
+def aiperf_runs() -> list[tuple[str, bytes]]:
     first = json.loads(RUN.read_bytes())
     second = json.loads(RUN.read_bytes())
     for key in SCALED:
@@ -93,19 +93,19 @@ def stated_rows(client: TestClient, *files: tuple[str, bytes]) -> list[dict[str,
     return rows
 
 
-def named(rows: list[dict[str, Any]], figure: str) -> dict[str, Any]:
+def figure_of(rows: list[dict[str, Any]], figure: str) -> dict[str, Any]:
     [row] = [r for r in rows if r["figure"] == figure]
     return row
 
 
 def test_aiperfs_aggregate_is_the_mean_of_the_runs_own_figures(client: TestClient) -> None:
-    rows = stated_rows(client, *runs(), aggregate())
+    rows = stated_rows(client, *aiperf_runs(), aggregate())
     low, high = ttft("p99")
-    p99 = named(rows, "TTFT p99 (aggregate: mean of 2 runs)")
+    p99 = figure_of(rows, "TTFT p99 (aggregate: mean of 2 runs)")
     assert p99["theirs"] == round((low + high) / 2, 4)
     assert p99["ours"] == pytest.approx((low + high) / 2, rel=1e-12)
     assert (p99["status"], p99["rule"]) == ("agrees", PER_RUN_RULE)
-    p50 = named(rows, "TTFT p50 (aggregate: mean of 2 runs)")
+    p50 = figure_of(rows, "TTFT p50 (aggregate: mean of 2 runs)")
     assert p50["ours"] == pytest.approx(sum(ttft("p50")) / 2, rel=1e-12)
     assert (p50["status"], p50["rule"]) == ("flagged", PER_RUN_RULE)
 
@@ -113,16 +113,16 @@ def test_aiperfs_aggregate_is_the_mean_of_the_runs_own_figures(client: TestClien
 def test_aiperfs_collated_figure_pools_the_runs_and_lies_within_their_range(
     client: TestClient,
 ) -> None:
-    rows = stated_rows(client, *runs(), collated())
+    rows = stated_rows(client, *aiperf_runs(), collated())
     low, high = ttft("p99")
-    p99 = named(rows, "TTFT p99 (collated: pooled over 2 runs)")
+    p99 = figure_of(rows, "TTFT p99 (collated: pooled over 2 runs)")
     assert p99["theirs"] == pytest.approx(low + 0.25 * (high - low), rel=1e-12)
     assert p99["ours"] == pytest.approx((low + high) / 2, rel=1e-12)
     assert (p99["status"], p99["rule"]) == ("explained", POOLED_RULE)
     assert p99["difference_pct"] == pytest.approx(
         ((low + high) / 2 - p99["theirs"]) / p99["theirs"] * 100, rel=1e-9
     )
-    p50 = named(rows, "TTFT p50 (collated: pooled over 2 runs)")
+    p50 = figure_of(rows, "TTFT p50 (collated: pooled over 2 runs)")
     assert (p50["status"], p50["theirs"]) == ("flagged", 95.0)
 
 
