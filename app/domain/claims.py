@@ -56,6 +56,7 @@ class Claim:
     spec_decode: str | None = None
     source_url: str | None = None
     dated: bool = False
+    provenance: str | None = None  # independent | vendor; None: not stated (issue 51)
 
 
 @dataclass(frozen=True)
@@ -205,10 +206,21 @@ def open_questions(claim: Claim) -> list[str]:
             "Under which latency limits (TTFT and TPOT percentiles)? Throughput without an SLO is"
             " the unconstrained maximum."
         )
+    return questions + _record_questions(claim)
+
+
+def _record_questions(claim: Claim) -> list[str]:
+    """What the claim's record leaves out: the model, the date, the source and who measured it."""
+    questions: list[str] = []
     if claim.model is None:
         questions.append("Which model, exactly (name, size, version)?")
     if not claim.dated:
         questions.append("When was it measured, with which software versions?")
     if not claim.source_url:
         questions.append("Where was it published? Keep the link with the number.")
+    if claim.provenance is None:
+        questions.append(
+            "Which harness measured it: an independent one (MLPerf, InferenceX) or the vendor's"
+            " own setup?"
+        )
     return questions

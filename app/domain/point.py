@@ -9,7 +9,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, cast
 
 from app.domain.metrics import Basis, deployment_tok_s, interactivity_tok_s_user, tok_s_per_gpu
 
@@ -104,6 +104,9 @@ class PointMetrics:
     output_len: float | None = None
     # The harness itself ruled the run INVALID (MLPerf LoadGen): it never meets an SLO.
     invalid: bool = False
+    # Latency histograms the file kept ({metric: (bounds in ms, cumulative counts)}): SLO
+    # attainment is read off them with bounds (app.domain.histogram_attainment).
+    histograms: Mapping[str, tuple[list[float], list[float]]] | None = None
 
     @classmethod
     def from_row(cls, row: Mapping[str, object]) -> PointMetrics:
@@ -146,6 +149,7 @@ class PointMetrics:
             input_len,
             output_len,
             get("invalid") is True,
+            _histograms(get("histograms")),
         )
 
     def latency(self, metric: Metric) -> LatencyStats:
@@ -178,6 +182,13 @@ _FLOAT_KEYS = _PLAIN_FLOAT_KEYS + tuple(
     f"{m}_{s}_ms" for m in METRICS for s in ("mean", "p50", "p90", "p95", "p99")
 )
 _LATENCY_AT = tuple((_PLAIN_FLOATS + 5 * k, m) for k, m in enumerate(METRICS))
+
+
+def _histograms(value: object) -> Mapping[str, tuple[list[float], list[float]]] | None:
+    """The point's histograms as app.store.point_blocks read them; None without any."""
+    if not isinstance(value, Mapping) or not value:
+        return None
+    return cast("Mapping[str, tuple[list[float], list[float]]]", value)
 
 
 def float_or_none(value: object) -> float | None:

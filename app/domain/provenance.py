@@ -32,5 +32,15 @@ def provenance_text(harness: str | None, version: str | None, provenance: str | 
     return f"{name} · {label}"
 
 
+def claim_provenance_text(harness: str | None, provenance: str | None) -> str:
+    """A claim's: 'MLPerf Inference v5.1 · independent harness'; 'vendor's own setup' alone
+    when no harness is named; 'provenance not stated' when neither is said."""
+    label = PROVENANCE_LABELS.get(provenance or "")
+    parts = [p for p in (harness, label) if p]
+    if label is None:
+        parts.append("provenance not stated")
+    return " · ".join(parts)
+
+
 def valid_provenance(value: str | None) -> bool:
     return value is None or value in PROVENANCES

@@ -41,6 +41,19 @@ MEAN_OF_RECIPROCALS_RULE = (
     "per request vs pooled: the tool averages each request's tokens/s (a mean of reciprocals), "
     "Paretoscope takes 1000 ÷ the mean TPOT (the reciprocal of a mean), which is never larger"
 )
+PER_RUN_RULE = (
+    "per run: the tool's aggregate is the mean over its runs of each run's own figure, "
+    "as Paretoscope's is over the runs uploaded"
+)
+POOLED_RULE = (
+    "pooled vs per-run: the tool's collated figure pools every run's requests into one "
+    "population; a percentile of the pool lies between the runs' own percentiles (their range "
+    "here), not at their mean"
+)
+TOKEN_WEIGHTED_RULE = (
+    "token-weighted: the tool's TPOT is its inter-token latency, each request counted once per "
+    "token after its first (n − 1 times); Paretoscope counts every request once"
+)
 TTFT_INCLUDED_RULE = (
     "ITL vs TPOT: the tool's time per output token divides the whole request, TTFT included, "
     "by its output tokens; TPOT = (E2EL − TTFT) ÷ (n − 1) leaves the first token out"
@@ -189,3 +202,40 @@ def ttft_included_figure(theirs: float, tpot_mean_ms: float) -> StatedFigure:
         TTFT_INCLUDED_RULE,
         explains=theirs >= tpot_mean_ms,
     )
+
+
+def per_run_figure(
+    label: str, theirs: float, run_values: Sequence[float], runs: int | None
+) -> StatedFigure:
+    """A tool's mean over runs beside the mean of the uploaded runs' own figures: the same
+    rule, so only rounding (or runs missing from the upload) may part them."""
+    ours = sum(run_values) / len(run_values)
+    how = f"mean of {len(run_values)} uploaded runs' own {label}"
+    said = f"{label} (aggregate: mean of {runs} runs)" if runs else f"{label} (aggregate)"
+    return judged(said, _unit(label), theirs, ours, how, PER_RUN_RULE)
+
+
+def pooled_figure(
+    label: str, theirs: float, run_values: Sequence[float], runs: int | None
+) -> StatedFigure:
+    """A tool's pooled (collated) figure beside the mean of the runs' own: explained when it
+    lies within the runs' range, as a statistic of a mixture of the runs always does."""
+    ours = sum(run_values) / len(run_values)
+    how = f"mean of {len(run_values)} uploaded runs' own {label}"
+    said = f"{label} (collated: pooled over {runs} runs)" if runs else f"{label} (collated)"
+    inside = min(run_values) <= theirs <= max(run_values)
+    return judged(said, _unit(label), theirs, ours, how, POOLED_RULE, explains=inside)
+
+
+def token_weighted_figure(
+    stat: str, theirs: float, ours: float, weighted: float, n: int
+) -> StatedFigure:
+    """A tool's token-weighted TPOT percentile beside the per-request one: explained when the
+    samples weighted by their tokens give the tool's value (within rounding)."""
+    how = f"linear interpolation over {n:,} request samples, each counted once"
+    explains = within_rounding(theirs, weighted)
+    return judged(f"TPOT {stat}", "ms", theirs, ours, how, TOKEN_WEIGHTED_RULE, explains=explains)
+
+
+def _unit(label: str) -> str:
+    return rate_unit(label) if "throughput" in label else "ms"

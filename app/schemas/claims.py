@@ -32,6 +32,8 @@ CLAIM_FIELDS: tuple[str, ...] = (
     "claimed_at",
     "notes",
     "example",
+    "harness",
+    "provenance",
 )
 
 
@@ -75,6 +77,18 @@ class ClaimIn(StorableText):
     source_url: str | None = Field(default=None, max_length=2000)
     claimed_at: dt.date | None = None
     notes: str | None = Field(default=None, max_length=5000)
+    harness: str | None = Field(
+        default=None,
+        max_length=100,
+        description="who measured the number: MLPerf Inference v5.1, InferenceX, the vendor's lab",
+    )
+    provenance: Literal["independent", "vendor"] | None = Field(
+        default=None,
+        description=(
+            "independent (MLPerf, InferenceX, your own run) or vendor (the vendor's own setup); "
+            "empty = not stated"
+        ),
+    )
     example: bool = Field(
         default=False,
         description="a worked example, not anyone's claim: hidden on Explore unless asked for",
@@ -90,7 +104,16 @@ class ClaimIn(StorableText):
             )
         return value
 
-    @field_validator("model", "precision", "spec_decode", "source_url", "notes", mode="before")
+    @field_validator(
+        "model",
+        "precision",
+        "spec_decode",
+        "source_url",
+        "notes",
+        "harness",
+        "provenance",
+        mode="before",
+    )
     @classmethod
     def _blank_is_missing(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value

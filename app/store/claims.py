@@ -10,6 +10,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.domain.claims import Claim
+from app.domain.provenance import claim_provenance_text
 from app.schemas.claims import CLAIM_FIELDS
 from app.store.catalog import models_match
 from app.store.models import Sweep, VendorClaim
@@ -55,6 +56,7 @@ def claim_dict(claim: VendorClaim) -> dict[str, Any]:
     for name in CLAIM_FIELDS:
         value = getattr(claim, name)
         data[name] = value.isoformat() if isinstance(value, dt.date) else value
+    data["provenance_text"] = claim_provenance_text(claim.harness, claim.provenance)
     data["created_at"] = claim.created_at.isoformat() if claim.created_at else None
     return data
 
@@ -84,6 +86,7 @@ def domain_claim(claim: VendorClaim) -> Claim:
         spec_decode=claim.spec_decode,
         source_url=claim.source_url,
         dated=claim.claimed_at is not None,
+        provenance=claim.provenance,
     )
 
 

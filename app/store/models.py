@@ -258,6 +258,10 @@ class VendorClaim(Base):
     source_url: Mapped[str | None] = mapped_column(Text)
     claimed_at: Mapped[dt.date | None] = mapped_column(Date)
     notes: Mapped[str | None] = mapped_column(Text)
+    # Harness provenance (issue 51): who measured the number, and whether that harness ran
+    # independently of the vendor (MLPerf, InferenceX, the user's own run) or is the vendor's.
+    harness: Mapped[str | None] = mapped_column(String(100))
+    provenance: Mapped[str | None] = mapped_column(String(20))
     # A worked example (not a vendor's claim): hidden on Explore unless asked for.
     example: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     created_at: Mapped[dt.datetime] = mapped_column(

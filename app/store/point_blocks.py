@@ -30,6 +30,7 @@ import polars as pl
 from app.domain.accounting import POINT_SPLIT_KEYS, point_split
 from app.domain.columns import POINT_COLUMNS
 from app.domain.covariates import POINT_COVARIATES, point_covariates
+from app.domain.histogram_attainment import point_histograms
 from app.domain.numbers import finite_number
 from app.domain.stat_names import statistic_field
 from app.ingest.limits import MAX_POINTS_PER_SWEEP
@@ -185,7 +186,13 @@ def rows(sweep_id: int, data: bytes) -> list[dict[str, Any]]:
                 out[int(position)]["split"] = split
         if _INVALID_HINT in text and json.loads(text).get("harness_result") == "INVALID":
             out[int(position)]["invalid"] = True  # never meets an SLO (app.domain.checks)
+        if _HISTOGRAM_HINT in text:  # attainment bounds off the buckets (issue 51)
+            out[int(position)]["histograms"] = point_histograms(json.loads(text))
     return out
+
+
+# Latency histograms an importer kept (MLCommons endpoints: `ttft_histogram_ms`).
+_HISTOGRAM_HINT = '_histogram_ms"'
 
 
 # A harness's own verdict on the run (MLPerf LoadGen's "Result is : INVALID").

@@ -13,7 +13,7 @@ from app.domain.intervals import DEFAULT_LEVEL
 from app.domain.lengths import check_lengths
 from app.schemas.sweeps import SweepQuery
 from app.services.readoff import ttft_context
-from app.services.sweeps import sessions
+from app.services.sweeps import histogram_readoff, sessions
 from app.services.sweeps.stated_figures import stated_rows
 from app.services.upload.details import sweep_filters
 from app.store import points as point_queries
@@ -56,6 +56,8 @@ def sweep_detail(session: Session, sweep_id: int) -> dict[str, Any]:
     data["split"] = split_of_points(sweep)
     data["points"] = [q.point_dict(p, samples.get(p.id, 0)) for p in sweep.points]
     data["stated_figures"] = stated_rows(session, sweep.points)
+    # Attainment bounds off the latency histograms a file kept, at the default SLO (issue 51).
+    data["histogram_attainment"] = histogram_readoff.sweep_view(session, sweep.points)
     if samples:  # TTFT against prompt length where the points have request samples (issue 50)
         frame = point_queries.samples_frame(session, sorted(samples))
         for point, row in zip(sweep.points, data["points"], strict=True):

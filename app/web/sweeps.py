@@ -14,7 +14,7 @@ from app.http.deps import FormDep, HtmxDep, IdPath, SessionDep, SettingsDep, che
 from app.schemas.sweeps import SweepQuery
 from app.services.catalogs.entries import match_changes
 from app.services.errors import Invalid
-from app.services.sweeps import stated_figures
+from app.services.sweeps import histogram_readoff, stated_figures
 from app.services.sweeps import tags as tag_service
 from app.services.upload.details import EDITABLE, sweep_changes, sweep_filters
 from app.store import catalog
@@ -80,6 +80,7 @@ def sweep_detail(
         "sweep_id": sweep.id,
         "tags": tag_store.tags_of(session, sweep.id),
         "stated": stated_figures.stated_rows(session, sweep.points),
+        "histogram_attainment": histogram_readoff.sweep_view(session, sweep.points),
     }
     return render(request, "sweeps/detail.html", context)
 

@@ -207,6 +207,7 @@ def test_open_questions_ask_for_everything_the_claim_leaves_out() -> None:
         "Which model",
         "When was it measured",
         "Where was it published",
+        "Which harness measured it",
     ):
         assert topic in joined, topic
     full = Claim(
@@ -223,6 +224,7 @@ def test_open_questions_ask_for_everything_the_claim_leaves_out() -> None:
         spec_decode="none",
         source_url="https://example.com",
         dated=True,
+        provenance="vendor",
     )
     assert open_questions(full) == []
 

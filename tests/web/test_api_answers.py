@@ -91,7 +91,7 @@ def test_the_answer_models_name_every_stored_column() -> None:
     assert fields(catalog.HardwareOut) == list(HARDWARE_FIELDS)
     assert fields(catalog.ModelSpecOut) == list(MODEL_FIELDS)
     assert fields(pricing.PricingProfileOut) == ["id", *PROFILE_FIELDS, "hourly_cost"]
-    assert fields(claims.ClaimOut) == ["id", *CLAIM_FIELDS, "created_at"]
+    assert fields(claims.ClaimOut) == ["id", *CLAIM_FIELDS, "provenance_text", "created_at"]
 
 
 ALL = list(range(1, 17))

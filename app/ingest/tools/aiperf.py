@@ -50,6 +50,11 @@ from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.source import SourceFile
 from app.ingest.text import SNIFF_BYTES
+from app.ingest.tools._aiperf_aggregate import (
+    aggregate_kind,
+    attach_aggregates,
+    split_aggregates,
+)
 from app.ingest.tools._aiperf_records import attach, is_records, read_records
 from app.ingest.tools._genai_common import (
     Built,
@@ -311,6 +316,7 @@ class AIPerfImporter:
                 or json_kind(file) == "aiperf"
                 or is_records(file)
                 or is_inputs(file)
+                or aggregate_kind(file) is not None
             )
         except IngestError:  # unreadable here; the upload's own checks say why
             return False
@@ -318,11 +324,13 @@ class AIPerfImporter:
     def parse(self, files: list[SourceFile], defaults: Mapping[str, Any]) -> list[ParsedSweep]:
         csvs = [f for f in files if csv_kind(f) == "aiperf"]
         jsonl = [f for f in files if f not in csvs and is_records(f)]
-        jsons = [f for f in files if f not in csvs and f not in jsonl and not is_inputs(f)]
+        # The multi-run aggregate and collated files (issue 51) describe the runs beside them.
+        summaries, runs = split_aggregates(files)
+        jsons = [f for f in runs if f not in csvs and f not in jsonl and not is_inputs(f)]
         if not jsons and not csvs:
             raise IngestError.one(
                 ", ".join(f.name for f in files),
-                "AIPerf inputs.json / profile_export.jsonl need the run's "
+                "AIPerf inputs.json / profile_export.jsonl / aggregate files need the run's "
                 "profile_export_aiperf.json (or .csv) in the same upload",
             )
         built = [build_json(f, defaults) for f in jsons]
@@ -333,7 +341,9 @@ class AIPerfImporter:
                 _csv_hardware(item, defaults)
                 built.append(item)
         attach([read_records(f) for f in jsonl], built)
-        return sweeps_from(built, TOOL, FORMATS, defaults, "profile_export.jsonl")
+        sweeps = sweeps_from(built, TOOL, FORMATS, defaults, "profile_export.jsonl")
+        attach_aggregates(summaries, sweeps)
+        return sweeps
 
 
 IMPORTER = AIPerfImporter()

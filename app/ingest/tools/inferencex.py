@@ -60,6 +60,7 @@ from app.ingest.source import SourceFile
 from app.ingest.text import SNIFF_BYTES
 from app.ingest.tools._inferencex_agentx import agentx_point, is_agentx, trace_dataset
 from app.ingest.tools._inferencex_layout import layout_name, parallel_settings
+from app.ingest.tools._inferencex_names import tell_configs_apart
 from app.ingest.tools._inferencex_power import power_covariates
 from app.ingest.tools._inferencex_public import (
     FMT_API,
@@ -172,6 +173,8 @@ class InferenceXImporter:
             key = repr([_norm(rec.data.get(k)) for k in CONFIG_KEYS])
             groups.setdefault(key, []).append(rec)
         sweeps = [_sweep(group) for group in groups.values()]
+        # Rows without a date or run id (CI agg_bmk.json) named by what sets them apart.
+        tell_configs_apart(sweeps, [g[0].data for g in groups.values()], CONFIG_KEYS)
         return sweeps
 
 

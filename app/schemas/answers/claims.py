@@ -32,6 +32,9 @@ class ClaimOut(Answer):
     claimed_at: str | None
     notes: str | None
     example: bool
+    harness: str | None  # who measured the number
+    provenance: str | None  # independent | vendor; null: not stated
+    provenance_text: str  # "MLPerf Inference v5.1 · independent harness"
     created_at: str | None
 
 

@@ -12,6 +12,7 @@ from app.domain.metrics import Basis
 from app.domain.pareto import Interpolation
 from app.domain.point import Metric, Stat
 from app.schemas.answers.common import Answer, FigureInterval
+from app.schemas.answers.histograms import HistogramAttainmentOut
 from app.schemas.answers.sweeps import Rate
 from app.schemas.answers.token_classes import TokenClassesOut
 from app.schemas.answers.ttft_context import TtftContextOut
@@ -240,6 +241,9 @@ class ReadoffResult(Answer):
 
 class ReadoffRow(ReadoffResult):
     price_cells: list[PriceCellOut]
+    # Points whose files kept latency histograms, read at the SLO's limits (issue 51); absent
+    # for sweeps without any.
+    histogram_attainment: list[HistogramAttainmentOut] | None = None
     # Tokens by class at the operating point (issue 50); not in `check`'s read-offs.
     token_classes: TokenClassesOut | None = None
     # TTFT against prompt length from request samples (issue 50); null without an operating

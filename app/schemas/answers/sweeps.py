@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import JsonValue
 
 from app.schemas.answers.common import Answer
+from app.schemas.answers.histograms import SweepHistogramAttainment
 from app.schemas.answers.ttft_context import TtftContextPoint
 
 # A request rate of "inf": a run with no rate limit (JSON has no infinity).
@@ -160,6 +161,8 @@ class SweepDetail(SweepFields):
     # (each point's own in its extra fields); null for aggregated serving.
     split: str | None
     stated_figures: list[StatedFigureOut]
+    # SLO attainment off the file's latency histograms at the default SLO; null without any.
+    histogram_attainment: SweepHistogramAttainment | None = None
     turns: list[TurnRow]  # per point with session ids; [] for a single-turn sweep
 
 

@@ -15,7 +15,14 @@ from app.domain.slo import Readoff
 from app.schemas.readoff import ReadoffQuery
 from app.services import analysis
 from app.services.analysis import Params, SweepAnalysis
-from app.services.readoff import energy, price_columns, token_classes, ttft_context, units_shown
+from app.services.readoff import (
+    energy,
+    histograms,
+    price_columns,
+    token_classes,
+    ttft_context,
+    units_shown,
+)
 from app.services.readoff.intervals import cost_interval
 from app.services.readoff.price_columns import PriceCell, PriceColumn
 from app.services.readoff.query import params_of
@@ -332,6 +339,8 @@ def readoff_body(
                 "price_cells": price_cells_json(cells, r),
                 "token_classes": token_classes.result_json(session, r, prices, cells, query.points),
                 "ttft_vs_context": ttft_context.result_json(session, r, params, query.points),
+                # Attainment bounds off the latency histograms a file kept (issue 51).
+                **histograms.result_json(r, params.slo),
             }
         )
     return {

@@ -23,12 +23,16 @@ from app.domain.request_goodput import defined_tpot_expr
 from app.domain.stated_figures import (
     StatedFigure,
     interactivity_figure,
+    per_run_figure,
     per_user_figure,
     percentile_figure,
+    pooled_figure,
     throughput_figure,
+    token_weighted_figure,
     totals_figure,
     ttft_included_figure,
     window_figure,
+    within_rounding,
 )
 from app.store import samples as sample_store
 from app.store.point_blocks import StoredPoint
@@ -82,6 +86,7 @@ def point_figures(point: StoredPoint, samples: pl.DataFrame | None) -> list[Stat
     out.extend(_from_intvty(point, extra))
     out.extend(_per_user_and_ttft(point, extra))
     out.extend(_from_window(point, extra))
+    out.extend(_from_aiperf_runs(extra))
     return out
 
 
@@ -136,8 +141,77 @@ def _from_samples(
                 continue
             ours = series.quantile(q, "linear")
             if ours is not None:
-                out.append(percentile_figure(f"{label} {stat}", theirs, float(ours), values, q))
+                out.append(_percentile(ok, extra, (metric, label, stat), theirs, float(ours), q))
     return out
+
+
+def _percentile(
+    ok: pl.DataFrame,
+    extra: Mapping[str, Any],
+    named: tuple[str, str, str],
+    theirs: float,
+    ours: float,
+    q: float,
+) -> StatedFigure:
+    """A stored percentile beside the samples': guidellm's TPOT by the token-weighted rule where
+    the samples weighted by their tokens give it, any other by the percentile rule."""
+    metric, label, stat = named
+    values = [v for v in ok.select(_metric_expr(metric).alias("v"))["v"].to_list() if v is not None]
+    weighted = _token_weighted(ok, q) if metric == "tpot" and _itl(extra) else None
+    if weighted is not None and within_rounding(theirs, weighted):
+        return token_weighted_figure(stat, theirs, ours, weighted, len(values))
+    return percentile_figure(f"{label} {stat}", theirs, ours, values, q)
+
+
+def _metric_expr(metric: str) -> pl.Expr:
+    return defined_tpot_expr() if metric == "tpot" else pl.col(f"{metric}_ms")
+
+
+def _itl(extra: Mapping[str, Any]) -> bool:
+    """guidellm's TPOT columns are its inter-token latency (the importer says so)."""
+    return "tpot_source" in extra and "guidellm_time_per_output_token_ms" in extra
+
+
+def _token_weighted(ok: pl.DataFrame, q: float) -> float | None:
+    """The q-quantile of the requests' TPOT with each request weighted by its tokens after the
+    first (n − 1): the first value whose cumulative weight reaches q of the total."""
+    frame = ok.select(
+        defined_tpot_expr().alias("v"), (pl.col("output_len") - 1).cast(pl.Float64).alias("w")
+    ).drop_nulls()
+    frame = frame.filter(pl.col("w") > 0).sort("v")
+    total = float(frame["w"].sum() or 0) if frame.height else 0.0
+    if total <= 0:
+        return None
+    reached = frame.filter(pl.col("w").cum_sum() >= q * total)
+    return float(reached["v"][0]) if reached.height else None
+
+
+def _from_aiperf_runs(extra: Mapping[str, Any]) -> list[StatedFigure]:
+    """AIPerf's multi-run aggregate (per run) and collated (pooled) figures beside the mean of
+    the uploaded runs' own figures (app.ingest.tools._aiperf_aggregate)."""
+    out: list[StatedFigure] = []
+    found = extra.get("aiperf_aggregates")
+    for entry in found if isinstance(found, list) else ():
+        if not isinstance(entry, Mapping):
+            continue
+        figures, values = entry.get("figures") or {}, entry.get("run_values") or {}
+        runs = entry.get("runs") if isinstance(entry.get("runs"), int) else None
+        rule = per_run_figure if entry.get("kind") == "aggregate" else pooled_figure
+        for column, theirs in figures.items():
+            mine = [float(v) for v in values.get(column) or () if isinstance(v, int | float)]
+            if mine and isinstance(theirs, int | float):
+                out.append(rule(_label(column), float(theirs), mine, runs))
+    return out
+
+
+def _label(column: str) -> str:
+    """ttft_p99_ms → 'TTFT p99'; output_tok_s → 'output throughput'."""
+    if column == "output_tok_s":
+        return "output throughput"
+    if column == "requests_per_s":
+        return "request throughput"
+    metric, stat = column.split("_")[:2]
+    return f"{metric.upper()} {stat}"
 
 
 def _from_totals(point: StoredPoint) -> list[StatedFigure]:
