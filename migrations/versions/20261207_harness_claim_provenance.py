@@ -16,7 +16,7 @@ from alembic import op
 
 # revision identifiers, used by Alembic.
 revision: str = "20261207_harness"
-down_revision: str | Sequence[str] | None = "20261206_grouping"
+down_revision: str | Sequence[str] | None = "20261207_gaps47"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
