@@ -76,6 +76,7 @@ def sweep_detail(
         "sweep_id": sweep.id,
         "tags": tag_store.tags_of(session, sweep.id),
         "stated": stated_figures.stated_rows(session, sweep.points),
+        "cached_input": sweep_json.cached_view(session, sweep, any(samples.values())),
     }
     return render(request, "sweeps/detail.html", context)
 

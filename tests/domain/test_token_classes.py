@@ -101,7 +101,7 @@ def test_a_points_own_cached_tokens_beat_its_samples_which_beat_the_servers_rate
     from_samples = point_share({"prefix_cache_hit_rate": 0.2}, 1000.0, (70, 100))
     assert from_samples is not None and (from_samples.share, from_samples.source) == (0.7, "client")
     server = point_share({"prefix_cache_hit_rate": 0.2}, None, None)
-    assert server is not None and (server.share, server.source) == (0.2, "server")
+    assert server is not None and (server.share, server.source) == (0.2, "measured")
     assert server.source_words == "measured by the server (its prefix-cache counters)"
     theory = point_share({"theoretical_cache_hit_rate": 0.85}, None, None)
     assert theory is not None and theory.source == "theoretical"

@@ -34,7 +34,8 @@ measured_at (start_time), and hardware: the telemetry's `gpu_name` as DCGM write
 name and the user gave no hardware (from the CSV: its telemetry tables' `GPU Name` column). The
 GPU count in the telemetry describes the node, not the deployment (fixture: 8 A100s, one used),
 so num_gpus is left to the form; the names and counts are kept in `extra`. The whole JSON
-document is kept in `extra`, with the API key and headers redacted.
+document is kept in `extra`, with the API key and headers redacted. Cached input tokens (the
+client's usage) and the theoretical prefix-cache hit rate become covariates (`_aiperf_cache`).
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.source import SourceFile
 from app.ingest.text import SNIFF_BYTES
+from app.ingest.tools._aiperf_cache import cache_figures
 from app.ingest.tools._aiperf_records import attach, is_records, read_records
 from app.ingest.tools._genai_common import (
     Built,
@@ -105,6 +107,7 @@ def aiperf_values(
             for e in stats["error_summary"]
             if isinstance(e, Mapping)
         )
+    extra.update(cache_figures(stats, file))  # cached input tokens (issue 50)
     goodput = avg(stats, "goodput", file)
     if goodput is not None:
         values["goodput_requests_per_s"] = goodput
