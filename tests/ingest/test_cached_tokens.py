@@ -184,3 +184,86 @@ def test_agentx_overall_rate_beats_hits_over_queries_which_beat_the_gpu_rate() -
     assert point_covariates(agentx(rows)[0].extra)["prefix_cache_hit_rate"] == 0.75
     cache["overall_cache_hit_rate"] = 0.95
     assert point_covariates(agentx(rows)[0].extra)["prefix_cache_hit_rate"] == 0.95
+
+
+SERVER = (AIPERF / "server_metrics_export.json").read_bytes()
+CLIENT_KEYS = (
+    "usage_prompt_cache_read_tokens",
+    "total_usage_prompt_cache_read_tokens",
+    "total_usage_prompt_tokens",
+    "theoretical_prefix_cache_hit",
+)
+
+
+def summary_without_client_cache() -> bytes:
+    doc = json.loads(SUMMARY)
+    for key in CLIENT_KEYS:
+        doc.pop(key)
+    return json.dumps(doc).encode()
+
+
+def test_aiperf_server_metrics_give_the_servers_measured_prefix_cache_rate() -> None:
+    sweep = only(
+        parse(
+            ("run/profile_export_aiperf.json", summary_without_client_cache()),
+            ("run/server_metrics_export.json", SERVER),
+            **AIPERF_FORM,
+        )
+    )
+    point = sweep.points[0]
+    # Σ vllm:prefix_cache_hits ÷ Σ vllm:prefix_cache_queries over both engines' series.
+    assert point_covariates(point.extra) == {"prefix_cache_hit_rate": 5632 / 8000}
+    assert point.extra["server_prefix_cache"] == {
+        "cached_tokens": 5632.0,
+        "queried_tokens": 8000.0,
+        "cached": "vllm:prefix_cache_hits",
+        "queried": "vllm:prefix_cache_queries",
+    }
+    share = point_share(point_covariates(point.extra), None, None)
+    assert share is not None and (share.share, share.source) == (0.704, "measured")
+
+
+def test_with_client_usage_and_server_counters_both_are_kept_and_the_client_share_is_used() -> None:
+    sweep = only(
+        parse(
+            ("run/profile_export_aiperf.json", SUMMARY),
+            ("run/profile_export.jsonl", RECORDS),
+            ("run/server_metrics_export.json", SERVER),
+            **AIPERF_FORM,
+        )
+    )
+    covariates = point_covariates(sweep.points[0].extra)
+    assert covariates["prefix_cache_hit_rate"] == 0.704
+    assert covariates["client_cache_hit_rate"] == 5120 / 7000
+    share = point_share(covariates, None, None)
+    assert share is not None and share.source == "client"
+
+
+def test_sglang_counters_in_aiperf_server_metrics_read_the_same() -> None:
+    doc = json.loads(SERVER)
+    metrics = doc["metrics"]
+    metrics["sglang:cached_tokens_total"] = metrics.pop("vllm:prefix_cache_hits")
+    metrics["sglang:prompt_tokens_total"] = metrics.pop("vllm:prefix_cache_queries")
+    del metrics["vllm:prompt_tokens"]
+    sweep = only(
+        parse(
+            ("run/profile_export_aiperf.json", summary_without_client_cache()),
+            ("run/server_metrics_export.json", json.dumps(doc).encode()),
+            **AIPERF_FORM,
+        )
+    )
+    assert point_covariates(sweep.points[0].extra) == {"prefix_cache_hit_rate": 0.704}
+
+
+def test_server_counters_with_more_hits_than_queries_are_refused_naming_the_metric() -> None:
+    doc = json.loads(SERVER)
+    doc["metrics"]["vllm:prefix_cache_hits"]["series"][0]["stats"]["total"] = 6000.0
+    with pytest.raises(IngestError) as caught:
+        parse(
+            ("run/profile_export_aiperf.json", SUMMARY),
+            ("run/server_metrics_export.json", json.dumps(doc).encode()),
+            **AIPERF_FORM,
+        )
+    text = str(caught.value)
+    assert "run/server_metrics_export.json, column 'metrics.vllm:prefix_cache_hits'" in text
+    assert "8816 cached tokens against 8000 tokens queried" in text

@@ -100,6 +100,10 @@ def test_an_aiperf_run_shows_the_clients_share_and_the_csv_export_names_its_sour
     files = [(f"run/{p.name}", p.read_bytes()) for p in sorted(AIPERF.iterdir())]
     sweep = upload_id(client, *files, hardware="H100", num_gpus=1)
     assert page_rows(client, sweep) == [("4", "73.1 %", "client")]
+    # The server's own counters (server_metrics_export.json) stay beside it, as measured.
+    page = soup(client.get(f"/sweeps/{sweep}"), 200)
+    covariates = [td.get_text(strip=True) for td in page.select("#covariates-table tbody td")]
+    assert "70.4 %" in covariates and "73.1 %" in covariates and "80 %" in covariates
     [row] = detail(client, sweep)["cached_input"]
     assert row["cached_input_share"] == 5120 / 7000
     assert row["cached_input_from"] == "client_cache_hit_rate"

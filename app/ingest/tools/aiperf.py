@@ -35,7 +35,8 @@ name and the user gave no hardware (from the CSV: its telemetry tables' `GPU Nam
 GPU count in the telemetry describes the node, not the deployment (fixture: 8 A100s, one used),
 so num_gpus is left to the form; the names and counts are kept in `extra`. The whole JSON
 document is kept in `extra`, with the API key and headers redacted. Cached input tokens (the
-client's usage) and the theoretical prefix-cache hit rate become covariates (`_aiperf_cache`).
+client's usage) and the theoretical prefix-cache hit rate become covariates (`_aiperf_cache`);
+`server_metrics_export.json` gives the server's measured prefix-cache hit rate (`_aiperf_server`).
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ from app.ingest.source import SourceFile
 from app.ingest.text import SNIFF_BYTES
 from app.ingest.tools._aiperf_cache import cache_figures
 from app.ingest.tools._aiperf_records import attach, is_records, read_records
+from app.ingest.tools._aiperf_server import attach_server, is_server_metrics
 from app.ingest.tools._genai_common import (
     Built,
     Run,
@@ -303,6 +305,17 @@ def is_inputs(file: SourceFile) -> bool:
     )
 
 
+def _by_kind(files: list[SourceFile]) -> tuple[list[SourceFile], ...]:
+    """The upload's AIPerf files by kind: summary CSVs, per-request JSONL, server metrics and
+    summary JSONs (inputs.json is none of them: skipped)."""
+    csvs = [f for f in files if csv_kind(f) == "aiperf"]
+    jsonl = [f for f in files if f not in csvs and is_records(f)]
+    servers = [f for f in files if f not in csvs and f not in jsonl and is_server_metrics(f)]
+    side = {id(f) for f in (*csvs, *jsonl, *servers)}
+    jsons = [f for f in files if id(f) not in side and not is_inputs(f)]
+    return csvs, jsonl, servers, jsons
+
+
 class AIPerfImporter:
     name = TOOL
     priority = 55
@@ -314,14 +327,13 @@ class AIPerfImporter:
                 or json_kind(file) == "aiperf"
                 or is_records(file)
                 or is_inputs(file)
+                or is_server_metrics(file)
             )
         except IngestError:  # unreadable here; the upload's own checks say why
             return False
 
     def parse(self, files: list[SourceFile], defaults: Mapping[str, Any]) -> list[ParsedSweep]:
-        csvs = [f for f in files if csv_kind(f) == "aiperf"]
-        jsonl = [f for f in files if f not in csvs and is_records(f)]
-        jsons = [f for f in files if f not in csvs and f not in jsonl and not is_inputs(f)]
+        csvs, jsonl, servers, jsons = _by_kind(files)
         if not jsons and not csvs:
             raise IngestError.one(
                 ", ".join(f.name for f in files),
@@ -336,6 +348,7 @@ class AIPerfImporter:
                 _csv_hardware(item, defaults)
                 built.append(item)
         attach([read_records(f) for f in jsonl], built)
+        attach_server(servers, built)  # the server's prefix-cache counters (issue 50)
         return sweeps_from(built, TOOL, FORMATS, defaults, "profile_export.jsonl")
 
 
