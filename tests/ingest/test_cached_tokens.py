@@ -267,3 +267,35 @@ def test_server_counters_with_more_hits_than_queries_are_refused_naming_the_metr
     text = str(caught.value)
     assert "run/server_metrics_export.json, column 'metrics.vllm:prefix_cache_hits'" in text
     assert "8816 cached tokens against 8000 tokens queried" in text
+
+
+CSV_STATS = "Metric,avg,min,max,p1,p5,p10,p25,p50,p75,p90,p95,p99,std\n" + "".join(
+    f"{label},{avg},{low},{high},{low},{low},{low},{low},{mid},{high},{high},{high},{high},1\n"
+    for label, avg, low, mid, high in (
+        ("Time to First Token (ms)", 176.67, 150, 180, 200),
+        ("Inter Token Latency (ms)", 20.2, 20.2, 20.2, 20.2),
+        ("Request Latency (ms)", 2176.67, 2150, 2180, 2200),
+        ("Output Sequence Length (tokens)", 100, 100, 100, 100),
+        ("Input Sequence Length (tokens)", 2333.33, 1000, 2000, 4000),
+        ("Usage Prompt Cache Read Tokens (tokens)", 1706.67, 0, 1536, 3584),
+    )
+)
+CSV_VALUES = (
+    "\nMetric,Value\n"
+    "Request Throughput (requests/sec),1.00\n"
+    "Output Token Throughput (tokens/sec),100.00\n"
+    "Request Count (requests),3\n"
+    "Benchmark Duration (sec),3.00\n"
+    "Total Usage Prompt Tokens (tokens),7000\n"
+    "Total Usage Prompt Cache Read Tokens (tokens),5120\n"
+    "Theoretical Prefix Cache Hit (%),80.00\n"
+)
+
+
+def test_the_aiperf_csv_export_gives_the_same_cached_figures() -> None:
+    name = "qwen-openai-chat-concurrency4/profile_export_aiperf.csv"
+    sweep = only(parse((name, (CSV_STATS + CSV_VALUES).encode()), **AIPERF_FORM))
+    covariates = point_covariates(sweep.points[0].extra)
+    assert covariates["client_cache_hit_rate"] == 5120 / 7000
+    assert covariates["cached_input_tokens"] == 1706.67
+    assert covariates["theoretical_cache_hit_rate"] == 0.8
