@@ -68,6 +68,13 @@ def test_an_agentx_sweep_shows_the_servers_measured_share_on_its_page_json_and_r
     assert rows[0]["cached_input_from"] == "prefix_cache_hit_rate"
     classes = readoff_classes(client, sweep, ttft_ms=5000)
     assert (classes["cached_input_share"], classes["cached_input_source"]) == (0.931, "measured")
+    explore = soup(
+        client.get("/", params={"sweep": sweep, "picked": 1, "preset": "custom", "ttft_ms": 5000}),
+        200,
+    )
+    cell = explore.select_one("#token-classes .cached-source")
+    assert cell is not None and cell["data-source"] == "measured"
+    assert cell.get_text(strip=True) == "measured by the server (its prefix-cache counters)"
 
 
 def test_a_theoretical_rate_alone_is_shown_as_theoretical_never_as_measured(
