@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from app.domain.numbers import fmt_number
+from app.domain.prom_cache import CacheCounts, cache_counts, cache_names
 from app.domain.prom_histogram import Histogram, HistogramError, Quantile, histogram_of, quantile
 from app.domain.prom_names import HISTOGRAMS, PER_TOKEN, EngineNames, Measure, engine_of
 from app.domain.prom_text import Labels, Scrape
@@ -56,6 +57,7 @@ class WindowPoint:
     # Counts from a live pull: increase() extrapolates them to the window's edges, so a share
     # read from them is an estimate, never exact.
     extrapolated: bool = False
+    cache: CacheCounts | None = None  # the server's prefix-cache counters (issue 50)
 
     @property
     def duration_s(self) -> float:
@@ -303,7 +305,8 @@ def windows(
     for needed in _REQUIRED:
         if needed not in resolved:
             raise WindowError(f"the scrapes have no {engine.names[needed][0]} series")
-    wanted = _series(resolved)
+    cache = cache_names(engine.engine, names)
+    wanted = _series(resolved) | set(cache or ())
     tables = [(t, _table(s, selector, wanted)) for t, s in timed]
     models = set().union(*(_models(tb, engine.model_labels) for _, tb in tables))
     if len(models) > 1:
@@ -315,7 +318,7 @@ def windows(
     start = 0
     while start < len(tables) - 1:
         end = window_end([t for t, _ in tables], start, window_s)
-        made = _window(tables[start : end + 1], resolved, num_gpus)
+        made = _window(tables[start : end + 1], resolved, num_gpus, cache)
         if isinstance(made, WindowPoint):
             out.points.append(made)
         else:
@@ -353,6 +356,7 @@ def _window(
     tables: Sequence[tuple[float, dict[Key, float]]],
     names: Mapping[Measure, str],
     num_gpus: int | None,
+    cache: tuple[str, str] | None = None,
 ) -> WindowPoint | Refused:
     (t0, a), (t1, b) = tables[0], tables[-1]
     notes: list[str] = []
@@ -389,4 +393,5 @@ def _window(
         histograms=hists,
         names=dict(names),
         notes=tuple(notes),
+        cache=cache_counts(cache, a, b),
     )
