@@ -222,3 +222,25 @@ def guidellm_conversations() -> dict[str, Any]:
     bench["metrics"]["request_totals"] = {"successful": 11, "errored": 1, "incomplete": 0}
     doc["benchmarks"] = [bench]
     return doc
+
+
+# vLLM's prefix-cache counters, (queried, cached) tokens per engine at 0, 300 and 600 s of
+# tests.prom_stream's scrapes: windows 0-300 s and 300-600 s cache 62 % and 60 % (issue 50).
+PREFIX_CACHE_COUNTERS = {
+    0: ((0, 0), (0, 0)),
+    300: ((60_000, 40_000), (40_000, 22_000)),
+    600: ((100_000, 66_000), (80_000, 44_000)),
+}
+
+
+def prefix_cache_lines(t: int) -> str:
+    """Exposition lines of vLLM's prefix-cache counters at `t` s (PREFIX_CACHE_COUNTERS)."""
+    (q0, h0), (q1, h1) = PREFIX_CACHE_COUNTERS[t]
+    return (
+        "# TYPE vllm:prefix_cache_queries_total counter\n"
+        f'vllm:prefix_cache_queries_total{{engine="0",model_name="m"}} {q0}.0\n'
+        f'vllm:prefix_cache_queries_total{{engine="1",model_name="m"}} {q1}.0\n'
+        "# TYPE vllm:prefix_cache_hits_total counter\n"
+        f'vllm:prefix_cache_hits_total{{engine="0",model_name="m"}} {h0}.0\n'
+        f'vllm:prefix_cache_hits_total{{engine="1",model_name="m"}} {h1}.0\n'
+    )

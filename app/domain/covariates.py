@@ -27,6 +27,9 @@ PREFIX_CACHE_HIT_RATE = "prefix_cache_hit_rate"  # cached ÷ queried prompt toke
 # Issue 50: the client's cached (prefix-hit) input tokens, mean per request like input_len,
 # and a hit rate a workload generator computes from its shared prefixes (not measured).
 CACHED_INPUT_TOKENS = "cached_input_tokens"
+# Σ cached ÷ Σ prompt tokens of the point's requests as the client summed their usage (AIPerf's
+# total_usage_prompt_cache_read_tokens ÷ total_usage_prompt_tokens, SGLang's cache_report).
+CLIENT_CACHE_HIT_RATE = "client_cache_hit_rate"
 THEORETICAL_CACHE_HIT_RATE = "theoretical_cache_hit_rate"
 GPU_POWER_W = "gpu_power_w"  # measured mean power of all the deployment's GPUs, W
 GPU_ENERGY_J = "gpu_energy_j"  # measured energy of all the deployment's GPUs over the run, J
@@ -41,6 +44,7 @@ POINT_COVARIATES: tuple[str, ...] = (
     GPU_ENERGY_J,
     GPU_POWER_INVALID,
     CACHED_INPUT_TOKENS,
+    CLIENT_CACHE_HIT_RATE,
     THEORETICAL_CACHE_HIT_RATE,
 )
 COVARIATE_LABELS: dict[str, str] = {
@@ -51,6 +55,7 @@ COVARIATE_LABELS: dict[str, str] = {
     GPU_ENERGY_J: "measured GPU energy (J)",
     GPU_POWER_INVALID: "GPU power marked invalid",
     CACHED_INPUT_TOKENS: "cached input tokens (mean per request)",
+    CLIENT_CACHE_HIT_RATE: "cached share of input (client usage)",
     THEORETICAL_CACHE_HIT_RATE: "theoretical cache hit rate",
 }
 ACCEPTANCE_RELATIVE = 0.10  # warn above 10 % relative difference

@@ -54,15 +54,17 @@ COST_AND_PLAN: tuple[Definition, ...] = (
         "Tokens by class: uncached input, cached input, output",
         "input = uncached + cached; revenue = Σ class tok/s × 3600·10⁻⁶ × class $/Mtok; blended "
         "$/Mtok = revenue ÷ all Mtok; break-even class price = class price × C ÷ revenue",
-        "Cached (prefix-hit) input tokens are input served from the server's prefix cache; each "
-        "token is billed once, at its own class's price, never again at the input price. A "
-        "point's cached share comes, in this order, from its own cached_input_tokens (reported "
-        "by the client), its requests' cached_input_tokens ÷ input_len (client), the server's "
-        "prefix-cache hit rate (measured by the server), or a theoretical rate (not measured); "
-        "the source is named. Tokens per $1 = all tokens ÷ revenue (InferenceX's cache-aware "
-        "Total Tokens per $1). Break-even splits the GPU-hour C across classes in proportion to "
-        "their revenue at the given prices: each class keeps the given prices' ratios. Figures "
-        "are at the operating point's measured throughput, per total GPU.",
+        "Cached (prefix-hit) input tokens are input served from the server's prefix cache; each"
+        " token is billed once, at its own class's price, never again at the input price. A "
+        "point's cached share comes, in this order, from its own client figures (Σ cached ÷ Σ "
+        "prompt tokens, else its mean cached_input_tokens ÷ input_len), its requests' "
+        "cached_input_tokens ÷ input_len (client), the server's prefix-cache hit rate "
+        "(measured), or a theoretical rate (never shown as measured); the source is named: "
+        "measured, client, theoretical, or unknown where the file reports none. Tokens per $1 ="
+        " all tokens ÷ revenue (InferenceX's cache-aware Total Tokens per $1). Break-even "
+        "splits the GPU-hour C across classes in proportion to their revenue at the given "
+        "prices: each class keeps the given prices' ratios. Figures are at the operating "
+        "point's measured throughput, per total GPU.",
     ),
     Definition(
         "ttft-vs-context",

@@ -15,6 +15,7 @@ from app.domain.covariates import (
     ACCEPTANCE_LENGTH,
     ACCEPTANCE_RATE,
     CACHED_INPUT_TOKENS,
+    CLIENT_CACHE_HIT_RATE,
     GPU_ENERGY_J,
     GPU_POWER_W,
     PREFIX_CACHE_HIT_RATE,
@@ -29,7 +30,12 @@ KIND_SPLIT = "split"
 SPLIT_GPUS: tuple[str, str, str] = ("num_gpus", "num_prefill_gpus", "num_decode_gpus")
 
 # Fractions in [0, 1], as the covariates keep them.
-FRACTIONS: tuple[str, ...] = (ACCEPTANCE_RATE, PREFIX_CACHE_HIT_RATE, THEORETICAL_CACHE_HIT_RATE)
+FRACTIONS: tuple[str, ...] = (
+    ACCEPTANCE_RATE,
+    PREFIX_CACHE_HIT_RATE,
+    THEORETICAL_CACHE_HIT_RATE,
+    CLIENT_CACHE_HIT_RATE,
+)
 # Percentages in [0, 100], as vLLM bench serve writes its acceptance rate.
 PERCENTS: tuple[str, ...] = ("spec_decode_acceptance_rate",)
 NON_NEGATIVE: tuple[str, ...] = (GPU_POWER_W, GPU_ENERGY_J, CACHED_INPUT_TOKENS)

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from app.domain.numbers import fmt_number
+from app.domain.prom_cache import CacheCounts, cache_counts, cache_names
 from app.domain.prom_histogram import Histogram, Quantile, quantile
 from app.domain.prom_increase import (
     Key,
@@ -60,6 +61,7 @@ class WindowPoint:
     # Counts from a live pull: increase() extrapolates them to the window's edges, so a share
     # read from them is an estimate, never exact.
     extrapolated: bool = False
+    cache: CacheCounts | None = None  # the server's prefix-cache counters (issue 50)
 
     @property
     def duration_s(self) -> float:
@@ -185,8 +187,9 @@ def windows(
     if not window_s > 0 or not math.isfinite(window_s):
         raise WindowError("the window must be a positive number of seconds")
     timed = _timed(scrapes)
-    engine, resolved = _engine_names(timed, selector)
-    wanted = _series(resolved)
+    engine, resolved, names = _engine_names(timed, selector)
+    cache = cache_names(engine.engine, names)
+    wanted = _series(resolved) | set(cache or ())
     tables = [(t, _table(s, selector, wanted)) for t, s in timed]
     models = set().union(*(_models(tb, engine.model_labels) for _, tb in tables))
     if len(models) > 1:
@@ -198,7 +201,7 @@ def windows(
     start = 0
     while start < len(tables) - 1:
         end = window_end([t for t, _ in tables], start, window_s)
-        made = _window(tables[start : end + 1], resolved, num_gpus)
+        made = _window(tables[start : end + 1], resolved, num_gpus, cache)
         if isinstance(made, WindowPoint):
             out.points.append(made)
         else:
@@ -225,8 +228,9 @@ def _timed(scrapes: Sequence[Scrape]) -> list[tuple[float, Scrape]]:
 
 def _engine_names(
     timed: Sequence[tuple[float, Scrape]], selector: Mapping[str, str]
-) -> tuple[EngineNames, dict[Measure, str]]:
-    """The engine whose metric names the (selected) series carry, and its names resolved."""
+) -> tuple[EngineNames, dict[Measure, str], set[str]]:
+    """The engine whose metric names the (selected) series carry, its names resolved, and
+    every series name the selection holds (the prefix-cache counters are looked up in it)."""
     names = {s.name for _, sc in timed for s in sc.samples if matches(s.labels, selector)}
     engine = engine_of(names)
     if engine is None:
@@ -238,7 +242,7 @@ def _engine_names(
     for needed in _REQUIRED:
         if needed not in resolved:
             raise WindowError(f"the scrapes have no {engine.names[needed][0]} series")
-    return engine, resolved
+    return engine, resolved, names
 
 
 def window_end(times: Sequence[float], start: int, window_s: float) -> int:
@@ -270,6 +274,7 @@ def _window(
     tables: Sequence[tuple[float, dict[Key, float]]],
     names: Mapping[Measure, str],
     num_gpus: int | None,
+    cache: tuple[str, str] | None = None,
 ) -> WindowPoint | Refused:
     (t0, a), (t1, b) = tables[0], tables[-1]
     notes: list[str] = []
@@ -310,4 +315,5 @@ def _window(
         histograms=hists,
         names=dict(names),
         notes=tuple(notes),
+        cache=cache_counts(cache, a, b),
     )

@@ -20,13 +20,18 @@ from typing import Literal
 from app.domain.cost import SECONDS_PER_HOUR, TOKENS_PER_MTOK
 from app.domain.covariates import (
     CACHED_INPUT_TOKENS,
+    CLIENT_CACHE_HIT_RATE,
     PREFIX_CACHE_HIT_RATE,
     THEORETICAL_CACHE_HIT_RATE,
 )
 
-CachedSource = Literal["server", "client", "theoretical"]
+# Where a cached share comes from: measured by the server (its prefix-cache counters),
+# reported by the client (each response's usage), or theoretical (the workload's shared
+# prefixes, never measured); `unknown` where the file reports none (never shown as 0).
+CachedSource = Literal["measured", "client", "theoretical"]
+UNKNOWN_SOURCE = "unknown"
 SOURCE_WORDS: dict[str, str] = {
-    "server": "measured by the server (its prefix-cache counters)",
+    "measured": "measured by the server (its prefix-cache counters)",
     "client": "reported by the client (per-request usage)",
     "theoretical": "theoretical (the workload's shared prefixes, not measured)",
 }
@@ -67,9 +72,13 @@ def share_of_counts(cached: float, input_tokens: float, how: str) -> CachedShare
 def point_share(
     covariates: Mapping[str, float], input_len: float | None, sample_counts: tuple[int, int] | None
 ) -> CachedShare | None:
-    """A point's cached share: the file's own per-point tokens (a stored figure beats one
-    derived from samples), else its requests' counts (Σ cached, Σ input of the requests that
-    report both), else the server's prefix-cache hit rate, else a theoretical rate."""
+    """A point's cached share: the file's own per-point figures reported by the client (its
+    Σ cached ÷ Σ prompt tokens, else its mean cached tokens ÷ input_len: a stored figure beats
+    one derived from samples), else its requests' counts (Σ cached, Σ input of the requests
+    that report both), else the server's prefix-cache hit rate, else a theoretical rate."""
+    rate = covariates.get(CLIENT_CACHE_HIT_RATE)
+    if rate is not None and 0 <= rate <= 1:
+        return CachedShare(rate, "client", CLIENT_CACHE_HIT_RATE)
     mean = covariates.get(CACHED_INPUT_TOKENS)
     if mean is not None and input_len is not None:
         found = share_of_counts(mean, input_len, "the point's cached_input_tokens ÷ input_len")
@@ -81,7 +90,7 @@ def point_share(
         if found is not None:
             return found
     rates: tuple[tuple[str, CachedSource], ...] = (
-        (PREFIX_CACHE_HIT_RATE, "server"),
+        (PREFIX_CACHE_HIT_RATE, "measured"),
         (THEORETICAL_CACHE_HIT_RATE, "theoretical"),
     )
     for key, source in rates:

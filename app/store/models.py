@@ -389,6 +389,9 @@ class ProductionWindow(Base):
     requests: Mapped[float] = mapped_column(Float)
     output_tokens: Mapped[float] = mapped_column(Float)
     prompt_tokens: Mapped[float | None] = mapped_column(Float)
+    # The server's prefix-cache counters' increases (issue 50); null where not exported.
+    cached_tokens: Mapped[float | None] = mapped_column(Float)
+    queried_tokens: Mapped[float | None] = mapped_column(Float)
     num_gpus: Mapped[int | None] = mapped_column(Integer)
     concurrency: Mapped[float | None] = mapped_column(Float)
     # {measure: {"name": series, "bounds_ms": finite bounds, "counts": cumulative, +Inf last}}

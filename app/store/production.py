@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from app.domain.prom_cache import CacheCounts
 from app.domain.prom_histogram import Histogram
 from app.domain.prom_names import HISTOGRAMS, Measure
 from app.domain.prom_window import WindowPoint
@@ -100,6 +101,8 @@ def add_windows(
             requests=p.requests,
             output_tokens=p.output_tokens,
             prompt_tokens=p.prompt_tokens,
+            cached_tokens=None if p.cache is None else p.cache.cached_tokens,
+            queried_tokens=None if p.cache is None else p.cache.queried_tokens,
             num_gpus=p.num_gpus,
             concurrency=p.concurrency,
             histograms=_histograms_json(p),
@@ -137,6 +140,9 @@ def _point(row: ProductionWindow) -> WindowPoint:
         names=names,
         notes=tuple(str(n) for n in row.notes),
         extrapolated=row.source == "live",
+        cache=None
+        if row.cached_tokens is None or row.queried_tokens is None
+        else CacheCounts(row.cached_tokens, row.queried_tokens),
     )
 
 

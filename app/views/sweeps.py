@@ -12,7 +12,7 @@ from app.domain.accounting import stored_splits_label
 from app.domain.intervals import DEFAULT_LEVEL
 from app.domain.lengths import check_lengths
 from app.schemas.sweeps import SweepQuery
-from app.services.readoff import ttft_context
+from app.services.readoff import cached_input, ttft_context
 from app.services.sweeps import histogram_readoff, sessions
 from app.services.sweeps.stated_figures import stated_rows
 from app.services.upload.details import sweep_filters
@@ -58,8 +58,9 @@ def sweep_detail(session: Session, sweep_id: int) -> dict[str, Any]:
     data["stated_figures"] = stated_rows(session, sweep.points)
     # Attainment bounds off the latency histograms a file kept, at the default SLO (issue 51).
     data["histogram_attainment"] = histogram_readoff.sweep_view(session, sweep.points)
-    if samples:  # TTFT against prompt length where the points have request samples (issue 50)
-        frame = point_queries.samples_frame(session, sorted(samples))
+    frame = point_queries.samples_frame(session, sorted(samples)) if samples else None
+    data["cached_input"] = cached_input.cached_rows(sweep, frame)
+    if frame is not None:  # TTFT against prompt length where points have request samples
         for point, row in zip(sweep.points, data["points"], strict=True):
             if samples.get(point.id):
                 row["ttft_vs_context"] = ttft_context.point_json(
@@ -68,6 +69,13 @@ def sweep_detail(session: Session, sweep_id: int) -> dict[str, Any]:
     # Multi-turn runs (issue 49): sessions and TTFT by turn per point ([] for single-turn).
     data["turns"] = turn_view(session, sweep) if any(samples.values()) else []
     return data
+
+
+def cached_view(session: Session, sweep: Sweep, with_samples: bool) -> list[dict[str, Any]]:
+    """Each point's cached share of input and its source (`cached_input.cached_rows`)."""
+    ids = [p.id for p in sweep.points]
+    frame = point_queries.samples_frame(session, ids) if with_samples else None
+    return cached_input.cached_rows(sweep, frame)
 
 
 def turn_view(session: Session, sweep: Sweep) -> list[dict[str, Any]]:

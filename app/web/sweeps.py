@@ -81,6 +81,7 @@ def sweep_detail(
         "tags": tag_store.tags_of(session, sweep.id),
         "stated": stated_figures.stated_rows(session, sweep.points),
         "histogram_attainment": histogram_readoff.sweep_view(session, sweep.points),
+        "cached_input": sweep_json.cached_view(session, sweep, any(samples.values())),
     }
     return render(request, "sweeps/detail.html", context)
 

@@ -101,7 +101,7 @@ def test_a_points_own_cached_tokens_beat_its_samples_which_beat_the_servers_rate
     from_samples = point_share({"prefix_cache_hit_rate": 0.2}, 1000.0, (70, 100))
     assert from_samples is not None and (from_samples.share, from_samples.source) == (0.7, "client")
     server = point_share({"prefix_cache_hit_rate": 0.2}, None, None)
-    assert server is not None and (server.share, server.source) == (0.2, "server")
+    assert server is not None and (server.share, server.source) == (0.2, "measured")
     assert server.source_words == "measured by the server (its prefix-cache counters)"
     theory = point_share({"theoretical_cache_hit_rate": 0.85}, None, None)
     assert theory is not None and theory.source == "theoretical"
@@ -131,3 +131,18 @@ def test_request_counts_add_up_exactly_and_leave_out_requests_without_cached_tok
 def test_a_mix_refuses_a_share_outside_zero_to_one() -> None:
     with pytest.raises(ValueError, match="cached share"):
         token_mix(10.0, 1.0, 1.5)
+
+
+def test_the_clients_summed_share_beats_its_mean_and_a_theoretical_rate_stays_theoretical() -> None:
+    both = {"client_cache_hit_rate": 0.75, "cached_input_tokens": 600.0}
+    first = point_share(both, 1000.0, (70, 100))
+    assert first is not None
+    assert (first.share, first.source, first.how) == (0.75, "client", "client_cache_hit_rate")
+    # Measured beats theoretical; theoretical alone is named so, never "measured".
+    rates = {"prefix_cache_hit_rate": 0.5, "theoretical_cache_hit_rate": 0.9}
+    measured = point_share(rates, None, None)
+    assert measured is not None and (measured.share, measured.source) == (0.5, "measured")
+    theory = point_share({"theoretical_cache_hit_rate": 0.9}, None, None)
+    assert theory is not None and (theory.share, theory.source) == (0.9, "theoretical")
+    assert "not measured" in theory.source_words
+    assert point_share({"client_cache_hit_rate": 1.2}, None, None) is None

@@ -20,6 +20,11 @@ is kept on its sample: warm-up records are counted and stored, never read off
 (app.domain.phases). Times are converted by their `unit`. Early AIPerf (October 2025, its
 examples/artifacts/run1) wrote TTFT under the short tag `ttft`; it is read the same.
 
+Cached input (issue 50): a successful record's `usage_prompt_cache_read_tokens` (earlier
+`usage_prompt_cached_tokens`: the server's `prompt_tokens_details.cached_tokens` as the client
+read it) becomes its sample's `cached_input_tokens`; one above the record's input tokens is
+refused, naming the line and the field (see `_aiperf_cache`).
+
 Sessions (issue 49): a request's session is its `x_correlation_id` (AIPerf: "a shared ID for each
 user session/conversation in multi-turn"), else its `conversation_id` (the dataset's
 conversation, which several sessions may replay); its turn is `turn_index`. The point keeps
@@ -34,16 +39,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from app.domain.phases import PHASES, WARMUP
+from app.ingest.cached_tokens import check_request, samples_with_cached
 from app.ingest.common import integer, number
 from app.ingest.errors import IngestError
-from app.ingest.parsed import make_samples
+from app.ingest.parsed import Samples, make_samples
 from app.ingest.safe_load import loads_json
 from app.ingest.source import SourceFile
 from app.ingest.text import SNIFF_BYTES
+from app.ingest.tools._aiperf_cache import CACHED_KEYS
 from app.ingest.tools._genai_common import TIME_SCALE_MS, Built
 
 METADATA_MARKERS = ("request_start_ns", "x_request_id", "benchmark_phase", "session_num")
@@ -69,7 +76,7 @@ def is_records(file: SourceFile) -> bool:
 @dataclass
 class Records:
     file: SourceFile
-    samples: list[tuple[Any, ...]]
+    samples: Samples  # with the cached input tokens when the records report them
     ok: int
     failed: int
     accounting: dict[str, Any]
@@ -128,24 +135,38 @@ def _count_category(categories: dict[str, int], error: Any) -> None:
 
 
 def read_records(file: SourceFile) -> Records:
-    ttft: list[float | None] = []
-    e2el: list[float | None] = []
-    out_len: list[int | None] = []
-    in_len: list[int | None] = []
-    ok: list[bool] = []
-    sessions: list[str | None] = []
-    turns: list[int | None] = []
-    phases: list[str | None] = []
-    total = warmup = errored = 0
-    categories: dict[str, int] = {}
+    columns = _Columns()
     for line, text in enumerate(file.text.splitlines(), start=1):
-        if not text.strip():
-            continue
-        record = _record(file, text, line)
+        if text.strip():
+            columns.add(file, _record(file, text, line), line)
+    if not columns.total - columns.warmup:
+        raise IngestError.one(file.name, "holds no profiling records")
+    return columns.records(file)
+
+
+@dataclass
+class _Columns:
+    """Every record's columns (warm-up ones kept, of their phase), and the counts."""
+
+    ttft: list[float | None] = field(default_factory=list)
+    e2el: list[float | None] = field(default_factory=list)
+    out_len: list[int | None] = field(default_factory=list)
+    in_len: list[int | None] = field(default_factory=list)
+    cached: list[int | None] = field(default_factory=list)
+    ok: list[bool] = field(default_factory=list)
+    sessions: list[str | None] = field(default_factory=list)
+    turns: list[int | None] = field(default_factory=list)
+    phases: list[str | None] = field(default_factory=list)
+    total: int = 0
+    warmup: int = 0
+    errored: int = 0
+    categories: dict[str, int] = field(default_factory=dict)
+
+    def add(self, file: SourceFile, record: Mapping[str, Any], line: int) -> None:
         meta = record["metadata"]
-        total += 1
+        self.total += 1
         phase = _phase(meta)
-        phases.append(phase if phase in PHASES else None)
+        self.phases.append(phase if phase in PHASES else None)
         metrics = record["metrics"] or {}
         if not isinstance(metrics, Mapping):
             raise IngestError.one(file.name, "key 'metrics': expected an object", row=line)
@@ -153,51 +174,69 @@ def read_records(file: SourceFile) -> Records:
         error = record.get("error")
         good = error is None and not cancelled
         if phase == WARMUP:  # kept as a warm-up sample: counted, never read off
-            warmup += 1
+            self.warmup += 1
         elif not good:
-            errored += 1
-            _count_category(categories, error)
+            self.errored += 1
+            _count_category(self.categories, error)
         session, turn = _session(meta)
-        sessions.append(session)
-        turns.append(turn)
+        self.sessions.append(session)
+        self.turns.append(turn)
         get = _Reader(file.name, line, metrics)
         key = next((k for k in TTFT_KEYS if k in metrics), TTFT_KEYS[0])
-        ttft.append(get.time(key) if good else None)
-        e2el.append(get.time("request_latency") if good else None)
-        out_len.append(get.tokens("output_sequence_length") if good else None)
+        self.ttft.append(get.time(key) if good else None)
+        self.e2el.append(get.time("request_latency") if good else None)
+        self.out_len.append(get.tokens("output_sequence_length") if good else None)
         isl = get.tokens("input_sequence_length")
-        in_len.append(isl if isl is not None else get.tokens("error_isl"))
-        ok.append(good)
-    measured = total - warmup
-    if not measured:
-        raise IngestError.one(file.name, "holds no profiling records")
-    multi = any(s is not None for s in sessions)
-    stated = any(p is not None for p in phases)
-    samples = make_samples(
-        ttft,
-        e2el,
-        out_len,
-        in_len,
-        ok,
-        sessions if multi else None,
-        turns if multi else None,
-        phases if stated else None,
-    )
-    # As InferenceX counts them: profiled = profiling records without an error; the errored
-    # ones are kept here all the same, as failed requests, and the warm-up ones as samples of
-    # the warm-up phase, which no read-off reads.
-    accounting = {
-        "records_total": total,
-        "records_profiled": measured - errored,
-        "records_dropped_total": warmup + errored,
-        "records_warmup_dropped": warmup,
-        "records_error_dropped": errored,
-        "error_categories": dict(sorted(categories.items())),
-    }
-    multi_turn = any(
-        t is not None and t > 0 for t, p in zip(turns, phases, strict=True) if p != WARMUP
-    )
-    return Records(file, samples, measured - errored, errored, accounting, multi_turn)
+        isl = isl if isl is not None else get.tokens("error_isl")
+        self.in_len.append(isl)
+        self.cached.append(_cached(get, isl) if good else None)
+        self.ok.append(good)
+
+    def records(self, file: SourceFile) -> Records:
+        multi = any(s is not None for s in self.sessions)
+        stated = any(p is not None for p in self.phases)
+        rows = make_samples(
+            self.ttft,
+            self.e2el,
+            self.out_len,
+            self.in_len,
+            self.ok,
+            self.sessions if multi else None,
+            self.turns if multi else None,
+            self.phases if stated else None,
+        )
+        with_cached = samples_with_cached(rows, self.cached)
+        measured = self.total - self.warmup
+        # As InferenceX counts them: profiled = profiling records without an error; the
+        # errored ones are kept here all the same, as failed requests, and the warm-up ones as
+        # samples of the warm-up phase, which no read-off reads.
+        accounting = {
+            "records_total": self.total,
+            "records_profiled": measured - self.errored,
+            "records_dropped_total": self.warmup + self.errored,
+            "records_warmup_dropped": self.warmup,
+            "records_error_dropped": self.errored,
+            "error_categories": dict(sorted(self.categories.items())),
+        }
+        multi_turn = any(
+            t is not None and t > 0
+            for t, p in zip(self.turns, self.phases, strict=True)
+            if p != WARMUP
+        )
+        samples = rows if with_cached is None else with_cached
+        return Records(file, samples, measured - self.errored, self.errored, accounting, multi_turn)
+
+
+def _cached(get: _Reader, input_len: int | None) -> int | None:
+    """A successful request's cached (prefix-hit) input tokens from its usage, as AIPerf names
+    them (`usage_prompt_cache_read_tokens`; `usage_prompt_cached_tokens` before), refused when
+    above its input tokens; None where the server reported none."""
+    for key in CACHED_KEYS:
+        if get.metrics.get(key) is not None:
+            value = get.tokens(key)
+            check_request(get.file, value, input_len, get.line, f"metrics.{key}.value")
+            return value
+    return None
 
 
 @dataclass

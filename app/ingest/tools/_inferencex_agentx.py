@@ -25,7 +25,9 @@ from the first start to the last end); latencies are seconds → ms; p75 is kept
 the name the read-off looks up (`ttft_p75_ms`). `num_requests` is the profiled successful
 requests; `num_failed` the error-dropped records (warm-up records are not requests of the
 measurement). The request accounting stays on the point, shown with its counts. `intvty`
-(1 ÷ ITL per statistic, so its "p90" is the slow tail's speed) is derived and not kept.
+(1 ÷ ITL per statistic, so its "p90" is the slow tail's speed) is derived and not kept. The
+server's prefix-cache hit rate (measured) and the theoretical one become covariates
+(`cache_covariates`, issue 50).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from app.domain.covariates import PREFIX_CACHE_HIT_RATE, THEORETICAL_CACHE_HIT_RATE
 from app.ingest.common import json_safe, number
 from app.ingest.parsed import ParsedPoint
 from app.ingest.tools._vllm_common import Record, fail, num, whole
@@ -113,9 +116,37 @@ def agentx_point(rec: Record) -> ParsedPoint:
     # ITL's p90 "p90_intvty", so its "percentiles" fall as they rise (the slow tail), and it is
     # derived from the ITL kept here.
     extra["request_metrics"] = json_safe({k: v for k, v in metrics.items() if k != "latency"})
+    extra |= cache_covariates(rec, metrics)
     return ParsedPoint(
         values={k: v for k, v in values.items() if v is not None}, row=rec.row, extra=extra
     )
+
+
+def cache_covariates(rec: Record, metrics: Mapping[str, Any]) -> dict[str, float]:
+    """The row's cached share of prompt tokens, each under its source's key (issue 50):
+    measured by the server (`server_metrics.cache`: the overall hit rate, which counts CPU and
+    external hits too, else vLLM's `prefix_cache_hits` ÷ `prefix_cache_queries`, else the GPU
+    hit rate) and theoretical (`request_metrics.cache.theoretical_cache_hit_rate`, the
+    trace's shared prefixes under an infinite cache, never measured)."""
+    out: dict[str, float] = {}
+    server = _object(rec, rec.data.get("server_metrics"), "server_metrics")
+    cache = _object(rec, server.get("cache"), "server_metrics.cache")
+    found = _number(rec, cache.get("overall_cache_hit_rate"), "server_metrics.cache")
+    hits = _number(rec, cache.get("prefix_cache_hits"), "server_metrics.cache.prefix_cache_hits")
+    queries = _number(
+        rec, cache.get("prefix_cache_queries"), "server_metrics.cache.prefix_cache_queries"
+    )
+    if found is None and hits is not None and queries:
+        found = hits / queries
+    if found is None:
+        found = _number(rec, cache.get("gpu_cache_hit_rate"), "server_metrics.cache")
+    if found is not None:
+        out[PREFIX_CACHE_HIT_RATE] = found
+    theory = _object(rec, metrics.get("cache"), "request_metrics.cache")
+    rate = _number(rec, theory.get("theoretical_cache_hit_rate"), "request_metrics.cache")
+    if rate is not None:
+        out[THEORETICAL_CACHE_HIT_RATE] = rate
+    return out
 
 
 def _accounting(rec: Record) -> dict[str, Any]:

@@ -34,7 +34,9 @@ measured_at (start_time), and hardware: the telemetry's `gpu_name` as DCGM write
 name and the user gave no hardware (from the CSV: its telemetry tables' `GPU Name` column). The
 GPU count in the telemetry describes the node, not the deployment (fixture: 8 A100s, one used),
 so num_gpus is left to the form; the names and counts are kept in `extra`. The whole JSON
-document is kept in `extra`, with the API key and headers redacted.
+document is kept in `extra`, with the API key and headers redacted. Cached input tokens (the
+client's usage) and the theoretical prefix-cache hit rate become covariates (`_aiperf_cache`);
+`server_metrics_export.json` gives the server's measured prefix-cache hit rate (`_aiperf_server`).
 """
 
 from __future__ import annotations
@@ -55,7 +57,9 @@ from app.ingest.tools._aiperf_aggregate import (
     attach_aggregates,
     split_aggregates,
 )
+from app.ingest.tools._aiperf_cache import cache_figures
 from app.ingest.tools._aiperf_records import attach, is_records, read_records
+from app.ingest.tools._aiperf_server import attach_server, is_server_metrics
 from app.ingest.tools._genai_common import (
     Built,
     Run,
@@ -110,6 +114,7 @@ def aiperf_values(
             for e in stats["error_summary"]
             if isinstance(e, Mapping)
         )
+    extra.update(cache_figures(stats, file))  # cached input tokens (issue 50)
     goodput = avg(stats, "goodput", file)
     if goodput is not None:
         values["goodput_requests_per_s"] = goodput
@@ -305,6 +310,17 @@ def is_inputs(file: SourceFile) -> bool:
     )
 
 
+def _by_kind(files: list[SourceFile]) -> tuple[list[SourceFile], ...]:
+    """The upload's AIPerf files by kind: summary CSVs, per-request JSONL, server metrics and
+    summary JSONs (inputs.json is none of them: skipped)."""
+    csvs = [f for f in files if csv_kind(f) == "aiperf"]
+    jsonl = [f for f in files if f not in csvs and is_records(f)]
+    servers = [f for f in files if f not in csvs and f not in jsonl and is_server_metrics(f)]
+    side = {id(f) for f in (*csvs, *jsonl, *servers)}
+    jsons = [f for f in files if id(f) not in side and not is_inputs(f)]
+    return csvs, jsonl, servers, jsons
+
+
 class AIPerfImporter:
     name = TOOL
     priority = 55
@@ -317,16 +333,15 @@ class AIPerfImporter:
                 or is_records(file)
                 or is_inputs(file)
                 or aggregate_kind(file) is not None
+                or is_server_metrics(file)
             )
         except IngestError:  # unreadable here; the upload's own checks say why
             return False
 
     def parse(self, files: list[SourceFile], defaults: Mapping[str, Any]) -> list[ParsedSweep]:
-        csvs = [f for f in files if csv_kind(f) == "aiperf"]
-        jsonl = [f for f in files if f not in csvs and is_records(f)]
         # The multi-run aggregate and collated files (issue 51) describe the runs beside them.
         summaries, runs = split_aggregates(files)
-        jsons = [f for f in runs if f not in csvs and f not in jsonl and not is_inputs(f)]
+        csvs, jsonl, servers, jsons = _by_kind(runs)
         if not jsons and not csvs:
             raise IngestError.one(
                 ", ".join(f.name for f in files),
@@ -341,6 +356,7 @@ class AIPerfImporter:
                 _csv_hardware(item, defaults)
                 built.append(item)
         attach([read_records(f) for f in jsonl], built)
+        attach_server(servers, built)  # the server's prefix-cache counters (issue 50)
         sweeps = sweeps_from(built, TOOL, FORMATS, defaults, "profile_export.jsonl")
         attach_aggregates(summaries, sweeps)
         return sweeps

@@ -37,6 +37,8 @@ disaggregated server_info (`prefill`/`decode` lists or a disaggregation mode) de
 of the deployment, so num_gpus is then left to the user. Without server_info the engine comes from
 `backend` (`sglang*` → sglang, `vllm*` → vllm, …; see `_engines`) unless the user gave one.
 
+Cached input tokens (`--cache-report`): per request and per point, see `_sglang_cache`.
+
 Samples: `--output-details` arrays hold every request of the run and only those (the warm-up
 requests bench_serving sends first are not in them), the same requests as the aggregates, so all
 are kept.
@@ -56,6 +58,7 @@ from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.source import SourceFile
 from app.ingest.text import SNIFF_BYTES
 from app.ingest.tools._engines import fill_engine
+from app.ingest.tools._sglang_cache import attach_cached, cache_report
 from app.ingest.tools._vllm_common import (
     DETAIL_KEYS,
     Record,
@@ -292,12 +295,14 @@ def _point(rec: Record) -> ParsedPoint:
         count_empty_streams(
             point, check_completed(rec, point.samples, completed, detail.empty_streams)
         )
+        attach_cached(rec, point)  # cached input tokens per request (issue 50)
         used |= set(DETAIL_KEYS) | {"cached_tokens", "cached_tokens_details"}
     if d.get("request_rate") == "trace":
         used.discard("request_rate")
     point.extra = {
         k: json_safe(v) for k, v in d.items() if k not in used and k != "generated_texts"
     } | point.extra
+    point.extra |= cache_report(rec)
     accept = num(rec, "accept_length")  # mean tokens per decode step under spec decoding
     if accept is not None:
         point.extra[ACCEPTANCE_LENGTH] = accept

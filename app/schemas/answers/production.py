@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from app.schemas.answers.common import Answer
 
@@ -77,6 +77,13 @@ class WindowOut(Answer):
     num_gpus: int | None
     concurrency: float | None
     concurrency_reason: str | None
+    # The server's prefix-cache counters over the window (issue 50): cached ÷ queried prompt
+    # tokens, source "measured"; "unknown" with the reason where the engine exported none.
+    cached_input_share: float | None
+    cached_input_source: Literal["measured", "unknown"]
+    cached_tokens: float | None
+    queried_tokens: float | None
+    cached_input_reason: str | None
     interactivity_tok_s_user: float | None
     # {ttft|tpot|e2el: {p50|p90|p99: {value_ms, bucket_ms (null upper: +Inf) or reason}}}
     percentiles: dict[str, dict[str, dict[str, Any]]]

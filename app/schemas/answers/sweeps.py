@@ -148,6 +148,20 @@ class TurnRow(Answer):
     error_dropped: int | None
 
 
+class CachedInputRow(Answer):
+    """A point's cached (prefix-hit) share of input tokens and its source (issue 50):
+    `measured` by the server, reported by the `client`, `theoretical` (never measured), or
+    `unknown` (share null)."""
+
+    point_id: int
+    concurrency: float | None
+    request_rate: float | None
+    cached_input_share: float | None
+    cached_input_source: Literal["measured", "client", "theoretical", "unknown"]
+    cached_input_source_words: str
+    cached_input_from: str | None  # what the share was computed from
+
+
 class SweepDetail(SweepFields):
     """One sweep with its points, and the measured mean ISL/OSL beside the configured ones
     (`length_note` set when they differ by more than 10 %)."""
@@ -164,6 +178,7 @@ class SweepDetail(SweepFields):
     # SLO attainment off the file's latency histograms at the default SLO; null without any.
     histogram_attainment: SweepHistogramAttainment | None = None
     turns: list[TurnRow]  # per point with session ids; [] for a single-turn sweep
+    cached_input: list[CachedInputRow]  # per point; [] when no point reports cached input
 
 
 class SweepEdited(SweepFields):

@@ -7,7 +7,7 @@ from typing import Literal
 
 from app.schemas.answers.common import Answer
 
-CachedSourceOut = Literal["server", "client", "theoretical"]
+CachedSourceOut = Literal["measured", "client", "theoretical", "unknown"]
 
 
 class ByClass(Answer):
@@ -28,12 +28,13 @@ class PricesByClass(Answer):
 
 class PointClassesOut(Answer):
     """A point's tokens by class per total GPU: the cached share of its input and where that
-    comes from (the server's prefix-cache counters, the client's per-request usage, or a
-    theoretical rate), and the revenue of a GPU-hour at the API prices given."""
+    comes from (`measured`: the server's prefix-cache counters, `client`: the client's
+    per-request usage, `theoretical`: the workload's shared prefixes, never measured; `unknown`
+    where the file reports none), and the revenue of a GPU-hour at the API prices given."""
 
     cached_input_share: float | None
-    cached_input_source: CachedSourceOut | None
-    cached_input_source_words: str | None
+    cached_input_source: CachedSourceOut  # "unknown" with a null share
+    cached_input_source_words: str
     cached_input_from: str | None  # what the share was computed from
     tok_s_per_gpu: ByClass | None  # input = uncached + cached
     reason: str | None  # why the mix is unknown

@@ -17,6 +17,7 @@ from app.domain.point import PointMetrics
 from app.domain.token_classes import (
     CLASSES,
     SPLIT_RULE,
+    UNKNOWN_SOURCE,
     CachedShare,
     ClassPrices,
     ClassRevenue,
@@ -100,12 +101,17 @@ def all_point_classes(
     ]
 
 
+UNKNOWN_WORDS = "unknown: the file reports no cached input tokens"
+
+
 def _share_json(found: PointClasses) -> dict[str, Any]:
+    """The cached share and its source: measured, client or theoretical; `unknown` (with a
+    null share) where the file reports none, never 0."""
     share = found.share
     return {
         "cached_input_share": None if share is None else share.share,
-        "cached_input_source": None if share is None else share.source,
-        "cached_input_source_words": None if share is None else share.source_words,
+        "cached_input_source": UNKNOWN_SOURCE if share is None else share.source,
+        "cached_input_source_words": UNKNOWN_WORDS if share is None else share.source_words,
         "cached_input_from": None if share is None else share.how,
     }
 

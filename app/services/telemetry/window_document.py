@@ -22,6 +22,7 @@ from app.domain.production import (
     slo_result,
     tpot_read,
 )
+from app.domain.prom_cache import cache_json
 from app.domain.prom_histogram import Quantile
 from app.domain.prom_names import HISTOGRAMS
 from app.domain.prom_window import WindowPoint
@@ -185,6 +186,7 @@ def window_json(
         "num_gpus": point.num_gpus,
         "concurrency": point.concurrency,
         "concurrency_reason": point.concurrency_reason,
+        **cache_json(point.cache, point.extrapolated),  # measured by the server (issue 50)
         "interactivity_tok_s_user": x,
         "percentiles": {
             measure: {

@@ -282,6 +282,8 @@ def window_problem(point: WindowPoint) -> str | None:
         ("output tokens", point.output_tokens),
         ("prompt tokens", point.prompt_tokens),
         ("concurrency", point.concurrency),
+        ("cached prompt tokens", None if point.cache is None else point.cache.cached_tokens),
+        ("queried prompt tokens", None if point.cache is None else point.cache.queried_tokens),
     ]
     for measure, hist in point.histograms.items():
         numbers += [(f"a {measure} bucket count", c) for c in hist.counts]
