@@ -49,9 +49,17 @@ def test_aiperf_records_give_each_request_its_cached_tokens_and_the_summary_its_
 ):
     point = aiperf().points[0]
     frame = point.samples_frame()
-    # The warm-up record (512 cached) is left out; the cancelled one reports none.
-    assert frame["cached_input_tokens"].to_list() == [0, 1536, 3584, None]
-    assert frame["input_len"].to_list() == [1000, 2000, 4000, 3000]
+    # The warm-up record (512 cached) is kept as a warm-up sample (never read off); the
+    # cancelled one reports none.
+    assert frame["cached_input_tokens"].to_list() == [512, 0, 1536, 3584, None]
+    assert frame["phase"].to_list() == [
+        "warmup",
+        "profiling",
+        "profiling",
+        "profiling",
+        "profiling",
+    ]
+    assert frame["input_len"].to_list() == [1000, 1000, 2000, 4000, 3000]
     covariates = point_covariates(point.extra)
     assert covariates["client_cache_hit_rate"] == 5120 / 7000
     assert covariates["cached_input_tokens"] == 1706.6666666666667
@@ -75,7 +83,7 @@ def test_the_early_aiperf_usage_name_for_cached_tokens_reads_the_same() -> None:
                 row["metrics"]["usage_prompt_cached_tokens"] = value
 
     frame = aiperf(records_changed(rename)).points[0].samples_frame()
-    assert frame["cached_input_tokens"].to_list() == [0, 1536, 3584, None]
+    assert frame["cached_input_tokens"].to_list() == [512, 0, 1536, 3584, None]
 
 
 def test_an_aiperf_record_with_more_cached_than_input_tokens_is_refused_naming_line_and_field() -> (
