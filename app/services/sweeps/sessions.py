@@ -133,9 +133,9 @@ def of(result: SweepAnalysis, params: Params, samples: pl.DataFrame | None) -> S
     at_stats = None if at is None else by_point.get(at)
     op = result.readoff.operating_point
     if op is None:
-        reason = "no operating point: no load level meets the SLO"
+        none_met = "no operating point: no load level meets the SLO"
         return SweepSessions(
-            agents=agents, e2e=e2e, reason=reason, agents_point_id=at, at_agents=at_stats
+            agents=agents, e2e=e2e, reason=none_met, agents_point_id=at, at_agents=at_stats
         )
     stats = by_point.get(op.point_id)
     reason = None if stats is not None else "no session ids at the operating point"
