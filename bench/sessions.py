@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import shutil
 import statistics
+import sys
 import tempfile
 from pathlib import Path
 
@@ -36,6 +37,7 @@ RUNS = 3
 TURNS = 20
 LOADS = (8, 16, 32, 64)  # concurrency levels; the sessions are shared out among them
 TTFT_LIMIT_MS = 1500.0
+START_S = 180  # a server's start on a busy shared machine (60 s was missed once)
 
 # The session attainment of the read-off, in plain polars from the file (warm: a small file
 # read and grouped first). Whole sessions: turns 0..k without a gap; met: every turn ok and
@@ -116,12 +118,12 @@ def _http_run(
     note = _recorder(samples)
     size = sum(p.stat().st_size for p in files)
     env = {"PARETOSCOPE_MAX_UPLOAD_MB": str(max(50, 2 * size // 2**20))}
-    with running_server(url, workers=1, env=env, keep_log=False) as server:
+    with running_server(url, workers=1, env=env, keep_log=False, timeout_s=START_S) as server:
         _upload(server, *warm_up)
         seconds, ids = _upload(server, *files)
         note("upload", seconds)
     params = {"sweep": ids[0], "ttft_ms": TTFT_LIMIT_MS, "ttft_percentile": "p90"}
-    with running_server(url, workers=1, env=env, keep_log=False) as server:
+    with running_server(url, workers=1, env=env, keep_log=False, timeout_s=START_S) as server:
         cold = fetch(server.url, "/api/readoff", params, accept=ACCEPT_JSON)
         assert cold.status == 200, cold.body[:300]
         assert cold.json()["results"][0]["sessions"]["count"], cold.body[:500]
@@ -160,6 +162,7 @@ def _measure(scale: Scale, found: list[Backend], folder: Path) -> list[Result]:
                 note("read_csv", _run(READ_CSV, str(files[1]), str(warm_up[1]))["s"])
                 note("group_by", _run(GROUP_BY, str(files[1]), str(warm_up[1]))["s"])
                 _http_run(fresh_database(backend, "sessions"), files, warm_up, samples)
+                print(f"[sessions {requests:,} {backend.name}: {samples}]", file=sys.stderr)
             med = {k: statistics.median(v) for k, v in samples.items()}
             group_by = "polars read_csv + session attainment group-by"
             results += [

@@ -192,6 +192,29 @@ def turns_json(figures: SweepSessions | None) -> dict[str, Any]:
     }
 
 
+def compact_sessions(figures: SweepSessions | None) -> dict[str, Any] | None:
+    """`sessions` where an answer must stay small (Compare, MCP): the judged count, the share
+    met with its Wilson ends, and the cut ones; None when no session was judged."""
+    stats = None if figures is None else figures.sessions
+    if stats is None:
+        return None
+    return {
+        "count": stats.count,
+        "attainment": stats.attainment,
+        "attainment_low": stats.low,
+        "attainment_high": stats.high,
+        "cut": stats.cut,
+    }
+
+
+def compact_turns(figures: SweepSessions | None) -> dict[str, Any] | None:
+    """`turns` where an answer must stay small: first-turn and later-turn TTFT."""
+    turns = None if figures is None else figures.turns
+    if turns is None:
+        return None
+    return {"ttft_first_ms": turns.first_ms, "ttft_later_ms": turns.later_ms}
+
+
 def agents_json(figures: SweepSessions | None) -> dict[str, Any]:
     """`agents`: the most concurrent sessions meeting the target, per GPU, MW and $/hour."""
     agents = None if figures is None else figures.agents
