@@ -19,7 +19,7 @@ MOST_CHARACTERS = 8_000
 LOW, HIGH = 0.7557039468613879, 0.9019148375589726  # Wilson 95 % of 80 met of 95 judged
 
 
-def stored(http: httpx.Client) -> dict[str, int]:
+def stored_over_mcp(http: httpx.Client) -> dict[str, int]:
     text, _ = agentic_requests()
     files = [
         ("files", ("agents.csv", POINTS.encode())),
@@ -34,7 +34,7 @@ def test_readoff_and_compare_tools_carry_sessions_turns_and_the_e2e_axis(
     seeded: None, mcp_url: str
 ) -> None:
     http = httpx.Client(base_url=mcp_url, timeout=60)
-    ids = stored(http)
+    ids = stored_over_mcp(http)
     slo = {"ttft_ms": 500, "attainment": 0.8, "interactivity": "e2e"}
     readoff_args = {"sweep": [ids["agents"], ids["plain"]], **slo}
     compare_args = {

@@ -29,7 +29,7 @@ POINTS = HEAD + "".join(
 SLO = "preset=custom&ttft_ms=500&attainment=0.8&model=hist-model"
 
 
-def stored(client: TestClient) -> dict[str, int]:
+def stored_history(client: TestClient) -> dict[str, int]:
     text, _ = agentic_requests()
     body = text.splitlines()
     rows = [line.replace("agents,", "agents-oct,", 1) for line in body[1:]]
@@ -48,7 +48,7 @@ def configurations(client: TestClient, query: str) -> dict[str, Any]:
 def test_history_keeps_agentic_runs_apart_and_reads_their_sessions_by_date(
     client: TestClient, seeded: None
 ) -> None:
-    ids = stored(client)
+    ids = stored_history(client)
     found = configurations(client, SLO)
     body = found.pop("_body")
     assert set(found) == {"8×H100 · hist-model", "8×H100 · hist-model · agentic-coding"}
@@ -76,7 +76,7 @@ def test_history_keeps_agentic_runs_apart_and_reads_their_sessions_by_date(
 def test_history_mixes_agentic_and_fixed_length_runs_only_when_asked(
     client: TestClient, seeded: None
 ) -> None:
-    stored(client)
+    stored_history(client)
     found = configurations(client, SLO + "&allow_different=1")
     found.pop("_body")
     [(label, mixed)] = found.items()
@@ -88,7 +88,7 @@ def test_history_mixes_agentic_and_fixed_length_runs_only_when_asked(
 def test_the_history_page_shows_sessions_and_e2e_speed_for_multi_turn_runs_only(
     client: TestClient, seeded: None
 ) -> None:
-    stored(client)
+    stored_history(client)
     page = soup(client.get(f"/history?{SLO}").text)
     assert page.select_one("#history-sessions-figure") is not None
     tables = {
