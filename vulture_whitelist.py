@@ -73,3 +73,4 @@ _.warmed  # app.state: the status of the Explore page serve warmed at start (app
 _.share_below  # FrontierVerdict: the share a report states (calibration and tests read it)
 _.bytecode_cache  # jinja2.Environment reads it when it loads a template (app.http.templating)
 _.same_model  # SweepRead: reaches the audit JSON through dataclasses.asdict (claim_verdict)
+_.concurrent_sessions  # PlanQuery field

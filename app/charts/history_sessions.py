@@ -31,44 +31,57 @@ def e2e_of(row: HistoryRow) -> float | None:
 def sessions_figure(groups: list[ConfigHistory], *, e2e: bool) -> dict[str, Any]:
     """Session attainment (or, with `e2e`, E2E-normalized interactivity) by date, per
     multi-turn configuration; undated sweeps stay in the table."""
-    traces = []
-    for i, group in enumerate(g for g in groups if g.multi_turn):
-        rows = [row for row in group.rows if row.date is not None]
-        style = series_style(i)
-        trace: dict[str, Any] = {
-            "type": "scatter",
-            "mode": "lines+markers",
-            "name": group.label,
-            "x": [row.date.isoformat() for row in rows if row.date is not None],
-            "text": [f"<b>{escape(row.result.meta.name)}</b>" for row in rows],
-            "hovertemplate": "%{text}<br>%{x}: %{customdata}<extra></extra>",
-            "line": {"color": style.colour, "dash": style.dash},
-            "marker": {"color": style.colour, "size": 8, "symbol": style.symbol},
-            "connectgaps": False,
-        }
-        if e2e:
-            ys = [e2e_of(row) for row in rows]
-            trace |= {"y": ys, "customdata": [fmt_number(y, "tok/s/user") for y in ys]}
-        else:
-            found = [attainment_of(row) for row in rows]
-            ys = [a for a, _, _ in found]
-            trace |= {
-                "y": ys,
-                "customdata": [
-                    f"{fmt_percent(a)} [{fmt_percent(lo)}, {fmt_percent(hi)}]"
-                    for a, lo, hi in found
-                ],
-                "error_y": {
-                    "type": "data",
-                    "symmetric": False,
-                    "array": [None if a is None or hi is None else hi - a for a, _, hi in found],
-                    "arrayminus": [
-                        None if a is None or lo is None else a - lo for a, lo, _ in found
-                    ],
-                    "color": style.colour,
-                },
-            }
-        traces.append(trace)
+    traces = [_trace(i, group, e2e) for i, group in enumerate(g for g in groups if g.multi_turn)]
+    return {"data": traces, "layout": _layout(traces, e2e)}
+
+
+def _trace(i: int, group: ConfigHistory, e2e: bool) -> dict[str, Any]:
+    rows = [row for row in group.rows if row.date is not None]
+    style = series_style(i)
+    trace: dict[str, Any] = {
+        "type": "scatter",
+        "mode": "lines+markers",
+        "name": group.label,
+        "x": [row.date.isoformat() for row in rows if row.date is not None],
+        "text": [f"<b>{escape(row.result.meta.name)}</b>" for row in rows],
+        "hovertemplate": "%{text}<br>%{x}: %{customdata}<extra></extra>",
+        "line": {"color": style.colour, "dash": style.dash},
+        "marker": {"color": style.colour, "size": 8, "symbol": style.symbol},
+        "connectgaps": False,
+    }
+    if e2e:
+        ys = [e2e_of(row) for row in rows]
+        return trace | {"y": ys, "customdata": [fmt_number(y, "tok/s/user") for y in ys]}
+    return trace | _attainment_fields([attainment_of(row) for row in rows], style.colour)
+
+
+def _attainment_fields(
+    found: list[tuple[float | None, float | None, float | None]], colour: str
+) -> dict[str, Any]:
+    """The attainments with their Wilson ends as asymmetric error bars."""
+
+    def above(a: float | None, end: float | None) -> float | None:
+        return None if a is None or end is None else end - a
+
+    def below(a: float | None, end: float | None) -> float | None:
+        return None if a is None or end is None else a - end
+
+    return {
+        "y": [a for a, _, _ in found],
+        "customdata": [
+            f"{fmt_percent(a)} [{fmt_percent(lo)}, {fmt_percent(hi)}]" for a, lo, hi in found
+        ],
+        "error_y": {
+            "type": "data",
+            "symmetric": False,
+            "array": [above(a, hi) for a, _, hi in found],
+            "arrayminus": [below(a, lo) for a, lo, _ in found],
+            "color": colour,
+        },
+    }
+
+
+def _layout(traces: list[dict[str, Any]], e2e: bool) -> dict[str, Any]:
     title = (
         "E2E-normalized interactivity at the operating point, tok/s/user"
         if e2e
@@ -89,4 +102,4 @@ def sessions_figure(groups: list[ConfigHistory], *, e2e: bool) -> dict[str, Any]
     elif not any(y is not None for t in traces for y in t["y"]):
         what = "an E2E-normalized interactivity" if e2e else "sessions judged at your SLO"
         empty_note(layout, f"no dated multi-turn sweep has {what}")
-    return {"data": traces, "layout": layout}
+    return layout
