@@ -28,6 +28,7 @@ _.memory_kind
 _.tdp_w
 _.created_at_s
 _.tokens_per_day  # PlanQuery field
+_.concurrent_sessions  # PlanQuery field
 
 # Dataclass fields filled by keyword and serialised whole (dataclasses.asdict, getattr).
 _.compared_tok_s  # ClaimWork: the claims audit's JSON
@@ -73,4 +74,3 @@ _.warmed  # app.state: the status of the Explore page serve warmed at start (app
 _.share_below  # FrontierVerdict: the share a report states (calibration and tests read it)
 _.bytecode_cache  # jinja2.Environment reads it when it loads a template (app.http.templating)
 _.same_model  # SweepRead: reaches the audit JSON through dataclasses.asdict (claim_verdict)
-_.concurrent_sessions  # PlanQuery field
