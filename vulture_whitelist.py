@@ -28,6 +28,7 @@ _.memory_kind
 _.tdp_w
 _.created_at_s
 _.tokens_per_day  # PlanQuery field
+_.concurrent_sessions  # PlanQuery field
 
 # Dataclass fields filled by keyword and serialised whole (dataclasses.asdict, getattr).
 _.compared_tok_s  # ClaimWork: the claims audit's JSON

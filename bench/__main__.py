@@ -31,6 +31,7 @@ from bench import (
     readoff,
     request_goodput_speed,
     scale,
+    sessions,
     throughput,
     weight,
 )
@@ -47,6 +48,7 @@ MODULES = {
     "picker": picker,
     "throughput": throughput,
     "scale": scale,
+    "sessions": sessions,
     "calibration": calibration,
 }
 

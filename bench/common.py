@@ -88,6 +88,8 @@ class Scale:
     scale_backends: tuple[str, ...] = ("Postgres",)
     # The gate's calibration (bench/calibration.py): simulated pairs per rate measured.
     calibration_pairs: int = 200
+    # Multi-turn files (bench/sessions.py): requests of 20-turn sessions at each measured size.
+    session_requests: tuple[int, ...] = (100_000, 1_000_000)
 
 
 FULL = Scale()
@@ -107,6 +109,7 @@ SMOKE = Scale(
     scale_samples_per_sweep=64,
     scale_backends=("SQLite", "Postgres"),
     calibration_pairs=2,
+    session_requests=(2_000,),
 )
 
 

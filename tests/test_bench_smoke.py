@@ -7,9 +7,14 @@ baseline and renders in the one table, not that targets are met.
 from __future__ import annotations
 
 import gzip
+import json
 import os
+import subprocess
+import sys
 import zlib
+from pathlib import Path
 
+import polars as pl
 import pytest
 from sqlalchemy.engine import make_url
 
@@ -119,3 +124,35 @@ def test_the_wall_clock_client_decodes_what_it_accepts_and_refuses_any_other_enc
     with pytest.raises(ValueError, match="zstd"):
         wall_client.decode(body, "zstd")
     assert wall_client.BROWSER_HEADERS["Accept-Encoding"] == "gzip, deflate, br"
+
+
+def test_the_sessions_bench_file_has_its_shape_and_its_baseline_counts_what_the_app_counts(
+    tmp_path: Path,
+) -> None:
+    from app.domain.point import Metric
+    from app.domain.sessions import session_attainment
+    from bench import sessions as bench_sessions
+
+    _, requests = bench_sessions.write_sessions(tmp_path, 2_000, "shape")
+    frame = pl.read_csv(requests)
+    # 100 sessions of 20 turns; the first session of each of the 4 loads lacks its turn 0.
+    assert frame.height == 2_000 - 4
+    assert frame["session_id"].n_unique() == 100
+    assert sorted(frame["turn_index"].unique().to_list()) == list(range(20))
+    assert frame["ok"].null_count() == 0 and not frame["ok"].all()
+    # The baseline's group-by (run as the bench runs it) against the app's own rule.
+    out = subprocess.run(
+        [sys.executable, "-c", bench_sessions.GROUP_BY.replace(
+            'print(json.dumps({"s": time.perf_counter() - start, "rows": table.height}))',
+            "print(table.sort('concurrency').write_json())",
+        ), str(requests), str(requests)],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    theirs = {r["concurrency"]: (r["count"], r["good"]) for r in json.loads(out.stdout)}
+    samples = frame.rename({"concurrency": "point_id"}).with_columns(
+        pl.col("session_id").cast(pl.String)
+    )
+    limits: list[tuple[Metric, float]] = [("ttft", bench_sessions.TTFT_LIMIT_MS)]
+    ours = {k: (s.count, s.good) for k, s in session_attainment(samples, limits).items()}
+    assert theirs == ours
+    assert all(count == 24 for count, _ in ours.values())  # 25 sessions per load, 1 cut

@@ -99,3 +99,30 @@ def test_the_cli_counts_per_decode_gpu_and_plans_prefill_and_decode_apart(
     out = capsys.readouterr().out.splitlines()
     assert "    split: 2P + 6D per replica; fleet 6 prefill GPUs + 18 decode GPUs" in out
     assert "    goodput 2,000 tok/s per decode GPU" in out
+
+
+def test_plan_sizes_concurrent_sessions_with_the_lower_end_fleet(
+    cli: Callable[..., int], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.web.test_sessions_api import POINTS, agentic_requests
+
+    (tmp_path / "agents.csv").write_text(POINTS)
+    (tmp_path / "agents.requests.csv").write_text(agentic_requests()[0])
+    assert cli("import", tmp_path / "agents.csv", tmp_path / "agents.requests.csv") == 0
+    capsys.readouterr()
+    asked = ("--ttft-ms", 500, "--attainment", 0.8, "--usd-per-gpu-hour", 2)
+    assert cli("plan", 1, "--concurrent-sessions", 40, *asked) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "demand: 40 concurrent sessions average, peak 40 (× 1), headroom 0 %"
+    assert (
+        "    3 replicas × 8 GPUs = 24 GPUs; goodput 16 concurrent sessions per replica; "
+        "utilisation 83.3 % at peak, 83.3 % at average" in out
+    )
+    assert (
+        "    sessions: 84.2 % [75.6 %, 90.2 %] of 95 sessions met every turn (target 80 %, "
+        "5 cut sessions apart)" in out
+    )
+    assert "    at the interval's lower end: 8 sessions per replica, 5 replicas = 40 GPUs" in out
+    assert cli("plan", 1, "--concurrent-sessions", 40, "--format", "json", *asked) == 0
+    [r] = json.loads(capsys.readouterr().out)["results"]
+    assert (r["replicas"], r["agents"]["replicas_conservative"]) == (3, 5)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import csv
 import io
+import json
+import math
 import re
 import sys
 from collections.abc import Callable
@@ -15,6 +17,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy.orm import Session
 
+from app.domain.numbers import fmt_percent
 from app.services.seed import SEED_DIR
 from app.store.models import Hardware, PricingProfile, SloPreset, Sweep
 from tests.conftest import FIXTURES
@@ -173,3 +176,31 @@ def test_readoff_reads_the_e2e_axis_and_a_multi_turn_runs_sessions(
     )
     # TTFT ≤ 3 s on every turn: corr-1 and corr-2 met it, corr-3's third turn was cancelled.
     assert (row["scenario"], row["sessions"], row["sessions_met"]) == ("multi-turn", "3", "2")
+    assert (row["sessions_cut"], row["session_attainment"]) == ("0", repr(2 / 3))
+    # Wilson 95 % of 2 of 3: (2/3 + z²/6 ∓ z·√(2/27 + z²/36)) ÷ (1 + z²/3), z = 1.959964.
+    z = 1.959963984540054
+    centre, spread = 2 / 3 + z * z / 6, z * math.sqrt(2 / 27 + z * z / 36)
+    low, high = ((centre - spread) / (1 + z * z / 3), (centre + spread) / (1 + z * z / 3))
+    assert float(row["session_attainment_ci_low"]) == pytest.approx(low, abs=1e-12)
+    assert float(row["session_attainment_ci_high"]) == pytest.approx(high, abs=1e-12)
+    # JSON: the API's read-off, keys `sessions` and `turns`, the axis named in its SLO.
+    assert cli("readoff", 1, *asked, "--format", "json") == 0
+    [result] = json.loads(capsys.readouterr().out)["results"]
+    assert {k: result["sessions"][k] for k in ("count", "met", "cut")} == {
+        "count": 3,
+        "met": 2,
+        "cut": 0,
+    }
+    assert result["sessions"]["attainment_low"] == pytest.approx(low, abs=1e-12)
+    assert set(result["turns"]) >= {"ttft_first_ms", "ttft_later_ms"}
+    # A terminal's table names the axis and writes the sessions below the table.
+    assert cli("readoff", 1, *asked, "--format", "table") == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert (
+        lines[2] == "x axis: E2E-normalized interactivity (tok/s/user) = 1000 / p90 of E2EL ÷ OSL"
+    )
+    at = lines.index(
+        "Sessions at the operating point (every turn within the SLO), by turn, agents:"
+    )
+    shown = f"66.7 % [{fmt_percent(low)}, {fmt_percent(high)}] of 3 sessions, 0 cut; TTFT p50 "
+    assert lines[at + 1].split(": ", 1)[1].startswith(shown + "first turn ")

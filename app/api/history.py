@@ -10,7 +10,7 @@ from app.schemas.answers.history import HistoryAnswer
 from app.schemas.responses import ERROR_RESPONSES, answered_with
 from app.views import explore_state
 from app.views.answers import json_answer
-from app.views.history import history_context
+from app.views.history import history_context, sessions_fields
 
 router = APIRouter(prefix="/api", tags=["analysis"], responses=ERROR_RESPONSES)
 
@@ -63,6 +63,7 @@ def api_history(request: Request, session: SessionDep) -> Response:
                             }
                             for s in context["spreads"][r.result.meta.id]
                         ],
+                        **sessions_fields(r),
                     }
                     for r in h.rows
                 ],
@@ -71,5 +72,8 @@ def api_history(request: Request, session: SessionDep) -> Response:
         ],
         "price_columns": [c.label for c in context["state"].price_columns],
         "figure": context["figure"],
+        # Multi-turn configurations only (null without one): sessions and E2E speed by date.
+        "sessions_figure": context["sessions_figure"],
+        "e2e_figure": context["e2e_figure"],
     }
     return json_answer(body)

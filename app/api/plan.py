@@ -21,7 +21,8 @@ router = APIRouter(prefix="/api", tags=["analysis"], responses=ERROR_RESPONSES)
 def api_plan(session: SessionDep, query: Annotated[PlanRequest, Query()]) -> Response:
     """Per sweep: its read-off (as /api/readoff), replicas, GPUs, utilisation, $/month, kW.
 
-    Across fields: exactly one demand: requests_per_s, output_tok_s or tokens_per_day; give
+    Across fields: exactly one demand: requests_per_s, output_tok_s, tokens_per_day or
+    concurrent_sessions (agents, sized from session attainment); give
     tpot_ms or min_tok_s_user, not both (each is 1000 / the other); at least one `sweep`.
     """
     return json_answer(documents.plan_answer(session, query))

@@ -16,6 +16,7 @@ UNIT_WORDS = {
     "requests_per_s": "requests/s",
     "output_tok_s": "output tokens/s",
     "tokens_per_day": "tokens/day (input + output)",
+    "concurrent_sessions": "concurrent sessions",
 }
 DASHES = ("solid", "dash", "dot", "dashdot")
 

@@ -24,6 +24,11 @@ def plan_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     demand.add_argument("--requests-per-s", type=float, help="average demand, requests/s")
     demand.add_argument("--output-tok-s", type=float, help="average demand, output tokens/s")
     demand.add_argument("--tokens-per-day", type=float, help="average input + output tokens/day")
+    demand.add_argument(
+        "--concurrent-sessions",
+        type=float,
+        help="average concurrent sessions (agents); sized from a multi-turn run's sessions",
+    )
     plan.add_argument("--peak-to-average", type=float, default=1.0, help="capacity serves peak")
     plan.add_argument("--headroom", type=float, default=0.0, help="fraction kept free, e.g. 0.2")
     for name in ("ttft-ms", "tpot-ms", "min-tok-s-user", "e2el-ms"):
@@ -61,7 +66,8 @@ def plan(args: argparse.Namespace) -> int:
     from app.views import plan as plan_json
 
     names = (
-        "requests_per_s output_tok_s tokens_per_day peak_to_average headroom ttft_ms tpot_ms "
+        "requests_per_s output_tok_s tokens_per_day concurrent_sessions peak_to_average headroom "
+        "ttft_ms tpot_ms "
         "min_tok_s_user e2el_ms percentile ttft_percentile tpot_percentile e2el_percentile mode "
         "attainment basis accounting pricing usd_per_gpu_hour price_set"
     ).split()

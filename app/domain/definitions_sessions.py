@@ -58,4 +58,16 @@ SESSIONS: tuple[Definition, ...] = (
         "8 H100s at 1.4 kW all-in each, 64 concurrent sessions meeting 90 % → 8 per GPU and "
         "64 ÷ 0.0112 MW = 5,714 per MW; at $2.50/GPU-hour, 64 ÷ $20/hour = 3.2 per $/hour.",
     ),
+    Definition(
+        "plan-agents",
+        "Plan: sized in concurrent sessions",
+        "replicas = ⌈peak sessions × (1 + headroom) ÷ agents per replica⌉; conservative "
+        "replicas = the same with the agents whose Wilson lower end meets the target",
+        "A demand in concurrent sessions (agents) is served by replicas of a multi-turn sweep, "
+        "each carrying its agents at your SLO. Example: a replica of 8 H100s holds 16 sessions "
+        "with 80 of 95 judged sessions meeting every turn (84.2 %, Wilson 75.6 % – 90.2 %, "
+        "target 80 %) but only 8 with the lower end at 80 %: 40 sessions with 25 % headroom "
+        "need ⌈50 ÷ 16⌉ = 4 replicas (32 GPUs), or ⌈50 ÷ 8⌉ = 7 (56 GPUs) if the lower end "
+        "must meet the target. A fixed-length sweep cannot be sized this way (unknown).",
+    ),
 )

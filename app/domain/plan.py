@@ -19,8 +19,15 @@ from typing import Literal
 from app.domain.cost import HOURS_PER_MONTH, SECONDS_PER_HOUR, TOKENS_PER_MTOK
 from app.domain.metrics import Basis
 
-DemandUnit = Literal["requests_per_s", "output_tok_s", "tokens_per_day"]
-DEMAND_UNITS: tuple[DemandUnit, ...] = ("requests_per_s", "output_tok_s", "tokens_per_day")
+DemandUnit = Literal["requests_per_s", "output_tok_s", "tokens_per_day", "concurrent_sessions"]
+DEMAND_UNITS: tuple[DemandUnit, ...] = (
+    "requests_per_s",
+    "output_tok_s",
+    "tokens_per_day",
+    # Agents (issue 49): sized from the most concurrent sessions whose session attainment meets
+    # the target (app.domain.sessions.agents_at_slo), not from request throughput.
+    "concurrent_sessions",
+)
 Status = Literal["pass", "fail", "unknown"]
 SECONDS_PER_DAY = 86_400.0
 KW_PER_MW = 1000.0
@@ -83,10 +90,13 @@ class RequestShape:
 def unit_per_request(unit: DemandUnit, shape: RequestShape) -> float | None:
     """How much of `unit` one request per second is: 1, its output tokens, or its tokens × 86,400.
 
-    tokens_per_day counts input + output tokens; None when the lengths it needs were not measured.
+    tokens_per_day counts input + output tokens; None when the lengths it needs were not measured
+    (and for concurrent sessions, which are not a rate of requests).
     """
     if unit == "requests_per_s":
         return 1.0
+    if unit == "concurrent_sessions":
+        return None
     if unit == "output_tok_s":
         out = shape.output_tokens
         return out if out is not None and out > 0 else None

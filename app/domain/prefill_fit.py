@@ -10,6 +10,7 @@ Pure math: imports only the standard library and app.domain.
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -59,26 +60,41 @@ def fit_prefill(
     """Ordinary least squares of TTFT on input tokens; the slope's interval from its standard
     error and Student's t with n − 2 degrees of freedom. The reason when there is no fit."""
     check_level(level)
-    pairs = [
-        (float(x), float(y))
-        for x, y in zip(input_tokens, ttft_ms, strict=True)
-        if math.isfinite(x) and math.isfinite(y)
-    ]
-    n = len(pairs)
+    xs, ys = _finite_pairs(input_tokens, ttft_ms)
+    n = len(xs)
     if n < MIN_REQUESTS:
         return f"{n} requests with an input length and a TTFT; a fit needs {MIN_REQUESTS}"
-    mean_x = math.fsum(x for x, _ in pairs) / n
-    mean_y = math.fsum(y for _, y in pairs) / n
-    sxx = math.fsum((x - mean_x) ** 2 for x, _ in pairs)
+    mean_x = math.fsum(xs) / n
+    mean_y = math.fsum(ys) / n
+    dx = [x - mean_x for x in xs]
+    sxx = math.fsum([d * d for d in dx])
     if not sxx > 0:
         return "every request has the same input length: TTFT cannot be read against it"
-    sxy = math.fsum((x - mean_x) * (y - mean_y) for x, y in pairs)
+    sxy = math.fsum([d * (y - mean_y) for d, y in zip(dx, ys, strict=True)])
     slope = sxy / sxx
     intercept = mean_y - slope * mean_x
-    residual = math.fsum((y - intercept - slope * x) ** 2 for x, y in pairs)
+    residual = math.fsum([(y - intercept - slope * x) ** 2 for x, y in zip(xs, ys, strict=True)])
     se = math.sqrt(residual / (n - 2) / sxx)
     half = t_quantile((1 + level) / 2, n - 2) * se
     return PrefillFit(n, intercept, slope, slope - half, slope + half, level)
+
+
+def _finite_pairs(
+    input_tokens: Sequence[float], ttft_ms: Sequence[float]
+) -> tuple[list[float], list[float]]:
+    """The pairs where both are finite, as two lists of floats (one pass where all are: a
+    sum of finite floats is finite unless it overflows, which only the slow path can tell)."""
+    xs = [float(x) for x in input_tokens]
+    ys = [float(y) for y in ttft_ms]
+    if len(xs) != len(ys):
+        raise ValueError(f"{len(xs)} input lengths but {len(ys)} TTFTs")
+    try:
+        if math.isfinite(math.fsum(xs)) and math.isfinite(math.fsum(ys)):
+            return xs, ys
+    except (ValueError, OverflowError):  # inf and -inf among them
+        pass
+    kept = [(x, y) for x, y in zip(xs, ys, strict=True) if math.isfinite(x) and math.isfinite(y)]
+    return [x for x, _ in kept], [y for _, y in kept]
 
 
 @dataclass(frozen=True)
@@ -96,11 +112,10 @@ def buckets(input_tokens: Sequence[float], ttft_ms: Sequence[float]) -> list[Buc
     """TTFT by input-length bucket (BUCKET_EDGES), the buckets that hold requests, in order."""
     edges = (0, *BUCKET_EDGES)
     found: dict[int, list[float]] = {}
-    for x, y in zip(input_tokens, ttft_ms, strict=True):
-        if not (math.isfinite(x) and math.isfinite(y)):
-            continue
-        at = max(i for i, edge in enumerate(edges) if x >= edge)
-        found.setdefault(at, []).append(y)
+    for x, y in zip(*_finite_pairs(input_tokens, ttft_ms), strict=True):
+        at = bisect_right(edges, x) - 1  # the last edge ≤ x
+        if at >= 0:  # a negative length is in no bucket
+            found.setdefault(at, []).append(y)
     out = []
     for at in sorted(found):
         values = sorted(found[at])

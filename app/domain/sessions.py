@@ -28,6 +28,7 @@ from app.domain.point import Metric
 from app.domain.request_goodput import good_request_expr
 
 DEFAULT_E2E_PERCENTILE = 90.0
+NO_JUDGED_SESSIONS = "no load level has judged sessions"
 
 
 def axis_words(interactivity: str, stat: str, e2e_percentile: float) -> str:
@@ -214,7 +215,7 @@ def agents_at_slo(
         (c, s) for c, s in points if c is not None and s is not None and s.attainment is not None
     ]
     if not judged:
-        return AgentsAtSlo(None, None, None, None, None, "no load level has judged sessions")
+        return AgentsAtSlo(None, None, None, None, None, NO_JUDGED_SESSIONS)
     meeting = [c for c, s in judged if s.attainment is not None and s.attainment >= target]
     sure = [c for c, s in judged if s.low is not None and s.low >= target]
     if not meeting:

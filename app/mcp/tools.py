@@ -310,7 +310,8 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         "plan",
         "Capacity plan",
-        "From one demand (requests_per_s, output_tok_s or tokens_per_day) at an SLO to "
+        "From one demand (requests_per_s, output_tok_s, tokens_per_day or concurrent_sessions: "
+        "agents of a multi-turn run, sized from session attainment) at an SLO to "
         "replicas, GPUs, $/month and power per sweep, as GET /api/plan. The cost chart's "
         "Plotly spec only with `figures: true`.",
         PlanRequest,

@@ -26,6 +26,12 @@ class PlanQuery(BaseModel):
         allow_inf_nan=False,
         description="average demand, input + output tokens per day",
     )
+    concurrent_sessions: float | None = Field(
+        default=None,
+        gt=0,
+        allow_inf_nan=False,
+        description="average demand, concurrent sessions (agents) of a multi-turn run",
+    )
     peak_to_average: float = Field(
         default=1.0, ge=1, le=1000, allow_inf_nan=False, description="capacity is sized for peak"
     )
@@ -41,7 +47,7 @@ class PlanQuery(BaseModel):
         return self
 
     def demand(self) -> Demand | None:
-        """The demand given, or None when none of the three units was given."""
+        """The demand given, or None when none of the units was given."""
         for unit in DEMAND_UNITS:
             value = getattr(self, unit)
             if value is not None:

@@ -13,6 +13,7 @@ from app.domain.repeats import Spread, spreads
 from app.domain.sweep_meta import SweepMeta
 from app.services.analysis import SweepAnalysis
 from app.services.sweeps.likeness import describe
+from app.services.sweeps.sessions import is_multi_turn
 from app.store import checks as check_store
 from app.store import sweeps as sweep_queries
 
@@ -28,6 +29,10 @@ CONFIG_KEYS: tuple[str, ...] = (
     "osl",
     "workload",
 )
+# A multi-turn run (agentic replay, chat) and a fixed-length one are never one line (issue 49),
+# unless the query allows different scenarios: then they share one, its scenario "mixed".
+SCENARIO = "scenario"
+MIXED = "mixed"
 
 
 @dataclass(frozen=True)
@@ -60,15 +65,32 @@ class ConfigHistory:
             parts.append(f"{isl}/{osl}")
         if "workload" in given:
             parts.append(str(given["workload"]))
+        if SCENARIO in given:
+            mixed = given[SCENARIO] == MIXED
+            parts.append("multi-turn and fixed-length mixed" if mixed else str(given[SCENARIO]))
         return " · ".join(parts)
 
+    @property
+    def multi_turn(self) -> bool:
+        """Any of its sweeps is a multi-turn run: History shows its sessions and E2E speed."""
+        return any(is_multi_turn(r.result.meta.scenario) for r in self.rows)
 
-def config_of(meta: SweepMeta) -> tuple[Any, ...]:
-    return tuple(getattr(meta, k) for k in CONFIG_KEYS)
+
+def scenario_of(meta: SweepMeta) -> str | None:
+    """A multi-turn run's scenario; None for a fixed-length run (said or not)."""
+    return meta.scenario if is_multi_turn(meta.scenario) else None
 
 
-def histories(results: list[SweepAnalysis], created: dict[int, dt.datetime]) -> list[ConfigHistory]:
-    """Sweeps grouped by configuration, each group ordered by measured date; undated last.
+def config_of(meta: SweepMeta, mix_scenarios: bool = False) -> tuple[Any, ...]:
+    scenario = () if mix_scenarios else (scenario_of(meta),)
+    return (*(getattr(meta, k) for k in CONFIG_KEYS), *scenario)
+
+
+def histories(
+    results: list[SweepAnalysis], created: dict[int, dt.datetime], mix_scenarios: bool = False
+) -> list[ConfigHistory]:
+    """Sweeps grouped by configuration and scenario (multi-turn runs apart from fixed-length
+    ones, unless `mix_scenarios`), each group ordered by measured date; undated last.
 
     An undated sweep keeps "date unknown": its upload date says when it was stored, not
     when it was measured, so plotting it there would invent a trend.
@@ -80,13 +102,16 @@ def histories(results: list[SweepAnalysis], created: dict[int, dt.datetime]) -> 
         uploaded = stamp.date() if stamp else None
         source = "measured" if measured is not None else "unknown"
         row = HistoryRow(result, measured, source, uploaded)
-        groups.setdefault(config_of(result.meta), []).append(row)
+        groups.setdefault(config_of(result.meta, mix_scenarios), []).append(row)
     out = []
     for key, rows in groups.items():
         ordered = sorted(
             rows, key=lambda r: (r.date is None, r.date or dt.date.min, r.result.meta.id)
         )
-        out.append(ConfigHistory(dict(zip(CONFIG_KEYS, key, strict=True)), tuple(ordered)))
+        config = dict(zip(CONFIG_KEYS, key, strict=False))
+        found = {scenario_of(r.result.meta) for r in rows}
+        config[SCENARIO] = found.pop() if len(found) == 1 else MIXED
+        out.append(ConfigHistory(config, tuple(ordered)))
     return sorted(out, key=lambda h: (-len(h.rows), h.label))
 
 

@@ -14,9 +14,10 @@ from app.charts.compare_frontier import compare_frontier_figure
 from app.charts.public_band import public_band_figure
 from app.domain.compare import Distinction
 from app.domain.provenance import provenance_text
-from app.domain.sweep_meta import SweepMeta
+from app.domain.sessions import axis_words
 from app.schemas.explore import ExploreQuery
 from app.services import bands
+from app.services.analysis import SweepAnalysis
 from app.services.bands import band_json
 from app.services.compare import ratios as comparison
 from app.services.compare import sensitivity as slo_sensitivity
@@ -26,6 +27,7 @@ from app.services.compare.public_record import against_public, against_public_js
 from app.services.compare.sensitivity import SensitivitySeries
 from app.services.readoff.document import ci_fields, operating_point_json
 from app.services.readoff.price_columns import PriceColumn
+from app.services.sweeps import sessions as session_figures
 from app.views import selection as views
 
 
@@ -131,8 +133,12 @@ def compare_answer(session: Session, query: ExploreQuery) -> dict[str, Any]:
     context = compare_context(session, query)
     groups: list[PriceColumn] = context["groups"]
     split = context["pair_bands"]
+    params = context["params"]
     body = {
         "query": context["state"].canonical_query(),
+        # The x axis every ratio is read along (interactivity=e2e: E2E-normalized, issue 49).
+        "interactivity": params.interactivity,
+        "interactivity_axis": axis_words(params.interactivity, params.stat, params.e2e_percentile),
         "baseline": context["results"][0].meta.id if context["results"] else None,
         "dropped": [{"id": s.id, "name": s.name} for s in context["state"].dropped],
         "price_columns": [g.label for g in groups],
@@ -180,8 +186,8 @@ def pair_json(
 ) -> dict[str, Any]:
     labels = [g.label for g in groups]
     return {
-        "a": _side(pair.a.meta),
-        "b": _side(pair.b.meta),
+        "a": _side(pair.a),
+        "b": _side(pair.b),
         "same_configuration": pair.likeness.same_configuration,
         "refused": pair.refused,
         "differences": pair.likeness.as_json(),
@@ -230,10 +236,14 @@ def pair_json(
     }
 
 
-def _side(meta: SweepMeta) -> dict[str, Any]:
-    """A side of a pair: its sweep, and who made its numbers (harness provenance)."""
+def _side(result: SweepAnalysis) -> dict[str, Any]:
+    """A side of a pair: its sweep, who made its numbers (harness provenance), and for a
+    multi-turn run its sessions and TTFT by turn at the operating point (null otherwise)."""
+    meta = result.meta
     return {
         "sweep_id": meta.id,
         "name": meta.name,
         "provenance": provenance_text(meta.harness, meta.harness_version, meta.provenance),
+        "sessions": session_figures.compact_sessions(result.sessions),
+        "turns": session_figures.compact_turns(result.sessions),
     }

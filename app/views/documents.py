@@ -37,7 +37,7 @@ def plan_answer(session: Session, query: PlanRequest) -> dict[str, Any]:
         raise AppError(
             422,
             "Invalid request",
-            "give one demand: requests_per_s, output_tok_s or tokens_per_day",
+            "give one demand: requests_per_s, output_tok_s, tokens_per_day or concurrent_sessions",
         )
     plan = planner.run(session, sweep_ids(query.sweep), query, demand)
     return {

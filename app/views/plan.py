@@ -17,6 +17,7 @@ UNIT_WORDS = {
     "requests_per_s": "req/s",
     "output_tok_s": "output tok/s",
     "tokens_per_day": "tok/day",
+    "concurrent_sessions": "concurrent sessions",
 }
 
 
@@ -139,6 +140,9 @@ def _result_json(r: PlanResult, params: Params, ranked: bool = True) -> dict[str
         "usd_per_month": min(
             (c.usd_per_month for c in r.costs if c.usd_per_month is not None), default=None
         ),
+        # Sized in concurrent sessions (issue 49): sessions per replica, the Wilson interval
+        # of the session attainment there, and the fleet if its lower end must meet the target.
+        "agents": None if r.agents is None else r.agents.as_json(),
     }
 
 
@@ -186,6 +190,7 @@ def plan_text(body: dict[str, Any]) -> str:
             if r["kw"] is not None
             else r["power_reason"]
         )
+        lines.extend(_agents_lines(r["agents"]))
         lines.append(f"    power: {power}")
         for c in r["costs"]:
             if c["usd_per_month"] is None:
@@ -217,3 +222,27 @@ def plan_text(body: dict[str, Any]) -> str:
             f"{c['cheapest_above']['label']} is cheapest"
         )
     return "\n".join(lines) + "\n"
+
+
+def _agents_lines(agents: dict[str, Any] | None) -> list[str]:
+    """A plan in concurrent sessions: the session attainment read, and the cautious fleet."""
+    if agents is None:
+        return []
+    low, high = agents["attainment_low"], agents["attainment_high"]
+    interval = "" if low is None or high is None else f" [{fmt_percent(low)}, {fmt_percent(high)}]"
+    lines = [
+        f"    sessions: {fmt_percent(agents['attainment'])}{interval} of "
+        f"{fmt_count(agents['count'], 'session')} met every turn "
+        f"(target {fmt_percent(agents['target'])}, {fmt_count(agents['cut'], 'cut session')} "
+        "apart)"
+    ]
+    if agents["replicas_conservative"] is None:
+        lines.append("    at the interval's lower end: no load level meets the target")
+    else:
+        lines.append(
+            f"    at the interval's lower end: "
+            f"{fmt_number(agents['concurrent_sessions_per_replica_conservative'])} sessions "
+            f"per replica, {fmt_count(agents['replicas_conservative'], 'replica')} = "
+            f"{fmt_count(agents['gpus_conservative'], 'GPU')}"
+        )
+    return lines

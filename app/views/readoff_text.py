@@ -11,7 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 from app.domain.accounting import UNIT_WORDS
-from app.domain.numbers import fmt_number, fmt_usd
+from app.domain.numbers import fmt_count, fmt_number, fmt_percent, fmt_usd
+from app.domain.sessions import axis_words
 from app.domain.token_classes import CLASSES
 from app.services.analysis import Params, SweepAnalysis
 from app.services.readoff.price_columns import PriceColumn, price_cells
@@ -52,6 +53,13 @@ def readoff_table(
     )
     rows = [_row(r, columns, noted) for r in ordered]
     lines += ["", *_aligned(head, rows)]
+    multi_turn = [r for r in ordered if r.sessions is not None and r.sessions.sessions is not None]
+    if multi_turn:
+        lines += [
+            "",
+            "Sessions at the operating point (every turn within the SLO), by turn, agents:",
+        ]
+        lines += [session_line(r) for r in multi_turn]
     if classes:
         lines += ["", "Token classes at the operating point (input = uncached + cached):"]
         lines += [class_line(r.meta.name, classes[int(r.meta.id)]) for r in ordered]
@@ -71,6 +79,9 @@ def _header_lines(
         f"Goodput: {params.basis} tok/s per {unit}, highest first; "
         f"± {params.ci_level:.0%} interval where there is one"
     )
+    if params.interactivity == "e2e":  # per-token speed is the default axis, said nowhere else
+        words = axis_words(params.interactivity, params.stat, params.e2e_percentile)
+        lines.append(f"x axis: {words}")
     if len(columns) == 1:
         lines.append(f"$/Mtok at {columns[0].label}")
     elif columns:
@@ -117,6 +128,36 @@ def _row(
         fmt_number(op.interactivity_tok_s_user) if op else "",
         *costs,
     ]
+
+
+def session_line(r: SweepAnalysis) -> str:
+    """A multi-turn sweep's sessions with their Wilson interval, TTFT of first and later turns,
+    and its agents at the SLO (the same figures as the JSON's `sessions`, `turns`, `agents`)."""
+    figures = r.sessions
+    assert figures is not None and figures.sessions is not None
+    s = figures.sessions
+    if s.attainment is None:
+        parts = [f"every session cut ({fmt_count(s.cut, 'session')})"]
+    else:
+        parts = [
+            f"{fmt_percent(s.attainment)} [{fmt_percent(s.low)}, {fmt_percent(s.high)}] of "
+            f"{fmt_count(s.count, 'session')}, {s.cut} cut"
+        ]
+    t = figures.turns
+    if t is not None:
+        parts.append(
+            f"TTFT p{t.percentile:g} first turn {fmt_number(t.first_ms, 'ms')}, "
+            f"later {fmt_number(t.later_ms, 'ms')}"
+        )
+    a = figures.agents
+    if a is not None and a.concurrency is not None:
+        per_mw = "" if a.per_mw is None else f", {fmt_number(a.per_mw)} per MW"
+        parts.append(
+            f"agents {fmt_number(a.concurrency)} ({fmt_number(a.per_gpu)} per GPU{per_mw})"
+        )
+    elif a is not None:
+        parts.append(f"agents: {a.reason}")
+    return f"  {_cut(r.meta.name)}: " + "; ".join(parts)
 
 
 def class_line(name: str, body: dict[str, Any]) -> str:

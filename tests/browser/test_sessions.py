@@ -1,6 +1,6 @@
 """Multi-turn sweeps in Chromium (issue 49): Explore on the E2E-normalized axis at 1280×720 and
 390 px names the axis and draws the points; the sweep page's per-turn view reads on a laptop and
-on a phone without scrolling sideways."""
+on a phone without scrolling sideways; so does Plan sized in concurrent sessions."""
 
 from __future__ import annotations
 
@@ -83,4 +83,32 @@ def test_the_per_turn_view_reads_on_a_laptop_and_on_a_phone(server: str, new_pag
         assert page.locator("#meta-scenario dd").inner_text() == "agentic-coding · trace my-traces"
         assert sideways(page) <= 0
         shoot(page, f"sessions-turns-{name}")
+        assert page.problems == []
+
+
+def test_plan_in_concurrent_sessions_reads_on_a_laptop_and_on_a_phone(
+    server: str, new_page: Any
+) -> None:
+    sweep = stored_agentic_sweep(server)
+    url = (
+        f"{server}/plan?sweep={sweep}&picked=1&demand=40&demand_unit=concurrent_sessions"
+        "&preset=custom&ttft_ms=500&attainment=0.8&usd_per_gpu_hour=2"
+    )
+    for name, viewport in (
+        ("1280", {"width": 1280, "height": 720}),
+        ("390", {"width": 390, "height": 844}),
+    ):
+        page = new_page(viewport)
+        page.goto(url)
+        settle(page)
+        assert page.locator("#d-unit").input_value() == "concurrent_sessions"
+        row = page.locator("#plan-table tr.plan-row").first
+        row.scroll_into_view_if_needed()
+        assert row.locator(".agents-attainment").inner_text() == (
+            "84.2 % of 95 sessions met every turn [75.6 %, 90.2 %], 5 cut sessions apart · "
+            "target 80 %"
+        )
+        assert row.locator(".replicas-conservative").inner_text().startswith("5 (40 GPUs)")
+        assert sideways(page) <= 0
+        shoot(page, f"sessions-plan-{name}")
         assert page.problems == []

@@ -89,7 +89,9 @@ def test_rules_that_span_fields_are_stated_in_each_operations_description(
             "GET /api/export/frontier_band.csv",
             "GET /api/plan",
         ],
-        "exactly one demand: requests_per_s, output_tok_s or tokens_per_day": ["GET /api/plan"],
+        "exactly one demand: requests_per_s, output_tok_s, tokens_per_day or concurrent_sessions": [
+            "GET /api/plan"
+        ],
         "a rental profile needs usd_per_gpu_hour": [
             "POST /api/pricing",
             "PUT /api/pricing/{profile_id}",

@@ -253,7 +253,10 @@ def test_a_plan_on_real_vllm_results_matches_the_readoff(client: TestClient) -> 
 @pytest.mark.parametrize(
     ("params", "message"),
     [
-        ({}, "give one demand: requests_per_s, output_tok_s or tokens_per_day"),
+        (
+            {},
+            "give one demand: requests_per_s, output_tok_s, tokens_per_day or concurrent_sessions",
+        ),
         ({"requests_per_s": 1, "output_tok_s": 5}, "give one demand, not"),
         ({"requests_per_s": 1, "peak_to_average": 0.5}, "peak_to_average"),
         ({"requests_per_s": -1}, "requests_per_s"),

@@ -19,10 +19,30 @@ from app.schemas.answers.public_record import AgainstPublicOut
 from app.schemas.answers.readoff import BandOut, OperatingPoint
 
 
+class SessionsBrief(Answer):
+    """A multi-turn side's sessions at its operating point: judged (cut ones apart), the share
+    whose every turn met the SLO with its Wilson ends."""
+
+    count: int
+    attainment: float | None
+    attainment_low: float | None
+    attainment_high: float | None
+    cut: int
+
+
+class TurnsBrief(Answer):
+    """TTFT of first turns (cold) and of later turns (warm) at the operating point."""
+
+    ttft_first_ms: float | None
+    ttft_later_ms: float | None
+
+
 class PairSide(Answer):
     sweep_id: int
     name: str
     provenance: str  # harness, version, independent or vendor: who made the numbers
+    sessions: SessionsBrief | None = None  # null: not a multi-turn run (issue 49)
+    turns: TurnsBrief | None = None
 
 
 class RatioInterval(Answer):
@@ -136,6 +156,8 @@ class CompareFigures(Answer):
 
 class CompareAnswer(Answer):
     query: str
+    interactivity: Literal["tpot", "e2e"]
+    interactivity_axis: str  # the x axis named, as every chart and export names it
     baseline: int | None
     dropped: list[Named]
     price_columns: list[str]

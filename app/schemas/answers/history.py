@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from app.schemas.answers.common import Answer, Difference, PlotlyFigure
+from app.schemas.answers.readoff import SessionsOut, TurnsOut
 
 
 class HistoryConfig(Answer):
@@ -16,6 +17,8 @@ class HistoryConfig(Answer):
     isl: int | None
     osl: int | None
     workload: str | None
+    # A multi-turn run's scenario (null: fixed-length); "mixed" when allow_different joined them.
+    scenario: str | None = None
 
 
 class CheckMark(Answer):
@@ -57,6 +60,12 @@ class HistorySweep(Answer):
     regressions: list[CheckMark]
     comparisons: list[CheckMark]
     repeated_runs: list[RepeatedRuns]
+    # Multi-turn runs (issue 49): sessions and TTFT by turn at the operating point, and the
+    # E2E-normalized interactivity there (null where samples were not read).
+    scenario: str | None = None
+    sessions: SessionsOut | None = None
+    turns: TurnsOut | None = None
+    e2e_interactivity_tok_s_user: float | None = None
 
 
 class ConfigurationHistory(Answer):
@@ -70,3 +79,5 @@ class HistoryAnswer(Answer):
     configurations: list[ConfigurationHistory]
     price_columns: list[str]
     figure: PlotlyFigure
+    sessions_figure: PlotlyFigure | None = None
+    e2e_figure: PlotlyFigure | None = None

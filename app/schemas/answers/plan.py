@@ -60,6 +60,24 @@ class Unpriced(Answer):
     reason: str
 
 
+class PlanAgents(Answer):
+    """Sized in concurrent sessions: the most a replica serves with session attainment ≥
+    `target`, the attainment's Wilson interval there, and (conservative) the most whose lower
+    end meets the target, with the fleet that sizes."""
+
+    target: float
+    concurrent_sessions_per_replica: float
+    concurrent_sessions_per_replica_conservative: float | None
+    point_id: int | None
+    count: int | None
+    attainment: float | None
+    attainment_low: float | None
+    attainment_high: float | None
+    cut: int | None
+    replicas_conservative: int | None
+    gpus_conservative: int | None
+
+
 class PlanResultOut(Answer):
     sweep_id: int
     name: str
@@ -93,6 +111,7 @@ class PlanResultOut(Answer):
     costs: list[PlanCost]
     unpriced: list[Unpriced]
     usd_per_month: float | None
+    agents: PlanAgents | None = None  # a demand in concurrent sessions (issue 49)
 
 
 class ChartRange(Answer):

@@ -22,6 +22,8 @@ from app.domain.request_goodput import request_counts
 from app.schemas.readoff import ReadoffQuery
 from app.services import analysis
 from app.services.analysis import Params, SweepAnalysis
+from app.services.planning import agents as agent_sizing
+from app.services.planning.agents import AgentSizing
 from app.services.prices import Price
 from app.services.readoff import price_columns
 from app.services.readoff.document import operating_split_counts
@@ -77,6 +79,7 @@ class PlanResult:
     # (price column, why it has no price for this GPU): never another GPU's price
     unpriced: list[tuple[str, str]] = field(default_factory=list)
     cheapest: bool = False
+    agents: AgentSizing | None = None  # a demand in concurrent sessions (issue 49)
 
     @property
     def sweep_id(self) -> int:
@@ -195,6 +198,8 @@ def _plan_one(
     status = readoff.status  # the same three states as /api/readoff
     result = PlanResult(a, status, readoff.reason, shape, prefill, decode)
     _power(result, a)
+    if demand.unit == "concurrent_sessions":
+        return _plan_agents(result, a, params, demand)
     if status != "pass":
         return result
     goodput = readoff.goodput_requests_per_s
@@ -219,10 +224,33 @@ def _plan_one(
     result.goodput_per_replica = capacity
     result.demand_requests_per_s_average = demand.average / per_request
     result.sizing = domain.size_fleet(demand, result.goodput_per_replica, gpus)
-    if a.allin_kw is not None:
+    return _fleet_power(result, a)
+
+
+def _fleet_power(result: PlanResult, a: SweepAnalysis) -> PlanResult:
+    if a.allin_kw is not None and result.sizing is not None:
         result.kw = domain.fleet_kw(a.allin_kw, result.sizing.gpus)
         result.mwh_per_month = domain.mwh_per_month(result.kw)
     return result
+
+
+def _plan_agents(
+    result: PlanResult, a: SweepAnalysis, params: Params, demand: Demand
+) -> PlanResult:
+    """Sized in concurrent sessions: from the sweep's agents at the SLO, not its goodput."""
+    result.agents = agent_sizing.size(
+        result,
+        a.sessions,
+        a.meta.scenario,
+        a.points,
+        demand,
+        int(a.meta.num_gpus),
+        params.slo.attainment,
+    )
+    at = None if result.agents is None else result.agents.concurrency_point_id
+    if at is not None:  # $/Mtok from the request shape at the load the sessions are read at
+        result.shape = _shape(a, at)
+    return _fleet_power(result, a)
 
 
 def _token_goodput(a: SweepAnalysis, params: Params, basis: Basis) -> float | None:

@@ -73,6 +73,10 @@ class SweepSessions:
     agents: AgentsAtSlo | None = None
     e2e: dict[int, E2EInteractivity] = field(default_factory=dict)
     reason: str | None = None
+    # The load level agents are read at (the most concurrent sessions meeting the target) and
+    # its sessions: what Plan sizes a fleet of concurrent sessions from.
+    agents_point_id: int | None = None
+    at_agents: SessionStats | None = None
 
 
 def is_multi_turn(scenario: str | None) -> bool:
@@ -125,16 +129,39 @@ def of(result: SweepAnalysis, params: Params, samples: pl.DataFrame | None) -> S
         result.allin_kw,
         None if cost is None else cost.price.usd_per_gpu_hour,
     )
+    at = _agents_point(result.points, by_point, agents, params.slo.attainment)
+    at_stats = None if at is None else by_point.get(at)
     op = result.readoff.operating_point
     if op is None:
+        none_met = "no operating point: no load level meets the SLO"
         return SweepSessions(
-            agents=agents, e2e=e2e, reason="no operating point: no load level meets the SLO"
+            agents=agents, e2e=e2e, reason=none_met, agents_point_id=at, at_agents=at_stats
         )
     stats = by_point.get(op.point_id)
     reason = None if stats is not None else "no session ids at the operating point"
     if stats is not None and stats.attainment is None:
         reason = f"every session at the operating point is cut ({fmt_count(stats.cut, 'session')})"
-    return SweepSessions(op.point_id, stats, turns.get(op.point_id), agents, e2e, reason)
+    found = SweepSessions(op.point_id, stats, turns.get(op.point_id), agents, e2e, reason)
+    found.agents_point_id, found.at_agents = at, at_stats
+    return found
+
+
+def _agents_point(
+    points: Sequence[PointMetrics],
+    by_point: dict[int, SessionStats],
+    agents: AgentsAtSlo,
+    target: float,
+) -> int | None:
+    """The first load level at the agents' concurrency whose session attainment meets the target
+    (repeated runs of one load: the first listed that meets it)."""
+    if agents.concurrency is None:
+        return None
+    for p in points:
+        stats = by_point.get(p.point_id)
+        met = stats is not None and stats.attainment is not None and stats.attainment >= target
+        if p.concurrency == agents.concurrency and met:
+            return p.point_id
+    return None
 
 
 def sessions_json(figures: SweepSessions | None) -> dict[str, Any]:
@@ -163,6 +190,29 @@ def turns_json(figures: SweepSessions | None) -> dict[str, Any]:
         "later_requests": None if turns is None else turns.later_requests,
         "percentile": None if turns is None else turns.percentile,
     }
+
+
+def compact_sessions(figures: SweepSessions | None) -> dict[str, Any] | None:
+    """`sessions` where an answer must stay small (Compare, MCP): the judged count, the share
+    met with its Wilson ends, and the cut ones; None when no session was judged."""
+    stats = None if figures is None else figures.sessions
+    if stats is None:
+        return None
+    return {
+        "count": stats.count,
+        "attainment": stats.attainment,
+        "attainment_low": stats.low,
+        "attainment_high": stats.high,
+        "cut": stats.cut,
+    }
+
+
+def compact_turns(figures: SweepSessions | None) -> dict[str, Any] | None:
+    """`turns` where an answer must stay small: first-turn and later-turn TTFT."""
+    turns = None if figures is None else figures.turns
+    if turns is None:
+        return None
+    return {"ttft_first_ms": turns.first_ms, "ttft_later_ms": turns.later_ms}
 
 
 def agents_json(figures: SweepSessions | None) -> dict[str, Any]:
