@@ -8,6 +8,7 @@ from app.domain.checks import Status
 from app.domain.metrics import Basis
 from app.schemas.answers.common import Answer, Difference, PlotlyFigure
 from app.schemas.answers.readoff import SloOut
+from app.schemas.answers.token_classes import SweepTokenClassesOut
 
 
 class DemandOut(Answer):
@@ -119,3 +120,5 @@ class PlanOut(Answer):
     crossovers: list[Crossover]
     crossovers_exact: bool
     figure: PlotlyFigure
+    # Each system's tokens by class at its operating point, at the API prices given (issue 50).
+    token_classes: list[SweepTokenClassesOut]
