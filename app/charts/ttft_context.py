@@ -16,7 +16,7 @@ from app.domain.prefill_fit import PrefillFit, buckets, fit_prefill
 from app.store.point_blocks import StoredPoint
 
 MAX_TURNS = 8  # turns 0 … 7 drawn apart; later turns are listed in the note
-CLICK_HINT = "click a marker to list the requests of that bucket that missed the SLO"
+CLICK_HINT = "Click a marker to list the requests of that bucket that missed the SLO"
 
 
 def _ok(samples: pl.DataFrame, point_id: int) -> pl.DataFrame:
@@ -148,8 +148,7 @@ def turns_figure(
     if len(turns) > MAX_TURNS:
         later = frame.filter(pl.col("turn_index") >= turns[MAX_TURNS]).height
         figure["note"] = (
-            f"turns {turns[MAX_TURNS]}–{turns[-1]} ({later:,} requests) are not drawn; "
-            + CLICK_HINT
+            f"{CLICK_HINT}; turns {turns[MAX_TURNS]}–{turns[-1]} ({later:,} requests) are not drawn"
         )
     if not traces:
         empty_note(layout, "no successful request of a session gives its prompt length and TTFT")
