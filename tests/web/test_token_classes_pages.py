@@ -143,3 +143,14 @@ def test_the_class_prices_follow_the_user_from_explore_to_compare_and_plan(
     assert back["usd_per_mtok_cached_input"] == ["0.1"]
     plan = soup(client.get("/plan", params=params), 200)
     assert plan.select_one("#p-out")["value"] == "1"
+
+
+def test_compare_without_class_prices_or_cached_input_has_no_class_table(
+    client: TestClient,
+) -> None:
+    plain = SECOND.replace(b",prefix_cache_hit_rate", b"").replace(b",0.5\n", b"\n")
+    [a] = upload_ids(client, ("a.csv", plain))
+    [b] = upload_ids(client, ("b.csv", plain.replace(b"second-b200", b"third-b200")))
+    params = {"sweep": [a, b], "picked": 1, **SLO, "usd_per_gpu_hour": 2}
+    assert client.get("/api/compare", params=params).json()["token_classes"] == []
+    assert soup(client.get("/compare", params=params), 200).select_one("#compare-classes") is None

@@ -277,7 +277,10 @@ def for_results(
 
 
 def listed(bodies: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
-    """The bodies as a JSON list, each naming its sweep."""
+    """The bodies as a JSON list, each naming its sweep; [] when they say nothing (no API
+    prices given and no cached share known), as the pages then show no table."""
+    if not worth_showing(bodies.values()):
+        return []
     return [{"sweep_id": sweep_id, **body} for sweep_id, body in bodies.items()]
 
 
