@@ -17,7 +17,7 @@ VIEWPORTS = (("1280", {"width": 1280, "height": 720}), ("390", {"width": 390, "h
 PRICES = "usd_per_mtok_input=1&usd_per_mtok_cached_input=0.1&usd_per_mtok_output=1"
 
 
-def upload(server: str, *files: tuple[str, bytes]) -> list[int]:
+def post_to_server(server: str, *files: tuple[str, bytes]) -> list[int]:
     response = httpx.post(server + "/api/sweeps", files=[("files", f) for f in files], timeout=60)
     assert response.status_code == 201, response.text
     return [s["id"] for s in response.json()["sweeps"]]
@@ -26,8 +26,10 @@ def upload(server: str, *files: tuple[str, bytes]) -> list[int]:
 def test_compare_and_plan_show_cost_by_token_class_carried_from_explore(
     server: str, new_page: Any
 ) -> None:
-    [first] = upload(server, ("a.csv", PR943.read_bytes().replace(b"pr943-", b"browser-943-")))
-    [second] = upload(server, ("b.csv", SECOND.replace(b"second-b200", b"browser-second")))
+    [first] = post_to_server(
+        server, ("a.csv", PR943.read_bytes().replace(b"pr943-", b"browser-943-"))
+    )
+    [second] = post_to_server(server, ("b.csv", SECOND.replace(b"second-b200", b"browser-second")))
     slo = "preset=custom&tpot_ms=60&tpot_percentile=p50&ttft_ms=500&usd_per_gpu_hour=2"
     query = f"sweep={first}&sweep={second}&picked=1&{slo}&{PRICES}"
     for width, viewport in VIEWPORTS:
@@ -63,7 +65,7 @@ def test_a_sweep_pages_ttft_against_prompt_length_lists_a_clicked_buckets_misses
     server: str, new_page: Any
 ) -> None:
     name = b"browser-long-ctx"
-    [sweep] = upload(
+    [sweep] = post_to_server(
         server,
         ("l.csv", POINTS.replace(b"long-ctx", name)),
         ("l.requests.csv", REQUESTS.replace(b"long-ctx", name)),
