@@ -17,6 +17,13 @@ VIEWPORTS = (("1280", {"width": 1280, "height": 720}), ("390", {"width": 390, "h
 PRICES = "usd_per_mtok_input=1&usd_per_mtok_cached_input=0.1&usd_per_mtok_output=1"
 
 
+def own_model(points: bytes, model: bytes) -> bytes:
+    """The points with a model of their own: a sweep without one joins the unnamed group,
+    which other pages' default selection (the largest model/ISL/OSL group) must not pick."""
+    head, *rows = points.rstrip(b"\n").split(b"\n")
+    return b"\n".join([b"model," + head, *(model + b"," + r for r in rows)]) + b"\n"
+
+
 def post_to_server(server: str, *files: tuple[str, bytes]) -> list[int]:
     response = httpx.post(server + "/api/sweeps", files=[("files", f) for f in files], timeout=60)
     assert response.status_code == 201, response.text
@@ -27,9 +34,12 @@ def test_compare_and_plan_show_cost_by_token_class_carried_from_explore(
     server: str, new_page: Any
 ) -> None:
     [first] = post_to_server(
-        server, ("a.csv", PR943.read_bytes().replace(b"pr943-", b"browser-943-"))
+        server,
+        ("a.csv", own_model(PR943.read_bytes().replace(b"pr943-", b"browser-943-"), b"m943")),
     )
-    [second] = post_to_server(server, ("b.csv", SECOND.replace(b"second-b200", b"browser-second")))
+    [second] = post_to_server(
+        server, ("b.csv", own_model(SECOND.replace(b"second-b200", b"browser-second"), b"m943b"))
+    )
     slo = "preset=custom&tpot_ms=60&tpot_percentile=p50&ttft_ms=500&usd_per_gpu_hour=2"
     query = f"sweep={first}&sweep={second}&picked=1&{slo}&{PRICES}"
     for width, viewport in VIEWPORTS:
@@ -67,7 +77,7 @@ def test_a_sweep_pages_ttft_against_prompt_length_lists_a_clicked_buckets_misses
     name = b"browser-long-ctx"
     [sweep] = post_to_server(
         server,
-        ("l.csv", POINTS.replace(b"long-ctx", name)),
+        ("l.csv", own_model(POINTS.replace(b"long-ctx", name), b"mlong")),
         ("l.requests.csv", REQUESTS.replace(b"long-ctx", name)),
     )
     for width, viewport in VIEWPORTS:
