@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 
 from app.schemas.answers.ttft_context import MissesOut
 from tests.helpers import soup, upload_ids
+from tests.web.test_figure_specs import invalid
 
 POINTS = (
     b"sweep,hardware,num_gpus,concurrency,tpot_p50_ms,ttft_p90_ms,output_tok_s,total_tok_s\n"
@@ -80,6 +81,7 @@ def test_the_turns_chart_draws_one_line_per_turn_at_the_chosen_load(client: Test
     [sweep] = upload_ids(client, ("l.csv", POINTS), ("l.requests.csv", REQUESTS))
     page = soup(client.get(f"/sweeps/{sweep}"), 200)
     fig = figure_of(page, "turns-figure")
+    assert invalid(fig) is None and invalid(figure_of(page, "context-figure")) is None
     # The heaviest load by default: sessions c and d, their first turns' median TTFT 85 ms.
     assert [t["name"] for t in fig["data"]] == ["turn 0 (cold)", "turn 1", "turn 2"]
     assert fig["data"][0]["y"] == [85]
