@@ -3,6 +3,8 @@ pages, and InferenceX-app#943's example reproduced from a fixture of its own mix
 
 from __future__ import annotations
 
+import csv
+import io
 import math
 from pathlib import Path
 from typing import Any
@@ -154,3 +156,18 @@ def test_compare_without_class_prices_or_cached_input_has_no_class_table(
     params = {"sweep": [a, b], "picked": 1, **SLO, "usd_per_gpu_hour": 2}
     assert client.get("/api/compare", params=params).json()["token_classes"] == []
     assert soup(client.get("/compare", params=params), 200).select_one("#compare-classes") is None
+
+
+def test_compares_exports_carry_the_class_prices_and_their_columns(client: TestClient) -> None:
+    sweeps = both_sweeps(client)
+    params = {"sweep": sweeps, "picked": 1, **SLO, "usd_per_gpu_hour": 2, **NORMALIZED}
+    page = soup(client.get("/compare", params=params), 200)
+    csv_link = next(a["href"] for a in page.select("a") if a.get_text() == "read-off CSV")
+    assert "usd_per_mtok_cached_input=0.1" in csv_link
+    rows = list(csv.DictReader(io.StringIO(client.get(csv_link).text)))
+    first = next(r for r in rows if "pr943" in r["sweep"])
+    assert float(first["tokens_per_usd"]) == pytest.approx(3_600_000 / 1.2672, rel=1e-9)
+    report = client.get("/report", params={"view": "compare", **params})
+    assert report.status_code == 200
+    shown = soup(report.text).select("#compare-classes #token-classes tbody tr")
+    assert [r["data-sweep"] for r in shown] == [str(s) for s in sweeps]
