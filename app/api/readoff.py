@@ -44,12 +44,14 @@ def api_readoff(session: SessionDep, query: Annotated[ReadoffRequest, Query()]) 
 @router.get("/readoff/misses", name="api_readoff_misses", responses=answered_with(MissesOut))
 def api_readoff_misses(session: SessionDep, query: Annotated[MissesQuery, Query()]) -> Response:
     """One point's requests that missed the SLO's limits, judged per request, and which limit
-    each missed (what clicking a point on Explore lists).
+    each missed (what clicking a point on Explore, or a bucket of the sweep page's TTFT against
+    prompt length, lists); input_tokens_low/high and turn_index keep one bucket and one turn.
 
     Across fields: give tpot_ms or min_tok_s_user, not both; `point_id` must be a point of
     `sweep`.
     """
-    return json_answer(misses.misses(session, query.sweep, query.point_id, query.slo()))
+    among = misses.Among(query.input_tokens_low, query.input_tokens_high, query.turn_index)
+    return json_answer(misses.misses(session, query.sweep, query.point_id, query.slo(), among))
 
 
 @router.get("/frontier", name="api_frontier", responses=answered_with(FrontierOut))

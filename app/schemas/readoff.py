@@ -153,6 +153,15 @@ class MissesQuery(ReadoffQuery):
 
     sweep: DbId = Field(description="the sweep's id")
     point_id: int = Field(ge=0, le=2**53, description="the point's id (as the read-off gives it)")
+    input_tokens_low: int | None = Field(
+        default=None, ge=0, le=2**31, description="only requests of at least this prompt length"
+    )
+    input_tokens_high: int | None = Field(
+        default=None, gt=0, le=2**31, description="only requests of prompt length below this"
+    )
+    turn_index: int | None = Field(
+        default=None, ge=0, le=2**31, description="only requests of this turn of a session"
+    )
 
 
 class ReadoffRequest(ReadoffQuery, SweepsAsked):

@@ -15,6 +15,7 @@ from app.charts.public_band import public_band_figure
 from app.domain.compare import Distinction
 from app.domain.provenance import provenance_text
 from app.domain.sessions import axis_words
+from app.domain.token_classes import SPLIT_RULE
 from app.schemas.explore import ExploreQuery
 from app.services import bands
 from app.services.analysis import SweepAnalysis
@@ -25,6 +26,7 @@ from app.services.compare.bands import pair_bands, pair_bands_json
 from app.services.compare.intervals import PairIntervals, pair_intervals
 from app.services.compare.public_record import against_public, against_public_json
 from app.services.compare.sensitivity import SensitivitySeries
+from app.services.readoff import token_classes
 from app.services.readoff.document import ci_fields, operating_point_json
 from app.services.readoff.price_columns import PriceColumn
 from app.services.sweeps import sessions as session_figures
@@ -63,7 +65,14 @@ def compare_context(session: Session, query: ExploreQuery) -> dict[str, Any]:
     cost_figure = charts_compare.cost_ratio_figure(pairs, view.groups, view.params.slo)
     series = view.sensitivity()
     sens, cost_sens = _sensitivity_figures(view, series)
+    # Each system's cost by token class at its operating point, at the user's API prices.
+    classes = token_classes.for_results(
+        session, view.results, view.state.query.class_prices(), view.state.price_columns
+    )
     return {
+        "token_classes": classes,
+        "classes_shown": token_classes.worth_showing(classes.values()),
+        "split_rule": SPLIT_RULE,
         "state": view.state,
         "params": view.params,
         "results": view.results,
@@ -161,6 +170,7 @@ def compare_answer(session: Session, query: ExploreQuery) -> dict[str, Any]:
             "cost_ratio": context["cost_figure"],
             "sensitivity": context["sensitivity_figure"],
         },
+        "token_classes": token_classes.listed(context["token_classes"]),
     }
     return body
 

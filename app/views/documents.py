@@ -14,6 +14,8 @@ from app.schemas.metrics import MetricQuery
 from app.schemas.plan import PlanRequest
 from app.schemas.readoff import ReadoffRequest
 from app.services.planning import sizing as planner
+from app.services.planning.physics import plan_physics
+from app.services.readoff import token_classes
 from app.services.readoff.document import readoff_document, slo_json
 from app.views import plan as plan_json
 
@@ -44,6 +46,8 @@ def plan_answer(session: Session, query: PlanRequest) -> dict[str, Any]:
         "slo": slo_json(query, plan.params),
         **plan_json.plan_json(plan),
         "figure": charts.cost_figure(plan),
+        "token_classes": token_classes.listed(plan_json.plan_classes(session, plan, query)),
+        "physics": plan_physics(session, [r.analysis for r in plan.results], None),
     }
 
 

@@ -41,6 +41,7 @@ SLO_FIELDS = (
     "e2el_percentile",
     "attainment",
 )
+CLASS_PRICE_FIELDS = ("usd_per_mtok_input", "usd_per_mtok_cached_input", "usd_per_mtok_output")
 PRICE_FIELDS = ("price_set", "pricing", "usd_per_gpu_hour")
 # What follows the user between Explore, Compare, Plan and History (issue 47): besides the
 # sweeps, the SLO and the prices, the settings that change the numbers read off.
@@ -51,6 +52,7 @@ CARRIED = (
     "ci_level",
     "price_set",
     "usd_per_gpu_hour",
+    *CLASS_PRICE_FIELDS,  # API prices by token class (issue 50)
     "accounting",
     "stat",
     "basis",

@@ -5,12 +5,16 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from sqlalchemy.orm import Session
+
 from app.domain import plan as domain
 from app.domain.cost import HOURS_PER_MONTH
 from app.domain.numbers import fmt_count, fmt_number, fmt_percent, fmt_usd
 from app.domain.plan import Crossover, Demand
+from app.schemas.readoff import ReadoffQuery
 from app.services.analysis import Params
 from app.services.planning.sizing import Option, Plan, PlanResult
+from app.services.readoff import price_columns, token_classes
 from app.services.readoff.document import e2e_field, operating_split
 
 UNIT_WORDS = {
@@ -46,6 +50,16 @@ def plan_json(plan: Plan) -> dict[str, Any]:
         "crossovers": [] if plan.refused else [_crossover_json(plan, c) for c in plan.crossovers],
         "crossovers_exact": plan.crossovers_exact,
     }
+
+
+def plan_classes(session: Session, plan: Plan, query: ReadoffQuery) -> dict[int, dict[str, Any]]:
+    """Each planned system's tokens by class at its operating point, at the query's API prices
+    and under its price columns (issue 50), by sweep id."""
+    columns = price_columns.columns_for(
+        session, query.price_set, query.pricing, query.usd_per_gpu_hour
+    )
+    analyses = [r.analysis for r in plan.results]
+    return token_classes.for_results(session, analyses, query.class_prices(), columns)
 
 
 def _option_json(option: Option, just_above: Demand | None = None) -> dict[str, Any]:

@@ -13,11 +13,16 @@ from starlette.datastructures import QueryParams
 
 from app.charts import plan as charts
 from app.domain.plan import DEMAND_UNITS
+from app.domain.token_classes import SPLIT_RULE
 from app.http.deps import SessionDep
 from app.http.errors import AppError
 from app.schemas.plan import PlanPageQuery, PlanQuery
 from app.services.planning import sizing as planner
+from app.services.planning.physics import RULE as PHYSICS_RULE
+from app.services.planning.physics import plan_physics
+from app.services.readoff import token_classes
 from app.views import explore_state
+from app.views import plan as plan_views
 from app.web.explore import render_view
 
 router = APIRouter()
@@ -67,7 +72,17 @@ def plan_context(session: Session, query: PlanPageQuery) -> dict[str, Any]:
     assert demand is not None  # parse() fills a default demand
     plan = planner.run(session, state.selected, resolved, demand) if state.selected else None
     figure = charts.cost_figure(plan) if plan is not None and plan.options else None
+    classes = {} if plan is None else plan_views.plan_classes(session, plan, resolved)
     return {
+        "token_classes": classes,
+        "classes_shown": token_classes.worth_showing(classes.values()),
+        "class_results": [] if plan is None else [r.analysis for r in plan.results],
+        # Physics per system: each phase's own active parameters, the KV bound (issue 50).
+        "physics": []
+        if plan is None
+        else plan_physics(session, [r.analysis for r in plan.results], resolved.roofline_model),
+        "split_rule": SPLIT_RULE,
+        "physics_rule": PHYSICS_RULE,
         "state": state,
         "demand": demand,
         "plan": plan,

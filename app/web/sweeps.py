@@ -14,6 +14,7 @@ from app.http.deps import FormDep, HtmxDep, IdPath, SessionDep, SettingsDep, che
 from app.schemas.sweeps import SweepQuery
 from app.services.catalogs.entries import match_changes
 from app.services.errors import Invalid
+from app.services.readoff import misses
 from app.services.sweeps import histogram_readoff, stated_figures
 from app.services.sweeps import tags as tag_service
 from app.services.upload.details import EDITABLE, sweep_changes, sweep_filters
@@ -22,6 +23,7 @@ from app.store import points as point_queries
 from app.store import sweeps as q
 from app.store import tags as tag_store
 from app.store.point_blocks import StoredPoint
+from app.views import sweep_context
 from app.views import sweeps as sweep_json
 from app.views.carried import carried_from
 from app.views.templating import render
@@ -82,8 +84,22 @@ def sweep_detail(
         "stated": stated_figures.stated_rows(session, sweep.points),
         "histogram_attainment": histogram_readoff.sweep_view(session, sweep.points),
         "cached_input": sweep_json.cached_view(session, sweep, any(samples.values())),
+        # TTFT against prompt length by load and by turn, at the page's limits (issue 50).
+        **sweep_context.context_view(
+            session, sweep.id, sweep.points, sweep_context.parse(request.query_params)
+        ),
     }
     return render(request, "sweeps/detail.html", context)
+
+
+@router.get("/sweeps/{sweep_id}/misses", name="sweep_misses")
+def sweep_misses(request: Request, sweep_id: IdPath, session: SessionDep) -> Response:
+    """htmx fragment: the requests of a clicked bucket (a point, a prompt-length range, a turn)
+    that missed the page's limits, and which limit each missed; JSON twin /api/readoff/misses."""
+    query = sweep_context.misses_query(sweep_id, request.query_params)
+    among = misses.Among(query.input_tokens_low, query.input_tokens_high, query.turn_index)
+    body = misses.misses(session, sweep_id, query.point_id, query.slo(), among)
+    return render(request, "sweeps/_misses.html", {"m": body})
 
 
 @router.post("/sweeps/{sweep_id}/edit", name="sweep_edit")

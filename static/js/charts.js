@@ -309,10 +309,12 @@
   // A clicked sweep point (a trace with meta.sweep and point ids): its requests that missed
   // the SLO, listed below the chart (issue 50), at the page's own query.
   function showMisses(evt) {
-    var box = document.getElementById("misses");
     var point = evt && evt.points && evt.points[0];
-    if (!box || !point || !window.htmx) return;
+    if (!point || !window.htmx) return;
     var trace = point.data || {};
+    if (trace.meta && trace.meta.misses) { showBucketMisses(trace.meta.misses, point); return; }
+    var box = document.getElementById("misses");
+    if (!box) return;
     var sweep = trace.meta && trace.meta.sweep;
     var id = trace.ids && trace.ids[point.pointNumber];
     if (!sweep || !id) return;
@@ -320,6 +322,22 @@
     query.set("misses_sweep", sweep);
     query.set("point_id", id);
     window.htmx.ajax("GET", "/explore/misses?" + query.toString(), { target: "#misses", swap: "outerHTML" });
+  }
+
+  // A clicked bucket of a sweep page's TTFT against prompt length (issue 50): its point,
+  // prompt-length range and turn are the marker's customdata; the limits are in the URL the
+  // server gave the trace.
+  function showBucketMisses(target, point) {
+    var box = document.getElementById(target.box);
+    var data = point.customdata;
+    if (!box || !data || data[0] === undefined) return;
+    var query = new URLSearchParams();
+    query.set("point_id", data[0]);
+    if (data[1] !== null && data[1] !== undefined) query.set("input_tokens_low", data[1]);
+    if (data[2] !== null && data[2] !== undefined) query.set("input_tokens_high", data[2]);
+    if (data[3] !== null && data[3] !== undefined) query.set("turn_index", data[3]);
+    var url = target.url + (target.url.indexOf("?") < 0 ? "?" : "&") + query.toString();
+    window.htmx.ajax("GET", url, { target: "#" + target.box, swap: "outerHTML" });
   }
 
   NARROW.addEventListener("change", function () { drawFigures(document); });

@@ -43,6 +43,7 @@ PAGE_FIGURES = {
     "throughput-figure",
     "ttft-cdf-figure",  # from per-request samples
     "tpot-cdf-figure",
+    "context-figure",  # TTFT against prompt length, from per-request samples (issue 50)
 }
 
 

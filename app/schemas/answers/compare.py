@@ -17,6 +17,7 @@ from app.schemas.answers.common import (
 )
 from app.schemas.answers.public_record import AgainstPublicOut
 from app.schemas.answers.readoff import BandOut, OperatingPoint
+from app.schemas.answers.token_classes import SweepTokenClassesOut
 
 
 class SessionsBrief(Answer):
@@ -166,3 +167,5 @@ class CompareAnswer(Answer):
     # Your sweeps against the public record's dated runs in the selection (null: none there).
     public_record: list[AgainstPublicOut] | None
     figures: CompareFigures
+    # Each system's tokens by class at its operating point, at the API prices given (issue 50).
+    token_classes: list[SweepTokenClassesOut]

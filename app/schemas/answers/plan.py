@@ -8,6 +8,7 @@ from app.domain.checks import Status
 from app.domain.metrics import Basis
 from app.schemas.answers.common import Answer, Difference, PlotlyFigure
 from app.schemas.answers.readoff import SloOut
+from app.schemas.answers.token_classes import SweepTokenClassesOut
 
 
 class DemandOut(Answer):
@@ -126,6 +127,28 @@ class Crossover(Answer):
     cheapest_above: PlanOption
 
 
+class PlanPhysicsOut(Answer):
+    """What physics allows a planned system (issue 50): the decode ceiling at its operating
+    point with the decode phase's active parameters, the prefill bound with the prefill
+    phase's, and whether the KV cache at the point's context bounds the batch (`rule`)."""
+
+    sweep_id: int
+    model_spec: str | None
+    phases: str | None  # how the phases' active parameters differ; null when one count serves
+    prefill_active_params_b: float | None
+    decode_active_params_b: float | None
+    ctx_tokens: int | None  # input + half the output tokens at the operating point
+    kv_bytes_per_token: float | None
+    kv_max_batch: int | None  # sequences whose KV fits after the weights
+    batch: int | None  # the operating point's concurrency
+    kv_binds: bool | None  # the concurrency is above the KV bound
+    decode_ceiling_tok_s_per_gpu: float | None
+    prefill_bound_tok_s_per_gpu: float | None  # prompt tokens per second per GPU
+    words: str | None
+    rule: str
+    reason: str | None
+
+
 class PlanOut(Answer):
     slo: SloOut
     demand: DemandOut
@@ -138,3 +161,7 @@ class PlanOut(Answer):
     crossovers: list[Crossover]
     crossovers_exact: bool
     figure: PlotlyFigure
+    # Each system's tokens by class at its operating point, at the API prices given (issue 50).
+    token_classes: list[SweepTokenClassesOut]
+    # Each system's physics: phases' active parameters and the KV bound (issue 50).
+    physics: list[PlanPhysicsOut]

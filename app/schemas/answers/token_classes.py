@@ -70,3 +70,9 @@ class TokenClassesOut(PointClassesOut):
     split_rule: str
     break_even: list[BreakEvenOut]
     points: list[PointClassesRow] | None = None
+
+
+class SweepTokenClassesOut(TokenClassesOut):
+    """One system's tokens by class at its operating point (Compare, Plan)."""
+
+    sweep_id: int

@@ -57,11 +57,21 @@ class MissedRequest(Answer):
     missed: list[str]
 
 
+class MissesAmong(Answer):
+    """Which of the point's requests were judged: a prompt-length bucket [low, high) and a turn
+    of a session; null is any."""
+
+    input_tokens_low: int | None
+    input_tokens_high: int | None
+    turn_index: int | None
+
+
 class MissesOut(Answer):
     """The requests of one point that missed the SLO, at most 200 listed."""
 
     sweep_id: int
     point_id: int
+    among: MissesAmong
     limits: list[MissLimit]
     issued: int
     missed: int

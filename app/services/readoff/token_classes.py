@@ -270,6 +270,26 @@ def by_sweep(
     }
 
 
+def for_results(
+    session: Session, results: list[SweepAnalysis], prices: ClassPrices, columns: list[Any]
+) -> dict[int, dict[str, Any]]:
+    """Each result's token classes under the page's price columns (Explore, Compare, Plan)."""
+    from app.services.readoff.price_columns import price_cells
+
+    return {
+        int(r.meta.id): result_json(session, r, prices, price_cells(r, columns), False)
+        for r in results
+    }
+
+
+def listed(bodies: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The bodies as a JSON list, each naming its sweep; [] when they say nothing (no API
+    prices given and no cached share known), as the pages then show no table."""
+    if not worth_showing(bodies.values()):
+        return []
+    return [{"sweep_id": sweep_id, **body} for sweep_id, body in bodies.items()]
+
+
 def csv_header(labels: list[str]) -> list[str]:
     """The read-off CSV's token-class columns (after the price columns)."""
     head = ["cached_input_share", "cached_input_source"]
