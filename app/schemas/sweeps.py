@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from app.schemas.bounds import DbCount, DbId
 from app.schemas.text import StorableText
@@ -41,3 +41,15 @@ class SweepRef(BaseModel):
     """One sweep by id: /api/sweeps/{sweep_id}'s path and the MCP `get_sweep` tool's argument."""
 
     sweep_id: DbId = Field(description="sweep id")
+
+
+class ContextQuery(BaseModel):
+    """The page's per-request limits (ms; none given: the Chat preset's) and the load level the
+    turns chart shows."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    ttft_ms: float | None = Field(default=None, ge=0, le=1e9, allow_inf_nan=False)
+    tpot_ms: float | None = Field(default=None, ge=0, le=1e9, allow_inf_nan=False)
+    e2el_ms: float | None = Field(default=None, ge=0, le=1e9, allow_inf_nan=False)
+    turn_point: int | None = Field(default=None, ge=0, le=2**53)

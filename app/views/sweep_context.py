@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -16,24 +16,13 @@ from app.charts.sweep import load_label
 from app.domain.intervals import DEFAULT_LEVEL
 from app.http.errors import AppError
 from app.schemas.readoff import MissesQuery
+from app.schemas.sweeps import ContextQuery
 from app.store import points as point_queries
 from app.store.models import SloPreset
 from app.store.point_blocks import StoredPoint
 from app.views.explore_state import DEFAULT_PRESET
 
 LIMITS = ("ttft_ms", "tpot_ms", "e2el_ms")
-
-
-class ContextQuery(BaseModel):
-    """The page's per-request limits (ms; none given: the Chat preset's) and the load level the
-    turns chart shows."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    ttft_ms: float | None = Field(default=None, ge=0, le=1e9, allow_inf_nan=False)
-    tpot_ms: float | None = Field(default=None, ge=0, le=1e9, allow_inf_nan=False)
-    e2el_ms: float | None = Field(default=None, ge=0, le=1e9, allow_inf_nan=False)
-    turn_point: int | None = Field(default=None, ge=0, le=2**53)
 
 
 def limits_of(session: Session, query: ContextQuery) -> tuple[dict[str, float | None], str]:

@@ -49,7 +49,7 @@ def test_the_pr943_fixture_reproduces_its_tokens_per_dollar_to_half_a_percent(
     client: TestClient,
 ) -> None:
     classes = classes_of(client, pr943_sweep(client), **NORMALIZED)
-    assert (classes["cached_input_share"], classes["cached_input_source"]) == (0.9, "server")
+    assert (classes["cached_input_share"], classes["cached_input_source"]) == (0.9, "measured")
     assert classes["tok_s_per_gpu"]["output"] == 200.0
     assert classes["tok_s_per_gpu"]["cached_input"] == pytest.approx(720.0, rel=1e-12)
     assert classes["tok_s_per_gpu"]["uncached_input"] == pytest.approx(80.0, rel=1e-12)

@@ -43,7 +43,7 @@ def clicked(client: TestClient, url: str, **query: Any) -> Any:
     return soup(client.get(url + "&" + urlencode(query)), 200)
 
 
-def figure_of(page: Any, fid: str) -> dict[str, Any]:
+def context_figure(page: Any, fid: str) -> dict[str, Any]:
     script = page.select_one(f"script#{fid}")
     assert script is not None and script["type"] == "application/json"
     found: dict[str, Any] = json.loads(script.string)
@@ -55,7 +55,7 @@ def test_the_sweep_page_draws_ttft_against_prompt_length_per_load_with_the_limit
 ) -> None:
     [sweep] = upload_ids(client, ("l.csv", POINTS), ("l.requests.csv", REQUESTS))
     page = soup(client.get(f"/sweeps/{sweep}", params={"ttft_ms": 500, "tpot_ms": 30}), 200)
-    fig = figure_of(page, "context-figure")
+    fig = context_figure(page, "context-figure")
     lines = [t for t in fig["data"] if t.get("showlegend") is not False]
     assert [t["name"] for t in lines] == ["concurrency 2", "concurrency 4"]
     # Buckets [256, 512), [1,024, 2,048)… hold the 500-, 2,000-, 8,000- and 16,000-token prompts.
@@ -80,8 +80,8 @@ def test_the_sweep_page_draws_ttft_against_prompt_length_per_load_with_the_limit
 def test_the_turns_chart_draws_one_line_per_turn_at_the_chosen_load(client: TestClient) -> None:
     [sweep] = upload_ids(client, ("l.csv", POINTS), ("l.requests.csv", REQUESTS))
     page = soup(client.get(f"/sweeps/{sweep}"), 200)
-    fig = figure_of(page, "turns-figure")
-    assert invalid(fig) is None and invalid(figure_of(page, "context-figure")) is None
+    fig = context_figure(page, "turns-figure")
+    assert invalid(fig) is None and invalid(context_figure(page, "context-figure")) is None
     # The heaviest load by default: sessions c and d, their first turns' median TTFT 85 ms.
     assert [t["name"] for t in fig["data"]] == ["turn 0 (cold)", "turn 1", "turn 2"]
     assert fig["data"][0]["y"] == [85]
@@ -92,7 +92,7 @@ def test_the_turns_chart_draws_one_line_per_turn_at_the_chosen_load(client: Test
     assert [o.get_text() for o in options] == ["concurrency 2", "concurrency 4"]
     first = options[0]["value"]
     again = soup(client.get(f"/sweeps/{sweep}", params={"turn_point": first}), 200)
-    third = figure_of(again, "turns-figure")["data"][2]
+    third = context_figure(again, "turns-figure")["data"][2]
     # At concurrency 2 the third turns re-send 8,000 and 16,000 tokens: two buckets.
     assert (third["name"], third["y"]) == ("turn 2", [450, 850])
 
@@ -102,7 +102,7 @@ def test_a_clicked_bucket_lists_its_requests_that_missed_and_the_json_twin_agree
 ) -> None:
     [sweep] = upload_ids(client, ("l.csv", POINTS), ("l.requests.csv", REQUESTS))
     page = soup(client.get(f"/sweeps/{sweep}", params={"ttft_ms": 500, "tpot_ms": 30}), 200)
-    heavy = figure_of(page, "context-figure")["data"][2]
+    heavy = context_figure(page, "context-figure")["data"][2]
     assert heavy["name"] == "concurrency 4"
     point_id, low, high = heavy["customdata"][-1][:3]
     assert (low, high) == (8192, 16384)
@@ -131,7 +131,7 @@ def test_a_clicked_turn_bucket_lists_that_turns_misses_and_a_failed_request_miss
 ) -> None:
     [sweep] = upload_ids(client, ("l.csv", POINTS), ("l.requests.csv", REQUESTS))
     page = soup(client.get(f"/sweeps/{sweep}", params={"ttft_ms": 500, "tpot_ms": 30}), 200)
-    cold = figure_of(page, "turns-figure")["data"][0]
+    cold = context_figure(page, "turns-figure")["data"][0]
     point_id, low, high, turn = cold["customdata"][0][:4]
     assert turn == 0
     url = cold["meta"]["misses"]["url"]
