@@ -130,12 +130,17 @@ def pointing_at_a_chart(page: Any, at_rest: dict[str, Any]) -> int:
     """The controls a reader sees with the pointer over the first chart with a mode bar: the
     page's, and that chart's mode bar, which then shows (no other does)."""
     chart = next(iter(at_rest["mode_bars"]))
-    page.hover(f"#{chart}", position={"x": 5, "y": 5})  # the corner: no point's hover label
-    page.wait_for_function(
-        "(id) => getComputedStyle(document.querySelector(`#${id} .modebar`)).opacity === '1'",
-        arg=chart,
-    )
-    pointing: dict[str, Any] = page.evaluate(VISIBLE_CONTROLS)
+    # A long page (Plan) may still settle its layout (Plotly's autosize) after the pointer
+    # arrives and leave it off the chart: point again, up to three times, as a reader would.
+    for _ in range(3):
+        page.hover(f"#{chart}", position={"x": 5, "y": 5})  # the corner: no point's label
+        page.wait_for_function(
+            "(id) => getComputedStyle(document.querySelector(`#${id} .modebar`)).opacity === '1'",
+            arg=chart,
+        )
+        pointing: dict[str, Any] = page.evaluate(VISIBLE_CONTROLS)
+        if len(pointing["visible"]) > len(at_rest["visible"]):
+            break
     page.mouse.move(0, 0)
     assert len(pointing["visible"]) == len(at_rest["visible"]) + len(MODE_BAR), pointing
     return len(pointing["visible"])
