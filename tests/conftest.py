@@ -1,19 +1,24 @@
 """Shared fixtures: a migrated database per test (SQLite always, Postgres when configured).
 
-SQLite: one migrated template file per session, copied for each test.
-Postgres (PARETOSCOPE_TEST_DATABASE_URL): migrated once per session, tables truncated per test.
-Under pytest-xdist each worker has a database of its own beside that one (`test_gw0`, ...),
-created on demand.
+Each test gets a database as a fresh one would be, empty or seeded (it names `seeded`), but the
+tests of a worker share it: SQLite has one file of each kind per worker, copied back from its
+template (migrated, and seeded, once per session) only when a test changed it (SharedSqlite);
+Postgres has one database per worker (`test_gw0`, ... beside the configured one, created on
+demand), emptied and seeded again only when a test changed it (reset_postgres). Most tests only
+read, so most pay nothing, and the app's per-process caches stay warm between them.
 
-A test that names the `seeded` fixture gets seed_data/ already loaded: seeding once per session
-into a template (a copied file on SQLite, a schema copied back after the truncation on Postgres)
-instead of once per test, which cost most of those tests' time.
+Why not a transaction rolled back after each test: the app under test opens its own
+connections (a pool per app, request threads, servers and CLIs in other processes), which see
+only committed rows, so a test's arranged rows must be committed, and a rollback cannot undo
+them.
 """
 
 from __future__ import annotations
 
+import inspect
 import os
 import shutil
+import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -28,7 +33,7 @@ from app.cli import main
 from app.main import attach_database, create_app
 from app.services.seed import SEED_DIR, seed
 from app.settings import PROJECT_ROOT, Settings, get_settings
-from app.store.db import make_engine, make_sessionmaker
+from app.store.db import SQLITE_BUSY_TIMEOUT_S, make_engine, make_sessionmaker
 from app.store.migrate import upgrade_to_head
 from app.store.models import Base, Hardware
 
@@ -152,20 +157,22 @@ def _copied_tables() -> list[str]:
     return [t.name for t in Base.metadata.sorted_tables if t.name not in KEPT_TABLES]
 
 
-# The Postgres twin: a test runs on Postgres as well as on SQLite when it touches SQL itself (it
-# names `session`, `engine`, `statements` or `cli`, directly or through a fixture), when its
-# module is one of POSTGRES_TWIN_MODULES (the store, migrations, bounds, hostile input,
-# concurrency), or when it is marked `postgres_twin`. The other tests, pages and JSON answers
-# read through the app, run on SQLite alone: they run the queries the twinned tests run, and
-# the twinned test_accessibility, test_api_answers and test_explore open every page and the
-# large answers on the seeded data on Postgres too.
-TWIN_FIXTURES = {"session", "engine", "statements", "cli"}
+# The Postgres twin: a test runs on Postgres as well as on SQLite when it touches SQL, bounds,
+# migrations or concurrency: it runs SQL itself or checks the statements the app sends (it
+# names `engine` or `statements` itself); it sits in a folder of
+# POSTGRES_TWIN_FOLDERS (hostile input and write bounds) or a module of POSTGRES_TWIN_MODULES
+# (the store and what writes to it: uploads, the CLI's, seeding, catalog edits, tags; migrations;
+# limits and concurrency; and three modules that open every page and the large answers on the
+# seeded data); or it is marked `postgres_twin`. The other tests, pages, JSON answers and CLI
+# read-offs, even one that names `session` to arrange rows or read back what was stored, run on
+# SQLite alone: the queries they cause are the ones the twinned tests run.
+TWIN_FIXTURES = {"engine", "statements"}
+POSTGRES_TWIN_FOLDERS = ("tests/hostile/",)
 POSTGRES_TWIN_MODULES = {
-    "tests/hostile/test_bounds.py",
-    "tests/hostile/test_hostile_uploads.py",
-    "tests/hostile/test_impossible.py",
     "tests/ingest/test_all_fixtures.py",
+    "tests/ingest/test_point_table.py",
     "tests/test_catalog_cache.py",
+    "tests/test_cli.py",
     "tests/test_database_errors.py",
     "tests/test_migrations.py",
     "tests/test_request_session.py",
@@ -174,10 +181,12 @@ POSTGRES_TWIN_MODULES = {
     "tests/test_store_in_values.py",
     "tests/web/test_accessibility.py",
     "tests/web/test_api_answers.py",
+    "tests/web/test_catalog.py",
     "tests/web/test_explore.py",
     "tests/web/test_limits.py",
     "tests/web/test_limits_concurrency.py",
     "tests/web/test_page_cache.py",
+    "tests/web/test_tags.py",
     "tests/web/test_upload_api.py",
     "tests/web/test_upload_staging.py",
     "tests/web/test_upload_stream.py",
@@ -189,9 +198,20 @@ def on_postgres_twin(metafunc: pytest.Metafunc) -> bool:
     module = Path(str(metafunc.definition.fspath)).relative_to(PROJECT_ROOT).as_posix()
     return (
         module in POSTGRES_TWIN_MODULES
+        or module.startswith(POSTGRES_TWIN_FOLDERS)
         or metafunc.definition.get_closest_marker("postgres_twin") is not None
-        or not TWIN_FIXTURES.isdisjoint(metafunc.fixturenames)
+        or not TWIN_FIXTURES.isdisjoint(_named(metafunc))
     )
+
+
+def _named(metafunc: pytest.Metafunc) -> set[str]:
+    """The fixtures a test names itself (its parameters and `usefixtures`), not those its
+    fixtures pull in: `session` builds on `engine`, but a test that arranges rows with it does
+    not run SQL of its own."""
+    named = set(inspect.signature(metafunc.function).parameters)
+    for mark in metafunc.definition.iter_markers("usefixtures"):
+        named.update(mark.args)
+    return named
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -209,15 +229,69 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     metafunc.parametrize("database_url", backends, indirect=True)
 
 
+class SharedSqlite:
+    """One SQLite file of a kind (empty or seeded) that a worker's tests share, as a fresh copy
+    of its template would be: copied back (SQLite's backup API, in place) only when a test
+    changed it. Most tests only read, and a shared file keeps one address, under which the
+    app's per-process caches (a sweep's points and derived figures, the catalog, each keyed by
+    the database's address and the rows' content hash or version token) stay warm from one
+    test to the next, as they would in a server. A change is seen on the database itself, as on
+    Postgres: a watching connection's `PRAGMA data_version` moves when any other connection, in
+    any process, commits; a file deleted or replaced has another inode."""
+
+    def __init__(self, template: Path, path: Path) -> None:
+        self.template, self.path = template, path
+        self.url = f"sqlite:///{path}"
+        self._watcher: sqlite3.Connection | None = None
+        self._seen: tuple[int, int] | None = None
+
+    def _state(self) -> tuple[int, int] | None:
+        if self._watcher is None or not self.path.exists():
+            return None
+        version = self._watcher.execute("PRAGMA data_version").fetchone()[0]
+        return self.path.stat().st_ino, int(version)
+
+    def ready(self) -> str:
+        """The file as its template is, restored first if anything changed it."""
+        if self._seen is None or self._state() != self._seen:
+            self._restore()
+        return self.url
+
+    def _restore(self) -> None:
+        if self._watcher is not None:
+            self._watcher.close()
+        if not self.path.exists():
+            for leftover in (Path(f"{self.path}-wal"), Path(f"{self.path}-shm")):
+                leftover.unlink(missing_ok=True)
+        source = sqlite3.connect(self.template)
+        target = sqlite3.connect(self.path, timeout=SQLITE_BUSY_TIMEOUT_S)
+        source.backup(target)
+        source.close()
+        target.close()
+        self._watcher = sqlite3.connect(self.path, check_same_thread=False)
+        self._seen = None
+        self._seen = self._state()
+
+
+@pytest.fixture(scope="session")
+def sqlite_shared(
+    sqlite_template: Path, sqlite_seeded_template: Path, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, SharedSqlite]:
+    folder = tmp_path_factory.mktemp("shared")
+    return {
+        "empty": SharedSqlite(sqlite_template, folder / "empty.db"),
+        "seeded": SharedSqlite(sqlite_seeded_template, folder / "seeded.db"),
+    }
+
+
 @pytest.fixture
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """A migrated database for this test: empty, or seeded when the test names `seeded`."""
+def database_url(request: pytest.FixtureRequest) -> Iterator[str]:
+    """A migrated database for this test: empty, or seeded when the test names `seeded`; as a
+    fresh one would be, shared with the worker's other tests (SharedSqlite, reset_postgres)."""
     seeded = "seeded" in request.fixturenames
     if request.param == "sqlite":
-        path = tmp_path / "test.db"
-        template = "sqlite_seeded_template" if seeded else "sqlite_template"
-        shutil.copy(request.getfixturevalue(template), path)
-        yield f"sqlite:///{path}"
+        shared = request.getfixturevalue("sqlite_shared")["seeded" if seeded else "empty"]
+        yield shared.ready()
         return
     url = request.getfixturevalue("postgres_migrated")
     restore = request.getfixturevalue("postgres_seeded") if seeded else []
@@ -357,7 +431,11 @@ def make_client(database_url: str) -> Iterator[Callable[..., TestClient]]:
             if not fresh and key not in used:
                 _APPS[key] = app
         else:
+            # The engine a former test left is closed: its connections would otherwise stay
+            # open on a database the next test shares (SharedSqlite) or resets.
+            left = app.state.engine
             attach_database(app, settings)
+            left.dispose()
         used.add(key)
         client = TestClient(app, raise_server_exceptions=False, client=peer)
         client.__enter__()

@@ -288,6 +288,7 @@ def test_a_points_samples_hash_as_the_sha256_of_their_typed_csv_text() -> None:
     assert parsed._samples_digest(parsed.ParsedPoint({"concurrency": 1})) is None
 
 
+@pytest.mark.postgres_twin  # what the store writes
 def test_points_store_the_columns_they_give_and_leave_the_others_empty(
     session: Session,
 ) -> None:

@@ -59,6 +59,7 @@ def sweeps_behind(session: Session, *ids: int) -> list[dict[str, Any]]:
     return [{"id": i, "name": rows[i].name, "content_hash": rows[i].content_hash} for i in ids]
 
 
+@pytest.mark.postgres_twin  # on both databases, as docs/testing.md says
 def test_every_tool_over_http_answers_as_the_api_with_provenance_and_writes_nothing(
     mcp_url: str, session: Session, catalog: None
 ) -> None:
