@@ -36,6 +36,9 @@ from app.settings import PROJECT_ROOT, Settings, get_settings
 from app.store.db import SQLITE_BUSY_TIMEOUT_S, make_engine, make_sessionmaker
 from app.store.migrate import upgrade_to_head
 from app.store.models import Base, Hardware
+from app.store.points import _cache as points_cache
+from app.store.samples import cache as samples_cache
+from app.web import page_cache
 
 FIXTURES = PROJECT_ROOT.parent / "shared" / "fixtures"
 DATA = Path(__file__).parent / "data"
@@ -229,6 +232,16 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     metafunc.parametrize("database_url", backends, indirect=True)
 
 
+def forget_stored_sweeps() -> None:
+    """Drop what this process keeps of stored sweeps (their points, request samples and pages),
+    as a server started on the restored database would have nothing kept: after a reset, ids and
+    content hashes repeat (a sweep's hash leaves out its points' extras, such as a cached-input
+    share), so a kept entry could answer for another sweep stored under the same id."""
+    points_cache.clear()
+    samples_cache.clear()
+    page_cache.clear_all()
+
+
 class SharedSqlite:
     """One SQLite file of a kind (empty or seeded) that a worker's tests share, as a fresh copy
     of its template would be: copied back (SQLite's backup API, in place) only when a test
@@ -258,6 +271,7 @@ class SharedSqlite:
         return self.url
 
     def _restore(self) -> None:
+        forget_stored_sweeps()
         if self._watcher is not None:
             self._watcher.close()
         if not self.path.exists():
@@ -335,6 +349,7 @@ def reset_postgres(url: str, kind: str, then: list[str]) -> None:
         left = _LEFT.get(url)
         if left is not None and left[0] == kind and _fingerprint(url, conn) == left[1]:
             return
+        forget_stored_sweeps()
         conn.exec_driver_sql("; ".join(_emptying(url, conn) + then))
         _LEFT[url] = (kind, _fingerprint(url, conn))
 
