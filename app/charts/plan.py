@@ -10,7 +10,7 @@ from app.charts.ranges import LOG_PAD
 from app.charts.style import button_bar, colour, empty_note, side_legend
 from app.domain import plan as domain
 from app.domain.numbers import fmt_number, fmt_usd
-from app.services.planning.sizing import Plan
+from app.services.planning.sizing import Option, Plan
 
 UNIT_WORDS = {
     "requests_per_s": "requests/s",
@@ -31,99 +31,19 @@ def cost_figure(plan: Plan) -> dict[str, Any]:
     demand = plan.demand
     low, high = domain.demand_range(demand.average)
     sweep_order = list(dict.fromkeys(o.result.sweep_id for o in plan.options))
-    traces: list[dict[str, Any]] = []
-    for option in plan.options:
-        xs, ys, exact = domain.step_curve(option.step, low, high, demand.sizing_factor)
-        sweep_index = sweep_order.index(option.result.sweep_id)
-        # Colour names the system; dash tells its prices apart (solid for its first).
-        mine = [o for o in plan.options if o.result is option.result]
-        price_index = mine.index(option)
-        name = option.label + ("" if exact else " (sampled)")
-        if option.cost.cheapest:
-            name += " ★ cheapest at your demand"
-        traces.append(
-            {
-                "type": "scatter",
-                "mode": "lines",
-                "name": name,
-                "x": xs,
-                "y": ys,
-                "line": {
-                    "shape": "hv",
-                    "color": colour(sweep_index),
-                    "dash": DASHES[price_index % len(DASHES)],
-                    "width": 3 if option.cost.cheapest else 1.5,
-                },
-                "customdata": [
-                    [fmt_number(x), fmt_usd(y, "/month")] for x, y in zip(xs, ys, strict=True)
-                ],
-                "hovertemplate": f"{option.label}<br>%{{customdata[0]}} {UNIT_WORDS[demand.unit]}"
-                "<br>%{customdata[1]}<extra></extra>",
-            }
-        )
+    traces = [_option_trace(plan, option, sweep_order, low, high) for option in plan.options]
     if plan.crossovers:
-        traces.append(
-            {
-                "type": "scatter",
-                "mode": "markers",
-                "name": "cheapest option changes",
-                "x": [c.demand for c in plan.crossovers],
-                "y": [_cheapest_cost_above(plan, c.demand) for c in plan.crossovers],
-                "marker": {"symbol": "line-ns-open", "size": 14, "color": "#D55E00"},
-                "customdata": [fmt_number(c.demand) for c in plan.crossovers],
-                "hovertemplate": "above %{customdata}: cheapest changes<extra></extra>",
-            }
-        )
+        traces.append(_crossover_trace(plan))
     costs = ticks.positive(y for t in traces for y in t["y"])
     log_y = bool(costs) and len(costs) == sum(len(t["y"]) for t in traces)
-    x_axis = ticks.log_ticks(
-        {
-            "title": {"text": f"average demand, {UNIT_WORDS[demand.unit]}"},
-            "type": "log",
-            "range": _log_range(low, high),
-        },
-        low,
-        high,
-    )
-    y_axis: dict[str, Any] = {"title": {"text": "$ per month"}, "rangemode": "tozero"}
-    if log_y:
-        y_low, y_high = min(costs) / LOG_PAD, max(costs) * LOG_PAD
-        y_axis = ticks.log_ticks(
-            {**y_axis, "type": "log", "range": _log_range(y_low, y_high)},
-            y_low,
-            y_high,
-            ticks.money,
-        )
-        del y_axis["rangemode"]
+    x_axis, y_axis = _axes(plan, low, high, costs if log_y else [])
     layout: dict[str, Any] = {
         "margin": {"l": 80, "r": 10, "t": 40 if log_y else 20, "b": 60},
         "hovermode": "closest",
         "legend": side_legend(),
         "xaxis": x_axis,
         "yaxis": y_axis,
-        "shapes": [
-            {
-                "type": "line",
-                "xref": "x",
-                "x0": demand.average,
-                "x1": demand.average,
-                "yref": "paper",
-                "y0": 0,
-                "y1": 1,
-                "line": {"color": "#888", "width": 1, "dash": "dot"},
-            }
-        ],
-        "annotations": [
-            {
-                "x": _log10(demand.average),
-                "xref": "x",
-                "y": 1,
-                "yref": "paper",
-                "text": "your demand",
-                "showarrow": False,
-                "yanchor": "bottom",
-            }
-        ],
+        **_demand_marks(demand.average),
     }
     if log_y:
         layout["updatemenus"] = [_scale_buttons(demand.average, low, high, y_axis)]
@@ -134,6 +54,106 @@ def cost_figure(plan: Plan) -> dict[str, Any]:
             "no option both meets the SLO and has a price: see each system's reason in the table",
         )
     return {"data": traces, "layout": layout}
+
+
+def _option_trace(
+    plan: Plan, option: Option, sweep_order: list[int], low: float, high: float
+) -> dict[str, Any]:
+    """One option's $/month steps: colour names the system, dash its price (solid first)."""
+    demand = plan.demand
+    xs, ys, exact = domain.step_curve(option.step, low, high, demand.sizing_factor)
+    sweep_index = sweep_order.index(option.result.sweep_id)
+    mine = [o for o in plan.options if o.result is option.result]
+    price_index = mine.index(option)
+    name = option.label + ("" if exact else " (sampled)")
+    if option.cost.cheapest:
+        name += " ★ cheapest at your demand"
+    return {
+        "type": "scatter",
+        "mode": "lines",
+        "name": name,
+        "x": xs,
+        "y": ys,
+        "line": {
+            "shape": "hv",
+            "color": colour(sweep_index),
+            "dash": DASHES[price_index % len(DASHES)],
+            "width": 3 if option.cost.cheapest else 1.5,
+        },
+        "customdata": [[fmt_number(x), fmt_usd(y, "/month")] for x, y in zip(xs, ys, strict=True)],
+        "hovertemplate": f"{option.label}<br>%{{customdata[0]}} {UNIT_WORDS[demand.unit]}"
+        "<br>%{customdata[1]}<extra></extra>",
+    }
+
+
+def _crossover_trace(plan: Plan) -> dict[str, Any]:
+    """A mark where the cheapest option changes."""
+    return {
+        "type": "scatter",
+        "mode": "markers",
+        "name": "cheapest option changes",
+        "x": [c.demand for c in plan.crossovers],
+        "y": [_cheapest_cost_above(plan, c.demand) for c in plan.crossovers],
+        "marker": {"symbol": "line-ns-open", "size": 14, "color": "#D55E00"},
+        "customdata": [fmt_number(c.demand) for c in plan.crossovers],
+        "hovertemplate": "above %{customdata}: cheapest changes<extra></extra>",
+    }
+
+
+def _axes(
+    plan: Plan, low: float, high: float, log_costs: list[float]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The demand axis (log) and the $/month axis: log over `log_costs` when every cost is
+    positive (given), else linear from zero."""
+    x_axis = ticks.log_ticks(
+        {
+            "title": {"text": f"average demand, {UNIT_WORDS[plan.demand.unit]}"},
+            "type": "log",
+            "range": _log_range(low, high),
+        },
+        low,
+        high,
+    )
+    y_axis: dict[str, Any] = {"title": {"text": "$ per month"}, "rangemode": "tozero"}
+    if log_costs:
+        y_low, y_high = min(log_costs) / LOG_PAD, max(log_costs) * LOG_PAD
+        y_axis = ticks.log_ticks(
+            {**y_axis, "type": "log", "range": _log_range(y_low, y_high)},
+            y_low,
+            y_high,
+            ticks.money,
+        )
+        del y_axis["rangemode"]
+    return x_axis, y_axis
+
+
+def _demand_marks(average: float) -> dict[str, Any]:
+    """The dotted line at the user's demand and its label."""
+    return {
+        "shapes": [
+            {
+                "type": "line",
+                "xref": "x",
+                "x0": average,
+                "x1": average,
+                "yref": "paper",
+                "y0": 0,
+                "y1": 1,
+                "line": {"color": "#888", "width": 1, "dash": "dot"},
+            }
+        ],
+        "annotations": [
+            {
+                "x": _log10(average),
+                "xref": "x",
+                "y": 1,
+                "yref": "paper",
+                "text": "your demand",
+                "showarrow": False,
+                "yanchor": "bottom",
+            }
+        ],
+    }
 
 
 def _scale_buttons(
