@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.ingest.errors import IngestError
+from app.ingest.source import SourceFile
+from app.ingest.text import SNIFF_BYTES
 
 # Canonical statistic → the keys tools use for it (first present wins).
 STAT_ALIASES: dict[str, tuple[str, ...]] = {
@@ -136,3 +138,18 @@ def json_safe(value: Any) -> Any:
     if value is None or isinstance(value, int | float | bool):
         return value
     return str(value)
+
+
+def first_record(file: SourceFile, marker: bytes) -> Mapping[str, Any] | None:
+    """The first object of a file that is a JSON list of objects and names `marker` near its
+    start (a sniffer's cheap test first); None otherwise. Never raises."""
+    head = file.head(SNIFF_BYTES)
+    if not head.startswith(b"[") or marker not in head:
+        return None
+    try:
+        doc = file.json()
+    except IngestError:  # not UTF-8 text, or past a JSON bound
+        return None
+    if not isinstance(doc, list) or not doc or not isinstance(doc[0], Mapping):
+        return None
+    return doc[0]

@@ -28,11 +28,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.domain.metrics import percentile_linear
-from app.ingest.common import integer, number
+from app.ingest.common import first_record, integer, number
 from app.ingest.errors import IngestError
 from app.ingest.parsed import make_samples
 from app.ingest.source import SourceFile
-from app.ingest.text import SNIFF_BYTES
 
 INDIVIDUAL_KEYS = ("ttft_s", "end_to_end_latency_s", "number_output_tokens")
 _ROLE = re.compile(r"(^|[_-])(summary|individual_responses|individual)(?=$|[_-])")
@@ -40,19 +39,12 @@ _ROLE = re.compile(r"(^|[_-])(summary|individual_responses|individual)(?=$|[_-])
 
 def is_individual(file: SourceFile) -> bool:
     """A JSON list whose first element has LLMPerf's per-request keys. Never raises."""
-    head = file.head(SNIFF_BYTES)
-    if not head.startswith(b"[") or b'"ttft_s"' not in head:
-        return False
-    try:
-        doc = file.json()
-    except IngestError:  # not UTF-8 text, or past a JSON bound
-        return False
+    first = first_record(file, b'"ttft_s"')
     return (
-        isinstance(doc, list)
-        and bool(doc)
-        and isinstance(doc[0], dict)
-        and all(k in doc[0] for k in INDIVIDUAL_KEYS)
-        and "error_code" in doc[0]
+        first is not None
+        and isinstance(first, dict)
+        and all(k in first for k in INDIVIDUAL_KEYS)
+        and "error_code" in first
     )
 
 

@@ -32,11 +32,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.ingest.common import integer, number
+from app.ingest.common import first_record, integer, number
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep, make_samples
 from app.ingest.source import SourceFile
-from app.ingest.text import SNIFF_BYTES
 from app.ingest.tools._request_stats import latency_columns, throughput_columns
 
 TOOL = "vllm benchmark_serving_multi_turn.py"
@@ -59,19 +58,8 @@ class VllmMultiTurnImporter:
     priority = 18
 
     def sniff(self, file: SourceFile) -> bool:
-        head = file.head(SNIFF_BYTES)
-        if not head.startswith(b"[") or b'"input_num_turns"' not in head:
-            return False
-        try:
-            doc = file.json()
-        except IngestError:  # not UTF-8 text, or past a JSON bound
-            return False
-        return (
-            isinstance(doc, list)
-            and bool(doc)
-            and isinstance(doc[0], Mapping)
-            and all(k in doc[0] for k in MARKERS)
-        )
+        first = first_record(file, b'"input_num_turns"')
+        return first is not None and all(k in first for k in MARKERS)
 
     def parse(self, files: list[SourceFile], defaults: Mapping[str, Any]) -> list[ParsedSweep]:
         return [_sweep(file) for file in files]

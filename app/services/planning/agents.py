@@ -17,12 +17,15 @@ from app.domain import plan as domain
 from app.domain.plan import Demand, Sizing, Status
 from app.domain.point import PointMetrics
 from app.domain.sessions import NO_JUDGED_SESSIONS, SessionStats
-from app.services.sweeps.sessions import SweepSessions, is_multi_turn
+from app.services.sweeps.sessions import SweepSessions, is_multi_turn, session_stats_json
 
 NOT_MULTI_TURN = (
     "not a multi-turn run: concurrent sessions are sized only from request samples that carry "
     "session ids"
 )
+
+
+SESSION_KEYS = ("count", "attainment", "attainment_low", "attainment_high", "cut")
 
 
 @dataclass(frozen=True)
@@ -45,11 +48,7 @@ class AgentSizing:
             "concurrent_sessions_per_replica": self.per_replica,
             "concurrent_sessions_per_replica_conservative": self.per_replica_conservative,
             "point_id": self.concurrency_point_id,
-            "count": None if s is None else s.count,
-            "attainment": None if s is None else s.attainment,
-            "attainment_low": None if s is None else s.low,
-            "attainment_high": None if s is None else s.high,
-            "cut": None if s is None else s.cut,
+            **(session_stats_json(s) or dict.fromkeys(SESSION_KEYS)),
             "replicas_conservative": None if c is None else c.replicas,
             "gpus_conservative": None if c is None else c.gpus,
         }

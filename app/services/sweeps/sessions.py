@@ -195,7 +195,11 @@ def turns_json(figures: SweepSessions | None) -> dict[str, Any]:
 def compact_sessions(figures: SweepSessions | None) -> dict[str, Any] | None:
     """`sessions` where an answer must stay small (Compare, MCP): the judged count, the share
     met with its Wilson ends, and the cut ones; None when no session was judged."""
-    stats = None if figures is None else figures.sessions
+    return session_stats_json(None if figures is None else figures.sessions)
+
+
+def session_stats_json(stats: SessionStats | None) -> dict[str, Any] | None:
+    """The judged count, the share met with its Wilson ends, and the cut sessions."""
     if stats is None:
         return None
     return {
