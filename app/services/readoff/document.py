@@ -8,10 +8,13 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from app.domain.accounting import UNIT_WORDS, Split, split_label
+from app.domain.checks import Check
 from app.domain.failures import Failed
 from app.domain.intervals import DEFAULT_LEVEL, Interval
+from app.domain.readoff_intervals import ReadoffIntervals
 from app.domain.sessions import axis_words
 from app.domain.slo import Readoff
+from app.domain.verdict import Verdict
 from app.schemas.readoff import ReadoffQuery
 from app.services import analysis
 from app.services.analysis import Params, SweepAnalysis
@@ -107,7 +110,6 @@ def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, A
     readoff: Readoff = result.readoff
     ivs = result.intervals
     level = ivs.level if ivs is not None else DEFAULT_LEVEL
-    estimate = readoff.estimate
     data = {
         "sweep_id": result.meta.id,
         "name": result.meta.name,
@@ -129,15 +131,7 @@ def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, A
         "goodput_statistic": None if ivs is None else ivs.statistic,
         "best_run_tok_s_per_gpu": None if ivs is None else ivs.best_run_tok_s_per_gpu,
         "operating_point": operating_point_json(result),
-        "estimate": None
-        if estimate is None or result.estimate_tok_s_per_gpu is None
-        else {
-            "tok_s_per_gpu": result.estimate_tok_s_per_gpu,
-            "load": estimate.load,
-            "interactivity_tok_s_user": estimate.interactivity_tok_s_user,
-            "between_point_ids": list(estimate.between),
-            "label": estimate.label,
-        },
+        "estimate": _estimate_json(result),
         "tok_s_per_mw": result.tok_s_per_mw,
         # Multi-turn runs (issue 49): sessions and turns at the operating point, agents at the
         # SLO over the load levels; every figure null with `reason` where unknown.
@@ -149,70 +143,94 @@ def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, A
         "joint_attainment_bounds": readoff.joint_attainment_bounds,
         "note": readoff.note,
         "ci_level": level,
-        "intervals": None
-        if ivs is None
-        else {
-            "goodput_tok_s_per_gpu": interval_json(ivs.goodput_tok_s_per_gpu),
-            "goodput_requests_per_s": interval_json(ivs.goodput_requests_per_s),
-            "attainment": interval_json(ivs.attainment),
-            # The attainment interval that makes a borderline read-off borderline (else null).
-            "borderline_attainment": None
-            if ivs.borderline_attainment is None
-            else interval_json(ivs.borderline_attainment),
-        },
-        "costs": [
-            {
-                "profile_id": c.price.profile_id,
-                "name": c.price.name,
-                "usd_per_gpu_hour": c.price.usd_per_gpu_hour,
-                "utilization": c.price.utilization,
-                "usd_per_mtok": c.usd_per_mtok,
-                "reason": c.reason,
-                **ci_fields(cost_interval(result, c)),
-            }
-            for c in result.costs
-            if c.price.applies_to(str(result.meta.hardware or ""))
-        ],
+        "intervals": None if ivs is None else _intervals_json(ivs),
+        "costs": _costs_json(result),
     }
     if with_points:
-        data["points"] = [
-            {
-                "point_id": v.point_id,
-                "status": v.shown_status,
-                "reason": v.reason,
-                "attainment": v.attainment,
-                "attainment_ci_low": None if v.attainment_ci is None else v.attainment_ci[0],
-                "attainment_ci_high": None if v.attainment_ci is None else v.attainment_ci[1],
-                # Repeated runs at this load that disagree on the SLO (else null).
-                "runs_meeting_slo": None if v.runs is None else v.runs[0],
-                "runs_at_load": None if v.runs is None else v.runs[1],
-                "checks": [
-                    {
-                        "metric": c.metric,
-                        "percentile": c.stat,
-                        "value_ms": c.value_ms,
-                        "limit_ms": c.limit_ms,
-                        "status": c.status,
-                        "source": c.source,
-                        "n_samples": c.n_samples,
-                        # TPOT from samples: successful one-token requests left out (no TPOT).
-                        "n_without_tpot": c.undefined,
-                        # The samples contradict a stored percentile, which bounds the value.
-                        "bound": None
-                        if c.bound is None
-                        else {
-                            "stored_percentile": c.bound.stored,
-                            "stored_ms": c.bound.stored_ms,
-                            "samples_ms": c.bound.sample_ms,
-                            "side": "at_least" if c.bound.at_least else "at_most",
-                        },
-                    }
-                    for c in v.checks
-                ],
-            }
-            for v in readoff.verdicts
-        ]
+        data["points"] = [_point_verdict_json(v) for v in readoff.verdicts]
     return data
+
+
+def _estimate_json(result: SweepAnalysis) -> dict[str, Any] | None:
+    """The goodput estimated between two measured loads, where the read-off made one."""
+    estimate = result.readoff.estimate
+    if estimate is None or result.estimate_tok_s_per_gpu is None:
+        return None
+    return {
+        "tok_s_per_gpu": result.estimate_tok_s_per_gpu,
+        "load": estimate.load,
+        "interactivity_tok_s_user": estimate.interactivity_tok_s_user,
+        "between_point_ids": list(estimate.between),
+        "label": estimate.label,
+    }
+
+
+def _intervals_json(ivs: ReadoffIntervals) -> dict[str, Any]:
+    return {
+        "goodput_tok_s_per_gpu": interval_json(ivs.goodput_tok_s_per_gpu),
+        "goodput_requests_per_s": interval_json(ivs.goodput_requests_per_s),
+        "attainment": interval_json(ivs.attainment),
+        # The attainment interval that makes a borderline read-off borderline (else null).
+        "borderline_attainment": None
+        if ivs.borderline_attainment is None
+        else interval_json(ivs.borderline_attainment),
+    }
+
+
+def _costs_json(result: SweepAnalysis) -> list[dict[str, Any]]:
+    """$/Mtok under each price of the sweep's own GPU (never another's)."""
+    return [
+        {
+            "profile_id": c.price.profile_id,
+            "name": c.price.name,
+            "usd_per_gpu_hour": c.price.usd_per_gpu_hour,
+            "utilization": c.price.utilization,
+            "usd_per_mtok": c.usd_per_mtok,
+            "reason": c.reason,
+            **ci_fields(cost_interval(result, c)),
+        }
+        for c in result.costs
+        if c.price.applies_to(str(result.meta.hardware or ""))
+    ]
+
+
+def _point_verdict_json(v: Verdict) -> dict[str, Any]:
+    """One load's verdict and each limit's check."""
+    return {
+        "point_id": v.point_id,
+        "status": v.shown_status,
+        "reason": v.reason,
+        "attainment": v.attainment,
+        "attainment_ci_low": None if v.attainment_ci is None else v.attainment_ci[0],
+        "attainment_ci_high": None if v.attainment_ci is None else v.attainment_ci[1],
+        # Repeated runs at this load that disagree on the SLO (else null).
+        "runs_meeting_slo": None if v.runs is None else v.runs[0],
+        "runs_at_load": None if v.runs is None else v.runs[1],
+        "checks": [_check_json(c) for c in v.checks],
+    }
+
+
+def _check_json(c: Check) -> dict[str, Any]:
+    return {
+        "metric": c.metric,
+        "percentile": c.stat,
+        "value_ms": c.value_ms,
+        "limit_ms": c.limit_ms,
+        "status": c.status,
+        "source": c.source,
+        "n_samples": c.n_samples,
+        # TPOT from samples: successful one-token requests left out (no TPOT).
+        "n_without_tpot": c.undefined,
+        # The samples contradict a stored percentile, which bounds the value.
+        "bound": None
+        if c.bound is None
+        else {
+            "stored_percentile": c.bound.stored,
+            "stored_ms": c.bound.stored_ms,
+            "samples_ms": c.bound.sample_ms,
+            "side": "at_least" if c.bound.at_least else "at_most",
+        },
+    }
 
 
 def failed_json(failed: Failed | None) -> dict[str, Any] | None:
