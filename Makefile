@@ -29,7 +29,7 @@ run: $(VENV)/.installed
 	$(BIN)/paretoscope serve
 
 # pytest-xdist workers for the parallel pass (one per core on a 2-core machine); tests marked
-# `serial` (memory peaks, load, many servers) run after it, alone. PYTEST_ARGS narrows both.
+# `serial` (load, timeouts, many servers) run after it, alone. PYTEST_ARGS narrows both.
 PYTEST_WORKERS ?= 2
 PYTEST_PARALLEL = $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadgroup --durations=15
 # pytest exits 5 when a selection leaves nothing to run, e.g. a PYTEST_ARGS with no serial test.
