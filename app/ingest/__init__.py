@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from app.domain.columns import TPOT_COLUMN_NAMES
+from app.domain.sweep_fields import REQUIRED_META
 from app.ingest import canonical_rows
 from app.ingest.canonical_requests import RequestGroup, attach_requests
 from app.ingest.errors import FIELD_MARK, IngestError, Problems, RowError
@@ -66,7 +67,6 @@ __all__ = [
     "parse_upload_files",
 ]
 
-REQUIRED_META = ("sweep", "hardware", "num_gpus")
 # What a required field is, in words: messages name the field itself the way each surface does.
 MISSING_WORDS = {"sweep": "the sweep name", "hardware": "the hardware", "num_gpus": "how many GPUs"}
 MISSING_WORDS |= {"num_prefill_gpus": "its prefill GPUs", "num_decode_gpus": "its decode GPUs"}

@@ -9,8 +9,8 @@ from typing import IO, Any, Protocol, cast
 
 import polars as pl
 
+from app.domain import sweep_fields
 from app.domain.accounting import point_split
-from app.domain.columns import SWEEP_COLUMN_NAMES
 from app.domain.lengths import check_lengths
 from app.domain.phases import PHASE, has_warmup, profiled
 from app.ingest import content_hash as hashing
@@ -48,23 +48,10 @@ NO_TPOT_WARNING = (
 )
 # Columns added after hash format 2 are hashed only when given, so every sweep stored before
 # them keeps its hash (and is still found as already stored).
-HASHED_WHEN_GIVEN: tuple[str, ...] = (
-    "draft_model",
-    "num_spec_tokens",
-    "run_id",
-    "run_url",
-    "image",
-    "scenario",
-    "trace_dataset",
-    "config",
-)
-HASHED_META: tuple[str, ...] = tuple(
-    k
-    for k in SWEEP_COLUMN_NAMES
-    # Provenance says who ran the harness, not what was measured: it never changes the hash.
-    if k not in ("source_tool", "source_kind", "harness", "harness_version", "provenance")
-    and k not in HASHED_WHEN_GIVEN
-)
+# Provenance says who ran the harness, not what was measured: it never changes the hash.
+# (SweepColumn.hashed: "always", "when given" or "never".)
+HASHED_WHEN_GIVEN: tuple[str, ...] = sweep_fields.HASHED_WHEN_GIVEN
+HASHED_META: tuple[str, ...] = sweep_fields.HASHED_ALWAYS
 
 
 def hashed_keys(meta: Mapping[str, Any]) -> tuple[str, ...]:
@@ -202,9 +189,7 @@ class ParsedSweep:
     def name(self) -> str:
         return str(self.meta.get("sweep") or "")
 
-    def missing_meta(
-        self, required: tuple[str, ...] = ("sweep", "hardware", "num_gpus")
-    ) -> list[str]:
+    def missing_meta(self, required: tuple[str, ...] = sweep_fields.REQUIRED_META) -> list[str]:
         return [k for k in required if self.meta.get(k) in (None, "")]
 
     def content_hash(self) -> str:

@@ -18,8 +18,9 @@ from sqlalchemy import String, select
 from sqlalchemy.orm import Session
 
 from app.cli import main
+from app.domain.sweep_fields import SWEEP_TEXT_LIMITS
 from app.ingest import IngestError, UploadFile, limits, parse_upload, safe_load
-from app.ingest.limits import MAX_CSV_COLUMNS, SOURCE_FILE_LIMIT, SWEEP_TEXT_LIMITS
+from app.ingest.limits import MAX_CSV_COLUMNS, SOURCE_FILE_LIMIT
 from app.ingest.safe_load import (
     MAX_DEPTH,
     MAX_JSON_CONTAINERS,
