@@ -26,15 +26,10 @@ from app.ingest.grouping import (
     sweep_files,
     tell_apart,
 )
+from app.ingest.import_warnings import NO_TPOT_WARNING, drop_warnings_from_notes, import_warnings
 from app.ingest.impossible import check_impossible
 from app.ingest.limits import DEFAULT_LIMITS, Limits, check_sweeps
-from app.ingest.parsed import (
-    NO_TPOT_WARNING,
-    ParsedPoint,
-    ParsedSweep,
-    drop_warnings_from_notes,
-    import_warnings,
-)
+from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.recognise import TELEMETRY_REFUSAL, Found, sort_file
 from app.ingest.recognise import unrecognised as not_a_result
 from app.ingest.skipped import (

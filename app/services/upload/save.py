@@ -23,8 +23,8 @@ from app.ingest import (
 )
 from app.ingest.errors import FIELD_SOURCE
 from app.ingest.grouping import join_named, same_names
+from app.ingest.import_warnings import length_warning
 from app.ingest.impossible import split_errors
-from app.ingest.parsed import length_warning
 from app.services.catalogs.entries import match_parsed, match_warnings
 from app.services.errors import Invalid
 from app.services.sweeps.tags import checked_tags
