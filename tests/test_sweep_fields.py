@@ -59,12 +59,9 @@ def test_the_store_keeps_exactly_the_defined_fields_with_their_type_length_and_n
             assert (spec.name, limit) == (spec.name, spec.max_chars)
 
 
-def test_every_text_field_but_the_three_harness_ones_is_bounded_before_storing() -> None:
-    # harness, harness_version and provenance have stored lengths (100, 100, 20) that no check
-    # before storing enforces yet: a longer value reaches the database.
-    unbounded = [c.name for c in SWEEP_COLUMNS if c.kind == "str" and c.max_chars is None]
-    assert unbounded == ["harness", "harness_version", "provenance"]
-    assert len(SWEEP_TEXT_LIMITS) == 18
+def test_every_text_field_is_bounded_before_storing() -> None:
+    assert [c.name for c in SWEEP_COLUMNS if c.kind == "str" and c.max_chars is None] == []
+    assert len(SWEEP_TEXT_LIMITS) == 21
     assert SWEEP_TEXT_LIMITS["notes"] == 10_000
 
 
