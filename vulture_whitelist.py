@@ -21,6 +21,10 @@ _.readinto
 _.serve_app  # the uvicorn factory, named as "app.main:serve_app" (app.cli)
 _._in_memory  # Starlette's UploadFile reads it (app.http.uploads.HeldUpload: no thread to read)
 
+# Read by the answer models' types (app.schemas.answers.common.sweep_field_types), outside
+# vulture's paths.
+_.stored_null  # SweepColumn.stored_null
+
 # ORM columns and pydantic fields: stored, validated and serialised by name.
 _.engine_version
 _.measured_at

@@ -4,8 +4,8 @@ commit itself fails."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from concurrent.futures import ThreadPoolExecutor
+import inspect
+from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import Any
 
@@ -36,20 +36,17 @@ def _presets(engine: Engine) -> list[str]:
 
 
 def _run(engine: Engine, handler: Any) -> None:
-    async def main() -> None:
-        sessions: AsyncIterator[Session] = get_session(_request(engine))
-        session = await anext(sessions)
-        try:
-            handler(session)
-        except BaseException as exc:
-            await sessions.athrow(exc)
-        else:
-            with pytest.raises(StopAsyncIteration):
-                await anext(sessions)
-
-    # On a thread of its own: a test before this one may leave an event loop running here.
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        pool.submit(anyio.run, main).result()
+    """The dependency as FastAPI drives a plain generator: started, then resumed or thrown into."""
+    sessions: Iterator[Session] = get_session(_request(engine), None)
+    session = next(sessions)
+    try:
+        handler(session)
+    except BaseException as exc:
+        with pytest.raises(type(exc)):
+            sessions.throw(exc)
+        raise
+    with pytest.raises(StopIteration):
+        next(sessions)
 
 
 def test_a_handler_that_returns_has_its_writes_committed_and_its_connection_returned(
@@ -97,3 +94,10 @@ def test_a_worker_runs_its_routes_on_as_many_threads_as_set_with_a_pooled_connec
 def test_a_worker_runs_few_threads_by_default_since_python_runs_one_at_a_time() -> None:
     # More threads than a few only contend for the interpreter lock (see app.settings).
     assert Settings.model_fields["threads"].default == 4
+
+
+def test_the_session_is_a_plain_generator_so_its_database_work_runs_on_worker_threads() -> None:
+    # FastAPI starts and ends a plain generator dependency on worker threads; only the wait
+    # for a session slot (session_slot) stays on the event loop.
+    assert inspect.isgeneratorfunction(get_session)
+    assert not inspect.isasyncgenfunction(get_session)

@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 from app.cli.common import upgrade, whole
 from app.domain.columns import PROVENANCES
 from app.domain.numbers import fmt_count
+from app.domain.sweep_fields import IMPORT_OPTIONS
 from app.settings import get_settings
 from app.store.db import make_engine, make_sessionmaker
 
@@ -71,11 +72,6 @@ def import_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
 
 
-IMPORT_FIELDS: tuple[str, ...] = ("sweep", "hardware", "num_gpus", "model", "engine", "precision")
-IMPORT_FIELDS += ("isl", "osl", "num_prefill_gpus", "num_decode_gpus")
-IMPORT_FIELDS += ("harness", "harness_version", "provenance")
-
-
 def option_name(field: str) -> str:
     """An upload field as `import` spells it: num_gpus is --num-gpus."""
     return "--" + field.replace("_", "-")
@@ -89,7 +85,7 @@ def import_sweeps(args: argparse.Namespace) -> int:
     upgrade()
     fields = {
         name: None if getattr(args, name) is None else str(getattr(args, name))
-        for name in IMPORT_FIELDS
+        for name in IMPORT_OPTIONS  # the sweep fields flagged `option`
     }
     missing = [str(p) for p in args.files if not (p.is_file() or p.is_dir())]
     if missing:

@@ -2,81 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from app.domain.column import Column
+from app.domain.sweep_fields import SWEEP_COLUMN_NAMES as SWEEP_COLUMN_NAMES
+from app.domain.sweep_fields import SWEEP_COLUMNS as SWEEP_COLUMNS
 
 STATS: tuple[str, ...] = ("mean", "p50", "p90", "p95", "p99")
 LATENCY_METRICS: tuple[str, ...] = ("ttft", "tpot", "itl", "e2el")
 PERCENTILES: tuple[str, ...] = ("p50", "p90", "p95", "p99")
-
-
-@dataclass(frozen=True)
-class Column:
-    name: str
-    kind: str  # "str", "int", "float", "date"
-    label: str
-    unit: str = ""
-    help: str = ""
-
-
-# Sweep-level columns: may be given per row (one file may hold several sweeps) or as form fields.
-SWEEP_COLUMNS: tuple[Column, ...] = (
-    Column("sweep", "str", "Sweep name", help="Name of the sweep this row belongs to."),
-    Column("hardware", "str", "Hardware", help="GPU key from the hardware catalog, e.g. H100."),
-    Column(
-        "num_gpus",
-        "int",
-        "GPUs",
-        help="All GPUs of the deployment (prefill + decode for disaggregated serving).",
-    ),
-    Column("model", "str", "Model"),
-    Column("engine", "str", "Engine", help="Serving engine, e.g. vllm, sglang, trt-llm."),
-    Column("engine_version", "str", "Engine version"),
-    Column("precision", "str", "Precision", help="Weight precision, e.g. bf16, fp8, fp4."),
-    Column("spec_decode", "str", "Speculative decoding", help="e.g. none, mtp, eagle."),
-    Column("draft_model", "str", "Draft model", help="Speculative decoding's draft model."),
-    Column("num_spec_tokens", "int", "Speculative tokens", "tokens", "Tokens proposed per step."),
-    Column("isl", "int", "ISL", "tokens", "Nominal input sequence length."),
-    Column("osl", "int", "OSL", "tokens", "Nominal output sequence length."),
-    Column("workload", "str", "Workload", help="Free-form workload tag, e.g. random, sharegpt."),
-    Column(
-        "scenario",
-        "str",
-        "Scenario",
-        help="fixed-seq-len, chat-multiturn, agentic-coding, ... (what kind of traffic).",
-    ),
-    Column("trace_dataset", "str", "Trace dataset", help="The trace a multi-turn run replays."),
-    Column("num_prefill_gpus", "int", "Prefill GPUs", help="Disaggregated serving only."),
-    Column("num_decode_gpus", "int", "Decode GPUs", help="Disaggregated serving only."),
-    Column(
-        "config",
-        "str",
-        "Config",
-        help="What sets this sweep apart from its siblings, as key=value pairs: a swept server "
-        "setting (max_num_seqs=8) or the parallelism layout (tp=8 ep=8 dp_attention=true).",
-    ),
-    Column(
-        "source_kind", "str", "Source kind", help="measured, public, vendor or demo (synthetic)."
-    ),
-    Column("source_tool", "str", "Source tool", help="Benchmark tool that wrote the results."),
-    Column("harness", "str", "Harness", help="Benchmark harness that produced the numbers."),
-    Column("harness_version", "str", "Harness version", help="e.g. an MLPerf round, v4.1."),
-    Column(
-        "provenance",
-        "str",
-        "Provenance",
-        help="independent (MLPerf, InferenceX, your own run) or vendor (the vendor's own setup).",
-    ),
-    Column("notes", "str", "Notes"),
-    Column("measured_at", "date", "Measured at", help="Date the benchmark ran (YYYY-MM-DD)."),
-    Column(
-        "run_id",
-        "str",
-        "Run id",
-        help="The CI run that measured it (InferenceX: the GitHub Actions run id).",
-    ),
-    Column("run_url", "str", "Run URL", help="Where that run's logs and artifacts are."),
-    Column("image", "str", "Image", help="Container image the server ran, as the file names it."),
-)
 
 
 def _latency_columns() -> tuple[Column, ...]:
@@ -145,7 +77,6 @@ REQUEST_COLUMNS: tuple[Column, ...] = (
     ),
 )
 
-SWEEP_COLUMN_NAMES: tuple[str, ...] = tuple(c.name for c in SWEEP_COLUMNS)
 POINT_COLUMN_NAMES: tuple[str, ...] = tuple(c.name for c in POINT_COLUMNS)
 LATENCY_COLUMN_NAMES: tuple[str, ...] = tuple(c.name for c in _latency_columns())
 TPOT_COLUMN_NAMES: tuple[str, ...] = tuple(f"tpot_{s}_ms" for s in STATS)

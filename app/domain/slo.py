@@ -19,16 +19,13 @@ from app.domain.metrics import Basis, frechet_bounds
 from app.domain.numbers import fmt_count
 from app.domain.point import (
     LatencyStats,
-    Metric,
     PointMetrics,
     Stat,
-    float_or_none,
 )
 from app.domain.readoff_reasons import no_pass_reason
 from app.domain.request_goodput import (
     Counted,
     RequestStats,
-    defined_tpot_expr,
     request_counts,
 )
 from app.domain.run_agreement import settle_runs
@@ -36,14 +33,12 @@ from app.domain.verdict import (
     Check,
     Columns,
     SamplePercentiles,
-    SampleValue,
     ShownStatus,
     Slo,
     Status,
     Verdict,
     attainment_verdict,
     column_verdicts,
-    percentile_percent,
     point_verdict,
 )
 
@@ -60,7 +55,6 @@ __all__ = [
     "percentile_readoff",
     "point_verdict",
     "request_readoff",
-    "sample_percentiles",
 ]
 
 Mode = Literal["percentile", "per_request"]
@@ -360,42 +354,3 @@ def _no_goodput(
         joint_attainment_bounds=bounds,
         note=note,
     )
-
-
-def sample_percentiles(
-    samples: pl.DataFrame, wanted: Sequence[tuple[Metric, str]]
-) -> dict[int, dict[tuple[Metric, str], SampleValue]]:
-    """Per point id, each wanted (metric, percentile) over the point's request samples.
-
-    Over successful requests only. TPOT over those with more than one output token: a
-    one-token request has no TPOT (undefined, not 0), so it is left out and counted
-    (SampleValue.undefined). Linear interpolation between closest ranks, numpy.percentile's
-    default (as vLLM reports).
-    """
-    checked = list(dict.fromkeys(wanted))
-    if samples.is_empty() or not checked:
-        return {}
-    ok = samples.filter(pl.col("ok").fill_null(False))
-    aggs: list[pl.Expr] = []
-    for metric, stat in checked:
-        value = defined_tpot_expr() if metric == "tpot" else pl.col(f"{metric}_ms")
-        q = percentile_percent(stat) / 100
-        aggs.append(value.quantile(q, "linear").alias(f"{metric}|{stat}|v"))
-        aggs.append(value.count().alias(f"{metric}|{stat}|n"))
-    aggs.append((pl.col("output_len") <= 1).sum().alias("|one-token"))
-    table = ok.group_by("point_id").agg(aggs)
-    out: dict[int, dict[tuple[Metric, str], SampleValue]] = {}
-    for row in table.iter_rows(named=True):
-        one_token = int(row["|one-token"] or 0)
-        out[int(row["point_id"])] = {
-            (metric, stat): SampleValue(
-                float_or_none(row[f"{metric}|{stat}|v"]),
-                int(row[f"{metric}|{stat}|n"]),
-                one_token if metric == "tpot" else 0,
-            )
-            for metric, stat in checked
-        }
-    # Points whose every request failed still have samples: their percentiles are over none.
-    for point_id in samples["point_id"].unique().to_list():
-        out.setdefault(int(point_id), {(m, s): SampleValue(None, 0) for m, s in checked})
-    return out

@@ -4,12 +4,11 @@ the form and uploaded files read before a plain `def` route runs, and bounded id
 from __future__ import annotations
 
 import hmac
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import Annotated, Any
 
 import anyio
-import anyio.to_thread
 from fastapi import Depends, Header, Path, Request
 from sqlalchemy.orm import Session
 from starlette.datastructures import FormData
@@ -30,23 +29,38 @@ def get_settings_dep(request: Request) -> Settings:
     return settings
 
 
-async def get_session(request: Request) -> AsyncIterator[Session]:
-    """One transaction per request: committed when the handler returns, rolled back on error.
+async def session_slot(request: Request) -> AsyncIterator[None]:
+    """A slot among the app's sessions (its pool's capacity), waited for on the event loop.
 
-    A request holds its pooled connection until here, after its answer is serialized, which
-    FastAPI does on a worker thread. So no more sessions are open than the pool has connections
-    (waiting for a slot on the event loop, not on a thread): otherwise every thread could wait
-    for a connection held by requests that wait for a thread.
-    """
-    state = request.app.state
-    async with session_slots(state):
-        session: Session = state.sessionmaker()
+    A request holds its pooled connection until its session ends, after its answer is
+    serialized, which FastAPI does on a worker thread. So no more sessions are open than the
+    pool has connections, and a request waits for one here, not on a thread: otherwise every
+    thread could wait for a connection held by requests that wait for a thread."""
+    async with session_slots(request.app.state):
+        yield
+
+
+def get_session(
+    request: Request, _slot: Annotated[None, Depends(session_slot, scope="function")]
+) -> Iterator[Session]:
+    """One transaction per request: committed when the handler returns, rolled back on error,
+    and closed either way (even when the commit fails). A plain `def`: FastAPI runs its start
+    and its end on worker threads (the end shielded from cancellation, on a limiter of its own,
+    so it never waits for a request thread), never on the event loop; the slot is released
+    after it."""
+    session: Session = request.app.state.sessionmaker()
+    try:
+        yield session
+    except BaseException:
         try:
-            yield session
-        except BaseException:
-            await _finish(session.rollback, session.close)
-            raise
-        await _finish(session.commit, session.close)
+            session.rollback()
+        finally:
+            session.close()
+        raise
+    try:
+        session.commit()
+    finally:
+        session.close()
 
 
 def session_slots(state: Any) -> anyio.Semaphore:
@@ -56,20 +70,6 @@ def session_slots(state: Any) -> anyio.Semaphore:
         state.session_slots = anyio.Semaphore(state.session_capacity)
     slots: anyio.Semaphore = state.session_slots
     return slots
-
-
-async def _finish(end: Callable[[], None], close: Callable[[], None]) -> None:
-    # Shielded and on a thread of its own: ending a session never waits for a request thread.
-    # Ending and closing in one trip: a trip to a thread and back costs the event loop more
-    # than a read-only commit does.
-    def finish() -> None:
-        try:
-            end()
-        finally:
-            close()
-
-    with anyio.CancelScope(shield=True):
-        await anyio.to_thread.run_sync(finish, limiter=anyio.CapacityLimiter(1))
 
 
 def is_htmx(hx_request: Annotated[str | None, Header()] = None) -> bool:

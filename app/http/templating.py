@@ -19,6 +19,7 @@ from app.domain.accounting import UNIT_WORDS, split_label
 from app.domain.columns import SOURCE_KIND_LABELS
 from app.domain.covariates import COVARIATE_LABELS, POINT_COVARIATES, point_covariates
 from app.domain.provenance import provenance_text
+from app.domain.sweep_fields import REQUIRED_META
 from app.http.static import PLOTLY_JS, SCRIPTS, static_url
 from app.settings import bundled
 
@@ -169,6 +170,7 @@ templates.env.globals["nav"] = NAV
 templates.env.globals["carried_pages"] = CARRIED_PAGES
 templates.env.globals["unit_words"] = UNIT_WORDS  # accounting modes' units (issue 37)
 templates.env.globals["split_label"] = split_label  # "8P + 8D"
+templates.env.globals["required_meta"] = REQUIRED_META  # what every sweep needs to be stored
 templates.env.filters["covariates"] = point_covariates  # a point's extra → its covariates
 templates.env.globals["covariate_keys"] = POINT_COVARIATES
 templates.env.globals["covariate_labels"] = COVARIATE_LABELS

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from app.domain.columns import TPOT_COLUMN_NAMES
+from app.domain.sweep_fields import REQUIRED_META
 from app.ingest import canonical_rows
 from app.ingest.canonical_requests import RequestGroup, attach_requests
 from app.ingest.errors import FIELD_MARK, IngestError, Problems, RowError
@@ -25,15 +26,10 @@ from app.ingest.grouping import (
     sweep_files,
     tell_apart,
 )
+from app.ingest.import_warnings import NO_TPOT_WARNING, drop_warnings_from_notes, import_warnings
 from app.ingest.impossible import check_impossible
 from app.ingest.limits import DEFAULT_LIMITS, Limits, check_sweeps
-from app.ingest.parsed import (
-    NO_TPOT_WARNING,
-    ParsedPoint,
-    ParsedSweep,
-    drop_warnings_from_notes,
-    import_warnings,
-)
+from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.recognise import TELEMETRY_REFUSAL, Found, sort_file
 from app.ingest.recognise import unrecognised as not_a_result
 from app.ingest.skipped import (
@@ -66,7 +62,6 @@ __all__ = [
     "parse_upload_files",
 ]
 
-REQUIRED_META = ("sweep", "hardware", "num_gpus")
 # What a required field is, in words: messages name the field itself the way each surface does.
 MISSING_WORDS = {"sweep": "the sweep name", "hardware": "the hardware", "num_gpus": "how many GPUs"}
 MISSING_WORDS |= {"num_prefill_gpus": "its prefill GPUs", "num_decode_gpus": "its decode GPUs"}

@@ -20,6 +20,7 @@ from app.domain.columns import (
     SWEEP_COLUMN_NAMES,
     TPOT_COLUMN_NAMES,
 )
+from app.domain.sweep_fields import REQUIRED_META
 from app.ingest import canonical_rows
 from app.ingest.blank_lines import without_blank_lines, without_blank_rows
 from app.ingest.canonical_rows import NON_NEGATIVE, POSITIVE, check_values
@@ -41,7 +42,6 @@ POLARS_TYPES: dict[str, pl.DataType] = {
 REQUEST_TYPES = {c.name: c.kind for c in REQUEST_COLUMNS}
 TRUE_WORDS = ["true", "1", "yes", "ok"]  # a bool cell, trimmed and lowered
 FALSE_WORDS = ["false", "0", "no", "failed", "error"]
-REQUIRED_META = ("sweep", "hardware", "num_gpus")
 ROWS_PER_SLICE = 1_000
 
 

@@ -74,6 +74,20 @@ def refuse_duplicate_columns(file: str, header: list[str], row: int = 1) -> None
         seen[key] = position
 
 
+def obj(value: Any) -> Mapping[str, Any]:
+    """The value if it is a mapping, else an empty one."""
+    return value if isinstance(value, Mapping) else {}
+
+
+def dig(value: Any, *keys: str) -> Any:
+    """The value under nested keys, or None where a level is missing or not a mapping."""
+    for key in keys:
+        if not isinstance(value, Mapping):
+            return None
+        value = value.get(key)
+    return value
+
+
 def require(obj: Any, keys: tuple[str, ...], file: str, where: str = "") -> Mapping[str, Any]:
     """The object as a mapping that has every key; otherwise an error naming the missing key."""
     place = f" in {where}" if where else ""

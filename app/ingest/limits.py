@@ -15,33 +15,13 @@ import polars as pl
 
 from app.domain.bounds import magnitude_problem
 from app.domain.bounds import text_problem as unicode_problem
+from app.domain.sweep_fields import SWEEP_INT_FIELDS, SWEEP_TEXT_LIMITS
 from app.ingest.errors import IngestError, Problems, RowError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 
 MB = 1024 * 1024
 INT32_MAX = 2**31 - 1  # Postgres INTEGER
 
-# Longest text per field; the store's column lengths (app/store/models.py) are these.
-SWEEP_TEXT_LIMITS: dict[str, int] = {
-    "sweep": 300,
-    "hardware": 100,
-    "model": 200,
-    "engine": 100,
-    "engine_version": 100,
-    "precision": 50,
-    "spec_decode": 100,
-    "draft_model": 200,
-    "workload": 200,
-    "scenario": 100,
-    "trace_dataset": 200,
-    "config": 500,
-    "source_kind": 20,
-    "source_tool": 100,
-    "run_id": 40,
-    "run_url": 500,
-    "image": 300,
-    "notes": 10_000,  # a Text column: the bound is ours, not the database's
-}
 POINT_TEXT_LIMITS: dict[str, int] = {"goodput_slo": 200}
 SOURCE_FILE_LIMIT = 500
 # Columns a CSV header may name, counted on the header line before any row is parsed: a wide
@@ -49,18 +29,18 @@ SOURCE_FILE_LIMIT = 500
 # Canonical CSV has well under 100 columns; tools write fewer still.
 MAX_CSV_COLUMNS = 1_000
 MAX_POINTS_PER_SWEEP = 9_999_999  # app.store.point_blocks: ids are sweep id x 10^7 + position
+# Whole-number fields, checked and refused in this order: GPU counts first, then the sweep's
+# other counts, then a point's request counts.
 INT_FIELDS: tuple[str, ...] = (
-    "num_gpus",
-    "num_prefill_gpus",
-    "num_decode_gpus",
-    "num_spec_tokens",
-    "isl",
-    "osl",
+    *sorted(SWEEP_INT_FIELDS, key=lambda k: not k.endswith("_gpus")),
     "num_requests",
     "num_failed",
 )
 _INT_SET = frozenset(INT_FIELDS)
-_META_ORDER = {k: i for i, k in enumerate((*SWEEP_TEXT_LIMITS, *INT_FIELDS))}
+# The order a sweep's refused fields are listed in: text fields (notes, the long free text,
+# last), then whole numbers.
+_REFUSAL_ORDER = (*(k for k in SWEEP_TEXT_LIMITS if k != "notes"), "notes", *INT_FIELDS)
+_META_ORDER = {k: i for i, k in enumerate(_REFUSAL_ORDER)}
 SAMPLE_INT_FIELDS: tuple[str, ...] = ("output_len", "input_len", "cached_input_tokens")
 
 

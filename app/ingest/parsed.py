@@ -9,10 +9,9 @@ from typing import IO, Any, Protocol, cast
 
 import polars as pl
 
+from app.domain import sweep_fields
 from app.domain.accounting import point_split
-from app.domain.columns import SWEEP_COLUMN_NAMES
-from app.domain.lengths import check_lengths
-from app.domain.phases import PHASE, has_warmup, profiled
+from app.domain.phases import PHASE, has_warmup
 from app.ingest import content_hash as hashing
 
 # A request's session and turn (issue 49) are optional: null for a single-turn run, and left
@@ -42,29 +41,12 @@ SAMPLE_FRAME_SCHEMA: dict[str, pl.DataType] = {
 CACHED_INPUT = "cached_input_tokens"
 OPTIONAL_SAMPLE_SCHEMA: dict[str, pl.DataType] = {CACHED_INPUT: pl.Int64()}
 Samples = list[tuple[Any, ...]] | pl.DataFrame
-NO_TPOT_WARNING = (
-    "no TPOT statistic in the file: the sweep has no interactivity axis, so it is not drawn on "
-    "Pareto charts; read-offs can still use TTFT and E2EL limits"
-)
 # Columns added after hash format 2 are hashed only when given, so every sweep stored before
 # them keeps its hash (and is still found as already stored).
-HASHED_WHEN_GIVEN: tuple[str, ...] = (
-    "draft_model",
-    "num_spec_tokens",
-    "run_id",
-    "run_url",
-    "image",
-    "scenario",
-    "trace_dataset",
-    "config",
-)
-HASHED_META: tuple[str, ...] = tuple(
-    k
-    for k in SWEEP_COLUMN_NAMES
-    # Provenance says who ran the harness, not what was measured: it never changes the hash.
-    if k not in ("source_tool", "source_kind", "harness", "harness_version", "provenance")
-    and k not in HASHED_WHEN_GIVEN
-)
+# Provenance says who ran the harness, not what was measured: it never changes the hash.
+# (SweepColumn.hashed: "always", "when given" or "never".)
+HASHED_WHEN_GIVEN: tuple[str, ...] = sweep_fields.HASHED_WHEN_GIVEN
+HASHED_META: tuple[str, ...] = sweep_fields.HASHED_ALWAYS
 
 
 def hashed_keys(meta: Mapping[str, Any]) -> tuple[str, ...]:
@@ -202,9 +184,7 @@ class ParsedSweep:
     def name(self) -> str:
         return str(self.meta.get("sweep") or "")
 
-    def missing_meta(
-        self, required: tuple[str, ...] = ("sweep", "hardware", "num_gpus")
-    ) -> list[str]:
+    def missing_meta(self, required: tuple[str, ...] = sweep_fields.REQUIRED_META) -> list[str]:
         return [k for k in required if self.meta.get(k) in (None, "")]
 
     def content_hash(self) -> str:
@@ -291,119 +271,9 @@ def make_samples(
     return list(zip(*columns, strict=True))
 
 
-# Samples may be a subset of the requests (guidellm keeps a reservoir sample), so their
-# throughput may fall short of the reported one; exceeding it means they count extra requests.
-SAMPLE_THROUGHPUT_TOLERANCE = 0.05
-
-
 def point_label(point: ParsedPoint) -> str:
     """'at concurrency 8' / 'at rate 2.0': how a point is named in messages."""
     if point.values.get("concurrency") is not None:
         return f"at concurrency {point.values['concurrency']:g}"
     rate = point.values.get("request_rate")
     return f"at rate {rate:g}" if isinstance(rate, int | float) else f"at rate {rate}"
-
-
-def sample_throughput_warnings(sweep: ParsedSweep) -> list[str]:
-    """A warning per point whose samples produce more output tokens per second than reported.
-
-    Samples' throughput = output tokens of the successful samples ÷ the point's duration_s,
-    the same division per-request goodput makes; above the tool's own output_tok_s (beyond
-    the tolerance) the samples include requests the aggregates leave out, and goodput and
-    attainment from them would describe a different set of requests. When the samples are
-    exactly the tool's counted set and some straddle its measurement window's edges (guidellm),
-    the warning says so, and by how much counting them whole changes throughput, whatever the
-    size: no warm-up is to blame.
-    """
-    warnings: list[str] = []
-    if sweep.table_rows is not None:
-        return warnings  # samples attach to the point list: a table-backed sweep has none
-    for point in sweep.points:
-        reported = point.values.get("output_tok_s")
-        duration = point.values.get("duration_s")
-        if not point.sample_count or not reported or not duration or duration <= 0:
-            continue
-        # Warm-up requests are not part of the measurement the aggregates describe.
-        frame = profiled(point.samples_frame(any_int_width=True))
-        # Summed as 64-bit: polars sums a 32-bit column in 32 bits, and 3 requests of a
-        # billion tokens would wrap. Only that column is cast and filtered, not the frame.
-        ok = pl.col("ok").fill_null(False)
-        tokens = frame.select(pl.col("output_len").cast(pl.Int64).filter(ok).sum()).item()
-        measured = float(tokens or 0) / duration
-        straddling = _counted_window(point)
-        if straddling:
-            # The samples are the tool's own counted set: nothing from warm-up is in them, but
-            # the requests straddling the window's edges bring their tokens made outside it.
-            change = (measured / reported - 1) * 100
-            side = "above" if change >= 0 else "below"
-            warnings.append(
-                f"point {point_label(point)}: its {point.sample_count} request samples are "
-                "exactly the requests the tool counts (those overlapping its measurement "
-                f"window); {straddling} of them straddle the window's edges and are counted "
-                f"whole, so the samples give {measured:.4g} output tok/s over the "
-                f"{duration:.4g} s window, {abs(change):.1f} % {side} the reported "
-                f"{reported:.4g} tok/s; per-request goodput counts those requests whole too"
-            )
-            continue
-        if measured > reported * (1 + SAMPLE_THROUGHPUT_TOLERANCE):
-            excess = (measured / reported - 1) * 100
-            warnings.append(
-                f"point {point_label(point)}: its {point.sample_count} request samples give "
-                f"{measured:.4g} output tok/s over the {duration:.4g} s run, {excess:.0f} % above "
-                f"the reported {reported:.4g} tok/s; the samples include requests outside the "
-                "measurement (warm-up or cool-down?), so per-request goodput and attainment "
-                "from them describe more requests than the aggregates do"
-            )
-    return warnings
-
-
-def _counted_window(point: ParsedPoint) -> int | None:
-    """How many samples straddle the measurement window's edges, when the samples are exactly
-    the requests the tool's aggregates count (guidellm: those overlapping its window, as many
-    as its successful plus errored totals); None otherwise."""
-    window = point.extra.get("samples_window")
-    if not isinstance(window, dict) or not isinstance(window.get("straddling"), int):
-        return None
-    counted = (point.values.get("num_requests") or 0) + (point.values.get("num_failed") or 0)
-    if window.get("kept") != point.sample_count or point.sample_count != counted:
-        return None
-    straddling: int = window["straddling"]
-    return straddling
-
-
-def length_warning(sweep: ParsedSweep) -> str | None:
-    """The measured mean ISL/OSL beside the configured isl/osl when they differ by > 10 %."""
-    rows = sweep.table_rows
-    points = (
-        rows.lengths()
-        if rows is not None
-        else [
-            (p.values.get("input_len"), p.values.get("output_len"), p.values.get("num_requests"))
-            for p in sweep.points
-        ]
-    )
-    if not points:  # no lengths measured: nothing to compare
-        return None
-    return check_lengths(sweep.meta.get("isl"), sweep.meta.get("osl"), points).note
-
-
-def import_warnings(sweep: ParsedSweep) -> list[str]:
-    """Warnings every sweep gets checked for once its samples are attached."""
-    warnings = sample_throughput_warnings(sweep)
-    note = length_warning(sweep)
-    if note:
-        warnings.append(note)
-    return warnings
-
-
-def drop_warnings_from_notes(sweep: ParsedSweep) -> None:
-    """Remove note lines that repeat one of the sweep's warnings.
-
-    Storing appends the warnings to the notes, so an exported sweep brings them back in its
-    notes; without this, re-importing it would double them and hash as a different sweep.
-    """
-    notes = sweep.meta.get("notes")
-    if not isinstance(notes, str) or not sweep.warnings:
-        return
-    kept = [line for line in notes.split("\n") if line not in sweep.warnings]
-    sweep.meta["notes"] = "\n".join(kept) or None

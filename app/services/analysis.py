@@ -29,14 +29,9 @@ from app.domain.readoff_intervals import (
     shown_from_runs,
 )
 from app.domain.request_goodput import SAMPLE_SCHEMA, request_counts
+from app.domain.sample_percentiles import sample_percentiles
 from app.domain.sessions import DEFAULT_E2E_PERCENTILE, e2e_interactivity
-from app.domain.slo import (
-    Readoff,
-    Slo,
-    percentile_readoff,
-    request_readoff_from_counts,
-    sample_percentiles,
-)
+from app.domain.slo import Readoff, Slo, percentile_readoff, request_readoff_from_counts
 from app.domain.sweep_meta import SweepMeta
 from app.domain.verdict import Columns, SamplePercentiles
 from app.services.prices import Cost, Price, cost_at, prices_for

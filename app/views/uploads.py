@@ -9,9 +9,10 @@ from typing import Any
 from urllib.parse import urlencode
 
 from app.domain.columns import SWEEP_COLUMN_NAMES
+from app.domain.sweep_fields import REQUIRED_META
 from app.ingest import Skipped
 from app.services.upload.already_stored import StoredAs
-from app.services.upload.save import REQUIRED_META, SPLIT_FIELDS, Preview
+from app.services.upload.save import SPLIT_FIELDS, Preview
 from app.services.upload.staging import Staged
 from app.store import sweeps as q
 

@@ -10,6 +10,7 @@ from fastapi.responses import RedirectResponse, Response
 from app.charts import sweep as charts_sweep
 from app.domain.columns import COLUMNS_BY_NAME, POINT_COLUMN_NAMES
 from app.domain.lengths import check_lengths
+from app.domain.sweep_fields import EDITABLE
 from app.http.deps import FormDep, HtmxDep, IdPath, SessionDep, SettingsDep, check_write_token
 from app.schemas.sweeps import SweepQuery
 from app.services.catalogs.entries import match_changes
@@ -17,7 +18,7 @@ from app.services.errors import Invalid
 from app.services.readoff import misses
 from app.services.sweeps import histogram_readoff, stated_figures
 from app.services.sweeps import tags as tag_service
-from app.services.upload.details import EDITABLE, sweep_changes, sweep_filters
+from app.services.upload.details import sweep_changes, sweep_filters
 from app.store import catalog
 from app.store import points as point_queries
 from app.store import sweeps as q

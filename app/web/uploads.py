@@ -16,6 +16,7 @@ from fastapi.responses import RedirectResponse, Response
 from starlette.datastructures import FormData
 
 from app.domain.columns import COLUMNS_BY_NAME
+from app.domain.sweep_fields import DETAIL_FIELDS
 from app.http.deps import (
     FormDep,
     HtmxDep,
@@ -41,7 +42,7 @@ from app.views.explore_state import MAX_SERIES
 from app.views.templating import render
 
 router = APIRouter(include_in_schema=False, route_class=UploadRoute)
-META_FIELDS = uploads.DETAIL_FIELDS
+META_FIELDS = DETAIL_FIELDS
 # Sweeps the preview shows with their details as inputs. A request may carry at most 1,000 form
 # fields (Starlette's bound), each such sweep sends one per detail, so a larger upload lists the
 # rest, with the values of their files and the All sweeps row (LISTED_SWEEPS of them at most).

@@ -7,6 +7,7 @@ import pytest
 
 from app.domain.metrics import percentile_linear
 from app.domain.request_goodput import SAMPLE_SCHEMA
+from app.domain.sample_percentiles import sample_percentiles
 from app.domain.sensitivity import percentile_limits, sensitivity
 from app.domain.slo import (
     LatencyStats,
@@ -14,7 +15,6 @@ from app.domain.slo import (
     Slo,
     percentile_readoff,
     point_verdict,
-    sample_percentiles,
 )
 from app.domain.verdict import percentile_percent
 

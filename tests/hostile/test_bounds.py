@@ -18,8 +18,9 @@ from sqlalchemy import String, select
 from sqlalchemy.orm import Session
 
 from app.cli import main
+from app.domain.sweep_fields import SWEEP_TEXT_LIMITS
 from app.ingest import IngestError, UploadFile, limits, parse_upload, safe_load
-from app.ingest.limits import MAX_CSV_COLUMNS, SOURCE_FILE_LIMIT, SWEEP_TEXT_LIMITS
+from app.ingest.limits import MAX_CSV_COLUMNS, SOURCE_FILE_LIMIT
 from app.ingest.safe_load import (
     MAX_DEPTH,
     MAX_JSON_CONTAINERS,
@@ -468,3 +469,28 @@ def test_pages_answer_an_out_of_range_id_with_a_4xx_page_not_a_500(
 ) -> None:
     response = client.request(method, path)
     assert 400 <= response.status_code < 500, response.status_code
+
+
+def test_a_harness_longer_than_its_stored_column_is_refused_by_upload_and_by_edit(
+    client: TestClient, session: Session
+) -> None:
+    # harness and harness_version are 100 characters in the store: a longer one reached the
+    # database (a 500 on Postgres, kept on SQLite) until they were bounded like the others.
+    bad = post_files(client, ("m.csv", MINIMAL), harness="h" * 101)
+    assert bad.status_code == 422, bad.text
+    assert bad.json()["errors"] == [
+        {
+            "file": "(form)",
+            "row": None,
+            "column": "harness",
+            "field": "harness",
+            "message": "is 101 characters long; at most 100",
+        }
+    ]
+    ok = post_files(client, ("m.csv", MINIMAL))
+    assert ok.status_code == 201, ok.text
+    sweep_id = ok.json()["sweeps"][0]["id"]
+    edit = client.patch(f"/api/sweeps/{sweep_id}", json={"harness_version": "v" * 101})
+    assert edit.status_code == 422, edit.text
+    assert edit.json()["errors"][0]["message"] == "is 101 characters long; at most 100"
+    assert count(session, Sweep) == 1

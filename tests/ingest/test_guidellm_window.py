@@ -18,7 +18,7 @@ from fastapi.testclient import TestClient
 
 from app.domain.request_goodput import request_goodput_frame
 from app.ingest import ParsedSweep, UploadFile, parse_upload
-from app.ingest.parsed import SAMPLE_THROUGHPUT_TOLERANCE
+from app.ingest.import_warnings import SAMPLE_THROUGHPUT_TOLERANCE
 from tests.conftest import FIXTURES
 from tests.oracles import request_stats
 

@@ -18,7 +18,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
 from app.domain.point import METRICS, PointMetrics
-from app.domain.slo import sample_percentiles
+from app.domain.sample_percentiles import sample_percentiles
 from app.domain.verdict import PERCENTILE_CHOICES, percentile_percent, value_ms
 from app.store import points as point_queries
 from tests.conftest import FIXTURES

@@ -31,8 +31,6 @@ from app.ingest.common import integer, json_safe, number, require
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint
 from app.ingest.safe_load import load_yaml
-from app.ingest.tools._guidellm_requests import dig as dig
-from app.ingest.tools._guidellm_requests import obj as obj
 from app.ingest.tools._guidellm_requests import request_samples
 
 # guidellm metric → (canonical metric, scale to ms); None = keep in extra only.

@@ -20,16 +20,14 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from app.ingest.common import refuse_duplicate_columns
+from app.ingest.common import dig, obj, refuse_duplicate_columns
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.safe_load import loads_json
 from app.ingest.source import SourceFile
 from app.ingest.tools._guidellm_benchmark import (
     TPOT_NOTE,
-    dig,
     load_rank,
-    obj,
     sweep_name,
     synthetic_lengths,
 )

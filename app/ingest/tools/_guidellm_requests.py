@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from app.ingest.common import integer, number, require
+from app.ingest.common import dig, integer, number, obj, require
 from app.ingest.errors import IngestError
 from app.ingest.parsed import make_samples
 
@@ -228,16 +228,3 @@ def in_window(req: Mapping[str, Any], window: tuple[float, float]) -> bool:
     if end < window[0]:
         return False
     return start <= window[1] if start is not None else end <= window[1]
-
-
-def dig(obj: Any, *keys: str) -> Any:
-    for key in keys:
-        if not isinstance(obj, Mapping):
-            return None
-        obj = obj.get(key)
-    return obj
-
-
-def obj(value: Any) -> Mapping[str, Any]:
-    """The value if it is a mapping, else an empty one."""
-    return value if isinstance(value, Mapping) else {}

@@ -25,7 +25,7 @@ from typing import Any
 
 import yaml
 
-from app.ingest.common import integer, json_safe, number, require
+from app.ingest.common import integer, json_safe, number, obj, require
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint
 from app.ingest.safe_load import load_yaml
@@ -201,8 +201,3 @@ def stage_config(config: Mapping[str, Any], stage: int | None) -> Any:
     if stage is None or not isinstance(stages, list) or not 0 <= stage < len(stages):
         return None
     return json_safe(stages[stage])
-
-
-def obj(value: Any) -> Mapping[str, Any]:
-    """The value if it is a mapping, else an empty one."""
-    return value if isinstance(value, Mapping) else {}

@@ -34,7 +34,7 @@ from typing import Any
 
 import yaml
 
-from app.ingest.common import json_safe, number
+from app.ingest.common import dig, json_safe, number, obj
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.safe_load import load_yaml
@@ -43,9 +43,7 @@ from app.ingest.text import SNIFF_BYTES
 from app.ingest.tools._engines import fill_engine
 from app.ingest.tools._guidellm_benchmark import (
     benchmark_point,
-    dig,
     load_rank,
-    obj,
     sweep_name,
     synthetic_lengths,
 )

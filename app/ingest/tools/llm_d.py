@@ -37,7 +37,7 @@ from typing import Any
 import yaml
 
 from app.domain.covariates import PREFIX_CACHE_HIT_RATE
-from app.ingest.common import integer, json_safe, number, require
+from app.ingest.common import dig, integer, json_safe, number, obj, require
 from app.ingest.errors import IngestError
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.safe_load import load_yaml
@@ -151,7 +151,7 @@ def _stack_meta(name: str, stack: Any, meta: dict[str, Any]) -> list[str]:
         where = f"scenario.stack[{i}]"
         component = require(component, ("standardized",), name, where)
         std = require(component["standardized"], ("kind",), name, f"{where}.standardized")
-        cfg_ids.append(str(_dig(component, "metadata", "cfg_id") or ""))
+        cfg_ids.append(str(dig(component, "metadata", "cfg_id") or ""))
         if std["kind"] == "inference_engine":
             role, count = _engine_meta(name, where, std, meta)
             gpus[role] = gpus.get(role, 0) + count
@@ -170,7 +170,7 @@ def _engine_meta(
     accel = require(std.get("accelerator"), ("count",), name, f"{where}.standardized.accelerator")
     count = integer(accel["count"], name, f"{where}.standardized.accelerator.count") or 0
     replicas = integer(std.get("replicas", 1), name, f"{where}.standardized.replicas") or 0
-    model = _dig(std, "model", "name")
+    model = dig(std, "model", "name")
     if model and "model" not in meta:
         meta["model"] = str(model)
     if accel.get("model") and "hardware" not in meta:
@@ -197,7 +197,7 @@ def _load_meta(name: str, std_load: Mapping[str, Any], meta: dict[str, Any]) -> 
 
 def _run_meta(run: Mapping[str, Any], meta: dict[str, Any]) -> None:
     """When the run started (its date) and its description."""
-    start = _dig(run, "time", "start")
+    start = dig(run, "time", "start")
     if isinstance(start, dt.datetime | dt.date):
         meta["measured_at"] = start.date() if isinstance(start, dt.datetime) else start
     elif isinstance(start, str) and start:
@@ -230,7 +230,7 @@ def _point(name: str, doc: Mapping[str, Any]) -> ParsedPoint:
             _latency_into(values, extra, metric, latency[key], name, f"{base}.latency.{key}")
     throughput = require(agg.get("throughput") or {}, (), name, f"{base}.throughput")
     _throughput_into(values, extra, throughput, name, f"{base}.throughput")
-    duration_s = _duration_s(_dig(doc, "run", "time", "duration"))
+    duration_s = _duration_s(dig(doc, "run", "time", "duration"))
     if duration_s is not None:
         values["duration_s"] = duration_s
     hit_rate = _prefix_cache_hit_rate(results)
@@ -354,19 +354,6 @@ def _sweep(members: list[tuple[SourceFile, dict[str, Any], ParsedPoint]]) -> Par
     fmt = f"llm-d Benchmark Report v0.2 ({tool})" if tool else "llm-d Benchmark Report v0.2"
     source = (file.folder or file.name) if len(members) > 1 else file.name
     return ParsedSweep(dict(meta), [m[2] for m in members], source, fmt)
-
-
-def _dig(obj: Any, *keys: str) -> Any:
-    for key in keys:
-        if not isinstance(obj, Mapping):
-            return None
-        obj = obj.get(key)
-    return obj
-
-
-def obj(value: Any) -> Mapping[str, Any]:
-    """The value if it is a mapping, else an empty one."""
-    return value if isinstance(value, Mapping) else {}
 
 
 IMPORTER = LlmdReportImporter()

@@ -41,7 +41,8 @@ from typing import Any
 
 from app.ingest.common import integer, number
 from app.ingest.errors import IngestError
-from app.ingest.parsed import NO_TPOT_WARNING, ParsedPoint, ParsedSweep
+from app.ingest.import_warnings import NO_TPOT_WARNING
+from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.ingest.source import SourceFile
 from app.ingest.text import SNIFF_BYTES
 from app.ingest.tools._llmperf_requests import (

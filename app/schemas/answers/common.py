@@ -9,12 +9,31 @@ from pydantic import BaseModel, ConfigDict
 
 from app.domain.intervals import Method
 from app.domain.likeness import Kind
+from app.domain.sweep_fields import SWEEP_COLUMNS
 
 
 class Answer(BaseModel):
     """Every key is declared: an answer carrying an undocumented key fails its model."""
 
     model_config = ConfigDict(extra="forbid")
+
+
+# A sweep field's kind as JSON carries it: a date is YYYY-MM-DD text.
+_JSON_TYPES: dict[str, Any] = {"str": str, "int": int, "date": str}
+
+
+def sweep_field_types(*, stored: bool) -> dict[str, Any]:
+    """The sweep fields' keys and types, from their one definition (app.domain.sweep_fields),
+    for an answer model's annotations: as stored (`sweep` as `name`; null only where the store
+    may keep none), or as a staged upload gives them (`sweep`; any may be null)."""
+    types: dict[str, Any] = {}
+    for c in SWEEP_COLUMNS:
+        kind = _JSON_TYPES[c.kind]
+        if stored:
+            types["name" if c.name == "sweep" else c.name] = kind | None if c.stored_null else kind
+        else:
+            types[c.name] = kind | None
+    return types
 
 
 class PlotlyFigure(Answer):

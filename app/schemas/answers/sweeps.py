@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import JsonValue
 
-from app.schemas.answers.common import Answer
+from app.schemas.answers.common import Answer, sweep_field_types
 from app.schemas.answers.histograms import SweepHistogramAttainment
 from app.schemas.answers.ttft_context import TtftContextPoint
 
@@ -17,37 +17,13 @@ Rate = float | Literal["inf"]
 class SweepFields(Answer):
     """A sweep's stored columns (app.domain.columns.SWEEP_COLUMNS, `sweep` as `name`)."""
 
-    id: int
-    name: str
-    hardware: str
-    num_gpus: int
-    model: str | None
-    engine: str | None
-    engine_version: str | None
-    precision: str | None
-    spec_decode: str | None
-    draft_model: str | None
-    num_spec_tokens: int | None
-    isl: int | None
-    osl: int | None
-    workload: str | None
-    scenario: str | None
-    trace_dataset: str | None
-    num_prefill_gpus: int | None
-    num_decode_gpus: int | None
-    config: str | None
-    source_kind: str
-    source_tool: str | None
-    harness: str | None
-    harness_version: str | None
-    provenance: str | None
-    notes: str | None
-    measured_at: str | None
-    run_id: str | None
-    run_url: str | None
-    image: str | None
-    source_file: str | None
-    created_at: str
+    # Its keys and types from the sweep fields' one definition (app.domain.sweep_fields).
+    __annotations__ = {
+        "id": int,
+        **sweep_field_types(stored=True),
+        "source_file": str | None,
+        "created_at": str,
+    }
 
 
 class SweepListed(SweepFields):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.schemas.answers.catalog import HardwareMatch
-from app.schemas.answers.common import Answer
+from app.schemas.answers.common import Answer, sweep_field_types
 
 
 class SavedSweep(Answer):
@@ -36,34 +36,8 @@ class UploadConfirmed(UploadSaved):
 class StagedSweepDetails(Answer):
     """A staged sweep's details as its files (and the details given) make them."""
 
-    sweep: str | None
-    hardware: str | None
-    num_gpus: int | None
-    model: str | None
-    engine: str | None
-    engine_version: str | None
-    precision: str | None
-    spec_decode: str | None
-    draft_model: str | None
-    num_spec_tokens: int | None
-    isl: int | None
-    osl: int | None
-    workload: str | None
-    scenario: str | None
-    trace_dataset: str | None
-    num_prefill_gpus: int | None
-    num_decode_gpus: int | None
-    config: str | None
-    source_kind: str | None
-    source_tool: str | None
-    harness: str | None
-    harness_version: str | None
-    provenance: str | None
-    notes: str | None
-    measured_at: str | None
-    run_id: str | None
-    run_url: str | None
-    image: str | None
+    # Its keys and types from the sweep fields' one definition (app.domain.sweep_fields).
+    __annotations__ = sweep_field_types(stored=False)
 
 
 class AlreadyStored(Answer):

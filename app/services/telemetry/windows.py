@@ -22,9 +22,10 @@ from app.domain.prom_window import (
     Windows,
     windows,
 )
+from app.domain.sweep_fields import SWEEP_TEXT_LIMITS
 from app.ingest import prometheus
 from app.ingest.errors import FIELD_SOURCE, IngestError, RowError
-from app.ingest.limits import SWEEP_TEXT_LIMITS, int_problem, text_problem
+from app.ingest.limits import int_problem, text_problem
 from app.ingest.source import SourceFile
 from app.ingest.telemetry import read_telemetry
 from app.services.errors import Conflict, Invalid

@@ -5,14 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from app.domain.bounds import text_problem
-from app.domain.columns import SWEEP_COLUMN_NAMES
+from app.domain.sweep_fields import EDITABLE, REQUIRED_META
 from app.ingest import IngestError, RowError
 from app.schemas.sweeps import SweepQuery
 from app.services.upload.fields import parse_defaults
 from app.store.sweep_search import SweepFilters
-
-REQUIRED_META = ("sweep", "hardware", "num_gpus")
-EDITABLE = tuple(c for c in SWEEP_COLUMN_NAMES if c != "source_tool")
 
 
 def sweep_filters(query: SweepQuery) -> SweepFilters:

@@ -9,9 +9,10 @@ from typing import Any
 
 from app.domain.columns import COLUMNS_BY_NAME, PROVENANCES, SOURCE_KINDS, SWEEP_COLUMN_NAMES
 from app.domain.provenance import valid_provenance
+from app.domain.sweep_fields import SWEEP_TEXT_LIMITS
 from app.ingest import IngestError, RowError
 from app.ingest.errors import FIELD_SOURCE
-from app.ingest.limits import SWEEP_TEXT_LIMITS, int_problem, text_problem
+from app.ingest.limits import int_problem, text_problem
 
 # Form fields and CLI options that fill sweep-level values a file leaves out.
 FORM_FIELDS: tuple[str, ...] = SWEEP_COLUMN_NAMES

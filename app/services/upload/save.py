@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from app.domain.sweep_fields import REQUIRED_META
 from app.ingest import (
     IngestError,
     Limits,
@@ -22,8 +23,8 @@ from app.ingest import (
 )
 from app.ingest.errors import FIELD_SOURCE
 from app.ingest.grouping import join_named, same_names
+from app.ingest.import_warnings import length_warning
 from app.ingest.impossible import split_errors
-from app.ingest.parsed import length_warning
 from app.services.catalogs.entries import match_parsed, match_warnings
 from app.services.errors import Invalid
 from app.services.sweeps.tags import checked_tags
@@ -35,20 +36,6 @@ from app.services.upload.names import join_notes, named_apart
 from app.store import sweeps as q
 from app.store import tags as tag_store
 from app.store.catalog import HardwareMatch
-
-# The details the upload page asks for, for each sweep of an upload (API names; the CLI's
-# options are the same names as --flags). A new detail is one more name here.
-DETAIL_FIELDS: tuple[str, ...] = (
-    "sweep",
-    "hardware",
-    "num_gpus",
-    "model",
-    "engine",
-    "precision",
-    "isl",
-    "osl",
-    "provenance",
-)
 
 
 @dataclass(frozen=True)
@@ -133,8 +120,7 @@ def parse_detailed(
     return out
 
 
-# The details every sweep needs, and what a sweep marked disaggregated needs beside them.
-REQUIRED_META = ("sweep", "hardware", "num_gpus")
+# What a sweep marked disaggregated needs beside the details every sweep needs (REQUIRED_META).
 SPLIT_FIELDS = ("num_prefill_gpus", "num_decode_gpus")
 
 
