@@ -43,12 +43,15 @@ def chromium_path() -> str | None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    # Each xdist worker that draws a browser test starts its own Chromium and server (the
-    # session fixtures below): spread over the workers, they no longer hold one worker for
-    # the ~7 minutes they take together.
     for item in items:
         if "tests/browser" in str(item.fspath):
             item.add_marker(pytest.mark.browser)
+            item.add_marker(pytest.mark.xdist_group("browser"))
+            # One worker runs them all (one session server, one Chromium), the other the rest.
+            # xdist 3.8 groups by a `@group` suffix on the id it collects, which it writes to
+            # item._nodeid; pytest 9 reads item._id, so the mark alone is inert: set the id.
+            if getattr(config.option, "loadgroup", False):  # an xdist worker, --dist loadgroup
+                item._id = type(item._id).parse(f"{item.nodeid}@browser")  # type: ignore[attr-defined]
 
 
 def _missing(reason: str) -> None:
