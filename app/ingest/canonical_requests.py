@@ -48,6 +48,7 @@ CHUNK_BYTES = 8 * 1024 * 1024
 INT32_MAX = 2**31 - 1
 KEYS = ("sweep", "concurrency", "request_rate")
 LENGTHS = ("output_len", "input_len", CACHED_INPUT)
+TEXT_AS_READ = ("session_id",)  # text columns read as text, not as categories
 
 
 @dataclass
@@ -122,7 +123,11 @@ def _fast_chunks(
         c: pl.Categorical() if REQUEST_TYPES[c] in text else POLARS_TYPES[REQUEST_TYPES[c]]
         for c in known
     }
-    plain = {**words, "ok": pl.Boolean(), **{c: pl.Int32() for c in LENGTHS if c in known}}
+    # A session id is text of its own per few requests: read as text, not categories (a
+    # category per session cost a third more than the read; samples keep it as text).
+    words |= {c: pl.String() for c in TEXT_AS_READ if c in known}
+    narrow = {c: pl.Int32() for c in (*LENGTHS, "turn_index") if c in known}
+    plain = {**words, "ok": pl.Boolean(), **narrow}
 
     nulls = False  # the file writes null words: chunks are read with them from then on
 
@@ -163,11 +168,13 @@ def _fast_chunks(
 
 def _holds_null_words(chunk: pl.DataFrame) -> bool:
     """Whether a text column of a chunk read without null words holds one (judged on its
-    distinct values)."""
+    distinct values where they are categories)."""
     for name, dtype in chunk.schema.items():
         if dtype == pl.Categorical():
             if chunk[name].unique().drop_nulls().cast(pl.String).is_in(NULL_VALUES).any():
                 return True
+        elif dtype == pl.String() and chunk[name].is_in(NULL_VALUES).any():
+            return True
     return False
 
 

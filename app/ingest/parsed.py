@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import IO, Any, Protocol, cast
+from typing import Any, Protocol
 
 import polars as pl
 
 from app.domain.accounting import point_split
 from app.domain.columns import SWEEP_COLUMN_NAMES
 from app.domain.lengths import check_lengths
-from app.domain.phases import PHASE, has_warmup, profiled
+from app.domain.phases import PHASE, profiled
 from app.ingest import content_hash as hashing
+from app.ingest.sample_digest import SESSION_FIELDS, frame_digest, frame_digests
 
-# A request's session and turn (issue 49) are optional: null for a single-turn run, and left
-# out of the content hash then, so every sweep stored before keeps its hash.
-SESSION_FIELDS: tuple[str, ...] = ("session_id", "turn_index")
 SAMPLE_FIELDS: tuple[str, ...] = (
     "ttft_ms",
     "e2el_ms",
@@ -221,7 +218,9 @@ class ParsedSweep:
             heads = [head + splits for head in heads]
         if self._table_rows is not None:
             return [self._table_rows.digest(head) for head in heads]
-        samples = [(i, d) for i, p in enumerate(self.points) if (d := _samples_digest(p))]
+        given = [(i, p) for i, p in enumerate(self.points) if p.sample_count]
+        frames = [p.samples_frame(any_int_width=True) for _, p in given]
+        samples = list(zip([i for i, _ in given], frame_digests(frames), strict=True))
         arrays = hashing.from_values([p.values for p in self.points])
         return [arrays.digest(head, samples=samples) for head in heads]
 
@@ -237,32 +236,10 @@ class ParsedSweep:
 
 
 def _samples_digest(point: ParsedPoint) -> str | None:
-    # CSV text of the typed frame: the same samples give the same bytes, whichever importer.
+    """The digest of a point's samples (app.ingest.sample_digest), None without any."""
     if not point.sample_count:
         return None
-    digest = _Digest()  # polars writes the CSV into the hash: no copy of the text is made
-    # A 32-bit count writes the same text as a 64-bit one.
-    frame = point.samples_frame(any_int_width=True)
-    # Session fields are hashed only when given: samples stored before them keep their hash.
-    unused = [c for c in SESSION_FIELDS if frame[c].null_count() == frame.height]
-    # The phase only when some request is a warm-up one: a run all profiled hashes as before.
-    unused += [] if has_warmup(frame) else [PHASE]
-    frame.drop(unused).write_csv(cast(IO[bytes], digest), float_precision=None)
-    return digest.sha256.hexdigest()
-
-
-class _Digest:
-    """A file-like sink for polars' CSV writer that only hashes what it is given."""
-
-    def __init__(self) -> None:
-        self.sha256 = hashlib.sha256()
-
-    def write(self, data: bytes) -> int:
-        self.sha256.update(data)
-        return len(data)
-
-    def flush(self) -> None:
-        pass
+    return frame_digest(point.samples_frame(any_int_width=True))
 
 
 def make_samples(
