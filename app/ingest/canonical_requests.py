@@ -240,20 +240,18 @@ def _collect(
             continue  # keep counting rows for the messages, but split nothing
         keys = [k for k in KEYS if k in chunk.columns]
         fields = [c for c in (*SAMPLE_FIELDS, CACHED_INPUT, PHASE) if c in chunk.columns]
-        split = _split(chunk, keys, fields)
-        firsts: dict[tuple[object, ...], int] | None = None
-        for values, part in split.items():
+        # Each part keeps its rows' lines: a new group starts at its part's first one.
+        for values, part in _split(chunk, keys, [*fields, ROW]).items():
             found_keys = dict(zip(keys, values, strict=True))
             sweep, concurrency, rate = (found_keys.get(k) for k in KEYS)
             key = (sweep, repr(concurrency), repr(rate))
             entry = groups.get(key)
+            samples = part.drop(ROW)
             if entry is None:
-                if firsts is None:  # where each group starts: only for chunks with new ones
-                    firsts = _first_rows(chunk, keys)
-                first = firsts[key]
-                entry = (RequestGroup(sweep, concurrency, rate, first, part.clear()), [])
+                first = int(part[ROW][0])
+                entry = (RequestGroup(sweep, concurrency, rate, first, samples.clear()), [])
                 groups[key] = entry
-            entry[1].append(part)
+            entry[1].append(samples)
     errors += [e for per_check in found for e in per_check]
     if errors:
         raise IngestError(errors)
@@ -309,15 +307,6 @@ def _narrow_lengths(chunk: pl.DataFrame) -> pl.DataFrame:
     if top is not None and top > INT32_MAX:
         return chunk
     return chunk.with_columns(pl.col(lengths).cast(pl.Int32))
-
-
-def _first_rows(chunk: pl.DataFrame, keys: list[str]) -> dict[tuple[object, ...], int]:
-    firsts = chunk.select(*keys, ROW).unique(subset=keys, keep="first", maintain_order=True)
-    out: dict[tuple[object, ...], int] = {}
-    for row in firsts.iter_rows(named=True):
-        sweep, concurrency, rate = (row.get(k) for k in KEYS)
-        out[(sweep, repr(concurrency), repr(rate))] = int(row[ROW])
-    return out
 
 
 def attach_requests(
