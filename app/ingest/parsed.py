@@ -13,7 +13,7 @@ from app.domain.columns import SWEEP_COLUMN_NAMES
 from app.domain.lengths import check_lengths
 from app.domain.phases import PHASE, profiled
 from app.ingest import content_hash as hashing
-from app.ingest.sample_digest import SESSION_FIELDS, frame_digest, frame_digests
+from app.ingest.sample_digest import SESSION_FIELDS, Started, point_digests, start
 
 SAMPLE_FIELDS: tuple[str, ...] = (
     "ttft_ms",
@@ -97,10 +97,17 @@ class ParsedPoint:
     row: int | None = None  # where it came from, for error messages
     extra: dict[str, Any] = field(default_factory=dict)
     samples: Samples | None = None  # rows of SAMPLE_FIELDS, or a frame of those columns
+    # The samples' digest, started on a helper thread when they were attached (start_digest).
+    started: Started | None = field(default=None, compare=False, repr=False)
 
     @property
     def sample_count(self) -> int:
         return 0 if self.samples is None else len(self.samples)
+
+    def start_digest(self) -> None:
+        """Start digesting the samples for the content hash, which takes the digest later."""
+        if isinstance(self.samples, pl.DataFrame) and self.sample_count:
+            self.started = start(self.samples, self.samples_frame(any_int_width=True))
 
     def samples_frame(self, any_int_width: bool = False) -> pl.DataFrame:
         """The samples as a typed frame (a large canonical file stays columnar throughout).
@@ -218,9 +225,7 @@ class ParsedSweep:
             heads = [head + splits for head in heads]
         if self._table_rows is not None:
             return [self._table_rows.digest(head) for head in heads]
-        given = [(i, p) for i, p in enumerate(self.points) if p.sample_count]
-        frames = [p.samples_frame(any_int_width=True) for _, p in given]
-        samples = list(zip([i for i, _ in given], frame_digests(frames), strict=True))
+        samples = list(point_digests(self.points).items())
         arrays = hashing.from_values([p.values for p in self.points])
         return [arrays.digest(head, samples=samples) for head in heads]
 
@@ -237,9 +242,7 @@ class ParsedSweep:
 
 def _samples_digest(point: ParsedPoint) -> str | None:
     """The digest of a point's samples (app.ingest.sample_digest), None without any."""
-    if not point.sample_count:
-        return None
-    return frame_digest(point.samples_frame(any_int_width=True))
+    return point_digests([point]).get(0)
 
 
 def make_samples(
