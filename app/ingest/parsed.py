@@ -240,11 +240,6 @@ class ParsedSweep:
         return b"point splits " + hashing.meta_json({"splits": found}, ("splits",))
 
 
-def _samples_digest(point: ParsedPoint) -> str | None:
-    """The digest of a point's samples (app.ingest.sample_digest), None without any."""
-    return point_digests([point]).get(0)
-
-
 def make_samples(
     ttft_ms: list[float | None],
     e2el_ms: list[float | None],
