@@ -14,7 +14,9 @@ fresh database, timed at the client (bench.wall_client), as bench/imports.py doe
   whole sessions counted met or missed (the read-off also draws its frontier, operating point,
   intervals and TTFT by turn: the baseline is the least any answer must do, from a file).
 Each figure is the median of a few runs (`RUNS`), each into a fresh database, its baselines run
-beside it in fresh subprocesses.
+beside it in fresh subprocesses. Every run checks what it timed: the upload answered 201 with
+the sweep created (not found stored already), the database then holds as many request samples
+of that sweep as the file has rows, and `read_csv` read that many rows too (`stored_check`).
 """
 
 from __future__ import annotations
@@ -30,8 +32,8 @@ import polars as pl
 
 from bench.common import Backend, Result, Scale, fresh_database, unknown
 from bench.imports import READ_CSV, _recorder, _run, _upload
-from bench.server import running_server
-from bench.wall_client import ACCEPT_JSON, fetch
+from bench.server import Server, running_server
+from bench.wall_client import ACCEPT_JSON, fetch, post_files
 
 RUNS = 3
 TURNS = 20
@@ -112,17 +114,61 @@ def write_sessions(folder: Path, requests: int, name: str) -> tuple[Path, Path]:
     return points_csv, requests_csv
 
 
+def file_rows(path: Path) -> int:
+    """Rows of a CSV file (its header left out)."""
+    return int(pl.scan_csv(path).select(pl.len()).collect().item())
+
+
+def stored_samples(url: str, sweep_id: int) -> int:
+    """Request samples the database holds for a sweep (from its blocks' row counts)."""
+    import sqlalchemy as sa
+
+    engine = sa.create_engine(url)
+    try:
+        with engine.connect() as conn:
+            rows = conn.execute(
+                sa.text("SELECT COALESCE(SUM(rows), 0) FROM sample_block WHERE sweep_id = :id"),
+                {"id": sweep_id},
+            ).scalar_one()
+    finally:
+        engine.dispose()
+    return int(rows)
+
+
+def stored_check(
+    server: Server, url: str, files: tuple[Path, Path], rows: int
+) -> tuple[float, int]:
+    """Wall seconds of the upload of `files` and the sweep's id, after checking it timed the
+    work: 201 with the sweep created (a file stored before would answer 200 from its hash,
+    storing nothing), and every row of the requests file stored as a sample of that sweep."""
+    sent = [("files", p.name, p.read_bytes(), "text/csv") for p in files]
+    answer = post_files(server.url, "/api/sweeps", sent)
+    if answer.status != 201:
+        raise AssertionError(f"upload answered {answer.status}, not 201: {answer.body[:300]!r}")
+    [sweep] = answer.json()["sweeps"]
+    if not sweep["created"]:
+        raise AssertionError(f"the upload found sweep {sweep['id']} stored already")
+    stored = stored_samples(url, int(sweep["id"]))
+    if stored != rows:
+        raise AssertionError(f"{stored:,} request samples stored of the file's {rows:,} rows")
+    return answer.seconds, int(sweep["id"])
+
+
 def _http_run(
-    url: str, files: tuple[Path, Path], warm_up: tuple[Path, Path], samples: dict[str, list[float]]
+    url: str,
+    files: tuple[Path, Path],
+    warm_up: tuple[Path, Path],
+    samples: dict[str, list[float]],
+    rows: int,
 ) -> None:
     note = _recorder(samples)
     size = sum(p.stat().st_size for p in files)
     env = {"PARETOSCOPE_MAX_UPLOAD_MB": str(max(50, 2 * size // 2**20))}
     with running_server(url, workers=1, env=env, keep_log=False, timeout_s=START_S) as server:
         _upload(server, *warm_up)
-        seconds, ids = _upload(server, *files)
+        seconds, sweep_id = stored_check(server, url, files, rows)
         note("upload", seconds)
-    params = {"sweep": ids[0], "ttft_ms": TTFT_LIMIT_MS, "ttft_percentile": "p90"}
+    params = {"sweep": sweep_id, "ttft_ms": TTFT_LIMIT_MS, "ttft_percentile": "p90"}
     with running_server(url, workers=1, env=env, keep_log=False, timeout_s=START_S) as server:
         cold = fetch(server.url, "/api/readoff", params, accept=ACCEPT_JSON)
         assert cold.status == 200, cold.body[:300]
@@ -148,6 +194,7 @@ def _measure(scale: Scale, found: list[Backend], folder: Path) -> list[Result]:
     results: list[Result] = []
     for requests in scale.session_requests:
         files = write_sessions(folder / str(requests), requests, f"agents-{requests}")
+        rows = file_rows(files[1])
         label = f"{requests:,}-request multi-turn file ({requests // TURNS:,} sessions × {TURNS})"
         for backend in found:
             if backend.url is None:
@@ -159,9 +206,12 @@ def _measure(scale: Scale, found: list[Backend], folder: Path) -> list[Result]:
             samples: dict[str, list[float]] = {}
             note = _recorder(samples)
             for _ in range(runs):
-                note("read_csv", _run(READ_CSV, str(files[1]), str(warm_up[1]))["s"])
+                read = _run(READ_CSV, str(files[1]), str(warm_up[1]))
+                if read["rows"] != rows:  # the baseline reads the very rows the upload stores
+                    raise AssertionError(f"read_csv read {read['rows']} rows of {rows}")
+                note("read_csv", read["s"])
                 note("group_by", _run(GROUP_BY, str(files[1]), str(warm_up[1]))["s"])
-                _http_run(fresh_database(backend, "sessions"), files, warm_up, samples)
+                _http_run(fresh_database(backend, "sessions"), files, warm_up, samples, rows)
                 print(f"[sessions {requests:,} {backend.name}: {samples}]", file=sys.stderr)
             med = {k: statistics.median(v) for k, v in samples.items()}
             group_by = "polars read_csv + session attainment group-by"

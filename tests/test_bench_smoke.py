@@ -156,3 +156,29 @@ def test_the_sessions_bench_file_has_its_shape_and_its_baseline_counts_what_the_
     ours = {k: (s.count, s.good) for k, s in session_attainment(samples, limits).items()}
     assert theirs == ours
     assert all(count == 24 for count, _ in ours.values())  # 25 sessions per load, 1 cut
+
+
+@pytest.mark.slow  # a real server
+def test_the_sessions_bench_checks_all_1_996_samples_are_stored_and_fails_a_run_that_stores_none(
+    tmp_path: Path,
+) -> None:
+    from bench import sessions as bench_sessions
+    from bench.server import running_server
+
+    files = bench_sessions.write_sessions(tmp_path, 2_000, "stored")
+    rows = bench_sessions.file_rows(files[1])
+    assert rows == 1_996
+    with backends(None) as found:
+        url = fresh_database(found[0], "stored")
+        with running_server(url, keep_log=False) as server:
+            _, sweep_id = bench_sessions.stored_check(server, url, files, rows)
+            assert bench_sessions.stored_samples(url, sweep_id) == 1_996
+            # The same file again is found by its hash (200, nothing stored): not a figure.
+            with pytest.raises(AssertionError, match="answered 200, not 201"):
+                bench_sessions.stored_check(server, url, files, rows)
+            # A file whose rows are not all stored is not a figure either.
+            other = bench_sessions.write_sessions(tmp_path / "other", 2_000, "other")
+            with pytest.raises(
+                AssertionError, match="1,996 request samples stored of the file's 1,997 rows"
+            ):
+                bench_sessions.stored_check(server, url, other, rows + 1)

@@ -37,8 +37,8 @@ def without_blank_rows(frame: pl.DataFrame, first_row: int = 2) -> pl.DataFrame:
     newline too many is no error, and a million of them are not a million problems)."""
     data = [c for c in frame.columns if c != ROW]
     framed = frame if ROW in frame.columns else frame.with_row_index(ROW, offset=first_row)
-    if not data:
-        return framed
+    if not data or any(not _text(frame.schema[c]) and not frame[c].null_count() for c in data):
+        return framed  # a typed column full in every row: no row is blank (counts are kept)
     blank = pl.all_horizontal(_empty(c, framed.schema[c]) for c in data)
     if not framed.select(blank.any()).item():
         return framed
@@ -49,6 +49,10 @@ def _empty(column: str, dtype: pl.DataType) -> pl.Expr:
     """A cell that holds nothing: null, or empty text. A typed cell (a number, a boolean) is
     never empty text, so only text columns are cast and compared (casting a million floats to
     text cost a second of a million-row upload)."""
-    if dtype == pl.String or isinstance(dtype, pl.Categorical | pl.Enum):
+    if _text(dtype):
         return pl.col(column).is_null() | (pl.col(column).cast(pl.String) == "")
     return pl.col(column).is_null()
+
+
+def _text(dtype: pl.DataType) -> bool:
+    return dtype == pl.String or isinstance(dtype, pl.Categorical | pl.Enum)

@@ -48,6 +48,7 @@ CHUNK_BYTES = 8 * 1024 * 1024
 INT32_MAX = 2**31 - 1
 KEYS = ("sweep", "concurrency", "request_rate")
 LENGTHS = ("output_len", "input_len", CACHED_INPUT)
+TEXT_AS_READ = ("session_id",)  # text columns read as text, not as categories
 
 
 @dataclass
@@ -122,7 +123,11 @@ def _fast_chunks(
         c: pl.Categorical() if REQUEST_TYPES[c] in text else POLARS_TYPES[REQUEST_TYPES[c]]
         for c in known
     }
-    plain = {**words, "ok": pl.Boolean(), **{c: pl.Int32() for c in LENGTHS if c in known}}
+    # A session id is text of its own per few requests: read as text, not categories (a
+    # category per session cost a third more than the read; samples keep it as text).
+    words |= {c: pl.String() for c in TEXT_AS_READ if c in known}
+    narrow = {c: pl.Int32() for c in (*LENGTHS, "turn_index") if c in known}
+    plain = {**words, "ok": pl.Boolean(), **narrow}
 
     nulls = False  # the file writes null words: chunks are read with them from then on
 
@@ -163,11 +168,13 @@ def _fast_chunks(
 
 def _holds_null_words(chunk: pl.DataFrame) -> bool:
     """Whether a text column of a chunk read without null words holds one (judged on its
-    distinct values)."""
+    distinct values where they are categories)."""
     for name, dtype in chunk.schema.items():
         if dtype == pl.Categorical():
             if chunk[name].unique().drop_nulls().cast(pl.String).is_in(NULL_VALUES).any():
                 return True
+        elif dtype == pl.String() and chunk[name].is_in(NULL_VALUES).any():
+            return True
     return False
 
 
@@ -233,20 +240,18 @@ def _collect(
             continue  # keep counting rows for the messages, but split nothing
         keys = [k for k in KEYS if k in chunk.columns]
         fields = [c for c in (*SAMPLE_FIELDS, CACHED_INPUT, PHASE) if c in chunk.columns]
-        split = _split(chunk, keys, fields)
-        firsts: dict[tuple[object, ...], int] | None = None
-        for values, part in split.items():
+        # Each part keeps its rows' lines: a new group starts at its part's first one.
+        for values, part in _split(chunk, keys, [*fields, ROW]).items():
             found_keys = dict(zip(keys, values, strict=True))
             sweep, concurrency, rate = (found_keys.get(k) for k in KEYS)
             key = (sweep, repr(concurrency), repr(rate))
             entry = groups.get(key)
+            samples = part.drop(ROW)
             if entry is None:
-                if firsts is None:  # where each group starts: only for chunks with new ones
-                    firsts = _first_rows(chunk, keys)
-                first = firsts[key]
-                entry = (RequestGroup(sweep, concurrency, rate, first, part.clear()), [])
+                first = int(part[ROW][0])
+                entry = (RequestGroup(sweep, concurrency, rate, first, samples.clear()), [])
                 groups[key] = entry
-            entry[1].append(part)
+            entry[1].append(samples)
     errors += [e for per_check in found for e in per_check]
     if errors:
         raise IngestError(errors)
@@ -304,15 +309,6 @@ def _narrow_lengths(chunk: pl.DataFrame) -> pl.DataFrame:
     return chunk.with_columns(pl.col(lengths).cast(pl.Int32))
 
 
-def _first_rows(chunk: pl.DataFrame, keys: list[str]) -> dict[tuple[object, ...], int]:
-    firsts = chunk.select(*keys, ROW).unique(subset=keys, keep="first", maintain_order=True)
-    out: dict[tuple[object, ...], int] = {}
-    for row in firsts.iter_rows(named=True):
-        sweep, concurrency, rate = (row.get(k) for k in KEYS)
-        out[(sweep, repr(concurrency), repr(rate))] = int(row[ROW])
-    return out
-
-
 def attach_requests(
     file: str, groups: list[RequestGroup], sweeps: list[ParsedSweep], errors: list[RowError]
 ) -> None:
@@ -340,6 +336,7 @@ def attach_requests(
             errors.append(RowError(file, f"samples for {load} given twice", group.first_row))
             continue
         point.samples = group.samples
+        point.start_digest()  # on a helper thread, while the upload goes on
         given = group.samples
         if PHASE in given.columns and given[PHASE].null_count() < given.height:
             # The file says which requests were warm-up ones: count them as InferenceX does.

@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import IO, Any, Protocol, cast
+from typing import Any, Protocol
 
 import polars as pl
 
 from app.domain import sweep_fields
 from app.domain.accounting import point_split
-from app.domain.phases import PHASE, has_warmup
+from app.domain.phases import PHASE
 from app.ingest import content_hash as hashing
+from app.ingest.sample_digest import SESSION_FIELDS, Started, point_digests, start
 
-# A request's session and turn (issue 49) are optional: null for a single-turn run, and left
-# out of the content hash then, so every sweep stored before keeps its hash.
-SESSION_FIELDS: tuple[str, ...] = ("session_id", "turn_index")
 SAMPLE_FIELDS: tuple[str, ...] = (
     "ttft_ms",
     "e2el_ms",
@@ -82,10 +79,17 @@ class ParsedPoint:
     row: int | None = None  # where it came from, for error messages
     extra: dict[str, Any] = field(default_factory=dict)
     samples: Samples | None = None  # rows of SAMPLE_FIELDS, or a frame of those columns
+    # The samples' digest, started on a helper thread when they were attached (start_digest).
+    started: Started | None = field(default=None, compare=False, repr=False)
 
     @property
     def sample_count(self) -> int:
         return 0 if self.samples is None else len(self.samples)
+
+    def start_digest(self) -> None:
+        """Start digesting the samples for the content hash, which takes the digest later."""
+        if isinstance(self.samples, pl.DataFrame) and self.sample_count:
+            self.started = start(self.samples, self.samples_frame(any_int_width=True))
 
     def samples_frame(self, any_int_width: bool = False) -> pl.DataFrame:
         """The samples as a typed frame (a large canonical file stays columnar throughout).
@@ -201,7 +205,7 @@ class ParsedSweep:
             heads = [head + splits for head in heads]
         if self._table_rows is not None:
             return [self._table_rows.digest(head) for head in heads]
-        samples = [(i, d) for i, p in enumerate(self.points) if (d := _samples_digest(p))]
+        samples = list(point_digests(self.points).items())
         arrays = hashing.from_values([p.values for p in self.points])
         return [arrays.digest(head, samples=samples) for head in heads]
 
@@ -214,35 +218,6 @@ class ParsedSweep:
         if not any(found):
             return b""
         return b"point splits " + hashing.meta_json({"splits": found}, ("splits",))
-
-
-def _samples_digest(point: ParsedPoint) -> str | None:
-    # CSV text of the typed frame: the same samples give the same bytes, whichever importer.
-    if not point.sample_count:
-        return None
-    digest = _Digest()  # polars writes the CSV into the hash: no copy of the text is made
-    # A 32-bit count writes the same text as a 64-bit one.
-    frame = point.samples_frame(any_int_width=True)
-    # Session fields are hashed only when given: samples stored before them keep their hash.
-    unused = [c for c in SESSION_FIELDS if frame[c].null_count() == frame.height]
-    # The phase only when some request is a warm-up one: a run all profiled hashes as before.
-    unused += [] if has_warmup(frame) else [PHASE]
-    frame.drop(unused).write_csv(cast(IO[bytes], digest), float_precision=None)
-    return digest.sha256.hexdigest()
-
-
-class _Digest:
-    """A file-like sink for polars' CSV writer that only hashes what it is given."""
-
-    def __init__(self) -> None:
-        self.sha256 = hashlib.sha256()
-
-    def write(self, data: bytes) -> int:
-        self.sha256.update(data)
-        return len(data)
-
-    def flush(self) -> None:
-        pass
 
 
 def make_samples(

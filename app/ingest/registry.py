@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
 from collections.abc import Mapping
@@ -35,7 +36,13 @@ class Importer(Protocol):
 
 
 def importers() -> list[Importer]:
-    """Every IMPORTER in app.ingest.tools, in priority order."""
+    """Every IMPORTER in app.ingest.tools, in priority order (a new list each call)."""
+    return list(_registered())
+
+
+@functools.cache
+def _registered() -> tuple[Importer, ...]:
+    # Listed once per process: listing the package's modules on every upload cost ~1 ms.
     from app.ingest import tools
 
     found: list[Importer] = []
@@ -44,4 +51,4 @@ def importers() -> list[Importer]:
         importer = getattr(loaded, "IMPORTER", None)
         if importer is not None:
             found.append(importer)
-    return sorted(found, key=lambda i: (i.priority, i.name))
+    return tuple(sorted(found, key=lambda i: (i.priority, i.name)))

@@ -64,6 +64,9 @@ class SavedSweep:
         return self.session.get_one(Sweep, self.id)  # from the identity map once loaded
 
 
+ENCODERS = 2  # sample blocks encoded at once
+
+
 def save_parsed(session: Session, parsed: list[ParsedSweep]) -> list[SavedSweep]:
     """Store sweeps in the caller's transaction; identical content returns the existing sweep.
 
@@ -72,9 +75,10 @@ def save_parsed(session: Session, parsed: list[ParsedSweep]) -> list[SavedSweep]
     samples go in as columnar blocks: no ORM object per point or per sample, no statement per
     sweep or point. A canonical file's points go from its table to the database as columns.
     """
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="sample-blocks") as encoder:
+    with ThreadPoolExecutor(max_workers=ENCODERS, thread_name_prefix="sample-blocks") as encoder:
         # Sample blocks are encoded while the content hashes are computed (a sweep found
-        # stored already leaves its blocks unused).
+        # stored already leaves its blocks unused), two at a time: on two cores the hashes
+        # and the blocks of a million requests then keep both busy.
         encodings = {id(item): _encode_samples(encoder, item) for item in parsed}
         try:
             digests = [item.content_hash() for item in parsed]

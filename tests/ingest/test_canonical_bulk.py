@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 
 from app.ingest import IngestError, UploadFile, canonical, canonical_rows, parse_upload, parsed
 from app.ingest.canonical_requests import RequestGroup, parse_requests_csv
+from app.ingest.sample_digest import point_digests
 from app.store import sweeps as q
 from app.store.models import Sweep
 from tests.ingest.hash_reference import reference_hash
@@ -265,7 +266,7 @@ def test_a_sweeps_request_samples_enter_its_hash_by_their_digest() -> None:
     sweep = parsed.ParsedSweep(
         meta, [with_samples, parsed.ParsedPoint({"concurrency": 2})], "r", "t"
     )
-    digest = parsed._samples_digest(with_samples)
+    digest = point_digests([with_samples]).get(0)
     assert digest is not None
     assert sweep.content_hash() == reference_hash(sweep, sweep.points, [(0, digest)])
     without = parsed.ParsedSweep(
@@ -284,8 +285,8 @@ def test_a_points_samples_hash_as_the_sha256_of_their_typed_csv_text() -> None:
     # The session and phase columns are hashed only when given (issue 49): these have none.
     frame = point.samples_frame().drop("session_id", "turn_index", "phase")
     text = frame.write_csv(float_precision=None)
-    assert parsed._samples_digest(point) == hashlib.sha256(text.encode()).hexdigest()
-    assert parsed._samples_digest(parsed.ParsedPoint({"concurrency": 1})) is None
+    assert point_digests([point]).get(0) == hashlib.sha256(text.encode()).hexdigest()
+    assert point_digests([parsed.ParsedPoint({"concurrency": 1})]).get(0) is None
 
 
 @pytest.mark.postgres_twin  # what the store writes

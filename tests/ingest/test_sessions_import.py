@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 from app.domain.phases import profiled
 from app.domain.sessions import e2e_interactivity, session_attainment, ttft_by_turn
 from app.ingest import IngestError, UploadFile, parse_upload, parsed
+from app.ingest.sample_digest import point_digests
 from app.store import samples as sample_store
 from app.store import sweeps as q
 
@@ -65,9 +66,9 @@ def test_session_columns_survive_storage_and_single_turn_hashes_are_unchanged(
     single = [(120.5, 3090.25, 100, 512, True), (None, None, None, 512, False)]
     point = parsed.ParsedPoint({"concurrency": 1.0}, samples=single)
     before = b"ttft_ms,e2el_ms,output_len,input_len,ok\n120.5,3090.25,100,512,true\n,,,512,false\n"
-    assert parsed._samples_digest(point) == hashlib.sha256(before).hexdigest()
+    assert point_digests([point]).get(0) == hashlib.sha256(before).hexdigest()
     with_sessions = parsed.ParsedPoint({"concurrency": 1.0}, samples=[(*r, "a", 0) for r in single])
-    assert parsed._samples_digest(with_sessions) != hashlib.sha256(before).hexdigest()
+    assert point_digests([with_sessions]).get(0) != hashlib.sha256(before).hexdigest()
 
 
 def test_a_negative_turn_is_refused_naming_row_and_column() -> None:
