@@ -115,7 +115,7 @@ def run_server(folder: Path, **env_overrides: str) -> Iterator[str]:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
-                urllib.request.urlopen(f"{url}/healthz", timeout=1)
+                urllib.request.urlopen(f"{url}/healthz", timeout=1).close()
                 break
             except OSError:
                 if process.poll() is not None:
