@@ -77,7 +77,7 @@ def api_sweeps_create(
         "skipped": upload_json.skipped_json(stored.skipped),
     }
     # SQLite: the log the upload's commit left, checkpointed once the answer is sent.
-    after = BackgroundTask(checkpoint, session.get_bind())
+    after = BackgroundTask(checkpoint, session.get_bind().engine)
     return JSONResponse(body, status_code=status, background=after)
 
 
