@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, File, Query, UploadFile
 from fastapi.responses import JSONResponse, Response
+from starlette.background import BackgroundTask
 
 from app.domain.columns import POINT_COLUMN_NAMES, REQUEST_COLUMNS, SWEEP_COLUMN_NAMES
 from app.http.deps import IdPath, SessionDep, SettingsDep, UploadDep, WriteDep
@@ -19,6 +20,7 @@ from app.services.upload import save as uploads
 from app.services.upload.checks import DISAGGREGATED_FIELD, disaggregated_flag
 from app.services.upload.details import sweep_changes
 from app.store import sweeps as q
+from app.store.db import checkpoint
 from app.views import sweeps as sweep_json
 from app.views import uploads as upload_json
 from app.views.answers import json_answer
@@ -74,7 +76,9 @@ def api_sweeps_create(
         "warnings": stored.warnings,
         "skipped": upload_json.skipped_json(stored.skipped),
     }
-    return JSONResponse(body, status_code=status)
+    # SQLite: the log the upload's commit left, checkpointed once the answer is sent.
+    after = BackgroundTask(checkpoint, session.get_bind().engine)
+    return JSONResponse(body, status_code=status, background=after)
 
 
 @router.get("/sweeps/{sweep_id}", name="api_sweep_detail", responses=answered_with(SweepDetail))

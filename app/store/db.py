@@ -28,6 +28,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import InstrumentedAttribute, Session, sessionmaker
 from sqlalchemy.orm.util import identity_key
 
@@ -59,6 +60,7 @@ def make_engine(url: str, pool_size: int = 10) -> Engine:
             **pool,
         )
         event.listen(engine, "connect", _sqlite_pragmas)
+        event.listen(engine.pool, "checkin", _checkpoints_again)
         return engine
     return create_engine(url, pool_pre_ping=True, **sized)
 
@@ -70,6 +72,44 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.close()
+
+
+# SQLite's default: a commit that leaves the write-ahead log above this many pages copies it into
+# the database file (a checkpoint) before it returns.
+SQLITE_AUTOCHECKPOINT_PAGES = 1000
+_NO_AUTOCHECKPOINT = "paretoscope_no_autocheckpoint"
+
+
+def defer_checkpoint(session: Session) -> None:
+    """On SQLite, this session's commit leaves the write-ahead log as it is instead of
+    checkpointing it (~0.05 s after a 1M-request upload): the caller runs `checkpoint` after
+    its answer. Its connection checkpoints as before once back in the pool, and any other
+    writer's commit still checkpoints a long log, so the log stays bounded even if `checkpoint`
+    never runs. Nothing on Postgres."""
+    if session.get_bind().dialect.name != "sqlite":
+        return
+    connection = session.connection()
+    connection.exec_driver_sql("PRAGMA wal_autocheckpoint=0")
+    connection.info[_NO_AUTOCHECKPOINT] = True
+
+
+def _checkpoints_again(dbapi_connection: Any, record: Any) -> None:
+    # Before the pool hands the connection to anyone else.
+    if record.info.pop(_NO_AUTOCHECKPOINT, False) and dbapi_connection is not None:
+        dbapi_connection.execute(f"PRAGMA wal_autocheckpoint={SQLITE_AUTOCHECKPOINT_PAGES}")
+
+
+def checkpoint(engine: Engine) -> None:
+    """On SQLite, copy the write-ahead log into the database file without waiting for readers
+    or writers (PASSIVE: what they still use is left to a later checkpoint). Nothing on
+    Postgres."""
+    if engine.dialect.name != "sqlite":
+        return
+    try:
+        with engine.connect() as connection:
+            connection.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
+    except OperationalError:  # another checkpoint under way: the log is left to a later one
+        return
 
 
 def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:
