@@ -20,7 +20,7 @@ from app.services.upload import save as uploads
 from app.services.upload.checks import DISAGGREGATED_FIELD, disaggregated_flag
 from app.services.upload.details import sweep_changes
 from app.store import sweeps as q
-from app.store.db import checkpoint
+from app.store.db import checkpoint, defer_checkpoint
 from app.views import sweeps as sweep_json
 from app.views import uploads as upload_json
 from app.views.answers import json_answer
@@ -67,6 +67,8 @@ def api_sweeps_create(
     marked = disaggregated_flag(upload.text(DISAGGREGATED_FIELD))
     apart = disaggregated_flag(upload.text("keep_apart"), "keep_apart")
     limits = uploads.limits_for(settings.max_unpacked_bytes)
+    # SQLite: the upload's commit leaves its log to the checkpoint after the answer (below).
+    defer_checkpoint(session)
     stored = uploads.store_checked(
         session, upload.files, fields, limits, tags, disaggregated=marked, keep_apart=apart
     )
@@ -76,7 +78,7 @@ def api_sweeps_create(
         "warnings": stored.warnings,
         "skipped": upload_json.skipped_json(stored.skipped),
     }
-    # SQLite: the log the upload's commit left, checkpointed once the answer is sent.
+    # The log the upload's commit left, checkpointed once the answer is sent.
     after = BackgroundTask(checkpoint, session.get_bind().engine)
     return JSONResponse(body, status_code=status, background=after)
 

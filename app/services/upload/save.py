@@ -36,7 +36,6 @@ from app.services.upload.names import join_notes, named_apart
 from app.store import sweeps as q
 from app.store import tags as tag_store
 from app.store.catalog import HardwareMatch
-from app.store.db import defer_checkpoint
 
 
 @dataclass(frozen=True)
@@ -330,7 +329,6 @@ def _commit(
     tag_store.add_tags_to_many(session, (s.id for s in saved), tags)
     if also:
         also()
-    defer_checkpoint(session)  # on SQLite the route checkpoints after its answer
     session.commit()
     return saved
 
