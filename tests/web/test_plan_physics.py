@@ -9,23 +9,12 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from app.domain.roofline import Deployment, HardwareSpec, ModelArch, decode_step, max_batch
+from app.domain.roofline import Deployment, decode_step, max_batch
 from app.schemas.answers.plan import PlanOut
+from tests.domain.test_roofline_phases import FLASH, H200
 from tests.helpers import soup, upload_id
 from tests.web.test_roofline_phases_api import FLASH_SPEC
 
-H200 = HardwareSpec(mem_bw_tb_s=4.8, memory_gb=141, bf16_tflops=989, fp8_tflops=1979)
-FLASH = ModelArch(
-    total_params_b=100.0,
-    active_params_b=16.0,
-    layers=40,
-    kv_lora_rank=512,
-    rope_dim=64,
-    experts=64,
-    top_k=4,
-    prefill_active_params_b=8.0,
-    decode_active_params_b=16.0,
-)
 SERVED = Deployment(weight_precision="fp8", kv_precision="bf16")
 # 130,000-token prompts, 2,144 output tokens: a sequence holds 131,072 tokens on average.
 POINTS = (
