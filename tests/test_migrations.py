@@ -150,7 +150,9 @@ def test_rehashing_keeps_every_stored_sweep_found_by_its_file(
     """Format 2 -> 1 -> 2 through migration 0013 gives each sweep its upload's hash again: its
     notes with the upload's warnings left off, its samples hashed block by block (here the
     demo's in blocks of 75 requests, so its points straddle blocks). An edited sweep is
-    hashed as it stands, so only its file uploads as a new sweep."""
+    hashed as it stands, so only its file uploads as a new sweep. Migration 20261208_values
+    then marks the sweeps with samples as hashed with format-1 sample digests (0013 wrote them
+    so); uploading their files again finds them, and moves them to format 2."""
     demo = [SEED_SWEEPS / "demo_llama70b_1k1k.csv", SEED_SWEEPS / "demo_llama70b_1k1k.requests.csv"]
     paths = [p for f in FOLDERS for p in files_of(f)] + demo
     files = [UploadFile(p.name, p.read_bytes()) for p in paths]
@@ -170,6 +172,7 @@ def test_rehashing_keeps_every_stored_sweep_found_by_its_file(
         # Downgrading below 20261206_grouping drops `config`: a sweep with one is hashed
         # without it when it comes back (the InferenceX sweep's layout).
         configured = set(session.scalars(select(Sweep.id).where(Sweep.config.is_not(None))))
+        sampled = set(session.scalars(select(SampleBlock.sweep_id).distinct()))
         sweeps.update_sweep(session, edited, {"workload": "edited after upload"})
         session.commit()
     # 25: SGLang's offline and online files join where one configuration ran at other loads.
@@ -180,16 +183,23 @@ def test_rehashing_keeps_every_stored_sweep_found_by_its_file(
     assert not set(formatted_1.values()) & set(hashes.values())
     upgrade_to_head(database_url)
     again = dict(_hashes(engine))
-    assert len(configured) == 1
-    assert {i: h for i, h in again.items() if i != edited and i not in configured} == {
-        i: h for i, h in hashes.items() if i != edited and i not in configured
-    }
+    assert len(configured) == 1 and len(sampled) == 3 and with_samples in sampled
+    kept = {i for i in again if i != edited and i not in configured | sampled}
+    assert {i: again[i] for i in kept} == {i: hashes[i] for i in kept}
     assert again[edited] not in hashes.values()
+    with engine.connect() as conn:
+        marked = conn.execute(text("SELECT id FROM sweep WHERE sample_digest = 1")).scalars()
+        assert set(marked) == sampled
+    assert not {again[i] for i in sampled} & set(hashes.values())
 
     with make_sessionmaker(engine)() as session:
         uploads.store(session, files, FIELDS)
         session.commit()
     assert len(_hashes(engine)) == 27  # the edited sweep's and the configured one's stored anew
+    moved = dict(_hashes(engine))
+    assert {i: moved[i] for i in sampled} == {i: hashes[i] for i in sampled}
+    with engine.connect() as conn:
+        assert not conn.execute(text("SELECT id FROM sweep WHERE sample_digest = 1")).all()
 
 
 def _hashes(engine: Engine) -> list[tuple[int, str]]:

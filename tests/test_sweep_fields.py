@@ -35,8 +35,9 @@ from app.store.models import Sweep
 from app.store.sweep_search import SweepFilters
 
 # The sweep table's columns that are not descriptive fields: its key, the stored name's column
-# (the field `sweep`), the file it came from, when it was stored, and its content hash.
-NOT_FIELDS = ("id", "name", "source_file", "created_at", "content_hash")
+# (the field `sweep`), the file it came from, when it was stored, its content hash, and the
+# format of the sample digests in that hash.
+NOT_FIELDS = ("id", "name", "source_file", "created_at", "content_hash", "sample_digest")
 STORE_TYPES = {"str": (String, Text), "int": (Integer,), "date": (Date,)}
 
 

@@ -12,7 +12,7 @@ from app.domain import sweep_fields
 from app.domain.accounting import point_split
 from app.domain.phases import PHASE
 from app.ingest import content_hash as hashing
-from app.ingest.sample_digest import SESSION_FIELDS, Started, point_digests, start
+from app.ingest.sample_digest import SESSION_FIELDS, VALUES, Started, point_digests, start
 
 SAMPLE_FIELDS: tuple[str, ...] = (
     "ttft_ms",
@@ -191,12 +191,20 @@ class ParsedSweep:
     def missing_meta(self, required: tuple[str, ...] = sweep_fields.REQUIRED_META) -> list[str]:
         return [k for k in required if self.meta.get(k) in (None, "")]
 
-    def content_hash(self) -> str:
+    def content_hash(self, digest_format: int = VALUES) -> str:
         """Digest of the canonical content: the same measurements and description hash the same
-        (app.ingest.content_hash says what is hashed)."""
-        return self.content_hashes([self.meta])[0]
+        (app.ingest.content_hash says what is hashed); `digest_format` that of the request
+        samples' digests (app.ingest.sample_digest: format 1 finds a sweep stored before 2)."""
+        return self.content_hashes([self.meta], digest_format)[0]
 
-    def content_hashes(self, metas: Sequence[Mapping[str, Any]]) -> list[str]:
+    @property
+    def has_samples(self) -> bool:
+        """Whether a point has request samples (only then does the digest format matter)."""
+        return self._table_rows is None and any(p.sample_count for p in self.points)
+
+    def content_hashes(
+        self, metas: Sequence[Mapping[str, Any]], digest_format: int = VALUES
+    ) -> list[str]:
         """The content hash of these measurements under each description: a stored sweep whose
         hash is one of them holds the same measurements (read once for all of them)."""
         heads = [hashing.head(hashing.meta_json(dict(m), hashed_keys(m))) for m in metas]
@@ -205,7 +213,7 @@ class ParsedSweep:
             heads = [head + splits for head in heads]
         if self._table_rows is not None:
             return [self._table_rows.digest(head) for head in heads]
-        samples = list(point_digests(self.points).items())
+        samples = list(point_digests(self.points, digest_format).items())
         arrays = hashing.from_values([p.values for p in self.points])
         return [arrays.digest(head, samples=samples) for head in heads]
 

@@ -17,6 +17,7 @@ from sqlalchemy import (
     Integer,
     LargeBinary,
     MetaData,
+    SmallInteger,
     String,
     Text,
     UniqueConstraint,
@@ -88,6 +89,9 @@ class Sweep(Base):
         DateTime(timezone=True), server_default=func.now()
     )
     content_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    # How its request samples' digests enter the content hash (app.ingest.sample_digest): 1,
+    # their CSV text (stored before migration 20261208_values), or 2, their typed values.
+    sample_digest: Mapped[int] = mapped_column(SmallInteger, server_default="2")
 
     # The sweep list's order (newest first): a page reads its rows, not a sort of every sweep.
     __table_args__ = (Index("ix_sweep_created_at_id", "created_at", "id"),)

@@ -35,6 +35,7 @@ from app.store import samples as sample_store
 from app.store.db import in_values
 from app.store.models import PointBlock, SampleBlock, Sweep, SweepCheck, SweepTag
 from app.store.point_blocks import StoredPoint
+from app.store.sample_digest_formats import stored_by_hash
 from app.store.sweep_search import FILTER_FIELDS, SweepFilters, where
 from app.store.versions import KeptUnder, Versions
 
@@ -82,7 +83,7 @@ def save_parsed(session: Session, parsed: list[ParsedSweep]) -> list[SavedSweep]
         encodings = {id(item): _encode_samples(encoder, item) for item in parsed}
         try:
             digests = [item.content_hash() for item in parsed]
-            existing = {s.content_hash: s for s in session.scalars(_with_hashes(session, digests))}
+            existing = stored_by_hash(session, parsed, digests)
             created: dict[str, ParsedSweep] = {}
             for item, digest in zip(parsed, digests, strict=True):
                 if digest not in existing and digest not in created:
@@ -120,11 +121,6 @@ def _encode_samples(encoder: ThreadPoolExecutor, item: ParsedSweep) -> sample_st
     points = enumerate(item.points)
     frames = [(i, p.samples_frame(any_int_width=True)) for i, p in points if p.sample_count]
     return sample_store.Encoding(encoder, frames)
-
-
-def with_hashes(session: Session, digests: list[str]) -> Select[Sweep]:
-    """The sweeps with these content hashes."""
-    return _with_hashes(session, digests)
 
 
 def _with_hashes(session: Session, digests: list[str]) -> Select[Sweep]:

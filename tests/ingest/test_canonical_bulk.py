@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 
 from app.ingest import IngestError, UploadFile, canonical, canonical_rows, parse_upload, parsed
 from app.ingest.canonical_requests import RequestGroup, parse_requests_csv
-from app.ingest.sample_digest import point_digests
+from app.ingest.sample_digest import CSV, point_digests
 from app.store import sweeps as q
 from app.store.models import Sweep
 from tests.ingest.hash_reference import reference_hash
@@ -279,13 +279,13 @@ def test_a_sweeps_request_samples_enter_its_hash_by_their_digest() -> None:
     assert without.content_hash() != sweep.content_hash()
 
 
-def test_a_points_samples_hash_as_the_sha256_of_their_typed_csv_text() -> None:
+def test_a_points_samples_hash_in_format_1_as_the_sha256_of_their_typed_csv_text() -> None:
     [group, *_] = parse_requests_csv("r.csv", as_bytes(request_rows(300)))
     point = parsed.ParsedPoint({"concurrency": 1}, samples=group.samples)
     # The session and phase columns are hashed only when given (issue 49): these have none.
     frame = point.samples_frame().drop("session_id", "turn_index", "phase")
     text = frame.write_csv(float_precision=None)
-    assert point_digests([point]).get(0) == hashlib.sha256(text.encode()).hexdigest()
+    assert point_digests([point], CSV).get(0) == hashlib.sha256(text.encode()).hexdigest()
     assert point_digests([parsed.ParsedPoint({"concurrency": 1})]).get(0) is None
 
 

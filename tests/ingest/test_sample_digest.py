@@ -1,14 +1,22 @@
 """A point's samples digest (app.ingest.sample_digest) is the same bytes hashed whichever way
 it is computed: started on a helper thread when the samples are attached, on the helper threads
-for a large sweep, or one after another; a point whose samples change is digested again."""
+for a large sweep, or one after another; a point whose samples change is digested again. The
+bytes are those its docstring defines (format 2, typed values), checked against a plain-Python
+writing of that definition; format 1 (CSV text) is still computed to find older sweeps."""
 
 from __future__ import annotations
 
 import hashlib
+import json
+import math
+import struct
+from typing import Any
+
+import polars as pl
 
 from app.ingest import UploadFile, parse_upload, parsed
 from app.ingest.canonical_requests import parse_requests_csv
-from app.ingest.sample_digest import PARALLEL_MIN_ROWS, frame_digest, point_digests
+from app.ingest.sample_digest import CSV, PARALLEL_MIN_ROWS, frame_digest, point_digests
 from tests.ingest.test_canonical_bulk import as_bytes, request_rows
 
 
@@ -22,20 +30,88 @@ def _csv_sha256(point: parsed.ParsedPoint) -> str:
     return hashlib.sha256(frame.write_csv(float_precision=None).encode()).hexdigest()
 
 
-def test_a_digest_started_when_attached_is_the_sha256_of_the_300_samples_csv_text() -> None:
+def _hashed(point: parsed.ParsedPoint) -> pl.DataFrame:
+    """The columns its digest reads: these files give no session and no warm-up."""
+    return point.samples_frame().drop("session_id", "turn_index", "phase")
+
+
+def values_sha256(frame: pl.DataFrame) -> str:
+    """Format 2 as the module's docstring words it, one value at a time in plain Python."""
+    kinds = {pl.Float64: "float", pl.Int64: "int", pl.Int32: "int", pl.Boolean: "bool"}
+    columns = [(c, kinds.get(frame[c].dtype, "text"), frame[c].null_count()) for c in frame.columns]
+    out = b"paretoscope samples 2\n" + json.dumps([frame.height, columns]).replace(" ", "").encode()
+    for name, kind, nulls in columns:
+        values: list[Any] = frame[name].to_list()
+        if kind == "float":
+            out += b"".join(struct.pack("<d", _double(v)) for v in values)
+        elif kind == "int":
+            out += b"".join(struct.pack("<q", v or 0) for v in values)
+        elif kind == "bool":
+            out += bytes(1 if v else 0 for v in values)
+        else:
+            texts = [(v or "").encode() for v in values]
+            out += b"".join(struct.pack("<q", len(t)) for t in texts) + b"".join(texts)
+        if nulls:
+            bits = [v is not None for v in values] + [False] * (-len(values) % 8)
+            out += bytes(
+                sum(bit << (7 - j) for j, bit in enumerate(bits[i : i + 8]))
+                for i in range(0, len(bits), 8)
+            )
+    return hashlib.sha256(out).hexdigest()
+
+
+def _double(value: float | None) -> float:
+    if value is None or value == 0.0:
+        return 0.0  # null, and -0.0, as 0.0
+    return math.nan if math.isnan(value) else value
+
+
+def test_a_digest_started_when_attached_is_the_sha256_of_the_300_samples_typed_values() -> None:
     [point, *_] = _points(900, 3)
     assert point.sample_count == 300
     point.start_digest()
     assert point.started is not None and point.started.source is point.samples
-    assert point_digests([point]) == {0: _csv_sha256(point)}
+    assert point_digests([point]) == {0: values_sha256(_hashed(point))}
+
+
+def test_format_1_of_the_digest_is_still_the_sha256_of_the_samples_csv_text() -> None:
+    [point, *_] = _points(900, 3)
+    point.start_digest()  # a started digest is format 2: format 1 is computed anew
+    assert point_digests([point], CSV) == {0: _csv_sha256(point)}
+    assert point_digests([point], CSV) != point_digests([point])
+
+
+def test_values_digest_reads_nulls_negative_zero_nan_and_text_boundaries_as_defined() -> None:
+    frame = pl.DataFrame(
+        {
+            "ttft_ms": [1.5, None, -0.0, float("nan"), 2.0],
+            "e2el_ms": [10.0, 20.0, 30.0, 40.0, 50.0],
+            "output_len": pl.Series([1, 2, None, 4, 5], dtype=pl.Int32),
+            "ok": [True, False, None, True, True],
+            "session_id": ["ab", "c", None, "", "d"],
+            "turn_index": pl.Series([0, 1, 0, 2, 3], dtype=pl.Int32),
+            "phase": pl.Series([None] * 5, dtype=pl.String),
+        }
+    )
+    digest = frame_digest(frame)
+    assert digest == values_sha256(frame.drop("phase"))
+    # -0.0 is 0.0, and a 32-bit count hashes as a 64-bit one
+    zero = frame.with_columns(pl.col("ttft_ms").fill_nan(None).fill_null(0.0).abs())
+    assert frame_digest(zero) != digest  # a null and a NaN are not 0.0 ...
+    signed = frame.with_columns(ttft_ms=pl.Series([1.5, None, 0.0, float("nan"), 2.0]))
+    assert frame_digest(signed) == digest  # ... but -0.0 is
+    assert frame_digest(frame.with_columns(pl.col("output_len").cast(pl.Int64))) == digest
+    # Text is its lengths, then its bytes: "ab","c" is not "a","bc"
+    moved = frame.with_columns(session_id=pl.Series(["a", "bc", None, "", "d"]))
+    assert frame_digest(moved) != digest
 
 
 def test_a_point_whose_samples_changed_after_the_start_is_digested_again() -> None:
     first, second, _ = _points(900, 3)
     first.start_digest()
     first.samples = second.samples  # the started digest is of the samples it had
-    assert point_digests([first]) == {0: _csv_sha256(second)}
-    assert point_digests([first]) != {0: _csv_sha256(_points(900, 3)[0])}
+    assert point_digests([first]) == {0: values_sha256(_hashed(second))}
+    assert point_digests([first]) != {0: values_sha256(_hashed(_points(900, 3)[0]))}
 
 
 def test_4_points_of_30_000_samples_digest_on_the_helper_threads_as_one_after_another() -> None:

@@ -16,9 +16,10 @@ from sqlalchemy.orm import Session
 from app.domain.phases import profiled
 from app.domain.sessions import e2e_interactivity, session_attainment, ttft_by_turn
 from app.ingest import IngestError, UploadFile, parse_upload, parsed
-from app.ingest.sample_digest import point_digests
+from app.ingest.sample_digest import CSV, point_digests
 from app.store import samples as sample_store
 from app.store import sweeps as q
+from tests.ingest.test_sample_digest import values_sha256
 
 DETAILS = {"hardware": "H100", "num_gpus": 8}
 POINTS = b"sweep,concurrency,output_tok_s,tpot_p50_ms,duration_s\nagents,4,400,20,10\n"
@@ -62,13 +63,17 @@ def test_session_columns_survive_storage_and_single_turn_hashes_are_unchanged(
         ("s2", 0),
         ("s2", 1),
     ]
-    # A single-turn run's samples hash as the five columns did before sessions existed.
+    # A single-turn run's samples hash as the five columns did before sessions existed (the
+    # CSV text of format 1, which finds the sweeps stored then), and in format 2 as five too.
     single = [(120.5, 3090.25, 100, 512, True), (None, None, None, 512, False)]
     point = parsed.ParsedPoint({"concurrency": 1.0}, samples=single)
     before = b"ttft_ms,e2el_ms,output_len,input_len,ok\n120.5,3090.25,100,512,true\n,,,512,false\n"
-    assert point_digests([point]).get(0) == hashlib.sha256(before).hexdigest()
+    assert point_digests([point], CSV).get(0) == hashlib.sha256(before).hexdigest()
+    five = point.samples_frame(any_int_width=True).select(pl.nth(range(5)))
+    assert point_digests([point]).get(0) == values_sha256(five)
     with_sessions = parsed.ParsedPoint({"concurrency": 1.0}, samples=[(*r, "a", 0) for r in single])
-    assert point_digests([with_sessions]).get(0) != hashlib.sha256(before).hexdigest()
+    assert point_digests([with_sessions], CSV).get(0) != hashlib.sha256(before).hexdigest()
+    assert point_digests([with_sessions]).get(0) != point_digests([point]).get(0)
 
 
 def test_a_negative_turn_is_refused_naming_row_and_column() -> None:

@@ -20,8 +20,10 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.ingest import ParsedSweep
+from app.ingest.sample_digest import VALUES
 from app.store import sweeps as q
 from app.store.models import Sweep
+from app.store.sample_digest_formats import stored_by_hash
 
 CANDIDATES = 20
 NOTE_LINES_TRIED = 8  # trailing note lines an upload's warnings may have added
@@ -42,7 +44,7 @@ class StoredAs:
 def find(session: Session, parsed: list[ParsedSweep]) -> list[StoredAs | None]:
     """For each sweep (details applied, hardware matched), the stored sweep it already is."""
     digests = [item.content_hash() for item in parsed]
-    exact = {s.content_hash: s for s in session.scalars(q.with_hashes(session, digests))}
+    exact = stored_by_hash(session, parsed, digests, move=False)
     out: list[StoredAs | None] = [
         StoredAs(exact[d].id, exact[d].name, True) if d in exact else None for d in digests
     ]
@@ -63,14 +65,28 @@ def find(session: Session, parsed: list[ParsedSweep]) -> list[StoredAs | None]:
         if len(tries) > budget:
             break
         budget -= len(tries)
-        hashes = item.content_hashes([meta for _, meta in tries])
-        found = next(
-            ((s, m) for (s, m), h in zip(tries, hashes, strict=True) if h == s.content_hash),
-            None,
-        )
+        found = _same_measurements(item, tries)
         if found is not None:
             out[i] = StoredAs(found[0].id, found[0].name, False, found[1])
     return out
+
+
+def _same_measurements(
+    item: ParsedSweep, tries: list[tuple[Sweep, dict[str, Any]]]
+) -> tuple[Sweep, dict[str, Any]] | None:
+    """The first (stored sweep, description) under which the upload's measurements hash as the
+    sweep's stored hash, its samples digested in the sweep's format (format 1 for a sweep
+    stored before migration 20261208_values: app.store.sample_digest_formats)."""
+
+    def digest_format(sweep: Sweep) -> int:
+        return sweep.sample_digest if item.has_samples else VALUES
+
+    hashes: dict[int, str] = {}
+    for kind in {digest_format(s) for s, _ in tries}:
+        at = [i for i, (s, _) in enumerate(tries) if digest_format(s) == kind]
+        found = item.content_hashes([tries[i][1] for i in at], kind)
+        hashes.update(zip(at, found, strict=True))
+    return next((t for i, t in enumerate(tries) if hashes[i] == t[0].content_hash), None)
 
 
 def updates(
@@ -107,6 +123,6 @@ def update(session: Session, sweep_id: int, item: ParsedSweep) -> q.SavedSweep:
     row = q.sweep_values(item)
     for key, value in row.items():
         setattr(sweep, key, value)
-    sweep.content_hash = item.content_hash()
+    sweep.content_hash, sweep.sample_digest = item.content_hash(), VALUES
     session.flush()
     return q.SavedSweep(sweep.id, sweep.name, item.point_count, False, session, updated=True)
