@@ -23,15 +23,15 @@ DEMO = [SEED / "demo_llama70b_1k1k.csv", SEED / "demo_llama70b_1k1k.requests.csv
 FIELDS: dict[str, str | None] = {}
 
 
-def _files() -> list[UploadFile]:
+def _demo_files() -> list[UploadFile]:
     return [UploadFile(p.name, p.read_bytes()) for p in DEMO]
 
 
 def _stored_before_values(session: Session) -> tuple[int, str, str]:
     """The demo's sweep with samples stored as a sweep of before: (its id, its format-1 hash,
     its format-2 hash)."""
-    saved = uploads.store(session, _files(), FIELDS)
-    items = parse_upload(_files(), FIELDS)
+    saved = uploads.store(session, _demo_files(), FIELDS)
+    items = parse_upload(_demo_files(), FIELDS)
     assert [i.has_samples for i in items] == [True, False, False, False, False, False]
     item = items[0]
     [saved] = [s for s in saved if s.name == item.name]
@@ -49,12 +49,12 @@ def test_uploading_a_sweep_stored_before_finds_it_and_moves_it_to_format_2(
     session: Session,
 ) -> None:
     sweep_id, _, new = _stored_before_values(session)
-    again = uploads.store(session, _files(), FIELDS)
+    again = uploads.store(session, _demo_files(), FIELDS)
     session.commit()
     assert again[0].id == sweep_id and not any(s.created for s in again)
     stored = session.get_one(Sweep, sweep_id)
     assert (stored.content_hash, stored.sample_digest) == (new, VALUES)
-    third = uploads.store(session, _files(), FIELDS)  # found by format 2 now
+    third = uploads.store(session, _demo_files(), FIELDS)  # found by format 2 now
     assert third[0].id == sweep_id and not any(s.created for s in third)
     assert session.query(Sweep).count() == 6
 
@@ -63,9 +63,9 @@ def test_the_upload_pages_check_finds_a_sweep_stored_before_and_changes_nothing(
     session: Session,
 ) -> None:
     sweep_id, old, _ = _stored_before_values(session)
-    found = already_stored.find(session, parse_upload(_files(), FIELDS))[0]
+    found = already_stored.find(session, parse_upload(_demo_files(), FIELDS))[0]
     assert found is not None and (found.sweep_id, found.same) == (sweep_id, True)
-    other = parse_upload(_files(), {"engine_version": "0.9.1"})  # other details
+    other = parse_upload(_demo_files(), {"engine_version": "0.9.1"})  # other details
     elsewhere = already_stored.find(session, other)[0]
     assert elsewhere is not None and (elsewhere.sweep_id, elsewhere.same) == (sweep_id, False)
     session.rollback()
@@ -74,6 +74,6 @@ def test_the_upload_pages_check_finds_a_sweep_stored_before_and_changes_nothing(
 
 
 def test_a_sweep_without_samples_is_never_hashed_in_format_1() -> None:
-    item = parse_upload([_files()[0]], FIELDS)[0]
+    item = parse_upload([_demo_files()[0]], FIELDS)[0]
     assert not item.has_samples
     assert item.content_hash(CSV) == item.content_hash(VALUES)
