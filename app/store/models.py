@@ -17,7 +17,6 @@ from sqlalchemy import (
     Integer,
     LargeBinary,
     MetaData,
-    SmallInteger,
     String,
     Text,
     UniqueConstraint,
@@ -74,8 +73,7 @@ class Sweep(Base):
     source_kind: Mapped[str] = mapped_column(String(20), default="measured")
     source_tool: Mapped[str | None] = mapped_column(String(100))
     source_file: Mapped[str | None] = mapped_column(String(500))
-    # Harness provenance (issue 51): which harness made the numbers, and whether it ran
-    # independently of the vendor.
+    # Harness provenance (issue 51): which harness made the numbers, independent of the vendor?
     harness: Mapped[str | None] = mapped_column(String(100))
     harness_version: Mapped[str | None] = mapped_column(String(100))
     provenance: Mapped[str | None] = mapped_column(String(20))
@@ -89,9 +87,8 @@ class Sweep(Base):
         DateTime(timezone=True), server_default=func.now()
     )
     content_hash: Mapped[str] = mapped_column(String(64), unique=True)
-    # How its request samples' digests enter the content hash (app.ingest.sample_digest): 1,
-    # their CSV text (stored before migration 20261208_values), or 2, their typed values.
-    sample_digest: Mapped[int] = mapped_column(SmallInteger, server_default="2")
+    # Format of the sample digests in content_hash (app.ingest.sample_digest): 1 CSV, 2 values.
+    sample_digest: Mapped[int] = mapped_column(Integer, server_default="2")
 
     # The sweep list's order (newest first): a page reads its rows, not a sort of every sweep.
     __table_args__ = (Index("ix_sweep_created_at_id", "created_at", "id"),)

@@ -27,7 +27,7 @@ depends_on: str | Sequence[str] | None = None
 def upgrade() -> None:
     # Plain ALTER TABLE (no batch copy), so the table keeps the triggers set on it.
     op.add_column(
-        "sweep", sa.Column("sample_digest", sa.SmallInteger(), nullable=False, server_default="2")
+        "sweep", sa.Column("sample_digest", sa.Integer(), nullable=False, server_default="2")
     )
     op.execute(
         "UPDATE sweep SET sample_digest = 1 "
