@@ -14,7 +14,7 @@ Format 1 (`CSV`) hashed the CSV text polars writes of the frame (full float prec
 that text took three times as long as hashing the values (a million requests: ~0.13 s of CPU
 against ~0.05 s), and an upload is CPU-bound on two cores. Sweeps stored before migration
 20261208_values keep their format-1 hash, marked in `sweep.sample_digest`; an upload still
-finds them (app.store.sweeps), and moves a sweep it finds to format 2.
+finds them (app.store.sample_digest_formats), and moves a sweep it finds to format 2.
 
 The points of a large sweep are digested on a few helper threads at once (polars and hashlib
 let go of the GIL), and a per-request file's points are started as soon as their samples are
@@ -39,7 +39,7 @@ from app.domain.phases import PHASE, has_warmup
 # A request's session and turn (issue 49) are optional: null for a single-turn run, and left
 # out of the digest then, so every sweep stored before keeps its hash.
 SESSION_FIELDS: tuple[str, ...] = ("session_id", "turn_index")
-THREADS = 4  # points digested at once (a thread's share waits on the CSV writer's own threads)
+THREADS = 4  # points digested at once (polars and hashlib let go of the GIL)
 PARALLEL_MIN_ROWS = 20_000  # below this, starting threads costs about what they save
 
 
@@ -140,14 +140,15 @@ def point_digests(points: Sequence[Digested], digest_format: int = VALUES) -> di
     started when its samples were attached is taken (while they are still those samples),
     the others are computed, on the helper threads. Format 1 (a stored sweep's, to find it)
     is never started: it is computed here."""
-    started = {
-        i: p.started.digest
-        for i, p in enumerate(points)
-        if p.started is not None
-        and p.started.source is p.samples
-        and p.sample_count
-        and digest_format == VALUES
-    }
+    started = (
+        {
+            i: p.started.digest
+            for i, p in enumerate(points)
+            if p.started is not None and p.started.source is p.samples and p.sample_count
+        }
+        if digest_format == VALUES
+        else {}
+    )
     rest = [(i, p) for i, p in enumerate(points) if p.sample_count and i not in started]
     frames = [p.samples_frame(any_int_width=True) for _, p in rest]
     computed = frame_digests(frames, digest_format)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import select
+from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
 from app.ingest.parsed import ParsedSweep
@@ -19,18 +19,18 @@ from app.store.db import in_values
 from app.store.models import Sweep
 
 
+def with_hashes(session: Session, digests: Sequence[str]) -> Select[Sweep]:
+    """The sweeps with these content hashes (one parameter for all of them, not thousands)."""
+    return select(Sweep).where(in_values(session, Sweep.content_hash, sorted(set(digests))))
+
+
 def stored_by_hash(
     session: Session, parsed: Sequence[ParsedSweep], digests: Sequence[str], move: bool = True
 ) -> dict[str, Sweep]:
     """The stored sweeps these sweeps are (their format-2 `digests` given), by format-2 hash,
     those stored under format 1 included. `move`: a sweep found under format 1 takes its
     format-2 hash in the caller's transaction (not for a preview, which stores nothing)."""
-    found = {
-        s.content_hash: s
-        for s in session.scalars(
-            select(Sweep).where(in_values(session, Sweep.content_hash, sorted(set(digests))))
-        )
-    }
+    found = {s.content_hash: s for s in session.scalars(with_hashes(session, digests))}
     missing = [
         (item, digest)
         for item, digest in zip(parsed, digests, strict=True)
@@ -45,8 +45,9 @@ def stored_by_hash(
     for item, digest in missing:
         if item.name not in older_names or digest in found:
             continue
-        sweep = older.get(item.content_hash(CSV))
-        if sweep is None or sweep in found.values():
+        # Popped: two sweeps of an upload with one content find it once, as under format 2.
+        sweep = older.pop(item.content_hash(CSV), None)
+        if sweep is None:
             continue
         found[digest] = sweep
         if move:

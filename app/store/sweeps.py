@@ -11,7 +11,6 @@ from typing import Any
 
 from sqlalchemy import (
     CompoundSelect,
-    Select,
     String,
     cast,
     delete,
@@ -35,7 +34,7 @@ from app.store import samples as sample_store
 from app.store.db import in_values
 from app.store.models import PointBlock, SampleBlock, Sweep, SweepCheck, SweepTag
 from app.store.point_blocks import StoredPoint
-from app.store.sample_digest_formats import stored_by_hash
+from app.store.sample_digest_formats import stored_by_hash, with_hashes
 from app.store.sweep_search import FILTER_FIELDS, SweepFilters, where
 from app.store.versions import KeptUnder, Versions
 
@@ -123,11 +122,6 @@ def _encode_samples(encoder: ThreadPoolExecutor, item: ParsedSweep) -> sample_st
     return sample_store.Encoding(encoder, frames)
 
 
-def _with_hashes(session: Session, digests: list[str]) -> Select[Sweep]:
-    """The sweeps with these content hashes (one parameter for all of them, not thousands)."""
-    return select(Sweep).where(in_values(session, Sweep.content_hash, sorted(set(digests))))
-
-
 def _insert_sweeps(session: Session, created: dict[str, ParsedSweep]) -> dict[str, int]:
     """The new sweeps in one COPY (Postgres) or executemany (SQLite); their ids by content
     hash, found in one query."""
@@ -137,7 +131,7 @@ def _insert_sweeps(session: Session, created: dict[str, ParsedSweep]) -> dict[st
     rows = [_sweep_row(item, digest) for digest, item in created.items()]
     with raw_cursor(session) as (cursor, postgres):
         _insert_rows(cursor, postgres, "sweep", columns, rows)
-    ids = _with_hashes(session, list(created)).with_only_columns(Sweep.content_hash, Sweep.id)
+    ids = with_hashes(session, list(created)).with_only_columns(Sweep.content_hash, Sweep.id)
     return dict(session.execute(ids).all())
 
 

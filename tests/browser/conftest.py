@@ -119,25 +119,23 @@ class PooledBrowser:
     def new_context(self, **options: Any) -> Any:
         if not set(options) <= POOLED_OPTIONS:
             return self.real.new_context(**options)
-        key = json.dumps(options, sort_keys=True)
-        free = self._free.setdefault(key, [])
-        while free:
-            context = free.pop()
-            if not context.closed:
-                return _LentContext(context, lambda c, k=key: self._free[k].append(c))
-        real = self.real.new_context(**options)
-        _watch_close(real)
-        return _LentContext(real, lambda c, k=key: self._free[k].append(c))
+        free = self._free.setdefault(json.dumps(options, sort_keys=True), [])
+        while free and free[-1].closed:  # closed for good by a test (`page.context.close()`)
+            free.pop()
+        real = free.pop() if free else _watched(self.real.new_context(**options))
+        return _LentContext(real, free.append)
 
 
-def _watch_close(context: Any) -> None:
-    """Mark the context when it closes (a test's `page.context.close()` closes it for good)."""
+def _watched(context: Any) -> Any:
+    """The context, marked `closed` when it closes (a test's `page.context.close()` closes it
+    for good)."""
     context.closed = False
 
     def closed(_: Any) -> None:
         context.closed = True
 
     context.on("close", closed)
+    return context
 
 
 class _LentContext:

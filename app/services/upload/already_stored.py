@@ -78,8 +78,10 @@ def _same_measurements(
     sweep's stored hash, its samples digested in the sweep's format (format 1 for a sweep
     stored before migration 20261208_values: app.store.sample_digest_formats)."""
 
+    samples = item.has_samples  # without samples, both formats hash alike
+
     def digest_format(sweep: Sweep) -> int:
-        return sweep.sample_digest if item.has_samples else VALUES
+        return sweep.sample_digest if samples else VALUES
 
     hashes: dict[int, str] = {}
     for kind in {digest_format(s) for s, _ in tries}:
