@@ -57,9 +57,25 @@
   // Upload details: a preview answer replaces the details form, but never an input the user
   // is in or has changed since that request left: the live input (its value, focus and caret)
   // takes the place of the answer's, all in one task, so no keystroke lands in a field that
-  // is going away. Inputs changed since are previewed again once the answer has settled.
+  // is going away. Inputs changed since are previewed again once the answer has settled, and
+  // so are inputs changed between the swap and the settle, when the new form's triggers are
+  // not wired yet and a change would be lost.
   var keep = null;
   var previewAgain = null;
+  var swapped = null;
+  function snapshot(form) {
+    var values = {};
+    form.querySelectorAll("input[name]:not([type=hidden])").forEach(function (input) {
+      var box = input.type === "checkbox" || input.type === "radio";
+      values[inputKey(input)] = box ? input.checked : input.value;
+    });
+    return values;
+  }
+  function changedSinceSwap(form) {
+    if (!swapped || swapped.form !== form) return false;
+    var now = snapshot(form);
+    return Object.keys(now).some(function (key) { return now[key] !== swapped.values[key]; });
+  }
   function inputKey(input) {
     var box = input.type === "checkbox" || input.type === "radio";
     return 'input[name="' + CSS.escape(input.name) + '"]' +
@@ -94,6 +110,7 @@
     keep = null;
     var form = document.getElementById("details-form");
     var token = form && form.querySelector("input[name=staging]");
+    swapped = form ? { form: form, values: snapshot(form) } : null;
     if (!k || !token || token.value !== k.token) return;  // saved, or other files now
     var edited = false;
     k.inputs.forEach(function (old) {
@@ -119,12 +136,15 @@
       }
     }
     previewAgain = edited ? form : null;
+    swapped = { form: form, values: snapshot(form) };
   }
   // After settling: htmx wires the new form's triggers only then.
   function previewEdited() {
-    var form = previewAgain;
+    var form = previewAgain || document.getElementById("details-form");
+    var again = previewAgain !== null || (form !== null && changedSinceSwap(form));
     previewAgain = null;
-    if (form && form.isConnected && window.htmx) window.htmx.trigger(form, "change");
+    swapped = null;
+    if (again && form.isConnected && window.htmx) window.htmx.trigger(form, "change");
   }
 
   ps.upload = {

@@ -197,6 +197,32 @@ def test_an_edit_typed_while_a_preview_is_in_flight_survives_the_swap(upload_pag
     assert page.problems == []
 
 
+def test_an_edit_made_after_a_preview_swaps_in_but_before_it_settles_is_previewed(
+    upload_page: Any,
+) -> None:
+    page = upload_page
+    header = "sweep,model,concurrency,tpot_p50_ms,output_tok_s\n"
+    fresh = f"{header}settling-{uuid.uuid4().hex},m,1,10,100\n"
+    pick(page, file_payloads(("settling.csv", fresh.encode())))
+    page.wait_for_selector("#details-form")
+    # htmx wires the new form's triggers only when it settles (~20 ms after the swap): a GPUs
+    # count typed and committed in that window raises a change that nothing hears.
+    page.evaluate(
+        """() => document.addEventListener("htmx:afterSwap", () => {
+            const gpus = document.querySelector("input[name='s0.num_gpus']");
+            gpus.value = "8";
+            gpus.dispatchEvent(new Event("input", {bubbles: true}));
+            gpus.dispatchEvent(new Event("change", {bubbles: true}));
+        }, {once: true})"""
+    )
+    page.fill("input[name='s0.hardware']", "H100")
+    page.press("input[name='s0.hardware']", "Tab")  # change: a preview leaves
+    page.wait_for_function("() => !document.querySelector('#sweep-0 .missing')")
+    assert page.input_value("input[name='s0.num_gpus']") == "8"
+    assert page.input_value("input[name='s0.hardware']") == "H100"
+    assert page.problems == []
+
+
 def test_an_upload_of_150_sweeps_saves_from_the_page_with_the_all_sweeps_row_on_every_sweep(
     upload_page: Any,
 ) -> None:
