@@ -63,7 +63,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def _missing(reason: str) -> None:
     if os.environ.get("PARETOSCOPE_REQUIRE_BROWSER") == "1":
         pytest.fail(f"{reason}, and PARETOSCOPE_REQUIRE_BROWSER=1 requires the browser tests")
-    pytest.skip(f"{reason}: install Debian's Chromium (apt-get install -y chromium-headless-shell) to run them")
+    pytest.skip(f"{reason}: apt-get install -y chromium-headless-shell (Debian's) to run them")
 
 
 @pytest.fixture(scope="session")
