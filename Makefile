@@ -8,7 +8,7 @@ BIN    := $(VENV)/bin
 INSTALL = $(BIN)/pip install --quiet --require-hashes -r $(1) \
 	&& $(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
 
-.PHONY: run test test-fast test-lock lock lint fmt bench seed clean
+.PHONY: run test static-checks serial-tests test-fast test-lock lock lint fmt bench seed clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,7 +29,8 @@ run: $(VENV)/.installed
 	$(BIN)/paretoscope serve
 
 # pytest-xdist workers for the parallel pass (one per core on a 2-core machine); tests marked
-# `serial` (load, timeouts, many servers) run after it, alone. PYTEST_ARGS narrows both.
+# `serial` (load, timeouts, many servers) run before it, beside no other test (the static checks
+# take the other core). PYTEST_ARGS narrows both.
 PYTEST_WORKERS ?= 2
 PYTEST_PARALLEL = $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadgroup --durations=15
 # pytest exits 5 when a selection leaves nothing to run, e.g. a PYTEST_ARGS with no serial test.
@@ -47,16 +48,26 @@ SERIAL_MODULES = $(shell grep -rl --include='*.py' 'pytest\.mark\.serial' tests)
 
 ## test: the lock matches pyproject.toml, ruff (lint + format check, complexity), mypy,
 ## import-linter (layers), vulture, radon's ranks and function lengths (tools/complexity.py),
-## then pytest: in parallel, then the serial tests alone
+## and the serial tests alone, side by side; then the rest of pytest in parallel
+# The checks and the serial tests each keep one core busy (~15 s and ~35 s): side by side on
+# two cores they cost the time of the longer. Their output is printed one whole target at a
+# time (-O). The parallel pass comes last and takes both cores.
 test: test-lock $(VENV)/.installed-test
+	$(COMPILE)
+	$(MAKE) --no-print-directory -j2 -O static-checks serial-tests
+	$(PYTEST_PARALLEL) -m "not serial" $(PYTEST_ARGS) $(NONE_IS_FINE)
+
+## static-checks: ruff, mypy, import-linter, vulture and tools/complexity.py, without pytest
+static-checks: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 	$(BIN)/vulture
 	$(BIN)/python tools/complexity.py
-	$(COMPILE)
-	$(PYTEST_PARALLEL) -m "not serial" $(PYTEST_ARGS) $(NONE_IS_FINE)
+
+# Tests marked `serial` (load, timeouts, many servers): never beside other tests.
+serial-tests: $(VENV)/.installed-test
 	$(BIN)/pytest -m serial $(or $(PYTEST_ARGS),$(SERIAL_MODULES)) $(NONE_IS_FINE)
 
 ## test-fast: the inner loop: pytest in parallel on SQLite, without the browser, serial and slow
