@@ -3,7 +3,7 @@ the two cannot drift), and its answer is the API's answer, built by the same fun
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
@@ -52,7 +52,7 @@ class Answered:
 
     body: dict[str, Any]
     sweep_ids: list[int]
-    slo: dict[str, Any] | None
+    slo: Mapping[str, Any] | None
     prices: dict[str, Any] | None
     method: dict[str, Any] | str
     view: str  # the dashboard's path and query showing the same
@@ -164,7 +164,7 @@ def _prices(query: ReadoffQuery, columns: list[Any]) -> dict[str, Any]:
     }
 
 
-def _method(slo: dict[str, Any]) -> dict[str, Any]:
+def _method(slo: Mapping[str, Any]) -> dict[str, Any]:
     return {k: slo[k] for k in METHOD_FIELDS}
 
 

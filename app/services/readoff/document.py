@@ -15,6 +15,17 @@ from app.domain.readoff_intervals import ReadoffIntervals
 from app.domain.sessions import axis_words
 from app.domain.slo import Readoff
 from app.domain.verdict import Verdict
+from app.schemas.answers.typed import (
+    CiFieldsDict,
+    EstimateOutDict,
+    FailedRequestsDict,
+    FigureIntervalDict,
+    LimitCheckDict,
+    PointVerdictDict,
+    ReadoffIntervalsDict,
+    SloOutDict,
+    SweepCostDict,
+)
 from app.schemas.readoff import ReadoffQuery
 from app.services import analysis
 from app.services.analysis import Params, SweepAnalysis
@@ -32,7 +43,7 @@ from app.services.readoff.query import params_of
 from app.services.sweeps.sessions import agents_json, sessions_json, turns_json
 
 
-def slo_json(query: ReadoffQuery, params: Params) -> dict[str, Any]:
+def slo_json(query: ReadoffQuery, params: Params) -> SloOutDict:
     slo = params.slo
     return {
         "ttft_ms": slo.ttft_ms,
@@ -151,7 +162,7 @@ def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, A
     return data
 
 
-def _estimate_json(result: SweepAnalysis) -> dict[str, Any] | None:
+def _estimate_json(result: SweepAnalysis) -> EstimateOutDict | None:
     """The goodput estimated between two measured loads, where the read-off made one."""
     estimate = result.readoff.estimate
     if estimate is None or result.estimate_tok_s_per_gpu is None:
@@ -165,7 +176,7 @@ def _estimate_json(result: SweepAnalysis) -> dict[str, Any] | None:
     }
 
 
-def _intervals_json(ivs: ReadoffIntervals) -> dict[str, Any]:
+def _intervals_json(ivs: ReadoffIntervals) -> ReadoffIntervalsDict:
     return {
         "goodput_tok_s_per_gpu": interval_json(ivs.goodput_tok_s_per_gpu),
         "goodput_requests_per_s": interval_json(ivs.goodput_requests_per_s),
@@ -177,7 +188,7 @@ def _intervals_json(ivs: ReadoffIntervals) -> dict[str, Any]:
     }
 
 
-def _costs_json(result: SweepAnalysis) -> list[dict[str, Any]]:
+def _costs_json(result: SweepAnalysis) -> list[SweepCostDict]:
     """$/Mtok under each price of the sweep's own GPU (never another's)."""
     return [
         {
@@ -194,7 +205,7 @@ def _costs_json(result: SweepAnalysis) -> list[dict[str, Any]]:
     ]
 
 
-def _point_verdict_json(v: Verdict) -> dict[str, Any]:
+def _point_verdict_json(v: Verdict) -> PointVerdictDict:
     """One load's verdict and each limit's check."""
     return {
         "point_id": v.point_id,
@@ -210,7 +221,7 @@ def _point_verdict_json(v: Verdict) -> dict[str, Any]:
     }
 
 
-def _check_json(c: Check) -> dict[str, Any]:
+def _check_json(c: Check) -> LimitCheckDict:
     return {
         "metric": c.metric,
         "percentile": c.stat,
@@ -233,7 +244,7 @@ def _check_json(c: Check) -> dict[str, Any]:
     }
 
 
-def failed_json(failed: Failed | None) -> dict[str, Any] | None:
+def failed_json(failed: Failed | None) -> FailedRequestsDict | None:
     """Failed requests beside a verdict: counts and "3 of 10 failed"; null without failures."""
     if failed is None:
         return None
@@ -270,12 +281,12 @@ def _finite(value: float | None) -> float | str | None:
     return "inf" if value is not None and math.isinf(value) else value
 
 
-def interval_json(interval: Interval) -> dict[str, Any]:
+def interval_json(interval: Interval) -> FigureIntervalDict:
     """A figure and its interval: value, ci_low, ci_high, ci_level, ci_method, ci_reason."""
     return {"value": interval.value, **ci_fields(interval)}
 
 
-def ci_fields(interval: Interval | None) -> dict[str, Any]:
+def ci_fields(interval: Interval | None) -> CiFieldsDict:
     """The interval keys every figure carries (null ends, with the reason, when there is none)."""
     if interval is None:
         return {

@@ -32,6 +32,13 @@ from app.domain.sessions import (
 from app.domain.slo import Readoff
 from app.domain.sweep_meta import SweepMeta
 from app.domain.verdict import Slo
+from app.schemas.answers.typed import (
+    AgentsOutDict,
+    SessionsBriefDict,
+    SessionsOutDict,
+    TurnsBriefDict,
+    TurnsOutDict,
+)
 from app.services.prices import Cost
 from app.store import points as point_queries
 from app.store.points import SweepPoints
@@ -164,7 +171,7 @@ def _agents_point(
     return None
 
 
-def sessions_json(figures: SweepSessions | None) -> dict[str, Any]:
+def sessions_json(figures: SweepSessions | None) -> SessionsOutDict:
     """`sessions` of a read-off result: count, attainment with its Wilson ends, cut."""
     stats = None if figures is None else figures.sessions
     return {
@@ -180,7 +187,7 @@ def sessions_json(figures: SweepSessions | None) -> dict[str, Any]:
     }
 
 
-def turns_json(figures: SweepSessions | None) -> dict[str, Any]:
+def turns_json(figures: SweepSessions | None) -> TurnsOutDict:
     """`turns` of a read-off result: TTFT of first turns and of later turns."""
     turns = None if figures is None else figures.turns
     return {
@@ -192,13 +199,13 @@ def turns_json(figures: SweepSessions | None) -> dict[str, Any]:
     }
 
 
-def compact_sessions(figures: SweepSessions | None) -> dict[str, Any] | None:
+def compact_sessions(figures: SweepSessions | None) -> SessionsBriefDict | None:
     """`sessions` where an answer must stay small (Compare, MCP): the judged count, the share
     met with its Wilson ends, and the cut ones; None when no session was judged."""
     return session_stats_json(None if figures is None else figures.sessions)
 
 
-def session_stats_json(stats: SessionStats | None) -> dict[str, Any] | None:
+def session_stats_json(stats: SessionStats | None) -> SessionsBriefDict | None:
     """The judged count, the share met with its Wilson ends, and the cut sessions."""
     if stats is None:
         return None
@@ -211,7 +218,7 @@ def session_stats_json(stats: SessionStats | None) -> dict[str, Any] | None:
     }
 
 
-def compact_turns(figures: SweepSessions | None) -> dict[str, Any] | None:
+def compact_turns(figures: SweepSessions | None) -> TurnsBriefDict | None:
     """`turns` where an answer must stay small: first-turn and later-turn TTFT."""
     turns = None if figures is None else figures.turns
     if turns is None:
@@ -219,7 +226,7 @@ def compact_turns(figures: SweepSessions | None) -> dict[str, Any] | None:
     return {"ttft_first_ms": turns.first_ms, "ttft_later_ms": turns.later_ms}
 
 
-def agents_json(figures: SweepSessions | None) -> dict[str, Any]:
+def agents_json(figures: SweepSessions | None) -> AgentsOutDict:
     """`agents`: the most concurrent sessions meeting the target, per GPU, MW and $/hour."""
     agents = None if figures is None else figures.agents
     return {
