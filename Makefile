@@ -57,7 +57,8 @@ test: test-lock $(VENV)/.installed-test
 	$(MAKE) --no-print-directory -j2 -O static-checks serial-tests
 	$(PYTEST_PARALLEL) -m "not serial" $(PYTEST_ARGS) $(NONE_IS_FINE)
 
-## static-checks: ruff, mypy, import-linter, vulture and tools/complexity.py, without pytest
+## static-checks: ruff, mypy, import-linter, vulture, tools/complexity.py and the answer
+## TypedDicts (tools/answer_types.py --check), without pytest
 static-checks: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -65,6 +66,7 @@ static-checks: $(VENV)/.installed-test
 	$(BIN)/lint-imports
 	$(BIN)/vulture
 	$(BIN)/python tools/complexity.py
+	$(BIN)/python tools/answer_types.py --check
 
 # Tests marked `serial` (load, timeouts, many servers): never beside other tests.
 serial-tests: $(VENV)/.installed-test

@@ -1,13 +1,14 @@
-"""Write app/schemas/answers/typed.py: a TypedDict for every answer model, derived from it.
+"""Write app/schemas/answers/typed/: a TypedDict for every answer model, derived from it.
 
-An answer's keys are declared once, in its pydantic model (app/schemas/answers). A service
-that builds that answer as a plain dict annotates its builder with the model's TypedDict, so
-mypy holds every key and value of the literal to the model: a key the model lacks, a key it
-requires and the builder leaves out, or a value of another type fails `make test`. The dicts
-stay dicts at run time (no validation cost, every answer byte as before).
+An answer's keys are declared once, in its pydantic model (app/schemas/answers/<concept>.py).
+A service or view that builds that answer as a plain dict annotates its builder with the
+model's TypedDict (app/schemas/answers/typed/<concept>.py, `<Model>Dict`), so mypy holds every
+key and value of the literal to the model: a key the model lacks, a key it requires and the
+builder leaves out, or a value of another type fails `make test`. The dicts stay dicts at run
+time (no validation cost, every answer byte as before).
 
-    python tools/answer_types.py          # rewrite typed.py
-    python tools/answer_types.py --check  # exit 1 if typed.py is not what the models give
+    python tools/answer_types.py          # rewrite app/schemas/answers/typed/
+    python tools/answer_types.py --check  # exit 1 if it is not what the models give
 """
 
 from __future__ import annotations
@@ -26,43 +27,53 @@ from pydantic import BaseModel
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-TARGET = ROOT / "app" / "schemas" / "answers" / "typed.py"
 PACKAGE = "app.schemas.answers"
+TYPED = "typed"
+TARGET = ROOT / "app" / "schemas" / "answers" / TYPED
 SUFFIX = "Dict"
 
-HEADER = '''"""A TypedDict for every answer model of app.schemas.answers, written from the models
-themselves by tools/answer_types.py (`make test` fails when it differs): a builder annotated
-with one is held by mypy to its model's keys and value types. Do not edit by hand."""
+PACKAGE_DOC = '''"""A TypedDict for every answer model of app.schemas.answers, one module per
+concept, written from the models themselves by tools/answer_types.py (`make test` fails when
+it differs): a builder annotated with one is held by mypy to its model's keys and value
+types. Do not edit these modules by hand."""
+'''
+
+MODULE_HEAD = '''"""The TypedDicts of {source}: written by tools/answer_types.py."""
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
 '''
 
 
-def answer_models() -> list[type[BaseModel]]:
-    """Every answer model, in module then declaration order."""
+def answer_models() -> dict[str, list[type[BaseModel]]]:
+    """Every answer model by its module's short name, in module then declaration order."""
     from app.schemas.answers.common import Answer
 
     package = importlib.import_module(PACKAGE)
-    found: dict[str, type[BaseModel]] = {}
+    found: dict[str, list[type[BaseModel]]] = {}
     for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
-        if info.name == "typed":
+        if info.name == TYPED:
             continue
         module = importlib.import_module(f"{PACKAGE}.{info.name}")
-        for value in vars(module).values():
-            if (
-                isinstance(value, type)
-                and issubclass(value, Answer)
-                and value.__module__ == module.__name__
-            ):
-                found.setdefault(value.__name__, value)
-    return list(found.values())
+        found[info.name] = [
+            value
+            for value in vars(module).values()
+            if isinstance(value, type)
+            and issubclass(value, Answer)
+            and value is not Answer
+            and value.__module__ == module.__name__
+        ]
+    return found
 
 
 class Renderer:
-    def __init__(self, models: set[str]) -> None:
-        self.models = models
+    """The TypedDicts of one module's models; what they take from other modules is noted."""
+
+    def __init__(self, short: str, home: dict[str, str]) -> None:
+        self.short = short
+        self.home = home  # model name -> its module's short name
+        self.siblings: dict[str, set[str]] = {}
         self.imports: dict[str, set[str]] = {}
 
     def type_text(self, annotation: object) -> str:
@@ -70,8 +81,8 @@ class Renderer:
         args = typing.get_args(annotation)
         if annotation is None or annotation is type(None):
             return "None"
-        if annotation is typing.Any:
-            return "Any"
+        if annotation is typing.Any or getattr(annotation, "__name__", None) == "JsonValue":
+            return "Any"  # pydantic's JsonValue: any JSON value (a recursive alias)
         if origin is typing.Annotated:
             return self.type_text(args[0])
         if origin in (typing.Union, types.UnionType):
@@ -80,27 +91,34 @@ class Renderer:
             return f"Literal[{', '.join(repr(a) for a in args)}]"
         if origin in (list, dict, tuple, set, frozenset):
             return f"{origin.__name__}[{', '.join(self.type_text(a) for a in args)}]"
-        if isinstance(annotation, type):
-            if issubclass(annotation, BaseModel):
-                if annotation.__name__ not in self.models:
-                    raise TypeError(f"{annotation!r} is not an answer model")
-                return annotation.__name__ + SUFFIX
-            if annotation in (int, float, str, bool, bytes):
-                return annotation.__name__
-            if issubclass(annotation, enum.Enum):
-                self.imports.setdefault(annotation.__module__, set()).add(annotation.__name__)
-                return annotation.__name__
         if annotation is Ellipsis:
             return "..."
-        if getattr(annotation, "__name__", None) == "JsonValue":
-            return "Any"  # pydantic's JsonValue: any JSON value (a recursive alias)
+        if isinstance(annotation, type):
+            return self._named(annotation)
         raise TypeError(f"cannot write {annotation!r} as a type")
 
+    def _named(self, kind: type) -> str:
+        if issubclass(kind, BaseModel):
+            if kind.__name__ not in self.home:
+                raise TypeError(f"{kind!r} is not an answer model")
+            name = kind.__name__ + SUFFIX
+            module = self.home[kind.__name__]
+            if module != self.short:
+                self.siblings.setdefault(module, set()).add(name)
+            return name
+        if kind in (int, float, str, bool, bytes):
+            return kind.__name__
+        if issubclass(kind, enum.Enum):
+            self.imports.setdefault(kind.__module__, set()).add(kind.__name__)
+            return kind.__name__
+        raise TypeError(f"cannot write {kind!r} as a type")
+
     def typed_dict(self, model: type[BaseModel]) -> str:
-        lines = [f"class {model.__name__}{SUFFIX}(TypedDict):"]
-        doc = f'    """{model.__module__}.{model.__name__}"""'
-        lines.append(doc)
-        lines.append("")
+        lines = [
+            f"class {model.__name__}{SUFFIX}(TypedDict):",
+            f'    """{model.__module__}.{model.__name__}"""',
+            "",
+        ]
         for name, field in model.model_fields.items():
             text = self.type_text(field.annotation)
             if not field.is_required():
@@ -108,21 +126,37 @@ class Renderer:
             lines.append(f"    {name}: {text}")
         return "\n".join(lines)
 
+    def module(self, models: list[type[BaseModel]]) -> str:
+        classes = [self.typed_dict(m) for m in models]
+        head = MODULE_HEAD.format(source=f"{PACKAGE}.{self.short}")
+        head += "".join(
+            f"from {module} import {', '.join(sorted(names))}\n"
+            for module, names in sorted(self.imports.items())
+        )
+        # Only mypy follows one module's TypedDicts into another's: nothing runs at import,
+        # so the modules may refer to each other both ways.
+        head += "\nif TYPE_CHECKING:\n" + "".join(
+            f"    from {PACKAGE}.{TYPED}.{module} import {', '.join(sorted(names))}\n"
+            for module, names in sorted(self.siblings.items())
+        )
+        if not self.siblings:
+            head += "    pass\n"
+        return head + "\n\n" + "\n\n\n".join(classes) + "\n"
 
-def render() -> str:
-    models = answer_models()
-    renderer = Renderer({m.__name__ for m in models})
-    classes = [renderer.typed_dict(m) for m in models]
-    imports = "".join(
-        f"from {module} import {', '.join(sorted(names))}\n"
-        for module, names in sorted(renderer.imports.items())
-    )
-    # A TypedDict refers to ones declared after it: the annotations are strings (PEP 563).
-    text = HEADER + imports + "\n\n" + "\n\n\n".join(classes) + "\n"
+
+def formatted(path: Path, text: str) -> str:
     ruff = Path(sys.executable).parent / "ruff"
-    return subprocess.run(
-        [str(ruff), "format", "--stdin-filename", str(TARGET), "-"],
+    fixed = subprocess.run(
+        [str(ruff), "check", "--fix-only", "--quiet", "--stdin-filename", str(path), "-"],
         input=text,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    ).stdout
+    return subprocess.run(
+        [str(ruff), "format", "--stdin-filename", str(path), "-"],
+        input=fixed,
         capture_output=True,
         text=True,
         check=True,
@@ -130,14 +164,36 @@ def render() -> str:
     ).stdout
 
 
+def render() -> dict[Path, str]:
+    """Each file of the typed package and its text."""
+    by_module = answer_models()
+    home = {m.__name__: short for short, models in by_module.items() for m in models}
+    files = {TARGET / "__init__.py": PACKAGE_DOC}
+    for short, models in by_module.items():
+        if models:
+            path = TARGET / f"{short}.py"
+            files[path] = formatted(path, Renderer(short, home).module(models))
+    return files
+
+
 def main(argv: list[str]) -> int:
-    text = render()
+    files = render()
+    written = set(TARGET.glob("*.py")) if TARGET.exists() else set()
     if "--check" in argv:
-        if not TARGET.exists() or TARGET.read_text(encoding="utf-8") != text:
-            print(f"{TARGET.relative_to(ROOT)} is stale: run python tools/answer_types.py")
+        stale = sorted(
+            str(p.relative_to(ROOT))
+            for p in set(files) | written
+            if p not in files or not p.exists() or p.read_text(encoding="utf-8") != files[p]
+        )
+        if stale:
+            print(f"stale: {', '.join(stale)}: run python tools/answer_types.py")
             return 1
         return 0
-    TARGET.write_text(text, encoding="utf-8")
+    TARGET.mkdir(exist_ok=True)
+    for path in written - set(files):
+        path.unlink()
+    for path, text in files.items():
+        path.write_text(text, encoding="utf-8")
     return 0
 
 

@@ -10,6 +10,7 @@ from fastapi.responses import Response
 from app.domain.accounting import UNIT_WORDS
 from app.http.deps import SessionDep
 from app.schemas.answers.explore import ExploreAnswer, PickerAnswer
+from app.schemas.answers.typed.explore import WorkGroupOutDict
 from app.schemas.responses import ERROR_RESPONSES, answered_with
 from app.services import bands
 from app.services import picker as series_picker
@@ -61,7 +62,7 @@ def selection_json(state: ExploreState) -> dict[str, Any]:
     }
 
 
-def group_json(group: series_picker.WorkGroup) -> dict[str, Any]:
+def group_json(group: series_picker.WorkGroup) -> WorkGroupOutDict:
     return {"key": group.key, "label": group.label, "sweeps": group.sweeps}
 
 

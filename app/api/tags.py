@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Path
 
 from app.http.deps import IdPath, SessionDep, WriteDep
 from app.schemas.answers.sweeps import SweepTags
+from app.schemas.answers.typed.sweeps import SweepTagsDict
 from app.schemas.responses import ERROR_RESPONSES
 from app.schemas.tags import TagsBody
 from app.services.sweeps import tags as tag_service
@@ -19,7 +20,7 @@ TagPath = Annotated[str, Path(max_length=200, description="a tag, e.g. baseline:
 
 
 @router.get("/sweeps/{sweep_id}/tags", name="api_sweep_tags", response_model=SweepTags)
-def api_sweep_tags(sweep_id: IdPath, session: SessionDep) -> dict[str, Any]:
+def api_sweep_tags(sweep_id: IdPath, session: SessionDep) -> SweepTagsDict:
     """The sweep's tags."""
     sweep_queries.get_sweep(session, sweep_id)
     return {"sweep_id": sweep_id, "tags": tag_store.tags_of(session, sweep_id)}
@@ -31,7 +32,7 @@ def api_sweep_tags(sweep_id: IdPath, session: SessionDep) -> dict[str, Any]:
     dependencies=[WriteDep],
     response_model=SweepTags,
 )
-def api_sweep_tags_add(sweep_id: IdPath, body: TagsBody, session: SessionDep) -> dict[str, Any]:
+def api_sweep_tags_add(sweep_id: IdPath, body: TagsBody, session: SessionDep) -> SweepTagsDict:
     """Add `tag` (or each of `tags`); the newest sweep with a tag stands for it in `check`.
 
     Across fields: give `tag` or `tags`.
@@ -49,7 +50,7 @@ def api_sweep_tags_add(sweep_id: IdPath, body: TagsBody, session: SessionDep) ->
     dependencies=[WriteDep],
     response_model=SweepTags,
 )
-def api_sweep_tags_set(sweep_id: IdPath, body: TagsBody, session: SessionDep) -> dict[str, Any]:
+def api_sweep_tags_set(sweep_id: IdPath, body: TagsBody, session: SessionDep) -> SweepTagsDict:
     """Replace the sweep's tags with `tags`.
 
     Across fields: give `tag` or `tags`.
@@ -65,7 +66,7 @@ def api_sweep_tags_set(sweep_id: IdPath, body: TagsBody, session: SessionDep) ->
     dependencies=[WriteDep],
     response_model=SweepTags,
 )
-def api_sweep_tags_remove(sweep_id: IdPath, tag: TagPath, session: SessionDep) -> dict[str, Any]:
+def api_sweep_tags_remove(sweep_id: IdPath, tag: TagPath, session: SessionDep) -> SweepTagsDict:
     """Remove one tag."""
     tags = tag_service.remove(session, sweep_id, tag)
     session.commit()

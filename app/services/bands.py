@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import polars as pl
@@ -24,6 +23,7 @@ from app.domain.frontier_band import (
     run_replicates,
 )
 from app.domain.request_goodput import defined_tpot_expr
+from app.schemas.answers.typed.readoff import BandOutDict
 from app.services.analysis import Params, SweepAnalysis
 from app.services.sweeps.memo import remember
 from app.store import points as point_queries
@@ -132,7 +132,7 @@ def bands(
     return [sweep_band(r, params, samples.get(int(r.meta.id))) for r in results]
 
 
-def band_json(sb: SweepBand) -> dict[str, Any]:
+def band_json(sb: SweepBand) -> BandOutDict:
     """A band as arrays (null where a grid interactivity has no value or no interval)."""
     b = sb.band
     return {

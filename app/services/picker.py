@@ -20,6 +20,7 @@ from app.domain.leaders import FrontierPoint, frontier_leaders
 from app.domain.metrics import Basis, deployment_tok_s, interactivity_tok_s_user, tok_s_per_gpu
 from app.domain.point import Stat
 from app.domain.sweep_meta import SWEEP_META_FIELDS, SweepMeta
+from app.schemas.answers.typed.explore import PickerOutDict, PickerSweepDict
 from app.services.sweeps.likeness import DESCRIPTION
 from app.services.sweeps.units import sweep_units
 from app.store import point_front, sweep_search
@@ -238,7 +239,7 @@ def _work_groups(
     return members, groups, excluded
 
 
-def sweep_json(sweep: Sweep) -> dict[str, Any]:
+def sweep_json(sweep: Sweep) -> PickerSweepDict:
     """What the picker shows of a sweep."""
     return {
         "id": sweep.id,
@@ -251,7 +252,7 @@ def sweep_json(sweep: Sweep) -> dict[str, Any]:
     }
 
 
-def picker_json(pick: Picker) -> dict[str, Any]:
+def picker_json(pick: Picker) -> PickerOutDict:
     return {
         "q": pick.q,
         "total": pick.total,

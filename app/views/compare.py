@@ -16,6 +16,7 @@ from app.domain.compare import Distinction
 from app.domain.provenance import provenance_text
 from app.domain.sessions import axis_words
 from app.domain.token_classes import SPLIT_RULE
+from app.schemas.answers.typed.compare import PairSideDict
 from app.schemas.explore import ExploreQuery
 from app.services import bands
 from app.services.analysis import SweepAnalysis
@@ -246,7 +247,7 @@ def pair_json(
     }
 
 
-def _side(result: SweepAnalysis) -> dict[str, Any]:
+def _side(result: SweepAnalysis) -> PairSideDict:
     """A side of a pair: its sweep, who made its numbers (harness provenance), and for a
     multi-turn run its sessions and TTFT by turn at the operating point (null otherwise)."""
     meta = result.meta

@@ -11,6 +11,7 @@ from app.domain import plan as domain
 from app.domain.cost import HOURS_PER_MONTH
 from app.domain.numbers import fmt_count, fmt_number, fmt_percent, fmt_usd
 from app.domain.plan import Crossover, Demand
+from app.schemas.answers.typed.plan import CrossoverDict, PlanOptionDict
 from app.schemas.readoff import ReadoffQuery
 from app.services.analysis import Params
 from app.services.planning.sizing import Option, Plan, PlanResult
@@ -62,7 +63,7 @@ def plan_classes(session: Session, plan: Plan, query: ReadoffQuery) -> dict[int,
     return token_classes.for_results(session, analyses, query.class_prices(), columns)
 
 
-def _option_json(option: Option, just_above: Demand | None = None) -> dict[str, Any]:
+def _option_json(option: Option, just_above: Demand | None = None) -> PlanOptionDict:
     """An option with its $/month at the given demand, or just above another average demand."""
     monthly = option.cost.usd_per_month
     if just_above is not None:
@@ -77,7 +78,7 @@ def _option_json(option: Option, just_above: Demand | None = None) -> dict[str, 
     }
 
 
-def _crossover_json(plan: Plan, c: Crossover) -> dict[str, Any]:
+def _crossover_json(plan: Plan, c: Crossover) -> CrossoverDict:
     """Just above c.demand the cheapest changes; each side's $/month is taken just above it."""
     d = plan.demand
     at = Demand(d.unit, c.demand, d.peak_to_average, d.headroom)

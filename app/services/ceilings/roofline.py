@@ -28,6 +28,7 @@ from app.domain.roofline import (
     prefill_ttft_lower_bound_s,
 )
 from app.domain.sweep_meta import SweepMeta
+from app.schemas.answers.typed.claims import PrefillOutDict, RooflineInputsDict
 from app.schemas.claims import RooflineQuery
 from app.services.ceilings.physics import ceiling_curve
 from app.services.errors import Invalid
@@ -119,7 +120,7 @@ def _inputs_json(
     arch: ModelArch,
     precision: str,
     ctx: int,
-) -> dict[str, Any]:
+) -> RooflineInputsDict:
     return {
         "hardware": hardware,
         "gpus": gpus,
@@ -152,7 +153,7 @@ def _step_json(
 
 def _prefill_json(
     arch: ModelArch, hw: HardwareSpec, query: RooflineQuery, prompt: int, precision: str, gpus: int
-) -> dict[str, Any]:
+) -> PrefillOutDict:
     flops = prefill_flops(arch, prompt, query.attention)
     linear = prefill_flops(arch, prompt, attention=False)
     return {

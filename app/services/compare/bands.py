@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
 
 import polars as pl
 
@@ -21,6 +20,7 @@ from app.domain.stretches import (
     stretches,
     unknown_area,
 )
+from app.schemas.answers.typed.compare import PairBandsOutDict
 from app.services.analysis import Params, SweepAnalysis
 from app.services.bands import SweepBand, sweep_band
 from app.services.compare.ratios import Pair
@@ -112,7 +112,7 @@ def stated_area(
     return replace(area_summary(a.band, b.band, lo, hi), stated=True)
 
 
-def pair_bands_json(pb: PairBands) -> dict[str, Any]:
+def pair_bands_json(pb: PairBands) -> PairBandsOutDict:
     """The split as /api/compare gives it: the ratio's interval at each grid interactivity,
     the stretches, the headline and the areas."""
     area = pb.area

@@ -14,6 +14,7 @@ from typing import Any
 
 from app.domain.likeness import Likeness, between
 from app.domain.public_band import BandComparison, DatedRun, compare_to_band
+from app.schemas.answers.typed.public_record import PublicRunOutDict
 from app.services.analysis import SweepAnalysis
 
 RULE = (
@@ -129,7 +130,7 @@ def _without_yours(c: BandComparison) -> BandComparison:
     return replace(c, reason="tick one of your own sweeps beside the public runs")
 
 
-def _run_json(run: DatedRun, ratio: float | None) -> dict[str, Any]:
+def _run_json(run: DatedRun, ratio: float | None) -> PublicRunOutDict:
     return {
         "sweep_id": run.sweep_id,
         "name": run.name,

@@ -15,11 +15,10 @@ from app.domain.readoff_intervals import ReadoffIntervals
 from app.domain.sessions import axis_words
 from app.domain.slo import Readoff
 from app.domain.verdict import Verdict
-from app.schemas.answers.typed import (
-    CiFieldsDict,
+from app.schemas.answers.typed.common import CiFieldsDict, FigureIntervalDict
+from app.schemas.answers.typed.readoff import (
     EstimateOutDict,
     FailedRequestsDict,
-    FigureIntervalDict,
     LimitCheckDict,
     PointVerdictDict,
     ReadoffIntervalsDict,

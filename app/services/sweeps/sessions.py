@@ -32,13 +32,8 @@ from app.domain.sessions import (
 from app.domain.slo import Readoff
 from app.domain.sweep_meta import SweepMeta
 from app.domain.verdict import Slo
-from app.schemas.answers.typed import (
-    AgentsOutDict,
-    SessionsBriefDict,
-    SessionsOutDict,
-    TurnsBriefDict,
-    TurnsOutDict,
-)
+from app.schemas.answers.typed.compare import SessionsBriefDict, TurnsBriefDict
+from app.schemas.answers.typed.readoff import AgentsOutDict, SessionsOutDict, TurnsOutDict
 from app.services.prices import Cost
 from app.store import points as point_queries
 from app.store.points import SweepPoints

@@ -26,6 +26,7 @@ from app.domain.prom_cache import cache_json
 from app.domain.prom_histogram import Quantile
 from app.domain.prom_names import HISTOGRAMS
 from app.domain.prom_window import WindowPoint
+from app.schemas.answers.typed.production import EfficiencyOutDict, TpotOutDict
 from app.services import prices
 from app.services.errors import Invalid
 from app.services.telemetry.options import Frontier, ReportOptions
@@ -87,7 +88,7 @@ def _flags(eff: Efficiency, slo: SloResult | None, floor: float | None) -> list[
     return flags
 
 
-def _tpot_json(tpot: TpotRead, stat: str) -> dict[str, Any]:
+def _tpot_json(tpot: TpotRead, stat: str) -> TpotOutDict:
     return {
         "stat": stat,
         "value_ms": tpot.value_ms,
@@ -99,7 +100,7 @@ def _tpot_json(tpot: TpotRead, stat: str) -> dict[str, Any]:
     }
 
 
-def _efficiency_json(eff: Efficiency) -> dict[str, Any]:
+def _efficiency_json(eff: Efficiency) -> EfficiencyOutDict:
     return {
         # One value only where the data fix it; else null with the interval and reason.
         "value": eff.value,

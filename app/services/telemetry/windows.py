@@ -28,6 +28,7 @@ from app.ingest.errors import FIELD_SOURCE, IngestError, RowError
 from app.ingest.limits import int_problem, text_problem
 from app.ingest.source import SourceFile
 from app.ingest.telemetry import read_telemetry
+from app.schemas.answers.typed.production import ProductionStoredDict
 from app.services.errors import Conflict, Invalid
 from app.store import production as store
 from app.store.models import Deployment
@@ -253,7 +254,7 @@ def _scraped_model(label: str | None) -> str | None:
     return label.strip()
 
 
-def ingested_json(result: Ingested) -> dict[str, Any]:
+def ingested_json(result: Ingested) -> ProductionStoredDict:
     return {
         "deployment_id": result.deployment_id,
         "deployment": result.deployment,

@@ -1,0 +1,137 @@
+"""The TypedDicts of app.schemas.answers.check: written by tools/answer_types.py."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
+
+if TYPE_CHECKING:
+    from app.schemas.answers.typed.common import DifferenceDict
+    from app.schemas.answers.typed.histograms import HistogramAttainmentOutDict
+    from app.schemas.answers.typed.readoff import (
+        AgentsOutDict,
+        EstimateOutDict,
+        FailedRequestsDict,
+        OperatingPointDict,
+        PointVerdictDict,
+        PriceCellOutDict,
+        ReadoffIntervalsDict,
+        SessionsOutDict,
+        SloOutDict,
+        SweepCostDict,
+        TokensPerJouleDict,
+        TurnsOutDict,
+    )
+    from app.schemas.answers.typed.token_classes import TokenClassesOutDict
+    from app.schemas.answers.typed.ttft_context import TtftContextOutDict
+
+
+class CheckedSweepDict(TypedDict):
+    """app.schemas.answers.check.CheckedSweep"""
+
+    sweep_id: int
+    name: str
+    hardware: str
+    num_gpus: int
+    num_prefill_gpus: int | None
+    num_decode_gpus: int | None
+    split: str | None
+    throughput_per: str
+    status: Literal["pass", "borderline", "fail", "unknown"]
+    borderline_reason: str | None
+    failed_requests: FailedRequestsDict | None
+    meets_slo: bool | None
+    reason: str | None
+    goodput_tok_s_per_gpu: float | None
+    goodput_requests_per_s: float | None
+    goodput_statistic: str | None
+    best_run_tok_s_per_gpu: float | None
+    operating_point: OperatingPointDict | None
+    estimate: EstimateOutDict | None
+    tok_s_per_mw: float | None
+    sessions: SessionsOutDict
+    turns: TurnsOutDict
+    agents: AgentsOutDict
+    scenario: str | None
+    tokens_per_joule: TokensPerJouleDict
+    joint_attainment_bounds: tuple[float, float] | None
+    note: str
+    ci_level: float
+    intervals: ReadoffIntervalsDict | None
+    costs: list[SweepCostDict]
+    points: NotRequired[list[PointVerdictDict] | None]
+    price_cells: list[PriceCellOutDict]
+    histogram_attainment: NotRequired[list[HistogramAttainmentOutDict] | None]
+    token_classes: NotRequired[TokenClassesOutDict | None]
+    ttft_vs_context: NotRequired[TtftContextOutDict | None]
+    ref: str
+    resolved_by: Literal["id", "tag", "name"]
+
+
+class FindingIntervalDict(TypedDict):
+    """app.schemas.answers.check.FindingInterval"""
+
+    ci_low: float | None
+    ci_high: float | None
+    ci_level: float
+    ci_method: (
+        Literal["wilson", "bootstrap", "t", "t-log", "ratio-bootstrap", "ratio-log-normal"] | None
+    )
+
+
+class GateRatioOutDict(TypedDict):
+    """app.schemas.answers.check.GateRatioOut"""
+
+    value: float
+    ci_low: float | None
+    ci_high: float | None
+    ci_level: float
+    ci_method: Literal["ratio-bootstrap", "ratio-t-log", "ratio-log-normal"] | None
+    ci_reason: str | None
+    paired: bool
+    n_baseline: NotRequired[int | None]
+    n_candidate: NotRequired[int | None]
+
+
+class FindingDict(TypedDict):
+    """app.schemas.answers.check.Finding"""
+
+    figure: Literal["meets_slo", "goodput_tok_s_per_gpu", "usd_per_mtok", "frontier"]
+    label: str
+    baseline: bool | float | None
+    candidate: bool | float | None
+    change: float | None
+    regression: bool
+    note: str
+    baseline_interval: FindingIntervalDict | None
+    candidate_interval: FindingIntervalDict | None
+    ratio: NotRequired[GateRatioOutDict | None]
+
+
+class CaveatOutDict(TypedDict):
+    """app.schemas.answers.check.CaveatOut"""
+
+    kind: Literal["split", "spec_method", "acceptance", "prefix_cache"]
+    text: str
+
+
+class CheckAnswerDict(TypedDict):
+    """app.schemas.answers.check.CheckAnswer"""
+
+    verdict: Literal["pass", "regression", "comparison"]
+    same_configuration: bool
+    differences: list[DifferenceDict]
+    caveats: list[CaveatOutDict]
+    allow_different: bool
+    scope: Literal["slo", "frontier"]
+    tolerance: float
+    share: float
+    slo: SloOutDict
+    price_columns: list[str]
+    candidate: CheckedSweepDict
+    baseline: CheckedSweepDict
+    findings: list[FindingDict]
+    regressions: list[str]
+    compare_url: str
+    headline: str
+    summary: str
+    check_id: int
