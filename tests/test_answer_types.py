@@ -32,7 +32,9 @@ def test_each_typed_dict_has_its_models_keys_and_requires_what_the_model_require
     fields = model.model_fields  # type: ignore[attr-defined]
     assert list(typed.__annotations__) == list(fields)
     # The annotations are text (PEP 563), which a TypedDict does not read for NotRequired.
-    optional = {k for k, v in typed.__annotations__.items() if text(v).startswith("NotRequired[")}
+    optional = {
+        k for k, v in typed.__annotations__.items() if annotation_text(v).startswith("NotRequired[")
+    }
     assert optional == {k for k, f in fields.items() if not f.is_required()}
 
 
@@ -40,12 +42,12 @@ def test_a_typed_dict_refers_to_another_models_typed_dict_not_to_the_model() -> 
     from app.schemas.answers.typed.readoff import ReadoffResultDict
 
     annotations = ReadoffResultDict.__annotations__
-    assert text(annotations["sessions"]) == "SessionsOutDict"
-    assert text(annotations["operating_point"]) == "OperatingPointDict | None"
-    assert text(annotations["points"]) == "NotRequired[list[PointVerdictDict] | None]"
+    assert annotation_text(annotations["sessions"]) == "SessionsOutDict"
+    assert annotation_text(annotations["operating_point"]) == "OperatingPointDict | None"
+    assert annotation_text(annotations["points"]) == "NotRequired[list[PointVerdictDict] | None]"
 
 
-def text(annotation: object) -> str:
+def annotation_text(annotation: object) -> str:
     return str(getattr(annotation, "__forward_arg__", annotation))
 
 

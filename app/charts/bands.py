@@ -9,6 +9,7 @@ from typing import Any
 
 from app.charts.style import colour
 from app.domain.numbers import fmt_number, fmt_percent
+from app.schemas.answers.typed.common import PlotlyFigureDict
 from app.services.bands import SweepBand
 from app.services.compare.bands import PairBands
 
@@ -79,7 +80,7 @@ def frontier_band_traces(
 STRETCH_FILL = {"above": "rgba(0,158,115,0.12)", "below": "rgba(213,94,0,0.12)"}
 
 
-def add_stretches(figure: dict[str, Any], split: Sequence[PairBands]) -> None:
+def add_stretches(figure: PlotlyFigureDict, split: Sequence[PairBands]) -> None:
     """On the ratio chart: each pair's ratio band (in its line's colour) and, behind it, its
     stretches where A is significantly above B (green) or below (orange), from the first to
     the last grid interactivity of each stretch."""

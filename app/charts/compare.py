@@ -9,6 +9,7 @@ from app.charts.style import colour, empty_note, series_style, side_legend
 from app.domain.compare import no_overlap_reason
 from app.domain.numbers import fmt_load, fmt_number, fmt_usd
 from app.domain.slo import Slo
+from app.schemas.answers.typed.common import PlotlyFigureDict
 from app.services.compare.intervals import PairIntervals
 from app.services.compare.ratios import Pair, frontier_of
 from app.services.compare.sensitivity import SensitivitySeries
@@ -77,7 +78,7 @@ def _slo_line(layout: dict[str, Any], slo: Slo, traces: list[dict[str, Any]]) ->
 
 def throughput_ratio_figure(
     pairs: list[Pair], slo: Slo, intervals: Sequence[PairIntervals | None] | None = None
-) -> dict[str, Any]:
+) -> PlotlyFigureDict:
     """A ÷ baseline of tok/s per GPU across the shared interactivity range, one line per pair;
     with `intervals`, the headline ratios (and the goodput ratio at the SLO's interactivity
     floor) as markers with their intervals as error bars."""
@@ -209,7 +210,7 @@ def _no_ratio_reason(pairs: list[Pair]) -> str:
     return pair.curve.reason or "the systems' measured interactivity ranges do not overlap"
 
 
-def cost_ratio_figure(pairs: list[Pair], groups: list[PriceColumn], slo: Slo) -> dict[str, Any]:
+def cost_ratio_figure(pairs: list[Pair], groups: list[PriceColumn], slo: Slo) -> PlotlyFigureDict:
     """A ÷ baseline of $/Mtok per price column (rental and ownership side by side)."""
     traces = []
     dashes = ("solid", "dash", "dot", "dashdot")
@@ -258,7 +259,7 @@ def sensitivity_figure(
     percentile: str,
     costs: bool,
     empty: str | None = None,
-) -> dict[str, Any]:
+) -> PlotlyFigureDict:
     """Goodput (or $/Mtok) of each sweep against the limit of one metric, as a step line; where
     no step has a value, the chart says why (`empty`) instead of blank axes."""
     traces = []

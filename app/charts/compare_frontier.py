@@ -12,6 +12,7 @@ from app.charts.pareto import pareto_figure
 from app.domain.accounting import short_unit
 from app.domain.numbers import fmt_number
 from app.domain.pareto import value_at
+from app.schemas.answers.typed.common import PlotlyFigureDict
 from app.services.analysis import Params, SweepAnalysis
 from app.services.bands import SweepBand
 from app.services.compare.bands import PairBands
@@ -92,7 +93,7 @@ def compare_frontier_figure(
     *,
     log_x: bool = False,
     log_y: bool = False,
-) -> dict[str, Any]:
+) -> PlotlyFigureDict:
     """The systems' frontiers as Explore draws them (frontier only), with `found` bands and
     `split` stretches beneath the lines (neither moves the axes)."""
     beneath: list[dict[str, Any]] = []

@@ -8,6 +8,7 @@ from typing import Any
 
 from app.charts.style import empty_note, series_style, side_legend
 from app.domain.numbers import fmt_number, fmt_usd
+from app.schemas.answers.typed.common import PlotlyFigureDict
 from app.services.history import ConfigHistory, HistoryRow, RegressionMark
 from app.services.readoff.price_columns import PriceCell
 from app.services.readoff.units_shown import unit_words
@@ -21,7 +22,7 @@ def history_figure(
     *,
     cost: bool,
     marks: dict[int, list[RegressionMark]] | None = None,
-) -> dict[str, Any]:
+) -> PlotlyFigureDict:
     """Goodput (or $/Mtok under the first price column) at the current SLO by date; sweeps a
     check found to be a regression carry a red cross."""
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from app.charts.style import empty_note, series_style, side_legend
 from app.domain.numbers import fmt_number, fmt_percent
+from app.schemas.answers.typed.common import PlotlyFigureDict
 from app.services.history import ConfigHistory, HistoryRow
 from app.services.readoff.document import e2e_at
 
@@ -28,7 +29,7 @@ def e2e_of(row: HistoryRow) -> float | None:
     return None if op is None else e2e_at(row.result, op.point_id)
 
 
-def sessions_figure(groups: list[ConfigHistory], *, e2e: bool) -> dict[str, Any]:
+def sessions_figure(groups: list[ConfigHistory], *, e2e: bool) -> PlotlyFigureDict:
     """Session attainment (or, with `e2e`, E2E-normalized interactivity) by date, per
     multi-turn configuration; undated sweeps stay in the table."""
     traces = [_trace(i, group, e2e) for i, group in enumerate(g for g in groups if g.multi_turn)]

@@ -19,6 +19,7 @@ from app.charts.sweep_traces import positions, sweep_traces
 from app.domain.accounting import axis_unit
 from app.domain.numbers import fmt_count
 from app.domain.sessions import axis_words
+from app.schemas.answers.typed.common import PlotlyFigureDict
 from app.services.analysis import Params, SweepAnalysis
 
 BASIS_WORDS = {"output": "Output", "total": "Total (input + output)", "input": "Input"}
@@ -39,7 +40,7 @@ def pareto_figure(  # noqa: PLR0913 (keyword-only display options)
     limits_at_edge: bool = True,
     overlay_traces: list[dict[str, Any]] | None = None,
     band_traces: list[dict[str, Any]] | None = None,
-) -> dict[str, Any]:
+) -> PlotlyFigureDict:
     """Frontier lines, faded dominated points, read-off stars, and the SLO's interactivity floor.
 
     The axes fit the measured points (and the SLO floor); with `limits_at_edge`, physics

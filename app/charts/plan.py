@@ -10,6 +10,7 @@ from app.charts.ranges import LOG_PAD
 from app.charts.style import button_bar, colour, empty_note, side_legend
 from app.domain import plan as domain
 from app.domain.numbers import fmt_number, fmt_usd
+from app.schemas.answers.typed.common import PlotlyFigureDict
 from app.services.planning.sizing import Option, Plan
 
 UNIT_WORDS = {
@@ -21,7 +22,7 @@ UNIT_WORDS = {
 DASHES = ("solid", "dash", "dot", "dashdot")
 
 
-def cost_figure(plan: Plan) -> dict[str, Any]:
+def cost_figure(plan: Plan) -> PlotlyFigureDict:
     """$/month against average demand from 0.1× to 10× the given demand, log–log (linear one
     click away).
 

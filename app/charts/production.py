@@ -8,6 +8,7 @@ from typing import Any
 
 from app.charts.style import PALETTE, empty_note
 from app.domain.numbers import fmt_number, fmt_usd
+from app.schemas.answers.typed.common import PlotlyFigureDict
 
 FLAG_COLOUR = "#c0392b"
 
@@ -53,7 +54,7 @@ def _efficiency_span(eff: dict[str, Any]) -> tuple[float | None, float | None, s
     return lower, upper, f"{low} – {high} % (the TPOT's bucket allows this range)"
 
 
-def efficiency_figure(doc: dict[str, Any]) -> dict[str, Any]:
+def efficiency_figure(doc: dict[str, Any]) -> PlotlyFigureDict:
     """One marker per window: a value where the data fix it, else a bar over the interval the
     TPOT's bucket allows (an open side drawn as far as the known side, marked by a triangle)."""
     windows = doc["windows"]
@@ -106,7 +107,7 @@ def efficiency_figure(doc: dict[str, Any]) -> dict[str, Any]:
     return {"data": [trace, _flagged(windows, ys)], "layout": layout}
 
 
-def attainment_figure(doc: dict[str, Any]) -> dict[str, Any]:
+def attainment_figure(doc: dict[str, Any]) -> PlotlyFigureDict:
     windows = [w for w in doc["windows"] if w["slo"] is not None]
     lower = [w["slo"]["attainment_lower"] * 100 for w in windows]
     upper = [w["slo"]["attainment_upper"] * 100 for w in windows]
@@ -147,7 +148,7 @@ def attainment_figure(doc: dict[str, Any]) -> dict[str, Any]:
     return {"data": [trace], "layout": layout}
 
 
-def cost_figure(doc: dict[str, Any]) -> dict[str, Any]:
+def cost_figure(doc: dict[str, Any]) -> PlotlyFigureDict:
     windows = doc["windows"]
     ys = [w["usd_per_mtok"] for w in windows]
     trace = {
@@ -193,7 +194,7 @@ def _bucket_bars(windows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def overlay_figure(doc: dict[str, Any]) -> dict[str, Any]:
+def overlay_figure(doc: dict[str, Any]) -> PlotlyFigureDict:
     """The frontier and the windows as a cloud coloured by time (minutes since the first)."""
     front = doc["frontier"]
     traces: list[dict[str, Any]] = []

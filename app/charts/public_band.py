@@ -8,13 +8,14 @@ from typing import Any
 
 from app.charts.style import empty_note, series_style, side_legend
 from app.domain.numbers import fmt_number
+from app.schemas.answers.typed.common import PlotlyFigureDict
 from app.services.compare.public_record import AgainstPublic
 from app.services.readoff.units_shown import unit_words
 
 YOURS_COLOUR = "#0072b2"
 
 
-def public_band_figure(item: AgainstPublic) -> dict[str, Any]:
+def public_band_figure(item: AgainstPublic) -> PlotlyFigureDict:
     """The band's runs by date (those with a goodput: a run without one is in the table only)
     and, when your sweep has a goodput, a line at it over a shaded interval."""
     c = item.comparison

@@ -9,6 +9,7 @@ from app.charts.pareto import pareto_figure
 from app.charts.style import colour
 from app.domain.claims import on_basis, per_gpu_tok_s
 from app.domain.numbers import fmt_number
+from app.schemas.answers.typed.common import PlotlyFigureDict
 from app.services.analysis import SweepAnalysis
 from app.services.ceilings.physics import Curve, ShownPhysics
 from app.services.claims.audit import Placement
@@ -182,7 +183,7 @@ def explore_traces(
     return traces + claim_traces(shown.claims, basis, extent, shown.verdicts)
 
 
-def placement_figure(placement: Placement) -> dict[str, Any]:
+def placement_figure(placement: Placement) -> PlotlyFigureDict:
     """A claim's audit chart: the compared sweeps' frontiers, its physics limit (dashed) and the
     claim; log x when asked, or (by default) when the claim is far out."""
     results, params, claim, ceiling = (

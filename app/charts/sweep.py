@@ -16,6 +16,7 @@ import polars as pl
 from app.charts.style import colour, empty_note, series_style, side_legend, top_legend
 from app.domain.numbers import fmt_load, fmt_number, fmt_percent
 from app.domain.request_goodput import defined_tpot_expr, one_token_expr
+from app.schemas.answers.typed.common import PlotlyFigureDict
 from app.store.point_blocks import StoredPoint
 
 CDF_POINTS = 200
@@ -117,7 +118,7 @@ def _base_layout(points: list[StoredPoint], inf_x: float | None, **axes: Any) ->
     return layout
 
 
-def latency_figure(points: list[StoredPoint]) -> dict[str, Any]:
+def latency_figure(points: list[StoredPoint]) -> PlotlyFigureDict:
     """p50 and p90 TTFT (left axis) and TPOT (right axis), ms, against load."""
     inf_x = _inf_x(points)
     traces = []
@@ -152,7 +153,7 @@ def _ms_axis(title: str, colour_: str) -> dict[str, Any]:
     }
 
 
-def e2el_figure(points: list[StoredPoint]) -> dict[str, Any]:
+def e2el_figure(points: list[StoredPoint]) -> PlotlyFigureDict:
     """p50 and p90 end-to-end latency against load, in seconds when it reaches 10 s."""
     inf_x = _inf_x(points)
     values = [v for p in points for v in (p.e2el_p50_ms, p.e2el_p90_ms) if v is not None]
@@ -171,7 +172,7 @@ def e2el_figure(points: list[StoredPoint]) -> dict[str, Any]:
     return {"data": traces, "layout": layout}
 
 
-def throughput_figure(points: list[StoredPoint], num_gpus: int) -> dict[str, Any]:
+def throughput_figure(points: list[StoredPoint], num_gpus: int) -> PlotlyFigureDict:
     """Output and total tok/s per GPU against load."""
     inf_x = _inf_x(points)
     traces = []
@@ -199,6 +200,7 @@ def load_label(point: StoredPoint) -> str:
     return "rate ∞" if math.isinf(rate) else f"rate {fmt_load(rate, 'req/s')}"
 
 
+# A page figure, not a PlotlyFigure answer: it carries the "note" the sweep page shows.
 def cdf_figure(points: list[StoredPoint], samples: pl.DataFrame, metric: str) -> dict[str, Any]:
     """Empirical CDF of per-request TTFT or TPOT (ms), one line per load level with samples.
 

@@ -16,6 +16,7 @@ from app.domain.compare import Distinction
 from app.domain.provenance import provenance_text
 from app.domain.sessions import axis_words
 from app.domain.token_classes import SPLIT_RULE
+from app.schemas.answers.typed.common import PlotlyFigureDict
 from app.schemas.answers.typed.compare import PairSideDict
 from app.schemas.explore import ExploreQuery
 from app.services import bands
@@ -105,7 +106,7 @@ def compare_context(session: Session, query: ExploreQuery) -> dict[str, Any]:
 
 def _sensitivity_figures(
     view: views.View, series: list[SensitivitySeries]
-) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+) -> tuple[PlotlyFigureDict | None, PlotlyFigureDict | None]:
     """The SLO-sensitivity chart of goodput and of $/Mtok (None without series or prices)."""
     metric = view.state.query.sensitivity
     sens_empty = slo_sensitivity.sensitivity_empty_reason(series, view.params, metric)

@@ -53,10 +53,11 @@ def explore_context(
     if state.query.accounting != "gpu" and (
         state.query.roofline_model or state.query.claims != "none"
     ):
-        figure["notes"].append(
+        figure["notes"] = [
+            *(figure.get("notes") or []),
             "Physics limits and vendor claims are per GPU: they are drawn while y counts per "
-            "total GPU."
-        )
+            "total GPU.",
+        ]
     series = view.sensitivity()
     sens = None
     if series:

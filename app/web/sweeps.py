@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
@@ -192,10 +193,10 @@ def _tags_answer(
 
 def sweep_figures(
     session: SessionDep, points: list[StoredPoint], num_gpus: int, has_samples: bool
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, Mapping[str, Any]]:
     """Figures by element id: latency and throughput against load, per-request CDFs (only
     when the sweep has request samples; the page says so otherwise). An empty figure says why."""
-    figures = {
+    figures: dict[str, Mapping[str, Any]] = {
         "latency-figure": charts_sweep.latency_figure(points),
         "e2el-figure": charts_sweep.e2el_figure(points),
         "throughput-figure": charts_sweep.throughput_figure(points, num_gpus),
