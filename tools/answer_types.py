@@ -114,17 +114,48 @@ class Renderer:
         raise TypeError(f"cannot write {kind!r} as a type")
 
     def typed_dict(self, model: type[BaseModel]) -> str:
+        base = self._base(model)
+        inherited = {} if base is None else base.model_fields
+        parent = "TypedDict" if base is None else self._parent(base)
         lines = [
-            f"class {model.__name__}{SUFFIX}(TypedDict):",
+            f"class {model.__name__}{SUFFIX}({parent}):",
             f'    """{model.__module__}.{model.__name__}"""',
             "",
         ]
         for name, field in model.model_fields.items():
+            if name in inherited:
+                continue
             text = self.type_text(field.annotation)
             if not field.is_required():
                 text = f"NotRequired[{text}]"
             lines.append(f"    {name}: {text}")
+        if not model.model_fields.keys() - inherited.keys():
+            lines.append("    pass")
         return "\n".join(lines)
+
+    def _base(self, model: type[BaseModel]) -> type[BaseModel] | None:
+        """The answer model this one extends, when it keeps that model's fields as they are
+        (a TypedDict may add keys to its base's, not change them)."""
+        base = model.__bases__[0]
+        if not issubclass(base, BaseModel) or base.__name__ not in self.home:
+            return None
+        own = model.model_fields
+        for name, field in base.model_fields.items():
+            if (
+                name not in own
+                or own[name].annotation != field.annotation
+                or own[name].is_required() != field.is_required()
+            ):
+                return None
+        return base
+
+    def _parent(self, base: type[BaseModel]) -> str:
+        name = base.__name__ + SUFFIX
+        module = self.home[base.__name__]
+        if module != self.short:
+            # A base is needed when the class is made, not only by mypy.
+            self.imports.setdefault(f"{PACKAGE}.{TYPED}.{module}", set()).add(name)
+        return name
 
     def module(self, models: list[type[BaseModel]]) -> str:
         classes = [self.typed_dict(m) for m in models]

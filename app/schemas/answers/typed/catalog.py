@@ -35,23 +35,9 @@ class HardwareUseDict(TypedDict):
     claims: int
 
 
-class HardwareDetailDict(TypedDict):
+class HardwareDetailDict(HardwareOutDict):
     """app.schemas.answers.catalog.HardwareDetail"""
 
-    key: str
-    name: str
-    vendor: str | None
-    memory_gb: float | None
-    memory_kind: str | None
-    mem_bw_tb_s: float | None
-    bf16_tflops: float | None
-    fp8_tflops: float | None
-    fp4_tflops: float | None
-    tdp_w: float | None
-    allin_kw: float | None
-    gpus_per_node: int | None
-    source: str | None
-    aliases: list[str]
     used_by: HardwareUseDict
 
 
@@ -98,24 +84,9 @@ class ModelSpecUseDict(TypedDict):
     claims: int
 
 
-class ModelSpecDetailDict(TypedDict):
+class ModelSpecDetailDict(ModelSpecOutDict):
     """app.schemas.answers.catalog.ModelSpecDetail"""
 
-    key: str
-    name: str
-    total_params_b: float
-    active_params_b: float
-    prefill_active_params_b: float | None
-    decode_active_params_b: float | None
-    layers: int
-    d_model: int | None
-    kv_heads: int | None
-    head_dim: int | None
-    kv_lora_rank: int | None
-    rope_dim: int | None
-    experts: int | None
-    top_k: int | None
-    source: str | None
     used_by: ModelSpecUseDict
 
 

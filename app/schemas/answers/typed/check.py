@@ -4,65 +4,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
 
+from app.schemas.answers.typed.readoff import ReadoffRowDict
+
 if TYPE_CHECKING:
     from app.schemas.answers.typed.common import DifferenceDict
-    from app.schemas.answers.typed.histograms import HistogramAttainmentOutDict
-    from app.schemas.answers.typed.readoff import (
-        AgentsOutDict,
-        EstimateOutDict,
-        FailedRequestsDict,
-        OperatingPointDict,
-        PointVerdictDict,
-        PriceCellOutDict,
-        ReadoffIntervalsDict,
-        SessionsOutDict,
-        SloOutDict,
-        SweepCostDict,
-        TokensPerJouleDict,
-        TurnsOutDict,
-    )
-    from app.schemas.answers.typed.token_classes import TokenClassesOutDict
-    from app.schemas.answers.typed.ttft_context import TtftContextOutDict
+    from app.schemas.answers.typed.readoff import SloOutDict
 
 
-class CheckedSweepDict(TypedDict):
+class CheckedSweepDict(ReadoffRowDict):
     """app.schemas.answers.check.CheckedSweep"""
 
-    sweep_id: int
-    name: str
-    hardware: str
-    num_gpus: int
-    num_prefill_gpus: int | None
-    num_decode_gpus: int | None
-    split: str | None
-    throughput_per: str
-    status: Literal["pass", "borderline", "fail", "unknown"]
-    borderline_reason: str | None
-    failed_requests: FailedRequestsDict | None
-    meets_slo: bool | None
-    reason: str | None
-    goodput_tok_s_per_gpu: float | None
-    goodput_requests_per_s: float | None
-    goodput_statistic: str | None
-    best_run_tok_s_per_gpu: float | None
-    operating_point: OperatingPointDict | None
-    estimate: EstimateOutDict | None
-    tok_s_per_mw: float | None
-    sessions: SessionsOutDict
-    turns: TurnsOutDict
-    agents: AgentsOutDict
-    scenario: str | None
-    tokens_per_joule: TokensPerJouleDict
-    joint_attainment_bounds: tuple[float, float] | None
-    note: str
-    ci_level: float
-    intervals: ReadoffIntervalsDict | None
-    costs: list[SweepCostDict]
-    points: NotRequired[list[PointVerdictDict] | None]
-    price_cells: list[PriceCellOutDict]
-    histogram_attainment: NotRequired[list[HistogramAttainmentOutDict] | None]
-    token_classes: NotRequired[TokenClassesOutDict | None]
-    ttft_vs_context: NotRequired[TtftContextOutDict | None]
     ref: str
     resolved_by: Literal["id", "tag", "name"]
 

@@ -37,32 +37,9 @@ class ClaimOutDict(TypedDict):
     created_at: str | None
 
 
-class ClaimListedDict(TypedDict):
+class ClaimListedDict(ClaimOutDict):
     """app.schemas.answers.claims.ClaimListed"""
 
-    id: int
-    vendor: str
-    hardware: str
-    gpu_scope: str
-    scope_gpus: int
-    model: str | None
-    precision: str | None
-    value_tok_s: float
-    measures: str
-    token_basis: str
-    interactivity_tok_s_user: float | None
-    batch: int | None
-    isl: int | None
-    osl: int | None
-    spec_decode: str | None
-    source_url: str | None
-    claimed_at: str | None
-    notes: str | None
-    example: bool
-    harness: str | None
-    provenance: str | None
-    provenance_text: str
-    created_at: str | None
     verdict: Literal[
         "physically possible",
         "impossible",

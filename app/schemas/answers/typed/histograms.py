@@ -40,18 +40,9 @@ class HistogramLimitDict(TypedDict):
     limit_ms: float
 
 
-class SweepHistogramRowDict(TypedDict):
+class SweepHistogramRowDict(HistogramAttainmentOutDict):
     """app.schemas.answers.histograms.SweepHistogramRow"""
 
-    point_id: int
-    attainment_low: float
-    attainment_high: float
-    text: str
-    target: float
-    verdict: Literal["pass", "fail", "unknown"]
-    issued: float
-    limits: list[HistogramLimitShareDict]
-    rule: str
     position: int
 
 

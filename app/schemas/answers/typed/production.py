@@ -42,16 +42,9 @@ class DeploymentOutDict(TypedDict):
     engine_version: str | None
 
 
-class DeploymentListedDict(TypedDict):
+class DeploymentListedDict(DeploymentOutDict):
     """app.schemas.answers.production.DeploymentListed"""
 
-    id: int
-    name: str
-    model: str | None
-    hardware: str | None
-    num_gpus: int | None
-    engine: str | None
-    engine_version: str | None
     windows: int
 
 

@@ -235,40 +235,9 @@ class ReadoffResultDict(TypedDict):
     points: NotRequired[list[PointVerdictDict] | None]
 
 
-class ReadoffRowDict(TypedDict):
+class ReadoffRowDict(ReadoffResultDict):
     """app.schemas.answers.readoff.ReadoffRow"""
 
-    sweep_id: int
-    name: str
-    hardware: str
-    num_gpus: int
-    num_prefill_gpus: int | None
-    num_decode_gpus: int | None
-    split: str | None
-    throughput_per: str
-    status: Literal["pass", "borderline", "fail", "unknown"]
-    borderline_reason: str | None
-    failed_requests: FailedRequestsDict | None
-    meets_slo: bool | None
-    reason: str | None
-    goodput_tok_s_per_gpu: float | None
-    goodput_requests_per_s: float | None
-    goodput_statistic: str | None
-    best_run_tok_s_per_gpu: float | None
-    operating_point: OperatingPointDict | None
-    estimate: EstimateOutDict | None
-    tok_s_per_mw: float | None
-    sessions: SessionsOutDict
-    turns: TurnsOutDict
-    agents: AgentsOutDict
-    scenario: str | None
-    tokens_per_joule: TokensPerJouleDict
-    joint_attainment_bounds: tuple[float, float] | None
-    note: str
-    ci_level: float
-    intervals: ReadoffIntervalsDict | None
-    costs: list[SweepCostDict]
-    points: NotRequired[list[PointVerdictDict] | None]
     price_cells: list[PriceCellOutDict]
     histogram_attainment: NotRequired[list[HistogramAttainmentOutDict] | None]
     token_classes: NotRequired[TokenClassesOutDict | None]

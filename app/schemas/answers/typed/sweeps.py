@@ -45,40 +45,9 @@ class SweepFieldsDict(TypedDict):
     created_at: str
 
 
-class SweepListedDict(TypedDict):
+class SweepListedDict(SweepFieldsDict):
     """app.schemas.answers.sweeps.SweepListed"""
 
-    id: int
-    name: str
-    hardware: str
-    num_gpus: int
-    model: str | None
-    engine: str | None
-    engine_version: str | None
-    precision: str | None
-    spec_decode: str | None
-    draft_model: str | None
-    num_spec_tokens: int | None
-    isl: int | None
-    osl: int | None
-    workload: str | None
-    scenario: str | None
-    trace_dataset: str | None
-    num_prefill_gpus: int | None
-    num_decode_gpus: int | None
-    config: str | None
-    source_kind: str
-    source_tool: str | None
-    harness: str | None
-    harness_version: str | None
-    provenance: str | None
-    notes: str | None
-    measured_at: str | None
-    run_id: str | None
-    run_url: str | None
-    image: str | None
-    source_file: str | None
-    created_at: str
     points: int
     tags: list[str]
 
@@ -184,40 +153,9 @@ class CachedInputRowDict(TypedDict):
     cached_input_from: str | None
 
 
-class SweepDetailDict(TypedDict):
+class SweepDetailDict(SweepFieldsDict):
     """app.schemas.answers.sweeps.SweepDetail"""
 
-    id: int
-    name: str
-    hardware: str
-    num_gpus: int
-    model: str | None
-    engine: str | None
-    engine_version: str | None
-    precision: str | None
-    spec_decode: str | None
-    draft_model: str | None
-    num_spec_tokens: int | None
-    isl: int | None
-    osl: int | None
-    workload: str | None
-    scenario: str | None
-    trace_dataset: str | None
-    num_prefill_gpus: int | None
-    num_decode_gpus: int | None
-    config: str | None
-    source_kind: str
-    source_tool: str | None
-    harness: str | None
-    harness_version: str | None
-    provenance: str | None
-    notes: str | None
-    measured_at: str | None
-    run_id: str | None
-    run_url: str | None
-    image: str | None
-    source_file: str | None
-    created_at: str
     points: list[StoredPointDict]
     measured_isl: float | None
     measured_osl: float | None
@@ -230,78 +168,16 @@ class SweepDetailDict(TypedDict):
     cached_input: list[CachedInputRowDict]
 
 
-class SweepEditedDict(TypedDict):
+class SweepEditedDict(SweepFieldsDict):
     """app.schemas.answers.sweeps.SweepEdited"""
 
-    id: int
-    name: str
-    hardware: str
-    num_gpus: int
-    model: str | None
-    engine: str | None
-    engine_version: str | None
-    precision: str | None
-    spec_decode: str | None
-    draft_model: str | None
-    num_spec_tokens: int | None
-    isl: int | None
-    osl: int | None
-    workload: str | None
-    scenario: str | None
-    trace_dataset: str | None
-    num_prefill_gpus: int | None
-    num_decode_gpus: int | None
-    config: str | None
-    source_kind: str
-    source_tool: str | None
-    harness: str | None
-    harness_version: str | None
-    provenance: str | None
-    notes: str | None
-    measured_at: str | None
-    run_id: str | None
-    run_url: str | None
-    image: str | None
-    source_file: str | None
-    created_at: str
     points: int
     warnings: list[str]
 
 
-class ExportedSweepDict(TypedDict):
+class ExportedSweepDict(SweepFieldsDict):
     """app.schemas.answers.sweeps.ExportedSweep"""
 
-    id: int
-    name: str
-    hardware: str
-    num_gpus: int
-    model: str | None
-    engine: str | None
-    engine_version: str | None
-    precision: str | None
-    spec_decode: str | None
-    draft_model: str | None
-    num_spec_tokens: int | None
-    isl: int | None
-    osl: int | None
-    workload: str | None
-    scenario: str | None
-    trace_dataset: str | None
-    num_prefill_gpus: int | None
-    num_decode_gpus: int | None
-    config: str | None
-    source_kind: str
-    source_tool: str | None
-    harness: str | None
-    harness_version: str | None
-    provenance: str | None
-    notes: str | None
-    measured_at: str | None
-    run_id: str | None
-    run_url: str | None
-    image: str | None
-    source_file: str | None
-    created_at: str
     points: list[StoredPointDict]
 
 

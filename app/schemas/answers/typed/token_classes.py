@@ -40,20 +40,9 @@ class PointClassesOutDict(TypedDict):
     revenue_reason: str | None
 
 
-class PointClassesRowDict(TypedDict):
+class PointClassesRowDict(PointClassesOutDict):
     """app.schemas.answers.token_classes.PointClassesRow"""
 
-    cached_input_share: float | None
-    cached_input_source: Literal["measured", "client", "theoretical", "unknown"]
-    cached_input_source_words: str
-    cached_input_from: str | None
-    tok_s_per_gpu: ByClassDict | None
-    reason: str | None
-    revenue_usd_per_gpu_hour: ByClassDict | None
-    revenue_total_usd_per_gpu_hour: float | None
-    blended_usd_per_mtok: float | None
-    tokens_per_usd: float | None
-    revenue_reason: str | None
     point_id: int
 
 
@@ -67,20 +56,9 @@ class BreakEvenOutDict(TypedDict):
     reason: str | None
 
 
-class TokenClassesOutDict(TypedDict):
+class TokenClassesOutDict(PointClassesOutDict):
     """app.schemas.answers.token_classes.TokenClassesOut"""
 
-    cached_input_share: float | None
-    cached_input_source: Literal["measured", "client", "theoretical", "unknown"]
-    cached_input_source_words: str
-    cached_input_from: str | None
-    tok_s_per_gpu: ByClassDict | None
-    reason: str | None
-    revenue_usd_per_gpu_hour: ByClassDict | None
-    revenue_total_usd_per_gpu_hour: float | None
-    blended_usd_per_mtok: float | None
-    tokens_per_usd: float | None
-    revenue_reason: str | None
     point_id: int | None
     api_prices: PricesByClassDict
     api_prices_from: str | None
@@ -89,24 +67,7 @@ class TokenClassesOutDict(TypedDict):
     points: NotRequired[list[PointClassesRowDict] | None]
 
 
-class SweepTokenClassesOutDict(TypedDict):
+class SweepTokenClassesOutDict(TokenClassesOutDict):
     """app.schemas.answers.token_classes.SweepTokenClassesOut"""
 
-    cached_input_share: float | None
-    cached_input_source: Literal["measured", "client", "theoretical", "unknown"]
-    cached_input_source_words: str
-    cached_input_from: str | None
-    tok_s_per_gpu: ByClassDict | None
-    reason: str | None
-    revenue_usd_per_gpu_hour: ByClassDict | None
-    revenue_total_usd_per_gpu_hour: float | None
-    blended_usd_per_mtok: float | None
-    tokens_per_usd: float | None
-    revenue_reason: str | None
-    point_id: int | None
-    api_prices: PricesByClassDict
-    api_prices_from: str | None
-    split_rule: str
-    break_even: list[BreakEvenOutDict]
-    points: NotRequired[list[PointClassesRowDict] | None]
     sweep_id: int

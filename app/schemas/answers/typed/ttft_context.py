@@ -36,22 +36,9 @@ class TtftContextPointDict(TypedDict):
     reason: str | None
 
 
-class TtftContextOutDict(TypedDict):
+class TtftContextOutDict(TtftContextPointDict):
     """app.schemas.answers.ttft_context.TtftContextOut"""
 
-    point_id: int | None
-    n: int
-    prefill_tok_s: float | None
-    ci_low: float | None
-    ci_high: float | None
-    ci_level: float
-    intercept_ms: float | None
-    ms_per_token: float | None
-    ttft_limit_ms: float | None
-    crossing_input_tokens: float | None
-    buckets: list[InputBucketDict]
-    fit: str
-    reason: str | None
     points: list[TtftContextPointDict] | None
 
 

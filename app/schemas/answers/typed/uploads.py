@@ -33,12 +33,9 @@ class UploadSavedDict(TypedDict):
     skipped: list[SkippedFileDict]
 
 
-class UploadConfirmedDict(TypedDict):
+class UploadConfirmedDict(UploadSavedDict):
     """app.schemas.answers.uploads.UploadConfirmed"""
 
-    sweeps: list[SavedSweepDict]
-    warnings: list[str]
-    skipped: list[SkippedFileDict]
     explore_url: str
 
 
