@@ -13,7 +13,6 @@ time (no validation cost, every answer byte as before).
 
 from __future__ import annotations
 
-import enum
 import importlib
 import pkgutil
 import subprocess
@@ -74,7 +73,7 @@ class Renderer:
         self.short = short
         self.home = home  # model name -> its module's short name
         self.siblings: dict[str, set[str]] = {}
-        self.imports: dict[str, set[str]] = {}
+        self.imports: dict[str, set[str]] = {}  # needed at run time: bases in other modules
 
     def type_text(self, annotation: object) -> str:
         origin = typing.get_origin(annotation)
@@ -89,12 +88,11 @@ class Renderer:
             return " | ".join(self.type_text(a) for a in args)
         if origin is typing.Literal:
             return f"Literal[{', '.join(repr(a) for a in args)}]"
-        if origin in (list, dict, tuple, set, frozenset):
+        if origin in (list, dict, tuple):
             return f"{origin.__name__}[{', '.join(self.type_text(a) for a in args)}]"
-        if annotation is Ellipsis:
-            return "..."
         if isinstance(annotation, type):
             return self._named(annotation)
+        # Anything else (an enum, a set, a variadic tuple) fails here until an answer uses it.
         raise TypeError(f"cannot write {annotation!r} as a type")
 
     def _named(self, kind: type) -> str:
@@ -106,10 +104,7 @@ class Renderer:
             if module != self.short:
                 self.siblings.setdefault(module, set()).add(name)
             return name
-        if kind in (int, float, str, bool, bytes):
-            return kind.__name__
-        if issubclass(kind, enum.Enum):
-            self.imports.setdefault(kind.__module__, set()).add(kind.__name__)
+        if kind in (int, float, str, bool):
             return kind.__name__
         raise TypeError(f"cannot write {kind!r} as a type")
 

@@ -106,11 +106,14 @@
     };
   }
   function restoreDetails() {
+    var form = document.getElementById("details-form");
+    putBackEdits(form);
+    swapped = form ? { form: form, values: snapshot(form) } : null;
+  }
+  function putBackEdits(form) {
     var k = keep;
     keep = null;
-    var form = document.getElementById("details-form");
     var token = form && form.querySelector("input[name=staging]");
-    swapped = form ? { form: form, values: snapshot(form) } : null;
     if (!k || !token || token.value !== k.token) return;  // saved, or other files now
     var edited = false;
     k.inputs.forEach(function (old) {
@@ -136,7 +139,6 @@
       }
     }
     previewAgain = edited ? form : null;
-    swapped = { form: form, values: snapshot(form) };
   }
   // After settling: htmx wires the new form's triggers only then.
   function previewEdited() {
