@@ -4,8 +4,8 @@ files read under the size limit, for the API and the upload page.
 Starlette's own form parser spools every file part to a temporary file, one trip to a thread
 per 64 KB chunk of the body, for the file to be read back whole right after (every importer
 reads a file's bytes). Routes of `UploadRoute` parse the body with `_HeldParts` instead: the
-same python-multipart parser, fed each chunk as it arrives, each file part gathered in memory
-(a chunk that is all file data kept as it came) and joined once, off the event loop. Its
+same python-multipart parser, fed each chunk as it arrives, each part written into its own
+in-memory buffer as the chunk comes (one copy of the file in all, no join at the end). Its
 limits and errors are Starlette's, word for word (a part without a name, too many files or
 fields, a text field over its size, malformed data: 400), and a body cut off inside a part is
 a 400 saying so, where Starlette drops the part; the body cap stays the BodyLimitMiddleware's,
@@ -19,7 +19,6 @@ import io
 from collections.abc import AsyncGenerator, Callable, Coroutine
 from typing import Any
 
-import anyio.to_thread
 import python_multipart
 from fastapi import Request, Response
 from fastapi.routing import APIRoute
@@ -57,7 +56,9 @@ class _Part:
         self.headers: list[tuple[bytes, bytes]] = []
         self.name = ""
         self.filename: str | None = None
-        self.data: list[bytes] = []
+        # Written as the body arrives: each chunk is copied in and let go, so its memory serves
+        # the next one, and the buffer grows in place (large ones by remapping, not copying).
+        self.data = io.BytesIO()
         self.size = 0
 
 
@@ -95,9 +96,7 @@ class _HeldParts:
             raise MultiPartException(
                 f"Part exceeded maximum size of {int(self.max_part_size / 1024)}KB."
             )
-        # A chunk of the body that is all file data is kept as it is: the join is its one copy.
-        # (bytes() of a bytes object is that object; of any other buffer, a copy of it.)
-        part.data.append(bytes(data) if start == 0 and end == len(data) else data[start:end])
+        part.data.write(memoryview(data)[start:end])
 
     def on_part_end(self) -> None:
         self.done.append(self.part)
@@ -167,12 +166,12 @@ class _HeldParts:
             raise MultiPartException(CUT_OFF)
         items: list[tuple[str, str | UploadFile]] = []
         for part in self.done:
+            # The buffer's own bytes, without a copy (BytesIO.getvalue of a buffer not shared).
+            data = part.data.getvalue()
+            part.data = io.BytesIO()
             if part.filename is None:
-                items.append((part.name, self._text(b"".join(part.data))))
+                items.append((part.name, self._text(data)))
                 continue
-            # The file's one copy, made off the event loop.
-            data = await anyio.to_thread.run_sync(b"".join, part.data)
-            part.data.clear()
             items.append((part.name, HeldUpload(data, part.filename, Headers(raw=part.headers))))
         return FormData(items)
 
