@@ -13,8 +13,9 @@ import struct
 from typing import Any
 
 import polars as pl
+import pytest
 
-from app.ingest import UploadFile, parse_upload, parsed
+from app.ingest import UploadFile, parse_upload, parsed, sample_digest
 from app.ingest.canonical_requests import parse_requests_csv
 from app.ingest.sample_digest import CSV, PARALLEL_MIN_ROWS, frame_digest, point_digests
 from tests.ingest.test_canonical_bulk import as_bytes, request_rows
@@ -104,6 +105,28 @@ def test_values_digest_reads_nulls_negative_zero_nan_and_text_boundaries_as_defi
     # Text is its lengths, then its bytes: "ab","c" is not "a","bc"
     moved = frame.with_columns(session_id=pl.Series(["a", "bc", None, "", "d"]))
     assert frame_digest(moved) != digest
+
+
+def test_a_frame_digested_a_slice_at_a_time_hashes_the_bytes_made_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rows = 1_000  # 16-row slices: the last one partial, validity bits packed slice by slice
+    frame = pl.DataFrame(
+        {
+            "ttft_ms": [
+                None if i % 7 == 0 else (-0.0 if i % 11 == 0 else i / 3) for i in range(rows)
+            ],
+            "e2el_ms": [float("nan") if i % 13 == 0 else float(i) for i in range(rows)],
+            "output_len": pl.Series(
+                [None if i % 5 == 0 else i for i in range(rows)], dtype=pl.Int32
+            ),
+            "ok": [None if i % 17 == 0 else i % 3 > 0 for i in range(rows)],
+            "session_id": [None if i % 19 == 0 else "é" * (i % 4) for i in range(rows)],
+        }
+    )
+    whole = sample_digest._values_digest(frame)
+    monkeypatch.setattr(sample_digest, "SLICE_ROWS", 16)
+    assert sample_digest._values_digest(frame) == whole == values_sha256(frame)
 
 
 def test_a_point_whose_samples_changed_after_the_start_is_digested_again() -> None:
