@@ -38,6 +38,12 @@ from tests.ingest.test_all_fixtures import FIELDS, FOLDERS, files_of
 SEED_SWEEPS = PROJECT_ROOT / "seed_data" / "sweeps"
 
 
+@pytest.fixture(autouse=True)
+def small_files_as_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The table path for files of any size here (a small file is read row by row)."""
+    monkeypatch.setattr(canonical, "COLUMNS_MIN_ROWS", 0)
+
+
 def table_sweeps(text: str) -> list[ParsedSweep]:
     sweeps = canonical.parse_sweeps_csv("p.csv", text, {})
     assert all(s.table_rows is not None for s in sweeps)
@@ -216,6 +222,27 @@ POINTS = (
     "a,H100,8,2,11.25,1900.5,,,,'=1+2\n"
     'a,H100,8,inf,13,3500,7, ,"é, ""x""",\n'
 )
+
+
+def test_a_file_of_a_few_rows_is_read_row_by_row_into_the_sweeps_the_table_gives(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    columns = table_sweeps(POINTS)
+    monkeypatch.setattr(canonical, "COLUMNS_MIN_ROWS", 200)
+    rows = canonical.parse_sweeps_csv("p.csv", POINTS, {})
+    assert [s.table_rows for s in rows] == [None, None]
+    for table, listed in zip(columns, rows, strict=True):
+        assert (listed.name, listed.meta, listed.first_row) == (
+            table.name,
+            table.meta,
+            table.first_row,
+        )
+        assert [(p.values, p.extra, p.row) for p in listed.points] == [
+            (p.values, p.extra, p.row) for p in table.points
+        ]
+        assert (
+            listed.content_hash() == table.content_hash() == reference_hash(listed, listed.points)
+        )
 
 
 def test_points_are_built_once_when_first_read_and_the_list_is_the_truth_after() -> None:
