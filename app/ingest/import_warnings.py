@@ -7,7 +7,7 @@ from __future__ import annotations
 import polars as pl
 
 from app.domain.lengths import check_lengths
-from app.domain.phases import profiled
+from app.domain.phases import PHASE, profiled_expr
 from app.ingest.parsed import ParsedPoint, ParsedSweep, point_label
 
 NO_TPOT_WARNING = (
@@ -38,12 +38,14 @@ def sample_throughput_warnings(sweep: ParsedSweep) -> list[str]:
         duration = point.values.get("duration_s")
         if not point.sample_count or not reported or not duration or duration <= 0:
             continue
+        frame = point.samples_frame(any_int_width=True)
         # Warm-up requests are not part of the measurement the aggregates describe.
-        frame = profiled(point.samples_frame(any_int_width=True))
+        counted = pl.col("ok").fill_null(False)
+        if PHASE in frame.columns:
+            counted = counted & profiled_expr()
         # Summed as 64-bit: polars sums a 32-bit column in 32 bits, and 3 requests of a
         # billion tokens would wrap. Only that column is cast and filtered, not the frame.
-        ok = pl.col("ok").fill_null(False)
-        tokens = frame.select(pl.col("output_len").cast(pl.Int64).filter(ok).sum()).item()
+        tokens = frame.select(pl.col("output_len").cast(pl.Int64).filter(counted).sum()).item()
         measured = float(tokens or 0) / duration
         straddling = _counted_window(point)
         if straddling:

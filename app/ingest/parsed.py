@@ -81,6 +81,12 @@ class ParsedPoint:
     samples: Samples | None = None  # rows of SAMPLE_FIELDS, or a frame of those columns
     # The samples' digest, started on a helper thread when they were attached (start_digest).
     started: Started | None = field(default=None, compare=False, repr=False)
+    # samples_frame(any_int_width=True) of a frame of samples, with the frame it was made
+    # from: the digest, the warnings and the store each ask for it (its columns are the
+    # frame's own, so keeping it costs no copy).
+    _typed: tuple[pl.DataFrame, pl.DataFrame] | None = field(
+        default=None, compare=False, repr=False
+    )
 
     @property
     def sample_count(self) -> int:
@@ -98,8 +104,11 @@ class ParsedPoint:
         where only their values matter (their CSV text, a sum, a block that casts anyway)."""
         if isinstance(self.samples, pl.DataFrame):
             frame = self.samples
+            made = self._typed
+            if any_int_width and made is not None and made[0] is frame:  # frames are replaced,
+                return made[1]  # never changed
             given = {c: t for c, t in OPTIONAL_SAMPLE_SCHEMA.items() if c in frame.columns}
-            return frame.select(
+            typed = frame.select(
                 pl.col(c)
                 if c in frame.columns
                 and any_int_width
@@ -110,6 +119,9 @@ class ParsedPoint:
                 else pl.lit(None, t).alias(c)
                 for c, t in {**SAMPLE_FRAME_SCHEMA, **given}.items()
             )
+            if any_int_width:
+                self._typed = (frame, typed)
+            return typed
         rows = self.samples or []
         if rows and len(rows[0]) < len(SAMPLE_FRAME_SCHEMA):  # rows without session fields
             pad = (None,) * (len(SAMPLE_FRAME_SCHEMA) - len(rows[0]))
