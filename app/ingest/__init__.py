@@ -6,7 +6,7 @@ format has an importer in `app.ingest.tools`, found by `registry.importers()`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -98,6 +98,7 @@ def parse_upload_files(
     limits: Limits = DEFAULT_LIMITS,
     unread: Sequence[str] = (),
     keep_apart: bool = False,
+    attached: Callable[[list[ParsedSweep]], object] | None = None,
 ) -> ParsedUpload:
     """Parse every result file; per-request files attach to the points of sweeps in the same
     upload. A file no importer recognises (a README, a log, a plot, a `.commands` file) is
@@ -109,6 +110,9 @@ def parse_upload_files(
     (shared by all files of the upload) and what each point may keep. `unread` names files the
     caller skipped by their name without reading them (a folder's logs, images, hidden files:
     see `source.is_side_file`); they are listed like an archive's members skipped by name.
+
+    `attached` is told the sweeps once their per-request samples are attached, before they are
+    checked (the store starts encoding them then).
 
     Files of one configuration at different loads join one sweep (`grouping`); with
     `keep_apart` every result file is a sweep of its own (or several, as its importer reads
@@ -150,6 +154,8 @@ def parse_upload_files(
         raise IngestError(errors)
     tell_apart(named)
     _attached(sweeps, requests, files)
+    if attached is not None:
+        attached(sweeps)
     _checked(sweeps, limits)
     skipped = [Skipped(s.name, skip_reason(s.data)) for s, _ in unrecognised]
     skipped.extend(Skipped(name, unread_reason(name)) for name in unread)

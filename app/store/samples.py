@@ -20,11 +20,12 @@ from sqlalchemy.orm import Session
 
 from app.domain.phases import profiled
 from app.domain.request_goodput import STORED_SAMPLE_SCHEMA as SAMPLE_SCHEMA
-from app.ingest.parsed import OPTIONAL_SAMPLE_SCHEMA, SAMPLE_FRAME_SCHEMA
+from app.ingest.parsed import OPTIONAL_SAMPLE_SCHEMA, SAMPLE_FRAME_SCHEMA, ParsedSweep
 from app.store.db import in_values
 from app.store.models import PointBlock, SampleBlock, Sweep
 from app.store.point_blocks import point_id, sweep_of
 
+ENCODERS = 2  # sample blocks encoded at once
 BLOCK_ROWS = 250_000  # ~2.5 MB compressed: bounded memory per write (the encoder buffers a block)
 BLOCK_SCHEMA: dict[str, pl.DataType] = {
     "position": pl.Int32(),
@@ -56,15 +57,14 @@ def decode(data: bytes) -> pl.DataFrame:
     return frame.with_columns(missing) if missing else frame
 
 
-def _optional_columns(frame: pl.DataFrame) -> pl.DataFrame:
-    """The frame with every optional sample column (null where the file gave none), so the
-    points of one block concatenate."""
-    missing = [
+def _optional_columns(frame: pl.DataFrame) -> list[pl.Expr]:
+    """The optional sample columns the frame lacks, as nulls: the points of one block then
+    concatenate."""
+    return [
         pl.lit(None, t).alias(c)
         for c, t in OPTIONAL_SAMPLE_SCHEMA.items()
         if c not in frame.columns
     ]
-    return frame.with_columns(missing) if missing else frame
 
 
 def blocks(
@@ -76,7 +76,8 @@ def blocks(
     for position, frame in frames:
         if frame.is_empty():
             continue
-        pending.append(_optional_columns(frame).with_columns(position=pl.lit(position, pl.Int32)))
+        position_column = pl.lit(position, pl.Int32).alias("position")
+        pending.append(frame.with_columns(*_optional_columns(frame), position_column))
         rows += frame.height
         while rows >= size:
             # No rechunk: a block is a view of the points' own columns, not a copy of them.
@@ -116,6 +117,61 @@ class Encoding:
         """Leave the blocks not yet encoded (the sweep was stored before, or the upload failed)."""
         for encoding in self._blocks:
             encoding.cancel()
+
+
+class UploadEncodings:
+    """The sample blocks of an upload's sweeps, encoding on helper threads from the moment they
+    are started: an upload starts them as soon as the samples are attached to their points, so
+    they encode while the sweeps are checked, the hardware is matched, the content hashes are
+    looked up and the sweeps and points go in."""
+
+    def __init__(self, sweeps: Iterable[ParsedSweep] = ()) -> None:
+        # Two at a time: on two cores the hashes and the blocks of a million requests then
+        # keep both busy.
+        self._pool = ThreadPoolExecutor(max_workers=ENCODERS, thread_name_prefix="sample-blocks")
+        self._by_sweep: dict[int, Encoding | None] = {}
+        self.start(sweeps)
+
+    def start(self, sweeps: Iterable[ParsedSweep]) -> None:
+        """Start encoding the blocks of these sweeps whose samples are typed frames (attached,
+        never changed after). Samples kept as rows are typed when taken, after the checks
+        (a value no column holds is refused there, naming the point)."""
+        for item in sweeps:
+            if id(item) in self._by_sweep or item.table_rows is not None:
+                continue  # a canonical file's table has no samples
+            if all(isinstance(p.samples, pl.DataFrame) for p in item.points):
+                self._by_sweep[id(item)] = _sweep_encoding(self._pool, item)
+
+    def take(self, sweep: ParsedSweep) -> Encoding | None:
+        """The sweep's blocks, started now if they were not (None: it has no samples)."""
+        if id(sweep) in self._by_sweep:
+            return self._by_sweep.pop(id(sweep))
+        return _sweep_encoding(self._pool, sweep)
+
+    def close(self) -> None:
+        """Leave the blocks no sweep took (stored before, or the upload failed)."""
+        for unused in self._by_sweep.values():
+            if unused is not None:
+                unused.cancel()
+        self._by_sweep.clear()
+        self._pool.shutdown(wait=True)
+
+    def __enter__(self) -> UploadEncodings:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+
+def _sweep_encoding(encoder: Executor, item: ParsedSweep) -> Encoding | None:
+    """The sweep's sample blocks, encoding; None without samples (a canonical file's table
+    never has any: samples attach to a point list)."""
+    if item.table_rows is not None or not any(p.sample_count for p in item.points):
+        return None
+    # Any count width: blocks are cast to their schema as they are encoded.
+    points = enumerate(item.points)
+    frames = [(i, p.samples_frame(any_int_width=True)) for i, p in points if p.sample_count]
+    return Encoding(encoder, frames)
 
 
 def write(

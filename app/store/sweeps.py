@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -64,39 +63,36 @@ class SavedSweep:
         return self.session.get_one(Sweep, self.id)  # from the identity map once loaded
 
 
-ENCODERS = 2  # sample blocks encoded at once
-
-
-def save_parsed(session: Session, parsed: list[ParsedSweep]) -> list[SavedSweep]:
+def save_parsed(
+    session: Session,
+    parsed: list[ParsedSweep],
+    encodings: sample_store.UploadEncodings | None = None,
+) -> list[SavedSweep]:
     """Store sweeps in the caller's transaction; identical content returns the existing sweep.
 
     One query finds the duplicates, one COPY (Postgres) or prepared executemany (SQLite) adds
     the sweeps and another every point of the upload, one query loads the new sweeps, and
     samples go in as columnar blocks: no ORM object per point or per sample, no statement per
     sweep or point. A canonical file's points go from its table to the database as columns.
+    `encodings`: the sweeps' sample blocks, started by the caller (else started here).
     """
-    with ThreadPoolExecutor(max_workers=ENCODERS, thread_name_prefix="sample-blocks") as encoder:
-        # Sample blocks are encoded while the content hashes are computed (a sweep found
-        # stored already leaves its blocks unused), two at a time: on two cores the hashes
-        # and the blocks of a million requests then keep both busy.
-        encodings = {id(item): _encode_samples(encoder, item) for item in parsed}
-        try:
-            digests = [item.content_hash() for item in parsed]
-            existing = stored_by_hash(session, parsed, digests)
-            created: dict[str, ParsedSweep] = {}
-            for item, digest in zip(parsed, digests, strict=True):
-                if digest not in existing and digest not in created:
-                    created[digest] = item
-            new = _insert_sweeps(session, created)
-            _insert_points(session, [(new[digest], item) for digest, item in created.items()])
-            for digest, item in created.items():
-                encoding = encodings.pop(id(item))
-                if encoding is not None:
-                    encoding.write(session, new[digest])
-        finally:
-            for unused in encodings.values():
-                if unused is not None:
-                    unused.cancel()
+    if encodings is None:
+        with sample_store.UploadEncodings(parsed) as started:
+            return save_parsed(session, parsed, started)
+    # Sample blocks encode while the content hashes are computed (a sweep found stored
+    # already leaves its blocks unused).
+    digests = [item.content_hash() for item in parsed]
+    existing = stored_by_hash(session, parsed, digests)
+    created: dict[str, ParsedSweep] = {}
+    for item, digest in zip(parsed, digests, strict=True):
+        if digest not in existing and digest not in created:
+            created[digest] = item
+    new = _insert_sweeps(session, created)
+    _insert_points(session, [(new[digest], item) for digest, item in created.items()])
+    for digest, item in created.items():
+        encoding = encodings.take(item)
+        if encoding is not None:
+            encoding.write(session, new[digest])
     saved: list[SavedSweep] = []
     first_seen: set[str] = set()
     for item, digest in zip(parsed, digests, strict=True):
@@ -109,17 +105,6 @@ def save_parsed(session: Session, parsed: list[ParsedSweep]) -> list[SavedSweep]
             saved.append(SavedSweep(new[digest], name, item.point_count, first, session))
             first_seen.add(digest)
     return saved
-
-
-def _encode_samples(encoder: ThreadPoolExecutor, item: ParsedSweep) -> sample_store.Encoding | None:
-    """The sweep's sample blocks, encoding; None without samples (a canonical file's table
-    never has any: samples attach to a point list)."""
-    if item.table_rows is not None or not any(p.sample_count for p in item.points):
-        return None
-    # Any count width: blocks are cast to their schema as they are encoded.
-    points = enumerate(item.points)
-    frames = [(i, p.samples_frame(any_int_width=True)) for i, p in points if p.sample_count]
-    return sample_store.Encoding(encoder, frames)
 
 
 def _insert_sweeps(session: Session, created: dict[str, ParsedSweep]) -> dict[str, int]:

@@ -11,13 +11,23 @@ from typing import Any
 
 import polars as pl
 import pytest
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from app.ingest import IngestError, UploadFile, canonical, canonical_rows, parse_upload, parsed
+from app.ingest import (
+    IngestError,
+    UploadFile,
+    canonical,
+    canonical_rows,
+    parse_upload,
+    parse_upload_files,
+    parsed,
+)
 from app.ingest.canonical_requests import RequestGroup, parse_requests_csv
 from app.ingest.sample_digest import CSV, point_digests
+from app.services.upload import save as uploads
 from app.store import sweeps as q
-from app.store.models import Sweep
+from app.store.models import SampleBlock, Sweep
 from tests.ingest.hash_reference import reference_hash
 
 HEADER = "sweep,concurrency,ttft_ms,e2el_ms,output_len,input_len,ok"
@@ -177,11 +187,49 @@ def described(sweeps: list[parsed.ParsedSweep]) -> list[tuple[Any, ...]]:
     ]
 
 
+def test_the_upload_is_told_its_sweeps_once_samples_are_attached_and_before_the_checks() -> None:
+    rows = request_rows(3000)
+    rows[2000] = "s,3,100.0,9000.0,3000000000,512,true"  # refused by the checks, after
+    points = "sweep,hardware,num_gpus,concurrency,tpot_p50_ms,output_tok_s\n" + "".join(
+        f"s,H100,8,{c},10,1000\n" for c in (1, 2, 3)
+    )
+    files = [UploadFile("points.csv", points.encode()), UploadFile("r.csv", as_bytes(rows))]
+    told: list[list[int]] = []
+    with pytest.raises(IngestError, match="3000000000 is out of range"):
+        parse_upload_files(
+            files, {}, attached=lambda s: told.append([p.sample_count for p in s[0].points])
+        )
+    assert told == [[1000, 1000, 1000]]
+
+
+def test_an_upload_refused_after_its_blocks_started_encoding_stores_nothing(
+    session: Session,
+) -> None:
+    rows = request_rows(3000)
+    rows[2000] = "s,3,100.0,9000.0,3000000000,512,true"
+    points = "sweep,hardware,num_gpus,concurrency,tpot_p50_ms,output_tok_s\n" + "".join(
+        f"s,H100,8,{c},10,1000\n" for c in (1, 2, 3)
+    )
+    files = [UploadFile("points.csv", points.encode()), UploadFile("r.csv", as_bytes(rows))]
+    before = session.query(Sweep).count()
+    with pytest.raises(IngestError, match="3000000000 is out of range"):
+        uploads.store(session, files, {})
+    session.rollback()
+    assert session.query(Sweep).count() == before
+    rows[2000] = "s,3,100.0,9000.0,300,512,true"  # the same upload, its count mended
+    fixed = [files[0], UploadFile("r.csv", as_bytes(rows))]
+    [saved] = uploads.store(session, fixed, {})
+    stored = select(func.sum(SampleBlock.rows)).where(SampleBlock.sweep_id == saved.id)
+    assert session.scalar(stored) == 3000
+
+
 @pytest.mark.parametrize("defaults", [{}, {"num_gpus": 2, "engine": "vllm"}])
 def test_a_clean_points_file_grouped_as_columns_matches_the_row_by_row_grouping(
-    defaults: dict[str, Any],
+    defaults: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(canonical, "COLUMNS_MIN_ROWS", 0)  # as columns, however few rows
     fast = canonical.parse_sweeps_csv("p.csv", POINTS, dict(defaults))
+    assert all(s.table_rows is not None for s in fast)
     assert described(fast) == described(row_by_row(POINTS, defaults))
     a, b = fast
     assert a.meta["model"] == "llama" and a.meta["num_gpus"] == 8

@@ -36,6 +36,7 @@ from app.services.upload.names import join_notes, named_apart
 from app.store import sweeps as q
 from app.store import tags as tag_store
 from app.store.catalog import HardwareMatch
+from app.store.samples import UploadEncodings
 
 
 @dataclass(frozen=True)
@@ -278,14 +279,22 @@ def store_checked(
     `keep_apart`: every result file a sweep of its own (files of one configuration join)."""
     tag_list = upload_tags(tags or [])
     defaults = parse_defaults(fields)
-    upload = parse_upload_files(
-        files, defaults, limits=limits or Limits(), unread=unread, keep_apart=keep_apart
-    )
-    if disaggregated and (missing := split_missing(upload.sweeps, SPLIT_FIELDS)):
-        raise IngestError(missing)
-    if wrong := split_errors(upload.sweeps):
-        raise IngestError(wrong)
-    stored = _save(session, upload.sweeps, tags=tag_list)
+    # The sample blocks encode on helper threads from when the samples are attached, while
+    # the sweeps are checked and the hardware matched (a refused upload leaves them).
+    with UploadEncodings() as encodings:
+        upload = parse_upload_files(
+            files,
+            defaults,
+            limits=limits or Limits(),
+            unread=unread,
+            keep_apart=keep_apart,
+            attached=encodings.start,
+        )
+        if disaggregated and (missing := split_missing(upload.sweeps, SPLIT_FIELDS)):
+            raise IngestError(missing)
+        if wrong := split_errors(upload.sweeps):
+            raise IngestError(wrong)
+        stored = _save(session, upload.sweeps, tags=tag_list, encodings=encodings)
     stored.skipped = upload.skipped
     return stored
 
@@ -297,19 +306,22 @@ def _save(
     tags: list[str] | None = None,
     matches: list[HardwareMatch | None] | None = None,
     updates: Mapping[int, int] | None = None,
+    encodings: UploadEncodings | None = None,
 ) -> Stored:
     """Store and tag the sweeps and run `also` (e.g. drop the staged files) in one transaction;
-    `updates` (sweep index: stored sweep id) give stored sweeps these sweeps' details instead."""
+    `updates` (sweep index: stored sweep id) give stored sweeps these sweeps' details instead;
+    `encodings`: their sample blocks, started by the caller."""
     warnings = match_warnings(matches if matches is not None else match_parsed(session, parsed))
     warnings += import_warnings_of(parsed)
     try:
-        saved = _commit(session, parsed, also, tags or [], updates or {})
+        saved = _commit(session, parsed, also, tags or [], updates or {}, encodings)
     except IntegrityError as exc:
         session.rollback()
         if not q.is_duplicate_race(exc):
             raise
-        # A concurrent upload of the same content won the race: answer with its sweeps.
-        saved = _commit(session, parsed, also, tags or [], updates or {})
+        # A concurrent upload of the same content won the race: answer with its sweeps (the
+        # blocks a sweep took are spent: any still needed are encoded again).
+        saved = _commit(session, parsed, also, tags or [], updates or {}, None)
     return Stored(saved, warnings)
 
 
@@ -319,12 +331,14 @@ def _commit(
     also: Callable[[], object] | None,
     tags: list[str],
     updates: Mapping[int, int],
+    encodings: UploadEncodings | None,
 ) -> list[q.SavedSweep]:
     # Updates first: a sweep of the upload equal to an updated one then finds it stored.
     updated = {
         i: already_stored.update(session, sweep_id, parsed[i]) for i, sweep_id in updates.items()
     }
-    stored = iter(q.save_parsed(session, [p for i, p in enumerate(parsed) if i not in updates]))
+    kept = [p for i, p in enumerate(parsed) if i not in updates]
+    stored = iter(q.save_parsed(session, kept, encodings))
     saved = [updated[i] if i in updated else next(stored) for i in range(len(parsed))]
     tag_store.add_tags_to_many(session, (s.id for s in saved), tags)
     if also:
