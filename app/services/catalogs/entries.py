@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 from app.ingest import ParsedSweep
 from app.schemas.catalog import HardwareIn, ModelSpecIn
 from app.services.errors import Conflict, Invalid
-from app.store import catalog
+from app.store import catalog, catalog_cache
 from app.store.catalog import HardwareMatch
 from app.store.models import Hardware, ModelSpec, PricingProfile, Sweep, VendorClaim
 from app.store.sweeps import NotFound
@@ -35,7 +35,7 @@ def match_parsed(session: Session, parsed: list[ParsedSweep]) -> list[HardwareMa
     Runs before the content hash, so the same file uploaded as "NVIDIA H200" or "H200"
     is one sweep. A name that matches nothing is left as typed.
     """
-    rows = list(session.scalars(select(Hardware)).all())
+    rows = catalog_cache.current(session).hardware  # kept while the catalog is unchanged
     out: list[HardwareMatch | None] = []
     known: dict[str, HardwareMatch] = {}  # a file of 3,000 sweeps names a few GPUs
     for item in parsed:
