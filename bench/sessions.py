@@ -13,7 +13,7 @@ fresh database, timed at the client (bench.wall_client), as bench/imports.py doe
   read with `read_csv`, then TTFT per turn against the limit, grouped by load and session, the
   whole sessions counted met or missed (the read-off also draws its frontier, operating point,
   intervals and TTFT by turn: the baseline is the least any answer must do, from a file).
-Each figure is the median of a few runs (`RUNS`), each into a fresh database, its baselines run
+Each figure is the median of five runs (`RUNS`), each into a fresh database, its baselines run
 beside it in fresh subprocesses. Every run checks what it timed: the upload answered 201 with
 the sweep created (not found stored already), the database then holds as many request samples
 of that sweep as the file has rows, and `read_csv` read that many rows too (`stored_check`).
@@ -35,7 +35,7 @@ from bench.imports import READ_CSV, _recorder, _run, _upload
 from bench.server import Server, running_server
 from bench.wall_client import ACCEPT_JSON, fetch, post_files
 
-RUNS = 3
+RUNS = 5  # a single run on a shared two-core machine moves by a quarter either way
 TURNS = 20
 LOADS = (8, 16, 32, 64)  # concurrency levels; the sessions are shared out among them
 TTFT_LIMIT_MS = 1500.0
