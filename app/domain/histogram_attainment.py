@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.domain.numbers import finite_number
+from app.domain.point import Metric
 from app.domain.prom_histogram import (
     Attainment,
     HistogramError,
@@ -45,7 +46,7 @@ def histogram_key(metric: str) -> str:
 class LimitShare:
     """The share of issued requests whose `metric` is at most `limit_ms`: [lower, upper]."""
 
-    metric: str
+    metric: Metric
     limit_ms: float
     lower: float
     upper: float
@@ -98,7 +99,7 @@ def _bound(value: Any) -> float | None:
 
 def histogram_attainment(
     histograms: Mapping[str, tuple[Sequence[float], Sequence[float]]],
-    limits: Sequence[tuple[str, float]],
+    limits: Sequence[tuple[Metric, float]],
     target: float,
     failed: int | None = None,
 ) -> HistogramAttainment | None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Final, Literal
 
 from app.domain.cost import SECONDS_PER_HOUR, TOKENS_PER_MTOK
 from app.domain.covariates import (
@@ -29,7 +29,7 @@ from app.domain.covariates import (
 # reported by the client (each response's usage), or theoretical (the workload's shared
 # prefixes, never measured); `unknown` where the file reports none (never shown as 0).
 CachedSource = Literal["measured", "client", "theoretical"]
-UNKNOWN_SOURCE = "unknown"
+UNKNOWN_SOURCE: Final = "unknown"
 SOURCE_WORDS: dict[str, str] = {
     "measured": "measured by the server (its prefix-cache counters)",
     "client": "reported by the client (per-request usage)",

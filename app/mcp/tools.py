@@ -50,7 +50,7 @@ FIGURES_SCHEMA = {
 class Answered:
     """A tool's answer (the API's body) and what it was made from, for its provenance."""
 
-    body: dict[str, Any]
+    body: Mapping[str, Any]
     sweep_ids: list[int]
     slo: Mapping[str, Any] | None
     prices: dict[str, Any] | None
@@ -124,10 +124,10 @@ class Tool:
             problems = [{**e, "loc": (*self.where, *e["loc"])} for e in exc.errors()]
             raise invalid_request(problems) from None
 
-    def serialise(self, body: dict[str, Any]) -> dict[str, Any]:
+    def serialise(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """The body as the API route writes it (through its response model, if it has one)."""
         if self.response_model is None:
-            return body
+            return dict(body)
         shaped = self.response_model.model_validate(body)
         return shaped.model_dump(mode="json", by_alias=True, exclude_unset=self.exclude_unset)
 

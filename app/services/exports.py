@@ -178,7 +178,7 @@ def readoff_csv(
     results: list[SweepAnalysis],
     params: Params,
     columns: list[PriceColumn],
-    classes: dict[int, dict[str, Any]] | None = None,
+    classes: Mapping[int, Mapping[str, Any]] | None = None,
 ) -> str:
     """One row per sweep; per price column the $/Mtok and the $/GPU-hour of its own GPU (or the
     user's own price), and why there is no $/Mtok: never another GPU's price.

@@ -6,7 +6,8 @@ one on the way out, which would cost the hot read-off and Explore paths time for
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, cast
 
 from fastapi.responses import Response
 from pydantic import TypeAdapter
@@ -14,12 +15,14 @@ from pydantic import TypeAdapter
 _BODY: TypeAdapter[dict[str, Any]] = TypeAdapter(dict[str, Any])
 
 
-def json_answer(body: dict[str, Any], status_code: int = 200) -> Response:
-    return Response(_BODY.dump_json(body), status_code=status_code, media_type="application/json")
+def json_answer(body: Mapping[str, Any], status_code: int = 200) -> Response:
+    """`body` (a plain dict, typed or not) as the JSON answer."""
+    data = _BODY.dump_json(cast(dict[str, Any], body))
+    return Response(data, status_code=status_code, media_type="application/json")
 
 
-def json_body(body: dict[str, Any]) -> dict[str, Any]:
+def json_body(body: Mapping[str, Any]) -> dict[str, Any]:
     """The body as a client reads it back from json_answer (NaN and infinities as null, tuples
     as lists): the MCP tools hand out exactly what the API sends."""
-    loaded: dict[str, Any] = json.loads(_BODY.dump_json(body))
+    loaded: dict[str, Any] = json.loads(_BODY.dump_json(cast(dict[str, Any], body)))
     return loaded

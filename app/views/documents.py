@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 from app.charts import plan as charts
 from app.domain.definitions import DEFINITIONS, definitions_json
 from app.http.errors import AppError
+from app.schemas.answers.typed.readoff import ReadoffOutDict
 from app.schemas.metrics import MetricQuery
 from app.schemas.plan import PlanRequest
 from app.schemas.readoff import ReadoffRequest
@@ -27,7 +28,7 @@ def sweep_ids(sweep: list[int]) -> list[int]:
     return list(dict.fromkeys(sweep))
 
 
-def readoff_answer(session: Session, query: ReadoffRequest) -> dict[str, Any]:
+def readoff_answer(session: Session, query: ReadoffRequest) -> ReadoffOutDict:
     """/api/readoff: per sweep its status at the SLO, goodput, operating point and prices."""
     return readoff_document(session, sweep_ids(query.sweep), query)
 

@@ -12,6 +12,7 @@ from app.domain.cost import HOURS_PER_MONTH
 from app.domain.numbers import fmt_count, fmt_number, fmt_percent, fmt_usd
 from app.domain.plan import Crossover, Demand
 from app.schemas.answers.typed.plan import CrossoverDict, PlanOptionDict
+from app.schemas.answers.typed.token_classes import TokenClassesOutDict
 from app.schemas.readoff import ReadoffQuery
 from app.services.analysis import Params
 from app.services.planning.sizing import Option, Plan, PlanResult
@@ -53,7 +54,9 @@ def plan_json(plan: Plan) -> dict[str, Any]:
     }
 
 
-def plan_classes(session: Session, plan: Plan, query: ReadoffQuery) -> dict[int, dict[str, Any]]:
+def plan_classes(
+    session: Session, plan: Plan, query: ReadoffQuery
+) -> dict[int, TokenClassesOutDict]:
     """Each planned system's tokens by class at its operating point, at the query's API prices
     and under its price columns (issue 50), by sweep id."""
     columns = price_columns.columns_for(

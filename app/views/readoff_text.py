@@ -7,7 +7,7 @@ The figures are the CSV's (same results, same price cells), formatted as the pag
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from app.domain.accounting import UNIT_WORDS
@@ -26,7 +26,7 @@ def readoff_table(
     params: Params,
     columns: list[PriceColumn],
     preset: str | None,
-    classes: dict[int, dict[str, Any]] | None = None,
+    classes: Mapping[int, Mapping[str, Any]] | None = None,
 ) -> str:
     unit = UNIT_WORDS[params.accounting]
     lines = _header_lines(params, columns, preset, unit)
@@ -160,7 +160,7 @@ def session_line(r: SweepAnalysis) -> str:
     return f"  {_cut(r.meta.name)}: " + "; ".join(parts)
 
 
-def class_line(name: str, body: dict[str, Any]) -> str:
+def class_line(name: str, body: Mapping[str, Any]) -> str:
     """One sweep's token classes in a sentence: cached share and source, blended $/Mtok and
     each price column's break-even prices (uncached · cached · output, $/Mtok)."""
     share = body["cached_input_share"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Literal, TypedDict
 
 from sqlalchemy.orm import Session
 
@@ -18,12 +18,21 @@ from app.domain.verdict import Verdict
 from app.schemas.answers.typed.common import CiFieldsDict, FigureIntervalDict
 from app.schemas.answers.typed.readoff import (
     EstimateOutDict,
+    ExcludedPointDict,
     FailedRequestsDict,
+    FrontierPointDict,
     LimitCheckDict,
+    OperatingPointDict,
     PointVerdictDict,
+    PriceCellOutDict,
+    PriceColumnOutDict,
     ReadoffIntervalsDict,
+    ReadoffOutDict,
+    ReadoffResultDict,
+    ReadoffRowDict,
     SloOutDict,
     SweepCostDict,
+    SweepFrontierDict,
 )
 from app.schemas.readoff import ReadoffQuery
 from app.services import analysis
@@ -88,7 +97,7 @@ def operating_split_counts(result: SweepAnalysis) -> Split | None:
     )
 
 
-def operating_point_json(result: SweepAnalysis) -> dict[str, Any] | None:
+def operating_point_json(result: SweepAnalysis) -> OperatingPointDict | None:
     """The read-off's operating point: the same in every accounting mode (issue 45)."""
     op = result.readoff.operating_point
     if op is None:
@@ -109,18 +118,24 @@ def e2e_at(result: SweepAnalysis, point_id: int) -> float | None:
     return None if found is None else found.tok_s_user
 
 
-def e2e_field(result: SweepAnalysis, point_id: int) -> dict[str, float]:
+class E2eField(TypedDict, total=False):
+    """`e2e_interactivity_tok_s_user`, there only where it is known."""
+
+    e2e_interactivity_tok_s_user: float
+
+
+def e2e_field(result: SweepAnalysis, point_id: int) -> E2eField:
     """`e2e_interactivity_tok_s_user` where it is known, else nothing: answers stay small
     (an assistant's compare of ten sweeps fits in 8,000 characters)."""
     value = e2e_at(result, point_id)
     return {} if value is None else {"e2e_interactivity_tok_s_user": value}
 
 
-def result_json(result: SweepAnalysis, with_points: bool = False) -> dict[str, Any]:
+def result_json(result: SweepAnalysis, with_points: bool = False) -> ReadoffResultDict:
     readoff: Readoff = result.readoff
     ivs = result.intervals
     level = ivs.level if ivs is not None else DEFAULT_LEVEL
-    data = {
+    data: ReadoffResultDict = {
         "sweep_id": result.meta.id,
         "name": result.meta.name,
         "hardware": result.meta.hardware,
@@ -250,19 +265,21 @@ def failed_json(failed: Failed | None) -> FailedRequestsDict | None:
     return {"failed": failed.failed, "issued": failed.issued, "text": failed.text()}
 
 
-def frontier_json(result: SweepAnalysis, params: Params) -> dict[str, Any]:
-    def point(i: int) -> dict[str, Any]:
+def frontier_json(result: SweepAnalysis, params: Params) -> SweepFrontierDict:
+    def point(i: int) -> FrontierPointDict:
         p = result.points[i]
+        x, y = result.xs[i], result.ys[i]
+        assert x is not None and y is not None  # frontier and dominated points are drawn
         return {
             "point_id": p.point_id,
             "concurrency": p.concurrency,
             "request_rate": _finite(p.request_rate),
-            "x": result.xs[i],
-            "y": result.ys[i],
+            "x": x,
+            "y": y,
             "split": split_label(*result.point_splits[i]) if result.point_splits else result.split,
         }
 
-    excluded = []
+    excluded: list[ExcludedPointDict] = []
     for i in range(len(result.points)):
         reason = result.excluded_reason(i, params)
         if reason is not None:
@@ -276,7 +293,7 @@ def frontier_json(result: SweepAnalysis, params: Params) -> dict[str, Any]:
     }
 
 
-def _finite(value: float | None) -> float | str | None:
+def _finite(value: float | None) -> float | Literal["inf"] | None:
     return "inf" if value is not None and math.isinf(value) else value
 
 
@@ -306,10 +323,10 @@ def ci_fields(interval: Interval | None) -> CiFieldsDict:
 
 def price_cells_json(
     cells: list[PriceCell], result: SweepAnalysis | None = None
-) -> list[dict[str, Any]]:
+) -> list[PriceCellOutDict]:
     """One entry per price column: the price of the sweep's own GPU (or the user's) and its
     $/Mtok, or nulls with the reason (never another GPU's price)."""
-    out = []
+    out: list[PriceCellOutDict] = []
     for cell in cells:
         cost = cell.cost
         out.append(
@@ -342,7 +359,7 @@ def run_query(
     return params, results, columns
 
 
-def readoff_document(session: Session, sweep_ids: list[int], query: ReadoffQuery) -> dict[str, Any]:
+def readoff_document(session: Session, sweep_ids: list[int], query: ReadoffQuery) -> ReadoffOutDict:
     """/api/readoff's body: the SLO, the price columns and per sweep its read-off and prices."""
     params, results, columns = run_query(session, sweep_ids, query)
     return readoff_body(query, params, results, columns, session)
@@ -354,11 +371,11 @@ def readoff_body(
     results: list[SweepAnalysis],
     columns: list[PriceColumn],
     session: Session | None = None,
-) -> dict[str, Any]:
+) -> ReadoffOutDict:
     """The read-off document of analysed sweeps (shared by /api/readoff and the claim audit);
     with a session, token classes read the sweeps' request samples too."""
     prices = query.class_prices()
-    body = []
+    body: list[ReadoffRowDict] = []
     for r in results:
         cells = price_columns.price_cells(r, columns)
         body.append(
@@ -378,5 +395,5 @@ def readoff_body(
     }
 
 
-def _columns_json(columns: list[PriceColumn]) -> list[dict[str, Any]]:
+def _columns_json(columns: list[PriceColumn]) -> list[PriceColumnOutDict]:
     return [{"label": c.label, "profile_ids": c.profile_ids} for c in columns]

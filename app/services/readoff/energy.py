@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 from app.domain.cost import tokens_per_joule
 from app.domain.covariates import GPU_POWER_INVALID, GPU_POWER_W
+from app.domain.metrics import Basis
+from app.schemas.answers.typed.readoff import TokensPerJouleDict
 from app.services.analysis import SweepAnalysis
 
 MEASURED = "measured: the GPUs' own power from the file's telemetry (no host, network, cooling)"
@@ -27,7 +29,7 @@ NO_GOODPUT = "the operating point's goodput per total GPU is unknown"
 class Joules:
     measured: float | None  # tok/J at the operating point, from measured GPU power
     estimate: float | None  # tok/J from the catalog's all-in power
-    token_basis: str  # output, total (input + output) or input tokens
+    token_basis: Basis  # output, total (input + output) or input tokens
     measured_reason: str | None = None  # why `measured` is unknown
 
 
@@ -48,7 +50,7 @@ def of(result: SweepAnalysis) -> Joules:
     return Joules(measured, estimate, result.readoff.basis, why)
 
 
-def as_json(joules: Joules) -> dict[str, object]:
+def as_json(joules: Joules) -> TokensPerJouleDict:
     return {
         "measured": joules.measured,
         "estimate": joules.estimate,

@@ -6,18 +6,25 @@ single value, with the verdict those bounds allow against the attainment target.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TypedDict
 
 from app.domain.histogram_attainment import histogram_attainment
 from app.domain.point import PointMetrics
 from app.domain.verdict import Slo
+from app.schemas.answers.typed.histograms import HistogramAttainmentOutDict
 from app.services.analysis import SweepAnalysis
 from app.services.sweeps.histogram_readoff import attainment_json
 
 
-def point_rows(points: Iterable[PointMetrics], slo: Slo) -> list[dict[str, Any]]:
+class HistogramField(TypedDict, total=False):
+    """The read-off row's `histogram_attainment`, there only for a sweep that kept histograms."""
+
+    histogram_attainment: list[HistogramAttainmentOutDict]
+
+
+def point_rows(points: Iterable[PointMetrics], slo: Slo) -> list[HistogramAttainmentOutDict]:
     """Each point with histograms for every limited metric, read at the SLO's limits."""
-    rows = []
+    rows: list[HistogramAttainmentOutDict] = []
     for point in points:
         if not point.histograms:
             continue
@@ -29,7 +36,7 @@ def point_rows(points: Iterable[PointMetrics], slo: Slo) -> list[dict[str, Any]]
     return rows
 
 
-def result_json(result: SweepAnalysis, slo: Slo) -> dict[str, Any]:
+def result_json(result: SweepAnalysis, slo: Slo) -> HistogramField:
     """{"histogram_attainment": [...]} for a sweep whose points kept histograms, else {}: the
     answers of sweeps without any stay as small as before."""
     rows = point_rows(result.points, slo)

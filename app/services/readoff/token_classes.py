@@ -5,9 +5,9 @@ each price column's GPU-hour (issue 50)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 import polars as pl
 from sqlalchemy.orm import Session
@@ -26,6 +26,14 @@ from app.domain.token_classes import (
     class_revenue,
     point_share,
     token_mix,
+)
+from app.schemas.answers.typed.token_classes import (
+    BreakEvenOutDict,
+    ByClassDict,
+    PointClassesOutDict,
+    PricesByClassDict,
+    SweepTokenClassesOutDict,
+    TokenClassesOutDict,
 )
 from app.services.analysis import SweepAnalysis
 from app.services.readoff.price_columns import PriceCell
@@ -104,7 +112,40 @@ def all_point_classes(
 UNKNOWN_WORDS = "unknown: the file reports no cached input tokens"
 
 
-def _share_json(found: PointClasses) -> dict[str, Any]:
+class _ShareFields(TypedDict):
+    cached_input_share: float | None
+    cached_input_source: Literal["measured", "client", "theoretical", "unknown"]
+    cached_input_source_words: str
+    cached_input_from: str | None
+
+
+class _RevenueFields(TypedDict):
+    revenue_usd_per_gpu_hour: ByClassDict | None
+    revenue_total_usd_per_gpu_hour: float | None
+    blended_usd_per_mtok: float | None
+    tokens_per_usd: float | None
+    revenue_reason: str | None
+
+
+def by_class(values: Mapping[str, float]) -> ByClassDict:
+    """A figure per token class, in the answers' order."""
+    return {
+        "uncached_input": values["uncached_input"],
+        "cached_input": values["cached_input"],
+        "output": values["output"],
+    }
+
+
+def prices_by_class(prices: ClassPrices) -> PricesByClassDict:
+    given = prices.by_class()
+    return {
+        "uncached_input": given["uncached_input"],
+        "cached_input": given["cached_input"],
+        "output": given["output"],
+    }
+
+
+def _share_json(found: PointClasses) -> _ShareFields:
     """The cached share and its source: measured, client or theoretical; `unknown` (with a
     null share) where the file reports none, never 0."""
     share = found.share
@@ -116,7 +157,7 @@ def _share_json(found: PointClasses) -> dict[str, Any]:
     }
 
 
-def _revenue_json(revenue: ClassRevenue | str | None) -> dict[str, Any]:
+def _revenue_json(revenue: ClassRevenue | str | None) -> _RevenueFields:
     if not isinstance(revenue, ClassRevenue):
         return {
             "revenue_usd_per_gpu_hour": None,
@@ -126,7 +167,7 @@ def _revenue_json(revenue: ClassRevenue | str | None) -> dict[str, Any]:
             "revenue_reason": revenue,
         }
     return {
-        "revenue_usd_per_gpu_hour": revenue.usd_per_hour,
+        "revenue_usd_per_gpu_hour": by_class(revenue.usd_per_hour),
         "revenue_total_usd_per_gpu_hour": revenue.total_usd_per_hour,
         "blended_usd_per_mtok": revenue.blended_usd_per_mtok,
         "tokens_per_usd": revenue.tokens_per_usd,
@@ -134,7 +175,7 @@ def _revenue_json(revenue: ClassRevenue | str | None) -> dict[str, Any]:
     }
 
 
-def point_json(found: PointClasses, prices: ClassPrices) -> dict[str, Any]:
+def point_json(found: PointClasses, prices: ClassPrices) -> PointClassesOutDict:
     """One point's classes: share and its source, tok/s per GPU by class, revenue."""
     mix = found.mix
     revenue = None
@@ -146,7 +187,7 @@ def point_json(found: PointClasses, prices: ClassPrices) -> dict[str, Any]:
         revenue = found.reason
     return {
         **_share_json(found),
-        "tok_s_per_gpu": None if mix is None else mix.by_class(),
+        "tok_s_per_gpu": None if mix is None else by_class(mix.by_class()),
         "reason": found.reason,
         **_revenue_json(revenue),
     }
@@ -157,27 +198,22 @@ def operating_json(
     classes: list[PointClasses],
     prices: ClassPrices,
     cells: list[PriceCell],
-) -> dict[str, Any]:
+    source: str | None,
+) -> TokenClassesOutDict:
     """At the operating point: the point's classes and, per price column, the break-even
-    price of each class (SPLIT_RULE); null figures with the reason elsewhere."""
+    price of each class (SPLIT_RULE); null figures with the reason elsewhere. `source`: where
+    the API prices came from."""
     op = result.readoff.operating_point
     at = next((i for i, p in enumerate(result.points) if op and p.point_id == op.point_id), None)
     if at is None:
         empty = PointClasses(None, None, "no operating point at this SLO")
-        return {
-            "point_id": None,
-            **point_json(empty, prices),
-            "api_prices": prices.by_class(),
-            "split_rule": SPLIT_RULE,
-            "break_even": [],
-        }
+        return _classes_out(None, point_json(empty, prices), prices, [], source)
     found = classes[at]
     body = point_json(found, prices)
     revenue = class_revenue(found.mix, prices) if found.mix and prices.given() else None
-    rows = []
+    rows: list[BreakEvenOutDict] = []
     for cell in cells:
         cost = cell.cost
-        row: dict[str, Any] = {"label": cell.label, "usd_per_gpu_hour": cell.usd_per_gpu_hour}
         hourly = (
             None
             if cost is None
@@ -186,16 +222,43 @@ def operating_json(
         even = None
         if isinstance(revenue, ClassRevenue) and hourly is not None:
             even = break_even(revenue, hourly)
-        row["usd_per_mtok"] = None if even is None else even.usd_per_mtok
-        row["gpu_usd_per_hour"] = None if even is None else even.gpu_usd_per_hour
-        row["reason"] = _break_even_reason(cell, revenue, even is None)
-        rows.append(row)
+        rows.append(
+            {
+                "label": cell.label,
+                "usd_per_gpu_hour": cell.usd_per_gpu_hour,
+                "usd_per_mtok": None if even is None else by_class(even.usd_per_mtok),
+                "gpu_usd_per_hour": None if even is None else by_class(even.gpu_usd_per_hour),
+                "reason": _break_even_reason(cell, revenue, even is None),
+            }
+        )
+    return _classes_out(op.point_id if op else None, body, prices, rows, source)
+
+
+def _classes_out(
+    point_id: int | None,
+    body: PointClassesOutDict,
+    prices: ClassPrices,
+    rows: list[BreakEvenOutDict],
+    source: str | None,
+) -> TokenClassesOutDict:
+    # Written out, not spread: `points` is added after, where asked.
     return {
-        "point_id": op.point_id if op else None,
-        **body,
-        "api_prices": prices.by_class(),
+        "point_id": point_id,
+        "cached_input_share": body["cached_input_share"],
+        "cached_input_source": body["cached_input_source"],
+        "cached_input_source_words": body["cached_input_source_words"],
+        "cached_input_from": body["cached_input_from"],
+        "tok_s_per_gpu": body["tok_s_per_gpu"],
+        "reason": body["reason"],
+        "revenue_usd_per_gpu_hour": body["revenue_usd_per_gpu_hour"],
+        "revenue_total_usd_per_gpu_hour": body["revenue_total_usd_per_gpu_hour"],
+        "blended_usd_per_mtok": body["blended_usd_per_mtok"],
+        "tokens_per_usd": body["tokens_per_usd"],
+        "revenue_reason": body["revenue_reason"],
+        "api_prices": prices_by_class(prices),
         "split_rule": SPLIT_RULE,
         "break_even": rows,
+        "api_prices_from": source,
     }
 
 
@@ -217,7 +280,7 @@ def result_json(
     prices: ClassPrices,
     cells: list[PriceCell],
     with_points: bool,
-) -> dict[str, Any]:
+) -> TokenClassesOutDict:
     """A read-off's "token_classes": at the operating point, and per point when asked. The API
     prices are the query's; without any, those of the first price column whose profile (of the
     sweep's own GPU) carries prices by class; `api_prices_from` names which."""
@@ -226,8 +289,7 @@ def result_json(
         prices, source = profile_prices(session, cells)
     counts = counts_for(session, result) if session is not None else _counts_kept(result)
     classes = all_point_classes(result, counts, prices)
-    body = operating_json(result, classes, prices, cells)
-    body["api_prices_from"] = source
+    body = operating_json(result, classes, prices, cells, source)
     if with_points:
         body["points"] = [
             {"point_id": p.point_id, **point_json(c, prices)}
@@ -262,7 +324,7 @@ def by_sweep(
     results: list[SweepAnalysis],
     prices: ClassPrices,
     cells: dict[int, list[PriceCell]],
-) -> dict[int, dict[str, Any]]:
+) -> dict[int, TokenClassesOutDict]:
     """Each sweep's token classes at its operating point, by sweep id (CLI and exports)."""
     return {
         int(r.meta.id): result_json(session, r, prices, cells[int(r.meta.id)], False)
@@ -272,7 +334,7 @@ def by_sweep(
 
 def for_results(
     session: Session, results: list[SweepAnalysis], prices: ClassPrices, columns: list[Any]
-) -> dict[int, dict[str, Any]]:
+) -> dict[int, TokenClassesOutDict]:
     """Each result's token classes under the page's price columns (Explore, Compare, Plan)."""
     from app.services.readoff.price_columns import price_cells
 
@@ -282,7 +344,7 @@ def for_results(
     }
 
 
-def listed(bodies: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
+def listed(bodies: dict[int, TokenClassesOutDict]) -> list[SweepTokenClassesOutDict]:
     """The bodies as a JSON list, each naming its sweep; [] when they say nothing (no API
     prices given and no cached share known), as the pages then show no table."""
     if not worth_showing(bodies.values()):
@@ -300,7 +362,7 @@ def csv_header(labels: list[str]) -> list[str]:
     return head
 
 
-def csv_cells(body: dict[str, Any]) -> list[Any]:
+def csv_cells(body: Mapping[str, Any]) -> list[Any]:
     """One sweep's token-class cells, in `csv_header`'s order (empty where unknown)."""
     tok = body["tok_s_per_gpu"] or {}
     revenue = body["revenue_usd_per_gpu_hour"] or {}
@@ -319,7 +381,7 @@ def csv_cells(body: dict[str, Any]) -> list[Any]:
 
 def shown(
     session: Session, results: list[SweepAnalysis], prices: ClassPrices, columns: list[Any]
-) -> dict[int, dict[str, Any]] | None:
+) -> dict[int, TokenClassesOutDict] | None:
     """`by_sweep` when there is something to show (API prices given, or a cached share known
     at an operating point), else None: a table without either keeps its columns."""
     from app.services.readoff.price_columns import price_cells
@@ -330,7 +392,7 @@ def shown(
     return found if worth_showing(found.values()) else None
 
 
-def worth_showing(bodies: Iterable[dict[str, Any]]) -> bool:
+def worth_showing(bodies: Iterable[Mapping[str, Any]]) -> bool:
     """Whether token classes say anything: API prices given, or a cached share known."""
     return any(
         b["api_prices_from"] is not None or b["cached_input_share"] is not None for b in bodies

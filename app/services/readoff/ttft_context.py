@@ -4,12 +4,11 @@ which the fitted TTFT reaches the SLO's TTFT limit, from the sweep's request sam
 
 from __future__ import annotations
 
-from typing import Any
-
 import polars as pl
 from sqlalchemy.orm import Session
 
 from app.domain.prefill_fit import PrefillFit, buckets, fit_prefill
+from app.schemas.answers.typed.ttft_context import TtftContextOutDict, TtftContextPointDict
 from app.services.analysis import Params, SweepAnalysis
 from app.store import points as point_queries
 
@@ -29,10 +28,10 @@ def samples_of(session: Session | None, result: SweepAnalysis) -> pl.DataFrame |
 
 
 def point_json(
-    samples: pl.DataFrame | None, point_id: int, limit_ms: float | None, level: float
-) -> dict[str, Any]:
+    samples: pl.DataFrame | None, point_id: int | None, limit_ms: float | None, level: float
+) -> TtftContextPointDict:
     """One point's TTFT against input length (null figures with the reason when unknown)."""
-    body: dict[str, Any] = {
+    body: TtftContextPointDict = {
         "point_id": point_id,
         "n": 0,
         "prefill_tok_s": None,
@@ -73,21 +72,18 @@ def point_json(
         body["reason"] = fit
         return body
     low, high = fit.prefill_interval
-    body.update(
-        prefill_tok_s=fit.prefill_tok_s,
-        ci_low=low,
-        ci_high=high,
-        intercept_ms=fit.intercept_ms,
-        ms_per_token=fit.ms_per_token,
-        crossing_input_tokens=None if limit_ms is None else fit.crossing_tokens(limit_ms),
-        reason=None if fit.prefill_tok_s else "TTFT does not grow with the prompt here",
-    )
+    body["prefill_tok_s"] = fit.prefill_tok_s
+    body["ci_low"], body["ci_high"] = low, high
+    body["intercept_ms"] = fit.intercept_ms
+    body["ms_per_token"] = fit.ms_per_token
+    body["crossing_input_tokens"] = None if limit_ms is None else fit.crossing_tokens(limit_ms)
+    body["reason"] = None if fit.prefill_tok_s else "TTFT does not grow with the prompt here"
     return body
 
 
 def result_json(
     session: Session | None, result: SweepAnalysis, params: Params, with_points: bool
-) -> dict[str, Any] | None:
+) -> TtftContextOutDict | None:
     """At the operating point, with every point's under `points` when asked; None without an
     operating point and without points asked."""
     samples = samples_of(session, result)
@@ -100,5 +96,5 @@ def result_json(
     return {**(at or _none(limit, level)), "points": rows}
 
 
-def _none(limit: float | None, level: float) -> dict[str, Any]:
-    return {**point_json(None, 0, limit, level), "point_id": None, "reason": "no operating point"}
+def _none(limit: float | None, level: float) -> TtftContextPointDict:
+    return {**point_json(None, None, limit, level), "reason": "no operating point"}

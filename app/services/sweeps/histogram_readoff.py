@@ -17,6 +17,7 @@ from app.domain.histogram_attainment import (
     point_histograms,
 )
 from app.domain.verdict import Slo
+from app.schemas.answers.typed.histograms import HistogramAttainmentOutDict
 from app.store.models import SloPreset
 from app.store.point_blocks import StoredPoint
 
@@ -57,7 +58,7 @@ def sweep_view(session: Session, points: Sequence[StoredPoint]) -> dict[str, Any
     }
 
 
-def attainment_json(point_id: int, found: HistogramAttainment) -> dict[str, Any]:
+def attainment_json(point_id: int, found: HistogramAttainment) -> HistogramAttainmentOutDict:
     return {
         "point_id": point_id,
         "attainment_low": found.lower,
