@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Literal
 
 from app.domain.accounting import split_label
 from app.domain.sweep_meta import SweepMeta
@@ -159,7 +159,7 @@ def summarise(base: Covariates, points: Iterable[Mapping[str, float]]) -> Covari
 
 @dataclass(frozen=True)
 class Caveat:
-    kind: str  # split, spec_method, acceptance, prefix_cache
+    kind: Literal["split", "spec_method", "acceptance", "prefix_cache"]
     text: str
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import polars as pl
 
@@ -45,6 +46,9 @@ def gate_level(level: float) -> float:
 ONE_RUN_GATE = "tolerance alone; one run cannot separate noise: record 3 or more runs per load"
 
 
+RatioMethod = Literal["ratio-bootstrap", "ratio-t-log", "ratio-log-normal"]
+
+
 @dataclass(frozen=True)
 class GateRatio:
     """candidate ÷ baseline with its interval at `level`; low/high None (`reason` says why)."""
@@ -53,7 +57,7 @@ class GateRatio:
     low: float | None
     high: float | None
     level: float
-    method: str | None  # "ratio-bootstrap" or "ratio-t-log"
+    method: RatioMethod | None
     paired: bool = False
     reason: str | None = None
     n_baseline: int | None = None  # requests or runs each side rests on

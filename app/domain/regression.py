@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from app.domain.gate_ratio import GateRatio
+from app.domain.intervals import Method
 from app.domain.numbers import fmt_percent
 from app.domain.point import PointMetrics
 from app.domain.slo import Readoff
@@ -33,8 +34,8 @@ Verdict = Literal["pass", "regression", "unknown"]
 class Interval:
     low: float
     high: float
-    level: float | None = None
-    method: str | None = None
+    level: float
+    method: Method | None = None
 
 
 @dataclass(frozen=True)

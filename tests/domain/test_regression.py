@@ -48,8 +48,8 @@ def test_a_fall_is_a_regression_only_when_the_ratios_own_interval_lies_wholly_be
 def test_two_overlapping_intervals_do_not_hide_a_fall_the_ratio_separates() -> None:
     # -20 %: the sides' own intervals overlap (810–1190 against 640–960), the paired ratio's
     # interval (0.797–0.799×, Compare's) does not reach 1×: a regression.
-    base = side(1000.0, goodput_interval=Interval(810.0, 1190.0))
-    cand = side(798.0, goodput_interval=Interval(640.0, 960.0))
+    base = side(1000.0, goodput_interval=Interval(810.0, 1190.0, 0.95))
+    cand = side(798.0, goodput_interval=Interval(640.0, 960.0, 0.95))
     outcome = compare(base, cand, 0.05, ratio=ratio(0.798, 0.797, 0.799, paired=True))
     assert outcome.verdict == "regression"
 

@@ -23,6 +23,12 @@ from app.domain.covariates import warnings
 from app.domain.gate_ratio import GateRatio
 from app.domain.likeness import Likeness
 from app.domain.regression import Interval, Outcome, Side
+from app.schemas.answers.typed.check import (
+    CaveatOutDict,
+    FindingDict,
+    FindingIntervalDict,
+    GateRatioOutDict,
+)
 from app.schemas.bounds import MAX_ID
 from app.schemas.check import CheckQuery
 from app.services.analysis import Params, SweepAnalysis
@@ -115,13 +121,14 @@ def resolve(session: Session, ref: str, field: str) -> Resolved:
 
 def interval_of(entry: Mapping[str, Any] | None) -> Interval | None:
     """The one place that reads an interval, in helper "ci"'s layout: `ci_low`, `ci_high`,
-    `ci_level`, `ci_method` on a figure's entry. A missing entry or a null end is no interval."""
+    `ci_level`, `ci_method` on a figure's entry. A missing entry, a null end or a null level
+    is no interval."""
     if not entry:
         return None
-    low, high = entry.get("ci_low"), entry.get("ci_high")
-    if low is None or high is None:
+    low, high, level = entry.get("ci_low"), entry.get("ci_high"), entry.get("ci_level")
+    if low is None or high is None or level is None:  # the figures always give all three
         return None
-    return Interval(float(low), float(high), entry.get("ci_level"), entry.get("ci_method"))
+    return Interval(float(low), float(high), float(level), entry.get("ci_method"))
 
 
 def side_of(result: Mapping[str, Any]) -> Side:
@@ -301,13 +308,19 @@ def _side_json(who: Resolved, doc: dict[str, Any]) -> dict[str, Any]:
     return {"ref": who.ref, "resolved_by": who.via, **doc}
 
 
-def _interval_json(iv: Interval | None) -> dict[str, Any] | None:
+def _interval_json(iv: Interval | None) -> FindingIntervalDict | None:
     if iv is None:
         return None
-    return {"ci_low": iv.low, "ci_high": iv.high, "ci_level": iv.level, "ci_method": iv.method}
+    found: FindingIntervalDict = {
+        "ci_low": iv.low,
+        "ci_high": iv.high,
+        "ci_level": iv.level,
+        "ci_method": iv.method,
+    }
+    return found
 
 
-def finding_json(f: regression.Finding) -> dict[str, Any]:
+def finding_json(f: regression.Finding) -> FindingDict:
     return {
         "figure": f.figure,
         "label": f.label,
@@ -322,7 +335,7 @@ def finding_json(f: regression.Finding) -> dict[str, Any]:
     }
 
 
-def _ratio_json(ratio: GateRatio | None) -> dict[str, Any] | None:
+def _ratio_json(ratio: GateRatio | None) -> GateRatioOutDict | None:
     """The goodput's candidate ÷ baseline and its own interval: what the gate judges."""
     if ratio is None:
         return None
@@ -339,7 +352,7 @@ def _ratio_json(ratio: GateRatio | None) -> dict[str, Any] | None:
     }
 
 
-def _caveats(results: list[SweepAnalysis], candidate: int, baseline: int) -> list[dict[str, str]]:
+def _caveats(results: list[SweepAnalysis], candidate: int, baseline: int) -> list[CaveatOutDict]:
     """Split, speculative method, acceptance or prefix-cache differences, candidate first."""
     by_id = {int(r.meta.id): r.covariates for r in results}
     a, b = by_id.get(candidate), by_id.get(baseline)
