@@ -30,12 +30,16 @@ def test_each_typed_dict_has_its_models_keys_and_requires_what_the_model_require
         importlib.import_module(f"app.schemas.answers.typed.{short}"), f"{model.__name__}Dict"
     )
     fields = model.model_fields  # type: ignore[attr-defined]
-    assert list(typed.__annotations__) == list(fields)
+    # Keys as the answer writes them: a field's alias where it has one ("pricing profiles").
+    keys = [f.serialization_alias or f.alias or name for name, f in fields.items()]
+    assert list(typed.__annotations__) == keys
     # The annotations are text (PEP 563), which a TypedDict does not read for NotRequired.
     optional = {
         k for k, v in typed.__annotations__.items() if annotation_text(v).startswith("NotRequired[")
     }
-    assert optional == {k for k, f in fields.items() if not f.is_required()}
+    assert optional == {
+        f.serialization_alias or f.alias or k for k, f in fields.items() if not f.is_required()
+    }
 
 
 def test_a_typed_dict_refers_to_another_models_typed_dict_not_to_the_model() -> None:

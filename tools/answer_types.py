@@ -22,6 +22,7 @@ import typing
 from pathlib import Path
 
 from pydantic import BaseModel
+from pydantic.fields import FieldInfo
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -109,6 +110,8 @@ class Renderer:
         raise TypeError(f"cannot write {kind!r} as a type")
 
     def typed_dict(self, model: type[BaseModel]) -> str:
+        if any(_key(name, field) != name for name, field in model.model_fields.items()):
+            return self._functional(model)
         base = self._base(model)
         inherited = {} if base is None else base.model_fields
         parent = "TypedDict" if base is None else self._parent(base)
@@ -127,6 +130,19 @@ class Renderer:
         if not model.model_fields.keys() - inherited.keys():
             lines.append("    pass")
         return "\n".join(lines)
+
+    def _functional(self, model: type[BaseModel]) -> str:
+        """A model whose keys are its aliases (a key with a space, say): TypedDict's call
+        syntax, which takes any key (its types are read when the module runs)."""
+        items = []
+        for name, field in model.model_fields.items():
+            text = self.type_text(field.annotation)
+            if not field.is_required():
+                text = f"NotRequired[{text}]"
+            items.append(f"{_key(name, field)!r}: {text}")
+        name = f"{model.__name__}{SUFFIX}"
+        source = f'"""{model.__module__}.{model.__name__}"""'
+        return f'{name} = TypedDict("{name}", {{{", ".join(items)}}})\n{source}'
 
     def _base(self, model: type[BaseModel]) -> type[BaseModel] | None:
         """The answer model this one extends, when it keeps that model's fields as they are
@@ -168,6 +184,11 @@ class Renderer:
         if not self.siblings:
             head += "    pass\n"
         return head + "\n\n" + "\n\n\n".join(classes) + "\n"
+
+
+def _key(name: str, field: FieldInfo) -> str:
+    """The key an answer writes for a field: its alias where it has one."""
+    return str(field.serialization_alias or field.alias or name)
 
 
 def formatted(path: Path, text: str) -> str:

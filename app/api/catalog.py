@@ -19,6 +19,15 @@ from app.schemas.answers.catalog import (
     ModelSpecList,
     ModelSpecOut,
 )
+from app.schemas.answers.typed.catalog import (
+    CatalogOutDict,
+    HardwareDetailDict,
+    HardwareListDict,
+    HardwareOutDict,
+    ModelSpecDetailDict,
+    ModelSpecListDict,
+    ModelSpecOutDict,
+)
 from app.schemas.catalog import HardwareIn, ModelSpecIn
 from app.schemas.responses import ERROR_RESPONSES
 from app.services.catalogs import entries as svc
@@ -28,7 +37,7 @@ router = APIRouter(prefix="/api", tags=["catalog"], responses=ERROR_RESPONSES)
 
 
 @router.get("/catalog", name="api_catalog", response_model=CatalogOut)
-def api_catalog(session: SessionDep) -> dict[str, Any]:
+def api_catalog(session: SessionDep) -> CatalogOutDict:
     """The catalog page's JSON twin: every GPU and every model spec."""
     return {
         "hardware": [svc.hardware_dict(h) for h in svc.list_hardware(session)],
@@ -37,7 +46,7 @@ def api_catalog(session: SessionDep) -> dict[str, Any]:
 
 
 @router.get("/hardware", name="api_hardware_list", response_model=HardwareList)
-def api_hardware_list(session: SessionDep) -> dict[str, Any]:
+def api_hardware_list(session: SessionDep) -> HardwareListDict:
     """The hardware catalog: memory, bandwidth, dense TFLOPS, power, aliases."""
     return {"hardware": [svc.hardware_dict(h) for h in svc.list_hardware(session)]}
 
@@ -55,7 +64,7 @@ def api_hardware_match(session: SessionDep, name: str) -> dict[str, Any]:
     dependencies=[WriteDep],
     response_model=HardwareOut,
 )
-def api_hardware_create(body: HardwareIn, session: SessionDep) -> dict[str, Any]:
+def api_hardware_create(body: HardwareIn, session: SessionDep) -> HardwareOutDict:
     """Add a GPU; its key, name and aliases must not already mean another GPU."""
     row = svc.save_hardware(session, body)
     answer = svc.hardware_dict(row)  # before the commit: a write stands only with its answer
@@ -64,7 +73,7 @@ def api_hardware_create(body: HardwareIn, session: SessionDep) -> dict[str, Any]
 
 
 @router.get("/hardware/{key}", name="api_hardware_detail", response_model=HardwareDetail)
-def api_hardware_detail(key: str, session: SessionDep) -> dict[str, Any]:
+def api_hardware_detail(key: str, session: SessionDep) -> HardwareDetailDict:
     """One GPU, with how many sweeps, pricing profiles and claims use it."""
     row = svc.get_hardware(session, key)
     return {**svc.hardware_dict(row), "used_by": svc.hardware_usage(session, row.key)}
@@ -76,7 +85,7 @@ def api_hardware_detail(key: str, session: SessionDep) -> dict[str, Any]:
     dependencies=[WriteDep],
     response_model=HardwareOut,
 )
-def api_hardware_update(key: str, body: HardwareIn, session: SessionDep) -> dict[str, Any]:
+def api_hardware_update(key: str, body: HardwareIn, session: SessionDep) -> HardwareOutDict:
     """Replace a GPU's values (the key stays)."""
     row = svc.save_hardware(session, body, key)
     answer = svc.hardware_dict(row)  # before the commit: a write stands only with its answer
@@ -95,7 +104,7 @@ def api_hardware_delete(key: str, session: SessionDep) -> Response:
 
 
 @router.get("/models", name="api_models_list", response_model=ModelSpecList)
-def api_models_list(session: SessionDep) -> dict[str, Any]:
+def api_models_list(session: SessionDep) -> ModelSpecListDict:
     """Model specs for the physics limits."""
     return {"models": [svc.model_dict(m) for m in q.model_specs(session)]}
 
@@ -107,7 +116,7 @@ def api_models_list(session: SessionDep) -> dict[str, Any]:
     dependencies=[WriteDep],
     response_model=ModelSpecOut,
 )
-def api_models_create(body: ModelSpecIn, session: SessionDep) -> dict[str, Any]:
+def api_models_create(body: ModelSpecIn, session: SessionDep) -> ModelSpecOutDict:
     """Add a model spec.
 
     Across fields: active_params_b (default total_params_b) at most total_params_b; an MLA
@@ -121,7 +130,7 @@ def api_models_create(body: ModelSpecIn, session: SessionDep) -> dict[str, Any]:
 
 
 @router.get("/models/{key}", name="api_models_detail", response_model=ModelSpecDetail)
-def api_models_detail(key: str, session: SessionDep) -> dict[str, Any]:
+def api_models_detail(key: str, session: SessionDep) -> ModelSpecDetailDict:
     """One model spec, with how many sweeps and claims name it."""
     row = svc.get_model(session, key)
     return {**svc.model_dict(row), "used_by": svc.model_usage(session, row.key)}
@@ -133,7 +142,7 @@ def api_models_detail(key: str, session: SessionDep) -> dict[str, Any]:
     dependencies=[WriteDep],
     response_model=ModelSpecOut,
 )
-def api_models_update(key: str, body: ModelSpecIn, session: SessionDep) -> dict[str, Any]:
+def api_models_update(key: str, body: ModelSpecIn, session: SessionDep) -> ModelSpecOutDict:
     """Replace a model spec's values (the key stays).
 
     Across fields: active_params_b (default total_params_b) at most total_params_b; an MLA

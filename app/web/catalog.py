@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -138,7 +139,7 @@ def _singular(kind: str) -> str:
     return "hardware" if kind == "hardware" else "model"
 
 
-def _as_form(data: dict[str, Any]) -> dict[str, Any]:
+def _as_form(data: Mapping[str, Any]) -> dict[str, Any]:
     """Stored values as the strings a form shows; aliases one per line."""
     out = {k: "" if v is None else str(v) for k, v in data.items() if k != "aliases"}
     if "aliases" in data:

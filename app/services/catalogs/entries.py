@@ -9,12 +9,19 @@ Renaming a key is not offered: add the new row, move the users, delete the old o
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.ingest import ParsedSweep
+from app.schemas.answers.typed.catalog import (
+    HardwareOutDict,
+    HardwareUseDict,
+    ModelSpecOutDict,
+    ModelSpecUseDict,
+)
 from app.schemas.catalog import HardwareIn, ModelSpecIn
 from app.services.errors import Conflict, Invalid
 from app.store import catalog, catalog_cache
@@ -90,10 +97,24 @@ def known_hardware(session: Session, typed: str, field: str = "hardware") -> str
 # -- hardware -------------------------------------------------------------------------------
 
 
-def hardware_dict(row: Hardware) -> dict[str, Any]:
-    data = {name: getattr(row, name) for name in HARDWARE_FIELDS}
-    data["aliases"] = list(row.aliases or [])
-    return data
+def hardware_dict(row: Hardware) -> HardwareOutDict:
+    """The row as answered, its columns in table order (as test_api_answers holds the model)."""
+    return {
+        "key": row.key,
+        "name": row.name,
+        "vendor": row.vendor,
+        "memory_gb": row.memory_gb,
+        "memory_kind": row.memory_kind,
+        "mem_bw_tb_s": row.mem_bw_tb_s,
+        "bf16_tflops": row.bf16_tflops,
+        "fp8_tflops": row.fp8_tflops,
+        "fp4_tflops": row.fp4_tflops,
+        "tdp_w": row.tdp_w,
+        "allin_kw": row.allin_kw,
+        "gpus_per_node": row.gpus_per_node,
+        "source": row.source,
+        "aliases": list(row.aliases or []),
+    }
 
 
 def list_hardware(session: Session) -> list[Hardware]:
@@ -141,19 +162,20 @@ def _check_names(session: Session, body: HardwareIn, own_key: str | None) -> Non
                 )
 
 
-def hardware_usage(session: Session, key: str) -> dict[str, int]:
+def hardware_usage(session: Session, key: str) -> HardwareUseDict:
     """How many sweeps, pricing profiles and claims use this GPU key (case-insensitive)."""
     wanted = key.lower()
-    counts = {}
-    for label, model in (
-        ("sweeps", Sweep),
-        ("pricing profiles", PricingProfile),
-        ("claims", VendorClaim),
-    ):
+
+    def using(model: type[Sweep] | type[PricingProfile] | type[VendorClaim]) -> int:
         column = model.hardware
         query = select(func.count()).select_from(model).where(func.lower(column) == wanted)
-        counts[label] = session.scalar(query) or 0
-    return counts
+        return session.scalar(query) or 0
+
+    return {
+        "sweeps": using(Sweep),
+        "pricing profiles": using(PricingProfile),
+        "claims": using(VendorClaim),
+    }
 
 
 def delete_hardware(session: Session, key: str) -> None:
@@ -169,8 +191,25 @@ def delete_hardware(session: Session, key: str) -> None:
 # -- model specs ----------------------------------------------------------------------------
 
 
-def model_dict(row: ModelSpec) -> dict[str, Any]:
-    return {name: getattr(row, name) for name in MODEL_FIELDS}
+def model_dict(row: ModelSpec) -> ModelSpecOutDict:
+    """The row as answered, its columns in table order (as test_api_answers holds the model)."""
+    return {
+        "key": row.key,
+        "name": row.name,
+        "total_params_b": row.total_params_b,
+        "active_params_b": row.active_params_b,
+        "prefill_active_params_b": row.prefill_active_params_b,
+        "decode_active_params_b": row.decode_active_params_b,
+        "layers": row.layers,
+        "d_model": row.d_model,
+        "kv_heads": row.kv_heads,
+        "head_dim": row.head_dim,
+        "kv_lora_rank": row.kv_lora_rank,
+        "rope_dim": row.rope_dim,
+        "experts": row.experts,
+        "top_k": row.top_k,
+        "source": row.source,
+    }
 
 
 def get_model(session: Session, key: str) -> ModelSpec:
@@ -203,18 +242,19 @@ def save_model(session: Session, body: ModelSpecIn, key: str | None = None) -> M
     return row
 
 
-def model_usage(session: Session, key: str) -> dict[str, int]:
+def model_usage(session: Session, key: str) -> ModelSpecUseDict:
     """Sweeps and claims whose model names this spec (ignoring case and punctuation)."""
     spec = get_model(session, key)
     names = {catalog.squash(spec.key), catalog.squash(spec.name)}
-    counts = {}
-    for label, model in (("sweeps", Sweep), ("claims", VendorClaim)):
+
+    def using(model: type[Sweep] | type[VendorClaim]) -> int:
         column = model.model
         rows = session.execute(
             select(column, func.count()).where(column.is_not(None)).group_by(column)
         ).all()
-        counts[label] = sum(n for text, n in rows if catalog.squash(text) in names)
-    return counts
+        return sum(n for text, n in rows if catalog.squash(text) in names)
+
+    return {"sweeps": using(Sweep), "claims": using(VendorClaim)}
 
 
 def delete_model(session: Session, key: str) -> None:
@@ -227,6 +267,6 @@ def delete_model(session: Session, key: str) -> None:
     session.flush()
 
 
-def _counted(used: dict[str, int]) -> str:
+def _counted(used: Mapping[str, object]) -> str:
     """{"sweeps": 1, "claims": 2} → "1 sweep, 2 claims"."""
     return ", ".join(f"{n} {k if n != 1 else k.removesuffix('s')}" for k, n in used.items())

@@ -27,12 +27,10 @@ class HardwareOutDict(TypedDict):
     aliases: list[str]
 
 
-class HardwareUseDict(TypedDict):
-    """app.schemas.answers.catalog.HardwareUse"""
-
-    sweeps: int
-    pricing_profiles: int
-    claims: int
+HardwareUseDict = TypedDict(
+    "HardwareUseDict", {"sweeps": int, "pricing profiles": int, "claims": int}
+)
+"""app.schemas.answers.catalog.HardwareUse"""
 
 
 class HardwareDetailDict(HardwareOutDict):
