@@ -9,8 +9,6 @@ one says the inputs (model spec, precision, GPU count) are wrong, not that the s
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlalchemy.orm import Session
 
 from app.domain.claims import DEFAULT_CONTEXT, weight_precision
@@ -23,6 +21,7 @@ from app.domain.roofline import (
     kv_bytes_per_token,
     max_batch,
 )
+from app.schemas.answers.typed.plan import PlanPhysicsOutDict
 from app.services.analysis import SweepAnalysis
 from app.store import catalog
 
@@ -35,7 +34,7 @@ RULE = (
 )
 
 
-def _unknown(sweep_id: int, reason: str | None) -> dict[str, Any]:
+def _unknown(sweep_id: int, reason: str | None) -> PlanPhysicsOutDict:
     return {
         "sweep_id": sweep_id,
         "model_spec": None,
@@ -82,7 +81,7 @@ def _words(arch: ModelArch, ctx: int, b_max: int, batch: int | None) -> str:
     return f"{phases}; {kv}"
 
 
-def system_physics(session: Session, a: SweepAnalysis, model: str | None) -> dict[str, Any]:
+def system_physics(session: Session, a: SweepAnalysis, model: str | None) -> PlanPhysicsOutDict:
     """One system's ceilings (null with the reason where the catalog lacks an input)."""
     sweep_id = int(a.meta.id)
     row = catalog.hardware_by_key(session, a.meta.hardware)
@@ -102,22 +101,20 @@ def system_physics(session: Session, a: SweepAnalysis, model: str | None) -> dic
     batch = None if load is None else max(1, round(load))
     body = _unknown(sweep_id, None)
     tflops = hw.tflops(precision)
-    body.update(
-        model_spec=spec.key,
-        phases=arch.phase_words(),
-        prefill_active_params_b=arch.prefill_active_params / 1e9,
-        decode_active_params_b=arch.decode_active_params / 1e9,
-        ctx_tokens=ctx,
-        kv_bytes_per_token=kv_bytes_per_token(arch, bytes_per_param(deployment.kv_precision)),
-        kv_max_batch=b_max,
-        batch=batch,
-        kv_binds=None if batch is None else batch > b_max,
-        prefill_bound_tok_s_per_gpu=None
-        if tflops is None
-        else tflops * 1e12 / (2.0 * arch.prefill_active_params),
-        words=_words(arch, ctx, b_max, batch),
-        reason=None if b_max > 0 else "the weights leave no memory for the KV cache",
+    body["model_spec"] = spec.key
+    body["phases"] = arch.phase_words()
+    body["prefill_active_params_b"] = arch.prefill_active_params / 1e9
+    body["decode_active_params_b"] = arch.decode_active_params / 1e9
+    body["ctx_tokens"] = ctx
+    body["kv_bytes_per_token"] = kv_bytes_per_token(arch, bytes_per_param(deployment.kv_precision))
+    body["kv_max_batch"] = b_max
+    body["batch"] = batch
+    body["kv_binds"] = None if batch is None else batch > b_max
+    body["prefill_bound_tok_s_per_gpu"] = (
+        None if tflops is None else tflops * 1e12 / (2.0 * arch.prefill_active_params)
     )
+    body["words"] = _words(arch, ctx, b_max, batch)
+    body["reason"] = None if b_max > 0 else "the weights leave no memory for the KV cache"
     if batch is not None and b_max > 0:
         step = decode_step(arch, hw, min(batch, b_max), ctx, deployment)
         body["decode_ceiling_tok_s_per_gpu"] = step.tok_s_per_gpu
@@ -126,6 +123,6 @@ def system_physics(session: Session, a: SweepAnalysis, model: str | None) -> dic
 
 def plan_physics(
     session: Session, analyses: list[SweepAnalysis], model: str | None
-) -> list[dict[str, Any]]:
+) -> list[PlanPhysicsOutDict]:
     """Each planned system's ceilings, in the plan's order."""
     return [system_physics(session, a, model) for a in analyses]
