@@ -6,7 +6,6 @@ of requests under each limit and under every limit at once, as bounds. Any other
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -17,7 +16,11 @@ from app.domain.histogram_attainment import (
     point_histograms,
 )
 from app.domain.verdict import Slo
-from app.schemas.answers.typed.histograms import HistogramAttainmentOutDict
+from app.schemas.answers.typed.histograms import (
+    HistogramAttainmentOutDict,
+    SweepHistogramAttainmentDict,
+    SweepHistogramRowDict,
+)
 from app.store.models import SloPreset
 from app.store.point_blocks import StoredPoint
 
@@ -30,7 +33,9 @@ RULE = (
 )
 
 
-def sweep_view(session: Session, points: Sequence[StoredPoint]) -> dict[str, Any] | None:
+def sweep_view(
+    session: Session, points: Sequence[StoredPoint]
+) -> SweepHistogramAttainmentDict | None:
     """{"slo", "limits", "points": [...], "rule"} for a sweep whose points kept histograms of
     every limited metric; None otherwise (or without the preset)."""
     found = [(p, h) for p in points if (h := point_histograms(p.extra or {}))]
@@ -40,7 +45,7 @@ def sweep_view(session: Session, points: Sequence[StoredPoint]) -> dict[str, Any
     if preset is None:
         return None
     slo = Slo(ttft_ms=preset.ttft_ms, tpot_ms=preset.tpot_ms, e2el_ms=preset.e2el_ms)
-    rows = []
+    rows: list[SweepHistogramRowDict] = []
     for point, histograms in found:
         read = histogram_attainment(
             histograms, list(slo.limits()), preset.attainment, point.num_failed

@@ -34,6 +34,7 @@ from app.domain.stated_figures import (
     window_figure,
     within_rounding,
 )
+from app.schemas.answers.typed.sweeps import StatedFigureOutDict
 from app.store import samples as sample_store
 from app.store.point_blocks import StoredPoint
 
@@ -43,21 +44,21 @@ INTVTY = (("mean", "mean"), ("median", "p50"), ("p90", "p90"), ("p99", "p99"))
 MAX_SHOWN_POINTS = 200  # a sweep page lists at most this many points' figures
 
 
-def stated_rows(session: Session, points: Sequence[StoredPoint]) -> list[dict[str, Any]]:
+def stated_rows(session: Session, points: Sequence[StoredPoint]) -> list[StatedFigureOutDict]:
     """Per point (position order), its stated figures beside Paretoscope's, as JSON rows."""
     shown = list(points)[:MAX_SHOWN_POINTS]
     frame = sample_store.samples_frame(session, [p.id for p in shown])
     by_point: dict[int, pl.DataFrame] = (
         {int(k[0]): g for k, g in frame.group_by("point_id")} if not frame.is_empty() else {}
     )
-    rows: list[dict[str, Any]] = []
+    rows: list[StatedFigureOutDict] = []
     for point in shown:
         figures = point_figures(point, by_point.get(point.id))
         rows.extend(_row(point, f) for f in figures)
     return rows
 
 
-def _row(point: StoredPoint, figure: StatedFigure) -> dict[str, Any]:
+def _row(point: StoredPoint, figure: StatedFigure) -> StatedFigureOutDict:
     load = point.concurrency if point.concurrency is not None else point.request_rate
     return {
         "point_id": point.id,
