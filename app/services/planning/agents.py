@@ -11,21 +11,19 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from app.domain import plan as domain
 from app.domain.plan import Demand, Sizing, Status
 from app.domain.point import PointMetrics
 from app.domain.sessions import NO_JUDGED_SESSIONS, SessionStats
-from app.services.sweeps.sessions import SweepSessions, is_multi_turn, session_stats_json
+from app.schemas.answers.typed.plan import PlanAgentsDict
+from app.services.sweeps.sessions import SweepSessions, is_multi_turn
 
 NOT_MULTI_TURN = (
     "not a multi-turn run: concurrent sessions are sized only from request samples that carry "
     "session ids"
 )
-
-
-SESSION_KEYS = ("count", "attainment", "attainment_low", "attainment_high", "cut")
 
 
 @dataclass(frozen=True)
@@ -41,14 +39,19 @@ class AgentSizing:
     sizing: Sizing
     conservative: Sizing | None
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> PlanAgentsDict:
         s, c = self.stats, self.conservative
         return {
             "target": self.target,
             "concurrent_sessions_per_replica": self.per_replica,
             "concurrent_sessions_per_replica_conservative": self.per_replica_conservative,
             "point_id": self.concurrency_point_id,
-            **(session_stats_json(s) or dict.fromkeys(SESSION_KEYS)),
+            # The sessions judged there, as session_stats_json gives them (null without).
+            "count": None if s is None else s.count,
+            "attainment": None if s is None else s.attainment,
+            "attainment_low": None if s is None else s.low,
+            "attainment_high": None if s is None else s.high,
+            "cut": None if s is None else s.cut,
             "replicas_conservative": None if c is None else c.replicas,
             "gpus_conservative": None if c is None else c.gpus,
         }
