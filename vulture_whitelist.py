@@ -8,6 +8,10 @@ from vulture.whitelist_utils import Whitelist
 
 _ = Whitelist()
 
+# Keys of answer fragments: TypedDicts a builder spreads into an answer, read by the JSON
+# writer (mypy holds each to the answer's own TypedDict where it is spread).
+_.e2e_interactivity_tok_s_user  # app.services.readoff.document.E2eField
+
 # Read by Jinja templates (vulture reads only Python).
 _.help  # Column.help: column titles on the sweep and upload pages
 _.half_width  # Interval.half_width: templates/_ci.html

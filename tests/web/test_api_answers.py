@@ -22,7 +22,7 @@ from app.schemas.answers import (
     sweeps,
 )
 from app.schemas.claims import CLAIM_FIELDS
-from app.services.catalogs.entries import HARDWARE_FIELDS, MODEL_FIELDS
+from app.store.models import Hardware, ModelSpec
 from app.store.pricing import PROFILE_FIELDS
 from app.store.sweeps import SWEEP_FIELDS
 
@@ -88,8 +88,9 @@ def test_the_answer_models_name_every_stored_column() -> None:
         "request_samples",
         "ttft_vs_context",  # derived from the samples in one sweep's detail (issue 50)
     ]
-    assert fields(catalog.HardwareOut) == list(HARDWARE_FIELDS)
-    assert fields(catalog.ModelSpecOut) == list(MODEL_FIELDS)
+    # The catalog's answers are its rows, column for column in table order.
+    assert fields(catalog.HardwareOut) == [c.name for c in Hardware.__table__.columns]
+    assert fields(catalog.ModelSpecOut) == [c.name for c in ModelSpec.__table__.columns]
     assert fields(pricing.PricingProfileOut) == ["id", *PROFILE_FIELDS, "hourly_cost"]
     assert fields(claims.ClaimOut) == ["id", *CLAIM_FIELDS, "provenance_text", "created_at"]
 

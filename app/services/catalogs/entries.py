@@ -29,10 +29,6 @@ from app.store.catalog import HardwareMatch
 from app.store.models import Hardware, ModelSpec, PricingProfile, Sweep, VendorClaim
 from app.store.sweeps import NotFound
 
-HARDWARE_FIELDS: tuple[str, ...] = tuple(c.name for c in Hardware.__table__.columns)
-MODEL_FIELDS: tuple[str, ...] = tuple(c.name for c in ModelSpec.__table__.columns)
-
-
 # -- matching -------------------------------------------------------------------------------
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, TypedDict
+from typing import Any
 
 import polars as pl
 from sqlalchemy.orm import Session
@@ -112,21 +112,6 @@ def all_point_classes(
 UNKNOWN_WORDS = "unknown: the file reports no cached input tokens"
 
 
-class _ShareFields(TypedDict):
-    cached_input_share: float | None
-    cached_input_source: Literal["measured", "client", "theoretical", "unknown"]
-    cached_input_source_words: str
-    cached_input_from: str | None
-
-
-class _RevenueFields(TypedDict):
-    revenue_usd_per_gpu_hour: ByClassDict | None
-    revenue_total_usd_per_gpu_hour: float | None
-    blended_usd_per_mtok: float | None
-    tokens_per_usd: float | None
-    revenue_reason: str | None
-
-
 def by_class(values: Mapping[str, float]) -> ByClassDict:
     """A figure per token class, in the answers' order."""
     return {
@@ -145,51 +130,31 @@ def prices_by_class(prices: ClassPrices) -> PricesByClassDict:
     }
 
 
-def _share_json(found: PointClasses) -> _ShareFields:
-    """The cached share and its source: measured, client or theoretical; `unknown` (with a
-    null share) where the file reports none, never 0."""
-    share = found.share
-    return {
-        "cached_input_share": None if share is None else share.share,
-        "cached_input_source": UNKNOWN_SOURCE if share is None else share.source,
-        "cached_input_source_words": UNKNOWN_WORDS if share is None else share.source_words,
-        "cached_input_from": None if share is None else share.how,
-    }
-
-
-def _revenue_json(revenue: ClassRevenue | str | None) -> _RevenueFields:
-    if not isinstance(revenue, ClassRevenue):
-        return {
-            "revenue_usd_per_gpu_hour": None,
-            "revenue_total_usd_per_gpu_hour": None,
-            "blended_usd_per_mtok": None,
-            "tokens_per_usd": None,
-            "revenue_reason": revenue,
-        }
-    return {
-        "revenue_usd_per_gpu_hour": by_class(revenue.usd_per_hour),
-        "revenue_total_usd_per_gpu_hour": revenue.total_usd_per_hour,
-        "blended_usd_per_mtok": revenue.blended_usd_per_mtok,
-        "tokens_per_usd": revenue.tokens_per_usd,
-        "revenue_reason": None,
-    }
-
-
 def point_json(found: PointClasses, prices: ClassPrices) -> PointClassesOutDict:
-    """One point's classes: share and its source, tok/s per GPU by class, revenue."""
-    mix = found.mix
-    revenue = None
+    """One point's classes: the cached share and its source (measured, client or theoretical;
+    `unknown`, with a null share, where the file reports none, never 0), tok/s per GPU by
+    class, and the revenue at the API prices (null figures with the reason without them)."""
+    mix, share = found.mix, found.share
+    revenue: ClassRevenue | str | None = None
     if mix is not None and prices.given():
         revenue = class_revenue(mix, prices)
     elif not prices.given():
         revenue = "no API prices given (usd_per_mtok_input, _cached_input, _output)"
     else:
         revenue = found.reason
+    earned = revenue if isinstance(revenue, ClassRevenue) else None
     return {
-        **_share_json(found),
+        "cached_input_share": None if share is None else share.share,
+        "cached_input_source": UNKNOWN_SOURCE if share is None else share.source,
+        "cached_input_source_words": UNKNOWN_WORDS if share is None else share.source_words,
+        "cached_input_from": None if share is None else share.how,
         "tok_s_per_gpu": None if mix is None else by_class(mix.by_class()),
         "reason": found.reason,
-        **_revenue_json(revenue),
+        "revenue_usd_per_gpu_hour": None if earned is None else by_class(earned.usd_per_hour),
+        "revenue_total_usd_per_gpu_hour": None if earned is None else earned.total_usd_per_hour,
+        "blended_usd_per_mtok": None if earned is None else earned.blended_usd_per_mtok,
+        "tokens_per_usd": None if earned is None else earned.tokens_per_usd,
+        "revenue_reason": None if isinstance(revenue, ClassRevenue) else revenue,
     }
 
 
