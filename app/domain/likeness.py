@@ -74,16 +74,6 @@ class Difference:
             return f"{who} {self.values[0]}, not a measurement of a real system"
         return f"{self.label} differs: {' vs '.join(self.values)}"
 
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "field": self.field,
-            "label": self.label,
-            "kind": self.kind,
-            "values": list(self.values),
-            "differs": self.differs,
-            "text": self.text,
-        }
-
 
 @dataclass(frozen=True)
 class Likeness:
@@ -110,9 +100,6 @@ class Likeness:
     def text(self) -> str:
         """All of them in one line, `; ` between; "" when there is nothing to say."""
         return "; ".join(d.text for d in self.differences)
-
-    def as_json(self) -> list[dict[str, Any]]:
-        return [d.as_json() for d in self.differences]
 
 
 def scenario_refusal(found: Likeness) -> str | None:

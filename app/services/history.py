@@ -12,7 +12,7 @@ from app.domain.likeness import Likeness, between
 from app.domain.repeats import Spread, spreads
 from app.domain.sweep_meta import SweepMeta
 from app.services.analysis import SweepAnalysis
-from app.services.sweeps.likeness import describe
+from app.services.sweeps.likeness import describe, differences_json
 from app.services.sweeps.sessions import is_multi_turn
 from app.store import checks as check_store
 from app.store import sweeps as sweep_queries
@@ -145,7 +145,7 @@ class RegressionMark:
             "created_at": self.created_at.isoformat() if self.created_at else None,
             "headline": self.headline,
             "same_configuration": self.likeness.same_configuration,
-            "differences": self.likeness.as_json(),
+            "differences": differences_json(self.likeness),
         }
 
 

@@ -17,7 +17,12 @@ from app.domain.provenance import provenance_text
 from app.domain.sessions import axis_words
 from app.domain.token_classes import SPLIT_RULE
 from app.schemas.answers.typed.common import PlotlyFigureDict
-from app.schemas.answers.typed.compare import PairSideDict
+from app.schemas.answers.typed.compare import (
+    PairBandsOutDict,
+    PairOutDict,
+    PairSideDict,
+    RatioIntervalDict,
+)
 from app.schemas.explore import ExploreQuery
 from app.services import bands
 from app.services.analysis import SweepAnalysis
@@ -32,6 +37,7 @@ from app.services.readoff import token_classes
 from app.services.readoff.document import ci_fields, operating_point_json
 from app.services.readoff.price_columns import PriceColumn
 from app.services.sweeps import sessions as session_figures
+from app.services.sweeps.likeness import differences_json
 from app.views import selection as views
 
 
@@ -154,11 +160,8 @@ def compare_answer(session: Session, query: ExploreQuery) -> dict[str, Any]:
         "dropped": [{"id": s.id, "name": s.name} for s in context["state"].dropped],
         "price_columns": [g.label for g in groups],
         "pairs": [
-            {
-                **pair_json(p, groups, iv),
-                # With bands=1: where A is really better (null without it).
-                "bands": None if split is None else pair_bands_json(split[k]),
-            }
+            # With bands=1: where A is really better (null without it).
+            pair_json(p, groups, iv, None if split is None else pair_bands_json(split[k]))
             for k, (p, iv) in enumerate(
                 zip(context["pairs"], context["pair_intervals"], strict=True)
             )
@@ -177,7 +180,7 @@ def compare_answer(session: Session, query: ExploreQuery) -> dict[str, Any]:
     return body
 
 
-def distinction_json(d: Distinction) -> dict[str, Any]:
+def distinction_json(d: Distinction) -> RatioIntervalDict:
     """A ratio's interval and whether it separates A from B, with the power estimate."""
     sep = d.separation
     return {
@@ -195,14 +198,16 @@ def pair_json(
     pair: comparison.Pair,
     groups: list[PriceColumn],
     intervals: PairIntervals | None = None,
-) -> dict[str, Any]:
+    split: PairBandsOutDict | None = None,
+) -> PairOutDict:
+    """One pair against the first system; `split`: where A is really better (bands=1)."""
     labels = [g.label for g in groups]
     return {
         "a": _side(pair.a),
         "b": _side(pair.b),
         "same_configuration": pair.likeness.same_configuration,
         "refused": pair.refused,
-        "differences": pair.likeness.as_json(),
+        "differences": differences_json(pair.likeness),
         "caveats": [{"kind": c.kind, "text": c.text} for c in pair.caveats],
         "shared_range_tok_s_user": pair.curve.shared_range,
         "reason": pair.curve.reason,
@@ -245,6 +250,7 @@ def pair_json(
                 label: ci_fields(iv) for label, iv in zip(labels, intervals.slo_costs, strict=True)
             },
         },
+        "bands": split,
     }
 
 

@@ -18,6 +18,7 @@ from app.services.analysis import Params
 from app.services.planning.sizing import Option, Plan, PlanResult
 from app.services.readoff import price_columns, token_classes
 from app.services.readoff.document import e2e_field, operating_split
+from app.services.sweeps.likeness import differences_json
 
 UNIT_WORDS = {
     "requests_per_s": "req/s",
@@ -46,7 +47,7 @@ def plan_json(plan: Plan) -> dict[str, Any]:
         # Systems of different scenarios: no cheapest named, unless allow_different.
         "refused": plan.refused,
         "same_configuration": plan.likeness.same_configuration,
-        "differences": plan.likeness.as_json(),
+        "differences": differences_json(plan.likeness),
         "results": [_result_json(r, plan.params, plan.refused is None) for r in plan.results],
         "chart_range": {"low": low, "high": high},
         "crossovers": [] if plan.refused else [_crossover_json(plan, c) for c in plan.crossovers],

@@ -18,6 +18,7 @@ from app.domain.likeness import (
 )
 from app.ingest import UploadFile, parse_upload
 from app.services.seed import SEED_DIR
+from app.services.sweeps.likeness import differences_json
 from tests.conftest import FIXTURES
 
 
@@ -107,7 +108,7 @@ def test_every_difference_is_listed_between_another_model_and_a_demo_sweep() -> 
         "source differs: measured vs demo (synthetic data)",
     ]
     assert [d.field for d in found.different_work] == ["model", "workload", "isl_osl", "source"]
-    assert found.as_json()[0] == {
+    assert differences_json(found)[0] == {
         "field": "model",
         "label": "model",
         "kind": "served",

@@ -41,6 +41,7 @@ from app.services.errors import Invalid
 from app.services.readoff import price_columns
 from app.services.readoff.document import price_cells_json, result_json, run_query, slo_json
 from app.services.sweeps import likeness
+from app.services.sweeps.likeness import differences_json
 from app.store import checks as check_store
 from app.store import tags as tag_store
 from app.store.models import Sweep
@@ -200,7 +201,7 @@ def evaluate(session: Session, query: CheckQuery, base_url: str | None = None) -
     document: dict[str, Any] = {
         "verdict": verdict,
         "same_configuration": found.same_configuration,
-        "differences": found.as_json(),
+        "differences": differences_json(found),
         "caveats": _caveats(results, candidate.sweep_id, baseline.sweep_id),
         "allow_different": query.allow_different,
         "scope": query.scope,

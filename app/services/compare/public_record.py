@@ -16,6 +16,7 @@ from app.domain.likeness import Likeness, between
 from app.domain.public_band import BandComparison, DatedRun, compare_to_band
 from app.schemas.answers.typed.public_record import PublicRunOutDict
 from app.services.analysis import SweepAnalysis
+from app.services.sweeps.likeness import differences_json
 
 RULE = (
     "yours ÷ the band's median goodput; interval from your low end ÷ the band's highest date "
@@ -180,7 +181,7 @@ def against_public_json(
                 "ratio_high": c.ratio_high,
                 "reason": c.reason,
                 "rule": RULE,
-                "differences": item.likeness.as_json(),
+                "differences": differences_json(item.likeness),
                 "figure": figure,
             }
         )

@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from app.domain import likeness
 from app.domain.likeness import Likeness
+from app.schemas.answers.typed.common import DifferenceDict
 from app.store import sweeps as sweep_queries
 from app.store.models import Sweep
 
@@ -37,3 +38,18 @@ def of_sweeps(session: Session, sweep_ids: list[int]) -> Likeness:
     """What differs among these stored sweeps, in the order given."""
     sweeps = sweep_queries.sweeps_in_order(session, sweep_ids)
     return likeness.between(*(describe(s) for s in sweeps))
+
+
+def differences_json(found: Likeness) -> list[DifferenceDict]:
+    """Every difference as the answers give it (`differences`), in the likeness's order."""
+    return [
+        {
+            "field": d.field,
+            "label": d.label,
+            "kind": d.kind,
+            "values": list(d.values),
+            "differs": d.differs,
+            "text": d.text,
+        }
+        for d in found.differences
+    ]
