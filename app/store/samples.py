@@ -139,7 +139,8 @@ class UploadEncodings:
         for item in sweeps:
             if id(item) in self._by_sweep or item.table_rows is not None:
                 continue  # a canonical file's table has no samples
-            if all(isinstance(p.samples, pl.DataFrame) for p in item.points):
+            framed = (p.samples is None or isinstance(p.samples, pl.DataFrame) for p in item.points)
+            if all(framed):  # a point without samples has nothing to type
                 self._by_sweep[id(item)] = _sweep_encoding(self._pool, item)
 
     def take(self, sweep: ParsedSweep) -> Encoding | None:
