@@ -56,6 +56,8 @@ CARRIED = (
     "accounting",
     "stat",
     "basis",
+    "interactivity",  # the x axis: per-token speed or E2E-normalized (issue 49)
+    "e2e_percentile",
 )
 DEFAULT_PRESET = "chat-interactive"
 DEFAULT_PRICE_SET = "costr@2026-09-08"

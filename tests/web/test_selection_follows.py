@@ -53,6 +53,8 @@ def test_every_page_links_its_neighbours_with_the_sweeps_slo_prices_and_accounti
         "usd_per_gpu_hour": "2.5",
         "pricing": ["3"],
         "accounting": "node",
+        "interactivity": "e2e",  # the x axis is chosen once (issue 49)
+        "e2e_percentile": "95",
         "logx": "1",  # Explore's own: stays there
     }
     expected = {k: v if isinstance(v, list) else [v] for k, v in chosen.items() if k != "logx"}
