@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Query
 
 from app.schemas.answers.misc import Definitions
+from app.schemas.answers.typed.misc import DefinitionsDict
 from app.schemas.metrics import MetricQuery
 from app.schemas.responses import ERROR_RESPONSES
 from app.views.documents import metrics_answer
@@ -19,6 +20,6 @@ router = APIRouter(prefix="/api", tags=["metrics"], responses=ERROR_RESPONSES)
     name="api_metrics",
     response_model=Definitions,
 )
-def api_metrics(query: Annotated[MetricQuery, Query()]) -> dict[str, Any]:
+def api_metrics(query: Annotated[MetricQuery, Query()]) -> DefinitionsDict:
     """Every definition with its formula (the Metrics page's JSON twin), or one by its `id`."""
     return metrics_answer(query)

@@ -61,7 +61,6 @@ def plan(args: argparse.Namespace) -> int:
 
     from app.schemas.plan import PlanParams
     from app.services.planning import sizing as planner
-    from app.services.readoff.document import slo_json
     from app.store.sweeps import NotFound
     from app.views import plan as plan_json
 
@@ -89,7 +88,7 @@ def plan(args: argparse.Namespace) -> int:
         except NotFound as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
-        body = {"slo": slo_json(query, plan.params), **plan_json.plan_json(plan)}
+        body = plan_json.plan_json(plan, query)
     if args.format == "json":
         sys.stdout.write(json.dumps(body, indent=2) + "\n")
     else:

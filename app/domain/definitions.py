@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
-from typing import Any
-
 from app.domain.definition import Definition
 from app.domain.definitions_cost import COST_AND_PLAN
 from app.domain.definitions_sessions import SESSIONS
@@ -319,9 +316,9 @@ def find(term: str) -> Definition | None:
     return BY_NAME.get(_plain(term))
 
 
-def definitions_json(only: str | None = None) -> list[dict[str, Any]]:
+def definitions_named(only: str | None = None) -> list[Definition]:
     """Every definition, or only the one `only` names (none when it names none)."""
     if only is None:
-        return [asdict(d) for d in DEFINITIONS]
+        return list(DEFINITIONS)
     found = find(only)
-    return [] if found is None else [asdict(found)]
+    return [] if found is None else [found]

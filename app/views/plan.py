@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -11,13 +10,20 @@ from app.domain import plan as domain
 from app.domain.cost import HOURS_PER_MONTH
 from app.domain.numbers import fmt_count, fmt_number, fmt_percent, fmt_usd
 from app.domain.plan import Crossover, Demand
-from app.schemas.answers.typed.plan import CrossoverDict, PlanOptionDict
+from app.schemas.answers.typed.plan import (
+    CrossoverDict,
+    PlanAgentsDict,
+    PlanCoreDict,
+    PlanCostDict,
+    PlanOptionDict,
+    PlanResultOutDict,
+)
 from app.schemas.answers.typed.token_classes import TokenClassesOutDict
 from app.schemas.readoff import ReadoffQuery
 from app.services.analysis import Params
-from app.services.planning.sizing import Option, Plan, PlanResult
+from app.services.planning.sizing import Option, Plan, PlanCost, PlanResult
 from app.services.readoff import price_columns, token_classes
-from app.services.readoff.document import e2e_field, operating_split
+from app.services.readoff.document import e2e_field, operating_split, slo_json
 from app.services.sweeps.likeness import differences_json
 
 UNIT_WORDS = {
@@ -28,12 +34,13 @@ UNIT_WORDS = {
 }
 
 
-def plan_json(plan: Plan) -> dict[str, Any]:
-    """The plan as /api/plan answers it (the CLI's --format json too)."""
+def plan_json(plan: Plan, query: ReadoffQuery) -> PlanCoreDict:
+    """The plan as `paretoscope plan --format json` writes it and /api/plan begins its answer."""
     d = plan.demand
     low, high = domain.demand_range(d.average)
     cheapest = plan.cheapest
     return {
+        "slo": slo_json(query, plan.params),
         "demand": {
             "unit": d.unit,
             "average": d.average,
@@ -94,7 +101,7 @@ def _crossover_json(plan: Plan, c: Crossover) -> CrossoverDict:
     }
 
 
-def _result_json(r: PlanResult, params: Params, ranked: bool = True) -> dict[str, Any]:
+def _result_json(r: PlanResult, params: Params, ranked: bool = True) -> PlanResultOutDict:
     a = r.analysis
     op = a.readoff.operating_point
     s = r.sizing
@@ -139,20 +146,7 @@ def _result_json(r: PlanResult, params: Params, ranked: bool = True) -> dict[str
         "mwh_per_month": r.mwh_per_month,
         "power_reason": r.power_reason,
         "basis": params.basis,
-        "costs": [
-            {
-                "profile_id": c.price.profile_id,
-                "name": c.price.name,
-                "kind": c.kind,
-                "usd_per_gpu_hour": c.price.usd_per_gpu_hour,
-                "usd_per_month": c.usd_per_month,
-                "breakdown_usd_per_month": c.breakdown_usd_per_month,
-                "usd_per_mtok_average": c.usd_per_mtok_average,
-                "cheapest": c.cheapest,
-                "reason": c.reason,
-            }
-            for c in r.costs
-        ],
+        "costs": [_cost_json(c) for c in r.costs],
         # Price columns without a price for this sweep's GPU: its $ figures are unknown.
         "unpriced": [{"label": label, "reason": reason} for label, reason in r.unpriced],
         # The cheapest applicable price for this sweep; the brief asks for a top-level figure.
@@ -165,13 +159,27 @@ def _result_json(r: PlanResult, params: Params, ranked: bool = True) -> dict[str
     }
 
 
-def differences_lines(body: dict[str, Any]) -> list[str]:
+def _cost_json(c: PlanCost) -> PlanCostDict:
+    return {
+        "profile_id": c.price.profile_id,
+        "name": c.price.name,
+        "kind": c.kind,
+        "usd_per_gpu_hour": c.price.usd_per_gpu_hour,
+        "usd_per_month": c.usd_per_month,
+        "breakdown_usd_per_month": c.breakdown_usd_per_month,
+        "usd_per_mtok_average": c.usd_per_mtok_average,
+        "cheapest": c.cheapest,
+        "reason": c.reason,
+    }
+
+
+def differences_lines(body: PlanCoreDict) -> list[str]:
     """What differs among the systems planned (app.domain.likeness), in one line."""
-    listed = body.get("differences") or []
+    listed = body["differences"]
     return ["systems differ: " + "; ".join(d["text"] for d in listed)] if listed else []
 
 
-def plan_text(body: dict[str, Any]) -> str:
+def plan_text(body: PlanCoreDict) -> str:
     """A plain table of a plan_json body: one line per system, then the cheapest and crossovers."""
     d = body["demand"]
     unit = UNIT_WORDS[d["unit"]]
@@ -209,7 +217,7 @@ def plan_text(body: dict[str, Any]) -> str:
             if r["kw"] is not None
             else r["power_reason"]
         )
-        lines.extend(_agents_lines(r["agents"]))
+        lines.extend(_agents_lines(r.get("agents")))
         lines.append(f"    power: {power}")
         for c in r["costs"]:
             if c["usd_per_month"] is None:
@@ -235,15 +243,15 @@ def plan_text(body: dict[str, Any]) -> str:
         lines.append(
             f"cheapest: {cheapest['label']}, {fmt_usd(cheapest['usd_per_month'], '/month')}"
         )
-    for c in body["crossovers"]:
+    for x in body["crossovers"]:
         lines.append(
-            f"above {fmt_number(c['demand'], unit)} ({fmt_number(c['demand_multiple'])}× demand): "
-            f"{c['cheapest_above']['label']} is cheapest"
+            f"above {fmt_number(x['demand'], unit)} ({fmt_number(x['demand_multiple'])}× demand): "
+            f"{x['cheapest_above']['label']} is cheapest"
         )
     return "\n".join(lines) + "\n"
 
 
-def _agents_lines(agents: dict[str, Any] | None) -> list[str]:
+def _agents_lines(agents: PlanAgentsDict | None) -> list[str]:
     """A plan in concurrent sessions: the session attainment read, and the cautious fleet."""
     if agents is None:
         return []

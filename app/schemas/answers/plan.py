@@ -149,7 +149,9 @@ class PlanPhysicsOut(Answer):
     reason: str | None
 
 
-class PlanOut(Answer):
+class PlanCore(Answer):
+    """The plan itself: what `paretoscope plan --format json` writes, and /api/plan begins with."""
+
     slo: SloOut
     demand: DemandOut
     cheapest: PlanOption | None
@@ -160,6 +162,9 @@ class PlanOut(Answer):
     chart_range: ChartRange
     crossovers: list[Crossover]
     crossovers_exact: bool
+
+
+class PlanOut(PlanCore):
     figure: PlotlyFigure
     # Each system's tokens by class at its operating point, at the API prices given (issue 50).
     token_classes: list[SweepTokenClassesOut]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from typing import Literal
 
 import polars as pl
 from sqlalchemy.orm import Session
@@ -44,12 +45,16 @@ OWNERSHIP_PARTS = (
 )
 
 
+# A price from a rental or ownership profile, or one given inline ($/GPU-hour in the query).
+PriceKind = Literal["rental", "ownership", "inline"]
+
+
 @dataclass
 class PlanCost:
     """One price applied to one sweep's fleet."""
 
     price: Price
-    kind: str  # rental, ownership or inline
+    kind: PriceKind
     usd_per_month: float | None = None
     breakdown_usd_per_month: dict[str, float] | None = None
     usd_per_mtok_average: float | None = None
@@ -320,9 +325,12 @@ def _unpriced(
 
 def _price_details(
     session: Session, profile_ids: list[int]
-) -> tuple[dict[int, str], dict[int, dict[str, float | None]]]:
+) -> tuple[dict[int, PriceKind], dict[int, dict[str, float | None]]]:
     profiles = pricing_queries.get_profiles(session, profile_ids)
-    kinds = {p.id: str(p.kind) for p in profiles}
+    # What is not ownership is costed as a rental (store.pricing.hourly_cost), so named one.
+    kinds: dict[int, PriceKind] = {
+        p.id: "ownership" if p.kind == "ownership" else "rental" for p in profiles
+    }
     hourly = {p.id: pricing_queries.hourly_cost(p) for p in profiles}
     return kinds, hourly
 
@@ -330,12 +338,12 @@ def _price_details(
 def _cost(
     result: PlanResult,
     price: Price,
-    kinds: dict[int, str],
+    kinds: dict[int, PriceKind],
     hourly: dict[int, dict[str, float | None]],
     demand: Demand,
     params: Params,
 ) -> PlanCost:
-    kind = "inline" if price.profile_id is None else kinds[price.profile_id]
+    kind: PriceKind = "inline" if price.profile_id is None else kinds[price.profile_id]
     cost = PlanCost(price, kind)
     if result.sizing is None:
         cost.reason = "no fleet: " + (result.reason or "not sized")

@@ -155,8 +155,8 @@ class PlanPhysicsOutDict(TypedDict):
     reason: str | None
 
 
-class PlanOutDict(TypedDict):
-    """app.schemas.answers.plan.PlanOut"""
+class PlanCoreDict(TypedDict):
+    """app.schemas.answers.plan.PlanCore"""
 
     slo: SloOutDict
     demand: DemandOutDict
@@ -168,6 +168,11 @@ class PlanOutDict(TypedDict):
     chart_range: ChartRangeDict
     crossovers: list[CrossoverDict]
     crossovers_exact: bool
+
+
+class PlanOutDict(PlanCoreDict):
+    """app.schemas.answers.plan.PlanOut"""
+
     figure: PlotlyFigureDict
     token_classes: list[SweepTokenClassesOutDict]
     physics: list[PlanPhysicsOutDict]
