@@ -3,6 +3,7 @@ pair's ratios, their intervals, and the ratio, cost and sensitivity figures."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -18,20 +19,26 @@ from app.domain.sessions import axis_words
 from app.domain.token_classes import SPLIT_RULE
 from app.schemas.answers.typed.common import PlotlyFigureDict
 from app.schemas.answers.typed.compare import (
+    CompareAnswerDict,
     PairBandsOutDict,
     PairOutDict,
     PairSideDict,
     RatioIntervalDict,
 )
+from app.schemas.answers.typed.token_classes import TokenClassesOutDict
 from app.schemas.explore import ExploreQuery
 from app.services import bands
 from app.services.analysis import SweepAnalysis
-from app.services.bands import band_json
+from app.services.bands import SweepBand, band_json
 from app.services.compare import ratios as comparison
 from app.services.compare import sensitivity as slo_sensitivity
-from app.services.compare.bands import pair_bands, pair_bands_json
+from app.services.compare.bands import PairBands, pair_bands, pair_bands_json
 from app.services.compare.intervals import PairIntervals, pair_intervals
-from app.services.compare.public_record import against_public, against_public_json
+from app.services.compare.public_record import (
+    AgainstPublic,
+    against_public,
+    against_public_json,
+)
 from app.services.compare.sensitivity import SensitivitySeries
 from app.services.readoff import token_classes
 from app.services.readoff.document import ci_fields, operating_point_json
@@ -41,18 +48,72 @@ from app.services.sweeps.likeness import differences_json
 from app.views import selection as views
 
 
+@dataclass
+class CompareView:
+    """Everything the Compare page draws and /api/compare answers, from one analysis."""
+
+    view: views.View
+    pairs: list[comparison.Pair]
+    # A refused pair (different scenarios) has no ratio, so no interval of one either.
+    pair_intervals: list[PairIntervals | None]
+    pair_bands: list[PairBands] | None  # bands=1: where A is really better, per pair
+    bands: list[SweepBand] | None  # bands=1: each system's band over its own frontier
+    token_classes: dict[int, TokenClassesOutDict]
+    frontier_figure: PlotlyFigureDict
+    ratio_figure: PlotlyFigureDict
+    cost_figure: PlotlyFigureDict
+    sensitivity_figure: PlotlyFigureDict | None
+    cost_sensitivity_figure: PlotlyFigureDict | None
+    sensitivity_empty: str | None
+    public_record: list[AgainstPublic] | None
+    public_figures: list[PlotlyFigureDict]
+
+    def context(self) -> dict[str, Any]:
+        """The page's template context."""
+        view = self.view
+        return {
+            "token_classes": self.token_classes,
+            "classes_shown": token_classes.worth_showing(self.token_classes.values()),
+            "split_rule": SPLIT_RULE,
+            "state": view.state,
+            "params": view.params,
+            "results": view.results,
+            "groups": view.groups,
+            "pairs": self.pairs,
+            "pair_intervals": self.pair_intervals,
+            "pair_bands": self.pair_bands,
+            "bands": self.bands,
+            "frontier_figure": self.frontier_figure,
+            "ratio_figure": self.ratio_figure,
+            "cost_figure": self.cost_figure,
+            "sensitivity_figure": self.sensitivity_figure,
+            "cost_sensitivity_figure": self.cost_sensitivity_figure,
+            "cost_sensitivity_label": cost_column_label(view.cost_column),
+            "sensitivity_percentile": slo_sensitivity.sensitivity_percentile(
+                view.params, view.state.query.sensitivity
+            ),
+            "sensitivity_empty": self.sensitivity_empty,
+            "colours": {sid: charts.colour(i) for i, sid in enumerate(view.state.selected)},
+            # Your sweeps against the public record's dated runs in the selection (issue 51).
+            "public_record": self.public_record,
+            "public_figures": self.public_figures,
+        }
+
+
 def compare_context(session: Session, query: ExploreQuery) -> dict[str, Any]:
+    return compared(session, query).context()
+
+
+def compared(session: Session, query: ExploreQuery) -> CompareView:
     # Two systems make a comparison by default; more are each compared against the first.
     view = views.build(session, query, default_series=2)
     allow = view.state.query.allow_different
     pairs = comparison.pairs(view.results, view.groups, view.params, allow)
-    # A refused pair (different scenarios) has no ratio, so no interval of one either.
     intervals = [None if p.refused else pair_intervals(p, view.params) for p in pairs]
     split = None
     found = None
     if view.state.query.bands and view.results:
         samples = bands.samples_for(session, view.results)
-        # Each system's band over its own frontier, as Explore draws it (and the band export).
         found = bands.bands(view.results, view.params, samples)
         if pairs:
             stated = (view.state.query.area_from, view.state.query.area_to)
@@ -70,44 +131,30 @@ def compare_context(session: Session, query: ExploreQuery) -> dict[str, Any]:
     public = against_public(view.results)
     if split is not None:
         add_stretches(ratio_figure, split)
-    cost_figure = charts_compare.cost_ratio_figure(pairs, view.groups, view.params.slo)
     series = view.sensitivity()
     sens, cost_sens = _sensitivity_figures(view, series)
-    # Each system's cost by token class at its operating point, at the user's API prices.
-    classes = token_classes.for_results(
-        session, view.results, view.state.query.class_prices(), view.state.price_columns
-    )
-    return {
-        "token_classes": classes,
-        "classes_shown": token_classes.worth_showing(classes.values()),
-        "split_rule": SPLIT_RULE,
-        "state": view.state,
-        "params": view.params,
-        "results": view.results,
-        "groups": view.groups,
-        "pairs": pairs,
-        "pair_intervals": intervals,
-        "pair_bands": split,
-        "bands": found,
-        "frontier_figure": frontier_figure,
-        "ratio_figure": ratio_figure,
-        "cost_figure": cost_figure,
-        "sensitivity_figure": sens,
-        "cost_sensitivity_figure": cost_sens,
-        "cost_sensitivity_label": cost_column_label(view.cost_column),
-        "sensitivity_percentile": slo_sensitivity.sensitivity_percentile(
-            view.params, view.state.query.sensitivity
+    metric = view.state.query.sensitivity
+    return CompareView(
+        view=view,
+        pairs=pairs,
+        pair_intervals=intervals,
+        pair_bands=split,
+        bands=found,
+        # Each system's cost by token class at its operating point, at the user's API prices.
+        token_classes=token_classes.for_results(
+            session, view.results, view.state.query.class_prices(), view.state.price_columns
         ),
-        "sensitivity_empty": slo_sensitivity.sensitivity_empty_reason(
-            series, view.params, view.state.query.sensitivity
-        )
-        if view.state.query.sensitivity != "off"
+        frontier_figure=frontier_figure,
+        ratio_figure=ratio_figure,
+        cost_figure=charts_compare.cost_ratio_figure(pairs, view.groups, view.params.slo),
+        sensitivity_figure=sens,
+        cost_sensitivity_figure=cost_sens,
+        sensitivity_empty=slo_sensitivity.sensitivity_empty_reason(series, view.params, metric)
+        if metric != "off"
         else None,
-        "colours": {sid: charts.colour(i) for i, sid in enumerate(view.state.selected)},
-        # Your sweeps against the public record's dated runs in the selection (issue 51).
-        "public_record": public,
-        "public_figures": [public_band_figure(item) for item in public or []],
-    }
+        public_record=public,
+        public_figures=[public_band_figure(item) for item in public or []],
+    )
 
 
 def _sensitivity_figures(
@@ -145,39 +192,35 @@ def cost_column_label(column: PriceColumn | None) -> str | None:
     return f"your {column.label}" if column.inline else column.label
 
 
-def compare_answer(session: Session, query: ExploreQuery) -> dict[str, Any]:
+def compare_answer(session: Session, query: ExploreQuery) -> CompareAnswerDict:
     """/api/compare's body: every pair against the first system, with its figures."""
-    context = compare_context(session, query)
-    groups: list[PriceColumn] = context["groups"]
-    split = context["pair_bands"]
-    params = context["params"]
-    body = {
-        "query": context["state"].canonical_query(),
+    c = compared(session, query)
+    groups, params, results = c.view.groups, c.view.params, c.view.results
+    split = c.pair_bands
+    return {
+        "query": c.view.state.canonical_query(),
         # The x axis every ratio is read along (interactivity=e2e: E2E-normalized, issue 49).
         "interactivity": params.interactivity,
         "interactivity_axis": axis_words(params.interactivity, params.stat, params.e2e_percentile),
-        "baseline": context["results"][0].meta.id if context["results"] else None,
-        "dropped": [{"id": s.id, "name": s.name} for s in context["state"].dropped],
+        "baseline": results[0].meta.id if results else None,
+        "dropped": [{"id": s.id, "name": s.name} for s in c.view.state.dropped],
         "price_columns": [g.label for g in groups],
         "pairs": [
             # With bands=1: where A is really better (null without it).
             pair_json(p, groups, iv, None if split is None else pair_bands_json(split[k]))
-            for k, (p, iv) in enumerate(
-                zip(context["pairs"], context["pair_intervals"], strict=True)
-            )
+            for k, (p, iv) in enumerate(zip(c.pairs, c.pair_intervals, strict=True))
         ],
         # With bands=1: each system's frontier band as arrays, as the frontier chart draws it.
-        "bands": None if context["bands"] is None else [band_json(sb) for sb in context["bands"]],
-        "public_record": against_public_json(context["public_record"], context["public_figures"]),
+        "bands": None if c.bands is None else [band_json(sb) for sb in c.bands],
+        "public_record": against_public_json(c.public_record, c.public_figures),
         "figures": {
-            "frontier": context["frontier_figure"],
-            "throughput_ratio": context["ratio_figure"],
-            "cost_ratio": context["cost_figure"],
-            "sensitivity": context["sensitivity_figure"],
+            "frontier": c.frontier_figure,
+            "throughput_ratio": c.ratio_figure,
+            "cost_ratio": c.cost_figure,
+            "sensitivity": c.sensitivity_figure,
         },
-        "token_classes": token_classes.listed(context["token_classes"]),
+        "token_classes": token_classes.listed(c.token_classes),
     }
-    return body
 
 
 def distinction_json(d: Distinction) -> RatioIntervalDict:

@@ -14,7 +14,12 @@ from typing import Any
 
 from app.domain.likeness import Likeness, between
 from app.domain.public_band import BandComparison, DatedRun, compare_to_band
-from app.schemas.answers.typed.public_record import PublicRunOutDict
+from app.schemas.answers.typed.common import PlotlyFigureDict
+from app.schemas.answers.typed.public_record import (
+    AgainstPublicOutDict,
+    PublicRunOutDict,
+    PublicSweepOutDict,
+)
 from app.services.analysis import SweepAnalysis
 from app.services.sweeps.likeness import differences_json
 
@@ -145,16 +150,16 @@ def _run_json(run: DatedRun, ratio: float | None) -> PublicRunOutDict:
 
 
 def against_public_json(
-    found: list[AgainstPublic] | None, figures: list[dict[str, Any]]
-) -> list[dict[str, Any]] | None:
+    found: list[AgainstPublic] | None, figures: list[PlotlyFigureDict]
+) -> list[AgainstPublicOutDict] | None:
     """/api/compare's `public_record` (each with its chart): null when the selection holds no
     public run."""
     if found is None:
         return None
-    out = []
+    out: list[AgainstPublicOutDict] = []
     for item, figure in zip(found, figures, strict=True):
         c = item.comparison
-        pick = (
+        pick: PublicSweepOutDict | None = (
             {"sweep_id": item.yours.meta.id, "name": item.yours.meta.name} if item.yours else None
         )
         out.append(
