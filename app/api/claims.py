@@ -10,6 +10,7 @@ from fastapi.responses import Response
 from app.charts.roofline import placement_figure
 from app.http.deps import IdPath, SessionDep, WriteDep
 from app.schemas.answers.claims import ClaimAudit, ClaimList, ClaimOut, Roofline
+from app.schemas.answers.typed.claims import ClaimAuditDict, ClaimListDict, ClaimOutDict
 from app.schemas.claims import AuditQuery, ClaimIn, RooflineQuery
 from app.schemas.responses import ERROR_RESPONSES
 from app.services.catalogs.checks import checked_claim
@@ -23,7 +24,7 @@ router = APIRouter(prefix="/api", tags=["claims"], responses=ERROR_RESPONSES)
 
 
 @router.get("/claims", name="api_claims_list", response_model=ClaimList)
-def api_claims_list(session: SessionDep) -> dict[str, Any]:
+def api_claims_list(session: SessionDep) -> ClaimListDict:
     """Every claim, newest first, each with its physics verdict."""
     kept = catalog_cache.current(session)
     return {
@@ -41,7 +42,7 @@ def api_claims_list(session: SessionDep) -> dict[str, Any]:
     dependencies=[WriteDep],
     response_model=ClaimOut,
 )
-def api_claims_create(body: ClaimIn, session: SessionDep) -> dict[str, Any]:
+def api_claims_create(body: ClaimIn, session: SessionDep) -> ClaimOutDict:
     """Record a claim; the hardware must be in the catalog and the token basis stated.
 
     Across fields: token_basis is required (output or total); a gpu_scope of gpu has
@@ -55,7 +56,7 @@ def api_claims_create(body: ClaimIn, session: SessionDep) -> dict[str, Any]:
 
 
 @router.get("/claims/{claim_id}", name="api_claims_detail", response_model=ClaimOut)
-def api_claims_detail(claim_id: IdPath, session: SessionDep) -> dict[str, Any]:
+def api_claims_detail(claim_id: IdPath, session: SessionDep) -> ClaimOutDict:
     """One claim as stored."""
     return q.claim_dict(q.get_claim(session, claim_id))
 
@@ -66,7 +67,7 @@ def api_claims_detail(claim_id: IdPath, session: SessionDep) -> dict[str, Any]:
     dependencies=[WriteDep],
     response_model=ClaimOut,
 )
-def api_claims_update(claim_id: IdPath, body: ClaimIn, session: SessionDep) -> dict[str, Any]:
+def api_claims_update(claim_id: IdPath, body: ClaimIn, session: SessionDep) -> ClaimOutDict:
     """Replace a claim's values.
 
     Across fields: token_basis is required (output or total); a gpu_scope of gpu has
@@ -97,7 +98,7 @@ def api_claims_delete(claim_id: IdPath, session: SessionDep) -> Response:
 )
 def api_claims_audit(
     claim_id: IdPath, session: SessionDep, query: Annotated[AuditQuery, Query()]
-) -> dict[str, Any]:
+) -> ClaimAuditDict:
     """Physics verdict with its arithmetic, open questions, the Pareto placement, and what the
     matching sweeps deliver at the SLO (same parameters and numbers as /api/readoff)."""
     result = audit(session, q.get_claim(session, claim_id), query)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.domain.claims import Claim
 from app.domain.provenance import claim_provenance_text
+from app.schemas.answers.typed.claims import ClaimOutDict
 from app.schemas.claims import CLAIM_FIELDS
 from app.store.catalog import models_match
 from app.store.models import Sweep, VendorClaim
@@ -51,14 +52,15 @@ def delete_claim(session: Session, claim_id: int) -> None:
     session.flush()
 
 
-def claim_dict(claim: VendorClaim) -> dict[str, Any]:
+def claim_dict(claim: VendorClaim) -> ClaimOutDict:
     data: dict[str, Any] = {"id": claim.id}
     for name in CLAIM_FIELDS:
         value = getattr(claim, name)
         data[name] = value.isoformat() if isinstance(value, dt.date) else value
     data["provenance_text"] = claim_provenance_text(claim.harness, claim.provenance)
     data["created_at"] = claim.created_at.isoformat() if claim.created_at else None
-    return data
+    # Its keys are the claim's fields (app.schemas.claims.CLAIM_FIELDS), as ClaimOut lists them.
+    return cast(ClaimOutDict, data)
 
 
 def form_values(claim: VendorClaim) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from starlette.datastructures import FormData
 from app.charts.roofline import placement_figure
 from app.http.deps import FormDep, IdPath, SessionDep, SettingsDep, check_write_token
 from app.http.errors import AppError
+from app.schemas.answers.typed.claims import ClaimAuditDict
 from app.schemas.bounds import DB_INT_MAX
 from app.schemas.claims import AuditQuery, ClaimIn
 from app.schemas.readoff import ReadoffQuery
@@ -92,7 +93,7 @@ def claim_audit_page(request: Request, claim_id: IdPath, session: SessionDep) ->
     claim = q.get_claim(session, claim_id)
     query = parse_audit_query(request)
     result = audit(session, claim, query)
-    data = {**result.body, "figure": placement_figure(result.placement)}
+    data: ClaimAuditDict = {**result.body, "figure": placement_figure(result.placement)}
     query_string = canonical(request)
     context = {
         # The nav hands on the SLO and prices (the audit's sweeps are its own).
@@ -128,7 +129,7 @@ def parse_audit_query(request: Request) -> AuditQuery:
         raise AppError(422, "Invalid request", message, errors) from exc
 
 
-def readoff_url(data: dict[str, Any], query: AuditQuery) -> str:
+def readoff_url(data: ClaimAuditDict, query: AuditQuery) -> str:
     """/api/readoff with the audit's sweeps and read-off parameters: the numbers to agree with."""
     at = data["at_slo"]
     fields = ReadoffQuery.model_fields.keys() - {"pricing", "basis", "points"}

@@ -163,7 +163,9 @@ class AuditVerdict(Answer):
     sweeps_found: int  # before the cap on how many are read
 
 
-class ClaimAudit(Answer):
+class ClaimAuditBody(Answer):
+    """The audit as app.services.claims.audit writes it; the answer adds its chart."""
+
     claim: ClaimOut
     verdict: AuditVerdict
     model_spec: ModelSpecName | None
@@ -171,6 +173,9 @@ class ClaimAudit(Answer):
     open_questions: list[str]
     sweeps: AuditSweeps
     at_slo: AuditAtSlo
+
+
+class ClaimAudit(ClaimAuditBody):
     figure: PlotlyFigure
 
 

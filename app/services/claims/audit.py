@@ -7,9 +7,7 @@ charts.roofline.placement_figure.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -17,6 +15,12 @@ from app.domain.claim_work import Physics
 from app.domain.claims import Claim, fmt, on_basis, open_questions, per_gpu_tok_s
 from app.domain.cost import usd_per_mtok
 from app.domain.provenance import provenance_text
+from app.schemas.answers.typed.claims import (
+    AuditComparisonDict,
+    AuditCostDict,
+    ClaimAuditBodyDict,
+    PhysicsOutDict,
+)
 from app.schemas.claims import AUDIT_DEFAULT_PRESET, AuditQuery
 from app.services.analysis import Params, SweepAnalysis
 from app.services.ceilings.physics import Curve, claim_ceiling, physics_for
@@ -43,7 +47,7 @@ class Placement:
 
 @dataclass(frozen=True)
 class Audit:
-    body: dict[str, Any]
+    body: ClaimAuditBodyDict
     placement: Placement
 
 
@@ -64,12 +68,44 @@ def apply_preset(session: Session, query: AuditQuery) -> tuple[AuditQuery, str |
     return query.model_copy(update=preset_limits(preset)), preset.key
 
 
-def physics_json(physics: Physics) -> dict[str, Any]:
+def physics_json(physics: Physics) -> PhysicsOutDict:
     """The verdict and its arithmetic; each step also as shown (six significant digits)."""
-    data = dataclasses.asdict(physics)
-    for step in data["steps"]:
-        step["shown"] = "–" if step["value"] is None else fmt(step["value"])
-    return data
+    context = physics.context
+    return {
+        "verdict": physics.verdict,
+        "summary": physics.summary,
+        "missing": list(physics.missing),
+        "assumptions": list(physics.assumptions),
+        "steps": [
+            {
+                "label": step.label,
+                "formula": step.formula,
+                "value": step.value,
+                "unit": step.unit,
+                "shown": "–" if step.value is None else fmt(step.value),
+            }
+            for step in physics.steps
+        ],
+        "context": None
+        if context is None
+        else {
+            "step_tokens": context.step_tokens,
+            "capacity_tokens": context.capacity_tokens,
+            "rule": context.rule,
+        },
+        "weight_precision": physics.weight_precision,
+        "kv_precision": physics.kv_precision,
+        "num_gpus": physics.num_gpus,
+        "compared_tok_s": physics.compared_tok_s,
+        "compared_as": physics.compared_as,
+        "ceiling_tok_s_user": physics.ceiling_tok_s_user,
+        "ceiling_tok_s": physics.ceiling_tok_s,
+        "ceiling_batch": physics.ceiling_batch,
+        "compute_bound_tok_s": physics.compute_bound_tok_s,
+        "b_max": physics.b_max,
+        "required_bandwidth_tb_s": physics.required_bandwidth_tb_s,
+        "required_accepted_length": physics.required_accepted_length,
+    }
 
 
 def default_pricing(session: Session, hardware: str) -> list[int]:
@@ -124,7 +160,7 @@ def audit(session: Session, claim: VendorClaim, query: AuditQuery) -> Audit:
         physics.verdict,
         query.logx if "logx" in query.model_fields_set else None,
     )
-    body = {
+    body: ClaimAuditBodyDict = {
         "claim": claim_queries.claim_dict(claim),
         "verdict": found,
         "model_spec": None if spec is None else {"key": spec.key, "name": spec.name},
@@ -141,7 +177,9 @@ def audit(session: Session, claim: VendorClaim, query: AuditQuery) -> Audit:
     return Audit(body, placement)
 
 
-def compare(facts: Claim, claim: VendorClaim, result: SweepAnalysis, basis: str) -> dict[str, Any]:
+def compare(
+    facts: Claim, claim: VendorClaim, result: SweepAnalysis, basis: str
+) -> AuditComparisonDict:
     """Claim ÷ goodput per GPU on one basis, and $/Mtok of both under each price."""
     per_gpu, how = per_gpu_tok_s(facts)
     claim_y = on_basis(per_gpu, facts, basis)
@@ -165,7 +203,7 @@ def compare(facts: Claim, claim: VendorClaim, result: SweepAnalysis, basis: str)
     user_ratio = None
     if facts.measures == "per_user" and op and op.interactivity_tok_s_user:
         user_ratio = facts.value_tok_s / op.interactivity_tok_s_user
-    costs = []
+    costs: list[AuditCostDict] = []
     for cost in result.costs:
         price = cost.price
         applies = price.applies_to(claim.hardware)

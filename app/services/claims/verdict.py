@@ -11,7 +11,6 @@ is Llama 3.1 70B's; Llama 2 70B is not).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import asdict
 from typing import Any
 
 from sqlalchemy import select
@@ -28,6 +27,7 @@ from app.domain.claims import Claim, on_basis, per_gpu_tok_s
 from app.domain.numbers import fmt_number
 from app.domain.point import Stat
 from app.domain.slo import Slo
+from app.schemas.answers.typed.claims import AuditVerdictDict, VerdictSweepDict
 from app.services import analysis
 from app.store.catalog import models_match, squash
 from app.store.catalog_cache import Catalog
@@ -112,7 +112,7 @@ def claim_verdict(
     facts: Claim,
     basis: str,
     stat: Stat,
-) -> dict[str, Any]:
+) -> AuditVerdictDict:
     """The verdict sentence, what it rests on, and every same-architecture sweep's read."""
     specs = list(kept.model_specs)
     spec = kept.model_spec(claim.model)
@@ -149,16 +149,26 @@ def claim_verdict(
         "stat": stat,
         "architecture": None if spec is None else spec.key,
         "rule": RULE,
-        "sweeps": [
-            asdict(r)
-            | {
-                "claim_ratio": None
-                if claim_y is None or not r.tok_s_per_gpu
-                else claim_y / r.tok_s_per_gpu
-            }
-            for r in reads
-        ],
+        "sweeps": [_read_json(r, claim_y) for r in reads],
         "sweeps_found": found,
+    }
+
+
+def _read_json(r: SweepRead, claim_y: float | None) -> VerdictSweepDict:
+    return {
+        "sweep_id": r.sweep_id,
+        "name": r.name,
+        "hardware": r.hardware,
+        "model": r.model,
+        "same_hardware": r.same_hardware,
+        "same_model": r.same_model,
+        "tok_s_per_gpu": r.tok_s_per_gpu,
+        "interactivity_tok_s_user": r.interactivity_tok_s_user,
+        "reason": r.reason,
+        "has_throughput": r.has_throughput,
+        "claim_ratio": None
+        if claim_y is None or not r.tok_s_per_gpu
+        else claim_y / r.tok_s_per_gpu,
     }
 
 

@@ -186,8 +186,8 @@ class AuditVerdictDict(TypedDict):
     sweeps_found: int
 
 
-class ClaimAuditDict(TypedDict):
-    """app.schemas.answers.claims.ClaimAudit"""
+class ClaimAuditBodyDict(TypedDict):
+    """app.schemas.answers.claims.ClaimAuditBody"""
 
     claim: ClaimOutDict
     verdict: AuditVerdictDict
@@ -196,6 +196,11 @@ class ClaimAuditDict(TypedDict):
     open_questions: list[str]
     sweeps: AuditSweepsDict
     at_slo: AuditAtSloDict
+
+
+class ClaimAuditDict(ClaimAuditBodyDict):
+    """app.schemas.answers.claims.ClaimAudit"""
+
     figure: PlotlyFigureDict
 
 
