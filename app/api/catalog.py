@@ -3,8 +3,6 @@ write token). A delete is refused with 409 while sweeps, prices or claims use th
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter
 from fastapi.responses import Response
 
@@ -23,6 +21,7 @@ from app.schemas.answers.typed.catalog import (
     CatalogOutDict,
     HardwareDetailDict,
     HardwareListDict,
+    HardwareMatchDict,
     HardwareOutDict,
     ModelSpecDetailDict,
     ModelSpecListDict,
@@ -52,7 +51,7 @@ def api_hardware_list(session: SessionDep) -> HardwareListDict:
 
 
 @router.get("/hardware/match", name="api_hardware_match", response_model=HardwareMatch)
-def api_hardware_match(session: SessionDep, name: str) -> dict[str, Any]:
+def api_hardware_match(session: SessionDep, name: str) -> HardwareMatchDict:
     """What a GPU name would be stored as: its catalog key, or the nearest keys."""
     return q.match_hardware(session, name).as_dict()
 

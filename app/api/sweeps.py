@@ -12,6 +12,7 @@ from app.domain.columns import POINT_COLUMN_NAMES, REQUEST_COLUMNS, SWEEP_COLUMN
 from app.http.deps import IdPath, SessionDep, SettingsDep, UploadDep, WriteDep
 from app.http.uploads import UploadRoute
 from app.schemas.answers.sweeps import SweepDetail, SweepEdited, SweepList
+from app.schemas.answers.typed.uploads import UploadSavedDict
 from app.schemas.answers.uploads import UploadSaved
 from app.schemas.responses import ERROR_RESPONSES, answered_with, download
 from app.schemas.sweeps import SweepQuery
@@ -73,7 +74,7 @@ def api_sweeps_create(
         session, upload.files, fields, limits, tags, disaggregated=marked, keep_apart=apart
     )
     status = 201 if any(s.created for s in stored.saved) else 200
-    body = {
+    body: UploadSavedDict = {
         "sweeps": upload_json.saved_json(stored.saved),
         "warnings": stored.warnings,
         "skipped": upload_json.skipped_json(stored.skipped),

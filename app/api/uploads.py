@@ -3,7 +3,7 @@ sweep's details as often as needed (no file is sent again), then save from the s
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Body, File, UploadFile
 from fastapi.responses import JSONResponse, Response
@@ -11,6 +11,7 @@ from fastapi.responses import JSONResponse, Response
 from app.http.deps import SessionDep, SettingsDep, UploadDep, WriteDep
 from app.http.uploads import UploadRoute
 from app.ingest import IngestError
+from app.schemas.answers.typed.uploads import StagedPreviewDict, UploadConfirmedDict
 from app.schemas.answers.uploads import StagedPreview, UploadConfirmed
 from app.schemas.responses import ERROR_RESPONSES, answered_with
 from app.schemas.uploads import DetailValue, StagedDetails
@@ -59,7 +60,7 @@ def api_upload_preview(
     session: SessionDep,
     settings: SettingsDep,
     body: Annotated[StagedDetails, Body()],
-) -> dict[str, Any]:
+) -> StagedPreviewDict:
     """The staged sweeps again with these details applied; a refused value is a 422 naming the
     sweep and the field."""
     limits = uploads.limits_for(settings.max_unpacked_bytes)
@@ -90,7 +91,7 @@ def api_upload_confirm(
     limits = uploads.limits_for(settings.max_unpacked_bytes)
     stored = staging.confirm(session, token, _details(body or StagedDetails()), limits)
     saved = upload_json.saved_json(stored.saved)
-    answer = {
+    answer: UploadConfirmedDict = {
         "sweeps": saved,
         "warnings": stored.warnings,
         "skipped": upload_json.skipped_json(stored.skipped),

@@ -32,9 +32,6 @@ class Skipped:
     def __str__(self) -> str:
         return f"{self.file}: {self.reason}"
 
-    def as_dict(self) -> dict[str, str]:
-        return {"file": self.file, "reason": self.reason}
-
 
 # Archives inside an archive are not opened (the bounds hold for one level).
 NESTED = "an archive inside an archive is not opened; upload it on its own"

@@ -11,6 +11,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.domain.roofline import HardwareSpec, ModelArch
+from app.schemas.answers.typed.catalog import HardwareMatchDict
 from app.store.models import Hardware, ModelSpec, SloPreset
 
 
@@ -91,7 +92,7 @@ class HardwareMatch:
             return f"Hardware {self.typed!r} → {self.key} (matched by catalog {self.via})."
         return None
 
-    def as_dict(self) -> dict[str, object]:
+    def as_dict(self) -> HardwareMatchDict:
         return {
             "typed": self.typed,
             "key": self.key,

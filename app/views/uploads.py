@@ -5,19 +5,27 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlencode
 
 from app.domain.columns import SWEEP_COLUMN_NAMES
 from app.domain.sweep_fields import REQUIRED_META
 from app.ingest import Skipped
+from app.schemas.answers.typed.uploads import (
+    AlreadyStoredDict,
+    SavedSweepDict,
+    SkippedFileDict,
+    StagedPreviewDict,
+    StagedSweepDetailsDict,
+    StagedSweepDict,
+)
 from app.services.upload.already_stored import StoredAs
 from app.services.upload.save import SPLIT_FIELDS, Preview
 from app.services.upload.staging import Staged
 from app.store import sweeps as q
 
 
-def saved_json(saved: list[q.SavedSweep]) -> list[dict[str, Any]]:
+def saved_json(saved: list[q.SavedSweep]) -> list[SavedSweepDict]:
     return [
         {"id": s.id, "name": s.name, "points": s.points, "created": s.created, "updated": s.updated}
         for s in saved
@@ -34,11 +42,11 @@ def preview_json(
     result: Preview,
     staged: Staged,
     marked: frozenset[int] = frozenset(),
-) -> dict[str, Any]:
+) -> StagedPreviewDict:
     """A staged upload's preview: each sweep's details as the files (and the details given)
     make them, what is still missing (the split too of a sweep `marked` disaggregated),
     warnings and the hardware match; whether the files were staged to be kept apart."""
-    sweeps = []
+    sweeps: list[StagedSweepDict] = []
     for i, sweep in enumerate(result.sweeps):
         match = result.matches[i] if i < len(result.matches) else None
         sweeps.append(
@@ -49,7 +57,11 @@ def preview_json(
                 "source_format": sweep.source_format,
                 "points": sweep.point_count,
                 "request_samples": sweep.sample_count,
-                "details": {k: _json_meta(sweep.meta.get(k)) for k in SWEEP_COLUMN_NAMES},
+                # Keyed by the sweep's columns (app.domain.sweep_fields), as the model lists them.
+                "details": cast(
+                    StagedSweepDetailsDict,
+                    {k: _json_meta(sweep.meta.get(k)) for k in SWEEP_COLUMN_NAMES},
+                ),
                 "missing": sweep.missing_meta(REQUIRED_META + (SPLIT_FIELDS * (i in marked))),
                 "warnings": list(sweep.warnings),
                 "hardware_match": match.as_dict() if match else None,
@@ -67,12 +79,12 @@ def preview_json(
     }
 
 
-def skipped_json(skipped: Sequence[Skipped]) -> list[dict[str, str]]:
+def skipped_json(skipped: Sequence[Skipped]) -> list[SkippedFileDict]:
     """Files of the upload that are not result files, each with why it was skipped."""
-    return [s.as_dict() for s in skipped]
+    return [{"file": s.file, "reason": s.reason} for s in skipped]
 
 
-def _stored_json(found: StoredAs | None) -> dict[str, Any] | None:
+def _stored_json(found: StoredAs | None) -> AlreadyStoredDict | None:
     return {"id": found.sweep_id, "same_details": found.same} if found else None
 
 
