@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from sqlalchemy.orm import Session
 
 from app.domain.likeness import Likeness, between
 from app.domain.repeats import Spread, spreads
 from app.domain.sweep_meta import SweepMeta
+from app.schemas.answers.typed.history import CheckMarkDict
 from app.services.analysis import SweepAnalysis
 from app.services.sweeps.likeness import describe, differences_json
 from app.services.sweeps.sessions import is_multi_turn
@@ -39,7 +40,7 @@ MIXED = "mixed"
 class HistoryRow:
     result: SweepAnalysis
     date: dt.date | None  # the measured date; None when the file did not say
-    date_source: str  # "measured" or "unknown"
+    date_source: Literal["measured", "unknown"]
     uploaded: dt.date | None = None
 
     @property
@@ -100,8 +101,9 @@ def histories(
         measured = result.meta.measured_at
         stamp = created.get(result.meta.id)
         uploaded = stamp.date() if stamp else None
-        source = "measured" if measured is not None else "unknown"
-        row = HistoryRow(result, measured, source, uploaded)
+        row = HistoryRow(
+            result, measured, "measured" if measured is not None else "unknown", uploaded
+        )
         groups.setdefault(config_of(result.meta, mix_scenarios), []).append(row)
     out = []
     for key, rows in groups.items():
@@ -137,7 +139,7 @@ class RegressionMark:
     def regression(self) -> bool:
         return self.likeness.same_configuration
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> CheckMarkDict:
         return {
             "check_id": self.check_id,
             "baseline_sweep_id": self.baseline_id,
