@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
@@ -10,7 +10,12 @@ from fastapi.responses import Response
 from app.charts.roofline import placement_figure
 from app.http.deps import IdPath, SessionDep, WriteDep
 from app.schemas.answers.claims import ClaimAudit, ClaimList, ClaimOut, Roofline
-from app.schemas.answers.typed.claims import ClaimAuditDict, ClaimListDict, ClaimOutDict
+from app.schemas.answers.typed.claims import (
+    ClaimAuditDict,
+    ClaimListDict,
+    ClaimOutDict,
+    RooflineDict,
+)
 from app.schemas.claims import AuditQuery, ClaimIn, RooflineQuery
 from app.schemas.responses import ERROR_RESPONSES
 from app.services.catalogs.checks import checked_claim
@@ -112,7 +117,7 @@ def api_claims_audit(
     response_model=Roofline,
     response_model_exclude_unset=True,
 )
-def api_roofline(session: SessionDep, query: Annotated[RooflineQuery, Query()]) -> dict[str, Any]:
+def api_roofline(session: SessionDep, query: Annotated[RooflineQuery, Query()]) -> RooflineDict:
     """Decode ceilings (B = 1 … B_max), one step's arithmetic, compute and prefill bounds; with a
     sweep, each measured point's share of the ceiling at its concurrency."""
     return roofline(session, query)

@@ -7,7 +7,6 @@ shows exactly what `roofline` returns.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -15,6 +14,7 @@ from sqlalchemy.orm import Session
 from app.domain.claims import DEFAULT_CONTEXT, weight_precision
 from app.domain.point import PointMetrics
 from app.domain.roofline import (
+    DecodeStep,
     Deployment,
     HardwareSpec,
     ModelArch,
@@ -28,7 +28,13 @@ from app.domain.roofline import (
     prefill_ttft_lower_bound_s,
 )
 from app.domain.sweep_meta import SweepMeta
-from app.schemas.answers.typed.claims import PrefillOutDict, RooflineInputsDict
+from app.schemas.answers.typed.claims import (
+    DecodeStepOutDict,
+    PointShareDict,
+    PrefillOutDict,
+    RooflineDict,
+    RooflineInputsDict,
+)
 from app.schemas.claims import RooflineQuery
 from app.services.ceilings.physics import ceiling_curve
 from app.services.errors import Invalid
@@ -37,7 +43,7 @@ from app.store import points as point_queries
 from app.store.models import Hardware, ModelSpec
 
 
-def roofline(session: Session, query: RooflineQuery) -> dict[str, Any]:
+def roofline(session: Session, query: RooflineQuery) -> RooflineDict:
     """Decode ceilings (B = 1 … B_max), one step's arithmetic, compute and prefill bounds; with a
     sweep, each measured point's share of the ceiling at its concurrency."""
     meta: SweepMeta | None = None
@@ -78,7 +84,15 @@ def roofline(session: Session, query: RooflineQuery) -> dict[str, Any]:
         "compute_bound_tok_s": compute_bound_tok_s(arch, hw, precision, gpus),
         "step": _step_json(arch, hw, query, ctx, deployment),
         "prefill": _prefill_json(arch, hw, query, prompt, precision, gpus),
-        "curve": [dataclasses.asdict(p) for p in points],
+        "curve": [
+            {
+                "batch": p.batch,
+                "interactivity_tok_s_user": p.interactivity_tok_s_user,
+                "tok_s_per_gpu": p.tok_s_per_gpu,
+                "bound": p.bound,
+            }
+            for p in points
+        ],
         "points": _shares(arch, hw, query, ctx, deployment, rows, gpus_measured, b_max),
     }
 
@@ -143,9 +157,20 @@ def _inputs_json(
 
 def _step_json(
     arch: ModelArch, hw: HardwareSpec, query: RooflineQuery, ctx: int, deployment: Deployment
-) -> dict[str, Any]:
+) -> DecodeStepOutDict:
     step = decode_step(arch, hw, query.batch, ctx, deployment, attention_flops=query.attention)
-    data = dataclasses.asdict(step)
+    data: DecodeStepOutDict = {
+        "batch": step.batch,
+        "bytes_per_step": step.bytes_per_step,
+        "flops_per_step": step.flops_per_step,
+        "memory_s": step.memory_s,
+        "compute_s": step.compute_s,
+        "step_s": step.step_s,
+        "bound": step.bound,
+        "interactivity_tok_s_user": step.interactivity_tok_s_user,
+        "aggregate_tok_s": step.aggregate_tok_s,
+        "tok_s_per_gpu": step.tok_s_per_gpu,
+    }
     if arch.is_moe and arch.experts and arch.top_k:
         data["expert_coverage"] = expert_coverage(query.batch, arch.experts, arch.top_k)
     return data
@@ -182,29 +207,51 @@ def _shares(
     rows: list[dict[str, Any]],
     num_gpus: int,
     b_max: int | None,
-) -> list[dict[str, Any]]:
+) -> list[PointShareDict]:
     """Each point's measured speed and throughput ÷ the ceiling at batch ≈ its concurrency."""
-    out = []
+    out: list[PointShareDict] = []
     for row in rows:
         point = PointMetrics.from_row({**row, "num_gpus": num_gpus})
         load = row.get("achieved_concurrency") or row.get("concurrency")
-        entry: dict[str, Any] = {"point_id": row["point_id"], "concurrency": load}
         x, y = point.interactivity_tok_s_user(query.stat), point.tok_s_per_gpu("output")
-        entry.update(interactivity_tok_s_user=x, tok_s_per_gpu=y)
         if load is None or b_max == 0:
-            out.append({**entry, "share_of_ceiling": None, "reason": "no concurrency or no B_max"})
+            out.append(
+                {
+                    "point_id": row["point_id"],
+                    "concurrency": load,
+                    "interactivity_tok_s_user": x,
+                    "tok_s_per_gpu": y,
+                    "share_of_ceiling": None,
+                    "reason": "no concurrency or no B_max",
+                }
+            )
             continue
         batch = max(1, round(float(load)))
+        note = None
         if b_max is not None and batch > b_max:
-            entry["note"] = f"concurrency above B_max {b_max}: compared at B_max"
+            note = f"concurrency above B_max {b_max}: compared at B_max"
             batch = b_max
         step = decode_step(arch, hw, batch, ctx, deployment)
-        entry.update(
-            batch=batch,
-            ceiling_interactivity_tok_s_user=step.interactivity_tok_s_user,
-            ceiling_tok_s_per_gpu=step.tok_s_per_gpu,
-            share_of_ceiling=None if x is None else x / step.interactivity_tok_s_user,
-            throughput_share=None if y is None else y / step.tok_s_per_gpu,
-        )
-        out.append(entry)
+        out.append(_share(row["point_id"], load, x, y, note, step))
     return out
+
+
+def _share(
+    point_id: int, load: float, x: float | None, y: float | None, note: str | None, step: DecodeStep
+) -> PointShareDict:
+    """A point against the ceiling at its batch; the note only when compared at B_max."""
+    entry: PointShareDict = {
+        "point_id": point_id,
+        "concurrency": load,
+        "interactivity_tok_s_user": x,
+        "tok_s_per_gpu": y,
+        "note": note,
+        "batch": step.batch,
+        "ceiling_interactivity_tok_s_user": step.interactivity_tok_s_user,
+        "ceiling_tok_s_per_gpu": step.tok_s_per_gpu,
+        "share_of_ceiling": None if x is None else x / step.interactivity_tok_s_user,
+        "throughput_share": None if y is None else y / step.tok_s_per_gpu,
+    }
+    if note is None:
+        del entry["note"]
+    return entry
