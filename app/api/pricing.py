@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
 from app.http.deps import IdPath, SessionDep, WriteDep
 from app.schemas.answers.pricing import BreakEven, PricingProfileOut, PricingProfiles
+from app.schemas.answers.typed.pricing import (
+    BreakEvenDict,
+    PricingProfileOutDict,
+    PricingProfilesDict,
+)
 from app.schemas.bounds import NonNegative
 from app.schemas.pricing import PricingIn, PricingQuery
 from app.schemas.responses import ERROR_RESPONSES
@@ -26,7 +31,7 @@ router = APIRouter(prefix="/api", tags=["pricing"], responses=ERROR_RESPONSES)
 )
 def api_pricing_list(
     session: SessionDep, query: Annotated[PricingQuery, Query()]
-) -> dict[str, Any]:
+) -> PricingProfilesDict:
     """Every pricing profile (optionally for one GPU) with its hourly cost breakdown."""
     return price_list(session, query)
 
@@ -39,7 +44,7 @@ def api_pricing_list(
     response_model=PricingProfileOut,
     response_model_exclude_unset=True,
 )
-def api_pricing_create(body: PricingIn, session: SessionDep) -> dict[str, Any]:
+def api_pricing_create(body: PricingIn, session: SessionDep) -> PricingProfileOutDict:
     """Create a rental or ownership profile.
 
     Across fields: a rental profile needs usd_per_gpu_hour; an ownership profile needs
@@ -58,7 +63,7 @@ def api_pricing_create(body: PricingIn, session: SessionDep) -> dict[str, Any]:
     response_model=PricingProfileOut,
     response_model_exclude_unset=True,
 )
-def api_pricing_detail(profile_id: IdPath, session: SessionDep) -> dict[str, Any]:
+def api_pricing_detail(profile_id: IdPath, session: SessionDep) -> PricingProfileOutDict:
     """One profile with its hourly cost breakdown."""
     return q.profile_dict(q.get_profile(session, profile_id))
 
@@ -70,7 +75,9 @@ def api_pricing_detail(profile_id: IdPath, session: SessionDep) -> dict[str, Any
     response_model=PricingProfileOut,
     response_model_exclude_unset=True,
 )
-def api_pricing_update(profile_id: IdPath, body: PricingIn, session: SessionDep) -> dict[str, Any]:
+def api_pricing_update(
+    profile_id: IdPath, body: PricingIn, session: SessionDep
+) -> PricingProfileOutDict:
     """Replace a profile's values.
 
     Across fields: a rental profile needs usd_per_gpu_hour; an ownership profile needs
@@ -100,7 +107,7 @@ def api_break_even(
     output_tok_s_per_gpu: Annotated[NonNegative, Query()],
     input_tok_s_per_gpu: Annotated[NonNegative, Query()] = 0.0,
     output_to_input_ratio: Annotated[NonNegative, Query()] = 4.0,
-) -> dict[str, Any]:
+) -> BreakEvenDict:
     """API prices ($/Mtok in and out) at which serving on this profile breaks even."""
     return break_even(
         session, profile_id, output_tok_s_per_gpu, input_tok_s_per_gpu, output_to_input_ratio

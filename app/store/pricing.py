@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.domain.cost import OwnershipInputs, ownership_breakdown, usd_per_useful_hour
+from app.schemas.answers.typed.pricing import PricingProfileOutDict
 from app.schemas.pricing import PricingIn
 from app.store.db import already_loaded
 from app.store.models import Hardware, PricingProfile
@@ -116,10 +117,12 @@ def ownership_inputs(profile: PricingProfile) -> OwnershipInputs:
     )
 
 
-def profile_dict(profile: PricingProfile) -> dict[str, Any]:
+def profile_dict(profile: PricingProfile) -> PricingProfileOutDict:
     data: dict[str, Any] = {"id": profile.id}
     for name in PROFILE_FIELDS:
         value = getattr(profile, name)
         data[name] = value.isoformat() if hasattr(value, "isoformat") else value
     data["hourly_cost"] = hourly_cost(profile)
-    return data
+    # Keyed by the profile's fields (app.schemas.pricing.PROFILE_FIELDS), as the model lists
+    # them; the hourly parts are the kind's own (rental, all-in or itemised ownership).
+    return cast(PricingProfileOutDict, data)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -87,7 +88,7 @@ def _save(
 def _context(request: Request, session: SessionDep, settings: SettingsDep) -> dict[str, Any]:
     profiles = q.list_profiles(session)
     params = request.query_params
-    break_even = None
+    break_even: Mapping[str, Any] | None = None
     if params.get("be_profile") and params.get("be_output"):
         try:
             break_even = catalog_checks.break_even(
@@ -99,7 +100,8 @@ def _context(request: Request, session: SessionDep, settings: SettingsDep) -> di
             )
         except (ValueError, LookupError):
             break_even = {"error": "Enter a profile and non-negative throughputs."}
-    editing, form = None, {}
+    editing: int | None = None
+    form: Mapping[str, Any] = {}
     if (edit := params.get("edit", "")).isdigit():
         profile = q.get_profile(session, int(edit))
         editing, form = profile.id, q.profile_dict(profile)

@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from app.domain.cost import break_even_api_prices
+from app.schemas.answers.typed.pricing import BreakEvenDict, PricingProfilesDict
 from app.schemas.claims import ClaimIn
 from app.schemas.pricing import PricingIn, PricingQuery
 from app.services.catalogs.entries import known_hardware
@@ -21,7 +22,7 @@ def checked_claim(session: Session, body: ClaimIn) -> dict[str, Any]:
     return {**body.model_dump(), "hardware": known_hardware(session, body.hardware)}
 
 
-def price_list(session: Session, query: PricingQuery) -> dict[str, Any]:
+def price_list(session: Session, query: PricingQuery) -> PricingProfilesDict:
     """Every pricing profile (optionally one GPU's) with its hourly cost breakdown."""
     profiles = pricing_queries.list_profiles(session, query.hardware)
     return {"profiles": [pricing_queries.profile_dict(p) for p in profiles]}
@@ -51,7 +52,7 @@ def break_even(
     output_tok_s_per_gpu: float,
     input_tok_s_per_gpu: float = 0.0,
     output_to_input_ratio: float = 4.0,
-) -> dict[str, Any]:
+) -> BreakEvenDict:
     """API prices ($/Mtok in and out) at which serving on this profile breaks even."""
     profile = pricing_queries.get_profile(session, profile_id)
     cost = pricing_queries.hourly_cost(profile)
