@@ -12,6 +12,7 @@ from app.domain.columns import POINT_COLUMN_NAMES, REQUEST_COLUMNS, SWEEP_COLUMN
 from app.http.deps import IdPath, SessionDep, SettingsDep, UploadDep, WriteDep
 from app.http.uploads import UploadRoute
 from app.schemas.answers.sweeps import SweepDetail, SweepEdited, SweepList
+from app.schemas.answers.typed.sweeps import SweepEditedDict
 from app.schemas.answers.typed.uploads import UploadSavedDict
 from app.schemas.answers.uploads import UploadSaved
 from app.schemas.responses import ERROR_RESPONSES, answered_with, download
@@ -96,11 +97,17 @@ def api_sweep_detail(sweep_id: IdPath, session: SessionDep) -> Response:
     dependencies=[WriteDep],
     response_model=SweepEdited,
 )
-def api_sweep_update(sweep_id: IdPath, body: dict[str, Any], session: SessionDep) -> dict[str, Any]:
+def api_sweep_update(
+    sweep_id: IdPath, body: dict[str, Any], session: SessionDep
+) -> SweepEditedDict:
     """Edit sweep metadata (sweep-level columns only); hardware is matched to the catalog."""
     changes, warnings = match_changes(session, sweep_changes(body))
     sweep = q.update_sweep(session, sweep_id, changes)
-    answer = {**q.sweep_summary(sweep, len(sweep.points)), "warnings": warnings}
+    answer: SweepEditedDict = {
+        **q.sweep_fields(sweep),
+        "points": len(sweep.points),
+        "warnings": warnings,
+    }
     session.commit()  # after the answer is built: a write stands only with its answer
     return answer
 

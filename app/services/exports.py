@@ -16,6 +16,7 @@ from app.domain.columns import POINT_COLUMN_NAMES, SWEEP_COLUMN_NAMES
 from app.domain.phases import PHASE
 from app.domain.sessions import axis_words
 from app.ingest.parsed import CACHED_INPUT, SAMPLE_FIELDS
+from app.schemas.answers.typed.sweeps import ExportedSweepDict
 from app.services.analysis import Params, SweepAnalysis
 from app.services.bands import SweepBand
 from app.services.prices import Cost
@@ -25,7 +26,7 @@ from app.services.readoff.intervals import cost_interval
 from app.services.readoff.price_columns import PriceColumn, price_cells
 from app.services.sweeps.sessions import agents_json, sessions_json, turns_json
 from app.store.models import Sweep
-from app.store.sweeps import point_dict, sweep_summary
+from app.store.sweeps import point_dict, sweep_fields
 
 FORMULA_PREFIXES = ("=", "+", "-", "@")
 
@@ -150,10 +151,10 @@ def sweeps_json(sweeps: list[Sweep], samples: Mapping[tuple[int, int], int]) -> 
     document in pure Python, 4× slower (0.9 s for 1,000 sweeps of 32 points)."""
     lines = []
     for sweep in sweeps:
-        doc = sweep_summary(sweep, len(sweep.points))
-        doc["points"] = [
-            point_dict(p, samples.get((sweep.id, p.position), 0)) for p in sweep.points
-        ]
+        doc: ExportedSweepDict = {
+            **sweep_fields(sweep),
+            "points": [point_dict(p, samples.get((sweep.id, p.position), 0)) for p in sweep.points],
+        }
         lines.append(json.dumps(doc))
     return '{"sweeps": [\n' + ",\n".join(lines) + "\n]}\n" if lines else '{"sweeps": []}\n'
 

@@ -7,6 +7,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
+from typing import cast as typed_as
 
 from sqlalchemy import (
     CompoundSelect,
@@ -28,6 +29,7 @@ from app.domain.impossible_ranges import SPLIT_GPUS, split_problem
 from app.domain.provenance import default_provenance
 from app.ingest.errors import IngestError, RowError
 from app.ingest.parsed import ParsedSweep
+from app.schemas.answers.typed.sweeps import StoredPointDict, SweepFieldsDict
 from app.store import point_blocks, point_rows
 from app.store import samples as sample_store
 from app.store.db import in_values
@@ -325,23 +327,24 @@ def delete_sweep(session: Session, sweep_id: int) -> None:
     session.flush()
 
 
-def sweep_summary(sweep: Sweep, points: int) -> dict[str, Any]:
+def sweep_fields(sweep: Sweep) -> SweepFieldsDict:
     data: dict[str, Any] = {"id": sweep.id, "name": sweep.name}
     for key in SWEEP_FIELDS:
         data[key] = _json_value(getattr(sweep, key))
     data["source_file"] = sweep.source_file
     data["created_at"] = _json_value(sweep.created_at)
-    data["points"] = points
-    return data
+    # Keyed by the sweep's fields (app.domain.sweep_fields), from which SweepFields is made.
+    return typed_as(SweepFieldsDict, data)
 
 
-def point_dict(point: StoredPoint, samples: int = 0) -> dict[str, Any]:
+def point_dict(point: StoredPoint, samples: int = 0) -> StoredPointDict:
     data: dict[str, Any] = {"id": point.id, "position": point.position}
     for key in POINT_COLUMN_NAMES:
         data[key] = _json_value(getattr(point, key))
     data["extra"] = point.extra or {}
     data["request_samples"] = samples
-    return data
+    # Keyed by the point's columns (app.domain.columns), as the StoredPoint model lists them.
+    return typed_as(StoredPointDict, data)
 
 
 def _json_value(value: Any) -> Any:

@@ -3,21 +3,20 @@ the read-off uses (app.domain.token_classes.point_share), for the sweep page and
 
 from __future__ import annotations
 
-from typing import Any
-
 import polars as pl
 
 from app.domain.covariates import point_covariates
 from app.domain.token_classes import UNKNOWN_SOURCE, point_share
+from app.schemas.answers.typed.sweeps import CachedInputRowDict
 from app.services.readoff.token_classes import UNKNOWN_WORDS, sample_counts
 from app.store.models import Sweep
 
 
-def cached_rows(sweep: Sweep, samples: pl.DataFrame | None) -> list[dict[str, Any]]:
+def cached_rows(sweep: Sweep, samples: pl.DataFrame | None) -> list[CachedInputRowDict]:
     """Each point's cached share of input tokens and where it comes from (`measured`,
     `client`, `theoretical`; `unknown` with a null share); [] when no point has one."""
     counts = {} if samples is None else sample_counts(samples)
-    rows = []
+    rows: list[CachedInputRowDict] = []
     for point in sweep.points:
         found = point_share(
             point_covariates(point.extra or {}), point.input_len, counts.get(point.id)

@@ -34,6 +34,7 @@ from app.domain.sweep_meta import SweepMeta
 from app.domain.verdict import Slo
 from app.schemas.answers.typed.compare import SessionsBriefDict, TurnsBriefDict
 from app.schemas.answers.typed.readoff import AgentsOutDict, SessionsOutDict, TurnsOutDict
+from app.schemas.answers.typed.sweeps import TurnRowDict
 from app.services.prices import Cost
 from app.store import points as point_queries
 from app.store.points import SweepPoints
@@ -240,7 +241,7 @@ def agents_json(figures: SweepSessions | None) -> AgentsOutDict:
 
 def turn_rows(
     samples: pl.DataFrame, points: Sequence[tuple[int, float | None, Any]]
-) -> list[dict[str, Any]]:
+) -> list[TurnRowDict]:
     """The sweep page's per-turn view: per point (id, concurrency, extra) with session ids, its
     sessions (judged and cut), TTFT of first and later turns at p50 and p90, E2E-normalized
     interactivity at p90 and the request accounting (warm-up and errored records) its file
@@ -254,7 +255,7 @@ def turn_rows(
     sessions = session_attainment(samples, [])
     medians, tails = ttft_by_turn(samples, 50.0), ttft_by_turn(samples, 90.0)
     e2e = e2e_interactivity(samples)
-    rows = []
+    rows: list[TurnRowDict] = []
     for point_id, concurrency, extra in points:
         stats = sessions.get(point_id)
         if stats is None:
