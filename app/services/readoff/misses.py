@@ -6,13 +6,17 @@ one-token request has no TPOT and cannot miss a TPOT limit)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import polars as pl
 from sqlalchemy.orm import Session
 
 from app.domain.request_goodput import request_tpot_expr
 from app.domain.verdict import Slo
+from app.schemas.answers.typed.ttft_context import (
+    MissedRequestDict,
+    MissesAmongDict,
+    MissesOutDict,
+)
 from app.store import points as point_queries
 from app.store.point_blocks import sweep_of
 from app.store.sweeps import NotFound
@@ -41,7 +45,7 @@ class Among:
             keep = keep & (pl.col("turn_index") == self.turn_index).fill_null(False)
         return samples.filter(keep)
 
-    def as_json(self) -> dict[str, int | None]:
+    def as_json(self) -> MissesAmongDict:
         return {
             "input_tokens_low": self.input_tokens_low,
             "input_tokens_high": self.input_tokens_high,
@@ -51,7 +55,7 @@ class Among:
 
 def misses(
     session: Session, sweep_id: int, point_id: int, slo: Slo, among: Among | None = None
-) -> dict[str, Any]:
+) -> MissesOutDict:
     """Per request that missed: its place among the point's requests, lengths, TTFT, TPOT and
     E2EL, and the limits it missed ("failed" for a failed request); counts of all requests (of
     those `among` keeps: one bucket of prompt lengths, one turn)."""
@@ -61,7 +65,7 @@ def misses(
     # The request number is its place among all the point's requests, before any filter.
     samples = among.keep(point_queries.samples_frame(session, [point_id]).with_row_index("request"))
     limits = slo.limits()
-    body: dict[str, Any] = {
+    body: MissesOutDict = {
         "sweep_id": sweep_id,
         "point_id": point_id,
         "among": among.as_json(),
@@ -85,9 +89,11 @@ def misses(
     flags = [pl.col(f"miss_{m}") for m, _ in limits]
     missed = judged.filter(~ok | pl.any_horizontal(flags) if flags else ~ok)
     body["missed"] = missed.height
-    rows = []
+    rows: list[MissedRequestDict] = []
     for row in missed.head(MAX_LISTED).iter_rows(named=True):
-        which = ["failed"] if not row["ok"] else [m for m, _ in limits if row[f"miss_{m}"]]
+        which: list[str] = (
+            ["failed"] if not row["ok"] else [m for m, _ in limits if row[f"miss_{m}"]]
+        )
         rows.append(
             {
                 "request": row["request"] + 1,
