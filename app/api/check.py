@@ -36,4 +36,4 @@ def api_check(
     base_url = settings.base_url or str(request.base_url)
     report = check.run(session, body, base_url)
     session.commit()
-    return json_answer(report.document)
+    return json_answer(report.answer)

@@ -352,7 +352,7 @@ def check(args: argparse.Namespace) -> int:
         except NotFound as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
-    doc = report.document
+    doc = report.answer
     if args.format == "json":
         sys.stdout.write(json.dumps(doc, indent=2) + "\n")
     elif args.format == "text":

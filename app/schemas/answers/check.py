@@ -58,7 +58,9 @@ class CaveatOut(Answer):
     text: str
 
 
-class CheckAnswer(Answer):
+class CheckDocument(Answer):
+    """A check as `evaluate` judges it (the MCP `check` tool's answer: nothing stored)."""
+
     verdict: Literal["pass", "regression", "comparison"]
     same_configuration: bool
     differences: list[Difference]
@@ -76,4 +78,9 @@ class CheckAnswer(Answer):
     compare_url: str
     headline: str
     summary: str
+
+
+# The check as stored: its document and the id History marks it by (no docstring: it would
+# become the schema's description).
+class CheckAnswer(CheckDocument):
     check_id: int

@@ -25,10 +25,14 @@ from app.domain.likeness import Likeness
 from app.domain.regression import Interval, Outcome, Side
 from app.schemas.answers.typed.check import (
     CaveatOutDict,
+    CheckAnswerDict,
+    CheckDocumentDict,
+    CheckedSweepDict,
     FindingDict,
     FindingIntervalDict,
     GateRatioOutDict,
 )
+from app.schemas.answers.typed.readoff import ReadoffRowDict
 from app.schemas.bounds import MAX_ID
 from app.schemas.check import CheckQuery
 from app.services.analysis import Params, SweepAnalysis
@@ -66,13 +70,21 @@ class CheckReport:
     candidate: Resolved
     baseline: Resolved
     outcome: Outcome
-    document: dict[str, Any]  # the JSON answer (check_id, summary and headline included)
+    document: CheckDocumentDict  # the JSON answer, summary and headline included
     likeness: Likeness | None = None
+    check_id: int | None = None  # once stored (`run`)
+
+    @property
+    def answer(self) -> CheckAnswerDict:
+        """The stored check's answer: its document and its id."""
+        if self.check_id is None:
+            raise ValueError("the check is not stored: evaluate() answers its document alone")
+        return {**self.document, "check_id": self.check_id}
 
     @property
     def verdict(self) -> str:
         """pass, regression, or comparison (the two are not one configuration)."""
-        return str(self.document["verdict"])
+        return self.document["verdict"]
 
     @property
     def exit_code(self) -> int:
@@ -147,7 +159,7 @@ def side_of(result: Mapping[str, Any]) -> Side:
 
 def run(session: Session, query: CheckQuery, base_url: str | None = None) -> CheckReport:
     """Resolve, read off, compare and store the check (in the caller's transaction); its
-    document gains the stored `check_id`. Raises as `evaluate` does."""
+    answer carries the stored `check_id`. Raises as `evaluate` does."""
     report = evaluate(session, query, base_url)
     document = report.document
     record = check_store.CheckRecord(
@@ -160,8 +172,7 @@ def run(session: Session, query: CheckQuery, base_url: str | None = None) -> Che
         headline=document["headline"],
         summary=document["summary"],
     )
-    document["check_id"] = check_store.save_check(session, record).id
-    return report
+    return replace(report, check_id=check_store.save_check(session, record).id)
 
 
 def evaluate(session: Session, query: CheckQuery, base_url: str | None = None) -> CheckReport:
@@ -181,9 +192,11 @@ def evaluate(session: Session, query: CheckQuery, base_url: str | None = None) -
         )
     ids = list(dict.fromkeys([baseline.sweep_id, candidate.sweep_id]))
     params, results, columns = run_query(session, ids, query)
-    docs = {
+    docs: dict[int, ReadoffRowDict] = {
         int(r.meta.id): {
-            **result_json(r),
+            # A check's rows leave out the read-off's optional TTFT-by-prompt-length and
+            # histogram figures (mypy asks every optional key of a target in some ** item).
+            **result_json(r),  # type: ignore[typeddict-item]
             "price_cells": price_cells_json(price_columns.price_cells(r, columns), r),
         }
         for r in results
@@ -192,14 +205,12 @@ def evaluate(session: Session, query: CheckQuery, base_url: str | None = None) -
     by_id = {int(r.meta.id): r for r in results}
     b, c = by_id[baseline.sweep_id], by_id[candidate.sweep_id]
     outcome = _settled(pair, _outcome(session, query, pair, (b, c), params), c)
-    verdict: str = outcome.verdict
     findings = outcome.findings
     if not found.same_configuration:
         # Two configurations: what moved is a comparison between systems, not a regression.
-        verdict = "comparison"
         findings = tuple(replace(f, regression=False) for f in findings)
-    document: dict[str, Any] = {
-        "verdict": verdict,
+    document: CheckDocumentDict = {
+        "verdict": _verdict(outcome, found.same_configuration),
         "same_configuration": found.same_configuration,
         "differences": differences_json(found),
         "caveats": _caveats(results, candidate.sweep_id, baseline.sweep_id),
@@ -214,6 +225,8 @@ def evaluate(session: Session, query: CheckQuery, base_url: str | None = None) -
         "findings": [finding_json(f) for f in findings],
         "regressions": [f.label for f in findings if f.regression],
         "compare_url": compare_url(query, baseline.sweep_id, candidate.sweep_id, base_url),
+        "headline": "",  # from the rest of the document, next
+        "summary": "",
     }
     document["headline"] = check_report.headline(document)
     document["summary"] = check_report.markdown(document)
@@ -226,8 +239,8 @@ class _Pair:
 
     baseline: Resolved
     candidate: Resolved
-    base_doc: dict[str, Any]
-    cand_doc: dict[str, Any]
+    base_doc: ReadoffRowDict
+    cand_doc: ReadoffRowDict
 
 
 def _outcome(
@@ -305,8 +318,20 @@ def compare_url(
     return f"{root}/compare?{urlencode(pairs)}"
 
 
-def _side_json(who: Resolved, doc: dict[str, Any]) -> dict[str, Any]:
+def _side_json(who: Resolved, doc: ReadoffRowDict) -> CheckedSweepDict:
     return {"ref": who.ref, "resolved_by": who.via, **doc}
+
+
+def _verdict(
+    outcome: Outcome, same_configuration: bool
+) -> Literal["pass", "regression", "comparison"]:
+    """Two configurations make a comparison; one is judged pass or regression (an unknown
+    outcome was refused before: `_settled`)."""
+    if not same_configuration:
+        return "comparison"
+    if outcome.verdict == "unknown":
+        raise ValueError("an unknown outcome is refused before its document is written")
+    return outcome.verdict
 
 
 def _interval_json(iv: Interval | None) -> FindingIntervalDict | None:

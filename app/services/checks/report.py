@@ -4,6 +4,7 @@ plain text for a CI log. Everything comes from the check's JSON document, so all
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 from xml.etree import ElementTree
 
@@ -13,7 +14,7 @@ QUOTE = "'"
 BASIS = {"output": "output", "total": "total", "input": "input"}
 
 
-def _slo_moved(f: dict[str, Any]) -> str:
+def _slo_moved(f: Mapping[str, Any]) -> str:
     """A failed SLO finding in a headline: no longer met, or borderline by its runs."""
     if f["label"] == "meets SLO":
         return "SLO no longer met"
@@ -21,7 +22,7 @@ def _slo_moved(f: dict[str, Any]) -> str:
     return note.split("; a borderline point")[0]
 
 
-def headline(doc: dict[str, Any]) -> str:
+def headline(doc: Mapping[str, Any]) -> str:
     """`regression: goodput -20.0 %, $/Mtok ($2/GPU-hour) +25.0 %` or `pass: …`."""
     moved = [
         _slo_moved(f) if f["figure"] == "meets_slo" else f"{_label(f)} {_change(f)}".rstrip()
@@ -38,7 +39,7 @@ def headline(doc: dict[str, Any]) -> str:
     return f"pass: no regression beyond {tolerance}" + (f" ({said})" if said else "")
 
 
-def _tolerance_alone(doc: dict[str, Any]) -> str:
+def _tolerance_alone(doc: Mapping[str, Any]) -> str:
     """Why the goodput (or the frontier) was judged on the tolerance alone (no ratio interval,
     no band), e.g. one run a side in percentile mode; "" when its ratio has an interval."""
     for f in doc["findings"]:
@@ -49,7 +50,7 @@ def _tolerance_alone(doc: dict[str, Any]) -> str:
     return ""
 
 
-def comparison_headline(doc: dict[str, Any]) -> str:
+def comparison_headline(doc: Mapping[str, Any]) -> str:
     """`comparison (hardware differs: H200 vs H100): goodput -10.4 %, …`: what moved between
     two configurations, never called a regression."""
     moved = [
@@ -63,12 +64,12 @@ def comparison_headline(doc: dict[str, Any]) -> str:
     return f"comparison ({differences_text(doc)})" + (f": {', '.join(moved)}" if moved else "")
 
 
-def differences_text(doc: dict[str, Any]) -> str:
+def differences_text(doc: Mapping[str, Any]) -> str:
     """Every difference between candidate and baseline, in one line."""
     return "; ".join(d["text"] for d in doc.get("differences") or [])
 
 
-def markdown(doc: dict[str, Any]) -> str:
+def markdown(doc: Mapping[str, Any]) -> str:
     """A short summary fit for a pull-request comment."""
     verdict = {"regression": "**regression**", "comparison": "comparison, not a regression"}
     cand, base = doc["candidate"], doc["baseline"]
@@ -92,7 +93,7 @@ def markdown(doc: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def text(doc: dict[str, Any]) -> str:
+def text(doc: Mapping[str, Any]) -> str:
     """The same, as plain lines for a CI log."""
     cand, base = doc["candidate"], doc["baseline"]
     lines = [
@@ -115,14 +116,14 @@ def text(doc: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _scope(doc: dict[str, Any]) -> str:
+def _scope(doc: Mapping[str, Any]) -> str:
     """The frontier scope and its share, said after the tolerance (the SLO scope says nothing)."""
     if doc.get("scope") != "frontier":
         return ""
     return f"; scope frontier: below the baseline's band over ≥ {_pct(doc['share'])} of the range"
 
 
-def junit(doc: dict[str, Any]) -> str:
+def junit(doc: Mapping[str, Any]) -> str:
     """JUnit XML for CI systems that read it: one test case per criterion (finding), failed
     when it is a regression; the markdown summary as the suite's system-out."""
     cases = doc["findings"]
@@ -158,7 +159,7 @@ def junit(doc: dict[str, Any]) -> str:
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
 
 
-def _likeness_lines(doc: dict[str, Any], strong: str = "") -> list[str]:
+def _likeness_lines(doc: Mapping[str, Any], strong: str = "") -> list[str]:
     """What differs between the two (and a demo or mock source), before any figure."""
     listed = doc.get("differences") or []
     # Split, speculative decoding and prefix caching that differ (issue 37).
@@ -171,7 +172,7 @@ def _likeness_lines(doc: dict[str, Any], strong: str = "") -> list[str]:
     return [f"Note: {differences_text(doc)}.", *caveats]
 
 
-def _state(f: dict[str, Any], doc: dict[str, Any]) -> str:
+def _state(f: Mapping[str, Any], doc: Mapping[str, Any]) -> str:
     """unknown for a figure one side has not (its note says why); otherwise ok, or comparison
     when the two are not one configuration."""
     unknown = f["figure"] != "meets_slo" and (f["baseline"] is None or f["candidate"] is None)
@@ -184,14 +185,14 @@ def _row(*cells: str) -> str:
     return "|" + "|".join(f" {c} " if c else " " for c in cells) + "|"
 
 
-def _who(side: dict[str, Any], strong: str = "", quote: str = "`") -> str:
+def _who(side: Mapping[str, Any], strong: str = "", quote: str = "`") -> str:
     ref = f"{quote}{side['ref']}{quote}"
     how = {"id": "", "tag": f"tag {ref}: ", "name": f"name {ref}: "}
     by = how[side["resolved_by"]]
     return f"{strong}{side['name']}{strong} ({by}sweep {side['sweep_id']})"
 
 
-def _label(f: dict[str, Any], doc: dict[str, Any] | None = None) -> str:
+def _label(f: Mapping[str, Any], doc: Mapping[str, Any] | None = None) -> str:
     if f["figure"] == "goodput_tok_s_per_gpu":
         basis = doc["slo"]["basis"] if doc else "output"
         # "goodput", or "goodput at load 4" where the operating point moved within noise
@@ -203,7 +204,7 @@ def _label(f: dict[str, Any], doc: dict[str, Any] | None = None) -> str:
     return "meets SLO"
 
 
-def _value(f: dict[str, Any], side: str) -> str:
+def _value(f: Mapping[str, Any], side: str) -> str:
     value = f[side]
     if f["figure"] == "meets_slo":
         return "yes" if value else "no"
@@ -219,7 +220,7 @@ def _value(f: dict[str, Any], side: str) -> str:
     return f"{shown} ({level}CI {write(iv['ci_low'])}–{write(iv['ci_high'])}{method})"
 
 
-def _change(f: dict[str, Any]) -> str:
+def _change(f: Mapping[str, Any]) -> str:
     change = f.get("change")
     if change is None:
         return ""
@@ -230,14 +231,14 @@ def _pct(fraction: float) -> str:
     return fmt_percent(fraction)
 
 
-def _goodput_move(doc: dict[str, Any]) -> str:
+def _goodput_move(doc: Mapping[str, Any]) -> str:
     for f in doc["findings"]:
         if f["figure"] == "goodput_tok_s_per_gpu" and f["change"] is not None:
             return f"goodput {_change(f)}"
     return ""
 
 
-def _operating_point(side: dict[str, Any]) -> str:
+def _operating_point(side: Mapping[str, Any]) -> str:
     op = side.get("operating_point")
     if not op:
         return "none (no point meets the SLO)"

@@ -65,8 +65,8 @@ class CaveatOutDict(TypedDict):
     text: str
 
 
-class CheckAnswerDict(TypedDict):
-    """app.schemas.answers.check.CheckAnswer"""
+class CheckDocumentDict(TypedDict):
+    """app.schemas.answers.check.CheckDocument"""
 
     verdict: Literal["pass", "regression", "comparison"]
     same_configuration: bool
@@ -85,4 +85,9 @@ class CheckAnswerDict(TypedDict):
     compare_url: str
     headline: str
     summary: str
+
+
+class CheckAnswerDict(CheckDocumentDict):
+    """app.schemas.answers.check.CheckAnswer"""
+
     check_id: int
