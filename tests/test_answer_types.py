@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,7 +15,9 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 import answer_types  # noqa: E402
 
-MODELS = [m for models in answer_types.answer_models().values() for m in models]
+FOUND = [m for models in answer_types.answer_models().values() for m in models]
+MODELS = [m for m in FOUND if isinstance(m, type)]
+PARTS = [m for m in FOUND if not isinstance(m, type)]
 
 
 def test_the_typed_modules_are_what_the_answer_models_give() -> None:
@@ -40,6 +43,25 @@ def test_each_typed_dict_has_its_models_keys_and_requires_what_the_model_require
     assert optional == {
         f.serialization_alias or f.alias or k for k, f in fields.items() if not f.is_required()
     }
+
+
+@pytest.mark.parametrize("part", PARTS, ids=lambda p: p.name)
+def test_a_part_of_a_model_has_the_models_keys_but_those_it_leaves_out(part: Any) -> None:
+    short = part.model.__module__.rsplit(".", 1)[1]
+    typed = getattr(
+        importlib.import_module(f"app.schemas.answers.typed.{short}"), f"{part.name}Dict"
+    )
+    kept = [name for name in part.model.model_fields if name not in part.keys]
+    assert list(typed.__annotations__) == kept
+    assert set(part.keys) <= set(part.model.model_fields)
+
+
+def test_the_production_window_part_is_the_window_without_what_storing_it_adds() -> None:
+    from app.schemas.answers.production import WINDOW_READ, WindowOut
+
+    assert PARTS == [WINDOW_READ]
+    assert WINDOW_READ.model is WindowOut
+    assert WINDOW_READ.keys == ("id", "source", "selector")
 
 
 def test_a_typed_dict_refers_to_another_models_typed_dict_not_to_the_model() -> None:

@@ -24,6 +24,9 @@ from pathlib import Path
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
+if typing.TYPE_CHECKING:
+    from app.schemas.answers.common import Without
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -46,12 +49,13 @@ from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
 '''
 
 
-def answer_models() -> dict[str, list[type[BaseModel]]]:
-    """Every answer model by its module's short name, in module then declaration order."""
-    from app.schemas.answers.common import Answer
+def answer_models() -> dict[str, list[type[BaseModel] | Without]]:
+    """Every answer model by its module's short name, in module then declaration order, and
+    the parts of them (`Without`) the module names."""
+    from app.schemas.answers.common import Answer, Without
 
     package = importlib.import_module(PACKAGE)
-    found: dict[str, list[type[BaseModel]]] = {}
+    found: dict[str, list[type[BaseModel] | Without]] = {}
     for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
         if info.name == TYPED:
             continue
@@ -59,10 +63,13 @@ def answer_models() -> dict[str, list[type[BaseModel]]]:
         found[info.name] = [
             value
             for value in vars(module).values()
-            if isinstance(value, type)
-            and issubclass(value, Answer)
-            and value is not Answer
-            and value.__module__ == module.__name__
+            if isinstance(value, Without)
+            or (
+                isinstance(value, type)
+                and issubclass(value, Answer)
+                and value is not Answer
+                and value.__module__ == module.__name__
+            )
         ]
     return found
 
@@ -108,6 +115,25 @@ class Renderer:
         if kind in (int, float, str, bool):
             return kind.__name__
         raise TypeError(f"cannot write {kind!r} as a type")
+
+    def part(self, part: Without) -> str:
+        """A model's keys but some: what one builder writes and another completes."""
+        model = part.model
+        unknown = set(part.keys) - model.model_fields.keys()
+        if unknown:
+            raise TypeError(f"{part.name}: {model.__name__} has no {sorted(unknown)}")
+        lines = [
+            f"class {part.name}{SUFFIX}(TypedDict):",
+            f'    """{model.__module__}.{model.__name__} without {", ".join(part.keys)}"""',
+            "",
+        ]
+        for name, field in model.model_fields.items():
+            if name not in part.keys:
+                text = self.type_text(field.annotation)
+                if not field.is_required():
+                    text = f"NotRequired[{text}]"
+                lines.append(f"    {name}: {text}")
+        return "\n".join(lines)
 
     def typed_dict(self, model: type[BaseModel]) -> str:
         if any(_key(name, field) != name for name, field in model.model_fields.items()):
@@ -168,8 +194,8 @@ class Renderer:
             self.imports.setdefault(f"{PACKAGE}.{TYPED}.{module}", set()).add(name)
         return name
 
-    def module(self, models: list[type[BaseModel]]) -> str:
-        classes = [self.typed_dict(m) for m in models]
+    def module(self, models: list[type[BaseModel] | Without]) -> str:
+        classes = [self.typed_dict(m) if isinstance(m, type) else self.part(m) for m in models]
         head = MODULE_HEAD.format(source=f"{PACKAGE}.{self.short}")
         head += "".join(
             f"from {module} import {', '.join(sorted(names))}\n"
@@ -214,7 +240,12 @@ def formatted(path: Path, text: str) -> str:
 def render() -> dict[Path, str]:
     """Each file of the typed package and its text."""
     by_module = answer_models()
-    home = {m.__name__: short for short, models in by_module.items() for m in models}
+    home = {
+        m.__name__: short
+        for short, models in by_module.items()
+        for m in models
+        if isinstance(m, type)
+    }
     files = {TARGET / "__init__.py": PACKAGE_DOC}
     for short, models in by_module.items():
         if models:

@@ -3,7 +3,7 @@ frontier (uploads: app.api.production_upload)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Body, Query
 from fastapi.responses import JSONResponse, Response
@@ -12,6 +12,7 @@ from app.http.deps import IdPath, SessionDep, SettingsDep, WriteDep
 from app.http.errors import AppError
 from app.ingest.prometheus import PullError
 from app.schemas.answers.production import DeploymentList, ProductionReport, ProductionStored
+from app.schemas.answers.typed.production import DeploymentListDict
 from app.schemas.production import ProductionPull, ProductionQuery
 from app.schemas.responses import ERROR_RESPONSES, answered_with
 from app.services.telemetry import report as production_report
@@ -24,11 +25,12 @@ router = APIRouter(prefix="/api/production", tags=["production"], responses=ERRO
 
 
 @router.get("", name="api_production_list", response_model=DeploymentList)
-def api_production_list(session: SessionDep) -> dict[str, Any]:
+def api_production_list(session: SessionDep) -> DeploymentListDict:
     """Every deployment with its number of stored windows."""
     return {
         "deployments": [
-            {**deployment_json(d), "windows": n} for d, n in store.list_deployments(session)
+            {**production_report.deployment_json(d), "windows": n}
+            for d, n in store.list_deployments(session)
         ]
     }
 
@@ -82,7 +84,3 @@ def api_production_pull(
     answer = production.ingested_json(result)  # before the commit: it stands with its answer
     session.commit()
     return JSONResponse(answer, status_code=201)
-
-
-def deployment_json(d: Any) -> dict[str, Any]:
-    return {k: getattr(d, k) for k in ("id", "name", *store.DEPLOYMENT_FIELDS)}

@@ -3,6 +3,7 @@ and the windows as a cloud coloured by time beside the benchmark frontier."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
@@ -27,7 +28,7 @@ def _time_layout(title: str) -> dict[str, Any]:
     }
 
 
-def _flagged(windows: list[dict[str, Any]], ys: list[float | None]) -> dict[str, Any]:
+def _flagged(windows: Sequence[Mapping[str, Any]], ys: list[float | None]) -> dict[str, Any]:
     marked = [(w, y) for w, y in zip(windows, ys, strict=True) if w["flags"] and y is not None]
     return {
         "type": "scatter",
@@ -41,7 +42,7 @@ def _flagged(windows: list[dict[str, Any]], ys: list[float | None]) -> dict[str,
     }
 
 
-def _efficiency_span(eff: dict[str, Any]) -> tuple[float | None, float | None, str]:
+def _efficiency_span(eff: Mapping[str, Any]) -> tuple[float | None, float | None, str]:
     """(lower, upper) in % and the hover text: one value, the buckets' interval, or why not."""
     if eff["value"] is not None:
         v = eff["value"] * 100
@@ -54,7 +55,7 @@ def _efficiency_span(eff: dict[str, Any]) -> tuple[float | None, float | None, s
     return lower, upper, f"{low} – {high} % (the TPOT's bucket allows this range)"
 
 
-def efficiency_figure(doc: dict[str, Any]) -> PlotlyFigureDict:
+def efficiency_figure(doc: Mapping[str, Any]) -> PlotlyFigureDict:
     """One marker per window: a value where the data fix it, else a bar over the interval the
     TPOT's bucket allows (an open side drawn as far as the known side, marked by a triangle)."""
     windows = doc["windows"]
@@ -107,7 +108,7 @@ def efficiency_figure(doc: dict[str, Any]) -> PlotlyFigureDict:
     return {"data": [trace, _flagged(windows, ys)], "layout": layout}
 
 
-def attainment_figure(doc: dict[str, Any]) -> PlotlyFigureDict:
+def attainment_figure(doc: Mapping[str, Any]) -> PlotlyFigureDict:
     windows = [w for w in doc["windows"] if w["slo"] is not None]
     lower = [w["slo"]["attainment_lower"] * 100 for w in windows]
     upper = [w["slo"]["attainment_upper"] * 100 for w in windows]
@@ -148,7 +149,7 @@ def attainment_figure(doc: dict[str, Any]) -> PlotlyFigureDict:
     return {"data": [trace], "layout": layout}
 
 
-def cost_figure(doc: dict[str, Any]) -> PlotlyFigureDict:
+def cost_figure(doc: Mapping[str, Any]) -> PlotlyFigureDict:
     windows = doc["windows"]
     ys = [w["usd_per_mtok"] for w in windows]
     trace = {
@@ -171,7 +172,7 @@ def cost_figure(doc: dict[str, Any]) -> PlotlyFigureDict:
     return {"data": [trace], "layout": layout}
 
 
-def _bucket_bars(windows: list[dict[str, Any]]) -> dict[str, Any]:
+def _bucket_bars(windows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Horizontal bars over the interactivity each window's TPOT bucket allows (none for the
     exact mean); an open end (a bucket starting at 0 ms) is not drawn past the marker."""
     plus, minus = [], []
@@ -194,7 +195,7 @@ def _bucket_bars(windows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def overlay_figure(doc: dict[str, Any]) -> PlotlyFigureDict:
+def overlay_figure(doc: Mapping[str, Any]) -> PlotlyFigureDict:
     """The frontier and the windows as a cloud coloured by time (minutes since the first)."""
     front = doc["frontier"]
     traces: list[dict[str, Any]] = []

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 # (cached counter names, queried counter names) per engine, newest first.
 CACHE_NAMES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -70,7 +70,19 @@ def cache_counts(
     return CacheCounts(_increase(names[0], a, b), _increase(names[1], a, b))
 
 
-def cache_json(counts: CacheCounts | None, live: bool) -> dict[str, Any]:
+@dataclass(frozen=True)
+class CachedInput:
+    """A window's cached share of prompt tokens, measured by the server ("measured"), or
+    "unknown" with why."""
+
+    share: float | None
+    source: Literal["measured", "unknown"]
+    cached_tokens: float | None
+    queried_tokens: float | None
+    reason: str | None
+
+
+def cached_input(counts: CacheCounts | None, live: bool) -> CachedInput:
     """A window's cached share of prompt tokens, measured by the server, or unknown with why
     (`live`: a window of a live pull, which does not ask for these counters)."""
     share = None if counts is None else counts.share
@@ -83,10 +95,10 @@ def cache_json(counts: CacheCounts | None, live: bool) -> dict[str, Any]:
             if not counts.queried_tokens > 0
             else "more cached than queried tokens: the counters are inconsistent"
         )
-    return {
-        "cached_input_share": share,
-        "cached_input_source": "unknown" if share is None else "measured",
-        "cached_tokens": None if counts is None else counts.cached_tokens,
-        "queried_tokens": None if counts is None else counts.queried_tokens,
-        "cached_input_reason": reason,
-    }
+    return CachedInput(
+        share,
+        "unknown" if share is None else "measured",
+        None if counts is None else counts.cached_tokens,
+        None if counts is None else counts.queried_tokens,
+        reason,
+    )

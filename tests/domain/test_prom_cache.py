@@ -3,7 +3,7 @@ of prompt tokens measured by the server, vLLM's and SGLang's names."""
 
 from __future__ import annotations
 
-from app.domain.prom_cache import CacheCounts, cache_json, cache_names
+from app.domain.prom_cache import CacheCounts, CachedInput, cache_names, cached_input
 from app.domain.prom_text import Scrape, parse_exposition
 from app.domain.prom_window import windows
 from tests.helpers import prefix_cache_lines
@@ -30,29 +30,24 @@ def test_each_window_counts_the_servers_cached_and_queried_prompt_tokens() -> No
     assert first.cache == CacheCounts(62_000.0, 100_000.0)
     assert second.cache == CacheCounts(48_000.0, 80_000.0)
     assert first.cache.share == 0.62 and second.cache.share == 0.6
-    assert cache_json(first.cache, live=False) == {
-        "cached_input_share": 0.62,
-        "cached_input_source": "measured",
-        "cached_tokens": 62_000.0,
-        "queried_tokens": 100_000.0,
-        "cached_input_reason": None,
-    }
+    assert cached_input(first.cache, live=False) == CachedInput(
+        share=0.62, source="measured", cached_tokens=62_000.0, queried_tokens=100_000.0, reason=None
+    )
 
 
 def test_without_the_counters_the_share_is_unknown_with_the_reason() -> None:
     first = windows(cache_scrapes(False), num_gpus=4, window_s=300).points[0]
     assert first.cache is None
-    body = cache_json(first.cache, live=False)
-    assert (body["cached_input_share"], body["cached_input_source"]) == (None, "unknown")
-    assert body["cached_input_reason"] == "the engine exported no prefix-cache counters"
-    assert cache_json(None, live=True)["cached_input_reason"] == (
+    found = cached_input(first.cache, live=False)
+    assert (found.share, found.source) == (None, "unknown")
+    assert found.reason == "the engine exported no prefix-cache counters"
+    assert cached_input(None, live=True).reason == (
         "a live pull does not read the prefix-cache counters"
     )
-    impossible = cache_json(CacheCounts(5.0, 4.0), live=False)
-    assert impossible["cached_input_share"] is None
-    assert impossible["cached_input_reason"] == (
-        "more cached than queried tokens: the counters are inconsistent"
-    )
+    impossible = cached_input(CacheCounts(5.0, 4.0), live=False)
+    assert (impossible.share, impossible.source) == (None, "unknown")
+    assert (impossible.cached_tokens, impossible.queried_tokens) == (5.0, 4.0)
+    assert impossible.reason == "more cached than queried tokens: the counters are inconsistent"
 
 
 def test_sglang_counts_its_cached_tokens_against_its_prompt_tokens() -> None:

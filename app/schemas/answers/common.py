@@ -3,6 +3,7 @@ interval's keys, a sweep named by id, and a difference between two systems."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -16,6 +17,17 @@ class Answer(BaseModel):
     """Every key is declared: an answer carrying an undocumented key fails its model."""
 
     model_config = ConfigDict(extra="forbid")
+
+
+@dataclass(frozen=True)
+class Without:
+    """An answer model's keys but `keys`, as one builder writes them for another to complete:
+    tools/answer_types.py writes its TypedDict (`<name>Dict`) from the model, so the keys are
+    still declared once."""
+
+    name: str
+    model: type[Answer]
+    keys: tuple[str, ...]
 
 
 # A sweep field's kind as JSON carries it: a date is YYYY-MM-DD text.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from app.schemas.answers.common import Answer
+from app.schemas.answers.common import Answer, Without
 
 
 class RefusedWindow(Answer):
@@ -96,6 +96,11 @@ class WindowOut(Answer):
     usd_per_mtok_reason: str | None
     flags: list[str]
     notes: list[str]
+
+
+# A window read off (what `paretoscope production` answers), before the report adds the stored
+# window's id, source and selector (last, as the report writes them).
+WINDOW_READ = Without("WindowRead", WindowOut, ("id", "source", "selector"))
 
 
 class FrontierUsed(Answer):

@@ -14,12 +14,18 @@ from app.domain.production import interactivity, tpot_read
 from app.domain.prom_histogram import QUANTILE_RULE
 from app.domain.prom_window import WindowPoint
 from app.domain.slo import Slo
+from app.schemas.answers.typed.production import (
+    DeploymentOutDict,
+    FrontierUsedDict,
+    ProductionReportDict,
+    WindowOutDict,
+)
 from app.services import analysis
 from app.services.errors import Invalid
 from app.services.telemetry.options import Frontier, ReportOptions
 from app.services.telemetry.window_document import iso, price_of, window_json
 from app.store import production as store
-from app.store.models import SloPreset
+from app.store.models import Deployment, SloPreset
 from app.store.sweeps import NotFound
 
 EFFICIENCY_RULE = (
@@ -101,7 +107,31 @@ def frontier_json(frontier: Frontier) -> dict[str, Any]:
     }
 
 
-def report(session: Session, deployment_id: int, options: ReportOptions) -> dict[str, Any]:
+def deployment_json(deployment: Deployment) -> DeploymentOutDict:
+    return {
+        "id": deployment.id,
+        "name": deployment.name,
+        "model": deployment.model,
+        "hardware": deployment.hardware,
+        "num_gpus": deployment.num_gpus,
+        "engine": deployment.engine,
+        "engine_version": deployment.engine_version,
+    }
+
+
+def _frontier_used(frontier: Frontier, matched: bool) -> FrontierUsedDict:
+    """The frontier the report reads, and whether it was matched to the deployment (its
+    model and hardware) rather than named."""
+    return {
+        "sweep_id": frontier.sweep_id,
+        "sweep": frontier.sweep,
+        "xs": frontier.xs,
+        "ys": frontier.ys,
+        "matched": matched,
+    }
+
+
+def report(session: Session, deployment_id: int, options: ReportOptions) -> ProductionReportDict:
     deployment = store.get_deployment(session, deployment_id)
     options, preset = with_preset(session, options)
     sweep_id = options.sweep_id
@@ -112,22 +142,18 @@ def report(session: Session, deployment_id: int, options: ReportOptions) -> dict
     frontier = None if sweep_id is None else frontier_of(session, sweep_id, options)
     stored = store.windows_of(session, deployment_id)
     price = price_of(session, deployment.hardware, options)
-    windows = []
-    for w in stored:
-        one = window_json(w.point, options, frontier, price)
-        one |= {"id": w.id, "source": w.source, "selector": w.selector}
-        windows.append(one)
+    windows: list[WindowOutDict] = [
+        {
+            **window_json(w.point, options, frontier, price),
+            "id": w.id,
+            "source": w.source,
+            "selector": w.selector,
+        }
+        for w in stored
+    ]
     return {
-        "deployment": {
-            "id": deployment.id,
-            "name": deployment.name,
-            "model": deployment.model,
-            "hardware": deployment.hardware,
-            "num_gpus": deployment.num_gpus,
-            "engine": deployment.engine,
-            "engine_version": deployment.engine_version,
-        },
-        "frontier": None if frontier is None else frontier_json(frontier) | {"matched": matched},
+        "deployment": deployment_json(deployment),
+        "frontier": None if frontier is None else _frontier_used(frontier, matched),
         "options": {
             "stat": options.stat,
             "basis": options.basis,
@@ -171,14 +197,7 @@ def evaluate(
         and w["efficiency"]["bounds"][1] < options.min_efficiency
     ]
     return {
-        "frontier": None
-        if frontier is None
-        else {
-            "sweep_id": frontier.sweep_id,
-            "sweep": frontier.sweep,
-            "xs": frontier.xs,
-            "ys": frontier.ys,
-        },
+        "frontier": None if frontier is None else frontier_json(frontier),
         "rules": RULES,
         "windows": windows,
         "below_min_efficiency": len(below),

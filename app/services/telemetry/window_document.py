@@ -22,11 +22,11 @@ from app.domain.production import (
     slo_result,
     tpot_read,
 )
-from app.domain.prom_cache import cache_json
+from app.domain.prom_cache import cached_input
 from app.domain.prom_histogram import Quantile
 from app.domain.prom_names import HISTOGRAMS
 from app.domain.prom_window import WindowPoint
-from app.schemas.answers.typed.production import EfficiencyOutDict, TpotOutDict
+from app.schemas.answers.typed.production import EfficiencyOutDict, TpotOutDict, WindowReadDict
 from app.services import prices
 from app.services.errors import Invalid
 from app.services.telemetry.options import Frontier, ReportOptions
@@ -142,16 +142,12 @@ def _share_basis(exact: bool, extrapolated: bool) -> str:
     return "exact" if exact else "bounds"
 
 
-def _cost_json(price: Priced, tok_s_per_gpu: float | None) -> dict[str, Any]:
-    cost = None
-    if price.usd_per_gpu_hour is not None:
-        cost = usd_per_mtok(price.usd_per_gpu_hour, tok_s_per_gpu, price.utilization)
-    return {
-        "usd_per_mtok": cost,
-        "usd_per_mtok_reason": price.reason
-        if price.usd_per_gpu_hour is None
-        else (None if cost is not None else "tok/s per GPU unknown"),
-    }
+def _cost(price: Priced, tok_s_per_gpu: float | None) -> tuple[float | None, str | None]:
+    """$/Mtok at the window's tok/s per GPU, or None with why."""
+    if price.usd_per_gpu_hour is None:
+        return None, price.reason
+    cost = usd_per_mtok(price.usd_per_gpu_hour, tok_s_per_gpu, price.utilization)
+    return cost, None if cost is not None else "tok/s per GPU unknown"
 
 
 def window_json(
@@ -159,7 +155,7 @@ def window_json(
     options: ReportOptions,
     frontier: Frontier | None,
     price: Priced | None = None,
-) -> dict[str, Any]:
+) -> WindowReadDict:
     tok_s_per_gpu = (
         point.output_tok_s_per_gpu if options.basis == "output" else point.total_tok_s_per_gpu
     )
@@ -173,6 +169,8 @@ def window_json(
     slo = slo_result(point, limits, options.attainment) if limits else None
     flags = _flags(eff, slo, options.min_efficiency)
     price = price or price_of(None, None, options)
+    cache = cached_input(point.cache, point.extrapolated)
+    cost, cost_reason = _cost(price, tok_s_per_gpu)
     return {
         "start": iso(point.start_s),
         "end": iso(point.end_s),
@@ -187,7 +185,12 @@ def window_json(
         "num_gpus": point.num_gpus,
         "concurrency": point.concurrency,
         "concurrency_reason": point.concurrency_reason,
-        **cache_json(point.cache, point.extrapolated),  # measured by the server (issue 50)
+        # The server's prefix-cache counters over the window (issue 50).
+        "cached_input_share": cache.share,
+        "cached_input_source": cache.source,
+        "cached_tokens": cache.cached_tokens,
+        "queried_tokens": cache.queried_tokens,
+        "cached_input_reason": cache.reason,
         "interactivity_tok_s_user": x,
         "percentiles": {
             measure: {
@@ -196,12 +199,13 @@ def window_json(
             }
             for measure in HISTOGRAMS
         },
-        "series": dict(point.names),
+        "series": {str(measure): name for measure, name in point.names.items()},
         "per_token_tpot": point.per_token("tpot"),
         "tpot": _tpot_json(tpot, options.stat),
         "efficiency": _efficiency_json(eff),
         "slo": _slo_json(slo, point.extrapolated),
-        **_cost_json(price, tok_s_per_gpu),
+        "usd_per_mtok": cost,
+        "usd_per_mtok_reason": cost_reason,
         "flags": flags,
         "notes": list(point.notes),
     }

@@ -111,6 +111,40 @@ class WindowOutDict(TypedDict):
     notes: list[str]
 
 
+class WindowReadDict(TypedDict):
+    """app.schemas.answers.production.WindowOut without id, source, selector"""
+
+    start: str
+    end: str
+    start_s: float
+    end_s: float
+    duration_s: float
+    requests: float
+    request_rate: float
+    output_tok_s: float
+    total_tok_s: float | None
+    tok_s_per_gpu: float | None
+    num_gpus: int | None
+    concurrency: float | None
+    concurrency_reason: str | None
+    cached_input_share: float | None
+    cached_input_source: Literal["measured", "unknown"]
+    cached_tokens: float | None
+    queried_tokens: float | None
+    cached_input_reason: str | None
+    interactivity_tok_s_user: float | None
+    percentiles: dict[str, dict[str, dict[str, Any]]]
+    series: dict[str, str]
+    per_token_tpot: bool
+    tpot: TpotOutDict
+    efficiency: EfficiencyOutDict
+    slo: dict[str, Any] | None
+    usd_per_mtok: float | None
+    usd_per_mtok_reason: str | None
+    flags: list[str]
+    notes: list[str]
+
+
 class FrontierUsedDict(TypedDict):
     """app.schemas.answers.production.FrontierUsed"""
 
