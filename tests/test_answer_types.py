@@ -56,12 +56,19 @@ def test_a_part_of_a_model_has_the_models_keys_but_those_it_leaves_out(part: Any
     assert set(part.keys) <= set(part.model.model_fields)
 
 
-def test_the_production_window_part_is_the_window_without_what_storing_it_adds() -> None:
-    from app.schemas.answers.production import WINDOW_READ, WindowOut
+def test_the_production_parts_are_a_window_and_a_frontier_without_what_the_report_adds() -> None:
+    from app.schemas.answers.production import (
+        FRONTIER_READ,
+        WINDOW_READ,
+        FrontierUsed,
+        WindowOut,
+    )
 
-    assert PARTS == [WINDOW_READ]
+    assert PARTS == [WINDOW_READ, FRONTIER_READ]
     assert WINDOW_READ.model is WindowOut
     assert WINDOW_READ.keys == ("id", "source", "selector")
+    assert FRONTIER_READ.model is FrontierUsed
+    assert FRONTIER_READ.keys == ("matched",)
 
 
 def test_a_typed_dict_refers_to_another_models_typed_dict_not_to_the_model() -> None:

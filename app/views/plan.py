@@ -21,7 +21,8 @@ from app.schemas.answers.typed.plan import (
 from app.schemas.answers.typed.token_classes import TokenClassesOutDict
 from app.schemas.readoff import ReadoffQuery
 from app.services.analysis import Params
-from app.services.planning.sizing import Option, Plan, PlanCost, PlanResult
+from app.services.planning.costs import PlanCost
+from app.services.planning.sizing import Option, Plan, PlanResult
 from app.services.readoff import price_columns, token_classes
 from app.services.readoff.document import e2e_field, operating_split, slo_json
 from app.services.sweeps.likeness import differences_json

@@ -111,6 +111,10 @@ class FrontierUsed(Answer):
     ys: list[float]
 
 
+# A frontier as `paretoscope production` reads windows against it (named, never matched).
+FRONTIER_READ = Without("FrontierRead", FrontierUsed, ("matched",))
+
+
 class PriceUsed(Answer):
     name: str | None
     usd_per_gpu_hour: float | None

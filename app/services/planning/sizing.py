@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import Literal
 
 import polars as pl
 from sqlalchemy.orm import Session
 
 from app.domain import plan as domain
 from app.domain.accounting import UNIT_WORDS, from_per_gpu
-from app.domain.cost import HOURS_PER_MONTH
 from app.domain.likeness import Likeness, between, scenario_refusal
 from app.domain.metrics import Basis
 from app.domain.plan import Crossover, Demand, RequestShape, Sizing, Status, StepOption
@@ -24,8 +22,9 @@ from app.schemas.readoff import ReadoffQuery
 from app.services import analysis
 from app.services.analysis import Params, SweepAnalysis
 from app.services.planning import agents as agent_sizing
+from app.services.planning import costs
 from app.services.planning.agents import AgentSizing
-from app.services.prices import Price
+from app.services.planning.costs import PlanCost
 from app.services.readoff import price_columns
 from app.services.readoff.document import operating_split_counts
 from app.services.readoff.query import params_of
@@ -35,31 +34,6 @@ from app.store import sweeps as sweep_queries
 
 # The tokens a demand unit counts: output tokens/s, or input + output tokens a day.
 TOKEN_BASIS: dict[str, Basis] = {"output_tok_s": "output", "tokens_per_day": "total"}
-
-# Ownership components of a profile's hourly cost, reported per month.
-OWNERSHIP_PARTS = (
-    "capital_usd_per_hour",
-    "power_usd_per_hour",
-    "colo_usd_per_hour",
-    "opex_usd_per_hour",
-)
-
-
-# A price from a rental or ownership profile, or one given inline ($/GPU-hour in the query).
-PriceKind = Literal["rental", "ownership", "inline"]
-
-
-@dataclass
-class PlanCost:
-    """One price applied to one sweep's fleet."""
-
-    price: Price
-    kind: PriceKind
-    usd_per_month: float | None = None
-    breakdown_usd_per_month: dict[str, float] | None = None
-    usd_per_mtok_average: float | None = None
-    reason: str | None = None
-    cheapest: bool = False
 
 
 @dataclass
@@ -159,7 +133,7 @@ def run(session: Session, sweep_ids: list[int], query: ReadoffQuery, demand: Dem
     )
     profile_ids = price_columns.profile_ids(columns)
     analyses, prices = analysis.run(session, sweep_ids, params, profile_ids, query.usd_per_gpu_hour)
-    kinds, hourly = _price_details(session, profile_ids)
+    kinds, hourly = costs.price_details(session, profile_ids)
     split = {
         s.id: (s.num_prefill_gpus, s.num_decode_gpus)
         for s in sweep_queries.sweeps_in_order(session, sweep_ids)
@@ -180,8 +154,8 @@ def run(session: Session, sweep_ids: list[int], query: ReadoffQuery, demand: Dem
         )
         hardware = str(a.meta.hardware or "")
         own = [p for p in prices if p.applies_to(hardware)]
-        result.costs = [_cost(result, p, kinds, hourly, demand, params) for p in own]
-        result.unpriced = _unpriced(columns, prices, hardware)
+        result.costs = [costs.cost_of(result, p, kinds, hourly, params.basis) for p in own]
+        result.unpriced = costs.unpriced(columns, prices, hardware)
         results.append(result)
     options = _options(results, demand)
     _mark_cheapest(options)
@@ -302,72 +276,6 @@ def _shape(a: SweepAnalysis, point_id: int) -> RequestShape:
         if inp is None and out_tok_s is not None and total_tok_s is not None:
             inp = (total_tok_s - out_tok_s) / rps
     return RequestShape(inp, out)
-
-
-def _unpriced(
-    columns: list[price_columns.PriceColumn], prices: list[Price], hardware: str
-) -> list[tuple[str, str]]:
-    """The price columns without a price for this GPU, each with what to do instead."""
-    out = []
-    own = price_columns.own_label(columns)
-    for column in columns:
-        mine = [
-            p
-            for p in prices
-            if (column.inline and p.profile_id is None) or p.profile_id in column.profile_ids
-        ]
-        if not any(p.applies_to(hardware) for p in mine):
-            priced = [p.hardware for p in mine]
-            reason = price_columns.no_price_reason(hardware, priced, column.price_set, own)
-            out.append((column.label, reason))
-    return out
-
-
-def _price_details(
-    session: Session, profile_ids: list[int]
-) -> tuple[dict[int, PriceKind], dict[int, dict[str, float | None]]]:
-    profiles = pricing_queries.get_profiles(session, profile_ids)
-    # What is not ownership is costed as a rental (store.pricing.hourly_cost), so named one.
-    kinds: dict[int, PriceKind] = {
-        p.id: "ownership" if p.kind == "ownership" else "rental" for p in profiles
-    }
-    hourly = {p.id: pricing_queries.hourly_cost(p) for p in profiles}
-    return kinds, hourly
-
-
-def _cost(
-    result: PlanResult,
-    price: Price,
-    kinds: dict[int, PriceKind],
-    hourly: dict[int, dict[str, float | None]],
-    demand: Demand,
-    params: Params,
-) -> PlanCost:
-    kind: PriceKind = "inline" if price.profile_id is None else kinds[price.profile_id]
-    cost = PlanCost(price, kind)
-    if result.sizing is None:
-        cost.reason = "no fleet: " + (result.reason or "not sized")
-        return cost
-    gpus = result.sizing.gpus
-    cost.usd_per_month = domain.usd_per_month(price.usd_per_gpu_hour, gpus)
-    parts = hourly[price.profile_id] if price.profile_id is not None else {}
-    # An all-in TCO per GPU-hour (InferenceX's ownership tiers) has no parts to break down.
-    if kind == "ownership" and all(name in parts for name in OWNERSHIP_PARTS):
-        cost.breakdown_usd_per_month = {
-            name.replace("_usd_per_hour", "_usd_per_month"): (parts[name] or 0.0)
-            * gpus
-            * HOURS_PER_MONTH
-            for name in OWNERSHIP_PARTS
-        }
-    tokens = result.shape.tokens(params.basis)
-    average_rps = result.demand_requests_per_s_average
-    if tokens is None or average_rps is None:
-        cost.reason = f"{params.basis} tokens per request not measured: no $/Mtok"
-    else:
-        cost.usd_per_mtok_average = domain.usd_per_mtok_at_average(
-            cost.usd_per_month, average_rps * tokens
-        )
-    return cost
 
 
 def _options(results: list[PlanResult], demand: Demand) -> list[Option]:

@@ -16,6 +16,7 @@ from app.domain.prom_window import WindowPoint
 from app.domain.slo import Slo
 from app.schemas.answers.typed.production import (
     DeploymentOutDict,
+    FrontierReadDict,
     FrontierUsedDict,
     ProductionReportDict,
     WindowOutDict,
@@ -98,7 +99,7 @@ def frontier_of(session: Session, sweep_id: int, options: ReportOptions) -> Fron
     return Frontier(sweep_id, str(result.meta.name), xs, ys)
 
 
-def frontier_json(frontier: Frontier) -> dict[str, Any]:
+def frontier_json(frontier: Frontier) -> FrontierReadDict:
     return {
         "sweep_id": frontier.sweep_id,
         "sweep": frontier.sweep,
@@ -122,13 +123,7 @@ def deployment_json(deployment: Deployment) -> DeploymentOutDict:
 def _frontier_used(frontier: Frontier, matched: bool) -> FrontierUsedDict:
     """The frontier the report reads, and whether it was matched to the deployment (its
     model and hardware) rather than named."""
-    return {
-        "sweep_id": frontier.sweep_id,
-        "sweep": frontier.sweep,
-        "xs": frontier.xs,
-        "ys": frontier.ys,
-        "matched": matched,
-    }
+    return {**frontier_json(frontier), "matched": matched}
 
 
 def report(session: Session, deployment_id: int, options: ReportOptions) -> ProductionReportDict:

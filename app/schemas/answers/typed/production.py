@@ -155,6 +155,15 @@ class FrontierUsedDict(TypedDict):
     ys: list[float]
 
 
+class FrontierReadDict(TypedDict):
+    """app.schemas.answers.production.FrontierUsed without matched"""
+
+    sweep_id: int
+    sweep: str
+    xs: list[float]
+    ys: list[float]
+
+
 class PriceUsedDict(TypedDict):
     """app.schemas.answers.production.PriceUsed"""
 
