@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from app.cli.common import sweep_id, upgrade
+from app.cli.common import migrated, sweep_id
 from app.settings import get_settings
-from app.store.db import make_engine, make_sessionmaker, session_scope
+from app.store.db import session_scope
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -80,9 +80,7 @@ def plan(args: argparse.Namespace) -> int:
         return 2
     demand = query.demand()
     assert demand is not None  # argparse requires one demand option
-    upgrade()
-    factory = make_sessionmaker(make_engine(get_settings().database_url))
-    with session_scope(factory) as session:
+    with migrated() as factory, session_scope(factory) as session:
         try:
             plan = planner.run(session, list(dict.fromkeys(args.sweep_ids)), query, demand)
         except NotFound as exc:
@@ -101,7 +99,6 @@ def readoff(args: argparse.Namespace) -> int:
 
     from pydantic import ValidationError
 
-    upgrade()
     from app.schemas.readoff import ReadoffQuery
     from app.services import exports
     from app.services.readoff import token_classes
@@ -118,8 +115,7 @@ def readoff(args: argparse.Namespace) -> int:
     from app.services.checks.gate import resolve
     from app.services.errors import Invalid
 
-    factory = make_sessionmaker(make_engine(get_settings().database_url))
-    with session_scope(factory) as session:
+    with migrated() as factory, session_scope(factory) as session:
         try:
             fields, preset = readoff_defaults(session, fields, args.preset)
         except NotFound as exc:
@@ -338,9 +334,7 @@ def check(args: argparse.Namespace) -> int:
         where = "--" + ".".join(str(p) for p in first["loc"]).replace("_", "-")
         print(f"error: {where}: {first['msg']}", file=sys.stderr)
         return 2
-    upgrade()
-    factory = make_sessionmaker(make_engine(get_settings().database_url))
-    with session_scope(factory) as session:
+    with migrated() as factory, session_scope(factory) as session:
         try:
             report = check.run(session, query, get_settings().base_url)
         except DifferentWork as exc:

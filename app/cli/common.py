@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from app.settings import get_settings
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session, sessionmaker
 
 MAX_ID = 2**31 - 1  # sweep ids are 32-bit on Postgres
 
@@ -32,3 +38,20 @@ def upgrade() -> None:
     from app.store.migrate import upgrade_to_head
 
     upgrade_to_head(get_settings().database_url)
+
+
+@contextmanager
+def migrated() -> Iterator[sessionmaker[Session]]:
+    """The configured database, migrated first, and sessions on it: one engine for the schema
+    check and the command (each engine connects and learns the server anew), closed at the
+    end so that a command run in-process leaves no connection open."""
+    from app.store.db import make_engine, make_sessionmaker
+    from app.store.migrate import upgrade_to_head
+
+    url = get_settings().database_url
+    engine = make_engine(url)
+    try:
+        upgrade_to_head(url, engine)
+        yield make_sessionmaker(engine)
+    finally:
+        engine.dispose()

@@ -9,14 +9,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sqlalchemy.exc import SQLAlchemyError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, sessionmaker
 
-from app.cli.common import upgrade, whole
+from app.cli.common import migrated, whole
 from app.domain.columns import PROVENANCES
 from app.domain.numbers import fmt_count
 from app.domain.sweep_fields import IMPORT_OPTIONS
 from app.settings import get_settings
-from app.store.db import make_engine, make_sessionmaker
 
 if TYPE_CHECKING:  # the services load lazily: `paretoscope --help` stays fast
     from app.services.upload.save import Stored
@@ -78,11 +77,15 @@ def option_name(field: str) -> str:
 
 
 def import_sweeps(args: argparse.Namespace) -> int:
+    with migrated() as factory:
+        return _import(args, factory)
+
+
+def _import(args: argparse.Namespace, factory: sessionmaker[Session]) -> int:
     from app.cli.folders import read_inputs
     from app.ingest import IngestError
     from app.services.upload import save as uploads
 
-    upgrade()
     fields = {
         name: None if getattr(args, name) is None else str(getattr(args, name))
         for name in IMPORT_OPTIONS  # the sweep fields flagged `option`
@@ -102,7 +105,6 @@ def import_sweeps(args: argparse.Namespace) -> int:
         for error in exc.errors:
             print(f"  {error.spelled(option_name)}", file=sys.stderr)
         return 2
-    factory = make_sessionmaker(make_engine(settings.database_url))
     session = factory()
     names = ", ".join(str(p) for p in args.files)
     seeded = False

@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.cli.common import upgrade, whole
+from app.cli.common import migrated, whole
 from app.settings import get_settings
-from app.store.db import make_engine, make_sessionmaker, session_scope
+from app.store.db import session_scope
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -73,9 +73,7 @@ def production(args: argparse.Namespace) -> int:
     sources = _sources(args.files)
     if sources is None:
         return 2
-    upgrade()
-    factory = make_sessionmaker(make_engine(get_settings().database_url))
-    with session_scope(factory) as session:
+    with migrated() as factory, session_scope(factory) as session:
         try:
             doc = _document(session, args, sources)
         except IngestError as exc:
