@@ -7,6 +7,7 @@ committed. Database work runs on a worker thread, never on the event loop.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
@@ -54,7 +55,14 @@ class Backend:
 async def _list_tools(
     _ctx: Any, _params: types.PaginatedRequestParams | None
 ) -> types.ListToolsResult:
-    return types.ListToolsResult(tools=[_tool_info(t) for t in TOOLS])
+    return types.ListToolsResult(tools=list(_tool_infos()))
+
+
+@functools.cache
+def _tool_infos() -> tuple[types.Tool, ...]:
+    """The tools as listed, built once: each schema is pydantic's JSON schema of a query
+    model, and the SDK lists the tools again to check the arguments of every call."""
+    return tuple(_tool_info(t) for t in TOOLS)
 
 
 async def _list_templates(
