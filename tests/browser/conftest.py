@@ -6,6 +6,7 @@ which turns that skip into a failure.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -106,14 +107,19 @@ LASTING_CALLS = frozenset(
 
 
 class PooledBrowser:
-    """The session's Chromium, lending browser contexts: a test's `new_context(viewport=…)`
-    gets a context another test gave back with the same options, its pages closed and its
-    cookies cleared, so that its HTTP and compiled-script caches stay warm. A fresh context
-    cost ~0.85 s more CPU per page load than a lent one (Plotly fetched and compiled again;
-    Explore 1.17 against 0.33 CPU-s). Safe because the app keeps no state in the browser (no
-    cookies, no storage: its state is in its URLs), and its static files are versioned by
-    content. A context made with other options, or given lasting state (LASTING_CALLS), is
-    its own and closes for good."""
+    """The session's Chromium, lending browser contexts and their pages: a test's
+    `new_context(viewport=…)` gets a context another test gave back with the same options, its
+    cookies cleared, so that its HTTP and compiled-script caches stay warm; and the context's
+    first `new_page()` gets the page an earlier test left in it, emptied (about:blank, its
+    listeners removed, its viewport set back), so that its renderer process stays warm too.
+
+    Measured per page load of a chart page (Chromium's CPU): a fresh context cost ~0.85 s more
+    than a lent one (Plotly fetched and compiled again; Explore 1.17 against 0.33 CPU-s), and a
+    new page in a lent context ~0.25 s more than a lent page (0.52 against 0.27: a renderer
+    process started and its V8 and Blink set up again). Safe because the app keeps no state in
+    the browser (no cookies, no storage: its state is in its URLs), and its static files are
+    versioned by content. A context made with other options, or given lasting state
+    (LASTING_CALLS), is its own and closes for good; so does a page given lasting state."""
 
     def __init__(self, real: Any) -> None:
         self.real = real
@@ -129,13 +135,18 @@ class PooledBrowser:
         while free and free[-1].closed:  # closed for good by a test (`page.context.close()`)
             free.pop()
         real = free.pop() if free else _watched(self.real.new_context(**options))
-        return _LentContext(real, free.append)
+        return _LentContext(real, free.append, options.get("viewport", DEFAULT_VIEWPORT))
+
+
+# Playwright's viewport when a context is made without one.
+DEFAULT_VIEWPORT = {"width": 1280, "height": 720}
 
 
 def _watched(context: Any) -> Any:
     """The context, marked `closed` when it closes (a test's `page.context.close()` closes it
-    for good)."""
+    for good), with no page kept yet."""
     context.closed = False
+    context.kept_page = None
 
     def closed(_: Any) -> None:
         context.closed = True
@@ -145,19 +156,28 @@ def _watched(context: Any) -> Any:
 
 
 class _LentContext:
-    """A pooled context as one test sees it: `close()` gives it back (its pages closed, its
-    cookies cleared) unless the test gave it lasting state."""
+    """A pooled context as one test sees it: `close()` gives it back (its cookies cleared, one
+    page kept emptied for the next test, the others closed) unless the test gave it lasting
+    state."""
 
-    def __init__(self, real: Any, give_back: Callable[[Any], None]) -> None:
+    def __init__(self, real: Any, give_back: Callable[[Any], None], viewport: Any) -> None:
         self._real = real
         self._give_back = give_back
+        self._viewport = viewport
         self._lasting = False
         self._returned = False
+        self._lent: list[_LentPage] = []
 
     def __getattr__(self, name: str) -> Any:
         if name in LASTING_CALLS:
             self._lasting = True
         return getattr(self._real, name)
+
+    def new_page(self) -> Any:
+        kept, self._real.kept_page = self._real.kept_page, None
+        page = _LentPage(kept if kept is not None else self._real.new_page(), self)
+        self._lent.append(page)
+        return page
 
     def close(self, **options: Any) -> None:
         if self._returned:
@@ -167,10 +187,76 @@ class _LentContext:
             if not self._real.closed:
                 self._real.close(**options)
             return
+        keep = next((p for p in self._lent if p.reusable()), None)
         for page in list(self._real.pages):
-            page.close()
+            if keep is None or page is not keep.real:
+                page.close()
+        if keep is not None and keep.emptied(self._viewport):
+            self._real.kept_page = keep.real
         self._real.clear_cookies()
         self._give_back(self._real)
+
+
+# Page calls that leave state beyond its listeners, document and viewport: the page then
+# closes with its test instead of being kept.
+PAGE_LASTING_CALLS = frozenset(
+    {
+        "add_init_script",
+        "add_locator_handler",
+        "emulate_media",
+        "expose_binding",
+        "expose_function",
+        "route",
+        "route_from_har",
+        "route_web_socket",
+        "set_default_navigation_timeout",
+        "set_default_timeout",
+        "set_extra_http_headers",
+    }
+)
+
+
+class _LentPage:
+    """A page as one test sees it: the listeners it adds are recorded so that they can be
+    removed before the page is lent again; `context` is the lent context (closing it gives it
+    back). Attributes a test sets (`problems`, `base`) live on this wrapper, not the page."""
+
+    def __init__(self, real: Any, context: _LentContext) -> None:
+        self.real = real
+        self.context = context
+        self._listeners: list[tuple[str, Any]] = []
+        self._lasting = False
+
+    def __getattr__(self, name: str) -> Any:
+        if name in PAGE_LASTING_CALLS:
+            self._lasting = True
+        return getattr(self.real, name)
+
+    def on(self, event: str, handler: Any) -> None:
+        self._listeners.append((event, handler))
+        self.real.on(event, handler)
+
+    def once(self, event: str, handler: Any) -> None:
+        self._listeners.append((event, handler))
+        self.real.once(event, handler)
+
+    def reusable(self) -> bool:
+        return not self._lasting and not self.real.is_closed()
+
+    def emptied(self, viewport: Any) -> bool:
+        """The page as a new one would be: its listeners removed, on about:blank, at the
+        context's viewport; False (and closed) when that failed."""
+        for event, handler in self._listeners:
+            with contextlib.suppress(Exception):  # a `once` listener already called is gone
+                self.real.remove_listener(event, handler)
+        try:
+            self.real.goto("about:blank")
+            if viewport is not None and self.real.viewport_size != viewport:
+                self.real.set_viewport_size(viewport)
+        except Exception:  # a crashed or hung page is not lent again
+            self.real.close()
+            return False
+        return True
 
 
 @pytest.fixture(scope="session")
