@@ -96,7 +96,10 @@ def _lifespan(migrate: bool) -> Callable[[FastAPI], AbstractAsyncContextManager[
         else:
             from app.store.migrate import schema_mismatch
 
-            mismatch = await anyio.to_thread.run_sync(schema_mismatch, settings.database_url)
+            # On the app's own engine: a new one would connect and learn the server anew.
+            mismatch = await anyio.to_thread.run_sync(
+                schema_mismatch, settings.database_url, engine
+            )
             if mismatch:
                 raise RuntimeError(f"not serving {engine.url!r}: {mismatch}")
         if app.state.warm_on_start:  # bounded: see app.web.warm
