@@ -16,7 +16,7 @@ from app.domain.sweep_fields import SWEEP_COLUMNS
 class Answer(BaseModel):
     """Every key is declared: an answer carrying an undocumented key fails its model."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 @dataclass(frozen=True)
