@@ -40,6 +40,9 @@ from app.store.points import _cache as points_cache
 from app.store.samples import cache as samples_cache
 from app.web import page_cache
 
+# Prometheus for the live-pull test, started when the session begins if it runs that test.
+pytest_plugins = ["tests.prometheus_server"]
+
 FIXTURES = PROJECT_ROOT.parent / "shared" / "fixtures"
 DATA = Path(__file__).parent / "data"
 PG_BASE_URL = os.environ.get("PARETOSCOPE_TEST_DATABASE_URL")

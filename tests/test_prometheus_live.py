@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import math
 import os
-import shutil
-import subprocess
 import threading
 import time
 import urllib.request
@@ -21,10 +19,15 @@ from app.domain.prom_text import parse_exposition
 from app.domain.prom_window import windows
 from app.ingest.prometheus import PullError, pull
 from tests.prom_stream import make_stream
+from tests.prometheus_server import (
+    EXPORTER_PORT,
+    PROMETHEUS,
+    PROMETHEUS_PORT,
+    SCRAPE_S,
+    launch,
+    take_early,
+)
 
-PROMETHEUS = shutil.which("prometheus") or "/usr/bin/prometheus"
-EXPORTER_PORT, PROMETHEUS_PORT = 9190, 9191
-SCRAPE_S = 0.05
 GRID_S = 0.25  # the exporter's state changes only on this grid (wall seconds)
 SPEED = 150.0  # stream seconds per wall second
 WINDOW_S = 1.5
@@ -66,24 +69,8 @@ def live_prometheus(tmp_path: Path) -> Iterator[tuple[str, Replay]]:
 
     exporter = ThreadingHTTPServer(("127.0.0.1", EXPORTER_PORT), Handler)
     threading.Thread(target=exporter.serve_forever, daemon=True).start()
-    config = tmp_path / "prometheus.yml"
-    config.write_text(
-        f"global:\n  scrape_interval: {int(SCRAPE_S * 1000)}ms\n"
-        f"  scrape_timeout: {int(SCRAPE_S * 900)}ms\n"
-        "scrape_configs:\n  - job_name: replay\n    static_configs:\n"
-        f"      - targets: ['127.0.0.1:{EXPORTER_PORT}']\n"
-    )
-    server = subprocess.Popen(
-        [
-            PROMETHEUS,
-            f"--config.file={config}",
-            f"--storage.tsdb.path={tmp_path / 'data'}",
-            f"--web.listen-address=127.0.0.1:{PROMETHEUS_PORT}",
-            "--log.level=error",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    # Started with the session (tests/prometheus_server.py) when the session runs this test.
+    server = take_early() or launch(tmp_path)
     url = f"http://127.0.0.1:{PROMETHEUS_PORT}"
     try:
         probe = f"{url}/api/v1/query?query=vllm:num_requests_running"
