@@ -8,8 +8,7 @@ Screenshots of each first viewport go to test-artifacts/answer-<page>-<width>.pn
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlencode
 
@@ -17,7 +16,7 @@ import httpx
 import pytest
 
 from app.services.readoff.answer import SHOWN_FIRST
-from tests.browser.conftest import ARTIFACTS, resize, run_server
+from tests.browser.conftest import ARTIFACTS, resize, sharing
 from tests.browser.test_layout import LAPTOP, PHONE, settle, sideways
 from tests.conftest import FIXTURES
 from tests.helpers import shoot
@@ -108,9 +107,9 @@ UPLOADS: list[tuple[list[str], str, str, int]] = [
 
 
 @pytest.fixture(scope="module")
-def answer_site(site_folder: Callable[[str], Path]) -> Iterator[dict[str, Any]]:
+def answer_site(server: str) -> Iterator[dict[str, Any]]:
     """A seeded server with the twenty uploads; yields its URL and their ids."""
-    with run_server(site_folder("answer")) as url:
+    with sharing(server) as url:
         ids: list[int] = []
         for names, sweep, hardware, gpus in UPLOADS:
             files = [("files", (n.rsplit("/", 1)[-1], (FIXTURES / n).read_bytes())) for n in names]

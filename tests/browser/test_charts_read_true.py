@@ -7,8 +7,7 @@ test-artifacts/charts-<page>-<size>.png.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlencode
 
@@ -16,7 +15,7 @@ import httpx
 import pytest
 
 from app.domain.numbers import fmt_number, fmt_usd
-from tests.browser.conftest import resize, run_server
+from tests.browser.conftest import resize, sharing
 from tests.browser.test_charts import many_chart_sweeps_csv, wait_for_drawn_chart
 from tests.conftest import FIXTURES
 from tests.helpers import shoot
@@ -46,8 +45,8 @@ def post(url: str, name: str, data: bytes, **fields: Any) -> list[int]:
 
 
 @pytest.fixture(scope="module")
-def read_true_site(site_folder: Callable[[str], Path]) -> Iterator[dict[str, Any]]:
-    with run_server(site_folder("read-true")) as url:
+def read_true_site(server: str) -> Iterator[dict[str, Any]]:
+    with sharing(server) as url:
         real = post(url, "many.csv", many_chart_sweeps_csv(REAL))
         mock = post(url, "mock.csv", mock_csv())
         vllm = sorted((FIXTURES / "vllm").glob("stellalee_openai-*qps-*.json"))

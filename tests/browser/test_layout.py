@@ -1,23 +1,22 @@
 """Layout in Chromium (issue 13): every page fits a laptop and a phone without sideways scrolling,
 the read-off shows every column at 1280 px, and the SLO and price controls come first.
 
-A server of its own holds the seed plus sweeps uploaded from real tool files under long names,
-so the tables carry the names, reasons and price columns people actually see. Screenshots go to
-test-artifacts/layout-*.png.
+The session's server holds the seed plus sweeps uploaded from real tool files under long names
+(deleted when the module ends), so the tables carry the names, reasons and price columns people
+actually see. Screenshots go to test-artifacts/layout-*.png.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlencode
 
 import httpx
 import pytest
 
-from tests.browser.conftest import ARTIFACTS, resize, run_server
+from tests.browser.conftest import ARTIFACTS, resize, sharing
 from tests.conftest import FIXTURES
 from tests.helpers import shoot, soup
 
@@ -87,9 +86,9 @@ TABLES_FIT = """() => [...document.querySelectorAll('table.data')].map((t) => {
 
 
 @pytest.fixture(scope="module")
-def layout_site(site_folder: Callable[[str], Path]) -> Iterator[dict[str, Any]]:
+def layout_site(server: str) -> Iterator[dict[str, Any]]:
     """A seeded server with the long-named uploads; yields its URL and the ids to visit."""
-    with run_server(site_folder("layout")) as url:
+    with sharing(server) as url:
         uploaded: list[int] = []
         for names, fields in UPLOADS:
             files = [("files", (n.rsplit("/", 1)[-1], (FIXTURES / n).read_bytes())) for n in names]

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
 from app.domain.numbers import fmt_usd
-from tests.browser.conftest import ARTIFACTS, run_server
+from tests.browser.conftest import ARTIFACTS, sharing
 from tests.conftest import FIXTURES
 from tests.helpers import shoot
 
@@ -89,9 +88,9 @@ CUT_ENTRIES = """() => {
 
 
 @pytest.fixture(scope="module")
-def path_site(site_folder: Callable[[str], Path]) -> Iterator[str]:
-    """A server of its own: the seed and what this module uploads."""
-    with run_server(site_folder("one-path")) as url:
+def path_site(server: str) -> Iterator[str]:
+    """The session's server, with what this module uploads (deleted when it ends)."""
+    with sharing(server) as url:
         yield url
 
 

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.browser.conftest import run_server
+from tests.browser.conftest import sharing
 
 MODEL = "picker-llm"
 # One point per sweep, x = 1000 / TPOT rising with i. Even sweeps fall from 1,000 to 800
@@ -33,9 +32,10 @@ DRAWN = """() => {
 
 
 @pytest.fixture(scope="module")
-def picker_site(site_folder: Callable[[str], Path]) -> Iterator[str]:
-    """A server of its own: 21 more sweeps of one model would change other tests' defaults."""
-    with run_server(site_folder("picker")) as url:
+def picker_site(server: str) -> Iterator[str]:
+    """The session's server with 21 more sweeps of one model, deleted when the module ends:
+    they would change other tests' defaults."""
+    with sharing(server) as url:
         yield url
 
 
