@@ -335,6 +335,13 @@ def sharing(server: str) -> Iterator[str]:
             urllib.request.urlopen(request, timeout=30).close()
 
 
+@pytest.fixture(scope="module")
+def module_site(server: str) -> Iterator[str]:
+    """The session's server, for a module whose own sweeps go when it ends (sharing)."""
+    with sharing(server) as url:
+        yield url
+
+
 def _favicon_cut_off(request: Any) -> bool:
     """Chromium fetches the icon on its own and aborts it when the test navigates on: not a
     request of the page's."""

@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from app.domain.numbers import fmt_usd
-from tests.browser.conftest import ARTIFACTS, sharing
+from tests.browser.conftest import ARTIFACTS
 from tests.conftest import FIXTURES
 from tests.helpers import shoot
 
@@ -87,20 +87,13 @@ CUT_ENTRIES = """() => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def path_site(server: str) -> Iterator[str]:
-    """The session's server, with what this module uploads (deleted when it ends)."""
-    with sharing(server) as url:
-        yield url
-
-
 @pytest.fixture
-def walker(browser: Any, path_site: str, request: pytest.FixtureRequest) -> Iterator[Any]:
+def walker(browser: Any, module_site: str, request: pytest.FixtureRequest) -> Iterator[Any]:
     context = browser.new_context(viewport=request.param)
     page = context.new_page()
     page.problems = []
     page.on("pageerror", lambda e: page.problems.append(str(e)))
-    page.base = path_site
+    page.base = module_site
     page.tag = f"{request.param['width']}"
     yield page
     context.close()

@@ -10,8 +10,6 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import sharing
-
 MODEL = "picker-llm"
 # One point per sweep, x = 1000 / TPOT rising with i. Even sweeps fall from 1,000 to 800
 # tok/s per GPU: all on the frontier. Odd sweeps sit at 500, behind the next even sweep.
@@ -32,18 +30,10 @@ DRAWN = """() => {
 
 
 @pytest.fixture(scope="module")
-def picker_site(server: str) -> Iterator[str]:
-    """The session's server with 21 more sweeps of one model, deleted when the module ends:
-    they would change other tests' defaults."""
-    with sharing(server) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def picked_ids(browser: Any, picker_site: str) -> dict[str, int]:
+def picked_ids(browser: Any, module_site: str) -> dict[str, int]:
     context = browser.new_context()
     response = context.request.post(
-        picker_site + "/api/sweeps",
+        module_site + "/api/sweeps",
         multipart={"files": {"name": "picks.csv", "mimeType": "text/csv", "buffer": CSV.encode()}},
     )
     assert response.status == 201, response.text()
@@ -53,13 +43,13 @@ def picked_ids(browser: Any, picker_site: str) -> dict[str, int]:
 
 
 @pytest.fixture
-def picker_page(browser: Any, picker_site: str) -> Iterator[Any]:
+def picker_page(browser: Any, module_site: str) -> Iterator[Any]:
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     page = context.new_page()
     page.problems = []
     page.on("console", lambda m: page.problems.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: page.problems.append(str(e)))
-    page.base = picker_site
+    page.base = module_site
     yield page
     context.close()
 
