@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import random
 import re
 import socket
@@ -125,10 +126,28 @@ def free_port() -> int:
 ARTIFACTS = PROJECT_ROOT / "test-artifacts"
 
 
+# Screenshots are for a person to look at after a run, so they are taken only when asked for
+# (`PARETOSCOPE_SCREENSHOTS=1 make test`): a full page cost Chromium ~0.35 CPU-s to draw and
+# encode, and the browser tests took ~145 of them, ~40 s of the suite.
+SCREENSHOTS = os.environ.get("PARETOSCOPE_SCREENSHOTS") == "1"
+
+
 def shoot(page: Any, name: str, *, full_page: bool = True) -> None:
-    """A screenshot of a browser page as test-artifacts/<name>.png, to look at after a run."""
+    """A screenshot of a browser page as test-artifacts/<name>.png (when SCREENSHOTS)."""
+    if SCREENSHOTS:
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=full_page)
+
+
+def shoot_element(locator: Any, name: str) -> None:
+    """A screenshot of one element as test-artifacts/<name>.png (when SCREENSHOTS); without,
+    the element is still waited for as the screenshot would (visible), so what follows runs as
+    it would after one."""
+    if not SCREENSHOTS:
+        locator.wait_for(state="visible")
+        return
     ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=full_page)
+    locator.screenshot(path=str(ARTIFACTS / f"{name}.png"))
 
 
 def with_hover(trace: dict[str, Any]) -> dict[str, Any]:

@@ -16,10 +16,10 @@ import httpx
 import pytest
 
 from app.services.readoff.answer import SHOWN_FIRST
-from tests.browser.conftest import ARTIFACTS, resize, sharing
+from tests.browser.conftest import resize, sharing
 from tests.browser.test_layout import LAPTOP, PHONE, settle, sideways
 from tests.conftest import FIXTURES
-from tests.helpers import shoot
+from tests.helpers import shoot, shoot_element
 
 VLLM = sorted("vllm/" + p.name for p in (FIXTURES / "vllm").glob("*.json"))
 IMX = sorted("inferencemax/" + p.name for p in (FIXTURES / "inferencemax").glob("*.json"))
@@ -173,9 +173,7 @@ def test_explore_shows_each_sweeps_answer_in_the_first_viewport_and_redraws_it_i
             sorted(answer_site["ids"])
         )
         assert page.locator("#answer-more-table tbody tr").last.is_visible()
-        page.locator("#answer-strip").screenshot(
-            path=str(ARTIFACTS / f"answer-strip-open-{size}.png")
-        )
+        shoot_element(page.locator("#answer-strip"), f"answer-strip-open-{size}")
         # The answer comes before the chart (and on a phone before the settings too).
         chart = page.locator("#pareto-chart").bounding_box()
         strip = page.locator("#answer-strip").bounding_box()

@@ -9,7 +9,7 @@ from typing import Any
 
 from tests.browser.test_flows import wait_for_plot
 from tests.browser.test_layout import sideways
-from tests.helpers import ARTIFACTS, shoot
+from tests.helpers import shoot, shoot_element
 from tests.web.test_bands import POINTS, requests_csv
 
 
@@ -48,7 +48,7 @@ def test_bands_and_stretches_draw_and_fit_on_a_laptop_and_a_phone(page: Any) -> 
         assert note.is_visible() and "95 % confidence band" in note.inner_text()
         assert page.locator("#a-bands").is_checked()
         assert sideways(page) <= 0
-        page.locator("#pareto-chart").screenshot(path=str(ARTIFACTS / f"bands-{width}.png"))
+        shoot_element(page.locator("#pareto-chart"), f"bands-{width}")
         page.goto(f"{page.base}/compare?{query}")
         wait_for_plot(page, "#ratio-chart")
         headline = page.locator(f"#stretches-{double} .stretch-headline")
@@ -88,7 +88,5 @@ def test_compare_draws_both_frontiers_with_bands_and_a_named_stretch_at_both_wid
         assert "significantly above" in legend
         assert page.locator("#compare-band-note").is_visible()
         assert sideways(page) <= 0
-        page.locator("#frontier-card").screenshot(
-            path=str(ARTIFACTS / f"compare-frontier-{width}.png")
-        )
+        shoot_element(page.locator("#frontier-card"), f"compare-frontier-{width}")
     assert page.problems == []

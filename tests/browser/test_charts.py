@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from app.views.explore_state import MAX_SERIES
-from tests.browser.conftest import ARTIFACTS, run_server
+from tests.browser.conftest import run_server
+from tests.helpers import shoot_element
 
 HARDWARE = ("H100", "H200", "B200", "MI300X")
 MODELS = ("llama-3.1-70b", "llama-3.1-8b", "qwen-2.5-32b")
@@ -108,9 +109,8 @@ BOXES = """(sel) => {
 
 
 def shot(page: Any, selector: str, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
     page.locator(selector).scroll_into_view_if_needed()
-    page.locator(selector).screenshot(path=str(Path(ARTIFACTS) / name))
+    shoot_element(page.locator(selector), name.removesuffix(".png"))
 
 
 def test_21_selected_series_keep_their_legend_beside_the_plot_at_1280(

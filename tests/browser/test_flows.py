@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tests.browser.conftest import ARTIFACTS
 from tests.conftest import FIXTURES
+from tests.helpers import shoot
 
 VLLM = FIXTURES / "vllm" / "stellalee_openai-2.0qps-Qwen2.5-Coder-7B-Instruct-20260707-094353.json"
 CANONICAL = (
@@ -32,8 +32,7 @@ def test_explore_renders_the_chart_and_the_slo_updates_in_place(page: Any) -> No
     assert page.locator("#pareto-chart .scatterlayer .trace").count() >= 6
     before = goodputs(page)
     assert len(before) == 6
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "explore.png"), full_page=True)
+    shoot(page, "explore")
 
     # The chat preset's p99 TTFT ≤ 500 ms binds the demo sweeps until p50 TPOT is this tight.
     page.fill("#slo-tpot", "10")

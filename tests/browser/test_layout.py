@@ -16,9 +16,9 @@ from urllib.parse import urlencode
 import httpx
 import pytest
 
-from tests.browser.conftest import ARTIFACTS, resize, sharing
+from tests.browser.conftest import resize, sharing
 from tests.conftest import FIXTURES
-from tests.helpers import shoot, soup
+from tests.helpers import shoot, shoot_element, soup
 
 LAPTOP = {"width": 1280, "height": 720}
 PHONE = {"width": 390, "height": 844}
@@ -175,7 +175,7 @@ def test_no_page_scrolls_sideways_on_a_phone_or_a_laptop_and_sidebars_keep_contr
     assert page.problems == []
     if key not in SIDEBARS:
         return
-    page.screenshot(path=str(ARTIFACTS / f"layout-fold-{key}-1280.png"))
+    shoot(page, f"layout-fold-{key}-1280", full_page=False)
     # E2EL sits under "More" until a limit is set (issue 47); each limit's percentile beside it.
     for control in (
         "#slo-preset",
@@ -200,9 +200,7 @@ def test_the_readoff_shows_every_column_at_1280_with_four_prices_and_cards_on_a_
     price_set = soup(httpx.get(layout_site["url"] + "/")).select("#p-set option")[1]["value"]
     page.goto(layout_site["url"] + heavy_explore(layout_site, str(price_set)))
     settle(page)
-    page.locator("#readoff-table tbody tr").first.screenshot(
-        path=str(ARTIFACTS / "layout-readoff-card-390.png")
-    )
+    shoot_element(page.locator("#readoff-table tbody tr").first, "layout-readoff-card-390")
     head = page.locator("#readoff-table thead").bounding_box()
     assert head is not None and head["height"] <= 1  # kept for screen readers, not shown
     labels = page.evaluate(
@@ -216,7 +214,7 @@ def test_the_readoff_shows_every_column_at_1280_with_four_prices_and_cards_on_a_
     assert page.problems == []
 
     resize(page, LAPTOP)
-    page.locator("#readoff").screenshot(path=str(ARTIFACTS / "layout-readoff-1280.png"))
+    shoot_element(page.locator("#readoff"), "layout-readoff-1280")
     table = page.locator("#readoff-table")
     assert table.locator("tbody tr").count() == len(layout_site["uploaded"]) + 3
     headers = table.locator("thead th")

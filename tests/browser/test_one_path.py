@@ -112,6 +112,7 @@ def page_measured(page: Any, name: str) -> dict[str, Any]:
     assert all(bar == MODE_BAR for bar in found["mode_bars"].values()), found["mode_bars"]
     if found["mode_bars"]:
         found["pointing"] = pointing_at_a_chart(page, found)
+    ARTIFACTS.mkdir(exist_ok=True)
     with (ARTIFACTS / "one-path-controls.txt").open("a") as counts:  # to read after a run
         shown = len(found["visible"])
         print(page.tag, name, shown, found.get("pointing", shown), found["hover_only"], file=counts)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tests.browser.conftest import ARTIFACTS
+from tests.helpers import shoot
 
 
 def wait_for_plan_chart(page: Any) -> None:
@@ -42,6 +42,5 @@ def test_plan_marks_the_cheapest_option_and_draws_cost_against_demand(page: Any)
     wait_for_plan_chart(page)
     assert "output tok/s" in page.inner_text("#plan-summary")
 
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "plan.png"), full_page=True)
+    shoot(page, "plan")
     assert page.problems == []

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 
 from tests.browser.test_layout import settle, sideways
-from tests.helpers import shoot
+from tests.helpers import shoot, shoot_element
 
 ENDPOINTS_FILE = (
     Path(__file__).parent.parent
@@ -43,8 +43,6 @@ def test_their_figure_beside_ours_and_the_harness_show_on_desktop_and_phone(
         assert first.locator(".difference").inner_text() == "-16.6 %"
         assert "legacy window" in first.locator(".rule").inner_text()
         shoot(page, f"stated-figures-sweep-{name}", full_page=False)
-        page.locator("#stated-figures").screenshot(
-            path=str(Path("test-artifacts") / f"stated-figures-table-{name}.png")
-        )
+        shoot_element(page.locator("#stated-figures"), f"stated-figures-table-{name}")
         assert sideways(page) <= 0
         assert page.problems == []

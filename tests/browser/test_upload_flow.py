@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import ARTIFACTS, run_server
+from tests.browser.conftest import run_server
 from tests.conftest import FIXTURES
+from tests.helpers import shoot
 
 LLMPERF = sorted((FIXTURES / "llmperf").glob("*.json"))  # 4 files, 2 sweeps, 125 KB
 CAP_MB = 0.5
@@ -115,8 +116,7 @@ def test_a_refused_upload_leaves_the_page_working_and_the_files_go_up_once(
     assert page.evaluate("() => window.__sameDocument") is True  # no reload on the way
     assert page.input_value("input[name='s0.model']") == "meta-llama/Llama-2-70b-chat-hf"
     assert with_files(page.bodies) == ["/upload/stage"]
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "upload-preview.png"), full_page=True)
+    shoot(page, "upload-preview")
 
     # Edits send the details only.
     mark(page)
@@ -155,8 +155,7 @@ def test_a_refused_upload_leaves_the_page_working_and_the_files_go_up_once(
     ]
     hrefs = rows.locator("td:first-child a").evaluate_all("links => links.map(a => a.href)")
     assert all(re.search(r"/sweeps/\d+$", h) for h in hrefs)
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "upload-summary.png"), full_page=True)
+    shoot(page, "upload-summary")
 
     page.click("#open-on-explore")
     page.wait_for_url(re.compile(r"sweep=\d+&sweep=\d+&picked=1"))
@@ -381,8 +380,7 @@ def test_a_real_vllm_folder_goes_up_once_and_saves_what_was_typed_while_previews
     # The upload form submitted again (its hidden button, Enter): nothing goes up, nothing is
     # reset to the files' details.
     page.evaluate("() => document.querySelector('#upload-form').requestSubmit()")
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "upload-vllm-folder-preview.png"), full_page=True)
+    shoot(page, "upload-vllm-folder-preview")
 
     page.click("button[formaction='/upload/preview']")  # "Update preview": the details only
     page.wait_for_function("() => !document.querySelector('.htmx-request')")

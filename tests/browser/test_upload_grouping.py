@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import ARTIFACTS, resize
+from tests.browser.conftest import resize
+from tests.helpers import shoot
 from tests.web.test_upload_grouping import SGLANG_NAME, sglang_per_load
 
 DESKTOP = {"width": 1280, "height": 720}
@@ -49,9 +50,8 @@ def test_one_file_per_load_previews_as_one_sweep_and_a_re_upload_saves_unchanged
     assert joined.startswith("One sweep of 5 files: llama70b/online_r1.jsonl")
     assert page.is_checked("#grouping-join") and not page.is_checked("#grouping-apart")
     assert page.evaluate(OVERFLOW, "#grouping label, #sweep-0 .joined-files") <= 0
-    ARTIFACTS.mkdir(exist_ok=True)
     size = f"{viewport['width']}"
-    page.screenshot(path=str(ARTIFACTS / f"upload-grouped-{size}.png"), full_page=True)
+    shoot(page, f"upload-grouped-{size}")
 
     # Kept apart: a sweep per file; joined again: one.
     settled_after(page, lambda: page.check("#grouping-apart"))
@@ -77,7 +77,7 @@ def test_one_file_per_load_previews_as_one_sweep_and_a_re_upload_saves_unchanged
     assert "saving leaves it unchanged" in page.inner_text("#sweep-0 .already-stored")
     # The details grid's width on a phone is the page-state work's (issue 47, 390 px).
     assert page.evaluate(OVERFLOW, "#sweep-0 .already-stored") <= 0
-    page.screenshot(path=str(ARTIFACTS / f"upload-reupload-{size}.png"), full_page=True)
+    shoot(page, f"upload-reupload-{size}")
     page.click("#upload-save")
     page.wait_for_selector("#upload-summary")
     summary = page.inner_text("#upload-summary")
