@@ -361,14 +361,11 @@ def page(browser: Any, server: str) -> Iterator[Any]:
         lambda r: None if _favicon_cut_off(r) else page.problems.append(f"failed {r.url}"),
     )
     page.base = server
-    before = _sweep_ids(server)
-    yield page
-    context.close()
     # The session server is shared: what a test stored goes, so no test's default view (the
     # largest comparable group of sweeps, Plan's systems) depends on which tests ran before.
-    for sweep_id in _sweep_ids(server) - before:
-        request = urllib.request.Request(f"{server}/api/sweeps/{sweep_id}", method="DELETE")
-        urllib.request.urlopen(request, timeout=30).close()
+    with sharing(server):
+        yield page
+        context.close()
 
 
 def _sweep_ids(url: str) -> set[int]:
