@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from alembic import command
 from alembic.config import Config
@@ -30,16 +32,24 @@ def upgrade_to_head(database_url: str, engine: Engine | None = None) -> None:
     would load every migration script and run env.py to find nothing to do (~0.1 s of every
     CLI command). Both checks use `engine` when given (the caller's, kept open for its own
     work: each new engine connects and learns the server anew, ~10 ms on Postgres)."""
-    own = engine is None
-    checked = make_engine(database_url, pool_size=1) if engine is None else engine
-    try:
+    with _engine(database_url, engine) as checked:
         if schema_mismatch(database_url, checked) is not None:
             command.upgrade(alembic_config(database_url), "head")
         with session_scope(make_sessionmaker(checked)) as session:
             versions.restore_missing(session)
+
+
+@contextmanager
+def _engine(database_url: str, given: Engine | None) -> Iterator[Engine]:
+    """`given`, or an engine of one connection made for the caller and closed after it."""
+    if given is not None:
+        yield given
+        return
+    made = make_engine(database_url, pool_size=1)
+    try:
+        yield made
     finally:
-        if own:
-            checked.dispose()
+        made.dispose()
 
 
 @functools.cache
@@ -52,13 +62,8 @@ def schema_mismatch(database_url: str, engine: Engine | None = None) -> str | No
     version's newest migration), or None. An older one would be read wrongly: since migration
     20261202_0013, for one, an upload finds a stored sweep by a hash the older schema's rows
     were not given."""
-    checked = make_engine(database_url, pool_size=1) if engine is None else engine
-    try:
-        with checked.connect() as conn:
-            current = frozenset(MigrationContext.configure(conn).get_current_heads())
-    finally:
-        if engine is None:
-            checked.dispose()
+    with _engine(database_url, engine) as checked, checked.connect() as conn:
+        current = frozenset(MigrationContext.configure(conn).get_current_heads())
     if current == _heads():
         return None
     at = ", ".join(sorted(current)) or "none (an empty database)"
