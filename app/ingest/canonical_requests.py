@@ -157,7 +157,8 @@ def _fast_chunks(
             except pl.exceptions.PolarsError:
                 first_try = False
             else:
-                yield chunk.with_columns(_clean_sweep(chunk))
+                cleaned = _clean_sweep(chunk)
+                yield chunk if cleaned is None else chunk.with_columns(cleaned)
                 continue
         try:
             chunk = read(part, words)
@@ -168,14 +169,17 @@ def _fast_chunks(
 
 def _holds_null_words(chunk: pl.DataFrame) -> bool:
     """Whether a text column of a chunk read without null words holds one (judged on its
-    distinct values where they are categories)."""
+    distinct values where they are categories), in one query for every text column."""
+    found = []
     for name, dtype in chunk.schema.items():
         if dtype == pl.Categorical():
-            if chunk[name].unique().drop_nulls().cast(pl.String).is_in(NULL_VALUES).any():
-                return True
-        elif dtype == pl.String() and chunk[name].is_in(NULL_VALUES).any():
-            return True
-    return False
+            words = pl.col(name).unique().drop_nulls().cast(pl.String)
+        elif dtype == pl.String():
+            words = pl.col(name)
+        else:
+            continue
+        found.append(words.is_in(NULL_VALUES).any().alias(name))
+    return bool(found) and any(chunk.select(found).row(0))
 
 
 def _cleaned(values: pl.Series) -> pl.Series:
@@ -192,15 +196,17 @@ def _typed_text(chunk: pl.DataFrame) -> pl.DataFrame:
     if true.len() + false.len() != distinct.len():
         raise _Untyped  # a cell that is not true or false: the careful read names it
     ok = pl.when(pl.col("ok").is_null()).then(None).otherwise(pl.col("ok").is_in(true.to_list()))
-    return chunk.with_columns(ok.alias("ok"), _clean_sweep(chunk))
+    cleaned = _clean_sweep(chunk)
+    return chunk.with_columns(ok.alias("ok"), *([] if cleaned is None else [cleaned]))
 
 
-def _clean_sweep(chunk: pl.DataFrame) -> pl.Expr:
+def _clean_sweep(chunk: pl.DataFrame) -> pl.Expr | None:
     """`sweep` trimmed and unquoted as read_frame does, judged on its distinct names: a
-    category per name, so the group key costs one code per request."""
+    category per name, so the group key costs one code per request. None when every name is
+    clean already (the usual file): nothing to change, no query."""
     names = chunk["sweep"].unique().drop_nulls().cast(pl.String)
     if (_cleaned(names) == names).all():
-        return pl.col("sweep")
+        return None
     return pl.col("sweep").cast(pl.String).str.strip_chars().str.replace(r"^'([=+\-@])", "$1")
 
 
@@ -246,7 +252,7 @@ def _collect(
             sweep, concurrency, rate = (found_keys.get(k) for k in KEYS)
             key = (sweep, repr(concurrency), repr(rate))
             entry = groups.get(key)
-            samples = part.drop(ROW)
+            samples = _columns(part, [c for c in part.columns if c != ROW])
             if entry is None:
                 first = int(part[ROW][0])
                 entry = (RequestGroup(sweep, concurrency, rate, first, samples.clear()), [])
@@ -274,8 +280,15 @@ def _joined(parts: list[pl.DataFrame]) -> pl.DataFrame:
             pl.lit(None, SAMPLE_FRAME_SCHEMA[c]).alias(c) for c in absent
         )
     cached = [CACHED_INPUT] if CACHED_INPUT in samples.columns else []
-    phase = [pl.col(PHASE).cast(pl.String)] if PHASE in samples.columns else []
-    return samples.select(*SAMPLE_FIELDS, *cached, *phase)
+    if PHASE in samples.columns:
+        return samples.select(*SAMPLE_FIELDS, *cached, pl.col(PHASE).cast(pl.String))
+    return _columns(samples, [*SAMPLE_FIELDS, *cached])
+
+
+def _columns(frame: pl.DataFrame, names: list[str]) -> pl.DataFrame:
+    """These columns of the frame, in this order, as a frame of the same series: no query (a
+    select or drop is one: a fixed cost per part, per chunk)."""
+    return pl.DataFrame([frame.get_column(name) for name in names])
 
 
 def _split(
@@ -297,7 +310,8 @@ def _split(
             part = part.sort(ROW)
         first = part.row(0)  # the keys, then the fields, ROW last
         values = first[: len(by)]
-        found.append((first[-1], (name, *values) if name is not None else values, part.drop(by)))
+        kept = _columns(part, fields)
+        found.append((first[-1], (name, *values) if name is not None else values, kept))
     found.sort(key=lambda item: item[0])
     return {values: part for _, values, part in found}
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import polars as pl
 
 from app.domain.lengths import check_lengths
-from app.domain.phases import PHASE, profiled_expr
+from app.domain.phases import has_warmup, profiled_expr
 from app.ingest.parsed import ParsedPoint, ParsedSweep, point_label
 
 NO_TPOT_WARNING = (
@@ -39,13 +39,18 @@ def sample_throughput_warnings(sweep: ParsedSweep) -> list[str]:
         if not point.sample_count or not reported or not duration or duration <= 0:
             continue
         frame = point.samples_frame(any_int_width=True)
-        # Warm-up requests are not part of the measurement the aggregates describe.
-        counted = pl.col("ok").fill_null(False)
-        if PHASE in frame.columns:
-            counted = counted & profiled_expr()
         # Summed as 64-bit: polars sums a 32-bit column in 32 bits, and 3 requests of a
         # billion tokens would wrap. Only that column is cast and filtered, not the frame.
-        tokens = frame.select(pl.col("output_len").cast(pl.Int64).filter(counted).sum()).item()
+        if has_warmup(frame):
+            # Warm-up requests are not part of the measurement the aggregates describe.
+            counted = pl.col("ok").fill_null(False) & profiled_expr()
+            output = pl.col("output_len").cast(pl.Int64)
+            tokens = frame.select(output.filter(counted).sum()).item()
+        else:
+            # A failed request's tokens are not counted (a null `ok` filters out too): on the
+            # series, with no query.
+            output_len = frame.get_column("output_len").cast(pl.Int64)
+            tokens = output_len.filter(frame.get_column("ok")).sum()
         measured = float(tokens or 0) / duration
         straddling = _counted_window(point)
         if straddling:

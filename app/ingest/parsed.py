@@ -108,17 +108,21 @@ class ParsedPoint:
             if any_int_width and made is not None and made[0] is frame:  # frames are replaced,
                 return made[1]  # never changed
             given = {c: t for c, t in OPTIONAL_SAMPLE_SCHEMA.items() if c in frame.columns}
-            typed = frame.select(
-                pl.col(c)
-                if c in frame.columns
-                and any_int_width
-                and t.is_integer()
-                and frame.schema[c].is_integer()
-                else pl.col(c).cast(t)
-                if c in frame.columns
-                else pl.lit(None, t).alias(c)
-                for c, t in {**SAMPLE_FRAME_SCHEMA, **given}.items()
-            )
+            schema = {**SAMPLE_FRAME_SCHEMA, **given}
+            # Samples read typed (a per-request file's) need no cast: no query for them.
+            typed = _as_typed(frame, schema, any_int_width)
+            if typed is None:
+                typed = frame.select(
+                    pl.col(c)
+                    if c in frame.columns
+                    and any_int_width
+                    and t.is_integer()
+                    and frame.schema[c].is_integer()
+                    else pl.col(c).cast(t)
+                    if c in frame.columns
+                    else pl.lit(None, t).alias(c)
+                    for c, t in schema.items()
+                )
             if any_int_width:
                 self._typed = (frame, typed)
             return typed
@@ -127,6 +131,24 @@ class ParsedPoint:
             pad = (None,) * (len(SAMPLE_FRAME_SCHEMA) - len(rows[0]))
             rows = [(*r, *pad) for r in rows]
         return pl.DataFrame(rows, schema=SAMPLE_FRAME_SCHEMA, orient="row")
+
+
+def _as_typed(
+    frame: pl.DataFrame, schema: dict[str, pl.DataType], any_int_width: bool
+) -> pl.DataFrame | None:
+    """The frame in `schema` when no column needs a cast (a per-request file's samples are
+    read typed): the absent columns added as nulls in one query, none when none is absent;
+    None when a column needs a cast (or is not in the schema)."""
+    have = frame.schema
+    for name, dtype in have.items():
+        wanted = schema.get(name)
+        if wanted is None:
+            return None
+        if dtype != wanted and not (any_int_width and dtype.is_integer() and wanted.is_integer()):
+            return None
+    absent = [pl.lit(None, t).alias(c) for c, t in schema.items() if c not in have]
+    typed = frame.with_columns(absent) if absent else frame
+    return typed if typed.columns == list(schema) else typed.select(list(schema))
 
 
 class ParsedSweep:

@@ -13,6 +13,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Executor, ThreadPoolExecutor
 
+import numpy as np
 import polars as pl
 from cachetools import LRUCache
 from sqlalchemy import insert, select
@@ -38,14 +39,27 @@ CACHE_ROWS = 8_000_000  # ~300 MB of decoded samples per process at most
 
 
 def encode(frame: pl.DataFrame) -> bytes:
+    return _parquet(_typed(frame))
+
+
+def _typed(frame: pl.DataFrame, position: int | None = None) -> pl.DataFrame:
+    """The frame in BLOCK_SCHEMA: its columns cast, the optional ones it lacks as nulls, and
+    `position` as a column when given (one query)."""
+    made = []
+    for c, t in BLOCK_SCHEMA.items():
+        if c == "position" and position is not None:
+            made.append(pl.lit(position, t).alias(c))
+        else:
+            made.append(pl.col(c).cast(t) if c in frame.columns else pl.lit(None, t).alias(c))
+    return frame.select(made)
+
+
+def _parquet(typed: pl.DataFrame) -> bytes:
     # LZ4: encodes in 0.6x zstd's time for 1.3x its size (request timings compress poorly
     # either way). Blocks written as zstd before read the same: Parquet names its codec per
     # column chunk.
     buffer = io.BytesIO()
-    frame.select(
-        pl.col(c).cast(t) if c in frame.columns else pl.lit(None, t).alias(c)
-        for c, t in BLOCK_SCHEMA.items()
-    ).write_parquet(buffer, compression="lz4", statistics=False)
+    typed.write_parquet(buffer, compression="lz4", statistics=False)
     return buffer.getvalue()
 
 
@@ -57,36 +71,64 @@ def decode(data: bytes) -> pl.DataFrame:
     return frame.with_columns(missing) if missing else frame
 
 
-def _optional_columns(frame: pl.DataFrame) -> list[pl.Expr]:
-    """The optional sample columns the frame lacks, as nulls: the points of one block then
-    concatenate."""
-    return [
-        pl.lit(None, t).alias(c)
-        for c, t in OPTIONAL_SAMPLE_SCHEMA.items()
-        if c not in frame.columns
-    ]
+# A block's rows: (point position, its samples, first row, rows) for each point it holds.
+Piece = tuple[int, pl.DataFrame, int, int]
+
+
+def plans(frames: Iterable[tuple[int, pl.DataFrame]], size: int = BLOCK_ROWS) -> list[list[Piece]]:
+    """Frames of (position, samples) cut into blocks of at most `size` rows, in order, as the
+    pieces each block takes: from the frames' heights alone, no query."""
+    out: list[list[Piece]] = []
+    pending: list[Piece] = []
+    rows = 0
+    for position, frame in frames:
+        start, left = 0, frame.height
+        while left:
+            take = min(left, size - rows)
+            pending.append((position, frame, start, take))
+            start, left, rows = start + take, left - take, rows + take
+            if rows == size:
+                out.append(pending)
+                pending, rows = [], 0
+    if pending:
+        out.append(pending)
+    return out
+
+
+def block(pieces: list[Piece]) -> pl.DataFrame:
+    """A block's rows in BLOCK_SCHEMA from its points' own series, sliced and cast where the
+    type differs, with no query (each has a fixed cost, more while the digest threads send
+    theirs). An optional column no point of the block has is left out (read back as null, as
+    blocks written before it existed are)."""
+    named = [c for c in BLOCK_SCHEMA if c != "position"]  # a decoded block has it: set again
+    columns = [c for c in named if any(c in f.columns for _, f, _, _ in pieces)]
+    parts = [_piece(frame, start, rows, at, columns) for at, frame, start, rows in pieces]
+    made = parts[0]
+    for part in parts[1:]:
+        made = made.vstack(part)  # chunks appended, not copied
+    return made
+
+
+def _piece(
+    frame: pl.DataFrame, start: int, rows: int, position: int, columns: list[str]
+) -> pl.DataFrame:
+    made = [pl.Series("position", np.full(rows, position, dtype=np.int32))]
+    for name in columns:
+        dtype = BLOCK_SCHEMA[name]
+        if name not in frame.columns:  # another point of the block has it
+            made.append(pl.Series(name, [], dtype=dtype).clear(rows))
+            continue
+        values = frame.get_column(name).slice(start, rows)
+        made.append(values if values.dtype == dtype else values.cast(dtype))
+    return pl.DataFrame(made)
 
 
 def blocks(
     frames: Iterable[tuple[int, pl.DataFrame]], size: int = BLOCK_ROWS
 ) -> Iterator[pl.DataFrame]:
     """Frames of (position, samples) cut into blocks of at most `size` rows, in order."""
-    pending: list[pl.DataFrame] = []
-    rows = 0
-    for position, frame in frames:
-        if frame.is_empty():
-            continue
-        position_column = pl.lit(position, pl.Int32).alias("position")
-        pending.append(frame.with_columns(*_optional_columns(frame), position_column))
-        rows += frame.height
-        while rows >= size:
-            # No rechunk: a block is a view of the points' own columns, not a copy of them.
-            joined = pl.concat(pending, how="vertical_relaxed", rechunk=False)
-            yield joined.head(size)
-            rest = joined.slice(size)
-            pending, rows = ([rest] if rest.height else []), rest.height
-    if rows:
-        yield pl.concat(pending, how="vertical_relaxed", rechunk=False)
+    for pieces in plans(frames, size):
+        yield block(pieces)
 
 
 class Encoding:
@@ -101,8 +143,9 @@ class Encoding:
         frames: Iterable[tuple[int, pl.DataFrame]],
         size: int = BLOCK_ROWS,
     ) -> None:
-        # Blocks are views of the points' columns: cut here, encoded there.
-        self._blocks = [encoder.submit(_encoded, block) for block in blocks(frames, size)]
+        # Cut here from the heights alone; typed, joined and encoded there, so the caller
+        # goes on at once.
+        self._blocks = [encoder.submit(_encoded, pieces) for pieces in plans(frames, size)]
 
     def write(self, session: Session, sweep_id: int) -> int:
         """Store the blocks as the samples of `sweep_id`; rows written."""
@@ -189,10 +232,13 @@ def write(
         return Encoding(encoder, frames, size).write(session, sweep_id)
 
 
-def _encoded(block: pl.DataFrame) -> tuple[int, dict[str, object]]:
-    counts = block.group_by("position").len().rows()
-    row = {"rows": block.height, "counts": {str(p): n for p, n in sorted(counts)}}
-    return block.height, {**row, "data": encode(block)}
+def _encoded(pieces: list[Piece]) -> tuple[int, dict[str, object]]:
+    counts: dict[int, int] = {}
+    for position, _, _, rows in pieces:
+        counts[position] = counts.get(position, 0) + rows
+    rows = sum(counts.values())
+    header = {"rows": rows, "counts": {str(p): n for p, n in sorted(counts.items())}}
+    return rows, {**header, "data": _parquet(block(pieces))}
 
 
 def counts_by_point(session: Session, point_ids: list[int]) -> dict[int, int]:

@@ -165,3 +165,31 @@ def test_an_uploaded_request_files_3_points_start_their_digests_and_hash_as_comp
     for point in sweep.points:
         point.started = None
     assert sweep.content_hash() == started
+
+
+def test_samples_read_typed_are_kept_as_read_and_samples_of_another_type_are_cast() -> None:
+    read = pl.DataFrame(
+        {
+            "ttft_ms": [1.5, None],
+            "e2el_ms": [9.0, 8.0],
+            "output_len": pl.Series([3, None], dtype=pl.Int32),
+            "input_len": pl.Series([7, 7], dtype=pl.Int32),
+            "ok": [True, False],
+            "session_id": ["a", "b"],
+            "turn_index": pl.Series([0, 1], dtype=pl.Int32),
+        }
+    )
+    point = parsed.ParsedPoint({"concurrency": 1}, samples=read)
+    wide = point.samples_frame(any_int_width=True)
+    counts = {"output_len": pl.Int32(), "input_len": pl.Int32()}
+    assert dict(wide.schema) == {**parsed.SAMPLE_FRAME_SCHEMA, **counts}
+    assert wide["phase"].null_count() == 2  # not in the file: unknown
+    exact = point.samples_frame()
+    assert dict(exact.schema) == parsed.SAMPLE_FRAME_SCHEMA
+    assert exact.to_dicts() == wide.to_dicts()
+    point = parsed.ParsedPoint(
+        {"concurrency": 1}, samples=read.with_columns(pl.col("ttft_ms").cast(pl.Float32))
+    )
+    cast = point.samples_frame(any_int_width=True)
+    assert cast.schema["ttft_ms"] == pl.Float64
+    assert cast["ttft_ms"].to_list() == [1.5, None]
