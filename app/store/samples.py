@@ -42,16 +42,12 @@ def encode(frame: pl.DataFrame) -> bytes:
     return _parquet(_typed(frame))
 
 
-def _typed(frame: pl.DataFrame, position: int | None = None) -> pl.DataFrame:
-    """The frame in BLOCK_SCHEMA: its columns cast, the optional ones it lacks as nulls, and
-    `position` as a column when given (one query)."""
-    made = []
-    for c, t in BLOCK_SCHEMA.items():
-        if c == "position" and position is not None:
-            made.append(pl.lit(position, t).alias(c))
-        else:
-            made.append(pl.col(c).cast(t) if c in frame.columns else pl.lit(None, t).alias(c))
-    return frame.select(made)
+def _typed(frame: pl.DataFrame) -> pl.DataFrame:
+    """The frame in BLOCK_SCHEMA: its columns cast, the ones it lacks as nulls (one query)."""
+    return frame.select(
+        pl.col(c).cast(t) if c in frame.columns else pl.lit(None, t).alias(c)
+        for c, t in BLOCK_SCHEMA.items()
+    )
 
 
 def _parquet(typed: pl.DataFrame) -> bytes:
