@@ -32,6 +32,7 @@ from app.ingest.canonical import (
 from app.ingest.canonical_request_checks import name_rows, row_checks
 from app.ingest.common import refuse_duplicate_columns
 from app.ingest.errors import IngestError, RowError
+from app.ingest.frames import columns_of
 from app.ingest.parsed import (
     CACHED_INPUT,
     SAMPLE_FIELDS,
@@ -252,7 +253,7 @@ def _collect(
             sweep, concurrency, rate = (found_keys.get(k) for k in KEYS)
             key = (sweep, repr(concurrency), repr(rate))
             entry = groups.get(key)
-            samples = _columns(part, [c for c in part.columns if c != ROW])
+            samples = columns_of(part, [c for c in part.columns if c != ROW])
             if entry is None:
                 first = int(part[ROW][0])
                 entry = (RequestGroup(sweep, concurrency, rate, first, samples.clear()), [])
@@ -282,13 +283,7 @@ def _joined(parts: list[pl.DataFrame]) -> pl.DataFrame:
     cached = [CACHED_INPUT] if CACHED_INPUT in samples.columns else []
     if PHASE in samples.columns:
         return samples.select(*SAMPLE_FIELDS, *cached, pl.col(PHASE).cast(pl.String))
-    return _columns(samples, [*SAMPLE_FIELDS, *cached])
-
-
-def _columns(frame: pl.DataFrame, names: list[str]) -> pl.DataFrame:
-    """These columns of the frame, in this order, as a frame of the same series: no query (a
-    select or drop is one: a fixed cost per part, per chunk)."""
-    return pl.DataFrame([frame.get_column(name) for name in names])
+    return columns_of(samples, [*SAMPLE_FIELDS, *cached])
 
 
 def _split(
@@ -310,7 +305,7 @@ def _split(
             part = part.sort(ROW)
         first = part.row(0)  # the keys, then the fields, ROW last
         values = first[: len(by)]
-        kept = _columns(part, fields)
+        kept = columns_of(part, fields)
         found.append((first[-1], (name, *values) if name is not None else values, kept))
     found.sort(key=lambda item: item[0])
     return {values: part for _, values, part in found}

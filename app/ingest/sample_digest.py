@@ -35,6 +35,7 @@ import numpy as np
 import polars as pl
 
 from app.domain.phases import PHASE, has_warmup
+from app.ingest.frames import columns_of
 
 # A request's session and turn (issue 49) are optional: null for a single-turn run, and left
 # out of the digest then, so every sweep stored before keeps its hash.
@@ -54,9 +55,8 @@ def frame_digest(frame: pl.DataFrame, digest_format: int = VALUES) -> str:
     gives them (a 32-bit count hashes as a 64-bit one), in `digest_format`."""
     unused = [c for c in SESSION_FIELDS if frame[c].null_count() == frame.height]
     unused += [] if has_warmup(frame) else [PHASE]
-    # The columns kept as a frame of the same series: no query (a drop is one, ~1 ms here
-    # while the other digest threads and the upload send theirs).
-    hashed = pl.DataFrame([frame.get_column(c) for c in frame.columns if c not in unused])
+    # Not a drop: a query, ~1 ms here while the other digest threads and the upload send theirs.
+    hashed = columns_of(frame, [c for c in frame.columns if c not in unused])
     return _csv_digest(hashed) if digest_format == CSV else _values_digest(hashed)
 
 

@@ -84,26 +84,29 @@ def browser() -> Iterator[Any]:
 
 # A context made with only these options is lent from a pool rather than made anew.
 POOLED_OPTIONS = frozenset({"viewport", "accept_downloads"})
-# Calls that leave state on a context beyond its pages and cookies: the context is then closed
-# for good when the test gives it back, not lent again.
-LASTING_CALLS = frozenset(
+# Calls a context and a page both have that leave state beyond their pages, document and viewport.
+_BOTH_LASTING = frozenset(
     {
         "add_init_script",
         "expose_binding",
         "expose_function",
-        "grant_permissions",
-        "on",
-        "once",
         "route",
         "route_from_har",
         "route_web_socket",
         "set_default_navigation_timeout",
         "set_default_timeout",
         "set_extra_http_headers",
-        "set_geolocation",
-        "set_offline",
     }
 )
+# Calls that leave state on a context beyond its pages and cookies: the context is then closed
+# for good when the test gives it back, not lent again.
+LASTING_CALLS = _BOTH_LASTING | {
+    "grant_permissions",
+    "on",
+    "once",
+    "set_geolocation",
+    "set_offline",
+}
 
 
 class PooledBrowser:
@@ -199,21 +202,7 @@ class _LentContext:
 
 # Page calls that leave state beyond its listeners, document and viewport: the page then
 # closes with its test instead of being kept.
-PAGE_LASTING_CALLS = frozenset(
-    {
-        "add_init_script",
-        "add_locator_handler",
-        "emulate_media",
-        "expose_binding",
-        "expose_function",
-        "route",
-        "route_from_har",
-        "route_web_socket",
-        "set_default_navigation_timeout",
-        "set_default_timeout",
-        "set_extra_http_headers",
-    }
-)
+PAGE_LASTING_CALLS = _BOTH_LASTING | {"add_locator_handler", "emulate_media"}
 
 
 class _LentPage:
