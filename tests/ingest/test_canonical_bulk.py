@@ -18,6 +18,7 @@ from app.ingest import (
     IngestError,
     UploadFile,
     canonical,
+    canonical_requests,
     canonical_rows,
     parse_upload,
     parse_upload_files,
@@ -86,6 +87,35 @@ def test_ok_written_as_other_words_in_some_chunks_reads_as_true_and_false_does()
     assert summary(parse_requests_csv("r.csv", as_bytes(mixed), chunk_bytes=2000)) == summary(plain)
     assert plain[0].samples.schema["ok"] == pl.Boolean
     assert plain[0].samples.schema["output_len"] == pl.Int32
+
+
+def load_after_load(rows: list[str]) -> list[str]:
+    """The rows as a tool writes runs at several loads: each load's requests after the last's."""
+    return sorted(rows, key=lambda r: int(r.split(",")[1]))  # stable: file order within a load
+
+
+@pytest.mark.parametrize("chunk_bytes", [10**7, 2000])
+def test_a_file_written_load_after_load_splits_into_what_the_split_by_key_gives(
+    chunk_bytes: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = as_bytes(load_after_load(request_rows(3000)))
+    sliced = parse_requests_csv("r.csv", data, chunk_bytes=chunk_bytes)
+    monkeypatch.setattr(canonical_requests, "MAX_RUNS", 0)  # every chunk split by key instead
+    split = parse_requests_csv("r.csv", data, chunk_bytes=chunk_bytes)
+    assert summary(sliced) == summary(split)
+    assert [g.concurrency for g in sliced] == [1.0, 2.0, 3.0]
+    assert [g.first_row for g in sliced] == [2, 1002, 2002]
+    assert [g.samples.height for g in sliced] == [1000, 1000, 1000]
+
+
+def test_a_load_that_comes_back_later_in_the_file_is_one_group_in_file_order() -> None:
+    rows = load_after_load(request_rows(300))
+    back = rows[:50] + rows[100:] + rows[50:100]  # load 1's rows 50-99 written last
+    [first, second, third] = parse_requests_csv("r.csv", as_bytes(back))
+    assert (first.concurrency, first.first_row, first.samples.height) == (1.0, 2, 100)
+    expected = [float(r.split(",")[2]) if r.split(",")[2] else None for r in rows[:100]]
+    assert first.samples["ttft_ms"].to_list() == expected
+    assert [second.concurrency, third.concurrency] == [2.0, 3.0]
 
 
 @pytest.mark.parametrize("word", ["NA", "N/A", "null", "None"])
