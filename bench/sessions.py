@@ -13,10 +13,12 @@ fresh database, timed at the client (bench.wall_client), as bench/imports.py doe
   read with `read_csv`, then TTFT per turn against the limit, grouped by load and session, the
   whole sessions counted met or missed (the read-off also draws its frontier, operating point,
   intervals and TTFT by turn: the baseline is the least any answer must do, from a file).
-Each figure is the median of five runs (`RUNS`), each into a fresh database, its baselines run
-beside it in fresh subprocesses. Every run checks what it timed: the upload answered 201 with
-the sweep created (not found stored already), the database then holds as many request samples
-of that sweep as the file has rows, and `read_csv` read that many rows too (`stored_check`).
+Each figure is the median of five runs (`RUNS`) at a million requests and of the scale's
+`repeat` (seven) below, where a run takes seconds and one slow or fast run moved the ratio by
+a fifth: each run into a fresh database, its baselines run beside it in fresh subprocesses.
+Every run checks what it timed: the upload answered 201 with the sweep created (not found
+stored already), the database then holds as many request samples of that sweep as the file
+has rows, and `read_csv` read that many rows too (`stored_check`).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from bench.server import Server, running_server
 from bench.wall_client import ACCEPT_JSON, fetch, post_files
 
 RUNS = 5  # a single run on a shared two-core machine moves by a quarter either way
+LARGE = 1_000_000  # requests from which a run takes tens of seconds: RUNS of them
 TURNS = 20
 LOADS = (8, 16, 32, 64)  # concurrency levels; the sessions are shared out among them
 TTFT_LIMIT_MS = 1500.0
@@ -190,9 +193,9 @@ def run(scale: Scale, found: list[Backend]) -> list[Result]:
 
 def _measure(scale: Scale, found: list[Backend], folder: Path) -> list[Result]:
     warm_up = write_sessions(folder / "warm", 4_000, "warm-agents")
-    runs = max(1, min(RUNS, scale.repeat))
     results: list[Result] = []
     for requests in scale.session_requests:
+        runs = max(1, scale.repeat if requests < LARGE else min(RUNS, scale.repeat))
         files = write_sessions(folder / str(requests), requests, f"agents-{requests}")
         rows = file_rows(files[1])
         label = f"{requests:,}-request multi-turn file ({requests // TURNS:,} sessions × {TURNS})"
