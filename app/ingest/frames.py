@@ -21,6 +21,8 @@ def key_runs(
     are one run of the frame, in row order, so that its rows are a slice: no copy. None when
     some key's rows lie apart, there are more than `limit` runs, or a key is null or NaN
     (which a group-by keeps together, wherever they are)."""
+    if frame.is_empty():
+        return []
     columns = [frame.get_column(name) for name in names]
     if any(c.null_count() or not (c.dtype.is_float() or c.dtype.is_integer()) for c in columns):
         return None
