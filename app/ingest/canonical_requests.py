@@ -50,7 +50,7 @@ INT32_MAX = 2**31 - 1
 KEYS = ("sweep", "concurrency", "request_rate")
 LENGTHS = ("output_len", "input_len", CACHED_INPUT)
 TEXT_AS_READ = ("session_id",)  # text columns read as text, not as categories
-MAX_RUNS = 4_096  # more runs of one load than this: the rows are interleaved, split them
+MAX_RUNS = 4_096  # more runs of loads than this in a chunk: they interleave, so split it
 
 
 @dataclass
