@@ -63,7 +63,7 @@ def test_requests_beyond_a_block_start_the_next_block_in_order() -> None:
         (0, pl.DataFrame(big[:10], orient="row", schema=columns)),
         (1, pl.DataFrame(big[10:], orient="row", schema=columns)),
     ]
-    blocks = list(sample_store.blocks(frames, size=7))
+    blocks = [sample_store.block(pieces) for pieces in sample_store.plans(frames, size=7)]
     assert [b.height for b in blocks] == [7, 7, 7, 4]
     assert pl.concat(blocks)["ttft_ms"].to_list() == [float(i) for i in range(25)]
     assert pl.concat(blocks)["position"].to_list() == [0] * 10 + [1] * 15

@@ -112,14 +112,12 @@ class ParsedPoint:
             # Samples read typed (a per-request file's) need no cast: no query for them.
             typed = _as_typed(frame, schema, any_int_width)
             if typed is None:
+                have = frame.schema
                 typed = frame.select(
                     pl.col(c)
-                    if c in frame.columns
-                    and any_int_width
-                    and t.is_integer()
-                    and frame.schema[c].is_integer()
+                    if c in have and _fits(have[c], t, any_int_width)
                     else pl.col(c).cast(t)
-                    if c in frame.columns
+                    if c in have
                     else pl.lit(None, t).alias(c)
                     for c, t in schema.items()
                 )
@@ -133,6 +131,12 @@ class ParsedPoint:
         return pl.DataFrame(rows, schema=SAMPLE_FRAME_SCHEMA, orient="row")
 
 
+def _fits(dtype: pl.DataType, wanted: pl.DataType, any_int_width: bool) -> bool:
+    """A column of `dtype` stands as `wanted` without a cast (any integer for an integer with
+    `any_int_width`)."""
+    return dtype == wanted or (any_int_width and dtype.is_integer() and wanted.is_integer())
+
+
 def _as_typed(
     frame: pl.DataFrame, schema: dict[str, pl.DataType], any_int_width: bool
 ) -> pl.DataFrame | None:
@@ -142,9 +146,7 @@ def _as_typed(
     have = frame.schema
     for name, dtype in have.items():
         wanted = schema.get(name)
-        if wanted is None:
-            return None
-        if dtype != wanted and not (any_int_width and dtype.is_integer() and wanted.is_integer()):
+        if wanted is None or not _fits(dtype, wanted, any_int_width):
             return None
     absent = [pl.lit(None, t).alias(c) for c, t in schema.items() if c not in have]
     typed = frame.with_columns(absent) if absent else frame

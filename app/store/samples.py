@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from concurrent.futures import Executor, ThreadPoolExecutor
 
 import numpy as np
@@ -36,27 +36,6 @@ BLOCK_SCHEMA: dict[str, pl.DataType] = {
 # What the store reads back: the samples, and the optional columns (null where not given).
 STORED_SCHEMA: dict[str, pl.DataType] = {**SAMPLE_SCHEMA, **OPTIONAL_SAMPLE_SCHEMA}
 CACHE_ROWS = 8_000_000  # ~300 MB of decoded samples per process at most
-
-
-def encode(frame: pl.DataFrame) -> bytes:
-    return _parquet(_typed(frame))
-
-
-def _typed(frame: pl.DataFrame) -> pl.DataFrame:
-    """The frame in BLOCK_SCHEMA: its columns cast, the ones it lacks as nulls (one query)."""
-    return frame.select(
-        pl.col(c).cast(t) if c in frame.columns else pl.lit(None, t).alias(c)
-        for c, t in BLOCK_SCHEMA.items()
-    )
-
-
-def _parquet(typed: pl.DataFrame) -> bytes:
-    # LZ4: encodes in 0.6x zstd's time for 1.3x its size (request timings compress poorly
-    # either way). Blocks written as zstd before read the same: Parquet names its codec per
-    # column chunk.
-    buffer = io.BytesIO()
-    typed.write_parquet(buffer, compression="lz4", statistics=False)
-    return buffer.getvalue()
 
 
 def decode(data: bytes) -> pl.DataFrame:
@@ -119,12 +98,14 @@ def _piece(
     return pl.DataFrame(made)
 
 
-def blocks(
-    frames: Iterable[tuple[int, pl.DataFrame]], size: int = BLOCK_ROWS
-) -> Iterator[pl.DataFrame]:
-    """Frames of (position, samples) cut into blocks of at most `size` rows, in order."""
-    for pieces in plans(frames, size):
-        yield block(pieces)
+def encode(pieces: list[Piece]) -> bytes:
+    """A block's bytes: its pieces' rows (`block`) as Parquet."""
+    # LZ4: encodes in 0.6x zstd's time for 1.3x its size (request timings compress poorly
+    # either way). Blocks written as zstd before read the same: Parquet names its codec per
+    # column chunk.
+    buffer = io.BytesIO()
+    block(pieces).write_parquet(buffer, compression="lz4", statistics=False)
+    return buffer.getvalue()
 
 
 class Encoding:
@@ -234,7 +215,7 @@ def _encoded(pieces: list[Piece]) -> tuple[int, dict[str, object]]:
         counts[position] = counts.get(position, 0) + rows
     rows = sum(counts.values())
     header = {"rows": rows, "counts": {str(p): n for p, n in sorted(counts.items())}}
-    return rows, {**header, "data": _parquet(block(pieces))}
+    return rows, {**header, "data": encode(pieces)}
 
 
 def counts_by_point(session: Session, point_ids: list[int]) -> dict[int, int]:

@@ -34,6 +34,6 @@ def warm() -> tuple[int, int]:
         sweep.content_hash()
         points = enumerate(sweep.points)
         frames = [(i, p.samples_frame(any_int_width=True)) for i, p in points if p.sample_count]
-        for block in sample_store.blocks(frames):
-            encoded += len(sample_store.encode(block))
+        for pieces in sample_store.plans(frames):  # as an upload's blocks are encoded
+            encoded += len(sample_store.encode(pieces))
     return len(sweeps), encoded
