@@ -69,6 +69,22 @@ def test_requests_beyond_a_block_start_the_next_block_in_order() -> None:
     assert pl.concat(blocks)["position"].to_list() == [0] * 10 + [1] * 15
 
 
+def test_a_block_of_more_rows_than_a_row_group_is_written_in_several_and_reads_back_whole() -> None:
+    rows = 2 * sample_store.ROW_GROUP_ROWS + 1_000  # three row groups, the last one short
+    columns = list(sample_store.SAMPLE_FRAME_SCHEMA)[:5]
+    values = [(float(i), float(i) + 0.5, i % 900, 512, i % 7 != 0) for i in range(rows)]
+    first = rows // 3  # the points' pieces end inside row groups, not at their edges
+    frames = [
+        (0, pl.DataFrame(values[:first], orient="row", schema=columns)),
+        (1, pl.DataFrame(values[first:], orient="row", schema=columns)),
+    ]
+    [pieces] = sample_store.plans(frames)
+    decoded = sample_store.decode(sample_store.encode(pieces))
+    assert decoded.n_chunks() == 3  # polars reads each row group as a chunk of its own
+    assert decoded.select(sample_store.block(pieces).columns).equals(sample_store.block(pieces))
+    assert decoded["position"].to_list() == [0] * first + [1] * (rows - first)
+
+
 def test_a_sweep_written_in_many_blocks_stores_them_in_order_and_reads_back_whole(
     session: Session,
 ) -> None:
