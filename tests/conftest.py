@@ -1,11 +1,12 @@
 """Shared fixtures: a migrated database per test (SQLite always, Postgres when configured).
 
 Each test gets a database as a fresh one would be, empty or seeded (it names `seeded`), but the
-tests of a worker share it: SQLite has one file of each kind per worker, copied back from its
-template (migrated, and seeded, once per session) only when a test changed it (SharedSqlite);
-Postgres has one database per worker (`test_gw0`, ... beside the configured one, created on
-demand), emptied and seeded again only when a test changed it (reset_postgres). Most tests only
-read, so most pay nothing, and the app's per-process caches stay warm between them.
+tests of a worker share it (tests/databases.py): SQLite has one file of each kind per worker,
+copied back from its template (migrated, and seeded, once per session) only when a test changed
+it (SharedSqlite); Postgres has one database per worker (`test_gw0`, ... beside the configured
+one, created on demand), emptied and seeded again only when a test changed it (reset_postgres).
+Most tests only read, so most pay nothing, and the app's per-process caches stay warm between
+them.
 
 Why not a transaction rolled back after each test: the app under test opens its own
 connections (a pool per app, request threads, servers and CLIs in other processes), which see
@@ -18,7 +19,6 @@ from __future__ import annotations
 import inspect
 import os
 import shutil
-import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -33,12 +33,17 @@ from app.cli import main
 from app.main import attach_database, create_app
 from app.services.seed import SEED_DIR, seed
 from app.settings import PROJECT_ROOT, Settings, get_settings
-from app.store.db import SQLITE_BUSY_TIMEOUT_S, make_engine, make_sessionmaker
+from app.store.db import make_engine, make_sessionmaker
 from app.store.migrate import upgrade_to_head
-from app.store.models import Base, Hardware
-from app.store.points import _cache as points_cache
-from app.store.samples import cache as samples_cache
-from app.web import page_cache
+from app.store.models import Hardware
+from tests.databases import (
+    SEEDED_COPY,
+    SharedSqlite,
+    copied_tables,
+    empty_postgres,
+    reset_postgres,
+    sequences,
+)
 
 # Prometheus for the live-pull test, started when the session begins if it runs that test.
 pytest_plugins = ["tests.prometheus_server"]
@@ -58,7 +63,6 @@ def _worker_url(base: str | None) -> str | None:
 
 
 PG_URL = _worker_url(PG_BASE_URL)
-KEPT_TABLES = {"catalog_version", "sweep_version"}  # emptying these would lose the tokens
 BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 
 
@@ -130,9 +134,6 @@ def postgres_migrated() -> str:
     return PG_URL
 
 
-SEEDED_COPY = "seeded_copy"  # the Postgres schema that keeps the seeded tables' rows
-
-
 @pytest.fixture(scope="session")
 def postgres_seeded(postgres_migrated: str) -> list[str]:
     """seed_data/ loaded once and its rows kept in a schema of their own; the statements that
@@ -147,20 +148,16 @@ def postgres_seeded(postgres_migrated: str) -> list[str]:
     with engine.begin() as conn:
         conn.execute(text(f"DROP SCHEMA IF EXISTS {SEEDED_COPY} CASCADE"))
         conn.execute(text(f"CREATE SCHEMA {SEEDED_COPY}"))
-        for table in _copied_tables():
+        for table in copied_tables():
             conn.execute(text(f"CREATE TABLE {SEEDED_COPY}.{table} AS SELECT * FROM {table}"))
             restore.append(f"INSERT INTO {table} SELECT * FROM {SEEDED_COPY}.{table}")
-        for table, column, sequence in _sequences(url, conn):
+        for table, column, sequence in sequences(url, conn):
             restore.append(
                 f"SELECT setval('{sequence}', "
                 f"(SELECT COALESCE(MAX({column}), 0) + 1 FROM {table}), false)"
             )
     engine.dispose()
     return restore
-
-
-def _copied_tables() -> list[str]:
-    return [t.name for t in Base.metadata.sorted_tables if t.name not in KEPT_TABLES]
 
 
 # The Postgres twin: a test runs on Postgres as well as on SQLite when it touches SQL, bounds,
@@ -235,61 +232,6 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     metafunc.parametrize("database_url", backends, indirect=True)
 
 
-def forget_stored_sweeps() -> None:
-    """Drop what this process keeps of stored sweeps (their points, request samples and pages),
-    as a server started on the restored database would have nothing kept: after a reset, ids and
-    content hashes repeat (a sweep's hash leaves out its points' extras, such as a cached-input
-    share), so a kept entry could answer for another sweep stored under the same id."""
-    points_cache.clear()
-    samples_cache.clear()
-    page_cache.clear_all()
-
-
-class SharedSqlite:
-    """One SQLite file of a kind (empty or seeded) that a worker's tests share, as a fresh copy
-    of its template would be: copied back (SQLite's backup API, in place) only when a test
-    changed it. Most tests only read, and a shared file keeps one address, under which the
-    app's per-process caches (a sweep's points and derived figures, the catalog, each keyed by
-    the database's address and the rows' content hash or version token) stay warm from one
-    test to the next, as they would in a server. A change is seen on the database itself, as on
-    Postgres: a watching connection's `PRAGMA data_version` moves when any other connection, in
-    any process, commits; a file deleted or replaced has another inode."""
-
-    def __init__(self, template: Path, path: Path) -> None:
-        self.template, self.path = template, path
-        self.url = f"sqlite:///{path}"
-        self._watcher: sqlite3.Connection | None = None
-        self._seen: tuple[int, int] | None = None
-
-    def _state(self) -> tuple[int, int] | None:
-        if self._watcher is None or not self.path.exists():
-            return None
-        version = self._watcher.execute("PRAGMA data_version").fetchone()[0]
-        return self.path.stat().st_ino, int(version)
-
-    def ready(self) -> str:
-        """The file as its template is, restored first if anything changed it."""
-        if self._seen is None or self._state() != self._seen:
-            self._restore()
-        return self.url
-
-    def _restore(self) -> None:
-        forget_stored_sweeps()
-        if self._watcher is not None:
-            self._watcher.close()
-        if not self.path.exists():
-            for leftover in (Path(f"{self.path}-wal"), Path(f"{self.path}-shm")):
-                leftover.unlink(missing_ok=True)
-        source = sqlite3.connect(self.template)
-        target = sqlite3.connect(self.path, timeout=SQLITE_BUSY_TIMEOUT_S)
-        source.backup(target)
-        source.close()
-        target.close()
-        self._watcher = sqlite3.connect(self.path, check_same_thread=False)
-        self._seen = None
-        self._seen = self._state()
-
-
 @pytest.fixture(scope="session")
 def sqlite_shared(
     sqlite_template: Path, sqlite_seeded_template: Path, tmp_path_factory: pytest.TempPathFactory
@@ -319,76 +261,6 @@ def database_url(request: pytest.FixtureRequest) -> Iterator[str]:
 @pytest.fixture
 def seeded(database_url: str) -> None:
     """seed_data/ loaded (catalogs and demo sweeps): `database_url` copies it from a template."""
-
-
-def empty_postgres(url: str, then: list[str] | None = None) -> None:
-    """Every table emptied but the version rows (emptying the tables they follow renews their
-    tokens; without the rows nothing could be kept under them), ids restarted at 1, then `then`
-    run. DELETE, not TRUNCATE: on these few small tables it is ~6× faster (TRUNCATE makes new
-    files for every table and index on each call)."""
-    engine = make_engine(url)
-    with engine.begin() as conn:
-        conn.exec_driver_sql("; ".join(_emptying(url, conn) + (then or [])))
-    engine.dispose()
-    _LEFT.pop(url, None)
-
-
-# What reset_postgres last left in each database: (kind, fingerprint). A test that changed
-# nothing (most only read) leaves the next one nothing to reset.
-_LEFT: dict[str, tuple[str, list[Any]]] = {}
-_RESETTERS: dict[str, Engine] = {}
-
-
-def reset_postgres(url: str, kind: str, then: list[str]) -> None:
-    """The tables emptied (and `then` run: the seeded rows copied back) unless they are as the
-    last reset of this `kind` left them. Checked on the database itself, so a write from any
-    process counts (a server or CLI the test started, a fixture's own engine): each table's
-    row count and newest row version (xmin: an insert or update makes a newer one) and every
-    sequence's position. One connection kept per database, one round trip each way."""
-    engine = _RESETTERS.get(url)
-    if engine is None:
-        engine = _RESETTERS[url] = create_engine(url, pool_size=1)
-    with engine.begin() as conn:
-        left = _LEFT.get(url)
-        if left is not None and left[0] == kind and _fingerprint(url, conn) == left[1]:
-            return
-        forget_stored_sweeps()
-        conn.exec_driver_sql("; ".join(_emptying(url, conn) + then))
-        _LEFT[url] = (kind, _fingerprint(url, conn))
-
-
-def _fingerprint(url: str, conn: Any) -> list[Any]:
-    parts = [
-        f"SELECT '{t}', count(*), coalesce(max(xmin::text::bigint), 0) FROM {t}"
-        for t in _copied_tables()
-    ] + [f"SELECT '{s}', last_value, is_called::int FROM {s}" for _, _, s in _sequences(url, conn)]
-    return [tuple(row) for row in conn.exec_driver_sql(" UNION ALL ".join(parts))]
-
-
-def _emptying(url: str, conn: Any) -> list[str]:
-    """empty_postgres's statements, children before the rows they refer to."""
-    return [f"DELETE FROM {t}" for t in reversed(_copied_tables())] + [
-        f"SELECT setval('{s}', 1, false)" for _, _, s in _sequences(url, conn)
-    ]
-
-
-_SEQUENCES: dict[str, list[tuple[str, str, str]]] = {}
-
-
-def _sequences(url: str, conn: Any) -> list[tuple[str, str, str]]:
-    """(table, column, sequence) behind the emptied tables' primary keys, looked up once per
-    database: their names follow from the tables', which never change within a session."""
-    if url not in _SEQUENCES:
-        found = []
-        for table in _copied_tables():
-            for column in Base.metadata.tables[table].primary_key.columns:
-                sequence = conn.execute(
-                    text("SELECT pg_get_serial_sequence(:t, :c)"), {"t": table, "c": column.name}
-                ).scalar()
-                if sequence:
-                    found.append((table, column.name, sequence))
-        _SEQUENCES[url] = found
-    return _SEQUENCES[url]
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from app.settings import PROJECT_ROOT
-from tests.conftest import empty_postgres
+from tests.databases import empty_postgres
 from tests.helpers import free_port
 
 PG_URL = os.environ.get("PARETOSCOPE_TEST_DATABASE_URL")
