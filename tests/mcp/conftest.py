@@ -6,6 +6,7 @@ import threading
 import time
 from collections.abc import Iterator
 
+import httpx
 import pytest
 import uvicorn
 
@@ -33,3 +34,11 @@ def mcp_url(database_url: str) -> Iterator[str]:
     yield f"http://127.0.0.1:{server.config.port}"
     server.should_exit = True
     thread.join(10)
+
+
+@pytest.fixture
+def http(mcp_url: str) -> Iterator[httpx.Client]:
+    """A client of that server's JSON API, closed after the test: its pooled connection left
+    to the garbage collector was the suite's unclosed-socket ResourceWarning."""
+    with httpx.Client(base_url=mcp_url, timeout=60) as client:
+        yield client

@@ -17,9 +17,8 @@ LIMITS = {"ttft_ms": 500, "tpot_ms": 40, "usd_per_gpu_hour": 2.5}
 
 
 def test_compare_of_two_seeded_sweeps_fits_in_8000_characters_and_figures_come_only_when_asked(
-    seeded: None, mcp_url: str
+    seeded: None, mcp_url: str, http: httpx.Client
 ) -> None:
-    http = httpx.Client(base_url=mcp_url, timeout=60)
     ids = sorted(
         s["id"] for s in http.get("/api/sweeps", params={"per_page": 500}).json()["sweeps"]
     )
@@ -88,9 +87,8 @@ def test_compare_of_two_seeded_sweeps_fits_in_8000_characters_and_figures_come_o
 
 
 def test_explain_metric_answers_every_metrics_term_by_id_and_plain_name_goodput_first(
-    mcp_url: str,
+    mcp_url: str, http: httpx.Client
 ) -> None:
-    http = httpx.Client(base_url=mcp_url, timeout=60)
     page = soup(http.get("/metrics").text)
     terms = [(s["id"], s.h2.text) for s in page.select("section.definition")]
     assert terms[0] == ("goodput", "Goodput at an SLO")

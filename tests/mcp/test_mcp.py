@@ -61,9 +61,8 @@ def sweeps_behind(session: Session, *ids: int) -> list[dict[str, Any]]:
 
 @pytest.mark.postgres_twin  # on both databases, as docs/testing.md says
 def test_every_tool_over_http_answers_as_the_api_with_provenance_and_writes_nothing(
-    mcp_url: str, session: Session, catalog: None
+    mcp_url: str, session: Session, catalog: None, http: httpx.Client
 ) -> None:
-    http = httpx.Client(base_url=mcp_url, timeout=60)
     base, slower = upload_main_and_slower(http)
     rental = {"name": "rent", "kind": "rental", "hardware": "RTX4090", "usd_per_gpu_hour": 0.7}
     created = http.post("/api/pricing", json=rental)
@@ -140,9 +139,8 @@ def test_every_tool_over_http_answers_as_the_api_with_provenance_and_writes_noth
 
 
 def test_hostile_arguments_over_http_get_the_api_error_text_and_the_server_goes_on(
-    mcp_url: str,
+    mcp_url: str, http: httpx.Client
 ) -> None:
-    http = httpx.Client(base_url=mcp_url, timeout=60)
     deep: Any = 1.0
     for _ in range(150):
         deep = [deep]

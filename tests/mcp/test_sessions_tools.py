@@ -31,9 +31,8 @@ def stored_over_mcp(http: httpx.Client) -> dict[str, int]:
 
 
 def test_readoff_and_compare_tools_carry_sessions_turns_and_the_e2e_axis(
-    seeded: None, mcp_url: str
+    seeded: None, mcp_url: str, http: httpx.Client
 ) -> None:
-    http = httpx.Client(base_url=mcp_url, timeout=60)
     ids = stored_over_mcp(http)
     slo = {"ttft_ms": 500, "attainment": 0.8, "interactivity": "e2e"}
     readoff_args = {"sweep": [ids["agents"], ids["plain"]], **slo}
