@@ -29,7 +29,7 @@ def key_runs(
     arrays = [c.to_numpy() for c in columns]  # no copy: numbers without nulls
     if any(a.dtype.kind == "f" and np.isnan(a).any() for a in arrays):
         return None
-    changed = np.zeros(max(frame.height - 1, 0), dtype=bool)
+    changed = np.zeros(frame.height - 1, dtype=bool)  # one fewer pair than rows
     for values in arrays:
         changed |= values[1:] != values[:-1]
     starts = np.concatenate(([0], np.flatnonzero(changed) + 1))
