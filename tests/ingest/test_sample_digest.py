@@ -129,6 +129,36 @@ def test_a_frame_digested_a_slice_at_a_time_hashes_the_bytes_made_at_once(
     assert sample_digest._values_digest(frame) == whole == values_sha256(frame)
 
 
+def test_a_frame_in_several_chunks_hashes_the_bytes_of_the_same_frame_in_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A per-request file is read in pieces, so a point's samples come in chunks: of 13 and 29
+    # rows here (not whole bytes of validity bits), with nulls, -0.0 and NaN on either side.
+    rows = 1_000
+    frame = pl.DataFrame(
+        {
+            "ttft_ms": [
+                None if i % 7 == 0 else (-0.0 if i % 11 == 0 else i / 3) for i in range(rows)
+            ],
+            "e2el_ms": [float("nan") if i % 13 == 0 else float(i) for i in range(rows)],
+            "output_len": pl.Series(
+                [None if i % 5 == 0 else i for i in range(rows)], dtype=pl.Int32
+            ),
+            "ok": [None if i % 17 == 0 else i % 3 > 0 for i in range(rows)],
+            "session_id": [None if i % 19 == 0 else "é" * (i % 4) for i in range(rows)],
+        }
+    )
+    cuts = [0, *range(13, rows, 42), *range(42, rows, 42), rows]
+    bounds = sorted(set(cuts))
+    pieces = [frame.slice(a, b - a) for a, b in zip(bounds, bounds[1:], strict=False)]
+    chunked = pl.concat(pieces, rechunk=False)
+    assert chunked.n_chunks() == len(pieces) > 40
+    whole = sample_digest._values_digest(frame)
+    assert sample_digest._values_digest(chunked) == whole == values_sha256(frame)
+    monkeypatch.setattr(sample_digest, "SLICE_ROWS", 64)  # slices across the chunks' edges
+    assert sample_digest._values_digest(chunked) == sample_digest._values_digest(frame)
+
+
 def test_a_point_whose_samples_changed_after_the_start_is_digested_again() -> None:
     first, second, _ = _points(900, 3)
     first.start_digest()
