@@ -20,6 +20,7 @@ from app.ingest import (
     canonical,
     canonical_requests,
     canonical_rows,
+    frames,
     parse_upload,
     parse_upload_files,
     parsed,
@@ -106,6 +107,59 @@ def test_a_file_written_load_after_load_splits_into_what_the_split_by_key_gives(
     assert [g.concurrency for g in sliced] == [1.0, 2.0, 3.0]
     assert [g.first_row for g in sliced] == [2, 1002, 2002]
     assert [g.samples.height for g in sliced] == [1000, 1000, 1000]
+
+
+@pytest.mark.parametrize("chunk_bytes", [10**7, 2000])
+def test_interleaved_loads_split_by_a_filter_each_give_what_one_partition_gives(
+    chunk_bytes: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Loads written a request at a time, as a run at several loads is logged: no load is one
+    # run, so each is filtered out of the chunk (at most FILTER_GROUPS loads in a chunk).
+    data = as_bytes(request_rows(3000, points=5))
+    filtered = parse_requests_csv("r.csv", data, chunk_bytes=chunk_bytes)
+    monkeypatch.setattr(canonical_requests, "FILTER_GROUPS", 0)  # one partition instead
+    partitioned = parse_requests_csv("r.csv", data, chunk_bytes=chunk_bytes)
+    assert summary(filtered) == summary(partitioned)
+    assert [g.concurrency for g in filtered] == [1.0, 2.0, 3.0, 4.0, 5.0]
+    assert [g.first_row for g in filtered] == [2, 3, 4, 5, 6]
+    assert [g.samples.height for g in filtered] == [600] * 5
+
+
+def test_null_and_nan_loads_are_filtered_into_one_group_each_as_the_partition_groups_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    header = "sweep,concurrency,request_rate,ttft_ms,e2el_ms,output_len,ok"
+    rates = ["2.5", "", "NaN", "inf"]
+    rows = [f"s,{4 + i % 2},{rates[i % 4]},{i}.5,{i + 90}.5,{i + 1},true" for i in range(40)]
+    chunk = pl.read_csv(as_bytes(rows, header), schema_overrides={"request_rate": pl.Float64})
+    found = frames.key_groups(chunk, ["concurrency", "request_rate"], ["ttft_ms"], 8)
+    assert found is not None  # each of the four a filter of its own: none left over
+    assert [part.height for _, part in found] == [10, 10, 10, 10]
+    filtered = parse_requests_csv("r.csv", as_bytes(rows, header))
+    monkeypatch.setattr(canonical_requests, "FILTER_GROUPS", 0)
+    partitioned = parse_requests_csv("r.csv", as_bytes(rows, header))
+    assert repr(summary(filtered)) == repr(summary(partitioned))  # NaN is not equal to itself
+    assert [g.samples.height for g in filtered] == [10, 10, 10, 10]
+    assert [g.first_row for g in filtered] == [2, 3, 4, 5]
+
+
+def test_more_loads_in_a_chunk_than_filters_are_worth_are_split_by_one_partition(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    data = as_bytes(request_rows(900, points=9))
+    calls: list[int] = []
+    real = frames.key_groups
+
+    def counted(*args: Any) -> Any:
+        found = real(*args)
+        calls.append(0 if found is None else len(found))
+        return found
+
+    monkeypatch.setattr(canonical_requests, "key_groups", counted)
+    groups = parse_requests_csv("r.csv", data)
+    assert calls == [0]  # 9 loads: more than FILTER_GROUPS, left to the partition
+    assert [g.concurrency for g in groups] == [float(c) for c in range(1, 10)]
+    assert [g.samples.height for g in groups] == [100] * 9
 
 
 def test_a_load_that_comes_back_later_in_the_file_is_one_group_in_file_order() -> None:
