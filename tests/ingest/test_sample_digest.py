@@ -107,11 +107,9 @@ def test_values_digest_reads_nulls_negative_zero_nan_and_text_boundaries_as_defi
     assert frame_digest(moved) != digest
 
 
-def test_a_frame_digested_a_slice_at_a_time_hashes_the_bytes_made_at_once(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    rows = 1_000  # 16-row slices: the last one partial, validity bits packed slice by slice
-    frame = pl.DataFrame(
+def awkward_frame(rows: int) -> pl.DataFrame:
+    """Samples with a null, -0.0, NaN, a multi-byte character and empty text every few rows."""
+    return pl.DataFrame(
         {
             "ttft_ms": [
                 None if i % 7 == 0 else (-0.0 if i % 11 == 0 else i / 3) for i in range(rows)
@@ -124,6 +122,12 @@ def test_a_frame_digested_a_slice_at_a_time_hashes_the_bytes_made_at_once(
             "session_id": [None if i % 19 == 0 else "é" * (i % 4) for i in range(rows)],
         }
     )
+
+
+def test_a_frame_digested_a_slice_at_a_time_hashes_the_bytes_made_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    frame = awkward_frame(1_000)  # 16-row slices: the last one partial, validity packed by slice
     whole = sample_digest._values_digest(frame)
     monkeypatch.setattr(sample_digest, "SLICE_ROWS", 16)
     assert sample_digest._values_digest(frame) == whole == values_sha256(frame)
@@ -135,19 +139,7 @@ def test_a_frame_in_several_chunks_hashes_the_bytes_of_the_same_frame_in_one(
     # A per-request file is read in pieces, so a point's samples come in chunks: of 13 and 29
     # rows here (not whole bytes of validity bits), with nulls, -0.0 and NaN on either side.
     rows = 1_000
-    frame = pl.DataFrame(
-        {
-            "ttft_ms": [
-                None if i % 7 == 0 else (-0.0 if i % 11 == 0 else i / 3) for i in range(rows)
-            ],
-            "e2el_ms": [float("nan") if i % 13 == 0 else float(i) for i in range(rows)],
-            "output_len": pl.Series(
-                [None if i % 5 == 0 else i for i in range(rows)], dtype=pl.Int32
-            ),
-            "ok": [None if i % 17 == 0 else i % 3 > 0 for i in range(rows)],
-            "session_id": [None if i % 19 == 0 else "é" * (i % 4) for i in range(rows)],
-        }
-    )
+    frame = awkward_frame(rows)
     cuts = [0, *range(13, rows, 42), *range(42, rows, 42), rows]
     bounds = sorted(set(cuts))
     pieces = [frame.slice(a, b - a) for a, b in zip(bounds, bounds[1:], strict=False)]
