@@ -13,6 +13,10 @@ fresh database, timed at the client (bench.wall_client), as bench/imports.py doe
   read with `read_csv`, then TTFT per turn against the limit, grouped by load and session, the
   whole sessions counted met or missed (the read-off also draws its frontier, operating point,
   intervals and TTFT by turn: the baseline is the least any answer must do, from a file).
+Beside the upload, to read it by (judged by nothing): a file of the same kind with a few
+requests (`FLOOR_REQUESTS`), uploaded to the same server right after: what any upload costs,
+whatever its size (HTTP, the points file, the transaction's queries), a large share of the
+upload at the smaller size.
 Each figure is the median of five runs (`RUNS`) at a million requests and of the scale's
 `repeat` (seven) below, where a run takes seconds and one slow or fast run moved the ratio by
 a fifth: each run into a fresh database, its baselines run beside it in fresh subprocesses.
@@ -43,6 +47,7 @@ TURNS = 20
 LOADS = (8, 16, 32, 64)  # concurrency levels; the sessions are shared out among them
 TTFT_LIMIT_MS = 1500.0
 START_S = 180  # a server's start on a busy shared machine (60 s was missed once)
+FLOOR_REQUESTS = 80  # four sessions of 20 turns: 76 rows (each load's first turn 0 cut)
 
 # The session attainment of the read-off, in plain polars from the file (warm: a small file
 # read and grouped first). Whole sessions: turns 0..k without a gap; met: every turn ok and
@@ -161,6 +166,7 @@ def _http_run(
     url: str,
     files: tuple[Path, Path],
     warm_up: tuple[Path, Path],
+    floor: tuple[Path, Path],
     samples: dict[str, list[float]],
     rows: int,
 ) -> None:
@@ -171,6 +177,8 @@ def _http_run(
         _upload(server, *warm_up)
         seconds, sweep_id = stored_check(server, url, files, rows)
         note("upload", seconds)
+        # After the timed upload, so that it stays the server's first large one.
+        note("floor", stored_check(server, url, floor, file_rows(floor[1]))[0])
     params = {"sweep": sweep_id, "ttft_ms": TTFT_LIMIT_MS, "ttft_percentile": "p90"}
     with running_server(url, workers=1, env=env, keep_log=False, timeout_s=START_S) as server:
         cold = fetch(server.url, "/api/readoff", params, accept=ACCEPT_JSON)
@@ -193,6 +201,11 @@ def run(scale: Scale, found: list[Backend]) -> list[Result]:
 
 def _measure(scale: Scale, found: list[Backend], folder: Path) -> list[Result]:
     warm_up = write_sessions(folder / "warm", 4_000, "warm-agents")
+    floor = write_sessions(folder / "floor", FLOOR_REQUESTS, "floor-agents")
+    floor_label = (
+        f"  a {file_rows(floor[1])}-request file of the same kind, uploaded right after: any"
+        " upload's floor"
+    )
     results: list[Result] = []
     for requests in scale.session_requests:
         runs = max(1, scale.repeat if requests < LARGE else min(RUNS, scale.repeat))
@@ -203,6 +216,7 @@ def _measure(scale: Scale, found: list[Backend], folder: Path) -> list[Result]:
             if backend.url is None:
                 results += [
                     unknown(f"{label} through POST /api/sweeps", backend, "s", "read_csv", 5.0),
+                    unknown(floor_label, backend, "s", "read_csv", 0.0),
                     unknown("  its session read-off, cold", backend, "s", "group-by", 3.0),
                 ]
                 continue
@@ -214,13 +228,16 @@ def _measure(scale: Scale, found: list[Backend], folder: Path) -> list[Result]:
                     raise AssertionError(f"read_csv read {read['rows']} rows of {rows}")
                 note("read_csv", read["s"])
                 note("group_by", _run(GROUP_BY, str(files[1]), str(warm_up[1]))["s"])
-                _http_run(fresh_database(backend, "sessions"), files, warm_up, samples, rows)
+                database = fresh_database(backend, "sessions")
+                _http_run(database, files, warm_up, floor, samples, rows)
                 print(f"[sessions {requests:,} {backend.name}: {samples}]", file=sys.stderr)
             med = {k: statistics.median(v) for k, v in samples.items()}
             group_by = "polars read_csv + session attainment group-by"
             results += [
                 Result(f"{label} through POST /api/sweeps", backend.name, med["upload"], "s",
                        "polars.read_csv of the file", med["read_csv"], 5.0),
+                Result(floor_label, backend.name, med["floor"], "s", "polars.read_csv of the file",
+                       med["read_csv"], 0.0, judged="none"),
                 Result("  its session read-off, the server's first request (cold)", backend.name,
                        med["cold"], "s", group_by, med["group_by"], 3.0),
                 Result("  the same read-off with a new SLO right after (warm)", backend.name,
