@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from app.ingest.parsed import ParsedPoint, ParsedSweep
 from app.store import samples as sample_store
+from app.store import sweep_save
 from app.store import sweeps as q
 from app.store.db import make_sessionmaker
 from app.store.migrate import alembic_config, upgrade_to_head
@@ -40,7 +41,7 @@ def test_samples_read_back_in_point_and_request_order_with_their_point_ids(
 ) -> None:
     first = [(10.0, 100.0, 5, 7, True), (None, None, None, 7, False)]
     third = [(30.5, 300.25, 9, 7, True)]
-    saved = q.save_parsed(session, [_sweep("a", [first, [], third])])
+    saved = sweep_save.save_parsed(session, [_sweep("a", [first, [], third])])
     session.commit()
     ids = [p.id for p in q.get_sweep(session, saved[0].sweep.id).points]
     frame = sample_store.samples_frame(session, ids)
@@ -90,7 +91,7 @@ def test_a_sweep_written_in_many_blocks_stores_them_in_order_and_reads_back_whol
     session: Session,
 ) -> None:
     samples = [(float(i), float(i) + 1.0, i, 3, i % 5 != 0) for i in range(25)]
-    saved = q.save_parsed(session, [_sweep("blocks", [[], []])])
+    saved = sweep_save.save_parsed(session, [_sweep("blocks", [[], []])])
     sweep = saved[0].sweep
     ids = [p.id for p in sweep.points]
     columns = list(sample_store.SAMPLE_FRAME_SCHEMA)[:5]  # no session or turn: single-turn rows
@@ -117,7 +118,7 @@ def test_a_sweep_written_in_many_blocks_stores_them_in_order_and_reads_back_whol
 
 def test_a_block_holds_compressed_parquet_and_counts_by_position(session: Session) -> None:
     samples = [(float(i % 50), 1000.0 + i % 70, i % 100 + 1, 512, True) for i in range(20_000)]
-    saved = q.save_parsed(session, [_sweep("c", [samples, samples[:5]])])
+    saved = sweep_save.save_parsed(session, [_sweep("c", [samples, samples[:5]])])
     session.commit()
     block = session.scalars(select(SampleBlock)).one()
     assert (block.sweep_id, block.seq, block.rows) == (saved[0].sweep.id, 0, 20_005)
@@ -129,7 +130,7 @@ def test_a_block_holds_compressed_parquet_and_counts_by_position(session: Sessio
 
 def test_a_block_written_as_zstd_before_reads_back_as_the_same_samples(session: Session) -> None:
     samples = [(10.5 + i, 900.25 + i, i + 1, 512, i % 3 != 0) for i in range(1_000)]
-    saved = q.save_parsed(session, [_sweep("z", [samples])])
+    saved = sweep_save.save_parsed(session, [_sweep("z", [samples])])
     session.commit()
     ids = [p.id for p in q.get_sweep(session, saved[0].sweep.id).points]
     block = session.scalars(select(SampleBlock)).one()
@@ -151,7 +152,7 @@ def test_a_block_written_before_cached_input_tokens_reads_them_as_unknown(
     session: Session,
 ) -> None:
     samples = [(10.5 + i, 900.25 + i, i + 1, 512, True) for i in range(10)]
-    saved = q.save_parsed(session, [_sweep("old", [samples])])
+    saved = sweep_save.save_parsed(session, [_sweep("old", [samples])])
     session.commit()
     ids = [p.id for p in q.get_sweep(session, saved[0].sweep.id).points]
     block = session.scalars(select(SampleBlock)).one()
@@ -169,7 +170,7 @@ def test_a_block_written_before_cached_input_tokens_reads_them_as_unknown(
 
 
 def test_deleting_a_sweep_deletes_its_sample_blocks(session: Session) -> None:
-    saved = q.save_parsed(session, [_sweep("d", [[(1.0, 2.0, 2, 3, True)]])])
+    saved = sweep_save.save_parsed(session, [_sweep("d", [[(1.0, 2.0, 2, 3, True)]])])
     session.commit()
     q.delete_sweep(session, saved[0].sweep.id)
     session.commit()

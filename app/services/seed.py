@@ -21,7 +21,7 @@ from app.store.models import (
     Sweep,
     VendorClaim,
 )
-from app.store.sweeps import save_parsed
+from app.store.sweep_save import save_parsed
 
 SEED_DIR = bundled("seed_data")
 CATALOGS: tuple[tuple[str, type[Base]], ...] = (

@@ -22,10 +22,10 @@ from app.schemas.answers.typed.uploads import (
 from app.services.upload.already_stored import StoredAs
 from app.services.upload.save import SPLIT_FIELDS, Preview
 from app.services.upload.staging import Staged
-from app.store import sweeps as q
+from app.store import sweep_save
 
 
-def saved_json(saved: list[q.SavedSweep]) -> list[SavedSweepDict]:
+def saved_json(saved: list[sweep_save.SavedSweep]) -> list[SavedSweepDict]:
     return [
         {"id": s.id, "name": s.name, "points": s.points, "created": s.created, "updated": s.updated}
         for s in saved

@@ -28,7 +28,7 @@ from app.ingest import (
 from app.ingest.canonical_requests import RequestGroup, parse_requests_csv
 from app.ingest.sample_digest import CSV, point_digests
 from app.services.upload import save as uploads
-from app.store import sweeps as q
+from app.store import sweep_save
 from app.store.models import SampleBlock, Sweep
 from tests.ingest.hash_reference import reference_hash
 
@@ -426,7 +426,7 @@ def test_points_store_the_columns_they_give_and_leave_the_others_empty(
     session: Session,
 ) -> None:
     sweeps = canonical.parse_sweeps_csv("p.csv", POINTS, {})
-    [a, b] = q.save_parsed(session, sweeps)
+    [a, b] = sweep_save.save_parsed(session, sweeps)
     session.commit()
     stored = session.get_one(Sweep, a.sweep.id).points
     assert [p.concurrency for p in stored] == [1.0, 2.0, 4.0]

@@ -29,6 +29,7 @@ from app.services.exports import sweeps_csv
 from app.services.upload import save as uploads
 from app.services.upload import staging
 from app.settings import PROJECT_ROOT
+from app.store import sweep_save
 from app.store import sweeps as q
 from app.store.models import PointBlock, Sweep
 from app.views import uploads as upload_json
@@ -294,7 +295,7 @@ def stored_points(session: Session, sweep_id: int) -> list[tuple[Any, ...]]:
 def test_a_table_backed_sweep_stores_exactly_what_its_point_list_stores(session: Session) -> None:
     text = POINTS.replace("10.5", "0.30000000000000004").replace("1900.5", "1.5e-07")
     columnar = table_sweeps(text)
-    saved = q.save_parsed(session, columnar)
+    saved = sweep_save.save_parsed(session, columnar)
     session.commit()
     from_table = [stored_points(session, s.sweep.id) for s in saved]
     assert [s.created for s in saved] == [True, True]
@@ -305,7 +306,7 @@ def test_a_table_backed_sweep_stores_exactly_what_its_point_list_stores(session:
     listed = table_sweeps(text)
     for sweep in listed:
         assert sweep.points  # materialised: stored from the list
-    saved = q.save_parsed(session, listed)
+    saved = sweep_save.save_parsed(session, listed)
     session.commit()
     assert [stored_points(session, s.sweep.id) for s in saved] == from_table
     a, b = from_table
@@ -325,11 +326,11 @@ def test_a_table_backed_sweep_stores_exactly_what_its_point_list_stores(session:
 def test_a_sweep_stored_twice_in_one_upload_or_again_is_the_existing_one(
     session: Session,
 ) -> None:
-    first = q.save_parsed(session, table_sweeps(POINTS) + table_sweeps(POINTS))
+    first = sweep_save.save_parsed(session, table_sweeps(POINTS) + table_sweeps(POINTS))
     session.commit()
     assert [s.created for s in first] == [True, True, False, False]
     assert first[0].sweep.id == first[2].sweep.id
-    again = q.save_parsed(session, table_sweeps(POINTS))
+    again = sweep_save.save_parsed(session, table_sweeps(POINTS))
     assert [(s.sweep.id, s.created) for s in again] == [(s.sweep.id, False) for s in first[:2]]
     assert first[0].sweep.name == "a" and first[1].sweep.hardware == "H200"
 
@@ -339,10 +340,10 @@ def test_a_content_hash_stored_meanwhile_is_the_duplicate_race_error(session: Se
                            "r,H100,8,1,10,100\n")  # fmt: skip
     # As if a concurrent upload stored the same content after this one looked for it.
     digest = sweep.content_hash()
-    q._insert_sweeps(session, {digest: sweep})
+    sweep_save._insert_sweeps(session, {digest: sweep})
     with pytest.raises(IntegrityError) as caught:
-        q._insert_sweeps(session, {digest: sweep})
-    assert q.is_duplicate_race(caught.value)
+        sweep_save._insert_sweeps(session, {digest: sweep})
+    assert sweep_save.is_duplicate_race(caught.value)
     session.rollback()
 
 

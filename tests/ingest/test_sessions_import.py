@@ -18,6 +18,7 @@ from app.domain.sessions import e2e_interactivity, session_attainment, ttft_by_t
 from app.ingest import IngestError, UploadFile, parse_upload, parsed
 from app.ingest.sample_digest import CSV, point_digests
 from app.store import samples as sample_store
+from app.store import sweep_save
 from app.store import sweeps as q
 from tests.ingest.test_sample_digest import values_sha256
 
@@ -53,7 +54,7 @@ def test_session_columns_survive_storage_and_single_turn_hashes_are_unchanged(
         UploadFile("agents.requests.csv", MULTI_TURN_CSV),
     ]
     sweeps = parse_upload(files, DETAILS)
-    saved = q.save_parsed(session, sweeps)
+    saved = sweep_save.save_parsed(session, sweeps)
     session.commit()
     ids = [p.id for p in q.get_sweep(session, saved[0].sweep.id).points]
     frame = sample_store.samples_frame(session, ids)

@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 
 from app.ingest import ParsedSweep
 from app.ingest.sample_digest import VALUES
+from app.store import sweep_save
 from app.store import sweeps as q
 from app.store.models import Sweep
 from app.store.sample_digest_formats import stored_by_hash
@@ -118,13 +119,15 @@ def _as_uploaded(sweep: Sweep) -> list[dict[str, Any]]:
     return out
 
 
-def update(session: Session, sweep_id: int, item: ParsedSweep) -> q.SavedSweep:
+def update(session: Session, sweep_id: int, item: ParsedSweep) -> sweep_save.SavedSweep:
     """Give the stored sweep this upload's details (and its content hash, so uploading the same
     again finds it unchanged); its points stay as they are, being the same."""
     sweep = q.get_sweep(session, sweep_id)
-    row = q.sweep_values(item)
+    row = sweep_save.sweep_values(item)
     for key, value in row.items():
         setattr(sweep, key, value)
     sweep.content_hash, sweep.sample_digest = item.content_hash(), VALUES
     session.flush()
-    return q.SavedSweep(sweep.id, sweep.name, item.point_count, False, session, updated=True)
+    return sweep_save.SavedSweep(
+        sweep.id, sweep.name, item.point_count, False, session, updated=True
+    )

@@ -33,7 +33,7 @@ from app.services.upload.already_stored import StoredAs
 from app.services.upload.checks import hardware_unchosen, split_missing, sweep_source
 from app.services.upload.fields import parse_defaults
 from app.services.upload.names import join_notes, named_apart
-from app.store import sweeps as q
+from app.store import sweep_save
 from app.store import tags as tag_store
 from app.store.catalog import HardwareMatch
 from app.store.samples import UploadEncodings
@@ -178,7 +178,7 @@ class Preview:
 
 @dataclass
 class Stored:
-    saved: list[q.SavedSweep]
+    saved: list[sweep_save.SavedSweep]
     # Hardware matched or left as typed, then each sweep's own import warnings.
     warnings: list[str] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)  # files that are not result files
@@ -255,7 +255,7 @@ def store(
     fields: Mapping[str, str | None],
     limits: Limits | None = None,
     tags: list[str] | None = None,
-) -> list[q.SavedSweep]:
+) -> list[sweep_save.SavedSweep]:
     """Parse every file and store every sweep in one transaction, or nothing at all."""
     return store_checked(session, files, fields, limits, tags).saved
 
@@ -317,7 +317,7 @@ def _save(
         saved = _commit(session, parsed, also, tags or [], updates or {}, encodings)
     except IntegrityError as exc:
         session.rollback()
-        if not q.is_duplicate_race(exc):
+        if not sweep_save.is_duplicate_race(exc):
             raise
         # A concurrent upload of the same content won the race: answer with its sweeps (the
         # blocks a sweep took are spent: any still needed are encoded again).
@@ -332,13 +332,13 @@ def _commit(
     tags: list[str],
     updates: Mapping[int, int],
     encodings: UploadEncodings | None,
-) -> list[q.SavedSweep]:
+) -> list[sweep_save.SavedSweep]:
     # Updates first: a sweep of the upload equal to an updated one then finds it stored.
     updated = {
         i: already_stored.update(session, sweep_id, parsed[i]) for i, sweep_id in updates.items()
     }
     kept = [p for i, p in enumerate(parsed) if i not in updates]
-    stored = iter(q.save_parsed(session, kept, encodings))
+    stored = iter(sweep_save.save_parsed(session, kept, encodings))
     saved = [updated[i] if i in updated else next(stored) for i in range(len(parsed))]
     tag_store.add_tags_to_many(session, (s.id for s in saved), tags)
     if also:
