@@ -360,7 +360,6 @@ def attach_requests(
             errors.append(RowError(file, f"samples for {load} given twice", group.first_row))
             continue
         point.samples = group.samples
-        point.start_digest()  # on a helper thread, while the upload goes on
         given = group.samples
         if PHASE in given.columns and given[PHASE].null_count() < given.height:
             # The file says which requests were warm-up ones: count them as InferenceX does.

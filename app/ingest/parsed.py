@@ -79,7 +79,7 @@ class ParsedPoint:
     row: int | None = None  # where it came from, for error messages
     extra: dict[str, Any] = field(default_factory=dict)
     samples: Samples | None = None  # rows of SAMPLE_FIELDS, or a frame of those columns
-    # The samples' digest, started on a helper thread when they were attached (start_digest).
+    # The samples' digest: started on a helper thread (start_digest), or kept once computed.
     started: Started | None = field(default=None, compare=False, repr=False)
     # samples_frame(any_int_width=True) of a frame of samples, with the frame it was made
     # from: the digest, the warnings and the store each ask for it (its columns are the
@@ -93,7 +93,10 @@ class ParsedPoint:
         return 0 if self.samples is None else len(self.samples)
 
     def start_digest(self) -> None:
-        """Start digesting the samples for the content hash, which takes the digest later."""
+        """Start digesting the samples for the content hash, which takes the digest later
+        (once: a digest under way for these samples is kept)."""
+        if self.started is not None and self.started.source is self.samples:
+            return
         if isinstance(self.samples, pl.DataFrame) and self.sample_count:
             self.started = start(self.samples, self.samples_frame(any_int_width=True))
 
@@ -226,6 +229,12 @@ class ParsedSweep:
 
     def missing_meta(self, required: tuple[str, ...] = sweep_fields.REQUIRED_META) -> list[str]:
         return [k for k in required if self.meta.get(k) in (None, "")]
+
+    def start_digests(self) -> None:
+        """Start digesting every point's samples on the helper threads, for the content hash
+        to take (app.store.sweep_save starts them once the sample blocks are encoded)."""
+        for point in self._points or []:
+            point.start_digest()
 
     def content_hash(self, digest_format: int = VALUES) -> str:
         """Digest of the canonical content: the same measurements and description hash the same

@@ -17,8 +17,9 @@ against ~0.05 s), and an upload is CPU-bound on two cores. Sweeps stored before 
 finds them (app.store.sample_digest_formats), and moves a sweep it finds to format 2.
 
 The points of a large sweep are digested on a few helper threads at once (polars and hashlib
-let go of the GIL), and a per-request file's points are started as soon as their samples are
-attached (`start`): the checks, the warnings and the catalog's match run meanwhile.
+let go of the GIL). A large upload starts them once its sample blocks are encoded (`start`,
+from app.store.sweep_save), so that the blocks go into the database while they run; a digest
+computed when it was not started is kept for the next hash of the same samples.
 """
 
 from __future__ import annotations
@@ -188,6 +189,12 @@ class Started:
     digest: Future[str]
 
 
+def _done(source: pl.DataFrame, digest: str) -> Started:
+    computed: Future[str] = Future()
+    computed.set_result(digest)
+    return Started(source, computed)
+
+
 def start(source: pl.DataFrame, frame: pl.DataFrame) -> Started:
     """Digest `frame` (`source` as ParsedPoint.samples_frame gives it) on a helper thread."""
     return Started(source, _helpers().submit(frame_digest, frame))
@@ -207,9 +214,9 @@ class Digested(Protocol):
 
 def point_digests(points: Sequence[Digested], digest_format: int = VALUES) -> dict[int, str]:
     """Each point's samples digest by position, points without samples left out: a digest
-    started when its samples were attached is taken (while they are still those samples),
-    the others are computed, on the helper threads. Format 1 (a stored sweep's, to find it)
-    is never started: it is computed here."""
+    started or kept before is taken (while they are still those samples),
+    the others are computed, on the helper threads, and kept. Format 1 (a stored sweep's, to
+    find it) is never started or kept: it is computed here."""
     started = (
         {
             i: p.started.digest
@@ -222,6 +229,10 @@ def point_digests(points: Sequence[Digested], digest_format: int = VALUES) -> di
     rest = [(i, p) for i, p in enumerate(points) if p.sample_count and i not in started]
     frames = [p.samples_frame(any_int_width=True) for _, p in rest]
     computed = frame_digests(frames, digest_format)
+    if digest_format == VALUES:  # kept for the next hash of these samples (a frame never changes)
+        for (_, point), digest in zip(rest, computed, strict=True):
+            if isinstance(point.samples, pl.DataFrame):
+                point.started = _done(point.samples, digest)
     found = {i: d.result() for i, d in started.items()}
     found.update((i, d) for (i, _), d in zip(rest, computed, strict=True))
     return dict(sorted(found.items()))

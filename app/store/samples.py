@@ -116,9 +116,9 @@ def encode(pieces: list[Piece]) -> bytes:
 
 class Encoding:
     """A sweep's sample blocks, each encoded on a helper thread as soon as it is asked for,
-    before the sweep has an id: an upload encodes them while it computes the content hashes
-    (polars, hashlib and the driver all let go of the GIL), and stores each block while the
-    next ones are encoded."""
+    before the sweep has an id: an upload encodes them while it checks the sweeps and stores
+    their rows (polars and the driver let go of the GIL), and stores each block while the next
+    ones are encoded (a large upload's digests run meanwhile: app.store.sweep_save)."""
 
     def __init__(
         self,
@@ -138,6 +138,11 @@ class Encoding:
             session.execute(insert(SampleBlock), [{"sweep_id": sweep_id, "seq": seq, **block}])
             total += rows
         return total
+
+    def wait(self) -> None:
+        """Until every block is encoded (an encoding's error raised here)."""
+        for encoding in self._blocks:
+            encoding.result()
 
     def cancel(self) -> None:
         """Leave the blocks not yet encoded (the sweep was stored before, or the upload failed)."""
@@ -168,6 +173,13 @@ class UploadEncodings:
             framed = (p.samples is None or isinstance(p.samples, pl.DataFrame) for p in item.points)
             if all(framed):  # a point without samples has nothing to type
                 self._by_sweep[id(item)] = _sweep_encoding(self._pool, item)
+
+    def of(self, sweep: ParsedSweep) -> Encoding | None:
+        """The sweep's blocks, started now if they were not, kept for `take` (a sweep stored
+        first and then found stored already is stored again with the same blocks)."""
+        if id(sweep) not in self._by_sweep:
+            self._by_sweep[id(sweep)] = _sweep_encoding(self._pool, sweep)
+        return self._by_sweep[id(sweep)]
 
     def take(self, sweep: ParsedSweep) -> Encoding | None:
         """The sweep's blocks, started now if they were not (None: it has no samples)."""

@@ -172,7 +172,9 @@ def test_4_points_of_30_000_samples_digest_on_the_helper_threads_as_one_after_an
     }
 
 
-def test_an_uploaded_request_files_3_points_start_their_digests_and_hash_as_computed() -> None:
+def test_an_uploaded_request_files_3_points_digest_when_started_and_keep_a_computed_digest() -> (
+    None
+):
     points_csv = (
         "sweep,hardware,num_gpus,concurrency,tpot_p50_ms,output_tok_s\n"
         "s,H100,8,1,10,900\ns,H100,8,2,11,1700\ns,H100,8,3,12,2400\n"
@@ -182,11 +184,24 @@ def test_an_uploaded_request_files_3_points_start_their_digests_and_hash_as_comp
         UploadFile("s.requests.csv", as_bytes(request_rows(600, 3))),
     ]
     [sweep] = parse_upload(files, {})
-    assert [p.started is not None for p in sweep.points] == [True, True, True]
+    # Parsing starts none: the store starts them once the sample blocks are encoded.
+    assert [p.started for p in sweep.points] == [None, None, None]
+    sweep.start_digests()
+    under_way = [p.started for p in sweep.points]
+    assert all(s is not None for s in under_way)
+    sweep.start_digests()  # once: a digest under way is not started again
+    assert [p.started for p in sweep.points] == under_way
     started = sweep.content_hash()
     for point in sweep.points:
         point.started = None
+    assert sweep.content_hash() == started  # computed: the same
+    kept = [p.started for p in sweep.points]
+    assert all(s is not None and s.digest.result() for s in kept)
     assert sweep.content_hash() == started
+    assert [p.started for p in sweep.points] == kept  # taken, not computed again
+    sweep.points[0].samples = sweep.points[0].samples_frame().head(5)  # other samples: again
+    assert sweep.content_hash() != started
+    assert sweep.points[0].started is not kept[0]
 
 
 def test_samples_read_typed_are_kept_as_read_and_samples_of_another_type_are_cast() -> None:
