@@ -1,7 +1,8 @@
-"""A large upload is stored before it is hashed (app.store.sweep_save): under a provisional hash,
-its sample blocks encoded alone and inserted while the digests run, the hash set last. It stores
-what hashing first stores; content stored before, in either digest format, or twice in the
-upload is found and leaves no row behind; concurrent uploads store it once."""
+"""A large upload of new names is stored before it is hashed (app.store.sweep_save): under a
+provisional hash, its sample blocks encoded alone and inserted while the digests run, the hash
+set last. It stores what hashing first stores; a stored name hashes first; content found stored
+after all (a sweep renamed since) or twice in the upload leaves no row behind; concurrent
+uploads store it once."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from app.ingest import ParsedSweep, UploadFile, parse_upload
 from app.ingest.sample_digest import VALUES
 from app.services.upload import save as uploads
 from app.store import sweep_save
+from app.store import sweeps as q
 from app.store.models import PointBlock, SampleBlock, Sweep
 from app.store.samples import decode
 from tests.ingest.test_canonical_bulk import as_bytes, request_rows
@@ -109,7 +111,7 @@ def test_a_large_upload_stored_first_stores_the_rows_and_hash_that_hashing_first
 
 
 @pytest.mark.postgres_twin
-def test_a_large_upload_stored_before_answers_with_that_sweep_and_leaves_no_row_behind(
+def test_a_large_file_uploaded_again_hashes_first_and_answers_with_the_stored_sweep(
     session: Session, stored_first: list[bool]
 ) -> None:
     [saved] = sweep_save.save_parsed(session, [large_sweep()])
@@ -117,7 +119,24 @@ def test_a_large_upload_stored_before_answers_with_that_sweep_and_leaves_no_row_
     before = what_is_stored(session, saved.id)
     [again] = sweep_save.save_parsed(session, [large_sweep()])
     session.commit()
-    # Stored first, then found: its rows deleted again, and the answer is the stored sweep.
+    # Its name is stored: only such a sweep can hold the same content, so it hashes first.
+    assert stored_first == [True]
+    assert (again.id, again.created) == (saved.id, False)
+    assert counts(session) == (1, 1, 1, 0)
+    assert what_is_stored(session, saved.id) == before
+
+
+@pytest.mark.postgres_twin
+def test_a_large_file_of_a_sweep_renamed_since_is_found_after_storing_and_leaves_no_row(
+    session: Session, stored_first: list[bool]
+) -> None:
+    [saved] = sweep_save.save_parsed(session, [large_sweep()])
+    q.update_sweep(session, saved.id, {"sweep": "renamed"})  # a rename keeps the hash
+    session.commit()
+    before = what_is_stored(session, saved.id)
+    [again] = sweep_save.save_parsed(session, [large_sweep()])
+    session.commit()
+    # No sweep named "s": stored first, then found by its hash, its rows deleted again.
     assert stored_first == [True, False]
     assert (again.id, again.created) == (saved.id, False)
     assert counts(session) == (1, 1, 1, 0)
@@ -137,7 +156,7 @@ def test_one_large_content_twice_in_an_upload_is_stored_once(
 
 
 @pytest.mark.postgres_twin
-def test_a_large_upload_of_a_sweep_stored_under_the_older_digests_moves_it_and_adds_nothing(
+def test_a_large_file_of_a_sweep_under_the_older_digests_moves_it_and_adds_nothing(
     session: Session, stored_first: list[bool], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     sweep_id, _, new = _stored_before_values(session)
@@ -145,7 +164,7 @@ def test_a_large_upload_of_a_sweep_stored_under_the_older_digests_moves_it_and_a
     monkeypatch.setattr(sweep_save, "STORE_FIRST_MIN_SAMPLES", 1)  # the demo's few requests
     again = uploads.store(session, _demo_files(), {})
     session.commit()
-    assert stored_first == [False]
+    assert stored_first == []  # its names are stored: hashed first, found under format 1
     assert again[0].id == sweep_id and not any(s.created for s in again)
     stored = session.get_one(Sweep, sweep_id)
     assert (stored.content_hash, stored.sample_digest) == (new, VALUES)

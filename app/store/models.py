@@ -48,7 +48,7 @@ class Sweep(Base):
     __tablename__ = "sweep"
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    name: Mapped[str] = mapped_column(String(300))
+    name: Mapped[str] = mapped_column(String(300), index=True)
     hardware: Mapped[str] = mapped_column(String(100), index=True)
     num_gpus: Mapped[int] = mapped_column(Integer)
     num_prefill_gpus: Mapped[int | None] = mapped_column(Integer)

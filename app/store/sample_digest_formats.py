@@ -25,16 +25,22 @@ def with_hashes(session: Session, digests: Sequence[str]) -> Select[Sweep]:
 
 
 def stored_by_hash(
-    session: Session, parsed: Sequence[ParsedSweep], digests: Sequence[str], move: bool = True
+    session: Session,
+    parsed: Sequence[ParsedSweep],
+    digests: Sequence[str],
+    move: bool = True,
+    format_1: bool = True,
 ) -> dict[str, Sweep]:
     """The stored sweeps these sweeps are (their format-2 `digests` given), by format-2 hash,
     those stored under format 1 included. `move`: a sweep found under format 1 takes its
-    format-2 hash in the caller's transaction (not for a preview, which stores nothing)."""
+    format-2 hash in the caller's transaction (not for a preview, which stores nothing).
+    `format_1=False` when the caller found no stored sweep of these names: none is of format 1
+    then (no sweep is stored under format 1 any more), and its query is spared."""
     found = {s.content_hash: s for s in session.scalars(with_hashes(session, digests))}
     missing = [
         (item, digest)
         for item, digest in zip(parsed, digests, strict=True)
-        if digest not in found and item.has_samples
+        if format_1 and digest not in found and item.has_samples
     ]
     if not missing:
         return found

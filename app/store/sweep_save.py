@@ -1,10 +1,11 @@
 """Storing parsed sweeps: their rows, points and sample blocks in the caller's transaction, each
 content once (app.ingest.content_hash names it).
 
-A large upload stores its sweeps before it knows their hashes (`_store_then_hash`): under a
-provisional hash, its sample blocks encoded alone and inserted while the digests run, the hashes
-set last. A sweep found stored before sends its rows away again and the upload hashes first, as
-every smaller one does (`save_parsed`).
+A large upload of new names stores its sweeps before it knows their hashes (`_store_then_hash`):
+under a provisional hash, its sample blocks encoded alone and inserted while the digests run, the
+hashes set last. A sweep found stored then (renamed, or stored meanwhile) sends its rows away
+again and the upload hashes first, as every smaller one and every file of a stored name does
+(`save_parsed`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import delete, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session
 
@@ -23,6 +24,7 @@ from app.domain.provenance import default_provenance
 from app.ingest.parsed import ParsedSweep
 from app.store import point_blocks, point_rows
 from app.store import samples as sample_store
+from app.store.db import in_values
 from app.store.models import Sweep
 from app.store.sample_digest_formats import stored_by_hash, with_hashes
 from app.store.sweeps import SWEEP_FIELDS
@@ -71,7 +73,8 @@ def save_parsed(
     if encodings is None:
         with sample_store.UploadEncodings(parsed) as started:
             return save_parsed(session, parsed, started)
-    if sum(item.sample_count for item in parsed) >= STORE_FIRST_MIN_SAMPLES:
+    large = sum(item.sample_count for item in parsed) >= STORE_FIRST_MIN_SAMPLES
+    if large and not _named_as_stored(session, parsed):
         stored = _store_then_hash(session, parsed, encodings)
         if stored is not None:
             return stored
@@ -103,15 +106,24 @@ def save_parsed(
     return saved
 
 
+def _named_as_stored(session: Session, parsed: list[ParsedSweep]) -> bool:
+    """Whether a stored sweep has the name of one of these: the name is hashed, so only such a
+    sweep can hold the same content (a file uploaded again hashes first: nothing is stored in
+    vain)."""
+    names = sorted({item.name for item in parsed})
+    named = select(Sweep.id).where(in_values(session, Sweep.name, names)).limit(1)
+    return session.scalar(named) is not None
+
+
 def _store_then_hash(
     session: Session, parsed: list[ParsedSweep], encodings: sample_store.UploadEncodings
 ) -> list[SavedSweep] | None:
     """Store the sweeps under provisional hashes, then hash them: the sweep and point rows go in
-    while the sample blocks encode, the blocks while the digests run, and the hashes last. On two
-    cores the blocks and the digests at once took half as long again as each alone, and the
-    blocks waited for both. None when a sweep is stored already or the upload holds one content
-    twice: the rows are deleted again (their points and blocks with them) and the caller hashes
-    first, taking the same blocks."""
+    while the sample blocks encode, the blocks while the digests run, and the hashes last (on two
+    cores the blocks and the digests at once took as long as one after the other, and the insert
+    waited for both). None when a sweep is stored already or the upload holds one content twice:
+    the rows are deleted again (their points and blocks with them) and the caller hashes first,
+    taking the same blocks."""
     pending = {f"{PENDING}{uuid.uuid4().hex}": item for item in parsed}
     ids = _insert_sweeps(session, pending)
     _insert_points(session, [(ids[key], item) for key, item in pending.items()])
@@ -125,7 +137,9 @@ def _store_then_hash(
         if encoding is not None:
             encoding.write(session, ids[key])
     digests = [item.content_hash() for item in parsed]
-    if len(set(digests)) < len(digests) or stored_by_hash(session, parsed, digests):
+    # Found stored only if a sweep was renamed since, or stored meanwhile under these names.
+    stored = stored_by_hash(session, parsed, digests, format_1=False)
+    if len(set(digests)) < len(digests) or stored:
         session.execute(delete(Sweep).where(Sweep.id.in_(list(ids.values()))))
         return None
     named = zip(pending, digests, strict=True)
