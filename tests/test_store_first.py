@@ -190,3 +190,18 @@ def test_a_large_upload_sent_six_times_at_once_is_stored_exactly_once(
     assert len({body["sweeps"][0]["id"] for _, body in answers}) == 1
     assert counts(session) == (1, 1, 1, 0)
     assert True in stored_first  # the one stored, stored first
+
+
+@pytest.mark.postgres_twin
+def test_a_large_file_staged_then_saved_as_the_upload_page_does_is_stored_first(
+    client: TestClient, session: Session, stored_first: list[bool]
+) -> None:
+    sent = [("files", (f.name, f.data, "text/csv")) for f in large_files()]
+    staged = client.post("/api/uploads", files=sent)
+    assert staged.status_code == 201, staged.text[:300]
+    saved = client.post(f"/api/uploads/{staged.json()['staging']}")
+    assert saved.status_code == 201, saved.text[:300]
+    [sweep] = saved.json()["sweeps"]
+    assert sweep["created"] and stored_first == [True]
+    assert what_is_stored(session, sweep["id"])["hash"] == large_sweep().content_hash()
+    assert counts(session) == (1, 1, 1, 0)
