@@ -29,9 +29,9 @@ from app.store.models import Sweep
 from app.store.sample_digest_formats import stored_by_hash, with_hashes
 from app.store.sweeps import SWEEP_FIELDS
 
-# From this many request samples in an upload, its sweeps are stored first and hashed after
-# (`_store_then_hash`). Fewer are hashed first: their digests take less time than the statements
-# the other order adds (an UPDATE, and a DELETE when the content was stored before).
+# From this many request samples in an upload of new names, its sweeps are stored first and
+# hashed after (`_store_then_hash`). Fewer are hashed first: their digests take less time than
+# the statements the other order adds (a lookup of the names, the hash's UPDATE).
 STORE_FIRST_MIN_SAMPLES = 20_000
 # A content hash is 64 hex digits: a sweep stored first holds this prefix until its hash is set.
 PENDING = "pending-"
@@ -68,7 +68,8 @@ def save_parsed(
     samples go in as columnar blocks: no ORM object per point or per sample, no statement per
     sweep or point. A canonical file's points go from its table to the database as columns.
     `encodings`: the sweeps' sample blocks, started by the caller (else started here). An
-    upload of STORE_FIRST_MIN_SAMPLES requests or more is stored before it is hashed.
+    upload of STORE_FIRST_MIN_SAMPLES requests or more, of names no stored sweep has, is
+    stored before it is hashed.
     """
     if encodings is None:
         with sample_store.UploadEncodings(parsed) as started:
