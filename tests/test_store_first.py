@@ -111,33 +111,24 @@ def test_a_large_upload_stored_first_stores_the_rows_and_hash_that_hashing_first
 
 
 @pytest.mark.postgres_twin
-def test_a_large_file_uploaded_again_hashes_first_and_answers_with_the_stored_sweep(
-    session: Session, stored_first: list[bool]
+@pytest.mark.parametrize(
+    ("renamed", "tried"),
+    [(False, [True]), (True, [True, False])],
+    ids=["its name stored: hashed first", "renamed since: found after storing"],
+)
+def test_a_large_file_stored_before_answers_with_that_sweep_and_leaves_no_row_behind(
+    session: Session, stored_first: list[bool], renamed: bool, tried: list[bool]
 ) -> None:
     [saved] = sweep_save.save_parsed(session, [large_sweep()])
+    if renamed:
+        q.update_sweep(session, saved.id, {"sweep": "renamed"})  # a rename keeps the hash
     session.commit()
     before = what_is_stored(session, saved.id)
     [again] = sweep_save.save_parsed(session, [large_sweep()])
     session.commit()
-    # Its name is stored: only such a sweep can hold the same content, so it hashes first.
-    assert stored_first == [True]
-    assert (again.id, again.created) == (saved.id, False)
-    assert counts(session) == (1, 1, 1, 0)
-    assert what_is_stored(session, saved.id) == before
-
-
-@pytest.mark.postgres_twin
-def test_a_large_file_of_a_sweep_renamed_since_is_found_after_storing_and_leaves_no_row(
-    session: Session, stored_first: list[bool]
-) -> None:
-    [saved] = sweep_save.save_parsed(session, [large_sweep()])
-    q.update_sweep(session, saved.id, {"sweep": "renamed"})  # a rename keeps the hash
-    session.commit()
-    before = what_is_stored(session, saved.id)
-    [again] = sweep_save.save_parsed(session, [large_sweep()])
-    session.commit()
-    # No sweep named "s": stored first, then found by its hash, its rows deleted again.
-    assert stored_first == [True, False]
+    # A stored name hashes first: only such a sweep can hold the same content. With no sweep
+    # of its name, the file is stored first, then found by its hash and its rows deleted.
+    assert stored_first == tried
     assert (again.id, again.created) == (saved.id, False)
     assert counts(session) == (1, 1, 1, 0)
     assert what_is_stored(session, saved.id) == before
