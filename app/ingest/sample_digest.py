@@ -214,9 +214,9 @@ class Digested(Protocol):
 
 def point_digests(points: Sequence[Digested], digest_format: int = VALUES) -> dict[int, str]:
     """Each point's samples digest by position, points without samples left out: a digest
-    started or kept before is taken (while they are still those samples),
-    the others are computed, on the helper threads, and kept. Format 1 (a stored sweep's, to
-    find it) is never started or kept: it is computed here."""
+    started or kept before is taken (while they are still those samples), the others are
+    computed, on the helper threads, and kept. Format 1 (a stored sweep's, to find it) is never
+    started or kept: it is computed here."""
     started = (
         {
             i: p.started.digest

@@ -183,9 +183,9 @@ class UploadEncodings:
 
     def take(self, sweep: ParsedSweep) -> Encoding | None:
         """The sweep's blocks, started now if they were not (None: it has no samples)."""
-        if id(sweep) in self._by_sweep:
-            return self._by_sweep.pop(id(sweep))
-        return _sweep_encoding(self._pool, sweep)
+        encoding = self.of(sweep)
+        del self._by_sweep[id(sweep)]
+        return encoding
 
     def close(self) -> None:
         """Leave the blocks no sweep took (stored before, or the upload failed)."""
