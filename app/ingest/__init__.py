@@ -30,7 +30,7 @@ from app.ingest.import_warnings import NO_TPOT_WARNING, drop_warnings_from_notes
 from app.ingest.impossible import check_impossible
 from app.ingest.limits import DEFAULT_LIMITS, Limits, check_sweeps
 from app.ingest.parsed import ParsedPoint, ParsedSweep
-from app.ingest.recognise import TELEMETRY_REFUSAL, Found, sort_file
+from app.ingest.recognise import TELEMETRY_REFUSAL, Found, ReadAhead, sort_file
 from app.ingest.recognise import unrecognised as not_a_result
 from app.ingest.skipped import (
     Skipped,
@@ -129,11 +129,12 @@ def parse_upload_files(
     sources.sort(key=lambda s: natural_key(s.name))  # the order files came in decides nothing
     tools = importers()
     found = Found()
-    for source in sources:
-        try:
-            sort_file(source, tools, found, defaults, require_meta)
-        except IngestError as exc:
-            errors.extend(exc.errors)
+    with ReadAhead(sources, tools) as ahead:
+        for source in sources:
+            try:
+                sort_file(source, tools, found, defaults, require_meta, ahead)
+            except IngestError as exc:
+                errors.extend(exc.errors)
     sweeps, requests, claimed = found.sweeps, found.requests, found.claimed
     unrecognised, results = found.unrecognised, found.results
     if not results and not errors:

@@ -5,6 +5,7 @@ no file of the upload is one)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
     from app.ingest.registry import Importer
 
 YAML_SUFFIXES = (".yaml", ".yml")
+# A per-request file this large starts reading before the upload's other files are read.
+READ_AHEAD_BYTES = 1 << 20
 
 
 @dataclass
@@ -48,14 +51,62 @@ class Found:
     results: int = 0
 
 
+class ReadAhead:
+    """The upload's large canonical per-request files, each read on a helper thread from the
+    start, while the files sorted before it (its points file: `x.csv` before
+    `x.requests.csv`) are read: polars reads the samples on both cores while the points file
+    is read in Python. `take` gives a file's request groups, or raises its refusal, as
+    `parse_requests_csv` would have there."""
+
+    def __init__(self, sources: Sequence[SourceFile], tools: Sequence[Importer]) -> None:
+        self._started: dict[int, Future[list[RequestGroup]]] = {}
+        self._pool: ThreadPoolExecutor | None = None
+        if len(sources) < 2:
+            return  # nothing to read meanwhile
+        for source in sources:
+            if len(source.data) >= READ_AHEAD_BYTES and _requests_file(source, tools):
+                if self._pool is None:
+                    self._pool = ThreadPoolExecutor(1, thread_name_prefix="read-ahead")
+                read = self._pool.submit(parse_requests_csv, source.name, source.data)
+                self._started[id(source)] = read
+
+    def take(self, source: SourceFile) -> list[RequestGroup]:
+        started = self._started.pop(id(source), None)
+        if started is None:
+            return parse_requests_csv(source.name, source.data)
+        return started.result()
+
+    def __enter__(self) -> ReadAhead:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self._pool is not None:  # a read no file took (the upload failed) is left to end
+            self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _requests_file(source: SourceFile, tools: Sequence[Importer]) -> bool:
+    """Whether `sort_file` reads this file as canonical per-request samples (a file it refuses
+    before that is not read ahead: it is refused there, in its turn)."""
+    try:
+        if _may_be_csv(source):
+            check_csv_width(source.name, source.data)
+        if any(t.sniff(source) for t in tools) or is_archive(source.data):
+            return False
+        return _canonical_kind(source) == "requests"
+    except IngestError:
+        return False
+
+
 def sort_file(
     source: SourceFile,
     tools: Sequence[Importer],
     found: Found,
     defaults: Mapping[str, Any],
     require_meta: bool,
+    ahead: ReadAhead,
 ) -> None:
-    """One file into `found`: claimed by a tool, read as canonical CSV, or unrecognised."""
+    """One file into `found`: claimed by a tool, read as canonical CSV (a per-request file
+    from `ahead`, which reads the large ones from the start), or unrecognised."""
     if _may_be_csv(source):
         check_csv_width(source.name, source.data)  # before any CSV reader sees a row
     # Tools first: their markers are specific (a vLLM summary.csv also names
@@ -79,7 +130,7 @@ def sort_file(
         return
     found.results += 1
     if kind == "requests":
-        found.requests.append((source.name, parse_requests_csv(source.name, source.data)))
+        found.requests.append((source.name, ahead.take(source)))
     else:
         check_text(source.name, source.data)  # read as bytes: no decoded copy
         found.sweeps.extend(
