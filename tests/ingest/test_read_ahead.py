@@ -20,7 +20,7 @@ POINTS = "sweep,hardware,num_gpus,concurrency,tpot_p50_ms,output_tok_s\n" + "".j
 
 
 @pytest.fixture
-def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+def read_on(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The thread each per-request file was read on."""
     seen: list[str] = []
     real = recognise.parse_requests_csv
@@ -33,11 +33,11 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return seen
 
 
-def upload(rows: list[str], points: str = POINTS) -> list[UploadFile]:
+def two_files(rows: list[str], points: str = POINTS) -> list[UploadFile]:
     return [UploadFile("points.csv", points.encode()), UploadFile("r.csv", as_bytes(rows))]
 
 
-def described(files: list[UploadFile]) -> list[tuple[Any, ...]]:
+def parsed_as(files: list[UploadFile]) -> list[tuple[Any, ...]]:
     sweeps = parse_upload_files(files, {}).sweeps
     return [
         (s.meta, [(p.values, p.samples.rows()) for p in s.points], s.content_hash()) for s in sweeps
@@ -45,41 +45,41 @@ def described(files: list[UploadFile]) -> list[tuple[Any, ...]]:
 
 
 def test_a_large_per_request_file_is_read_on_a_helper_thread_and_gives_what_it_gives_in_turn(
-    reads: list[str], monkeypatch: pytest.MonkeyPatch
+    read_on: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    files = upload(request_rows(3000))
-    in_turn = described(files)
-    assert reads == ["MainThread"]
+    files = two_files(request_rows(3000))
+    in_turn = parsed_as(files)
+    assert read_on == ["MainThread"]
     monkeypatch.setattr(recognise, "READ_AHEAD_BYTES", len(files[1].data))
-    assert described(files) == in_turn
-    assert reads == ["MainThread", "read-ahead_0"]  # read once, ahead
+    assert parsed_as(files) == in_turn
+    assert read_on == ["MainThread", "read-ahead_0"]  # read once, ahead
 
 
 def test_a_smaller_file_or_a_file_uploaded_alone_is_read_in_its_turn(
-    reads: list[str], monkeypatch: pytest.MonkeyPatch
+    read_on: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    files = upload(request_rows(300))
+    files = two_files(request_rows(300))
     monkeypatch.setattr(recognise, "READ_AHEAD_BYTES", len(files[1].data) + 1)
     parse_upload_files(files, {})
     monkeypatch.setattr(recognise, "READ_AHEAD_BYTES", 1)
     with pytest.raises(IngestError, match="no sweep named 's' in this upload"):
         parse_upload_files(files[1:], {})
-    assert reads == ["MainThread", "MainThread"]
+    assert read_on == ["MainThread", "MainThread"]
 
 
 @pytest.mark.parametrize("points", [POINTS, POINTS.replace("s,H100,8,2,10,", "s,H100,8,2,-10,")])
 def test_a_refused_file_read_ahead_is_refused_with_the_same_errors_in_the_same_order(
-    points: str, reads: list[str], monkeypatch: pytest.MonkeyPatch
+    points: str, read_on: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     rows = request_rows(3000)
     rows[2000] = "s,3,100.0,9000.0,seven,512,true"  # not a count: named by row and column
-    files = upload(rows, points)
+    files = two_files(rows, points)
     with pytest.raises(IngestError) as in_turn:
         parse_upload_files(files, {})
     monkeypatch.setattr(recognise, "READ_AHEAD_BYTES", 1)
     with pytest.raises(IngestError) as ahead:
         parse_upload_files(files, {})
-    assert reads == ["MainThread", "read-ahead_0"]
+    assert read_on == ["MainThread", "read-ahead_0"]
     assert ahead.value.errors == in_turn.value.errors
     assert any(e.row == 2002 and e.column == "output_len" for e in ahead.value.errors)
 
