@@ -59,7 +59,7 @@ def summary(groups: list[RequestGroup]) -> list[tuple[Any, ...]]:
 def test_a_per_request_file_read_in_many_chunks_gives_what_one_read_gives() -> None:
     data = as_bytes(request_rows(3000))
     whole = parse_requests_csv("r.csv", data)
-    chunked = parse_requests_csv("r.csv", data, chunk_bytes=2000)  # about 40 chunks
+    chunked = parse_requests_csv("r.csv", data, chunk_rows=40)  # 75 chunks
     assert summary(chunked) == summary(whole)
     assert [g.first_row for g in whole] == [2, 3, 4]
     assert [g.samples.height for g in whole] == [1000, 1000, 1000]
@@ -69,7 +69,7 @@ def test_a_per_request_file_read_in_many_chunks_gives_what_one_read_gives() -> N
 
 def test_the_chunked_read_gives_what_the_careful_text_read_gives() -> None:
     rows = request_rows(400)
-    fast = parse_requests_csv("r.csv", as_bytes(rows), chunk_bytes=1000)
+    fast = parse_requests_csv("r.csv", as_bytes(rows), chunk_rows=20)
     # A whole-number cell written as 512.0 does not parse as an integer at once: the careful
     # read (every cell as text, typed column by column) takes over and accepts it.
     careful = parse_requests_csv("r.csv", as_bytes([r.replace(",512,", ",512.0,") for r in rows]))
@@ -79,15 +79,44 @@ def test_the_chunked_read_gives_what_the_careful_text_read_gives() -> None:
 def test_ok_written_as_other_words_in_some_chunks_reads_as_true_and_false_does() -> None:
     rows = request_rows(3000)
     words = {"true": ["1", "yes", " OK ", "True"], "false": ["0", "no", "Failed", "FALSE"]}
-    # Only rows past the first chunks get other words: chunks read both ways in one file.
+    # Only rows past the first chunks get other words: the file is read again as words.
     mixed = [
         r if i < 1500 else r.rsplit(",", 1)[0] + "," + words[r.rsplit(",", 1)[1]][i % 4]
         for i, r in enumerate(rows)
     ]
-    plain = parse_requests_csv("r.csv", as_bytes(rows), chunk_bytes=2000)
-    assert summary(parse_requests_csv("r.csv", as_bytes(mixed), chunk_bytes=2000)) == summary(plain)
+    plain = parse_requests_csv("r.csv", as_bytes(rows), chunk_rows=40)
+    assert summary(parse_requests_csv("r.csv", as_bytes(mixed), chunk_rows=40)) == summary(plain)
     assert plain[0].samples.schema["ok"] == pl.Boolean
     assert plain[0].samples.schema["output_len"] == pl.Int32
+
+
+@pytest.mark.parametrize(
+    ("change", "reads"),
+    [
+        (lambda r: r, 1),  # the common file: once, as it streams
+        (lambda r: r.replace(",,,,", ",NA,NA,NA,"), 2),  # again with the null words
+        (lambda r: r.replace(",true", ",1").replace(",false", ",0"), 3),  # then as words
+        (lambda r: r.replace(",512,", ",512.0,"), 4),  # no way streams it: then carefully
+    ],
+    ids=["common", "null words", "ok as 1 and 0", "a count as 512.0"],
+)
+def test_a_per_request_file_is_streamed_once_and_again_only_when_it_reads_otherwise(
+    change: Any, reads: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rows = request_rows(3000)
+    streamed: list[int] = []
+    real = pl.scan_csv
+
+    def scan(*args: Any, **kwargs: Any) -> pl.LazyFrame:
+        streamed.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pl, "scan_csv", scan)
+    expected = summary(parse_requests_csv("r.csv", as_bytes(rows), chunk_rows=40))
+    streamed.clear()
+    got = parse_requests_csv("r.csv", as_bytes([change(r) for r in rows]), chunk_rows=40)
+    assert len(streamed) == reads
+    assert summary(got) == expected
 
 
 def load_after_load(rows: list[str]) -> list[str]:
@@ -95,30 +124,30 @@ def load_after_load(rows: list[str]) -> list[str]:
     return sorted(rows, key=lambda r: int(r.split(",")[1]))  # stable: file order within a load
 
 
-@pytest.mark.parametrize("chunk_bytes", [10**7, 2000])
+@pytest.mark.parametrize("chunk_rows", [10**6, 40])
 def test_a_file_written_load_after_load_splits_into_what_the_split_by_key_gives(
-    chunk_bytes: int, monkeypatch: pytest.MonkeyPatch
+    chunk_rows: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     data = as_bytes(load_after_load(request_rows(3000)))
-    sliced = parse_requests_csv("r.csv", data, chunk_bytes=chunk_bytes)
+    sliced = parse_requests_csv("r.csv", data, chunk_rows=chunk_rows)
     monkeypatch.setattr(canonical_requests, "MAX_RUNS", 0)  # every chunk split by key instead
-    split = parse_requests_csv("r.csv", data, chunk_bytes=chunk_bytes)
+    split = parse_requests_csv("r.csv", data, chunk_rows=chunk_rows)
     assert summary(sliced) == summary(split)
     assert [g.concurrency for g in sliced] == [1.0, 2.0, 3.0]
     assert [g.first_row for g in sliced] == [2, 1002, 2002]
     assert [g.samples.height for g in sliced] == [1000, 1000, 1000]
 
 
-@pytest.mark.parametrize("chunk_bytes", [10**7, 2000])
+@pytest.mark.parametrize("chunk_rows", [10**6, 40])
 def test_interleaved_loads_split_by_a_filter_each_give_what_one_partition_gives(
-    chunk_bytes: int, monkeypatch: pytest.MonkeyPatch
+    chunk_rows: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Loads written a request at a time, as a run at several loads is logged: no load is one
     # run, so each is filtered out of the chunk (at most FILTER_GROUPS loads in a chunk).
     data = as_bytes(request_rows(3000, points=5))
-    filtered = parse_requests_csv("r.csv", data, chunk_bytes=chunk_bytes)
+    filtered = parse_requests_csv("r.csv", data, chunk_rows=chunk_rows)
     monkeypatch.setattr(canonical_requests, "FILTER_GROUPS", 0)  # one partition instead
-    partitioned = parse_requests_csv("r.csv", data, chunk_bytes=chunk_bytes)
+    partitioned = parse_requests_csv("r.csv", data, chunk_rows=chunk_rows)
     assert summary(filtered) == summary(partitioned)
     assert [g.concurrency for g in filtered] == [1.0, 2.0, 3.0, 4.0, 5.0]
     assert [g.first_row for g in filtered] == [2, 3, 4, 5, 6]
@@ -175,12 +204,10 @@ def test_a_load_that_comes_back_later_in_the_file_is_one_group_in_file_order() -
 @pytest.mark.parametrize("word", ["NA", "N/A", "null", "None"])
 def test_null_words_in_a_chunked_file_read_as_empty_cells_do(word: str) -> None:
     rows = request_rows(3000)
-    # From row 1,500 on: the first chunks read without null words, then with them.
+    # From row 1,500 on: the first chunks read without null words, then the file with them.
     worded = rows[:1500] + [r.replace(",,,,", f",{word},{word},{word},") for r in rows[1500:]]
-    plain = parse_requests_csv("r.csv", as_bytes(rows), chunk_bytes=2000)
-    assert summary(parse_requests_csv("r.csv", as_bytes(worded), chunk_bytes=2000)) == summary(
-        plain
-    )
+    plain = parse_requests_csv("r.csv", as_bytes(rows), chunk_rows=40)
+    assert summary(parse_requests_csv("r.csv", as_bytes(worded), chunk_rows=40)) == summary(plain)
 
 
 @pytest.mark.parametrize("word", ["NA", "null", ""])
@@ -188,7 +215,7 @@ def test_a_sweep_named_by_a_null_word_is_an_empty_sweep_in_every_chunk(word: str
     rows = request_rows(3000)
     rows[2500] = rows[2500].replace("s,", f"{word},", 1)
     with pytest.raises(IngestError) as caught:
-        parse_requests_csv("r.csv", as_bytes(rows), chunk_bytes=2000)
+        parse_requests_csv("r.csv", as_bytes(rows), chunk_rows=40)
     assert "r.csv, row 2502, column 'sweep': required value is empty" in str(caught.value)
 
 
@@ -221,7 +248,7 @@ def test_a_problem_deep_in_a_chunked_file_names_its_row_in_the_file(
     fields[6] = fields[6] if column == "ok" else "true"
     rows[bad_row] = ",".join(fields)
     with pytest.raises(IngestError) as caught:
-        parse_requests_csv("r.csv", as_bytes(rows), chunk_bytes=2000)
+        parse_requests_csv("r.csv", as_bytes(rows), chunk_rows=40)
     line = bad_row + 2  # the header is row 1
     assert f"r.csv, row {line}, column '{column}': {message}" in str(caught.value)
 
