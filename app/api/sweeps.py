@@ -71,9 +71,9 @@ def api_sweeps_create(
     limits = uploads.limits_for(settings.max_unpacked_bytes)
     # SQLite: the upload's commit leaves its log to the checkpoint after the answer (below).
     defer_checkpoint(session)
-    stored = uploads.store_checked(
-        session, upload.files, fields, limits, tags, disaggregated=marked, keep_apart=apart
-    )
+    # The body's bytes go once parsed: not held while the sweeps are stored.
+    options = uploads.UploadOptions(marked, apart, parsed=upload.release)
+    stored = uploads.store_checked(session, upload.files, fields, limits, tags, options=options)
     status = 201 if any(s.created for s in stored.saved) else 200
     body: UploadSavedDict = {
         "sweeps": upload_json.saved_json(stored.saved),

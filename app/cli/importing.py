@@ -118,8 +118,7 @@ def _import(args: argparse.Namespace, factory: sessionmaker[Session]) -> int:
             limits,
             args.tag,
             unread,
-            disaggregated=args.disaggregated,
-            keep_apart=args.keep_apart,
+            uploads.UploadOptions(args.disaggregated, args.keep_apart),
         )
         _print_stored(stored)
     except IngestError as exc:

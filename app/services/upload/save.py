@@ -260,6 +260,19 @@ def store(
     return store_checked(session, files, fields, limits, tags).saved
 
 
+@dataclass(frozen=True)
+class UploadOptions:
+    """How `store_checked` reads and stores an upload."""
+
+    # Every sweep must have its prefill and decode GPUs (from its file or the fields), or none
+    # is stored.
+    disaggregated: bool = False
+    keep_apart: bool = False  # every result file a sweep of its own (else one configuration joins)
+    # Called once the files are parsed, before the sweeps are stored: the API lets go of the
+    # upload's bytes there.
+    parsed: Callable[[], object] | None = None
+
+
 def store_checked(
     session: Session,
     files: list[UploadFile],
@@ -267,16 +280,15 @@ def store_checked(
     limits: Limits | None = None,
     tags: list[str] | None = None,
     unread: Sequence[str] = (),
-    disaggregated: bool = False,
-    keep_apart: bool = False,
+    options: UploadOptions | None = None,
 ) -> Stored:
     """`store`, with the warnings of hardware matching (every upload path goes through here).
 
     `tags` (form values, comma or space separated) go on every sweep of the upload, existing
     ones included, in the same transaction. `unread`: files skipped by name, unread (a folder's
-    side files, as the CLI reads a folder), listed among the skipped ones. `disaggregated`: every
-    sweep must have its prefill and decode GPUs (from its file or `fields`), or none is stored.
-    `keep_apart`: every result file a sweep of its own (files of one configuration join)."""
+    side files, as the CLI reads a folder), listed among the skipped ones. `options`: see
+    UploadOptions."""
+    options = options or UploadOptions()
     tag_list = upload_tags(tags or [])
     defaults = parse_defaults(fields)
     # The sample blocks encode on helper threads from when the samples are attached, while
@@ -287,10 +299,12 @@ def store_checked(
             defaults,
             limits=limits or Limits(),
             unread=unread,
-            keep_apart=keep_apart,
+            keep_apart=options.keep_apart,
             attached=encodings.start,
         )
-        if disaggregated and (missing := split_missing(upload.sweeps, SPLIT_FIELDS)):
+        if options.parsed is not None:
+            options.parsed()
+        if options.disaggregated and (missing := split_missing(upload.sweeps, SPLIT_FIELDS)):
             raise IngestError(missing)
         if wrong := split_errors(upload.sweeps):
             raise IngestError(wrong)
